@@ -1,0 +1,1 @@
+"""Static checks (`opkit lint`) and the op-description compatibility checker (`opkit compat`)."""

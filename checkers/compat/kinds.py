@@ -1,0 +1,35 @@
+"""Names shared by the compat checker: Paddle's AttrType numbers and the finding kinds."""
+from __future__ import annotations
+
+# Paddle's framework.proto AttrType enum (API.md section 8).
+ATTR_TYPE_NAMES: dict[int, str] = {
+    0: "int", 1: "float", 2: "string", 3: "ints", 4: "floats", 5: "strings",
+    6: "bool", 7: "bools", 8: "block", 9: "long", 10: "blocks", 11: "longs",
+    12: "float64s", 13: "var", 14: "vars", 15: "float64", 16: "scalar", 17: "scalars",
+}
+
+FLOAT32_TYPES = frozenset({1, 4})          # FLOAT, FLOATS: stored as float32 by Paddle
+FLOAT64_TYPES = frozenset({12, 15})        # FLOAT64S, FLOAT64
+SCALAR_TYPES = frozenset({16, 17})         # SCALAR, SCALARS: any number
+
+
+def type_name(type_id: int) -> str:
+    return ATTR_TYPE_NAMES.get(type_id, f"AttrType({type_id})")
+
+
+VAR_FLAGS = ("duplicable", "dispensable", "intermediate", "extra", "quant")
+ATTR_FLAGS = ("generated", "extra", "quant")
+
+SECTIONS = (("Inputs", "input"), ("Outputs", "output"), ("Attrs", "attr"))
+
+# Kinds that break (API.md section 9).  Every one of them may also show up as a note
+# where the rules in docs/compat.md say the change is harmless (an `extra` attr, ...).
+BREAKING_KINDS = (
+    "op-deleted", "input-deleted", "output-deleted", "attr-deleted",
+    "input-added-required", "output-added-required", "attr-added-no-default",
+    "attr-type-changed", "attr-default-changed",
+    "input-flag-changed", "output-flag-changed", "attr-flag-changed",
+)
+NOTE_KINDS = ("op-added", "input-added", "output-added", "attr-added")
+ALLOW_KINDS = ("allow-expired", "allow-unused")
+ALL_KINDS = BREAKING_KINDS + NOTE_KINDS

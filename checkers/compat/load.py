@@ -1,0 +1,175 @@
+"""Read and validate op-description JSON (API.md section 8, Paddle's print_op_desc.py).
+
+Every problem becomes a :class:`DescError` whose text is one line naming the file and the
+JSON path of the bad value, e.g. ``new.json: clip.Attrs.min.type: expected an integer,
+got "float"``.  Unknown extra keys are ignored.  ``extra``/``quant``/``generated`` may be
+missing (older Paddle dumps predate them) and then count as ``false``.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import zlib
+from pathlib import Path
+from typing import Any
+
+from .kinds import ATTR_FLAGS, VAR_FLAGS
+
+# Flags every input/output entry must have; the others default to false.
+_REQUIRED_VAR_FLAGS = ("duplicable", "dispensable", "intermediate")
+_SIMPLE_KEY = re.compile(r"^[A-Za-z0-9_@\-]+$")
+
+
+class DescError(Exception):
+    """Unreadable or malformed input; ``str()`` is the one-line message."""
+
+    def __init__(self, label: str, json_path: str | None, message: str):
+        self.label = label
+        self.json_path = json_path
+        self.message = message
+        where = f"{label}: {json_path}: " if json_path else f"{label}: "
+        super().__init__(where + message)
+
+
+def path_join(base: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{base}[{key}]"
+    seg = key if _SIMPLE_KEY.match(key) else json.dumps(key)
+    return f"{base}.{seg}" if base else seg
+
+
+def describe(value: Any) -> str:
+    """How a wrong value is named in messages."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def read_text(path: str | os.PathLike, label: str | None = None) -> str:
+    """The text of a file (gzip is unpacked transparently); DescError on every failure."""
+    label = label if label is not None else str(path)
+    p = Path(path)
+    try:
+        if p.is_dir():
+            raise DescError(label, None, "is a directory, not a file")
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise DescError(label, None, "no such file") from None
+    except IsADirectoryError:
+        raise DescError(label, None, "is a directory, not a file") from None
+    except PermissionError:
+        raise DescError(label, None, "cannot read: permission denied") from None
+    except OSError as exc:
+        raise DescError(label, None, f"cannot read: {exc.strerror or exc}") from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise DescError(label, None, f"not a valid gzip file ({exc})") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise DescError(label, None, f"not UTF-8 text (byte {exc.start})") from None
+    if not text.strip():
+        raise DescError(label, None, "empty file (expected a JSON object of op descriptions)")
+    return text
+
+
+def parse_json(text: str, label: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.pos >= len(text.rstrip()):
+            msg = f"not valid JSON: unexpected end of file at line {exc.lineno} (truncated?)"
+        else:
+            msg = f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        raise DescError(label, None, msg) from None
+    except RecursionError:
+        raise DescError(label, None, "not valid JSON: nested too deeply") from None
+
+
+def _expect_object(value: Any, label: str, jpath: str, what: str) -> dict:
+    if not isinstance(value, dict):
+        raise DescError(label, jpath or "top level", f"expected {what}, got {describe(value)}")
+    return value
+
+
+def _expect_bool(entry: dict, key: str, label: str, jpath: str, required: bool) -> bool:
+    if key not in entry:
+        if required:
+            raise DescError(label, jpath, f"missing key {key!r}")
+        return False
+    value = entry[key]
+    if not isinstance(value, bool):
+        raise DescError(label, path_join(jpath, key), f"expected a boolean, got {describe(value)}")
+    return value
+
+
+def _var_section(section: Any, label: str, jpath: str) -> dict:
+    section = _expect_object(section, label, jpath, "an object of slot names")
+    out = {}
+    for name, entry in section.items():
+        epath = path_join(jpath, name)
+        entry = _expect_object(entry, label, epath, "an object of flags")
+        out[name] = {flag: _expect_bool(entry, flag, label, epath, flag in _REQUIRED_VAR_FLAGS)
+                     for flag in VAR_FLAGS}
+    return out
+
+
+def _attr_section(section: Any, label: str, jpath: str) -> dict:
+    section = _expect_object(section, label, jpath, "an object of attr names")
+    out = {}
+    for name, entry in section.items():
+        epath = path_join(jpath, name)
+        entry = _expect_object(entry, label, epath, "an object describing the attr")
+        if "type" not in entry:
+            raise DescError(label, epath, "missing key 'type'")
+        type_id = entry["type"]
+        if not isinstance(type_id, int) or isinstance(type_id, bool):
+            raise DescError(label, path_join(epath, "type"),
+                            f"expected an integer, got {describe(type_id)}")
+        if type_id < 0:
+            raise DescError(label, path_join(epath, "type"),
+                            f"expected an AttrType number (0 or more), got {type_id}")
+        if "default_value" not in entry:
+            raise DescError(label, epath, "missing key 'default_value' (null for a required attr)")
+        attr = {"type": type_id, "default_value": entry["default_value"]}
+        for flag in ATTR_FLAGS:
+            attr[flag] = _expect_bool(entry, flag, label, epath, False)
+        out[name] = attr
+    return out
+
+
+def validate(data: Any, label: str) -> dict:
+    """Check the structure of a parsed dump; return it normalized (every flag present)."""
+    data = _expect_object(data, label, "", "a JSON object mapping op types to descriptions")
+    ops = {}
+    for op_type, desc in data.items():
+        opath = path_join("", op_type)
+        if not op_type:
+            raise DescError(label, '""', "empty op type")
+        desc = _expect_object(desc, label, opath, "an object with Inputs, Outputs and Attrs")
+        for key in ("Inputs", "Outputs", "Attrs"):
+            if key not in desc:
+                raise DescError(label, opath, f"missing key {key!r}")
+        ops[op_type] = {
+            "Inputs": _var_section(desc["Inputs"], label, path_join(opath, "Inputs")),
+            "Outputs": _var_section(desc["Outputs"], label, path_join(opath, "Outputs")),
+            "Attrs": _attr_section(desc["Attrs"], label, path_join(opath, "Attrs")),
+        }
+    return ops
+
+
+def load_op_descs(path: str | os.PathLike, label: str | None = None) -> dict:
+    """Read, parse and validate one op-description file (plain or gzip JSON)."""
+    label = label if label is not None else str(path)
+    return validate(parse_json(read_text(path, label), label), label)
+
+
+def loads_op_descs(text: str, label: str = "<string>") -> dict:
+    return validate(parse_json(text, label), label)

@@ -1,0 +1,1 @@
+"""The reference framework: places, tensors, scopes, the op registry, operators, programs."""

@@ -1,0 +1,157 @@
+"""The Executor: runs a block of a Program in a Scope on a Place."""
+from __future__ import annotations
+
+import numpy as np
+
+from opkit.framework import errors
+from opkit.framework.device import is_device_array, to_device, to_host
+from opkit.framework.place import to_place
+from opkit.framework.program import Program, VarDesc, default_main_program
+from opkit.framework.scope import Scope, global_scope
+from opkit.framework.tensor import LoDTensor, LoDTensorArray, SelectedRows
+
+__all__ = ["Executor", "run_block"]
+
+
+class _Prepared:
+    """A block made ready to run many times: operators made once, variables classified."""
+
+    def __init__(self, block):
+        self.version = block.program.version
+        self.ops = [desc.op for desc in block.ops]
+        self.persistable = [v for v in block.vars.values() if v.persistable]
+        self.local = [v for v in block.vars.values() if not v.persistable]
+
+
+def _new_value(desc: VarDesc):
+    if desc.type == "selected_rows":
+        return SelectedRows()
+    if desc.type == "lod_tensor_array":
+        return LoDTensorArray()
+    if desc.type in ("lod_tensor",):
+        return LoDTensor()
+    return None
+
+
+def create_variables(prepared: _Prepared, outer: Scope, local: Scope) -> None:
+    for desc in prepared.persistable:
+        if outer.find_var(desc.name) is None:
+            outer.var(desc.name).set_value(_new_value(desc))
+    for desc in prepared.local:
+        local.var(desc.name).set_value(_new_value(desc))
+
+
+def run_block(block, scope: Scope, place, cache: dict | None = None, **options) -> None:
+    """Run the ops of `block` in `scope` (variables must exist already)."""
+    prepared = _prepare(block, cache)
+    for op in prepared.ops:
+        op.run(scope, place, **options)
+
+
+def _prepare(block, cache: dict | None) -> _Prepared:
+    if cache is None:
+        return _Prepared(block)
+    key = (id(block.program), block.idx)
+    prepared = cache.get(key)
+    if prepared is None or prepared.version != block.program.version:
+        prepared = _Prepared(block)
+        cache[key] = prepared
+    return prepared
+
+
+class Executor:
+    """`Executor(place).run(program, feed, fetch_list)`: feeds in, fetched values out."""
+
+    def __init__(self, place=None, enable_inplace: bool = False):
+        from opkit.framework.place import CPUPlace
+
+        self.place = to_place(place) if place is not None else CPUPlace()
+        self.enable_inplace = enable_inplace
+        self._cache: dict = {}
+
+    def close(self) -> None:
+        self._cache.clear()
+
+    def run(self, program: Program | None = None, feed=None, fetch_list=None,
+            scope: Scope | None = None, return_numpy: bool = True):
+        program = program if program is not None else default_main_program()
+        if not isinstance(program, Program):
+            raise errors.InvalidArgument("Executor.run: program must be a Program, got %s",
+                                         type(program).__name__)
+        outer = scope if scope is not None else global_scope()
+        block = program.global_block()
+        prepared = _prepare(block, self._cache)
+        local = outer.new_scope()
+        try:
+            create_variables(prepared, outer, local)
+            for name, value in (feed or {}).items():
+                self._feed(block, outer, local, name, value)
+            place, inplace = self.place, self.enable_inplace
+            for op in prepared.ops:
+                op.run(local, place, enable_inplace=inplace)
+            return [self._fetch(local, item, return_numpy) for item in (fetch_list or [])]
+        finally:
+            outer.drop_kids()
+
+    # -- feed and fetch -------------------------------------------------------------------
+    def _feed(self, block, outer: Scope, local: Scope, name: str, value) -> None:
+        desc = block.vars.get(name)
+        if desc is None:
+            raise errors.NotFound("feed '%s' is not a variable of the program's global block",
+                                  name)
+        lengths = None
+        if isinstance(value, LoDTensor):
+            tensor = value
+        else:
+            if isinstance(value, tuple) and len(value) == 2:
+                value, lengths = value
+            if not is_device_array(value):
+                value = np.asarray(value)
+            tensor = LoDTensor(value)
+            if lengths is not None:
+                try:
+                    tensor.set_recursive_sequence_lengths(lengths)
+                except errors.EnforceNotMet as exc:
+                    raise errors.InvalidArgument("feed '%s': bad sequence lengths %s: %s", name,
+                                                 lengths, exc.raw_message) from None
+        data = tensor.data
+        if desc.dtype is not None and np.dtype(desc.dtype) != data.dtype:
+            raise errors.InvalidArgument(
+                "feed '%s' is %s but the variable is declared %s; cast it with "
+                ".astype('%s')", name, data.dtype, desc.dtype, desc.dtype)
+        if desc.shape is not None:
+            shape = tuple(data.shape)
+            if len(shape) != len(desc.shape) or any(d >= 0 and d != s
+                                                    for d, s in zip(desc.shape, shape)):
+                raise errors.InvalidArgument("feed '%s' has shape %s but the variable is "
+                                             "declared %s (-1: any size)", name, list(shape),
+                                             desc.shape)
+        if desc.lod_level and tensor.lod and len(tensor.lod) != desc.lod_level:
+            raise errors.InvalidArgument(
+                "feed '%s' has %d LoD level(s) but the variable is declared with lod_level=%d",
+                name, len(tensor.lod), desc.lod_level)
+        if tensor.place != self.place and self.place.kind == "GPU":
+            tensor = LoDTensor(to_device(data, self.place), tensor.lod, self.place)
+        var = (outer if desc.persistable else local).var(name)
+        var.set_value(tensor)
+
+    def _fetch(self, scope: Scope, item, return_numpy: bool):
+        name = item if isinstance(item, str) else getattr(item, "name", None)
+        if name is None:
+            raise errors.InvalidArgument("fetch_list items must be variables or names, got %r",
+                                         item)
+        var = scope.find_var(name)
+        if var is None or not var.is_initialized():
+            raise errors.NotFound("fetch '%s': the variable was not computed by the program "
+                                  "(is it an output of an op that ran?)", name)
+        value = var.value()
+        if isinstance(value, SelectedRows):
+            dense = to_host(value.to_dense())
+            return dense if return_numpy else value
+        if isinstance(value, LoDTensorArray):
+            return [t.numpy() for t in value] if return_numpy else value
+        if not isinstance(value, LoDTensor):
+            return value
+        if return_numpy:
+            return np.asarray(to_host(value.data))
+        return LoDTensor(to_host(value.data), value.lod)

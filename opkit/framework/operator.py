@@ -1,0 +1,299 @@
+"""Operators: OperatorBase (run_impl) and OperatorWithKernel (infer_shape -> kernel)."""
+from __future__ import annotations
+
+import numpy as np
+
+from opkit.framework import errors
+from opkit.framework.context import (EMPTY_VAR_NAME, CompileTimeInferShapeContext,
+                                     ExecutionContext, RuntimeInferShapeContext, _present)
+from opkit.framework.device import DeviceContextPool, is_device_array, to_device
+from opkit.framework.kernel_type import OpKernelType, dtype_name
+from opkit.framework.tensor import LoDTensor, SelectedRows
+
+__all__ = ["OperatorBase", "OperatorWithKernel", "create_op"]
+
+
+def _names(value) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return [v if isinstance(v, str) else v.name for v in value]
+    return [value if isinstance(value, str) else value.name]
+
+
+class OperatorBase:
+    """An op instance: type, input/output variable names per slot, checked attrs."""
+
+    def __init__(self, type: str, inputs=None, outputs=None, attrs=None, info=None):
+        from opkit.framework.registry import op_info
+
+        self.type = type
+        self.info = info if info is not None else op_info(type)
+        self.inputs = {k: _names(v) for k, v in (inputs or {}).items()}
+        self.outputs = {k: _names(v) for k, v in (outputs or {}).items()}
+        proto = self.info.proto
+        self.attrs = proto.check_attrs(attrs) if proto is not None else dict(attrs or {})
+        if proto is not None:
+            self._check_slots(proto)
+
+    def _check_slots(self, proto) -> None:
+        for kind, given, declared in (("input", self.inputs, proto.inputs),
+                                      ("output", self.outputs, proto.outputs)):
+            known = {v.name: v for v in declared}
+            for slot, names in given.items():
+                vp = known.get(slot)
+                if vp is None:
+                    raise errors.InvalidArgument(
+                        "op '%s' has no %s slot '%s' (its %ss: %s)", self.type, kind, slot,
+                        kind, ", ".join(known) or "none")
+                if len(names) > 1 and not vp.duplicable:
+                    raise errors.InvalidArgument(
+                        "op '%s': %s '%s' is not duplicable but was given %d variables",
+                        self.type, kind, slot, len(names))
+            for vp in declared:
+                if not vp.dispensable and not _present(given.get(vp.name)) and kind == "input":
+                    raise errors.InvalidArgument("op '%s': input '%s' is required but not given",
+                                                 self.type, vp.name)
+
+    # -- names ----------------------------------------------------------------------------
+    def input(self, slot: str) -> str | None:
+        names = _present(self.inputs.get(slot))
+        return names[0] if names else None
+
+    def input_list(self, slot: str) -> list[str]:
+        return _present(self.inputs.get(slot))
+
+    def output(self, slot: str) -> str | None:
+        names = _present(self.outputs.get(slot))
+        return names[0] if names else None
+
+    def output_list(self, slot: str) -> list[str]:
+        return _present(self.outputs.get(slot))
+
+    def input_arg_names(self) -> list[str]:
+        return [n for names in self.inputs.values() for n in _present(names)]
+
+    def output_arg_names(self) -> list[str]:
+        return [n for names in self.outputs.values() for n in _present(names)]
+
+    def attr(self, name: str):
+        return self.attrs[name]
+
+    def slot_of(self, var_name: str) -> str | None:
+        for slot, names in list(self.inputs.items()) + list(self.outputs.items()):
+            if var_name in names:
+                return slot
+        return None
+
+    # -- running --------------------------------------------------------------------------
+    def run(self, scope, place, **options) -> None:
+        """Run the op; any error gets the op type (and variable) in front of its message."""
+        try:
+            self.run_impl(scope, place, **options)
+        except errors.EnforceNotMet as exc:
+            raise exc.with_context(self.type)
+        except errors.EmptyMessageError:
+            raise
+        except Exception as exc:
+            raise errors.External("%s: %s", type(exc).__name__, exc).with_context(
+                self.type) from exc
+
+    def run_impl(self, scope, place, **options) -> None:
+        raise errors.Unimplemented("op '%s' (%s) must override run_impl(scope, place)", self.type,
+                                   type(self).__name__)
+
+    def infer_shape(self, ctx) -> None:
+        """Compile-time and run-time shape inference; ops without one infer nothing."""
+
+    # -- compile time ---------------------------------------------------------------------
+    def compile_time_infer_shape(self, block) -> None:
+        from opkit.framework.context import _UnknownShape
+
+        ctx = CompileTimeInferShapeContext(self, block)
+        try:
+            self.infer_shape(ctx)
+        except _UnknownShape:
+            pass
+        except errors.EnforceNotMet as exc:
+            raise exc.with_context(self.type)
+        except errors.EmptyMessageError:
+            raise
+        except Exception as exc:
+            raise errors.External("infer_shape raised %s: %s", type(exc).__name__,
+                                  exc).with_context(self.type) from exc
+
+    def uninitialized_error(self, var_name: str) -> errors.EnforceNotMet:
+        slot = self.slot_of(var_name)
+        where = f"Input({slot}) " if slot else ""
+        return errors.PreconditionNotMet(
+            "%svariable '%s' of op '%s' is not initialized: it was never fed, computed by an "
+            "earlier op, or created by the startup program", where, var_name,
+            self.type).with_context(self.type, var_name)
+
+    def __repr__(self):
+        return f"{type(self).__name__}(type={self.type!r}, inputs={self.inputs}, " \
+               f"outputs={self.outputs}, attrs={self.attrs})"
+
+
+class OperatorWithKernel(OperatorBase):
+    """An op computed by a kernel chosen by OpKernelType(dtype, place, layout, library)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._kernel_cache: dict = {}
+
+    # -- hooks op authors override ---------------------------------------------------------
+    def get_expected_kernel_type(self, ctx) -> OpKernelType:
+        return OpKernelType(self._default_data_type(ctx), ctx.place)
+
+    def indicate_var_data_type(self, ctx, slot: str) -> str:
+        """The dtype of input `slot`, checking that its variable is initialized."""
+        names = _present(self.inputs.get(slot))
+        if not names:
+            raise errors.NotFound("op '%s': Input(%s) is not set, its dtype cannot choose the "
+                                  "kernel", self.type, slot)
+        var = ctx.scope.find_var(names[0])
+        if var is None or not var.is_initialized():
+            raise self.uninitialized_error(names[0])
+        value = var.value()
+        dtype = getattr(value, "dtype", None)
+        if dtype is None:
+            raise errors.InvalidArgument("op '%s': Input(%s) variable '%s' holds %s, which has "
+                                         "no dtype", self.type, slot, names[0],
+                                         type(value).__name__)
+        return dtype_name(dtype)
+
+    # -- the run --------------------------------------------------------------------------
+    def _default_data_type(self, ctx) -> str:
+        found: list[tuple[str, str]] = []
+        for slot, names in self.inputs.items():
+            for n in _present(names):
+                var = ctx.scope.find_var(n)
+                if var is None or not var.is_initialized():
+                    continue
+                value = var.value()
+                if isinstance(value, (LoDTensor, SelectedRows)):
+                    found.append((n, dtype_name(value.dtype)))
+        if not found:
+            raise errors.PreconditionNotMet(
+                "op '%s' has no initialized input to choose its kernel's data type from; "
+                "feed its inputs, or override get_expected_kernel_type", self.type)
+        floats = [(n, d) for n, d in found if np.dtype(d).kind in "fc"]
+        chosen = floats or found
+        first = chosen[0][1]
+        for n, d in chosen[1:]:
+            if d != first:
+                raise errors.InvalidArgument(
+                    "op '%s': the data types of its inputs differ (%s is %s, %s is %s); "
+                    "override get_expected_kernel_type to say which one picks the kernel",
+                    self.type, chosen[0][0], first, n, d)
+        return first
+
+    def choose_kernel(self, kernel_type: OpKernelType):
+        key = kernel_type.key()
+        entry = self._kernel_cache.get(key)
+        if entry is not None:
+            return entry
+        kernels = self.info.kernels
+        entry = kernels.get(key)
+        if entry is None and kernel_type.place.kind == "GPU":
+            entry = kernels.get((key[0], "CPU", key[2], key[3]))  # fall back to the CPU kernel
+        if entry is None:
+            raise errors.NotFound(
+                "op '%s' has no kernel for %s on %s (layout %s, library %s); registered "
+                "kernels: %s", self.type, kernel_type.dtype, kernel_type.place.kind,
+                kernel_type.layout, kernel_type.library, self.info.describe_kernels())
+        self._kernel_cache[key] = entry
+        return entry
+
+    def prepare_input_array(self, array, place):
+        """The array as the kernel sees it: on the kernel's place, read-only on the CPU."""
+        if place.kind == "CPU":
+            if is_device_array(array):
+                array = to_device(array, place)
+            if isinstance(array, np.ndarray) and array.flags.writeable:
+                array = array.view()
+                array.flags.writeable = False
+            return array
+        if not is_device_array(array):
+            array = to_device(array, place)
+        return array
+
+    def run_impl(self, scope, place, enable_inplace: bool = False, hooks=None) -> None:
+        infer_ctx = RuntimeInferShapeContext(self, scope)
+        self.infer_shape(infer_ctx)
+        pool = DeviceContextPool.instance()
+        ctx = ExecutionContext(self, scope, place, pool.get(place), None, infer_ctx,
+                               enable_inplace)
+        kernel_type = self.get_expected_kernel_type(ctx)
+        entry = self.choose_kernel(kernel_type)
+        if entry.place != place.kind:  # CPU fallback for an op without a GPU kernel
+            from opkit.framework.place import CPUPlace
+
+            place = CPUPlace()
+            ctx = ExecutionContext(self, scope, place, pool.get(place), None, infer_ctx,
+                                   enable_inplace)
+        ctx.kernel_type = kernel_type
+        ctx.kernel_entry = entry
+        if hooks is not None:
+            hooks.before_kernel(self, ctx)
+        if place.kind == "GPU":
+            with ctx.device_context:
+                entry.fn(ctx)
+        else:
+            entry.fn(ctx)
+        for name in list(ctx.written):
+            var = scope.find_var(name)
+            t = var.value() if var is not None else None
+            if isinstance(t, LoDTensor):
+                t._alloc = None
+        self._check_outputs(ctx, infer_ctx, entry)
+        if hooks is not None:
+            hooks.after_kernel(self, ctx)
+
+    def _check_outputs(self, ctx, infer_ctx, entry) -> None:
+        kernel_dtype = np.dtype(entry.dtype)
+        for name, dims in infer_ctx.expected_dims.items():
+            if name not in ctx.written:
+                var = ctx.scope.find_var(name)
+                if var is None or not var.is_initialized():
+                    raise errors.PreconditionNotMet(
+                        "the %s kernel did not produce output variable '%s' (Output(%s)), which "
+                        "infer_shape declared", entry.describe(), name,
+                        self.slot_of(name)).with_context(self.type, name)
+                continue
+            value = ctx.scope.find_var(name).value()
+            if not isinstance(value, LoDTensor) or not value.is_initialized():
+                continue
+            shape = value.shape
+            if len(shape) != len(dims) or any(d >= 0 and d != s for d, s in zip(dims, shape)):
+                raise errors.InvalidArgument(
+                    "the %s kernel produced Output(%s) variable '%s' of shape %s, but "
+                    "infer_shape says %s", entry.describe(), self.slot_of(name), name,
+                    list(shape), list(dims)).with_context(self.type, name)
+        for name in ctx.written:
+            var = ctx.scope.find_var(name)
+            value = var.value() if var is not None else None
+            if not isinstance(value, LoDTensor) or value._data is None:
+                continue
+            actual = value._data.dtype
+            expected = infer_ctx.expected_dtypes.get(name)
+            if expected is not None:
+                if actual != np.dtype(expected):
+                    raise errors.InvalidArgument(
+                        "the %s kernel produced Output(%s) variable '%s' as %s, but "
+                        "infer_shape says %s", entry.describe(), self.slot_of(name), name,
+                        actual, expected).with_context(self.type, name)
+            elif kernel_dtype.kind == "f" and actual.kind == "f" and actual != kernel_dtype:
+                raise errors.InvalidArgument(
+                    "the %s kernel produced Output(%s) variable '%s' as %s; a float output of "
+                    "a %s kernel must be %s (or declared with set_output_dtype in "
+                    "infer_shape)", entry.describe(), self.slot_of(name), name, actual,
+                    entry.dtype, entry.dtype).with_context(self.type, name)
+
+def create_op(type: str, inputs=None, outputs=None, attrs=None) -> OperatorBase:
+    """An Operator instance of the registered class of `type`."""
+    from opkit.framework.registry import op_info
+
+    info = op_info(type)
+    return info.op_class(type, inputs, outputs, attrs, info=info)

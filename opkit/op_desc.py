@@ -1,0 +1,100 @@
+"""The registry as op-description JSON (API.md section 8; Paddle's tools/print_op_desc.py).
+
+``dump_op_descs()`` returns ``{op_type: {"Inputs": ..., "Outputs": ..., "Attrs": ...}}`` for
+every registered op that has a proto (ops without a maker, such as most grad ops, are
+left out, as in Paddle).  Keys are sorted at every level, so ``dumps_op_descs()`` is
+byte-identical across runs for the same registry.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+__all__ = ["dump_op_descs", "dumps_op_descs", "op_desc"]
+
+
+def _registry():
+    try:
+        from opkit import registry  # the public name (API.md section 2)
+    except ImportError:  # pragma: no cover - before opkit/__init__ exposes it
+        from opkit.framework import registry
+    return registry
+
+
+def _attr_type_ids() -> dict:
+    from opkit.framework.proto import ATTR_TYPE_IDS
+
+    return ATTR_TYPE_IDS
+
+
+def _jsonable(value):
+    """An attr default as plain JSON data (tuples and numpy values become lists/scalars)."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "tolist"):          # numpy scalar or array
+        return _jsonable(value.tolist())
+    if hasattr(value, "item"):
+        return _jsonable(value.item())
+    return repr(value)                    # block(s) and other objects: named, not dumped
+
+
+def _var(v) -> dict:
+    return {"dispensable": bool(v.dispensable), "duplicable": bool(v.duplicable),
+            "extra": bool(v.extra), "intermediate": bool(v.intermediate),
+            "quant": bool(v.quant)}
+
+
+def op_desc(proto) -> dict:
+    """One op's description from its OpProto."""
+    type_ids = _attr_type_ids()
+    attrs = {}
+    for a in sorted(proto.attrs, key=lambda a: a.name):
+        attrs[a.name] = {
+            "default_value": _jsonable(a.default) if a.has_default else None,
+            "extra": bool(a.extra),
+            "generated": bool(getattr(a, "generated", False)),
+            "quant": bool(a.quant),
+            "type": type_ids[a.type],
+        }
+    return {
+        "Attrs": attrs,
+        "Inputs": {v.name: _var(v) for v in sorted(proto.inputs, key=lambda v: v.name)},
+        "Outputs": {v.name: _var(v) for v in sorted(proto.outputs, key=lambda v: v.name)},
+    }
+
+
+def dump_op_descs() -> dict:
+    """Every registered op that has a proto, sorted by op type."""
+    registry = _registry()
+    out = {}
+    for op_type in sorted(registry.all_op_types()):
+        proto = registry.op_info(op_type).proto
+        if proto is None:
+            continue
+        out[op_type] = op_desc(proto)
+    return out
+
+
+def _has_non_finite(value) -> bool:
+    if isinstance(value, float):
+        return not math.isfinite(value)
+    if isinstance(value, (list, dict)):
+        items = value.values() if isinstance(value, dict) else value
+        return any(_has_non_finite(v) for v in items)
+    return False
+
+
+def dumps_op_descs(descs: dict | None = None) -> str:
+    """The JSON text of ``descs`` (default: the whole registry), sorted, one key per line.
+
+    Non-finite float defaults are written as ``NaN``/``Infinity``, as Python's json (and
+    so Paddle's print_op_desc.py) does; ``opkit compat`` reads them back.
+    """
+    descs = dump_op_descs() if descs is None else descs
+    return json.dumps(descs, indent=1, sort_keys=True, ensure_ascii=False) + "\n"

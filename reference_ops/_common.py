@@ -1,0 +1,168 @@
+"""Helpers shared by the reference ops.
+
+Not an op module (no ``_op.py`` suffix): nothing here registers anything.
+
+* Paddle's broadcast-with-``axis`` rule for the ``elementwise_*`` ops and the
+  reduction of a broadcast gradient back to ``Y``'s shape.
+* Small dimension helpers for ``infer_shape`` at compile time, where dims may
+  hold ``-1`` (unknown, usually the batch dimension).
+"""
+from __future__ import annotations
+
+from opkit import enforce, errors
+
+__all__ = [
+    "dims_known",
+    "numel",
+    "normalize_axis",
+    "elementwise_y_view_shape",
+    "elementwise_infer_shape",
+    "reduce_to_shape",
+    "flatten_to_2d_dims",
+    "UNKNOWN",
+]
+
+UNKNOWN = -1
+
+
+def dims_known(dims) -> bool:
+    """True when no dimension is unknown (negative)."""
+    return all(int(d) >= 0 for d in dims)
+
+
+def numel(dims) -> int:
+    """Product of ``dims``; ``-1`` when any dimension is unknown."""
+    n = 1
+    for d in dims:
+        d = int(d)
+        if d < 0:
+            return UNKNOWN
+        n *= d
+    return n
+
+
+def mul_dims(dims) -> int:
+    """Product of dims where an unknown factor makes the result unknown."""
+    return numel(dims)
+
+
+def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:
+    """Map a negative axis to ``axis + rank`` and validate it lies in [0, rank)."""
+    axis = int(axis)
+    enforce(-rank <= axis < rank,
+            errors.InvalidArgument("Attr(%s) = %d is out of range for a tensor of rank %d; "
+                                   "it should be in [%d, %d).", what, axis, rank, -rank, rank))
+    return axis + rank if axis < 0 else axis
+
+
+def _trim_trailing_ones(dims):
+    dims = list(dims)
+    while len(dims) > 1 and dims[-1] == 1:
+        dims.pop()
+    return dims
+
+
+def elementwise_y_view_shape(x_shape, y_shape, axis: int):
+    """Paddle's elementwise broadcast rule (Fluid 1.x).
+
+    ``Y``'s shape must match a contiguous run of ``X``'s dimensions starting at
+    ``axis`` (``axis == -1`` means ``rank(X) - rank(Y)``); trailing size-1 dims
+    of ``Y`` are trimmed first, and a size-1 dim of ``Y`` broadcasts. Returns the
+    shape ``Y`` is reshaped to (rank of ``X``, 1 outside the matched run) so that
+    numpy broadcasting does the rest. Unknown (-1) dims are not compared.
+    """
+    x_shape = [int(d) for d in x_shape]
+    y_shape = [int(d) for d in y_shape]
+    rx, ry = len(x_shape), len(y_shape)
+    if x_shape == y_shape:
+        return list(y_shape)
+    enforce(rx >= ry,
+            errors.InvalidArgument(
+                "The rank of Input(Y) (%d, shape %s) should not be greater than the rank "
+                "of Input(X) (%d, shape %s) in elementwise ops.", ry, y_shape, rx, x_shape))
+    axis = rx - ry if int(axis) == -1 else int(axis)
+    enforce(0 <= axis <= rx - ry,
+            errors.InvalidArgument(
+                "Attr(axis) = %d is invalid for X of shape %s and Y of shape %s: it should "
+                "be in [0, %d] (or -1).", axis, x_shape, y_shape, rx - ry))
+    y_trim = _trim_trailing_ones(y_shape)
+    if y_trim == [1] and ry >= 1 and all(d == 1 for d in y_shape):
+        # a Y of all ones broadcasts against anything
+        return [1] * rx
+    for i, yd in enumerate(y_trim):
+        xd = x_shape[axis + i]
+        if xd < 0 or yd < 0 or yd == 1:
+            continue
+        enforce(xd == yd,
+                errors.InvalidArgument(
+                    "Broadcast dimension mismatch in elementwise op: X of shape %s, Y of "
+                    "shape %s, axis %d: Y's dim %d (%d) should equal X's dim %d (%d) or be 1.",
+                    x_shape, y_shape, axis, i, yd, axis + i, xd))
+    return [1] * axis + y_trim + [1] * (rx - axis - len(y_trim))
+
+
+def elementwise_infer_shape(ctx):
+    """infer_shape shared by the binary elementwise ops: Out has X's dims and LoD."""
+    enforce(ctx.has_input("X"), "Input(X) of elementwise op should not be null.")
+    enforce(ctx.has_input("Y"), "Input(Y) of elementwise op should not be null.")
+    enforce(ctx.has_output("Out"), "Output(Out) of elementwise op should not be null.")
+    x_dims = list(ctx.get_input_dim("X"))
+    y_dims = list(ctx.get_input_dim("Y"))
+    elementwise_y_view_shape(x_dims, y_dims, ctx.attr("axis"))
+    ctx.set_output_dim("Out", x_dims)
+    ctx.share_lod("X", "Out")
+
+
+def reduce_to_shape(xp, grad, view_shape, target_shape):
+    """Sum ``grad`` (of X's shape) over the dims where ``view_shape`` is 1 but the
+    gradient is not, then reshape to ``target_shape``. Deterministic (xp.sum)."""
+    axes = tuple(i for i, (v, g) in enumerate(zip(view_shape, grad.shape)) if v == 1 and g != 1)
+    if axes:
+        grad = xp.sum(grad, axis=axes, keepdims=True)
+    out = xp.reshape(grad, tuple(int(d) for d in target_shape))
+    return out
+
+
+def flatten_to_2d_dims(dims, num_col_dims: int):
+    """[prod(dims[:k]), prod(dims[k:])], -1 where a factor is unknown."""
+    return [numel(dims[:num_col_dims]), numel(dims[num_col_dims:])]
+
+
+def owned(xp, arr, like=None):
+    """Return an array that owns its buffer: a copy when ``arr`` is a view or may
+    alias an input (e.g. ``xp.reshape`` / indexing results)."""
+    return xp.array(arr, copy=True)
+
+
+# --------------------------------------------------------------------------
+# the binary elementwise ops (elementwise_add / _sub / _mul)
+# --------------------------------------------------------------------------
+def add_elementwise_proto(maker, op_name: str):
+    """The slots and attrs shared by the elementwise op makers (comment added by caller)."""
+    maker.add_input("X", "(Tensor) The first input tensor of %s op." % op_name)
+    maker.add_input("Y", "(Tensor) The second input tensor of %s op; its shape must match a "
+                    "contiguous run of X's dims starting at `axis`." % op_name)
+    maker.add_output("Out", "(Tensor) The output of %s op, with X's shape and LoD." % op_name)
+    maker.add_attr("axis", "int", "(int, default -1) The start dimension index for broadcasting "
+                   "Y onto X; -1 means rank(X) - rank(Y).").set_default(-1)
+
+
+def elementwise_grad_infer_shape(ctx):
+    """infer_shape shared by the elementwise grad ops."""
+    from opkit import grad_var_name
+
+    enforce(ctx.has_input(grad_var_name("Out")),
+            "Input(Out@GRAD) of elementwise grad op should not be null.")
+    x_grad, y_grad = grad_var_name("X"), grad_var_name("Y")
+    if ctx.has_output(x_grad):
+        ctx.set_output_dim(x_grad, ctx.get_input_dim("X"))
+        ctx.share_lod("X", x_grad)
+    if ctx.has_output(y_grad):
+        ctx.set_output_dim(y_grad, ctx.get_input_dim("Y"))
+        ctx.share_lod("Y", y_grad)
+
+
+def broadcast_y(xp, x, y, axis):
+    """Y reshaped so that numpy broadcasting against X follows Paddle's rule, and the view shape."""
+    view = elementwise_y_view_shape(x.shape, y.shape, axis)
+    return xp.reshape(y, tuple(view)), view

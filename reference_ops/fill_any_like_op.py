@@ -1,0 +1,27 @@
+"""fill_any_like: a tensor of X's shape, filled with a value (the loss gradient's seed)."""
+from opkit import OpMaker, OperatorWithKernel, register_kernel, register_operator
+
+
+class FillAnyLikeOpMaker(OpMaker):
+    def make(self):
+        self.add_input("X", "(Tensor) The tensor whose shape and dtype Out takes.")
+        self.add_output("Out", "(Tensor) A tensor of X's shape filled with value.")
+        self.add_attr("value", "float", "(float) The value to fill with.", default=0.0)
+        self.add_comment(r"FillAnyLike operator. $$Out = value \cdot \mathbf{1}_{shape(X)}$$")
+
+
+class FillAnyLikeOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        ctx.set_output_dim("Out", ctx.get_input_dim("X"))
+        ctx.share_lod("X", "Out")
+
+
+register_operator("fill_any_like", FillAnyLikeOp, FillAnyLikeOpMaker)
+
+FILL_TYPES = ("float32", "float64", "int32", "int64")
+
+
+@register_kernel("fill_any_like", place=("CPU", "GPU"), dtypes=FILL_TYPES)
+def fill_any_like_kernel(ctx):
+    x = ctx.input_tensor("X")
+    ctx.set_output("Out", ctx.xp.full(x.shape, ctx.attr("value"), dtype=x.dtype))

@@ -1,0 +1,54 @@
+"""gaussian_random: samples from N(mean, std^2)."""
+import numpy as np
+
+from opkit import (OpMaker, OperatorWithKernel, OpKernelType, register_operator,
+                   register_kernel, enforce, errors)
+
+
+class GaussianRandomOpMaker(OpMaker):
+    def make(self):
+        self.add_output("Out", "(Tensor) Output matrix of gaussian random op.")
+        self.add_attr("shape", "ints", "(list<int>) The dimension of the random tensor.")
+        self.add_attr("mean", "float", "(float, default 0.0) Mean of the random tensor."
+                      ).set_default(0.0)
+        self.add_attr("std", "float", "(float, default 1.0) Standard deviation of the random "
+                      "tensor.").set_default(1.0)
+        self.add_attr("seed", "int", "(int, default 0) Random seed; 0 means nondeterministic."
+                      ).set_default(0)
+        self.add_attr("dtype", "string", "(string, default float32) Output data type."
+                      ).set_default("float32").in_set(["float32", "float64"])
+        self.add_comment(r"""GaussianRandom operator.
+
+Fills the output with values drawn independently from a normal distribution
+$$Out \sim \mathcal{N}(mean, std^2)$$
+A non-zero `seed` makes the result reproducible.
+""")
+
+
+class GaussianRandomOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_output("Out"), "Output(Out) of GaussianRandomOp should not be null.")
+        std = ctx.attr("std")
+        enforce(std >= 0, errors.InvalidArgument(
+            "Attr(std) of gaussian_random should be non-negative, but received std = %s.", std))
+        shape = [int(d) for d in ctx.attr("shape")]
+        for i, d in enumerate(shape):
+            enforce(d >= 0, errors.InvalidArgument(
+                "Attr(shape) of gaussian_random should have non-negative dims, but shape[%d] = %d "
+                "(shape %s).", i, d, shape))
+        ctx.set_output_dim("Out", shape)
+
+    def get_expected_kernel_type(self, ctx):
+        return OpKernelType(ctx.attr("dtype"), ctx.place)
+
+
+register_operator("gaussian_random", GaussianRandomOp, GaussianRandomOpMaker)
+
+
+@register_kernel("gaussian_random", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+def gaussian_random_kernel(ctx):
+    seed = int(ctx.attr("seed"))
+    rng = np.random.default_rng(seed) if seed != 0 else np.random.default_rng()
+    shape = tuple(int(d) for d in ctx.attr("shape"))
+    out = rng.normal(ctx.attr("mean"), ctx.attr("std"), size=shape).astype(ctx.attr("dtype"))
+    ctx.set_output("Out", ctx.xp.asarray(out))

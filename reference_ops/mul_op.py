@@ -1,0 +1,111 @@
+"""mul: flatten X and Y to matrices and multiply them."""
+from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
+                   register_kernel, grad_var_name, enforce, enforce_eq, errors)
+
+from reference_ops._common import numel
+
+
+class MulOpMaker(OpMaker):
+    def make(self):
+        self.add_input("X", "(Tensor) The first input tensor of mul op.")
+        self.add_input("Y", "(Tensor) The second input tensor of mul op.")
+        self.add_output("Out", "(Tensor) The output tensor of mul op.")
+        self.add_attr("x_num_col_dims", "int",
+                      "(int, default 1) X is flattened into a matrix of "
+                      "prod(X.shape[:x_num_col_dims]) rows.").set_default(1).greater_than(0)
+        self.add_attr("y_num_col_dims", "int",
+                      "(int, default 1) Y is flattened into a matrix of "
+                      "prod(Y.shape[:y_num_col_dims]) rows.").set_default(1).greater_than(0)
+        self.add_comment(r"""Mul operator.
+
+X and Y are flattened to two-dimensional matrices, then multiplied:
+$$Out = flatten(X, x\_num\_col\_dims) \cdot flatten(Y, y\_num\_col\_dims)$$
+Out has shape X.shape[:x_num_col_dims] + Y.shape[y_num_col_dims:].
+Out shares the LoD of X.
+""")
+
+
+class MulOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("X"), "Input(X) of MulOp should not be null.")
+        enforce(ctx.has_input("Y"), "Input(Y) of MulOp should not be null.")
+        enforce(ctx.has_output("Out"), "Output(Out) of MulOp should not be null.")
+        x_dims = list(ctx.get_input_dim("X"))
+        y_dims = list(ctx.get_input_dim("Y"))
+        xk, yk = int(ctx.attr("x_num_col_dims")), int(ctx.attr("y_num_col_dims"))
+        enforce(len(x_dims) > xk, errors.InvalidArgument(
+            "The rank of Input(X) (%d, shape %s) should be greater than "
+            "Attr(x_num_col_dims) = %d.", len(x_dims), x_dims, xk))
+        enforce(len(y_dims) > yk, errors.InvalidArgument(
+            "The rank of Input(Y) (%d, shape %s) should be greater than "
+            "Attr(y_num_col_dims) = %d.", len(y_dims), y_dims, yk))
+        x_w, y_h = numel(x_dims[xk:]), numel(y_dims[:yk])
+        if x_w >= 0 and y_h >= 0:
+            enforce_eq(x_w, y_h, errors.InvalidArgument(
+                "First matrix's width must be equal with second matrix's height in mul op: "
+                "X of shape %s flattened with x_num_col_dims=%d has width %d, Y of shape %s "
+                "flattened with y_num_col_dims=%d has height %d.",
+                x_dims, xk, x_w, y_dims, yk, y_h))
+        ctx.set_output_dim("Out", x_dims[:xk] + y_dims[yk:])
+        ctx.share_lod("X", "Out")
+
+
+class MulGradMaker(GradOpMaker):
+    def apply(self):
+        op = self.new_grad_op("mul_grad")
+        op.set_input("X", self.input("X"))
+        op.set_input("Y", self.input("Y"))
+        op.set_input(grad_var_name("Out"), self.output_grad("Out"))
+        op.set_output(grad_var_name("X"), self.input_grad("X"))
+        op.set_output(grad_var_name("Y"), self.input_grad("Y"))
+        return [op]
+
+
+class MulGradOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("X"), "Input(X) of MulGradOp should not be null.")
+        enforce(ctx.has_input("Y"), "Input(Y) of MulGradOp should not be null.")
+        enforce(ctx.has_input(grad_var_name("Out")),
+                "Input(Out@GRAD) of MulGradOp should not be null.")
+        if ctx.has_output(grad_var_name("X")):
+            ctx.set_output_dim(grad_var_name("X"), ctx.get_input_dim("X"))
+            ctx.share_lod("X", grad_var_name("X"))
+        if ctx.has_output(grad_var_name("Y")):
+            ctx.set_output_dim(grad_var_name("Y"), ctx.get_input_dim("Y"))
+
+
+register_operator("mul", MulOp, MulOpMaker, grad_maker=MulGradMaker)
+register_operator("mul_grad", MulGradOp)
+
+
+def _flat(xp, a, k):
+    rows = 1
+    for d in a.shape[:k]:
+        rows *= int(d)
+    cols = 1
+    for d in a.shape[k:]:
+        cols *= int(d)
+    return xp.reshape(a, (rows, cols))
+
+
+@register_kernel("mul", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+def mul_kernel(ctx):
+    xp = ctx.xp
+    x, y = ctx.input("X"), ctx.input("Y")
+    xk, yk = int(ctx.attr("x_num_col_dims")), int(ctx.attr("y_num_col_dims"))
+    out = xp.matmul(_flat(xp, x, xk), _flat(xp, y, yk))
+    ctx.set_output("Out", xp.reshape(out, tuple(x.shape[:xk]) + tuple(y.shape[yk:])))
+
+
+@register_kernel("mul_grad", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+def mul_grad_kernel(ctx):
+    xp = ctx.xp
+    x, y = ctx.input("X"), ctx.input("Y")
+    dout = ctx.input(grad_var_name("Out"))
+    xk, yk = int(ctx.attr("x_num_col_dims")), int(ctx.attr("y_num_col_dims"))
+    x2, y2 = _flat(xp, x, xk), _flat(xp, y, yk)
+    d2 = xp.reshape(dout, (x2.shape[0], y2.shape[1]))
+    if ctx.has_output(grad_var_name("X")):
+        ctx.set_output(grad_var_name("X"), xp.reshape(xp.matmul(d2, y2.T), x.shape))
+    if ctx.has_output(grad_var_name("Y")):
+        ctx.set_output(grad_var_name("Y"), xp.reshape(xp.matmul(x2.T, d2), y.shape))

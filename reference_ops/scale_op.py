@@ -1,0 +1,70 @@
+"""scale: Out = scale * X + bias (or scale * (X + bias))."""
+from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
+                   register_kernel, grad_var_name, enforce)
+
+
+class ScaleOpMaker(OpMaker):
+    def make(self):
+        self.add_input("X", "(Tensor) Input tensor of scale operator.")
+        self.add_output("Out", "(Tensor) Output tensor of scale operator, same shape and LoD as X.")
+        self.add_attr("scale", "float", "(float, default 1.0) The scaling factor."
+                      ).set_default(1.0)
+        self.add_attr("bias", "float", "(float, default 0.0) The bias to add.").set_default(0.0)
+        self.add_attr("bias_after_scale", "bool",
+                      "(bool, default true) Add the bias after scaling (true) or before "
+                      "(false).").set_default(True)
+        self.add_comment(r"""Scale operator.
+
+If bias_after_scale is true:
+$$Out = scale \cdot X + bias$$
+else:
+$$Out = scale \cdot (X + bias)$$
+""")
+
+
+class ScaleOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("X"), "Input(X) of ScaleOp should not be null.")
+        enforce(ctx.has_output("Out"), "Output(Out) of ScaleOp should not be null.")
+        ctx.set_output_dim("Out", ctx.get_input_dim("X"))
+        ctx.share_lod("X", "Out")
+
+
+class ScaleGradMaker(GradOpMaker):
+    """dX = scale * dOut (the bias does not matter)."""
+
+    def apply(self):
+        op = self.new_grad_op("scale_grad")
+        op.set_input(grad_var_name("Out"), self.output_grad("Out"))
+        op.set_output(grad_var_name("X"), self.input_grad("X"))
+        return [op]
+
+
+class ScaleGradOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input(grad_var_name("Out")),
+                "Input(Out@GRAD) of ScaleGradOp should not be null.")
+        ctx.set_output_dim(grad_var_name("X"), ctx.get_input_dim(grad_var_name("Out")))
+        ctx.share_lod(grad_var_name("Out"), grad_var_name("X"))
+
+
+register_operator("scale", ScaleOp, ScaleOpMaker, grad_maker=ScaleGradMaker)
+register_operator("scale_grad", ScaleGradOp)
+
+
+@register_kernel("scale", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+def scale_kernel(ctx):
+    x = ctx.input("X")
+    t = x.dtype.type
+    scale, bias = t(ctx.attr("scale")), t(ctx.attr("bias"))
+    if ctx.attr("bias_after_scale"):
+        out = x * scale + bias
+    else:
+        out = (x + bias) * scale
+    ctx.set_output("Out", out)
+
+
+@register_kernel("scale_grad", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+def scale_grad_kernel(ctx):
+    dout = ctx.input(grad_var_name("Out"))
+    ctx.set_output(grad_var_name("X"), dout * dout.dtype.type(ctx.attr("scale")))

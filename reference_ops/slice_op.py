@@ -1,0 +1,118 @@
+"""slice: takes a sub-tensor of Input along some axes."""
+from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
+                   register_kernel, grad_var_name, enforce, errors)
+
+
+class SliceOpMaker(OpMaker):
+    def make(self):
+        self.add_input("Input", "(Tensor) Tensor of data to extract slices from.")
+        self.add_output("Out", "(Tensor) Sliced data tensor.")
+        self.add_attr("axes", "ints", "(list<int>) Axes that `starts` and `ends` apply to.")
+        self.add_attr("starts", "ints", "(list<int>) Starting indices of corresponding axis in "
+                      "`axes`; negative counts from the end.")
+        self.add_attr("ends", "ints", "(list<int>) Ending indices (exclusive) of corresponding "
+                      "axis in `axes`; negative counts from the end, clamped to the dim.")
+        self.add_comment(r"""Slice Operator.
+
+For each axis in `axes` takes the range [start, end) (negative values count
+from the end, both are clamped to [0, dim]):
+$$Out = Input[\ldots, starts_i : ends_i, \ldots]$$
+e.g. Input = [[1, 2, 3, 4], [5, 6, 7, 8]], axes = [0, 1], starts = [1, 0],
+ends = [2, 3] gives Out = [[5, 6, 7]].
+""")
+
+
+def _check_attrs(axes, starts, ends, rank, in_dims):
+    axes, starts, ends = [int(a) for a in axes], [int(s) for s in starts], [int(e) for e in ends]
+    enforce(len(starts) == len(axes) and len(ends) == len(axes), errors.InvalidArgument(
+        "The sizes of Attr(axes) (%d), Attr(starts) (%d) and Attr(ends) (%d) of SliceOp should "
+        "be equal.", len(axes), len(starts), len(ends)))
+    for a in axes:
+        enforce(0 <= a < rank, errors.InvalidArgument(
+            "Attr(axes) %s of SliceOp holds axis %d, out of range for Input of rank %d "
+            "(shape %s).", axes, a, rank, list(in_dims)))
+    enforce(len(set(axes)) == len(axes), errors.InvalidArgument(
+        "Attr(axes) %s of SliceOp should not repeat an axis.", axes))
+    return axes, starts, ends
+
+
+def _clamp(start, end, dim):
+    """Paddle's rule: negative -> + dim, then clamp to [0, dim]; empty if end <= start."""
+    if start < 0:
+        start += dim
+    if end < 0:
+        end += dim
+    start = min(max(start, 0), dim)
+    end = min(max(end, 0), dim)
+    return start, max(end, start)
+
+
+def slice_bounds(shape, axes, starts, ends):
+    """Python slices for every dimension of `shape`."""
+    index = [slice(None)] * len(shape)
+    for a, s, e in zip(axes, starts, ends):
+        s, e = _clamp(s, e, int(shape[a]))
+        index[a] = slice(s, e)
+    return tuple(index)
+
+
+class SliceOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("Input"), "Input(Input) of SliceOp should not be null.")
+        enforce(ctx.has_output("Out"), "Output(Out) of SliceOp should not be null.")
+        in_dims = list(ctx.get_input_dim("Input"))
+        axes, starts, ends = _check_attrs(ctx.attr("axes"), ctx.attr("starts"), ctx.attr("ends"),
+                                          len(in_dims), in_dims)
+        out = list(in_dims)
+        for a, s, e in zip(axes, starts, ends):
+            if in_dims[a] < 0:
+                out[a] = -1
+            else:
+                s, e = _clamp(s, e, in_dims[a])
+                out[a] = e - s
+        ctx.set_output_dim("Out", out)
+        if 0 not in axes:
+            ctx.share_lod("Input", "Out")
+
+
+class SliceGradMaker(GradOpMaker):
+    def apply(self):
+        op = self.new_grad_op("slice_grad")
+        op.set_input("Input", self.input("Input"))
+        op.set_input(grad_var_name("Out"), self.output_grad("Out"))
+        op.set_output(grad_var_name("Input"), self.input_grad("Input"))
+        return [op]
+
+
+class SliceGradOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("Input"), "Input(Input) of SliceGradOp should not be null.")
+        enforce(ctx.has_input(grad_var_name("Out")),
+                "Input(Out@GRAD) of SliceGradOp should not be null.")
+        ctx.set_output_dim(grad_var_name("Input"), ctx.get_input_dim("Input"))
+        ctx.share_lod("Input", grad_var_name("Input"))
+
+
+register_operator("slice", SliceOp, SliceOpMaker, grad_maker=SliceGradMaker)
+register_operator("slice_grad", SliceGradOp, no_need_buffer=["Input"])
+
+
+@register_kernel("slice", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+def slice_kernel(ctx):
+    xp = ctx.xp
+    x = ctx.input("Input")
+    axes, starts, ends = _check_attrs(ctx.attr("axes"), ctx.attr("starts"), ctx.attr("ends"),
+                                      x.ndim, x.shape)
+    ctx.set_output("Out", xp.array(x[slice_bounds(x.shape, axes, starts, ends)], copy=True))
+
+
+@register_kernel("slice_grad", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+def slice_grad_kernel(ctx):
+    xp = ctx.xp
+    shape = tuple(int(d) for d in ctx.input_tensor("Input").shape)  # shape only: no_need_buffer
+    dout = ctx.input(grad_var_name("Out"))
+    axes, starts, ends = _check_attrs(ctx.attr("axes"), ctx.attr("starts"), ctx.attr("ends"),
+                                      len(shape), shape)
+    dx = xp.zeros(shape, dtype=dout.dtype)
+    dx[slice_bounds(shape, axes, starts, ends)] = dout
+    ctx.set_output(grad_var_name("Input"), dx)

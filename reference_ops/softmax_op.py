@@ -1,0 +1,72 @@
+"""softmax along one axis."""
+from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
+                   register_kernel, grad_var_name, enforce)
+
+from reference_ops._common import normalize_axis
+
+
+class SoftmaxOpMaker(OpMaker):
+    def make(self):
+        self.add_input("X", "(Tensor) The input tensor of softmax.")
+        self.add_output("Out", "(Tensor) The normalized values, same shape and LoD as X.")
+        self.add_attr("axis", "int", "(int, default -1) The dimension index of Input(x) to "
+                      "perform softmax along; -1 is the last dimension.").set_default(-1)
+        self.add_comment(r"""Softmax Operator.
+
+Normalizes X along `axis` into a probability distribution:
+$$Out[i, j] = \frac{\exp(X[i, j])}{\sum_{k} \exp(X[i, k])}$$
+(computed as exp(X - max(X)) for numerical stability).
+""")
+
+
+class SoftmaxOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("X"), "Input(X) of SoftmaxOp should not be null.")
+        enforce(ctx.has_output("Out"), "Output(Out) of SoftmaxOp should not be null.")
+        dims = list(ctx.get_input_dim("X"))
+        normalize_axis(ctx.attr("axis"), len(dims))
+        ctx.set_output_dim("Out", dims)
+        ctx.share_lod("X", "Out")
+
+
+class SoftmaxGradMaker(GradOpMaker):
+    def apply(self):
+        op = self.new_grad_op("softmax_grad")
+        op.set_input("Out", self.output("Out"))
+        op.set_input(grad_var_name("Out"), self.output_grad("Out"))
+        op.set_output(grad_var_name("X"), self.input_grad("X"))
+        return [op]
+
+
+class SoftmaxGradOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("Out"), "Input(Out) of SoftmaxGradOp should not be null.")
+        enforce(ctx.has_input(grad_var_name("Out")),
+                "Input(Out@GRAD) of SoftmaxGradOp should not be null.")
+        ctx.set_output_dim(grad_var_name("X"), ctx.get_input_dim("Out"))
+        ctx.share_lod("Out", grad_var_name("X"))
+
+
+register_operator("softmax", SoftmaxOp, SoftmaxOpMaker, grad_maker=SoftmaxGradMaker)
+register_operator("softmax_grad", SoftmaxGradOp)
+
+
+@register_kernel("softmax", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+def softmax_kernel(ctx):
+    xp = ctx.xp
+    x = ctx.input("X")
+    axis = normalize_axis(ctx.attr("axis"), x.ndim)
+    if x.size == 0:
+        ctx.set_output("Out", xp.zeros_like(x))
+        return
+    e = xp.exp(x - xp.max(x, axis=axis, keepdims=True))
+    ctx.set_output("Out", e / xp.sum(e, axis=axis, keepdims=True))
+
+
+@register_kernel("softmax_grad", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+def softmax_grad_kernel(ctx):
+    xp = ctx.xp
+    out, dout = ctx.input("Out"), ctx.input(grad_var_name("Out"))
+    axis = normalize_axis(ctx.attr("axis"), out.ndim)
+    ctx.set_output(grad_var_name("X"),
+                   out * (dout - xp.sum(dout * out, axis=axis, keepdims=True)))

@@ -1,0 +1,55 @@
+"""square: Out = X^2."""
+from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
+                   register_kernel, grad_var_name, enforce)
+
+
+class SquareOpMaker(OpMaker):
+    def make(self):
+        self.add_input("X", "(Tensor) Input of Square operator.")
+        self.add_output("Out", "(Tensor) Output of Square operator, same shape and LoD as X.")
+        self.add_comment(r"""Square Activation Operator.
+
+$$Out = X^2$$
+""")
+
+
+class SquareOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("X"), "Input(X) of SquareOp should not be null.")
+        enforce(ctx.has_output("Out"), "Output(Out) of SquareOp should not be null.")
+        ctx.set_output_dim("Out", ctx.get_input_dim("X"))
+        ctx.share_lod("X", "Out")
+
+
+class SquareGradMaker(GradOpMaker):
+    def apply(self):
+        op = self.new_grad_op("square_grad")
+        op.set_input("X", self.input("X"))
+        op.set_input(grad_var_name("Out"), self.output_grad("Out"))
+        op.set_output(grad_var_name("X"), self.input_grad("X"))
+        return [op]
+
+
+class SquareGradOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("X"), "Input(X) of SquareGradOp should not be null.")
+        enforce(ctx.has_input(grad_var_name("Out")),
+                "Input(Out@GRAD) of SquareGradOp should not be null.")
+        ctx.set_output_dim(grad_var_name("X"), ctx.get_input_dim("X"))
+        ctx.share_lod("X", grad_var_name("X"))
+
+
+register_operator("square", SquareOp, SquareOpMaker, grad_maker=SquareGradMaker)
+register_operator("square_grad", SquareGradOp)
+
+
+@register_kernel("square", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+def square_kernel(ctx):
+    x = ctx.input("X")
+    ctx.set_output("Out", ctx.xp.multiply(x, x))
+
+
+@register_kernel("square_grad", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+def square_grad_kernel(ctx):
+    x, dout = ctx.input("X"), ctx.input(grad_var_name("Out"))
+    ctx.set_output(grad_var_name("X"), dout * (x * x.dtype.type(2)))

@@ -1,0 +1,71 @@
+"""sum: Out = X_0 + X_1 + ... (X duplicable)."""
+from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
+                   register_kernel, grad_var_name, enforce, errors)
+
+
+class SumOpMaker(OpMaker):
+    def make(self):
+        self.add_input("X", "(vector<Tensor>) The input tensors of sum operator, all of the "
+                       "same shape.").as_duplicable()
+        self.add_output("Out", "(Tensor) The output tensor of sum operator.")
+        self.add_comment(r"""Sum operator.
+
+Adds all the input tensors elementwise (they must have the same shape); Out
+shares the LoD of the first input:
+$$Out = \sum_{i} X_{i}$$
+""")
+
+
+class SumOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("X"), "Inputs(X) of SumOp should not be null.")
+        enforce(ctx.has_output("Out"), "Output(Out) of SumOp should not be null.")
+        dims = [list(d) for d in ctx.get_inputs_dim("X")]
+        enforce(len(dims) > 0, errors.InvalidArgument(
+            "Inputs(X) of SumOp should hold at least one tensor, but received %d.", len(dims)))
+        out = list(dims[0])
+        for i, d in enumerate(dims[1:], start=1):
+            enforce(len(d) == len(out), errors.InvalidArgument(
+                "Inputs(X) of SumOp should all have the same shape, but X[0] has shape %s "
+                "and X[%d] has shape %s.", dims[0], i, d))
+            for k, (a, b) in enumerate(zip(out, d)):
+                if a < 0:
+                    out[k] = b
+                elif b >= 0:
+                    enforce(a == b, errors.InvalidArgument(
+                        "Inputs(X) of SumOp should all have the same shape, but X[0] has "
+                        "shape %s and X[%d] has shape %s.", dims[0], i, d))
+        ctx.set_output_dim("Out", out)
+        ctx.share_lod("X", "Out")
+
+
+class SumGradMaker(GradOpMaker):
+    """As in Paddle: every input's gradient is Out's gradient, copied by one
+    `scale` op (scale 1.0) per input."""
+
+    def apply(self):
+        ops = []
+        dout = self.output_grad("Out")
+        for dx in self.input_grad("X"):
+            if not dx or dx == "@EMPTY@":  # no gradient wanted for this input
+                continue
+            op = self.new_grad_op("scale")
+            op.set_input("X", dout)
+            op.set_output("Out", [dx])
+            op.set_attr("scale", 1.0)
+            op.set_attr("bias", 0.0)
+            op.set_attr("bias_after_scale", True)
+            ops.append(op)
+        return ops
+
+
+register_operator("sum", SumOp, SumOpMaker, grad_maker=SumGradMaker)
+
+
+@register_kernel("sum", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+def sum_kernel(ctx):
+    xs = ctx.inputs("X")
+    out = ctx.xp.array(xs[0], copy=True)
+    for x in xs[1:]:       # fixed left-to-right order: deterministic
+        out += x
+    ctx.set_output("Out", out)
