@@ -8,7 +8,6 @@ byte-identical across runs for the same registry.
 from __future__ import annotations
 
 import json
-import math
 
 __all__ = ["dump_op_descs", "dumps_op_descs", "op_desc"]
 
@@ -79,15 +78,6 @@ def dump_op_descs() -> dict:
             continue
         out[op_type] = op_desc(proto)
     return out
-
-
-def _has_non_finite(value) -> bool:
-    if isinstance(value, float):
-        return not math.isfinite(value)
-    if isinstance(value, (list, dict)):
-        items = value.values() if isinstance(value, dict) else value
-        return any(_has_non_finite(v) for v in items)
-    return False
 
 
 def dumps_op_descs(descs: dict | None = None) -> str:

@@ -166,3 +166,58 @@ def broadcast_y(xp, x, y, axis):
     """Y reshaped so that numpy broadcasting against X follows Paddle's rule, and the view shape."""
     view = elementwise_y_view_shape(x.shape, y.shape, axis)
     return xp.reshape(y, tuple(view)), view
+
+
+# --------------------------------------------------------------------------
+# conv / pool helpers
+# --------------------------------------------------------------------------
+def as_strided(xp, a, shape, strides):
+    """A read-only strided view (numpy) / strided view (cupy) of ``a``."""
+    shape, strides = tuple(int(s) for s in shape), tuple(int(s) for s in strides)
+    if xp.__name__ == "numpy":
+        import numpy as np
+
+        return np.lib.stride_tricks.as_strided(a, shape, strides, writeable=False)
+    return xp.lib.stride_tricks.as_strided(a, shape, strides)
+
+
+def windows(xp, xpad, kh, kw, sh, sw, dh, dw, oh, ow):
+    """View of the sliding windows of a padded NCHW array: shape [N, C, kh, kw, oh, ow],
+    window (i, j) at output (y, x) reading xpad[:, :, y*sh + i*dh, x*sw + j*dw]."""
+    n, c = xpad.shape[:2]
+    s_n, s_c, s_h, s_w = xpad.strides
+    return as_strided(xp, xpad, (n, c, kh, kw, oh, ow),
+                      (s_n, s_c, s_h * dh, s_w * dw, s_h * sh, s_w * sw))
+
+
+def paddings4(paddings, what="paddings"):
+    """[ph, pw] -> (top, bottom, left, right); [t, b, l, r] as is."""
+    p = [int(v) for v in paddings]
+    enforce(len(p) in (2, 4), errors.InvalidArgument(
+        "Attr(%s) should hold 2 ([pad_h, pad_w]) or 4 ([top, bottom, left, right]) values, "
+        "but received %s.", what, p))
+    enforce(all(v >= 0 for v in p), errors.InvalidArgument(
+        "Attr(%s) should be non-negative, but received %s.", what, p))
+    return (p[0], p[0], p[1], p[1]) if len(p) == 2 else tuple(p)
+
+
+def check_pair(values, name, positive=True):
+    v = [int(a) for a in values]
+    enforce(len(v) == 2, errors.InvalidArgument(
+        "Attr(%s) should hold 2 values ([h, w]), but received %s.", name, v))
+    if positive:
+        enforce(all(a > 0 for a in v), errors.InvalidArgument(
+            "Attr(%s) should be positive, but received %s.", name, v))
+    return v
+
+
+def scatter_windows(xp, dwin, out_shape, kh, kw, sh, sw, dh, dw):
+    """col2im: add the window gradients dwin [N, C, kh, kw, oh, ow] back into a zero array
+    of ``out_shape`` (the padded input). Loops over kernel positions only; deterministic."""
+    oh, ow = dwin.shape[4], dwin.shape[5]
+    dx = xp.zeros(out_shape, dtype=dwin.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            hs, ws = i * dh, j * dw
+            dx[:, :, hs:hs + sh * (oh - 1) + 1:sh, ws:ws + sw * (ow - 1) + 1:sw] += dwin[:, :, i, j]
+    return dx

@@ -52,7 +52,7 @@ class ConcatGradMaker(GradOpMaker):
         op = self.new_grad_op("concat_grad")
         op.set_input("X", self.input("X"))
         op.set_input(grad_var_name("Out"), self.output_grad("Out"))
-        op.set_output(grad_var_name("X"), self.input_grad("X", drop_empty_grad=False))
+        op.set_output(grad_var_name("X"), self.input_grad("X"))
         return [op]
 
 
@@ -60,9 +60,11 @@ class ConcatGradOp(OperatorWithKernel):
     def infer_shape(self, ctx):
         enforce(ctx.has_input(grad_var_name("Out")),
                 "Input(Out@GRAD) of ConcatGradOp should not be null.")
-        names = ctx.output_names(grad_var_name("X"))
-        if names:
-            ctx.set_outputs_dim(grad_var_name("X"), ctx.get_inputs_dim("X"))
+        # X@GRAD holds "@EMPTY@" for inputs that need no gradient: keep the dims of the others
+        wanted = [n != "@EMPTY@" for n in ctx.op.outputs.get(grad_var_name("X"), [])]
+        dims = [d for d, w in zip(ctx.get_inputs_dim("X"), wanted) if w]
+        if dims:
+            ctx.set_outputs_dim(grad_var_name("X"), dims)
 
     def get_expected_kernel_type(self, ctx):
         return OpKernelType(self.indicate_var_data_type(ctx, grad_var_name("Out")), ctx.place)

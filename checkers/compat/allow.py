@@ -17,7 +17,6 @@ entry no longer silences anything and is reported as a note.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path

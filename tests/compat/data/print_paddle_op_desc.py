@@ -1,4 +1,5 @@
-# adapted from PaddlePaddle tools/print_op_desc.py (Apache-2.0); run in a throwaway venv
+# Adapted from PaddlePaddle tools/print_op_desc.py (Apache-2.0). Not part of opkit:
+# run it with paddlepaddle installed (see README.md) to regenerate the dumps here.
 import json, sys
 try:
     import paddle.base.framework as framework

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from checkers.compat import DescError, load_op_descs, loads_op_descs
-from helpers import clip, write
+from compat_helpers import clip, write
 from opkit.cli.main import main
 
 

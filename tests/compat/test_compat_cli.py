@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from checkers.compat import compare, render_text
-from helpers import attr, changed, clip, var, write
+from compat_helpers import attr, changed, clip, var, write
 from opkit.cli.main import main
 
 
@@ -102,3 +102,12 @@ def test_checker_imports_no_numpy_and_no_framework():
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_compat_command_never_loads_numpy(tmp_path):
+    old, new = files(tmp_path, broken())
+    code = ("import sys; from opkit.cli.main import main; "
+            f"rc = main(['compat', {old!r}, {new!r}, '--format', 'json']); "
+            "sys.stderr.write(repr([m for m in ('numpy', 'opkit.framework') if m in sys.modules]))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.stderr.strip().endswith("[]"), proc.stderr

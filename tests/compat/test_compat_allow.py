@@ -7,7 +7,7 @@ import json
 import pytest
 
 from checkers.compat import DescError, apply_allow, compare, load_allow
-from helpers import changed, clip, var, write
+from compat_helpers import changed, clip, write
 from opkit.cli.main import main
 
 TODAY = dt.date(2025, 6, 1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from checkers.compat import BREAKING_KINDS, compare, same_value
-from helpers import attr, changed, clip, op, var
+from compat_helpers import attr, changed, clip, op, var
 
 
 def findings(old, new):

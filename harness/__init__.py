@@ -1,0 +1,16 @@
+"""harness: OpTest, numeric gradients, LoD edge cases and the runtime checks of `opkit test`."""
+from __future__ import annotations
+
+import importlib
+
+__all__ = ["OpTest", "strategies"]
+
+
+def __getattr__(name: str):
+    if name == "OpTest":
+        from harness.op_test import OpTest
+
+        return OpTest
+    if name == "strategies":
+        return importlib.import_module("harness.strategies")
+    raise AttributeError(f"module 'harness' has no attribute {name!r}")

@@ -1,0 +1,1 @@
+"""pytest plugin of opkit (placeholder until the harness options land)."""

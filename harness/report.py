@@ -1,0 +1,48 @@
+"""Check results and where they go: the unit every check produces and the report prints."""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import asdict, dataclass
+
+PASS, FAIL, SKIP = "pass", "fail", "skip"
+
+
+@dataclass
+class CheckResult:
+    """One line of the report: a check on one place and dtype for one case."""
+
+    check: str          # output, grad, dtypes, mutation, aliasing, determinism, lod, ...
+    status: str         # pass | fail | skip
+    place: str = ""     # CPU | GPU | "" when not place-specific
+    dtype: str = ""     # float32 | float64 | ""
+    case: str = ""      # the OpTest class name (or a generated case's name)
+    message: str = ""
+    worst_error: float | None = None
+
+    def to_json(self) -> dict:
+        data = asdict(self)
+        if data["worst_error"] is None:
+            data.pop("worst_error")
+        return data
+
+    @property
+    def failed(self) -> bool:
+        return self.status == FAIL
+
+
+_collectors: list[list] = []
+
+
+@contextlib.contextmanager
+def collecting():
+    """Inside the block, OpTest.check_* append their CheckResults here instead of raising."""
+    results: list[CheckResult] = []
+    _collectors.append(results)
+    try:
+        yield results
+    finally:
+        _collectors.pop()
+
+
+def current_collector() -> list | None:
+    return _collectors[-1] if _collectors else None

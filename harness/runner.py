@@ -1,0 +1,208 @@
+"""Prepare one op once and run it many times: the engine under every harness check.
+
+A case is what an OpTest's setUp gives: op_type, inputs, attrs, outputs, in Paddle's
+format (slot -> array, `(array, recursive_sequence_lengths)`, or `[(name, array), ...]`
+for a duplicable slot). `PreparedOp` builds the scope, the forward operator and the grad
+operators once; `forward()` and `backward()` then only swap data and run.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from opkit.framework import errors
+from opkit.framework.backward import _sum_duplicates
+from opkit.framework.device import to_host
+from opkit.framework.grad_maker import grad_var_name
+from opkit.framework.operator import create_op
+from opkit.framework.place import CPUPlace
+from opkit.framework.registry import op_info
+from opkit.framework.scope import Scope
+from opkit.framework.tensor import LoDTensor, lengths_to_offsets
+
+__all__ = ["VarSpec", "normalize_slots", "PreparedOp", "cast_floats", "make_cotangents",
+           "FLOAT_DTYPES"]
+
+FLOAT_DTYPES = ("float32", "float64")
+
+
+@dataclass
+class VarSpec:
+    """One variable of a case: its name, data and LoD (length based)."""
+
+    name: str
+    data: object  # ndarray, or another value (SelectedRows, ...) passed through
+    lengths: list | None = None
+
+    @property
+    def lod(self) -> list:
+        return lengths_to_offsets(self.lengths) if self.lengths else []
+
+
+def normalize_slots(slots: dict | None) -> dict[str, list[VarSpec]]:
+    """Paddle's OpTest input/output format -> {slot: [VarSpec, ...]} (absent slots dropped)."""
+    out: dict[str, list[VarSpec]] = {}
+    for slot, value in (slots or {}).items():
+        if value is None:
+            continue
+        if isinstance(value, list):  # duplicable: [(name, array or (array, lengths)), ...]
+            specs = []
+            for item in value:
+                if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
+                    raise errors.InvalidArgument(
+                        "slot '%s': a duplicable slot is a list of (name, array) pairs, got %r",
+                        slot, type(item).__name__)
+                name, data = item
+                specs.append(_spec(name, data))
+            out[slot] = specs
+        else:
+            out[slot] = [_spec(slot, value)]
+    return out
+
+
+def _spec(name: str, value) -> VarSpec:
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], (list, tuple)):
+        return VarSpec(name, np.asarray(value[0]), [list(level) for level in value[1]])
+    if isinstance(value, LoDTensor):
+        return VarSpec(name, value.numpy(), value.recursive_sequence_lengths() or None)
+    if isinstance(value, (np.ndarray, np.generic, list, float, int, bool)):
+        return VarSpec(name, np.asarray(value))
+    return VarSpec(name, value)
+
+
+def cast_floats(specs: dict[str, list[VarSpec]], dtype) -> dict[str, list[VarSpec]]:
+    """Floating arrays cast to `dtype`; everything else unchanged."""
+    out = {}
+    for slot, items in specs.items():
+        out[slot] = [VarSpec(s.name, s.data.astype(dtype)
+                             if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"
+                             else s.data, s.lengths) for s in items]
+    return out
+
+
+class PreparedOp:
+    """A forward op (and, on demand, its grad ops) ready to run repeatedly in one scope."""
+
+    def __init__(self, op_type: str, inputs: dict[str, list[VarSpec]], attrs: dict | None,
+                 output_slots: dict[str, list[str]] | None = None, place=None,
+                 enable_inplace: bool = False):
+        self.op_type = op_type
+        self.info = op_info(op_type)
+        self.place = place or CPUPlace()
+        self.inputs = inputs
+        self.attrs = dict(attrs or {})
+        self.enable_inplace = enable_inplace
+        self.output_slots = output_slots or self._default_outputs()
+        self.scope = Scope()
+        self.op = create_op(op_type, {s: [v.name for v in vs] for s, vs in inputs.items()},
+                            self.output_slots, self.attrs)
+        for specs in inputs.values():
+            for spec in specs:
+                self.set_input(spec.name, spec.data, spec.lod)
+        self._grad_ops = None
+        self._grad_key = None
+
+    def _default_outputs(self) -> dict[str, list[str]]:
+        proto = self.info.proto
+        if proto is None:
+            raise errors.InvalidArgument("op '%s' has no proto: name its outputs", self.op_type)
+        return {v.name: [v.name] for v in proto.outputs if not v.duplicable}
+
+    # -- data -----------------------------------------------------------------------------
+    def set_input(self, name: str, data, lod=None) -> None:
+        var = self.scope.var(name)
+        if isinstance(data, np.ndarray) or np.isscalar(data):
+            from opkit.framework.device import to_device
+
+            tensor = LoDTensor()
+            tensor.set(to_device(np.asarray(data), self.place) if self.place.kind == "GPU"
+                       else np.asarray(data), self.place)
+            if lod:
+                tensor.set_lod(lod)
+            var.set_value(tensor)
+        else:
+            var.set_value(data)
+
+    def input_names(self) -> list[str]:
+        return [s.name for specs in self.inputs.values() for s in specs]
+
+    def output_names(self) -> list[str]:
+        return [n for names in self.output_slots.values() for n in names]
+
+    def value(self, name: str):
+        var = self.scope.find_var(name)
+        return None if var is None else var.value()
+
+    def array(self, name: str):
+        value = self.value(name)
+        if isinstance(value, LoDTensor) and value.is_initialized():
+            return np.asarray(to_host(value.data))
+        return None
+
+    def lod_lengths(self, name: str):
+        value = self.value(name)
+        return value.recursive_sequence_lengths() if isinstance(value, LoDTensor) else None
+
+    # -- running --------------------------------------------------------------------------
+    def forward(self, hooks=None) -> dict[str, np.ndarray]:
+        self.op.run(self.scope, self.place, enable_inplace=self.enable_inplace, hooks=hooks)
+        return {n: self.array(n) for n in self.output_names()}
+
+    def grad_ops(self, no_grad_set=()):
+        """The grad operators (made once per no_grad_set) from the op's grad maker."""
+        key = frozenset(no_grad_set)
+        if self._grad_ops is not None and self._grad_key == key:
+            return self._grad_ops
+        if self.info.grad_maker is None:
+            raise errors.Unimplemented("op '%s' registers no grad maker: it has no gradient",
+                                       self.op_type)
+        maker = self.info.grad_maker(self.op_type, self.op.inputs, self.op.outputs,
+                                     self.op.attrs, key)
+        descs = []
+        produced = set()
+        for desc in maker():
+            for names in desc.inputs.values():
+                for n in names:
+                    if n.endswith("@GRAD") and n not in produced and \
+                            n[: -len("@GRAD")] not in self.output_names():
+                        raise errors.InvalidArgument("grad op '%s' reads '%s', which neither an "
+                                                     "output gradient nor an earlier grad op "
+                                                     "gives", desc.type, n)
+            descs.append(desc)
+            produced.update(n for v in desc.outputs.values() for n in v)
+        descs = _sum_duplicates(descs)
+        self._grad_ops = [create_op(d.type, d.inputs, d.outputs, d.attrs) for d in descs]
+        self._grad_key = key
+        return self._grad_ops
+
+    def backward(self, cotangents: dict[str, np.ndarray], wrt: list[str], no_grad_set=(),
+                 hooks=None) -> dict[str, np.ndarray | None]:
+        """Gradients of sum(cotangent * output) for the variables `wrt` (forward must have run)."""
+        ops = self.grad_ops(no_grad_set)
+        for name in self.output_names():
+            value = self.array(name)
+            cot = cotangents.get(name)
+            if cot is None and value is not None:
+                cot = np.zeros_like(value)
+            if cot is not None:
+                lod = self.value(name).lod if isinstance(self.value(name), LoDTensor) else None
+                self.set_input(grad_var_name(name), np.asarray(cot), lod)
+        for op in ops:
+            op.run(self.scope, self.place, enable_inplace=self.enable_inplace, hooks=hooks)
+        return {n: self.array(grad_var_name(n)) for n in wrt}
+
+    def grad_lod(self, name: str):
+        return self.lod_lengths(grad_var_name(name))
+
+
+def make_cotangents(outputs: dict[str, np.ndarray], names, seed: int = 2024) -> dict:
+    """A fixed random cotangent per output (not ones: a mean loss hides softmax's gradient)."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for n in names:
+        value = outputs.get(n)
+        if value is None or value.dtype.kind != "f":
+            continue
+        out[n] = rng.uniform(0.5, 1.5, value.shape) * rng.choice([-1.0, 1.0], value.shape)
+    return out

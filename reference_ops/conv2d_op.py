@@ -1,0 +1,160 @@
+"""conv2d: 2-D convolution (NCHW), computed as im2col + GEMM."""
+from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
+                   register_kernel, grad_var_name, enforce, errors)
+
+from reference_ops._common import check_pair, paddings4, scatter_windows, windows
+
+
+class Conv2DOpMaker(OpMaker):
+    def make(self):
+        self.add_input("Input", "(Tensor) The input tensor of convolution operator, in NCHW "
+                       "format: [batch, channels, height, width].")
+        self.add_input("Filter", "(Tensor) The filter tensor, in MCHW format: [output "
+                       "channels, input channels / groups, filter height, filter width].")
+        self.add_output("Output", "(Tensor) The output tensor of convolution operator, in NCHW "
+                        "format.")
+        self.add_attr("strides", "ints", "(vector<int>, default {1, 1}) The strides (h, w)."
+                      ).set_default([1, 1])
+        self.add_attr("paddings", "ints", "(vector<int>, default {0, 0}) The zero paddings "
+                      "(h, w) or (top, bottom, left, right).").set_default([0, 0])
+        self.add_attr("dilations", "ints", "(vector<int>, default {1, 1}) The dilations (h, w)."
+                      ).set_default([1, 1])
+        self.add_attr("groups", "int", "(int, default 1) The number of groups: input and output "
+                      "channels are split into `groups` independent convolutions."
+                      ).set_default(1).greater_than(0)
+        self.add_comment(r"""Convolution Operator (2-D, NCHW).
+
+$$Output[n, m, y, x] = \sum_{c, i, j} Filter[m, c, i, j] \cdot
+  Input_{pad}[n, g \cdot C_g + c, y \cdot s_h + i \cdot d_h, x \cdot s_w + j \cdot d_w]$$
+where g is the group of output channel m. Output size:
+$$H_{out} = \frac{H_{in} + pad_{top} + pad_{bottom} - (d_h (k_h - 1) + 1)}{s_h} + 1$$
+(and likewise for W).
+""")
+
+
+def _out_size(size, k, pad, stride, dilation):
+    if size < 0:
+        return -1
+    return (size + pad - (dilation * (k - 1) + 1)) // stride + 1
+
+
+class Conv2DOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("Input"), "Input(Input) of ConvOp should not be null.")
+        enforce(ctx.has_input("Filter"), "Input(Filter) of ConvOp should not be null.")
+        enforce(ctx.has_output("Output"), "Output(Output) of ConvOp should not be null.")
+        in_dims = list(ctx.get_input_dim("Input"))
+        f_dims = list(ctx.get_input_dim("Filter"))
+        enforce(len(in_dims) == 4, errors.InvalidArgument(
+            "Input(Input) of Conv2DOp should be 4-D (NCHW), but its shape is %s.", in_dims))
+        enforce(len(f_dims) == 4, errors.InvalidArgument(
+            "Input(Filter) of Conv2DOp should be 4-D (MCHW), but its shape is %s.", f_dims))
+        strides = check_pair(ctx.attr("strides"), "strides")
+        dilations = check_pair(ctx.attr("dilations"), "dilations")
+        pt, pb, pl, pr = paddings4(ctx.attr("paddings"))
+        groups = int(ctx.attr("groups"))
+        if in_dims[1] >= 0 and f_dims[1] >= 0:
+            enforce(in_dims[1] == f_dims[1] * groups, errors.InvalidArgument(
+                "The number of input channels (%d, Input shape %s) should equal the filter's "
+                "input channels (%d, Filter shape %s) times groups (%d) in Conv2DOp.",
+                in_dims[1], in_dims, f_dims[1], f_dims, groups))
+        if f_dims[0] >= 0:
+            enforce(f_dims[0] % groups == 0, errors.InvalidArgument(
+                "The number of output channels (%d, Filter shape %s) should be divisible by "
+                "groups (%d) in Conv2DOp.", f_dims[0], f_dims, groups))
+        oh = _out_size(in_dims[2], f_dims[2], pt + pb, strides[0], dilations[0])
+        ow = _out_size(in_dims[3], f_dims[3], pl + pr, strides[1], dilations[1])
+        for name, v, size, k in (("height", oh, in_dims[2], f_dims[2]),
+                                 ("width", ow, in_dims[3], f_dims[3])):
+            enforce(size < 0 or v > 0, errors.InvalidArgument(
+                "Conv2DOp's output %s would be %d: the padded input %s (%d) is smaller than the "
+                "dilated filter (filter %s %d, Input shape %s, paddings %s, dilations %s).",
+                name, v, name, size, name, k, in_dims, list(ctx.attr("paddings")), dilations))
+        ctx.set_output_dim("Output", [in_dims[0], f_dims[0], oh, ow])
+
+
+class Conv2DGradMaker(GradOpMaker):
+    def apply(self):
+        op = self.new_grad_op("conv2d_grad")
+        op.set_input("Input", self.input("Input"))
+        op.set_input("Filter", self.input("Filter"))
+        op.set_input(grad_var_name("Output"), self.output_grad("Output"))
+        op.set_output(grad_var_name("Input"), self.input_grad("Input"))
+        op.set_output(grad_var_name("Filter"), self.input_grad("Filter"))
+        return [op]
+
+
+class Conv2DGradOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input(grad_var_name("Output")),
+                "Input(Output@GRAD) of Conv2DGradOp should not be null.")
+        if ctx.has_output(grad_var_name("Input")):
+            ctx.set_output_dim(grad_var_name("Input"), ctx.get_input_dim("Input"))
+        if ctx.has_output(grad_var_name("Filter")):
+            ctx.set_output_dim(grad_var_name("Filter"), ctx.get_input_dim("Filter"))
+
+
+register_operator("conv2d", Conv2DOp, Conv2DOpMaker, grad_maker=Conv2DGradMaker)
+register_operator("conv2d_grad", Conv2DGradOp)
+
+
+def _geometry(ctx, x_shape, w_shape):
+    sh, sw = check_pair(ctx.attr("strides"), "strides")
+    dh, dw = check_pair(ctx.attr("dilations"), "dilations")
+    pads = paddings4(ctx.attr("paddings"))
+    kh, kw = int(w_shape[2]), int(w_shape[3])
+    oh = _out_size(int(x_shape[2]), kh, pads[0] + pads[1], sh, dh)
+    ow = _out_size(int(x_shape[3]), kw, pads[2] + pads[3], sw, dw)
+    return (sh, sw, dh, dw, kh, kw, oh, ow), pads
+
+
+def _cols(xp, x, geo, pads, groups):
+    """im2col: [N, groups, C/groups * kh * kw, oh * ow] (a copy)."""
+    sh, sw, dh, dw, kh, kw, oh, ow = geo
+    pt, pb, pl, pr = pads
+    xpad = xp.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    win = windows(xp, xpad, kh, kw, sh, sw, dh, dw, oh, ow)
+    n, c = x.shape[:2]
+    return xp.reshape(win, (n, groups, (c // groups) * kh * kw, oh * ow)), xpad.shape
+
+
+@register_kernel("conv2d", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+def conv2d_kernel(ctx):
+    xp = ctx.xp
+    x, w = ctx.input("Input"), ctx.input("Filter")
+    groups = int(ctx.attr("groups"))
+    geo, pads = _geometry(ctx, x.shape, w.shape)
+    oh, ow = geo[6], geo[7]
+    cols, _ = _cols(xp, x, geo, pads, groups)
+    m = int(w.shape[0])
+    w3 = xp.reshape(w, (groups, m // groups, -1))
+    out = xp.matmul(w3[None], cols)                       # [N, g, M/g, oh*ow]
+    ctx.set_output("Output", xp.reshape(out, (x.shape[0], m, oh, ow)))
+
+
+@register_kernel("conv2d_grad", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+def conv2d_grad_kernel(ctx):
+    xp = ctx.xp
+    x, w = ctx.input("Input"), ctx.input("Filter")
+    dout = ctx.input(grad_var_name("Output"))
+    groups = int(ctx.attr("groups"))
+    geo, pads = _geometry(ctx, x.shape, w.shape)
+    sh, sw, dh, dw, kh, kw, oh, ow = geo
+    n, c, h, wd = (int(d) for d in x.shape)
+    m = int(w.shape[0])
+    d4 = xp.reshape(dout, (n, groups, m // groups, oh * ow))
+    w3 = xp.reshape(w, (groups, m // groups, -1))
+    if ctx.has_output(grad_var_name("Filter")):
+        cols, _ = _cols(xp, x, geo, pads, groups)
+        # sum over the batch and output positions: [g, M/g, N*L] @ [g, N*L, K]
+        a = xp.reshape(xp.transpose(d4, (1, 2, 0, 3)), (groups, m // groups, -1))
+        b = xp.reshape(xp.transpose(cols, (1, 0, 3, 2)), (groups, -1, cols.shape[2]))
+        ctx.set_output(grad_var_name("Filter"), xp.reshape(xp.matmul(a, b), w.shape))
+    if ctx.has_output(grad_var_name("Input")):
+        pt, pb, pl, pr = pads
+        dcols = xp.matmul(xp.transpose(w3, (0, 2, 1))[None], d4)   # [N, g, K, L]
+        dwin = xp.reshape(dcols, (n, c, kh, kw, oh, ow))
+        padded = (n, c, h + pt + pb, wd + pl + pr)
+        dxpad = scatter_windows(xp, dwin, padded, kh, kw, sh, sw, dh, dw)
+        ctx.set_output(grad_var_name("Input"),
+                       xp.array(dxpad[:, :, pt:pt + h, pl:pl + wd], copy=True))
