@@ -81,6 +81,9 @@ def load_op_modules(extra: list[str]) -> list[str]:
                 importlib.import_module(entry)
             except ModuleNotFoundError as exc:
                 raise UsageError(f"--ops {entry}: cannot import module ({exc})") from None
+            except Exception as exc:
+                raise UsageError(f"--ops {entry}: loading the op module failed: "
+                                 f"{type(exc).__name__}: {exc}") from None
             loaded.append(entry)
     return loaded
 
@@ -92,4 +95,17 @@ def _import_file(path: Path) -> None:
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
-    spec.loader.exec_module(module)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        from opkit.cli.main import UsageError
+
+        where = ""
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == str(path):
+                where = f":{tb.tb_lineno}"
+            tb = tb.tb_next
+        raise UsageError(f"--ops {path}{where}: loading the op module failed: "
+                         f"{type(exc).__name__}: {exc}") from None

@@ -66,6 +66,11 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as exc:
         print(f"opkit {name}: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
+    except BrokenPipeError:  # `opkit ops | head`
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 class UsageError(Exception):

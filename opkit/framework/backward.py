@@ -85,26 +85,26 @@ def calc_gradient_ops(block, loss, no_grad_set=None) -> list[GradOpDesc]:
 
 
 def _sum_duplicates(grad_ops: list[GradOpDesc]) -> list[GradOpDesc]:
-    """A gradient written by several grad ops: each writes a renamed copy, a `sum` adds them."""
-    producers: dict[str, list[int]] = {}
+    """A gradient written more than once (by several grad ops, or by several slots of one):
+    each write goes to a renamed copy and a `sum` op after the last one adds them up."""
+    writes: dict[str, list[tuple[int, str, int]]] = {}
     for i, desc in enumerate(grad_ops):
-        for names in desc.outputs.values():
-            for n in names:
+        for slot, names in desc.outputs.items():
+            for j, n in enumerate(names):
                 if n != EMPTY_VAR_NAME:
-                    producers.setdefault(n, []).append(i)
+                    writes.setdefault(n, []).append((i, slot, j))
     inserts: dict[int, list[GradOpDesc]] = {}
-    for name, where in producers.items():
+    for name, where in writes.items():
         if len(where) < 2:
             continue
         renamed = []
-        for k, i in enumerate(where):
+        for k, (i, slot, j) in enumerate(where):
             new = f"{name}@RENAME@{k}"
-            desc = grad_ops[i]
-            for slot, names in desc.outputs.items():
-                desc.outputs[slot] = [new if n == name else n for n in names]
+            grad_ops[i].outputs[slot] = list(grad_ops[i].outputs[slot])
+            grad_ops[i].outputs[slot][j] = new
             renamed.append(new)
         total = GradOpDesc("sum").set_input("X", renamed).set_output("Out", [name])
-        inserts.setdefault(where[-1], []).append(total)
+        inserts.setdefault(where[-1][0], []).append(total)
     out = []
     for i, desc in enumerate(grad_ops):
         out.append(desc)
