@@ -164,6 +164,8 @@ def elementwise_grad_infer_shape(ctx):
 
 def broadcast_y(xp, x, y, axis):
     """Y reshaped so that numpy broadcasting against X follows Paddle's rule, and the view shape."""
+    if x.shape == y.shape:  # the common case, kept cheap
+        return y, list(y.shape)
     view = elementwise_y_view_shape(x.shape, y.shape, axis)
     return xp.reshape(y, tuple(view)), view
 

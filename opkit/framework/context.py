@@ -41,10 +41,10 @@ class InferShapeContext:
         return self.op.type
 
     def input_names(self, slot: str) -> list[str]:
-        return _present(self.op.inputs.get(slot))
+        return self.op._in_present.get(slot, [])
 
     def output_names(self, slot: str) -> list[str]:
-        return _present(self.op.outputs.get(slot))
+        return self.op._out_present.get(slot, [])
 
     def _one(self, names: list[str], slot: str, kind: str) -> str:
         if not names:
@@ -159,7 +159,7 @@ class RuntimeInferShapeContext(InferShapeContext):
     """infer_shape at run time, on the tensors in the scope."""
 
     def __init__(self, op, scope):
-        super().__init__(op)
+        self.op = op
         self.scope = scope
         self.expected_dims: dict[str, tuple] = {}
         self.expected_dtypes: dict[str, str] = {}
@@ -169,7 +169,7 @@ class RuntimeInferShapeContext(InferShapeContext):
         return True
 
     def has_input(self, slot: str) -> bool:
-        names = self.input_names(slot)
+        names = self.op._in_present.get(slot)
         return bool(names) and all(self.scope.find_var(n) is not None for n in names)
 
     has_inputs = has_input
@@ -215,23 +215,44 @@ class RuntimeInferShapeContext(InferShapeContext):
 class ExecutionContext:
     """What a kernel sees: its inputs (read-only), outputs, attrs, place, dtype and xp."""
 
+    __slots__ = ("op", "scope", "place", "device_context", "xp", "_infer", "enable_inplace",
+                 "written", "read_inputs", "_arrays", "hooked", "kernel_entry", "_kernel_type")
+
     def __init__(self, op, scope, place, device_context, kernel_type, infer_ctx,
                  enable_inplace: bool = False):
         self.op = op
         self.scope = scope
         self.place = place
         self.device_context = device_context
-        self.kernel_type = kernel_type
+        self._kernel_type = kernel_type
+        self.kernel_entry = None
         self.xp = device_context.xp
         self._infer = infer_ctx
         self.enable_inplace = enable_inplace
         self.written: set[str] = set()
         self.read_inputs: set[str] = set()
         self._arrays: dict[str, object] = {}
+        self.hooked: list = []
+
+    @property
+    def kernel_type(self):
+        if self._kernel_type is None and self.kernel_entry is not None:
+            from opkit.framework.kernel_type import OpKernelType
+
+            e = self.kernel_entry
+            self._kernel_type = OpKernelType(e.dtype, self.place, e.layout, e.library)
+        return self._kernel_type
+
+    @kernel_type.setter
+    def kernel_type(self, value):
+        self._kernel_type = value
 
     @property
     def dtype(self):
-        return np.dtype(self.kernel_type.dtype) if self.kernel_type else None
+        if self.kernel_entry is not None:
+            return self.kernel_entry.np_dtype
+        kt = self._kernel_type
+        return np.dtype(kt.dtype) if kt is not None else None
 
     @property
     def op_type(self) -> str:
@@ -250,20 +271,20 @@ class ExecutionContext:
 
     # -- inputs ---------------------------------------------------------------------------
     def has_input(self, slot: str) -> bool:
-        names = _present(self.op.inputs.get(slot))
+        names = self.op._in_present.get(slot)
         return bool(names) and all(self.scope.find_var(n) is not None for n in names)
 
     def has_output(self, slot: str) -> bool:
-        return bool(_present(self.op.outputs.get(slot)))
+        return bool(self.op._out_present.get(slot))
 
     def input_names(self, slot: str) -> list[str]:
-        return _present(self.op.inputs.get(slot))
+        return self.op._in_present.get(slot, [])
 
     def output_names(self, slot: str) -> list[str]:
-        return _present(self.op.outputs.get(slot))
+        return self.op._out_present.get(slot, [])
 
     def _input_name(self, slot: str, allow_missing: bool):
-        names = _present(self.op.inputs.get(slot))
+        names = self.op._in_present.get(slot)
         if not names:
             if allow_missing:
                 return None
@@ -332,10 +353,10 @@ class ExecutionContext:
         return self._array(name, slot)
 
     def inputs(self, slot: str) -> list:
-        return [self._array(n, slot) for n in _present(self.op.inputs.get(slot))]
+        return [self._array(n, slot) for n in self.op._in_present.get(slot, ())]
 
     def input_tensors(self, slot: str) -> list:
-        return [self._tensor(n, slot) for n in _present(self.op.inputs.get(slot))]
+        return [self._tensor(n, slot) for n in self.op._in_present.get(slot, ())]
 
     # -- outputs --------------------------------------------------------------------------
     def _output_name(self, slot: str, index: int = 0):
@@ -410,6 +431,7 @@ class ExecutionContext:
             var.set_value(LoDTensor())
         tensor = var.value()
         tensor._alloc = lambda shape, dtype: self._allocate(slot, name, tensor, shape, dtype)
+        self.hooked.append(tensor)
         return tensor
 
     def _allocate(self, slot: str, name: str, tensor: LoDTensor, shape, dtype):

@@ -8,11 +8,21 @@ from opkit.framework.place import Place, place_kind, to_place
 __all__ = ["OpKernelType", "OpKernel", "dtype_name"]
 
 
+_NAMES: dict = {}
+
+
 def dtype_name(dtype) -> str:
     """'float32' for np.float32, 'float32', np.dtype('float32'), a cupy dtype..."""
-    if isinstance(dtype, str):
-        return np.dtype(dtype).name
-    return np.dtype(dtype).name
+    try:
+        return _NAMES[dtype]
+    except (KeyError, TypeError):
+        pass
+    name = np.dtype(dtype).name
+    try:
+        _NAMES[dtype] = name
+    except TypeError:
+        pass
+    return name
 
 
 class OpKernelType:

@@ -25,6 +25,11 @@ class KernelEntry:
     fn: object  # callable(ctx)
     name: str   # where it came from, for messages
 
+    def __post_init__(self):
+        import numpy as np
+
+        self.np_dtype = np.dtype(self.dtype)
+
     @property
     def key(self) -> tuple:
         return (self.dtype, self.place, self.layout, self.library)
