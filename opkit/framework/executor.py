@@ -34,6 +34,8 @@ def _new_value(desc: VarDesc):
 
 
 def create_variables(prepared: _Prepared, outer: Scope, local: Scope) -> None:
+    """Persistable variables live in the outer scope and are made once; temporaries are made
+    anew in the run's scope."""
     for desc in prepared.persistable:
         if outer.find_var(desc.name) is None:
             outer.var(desc.name).set_value(_new_value(desc))
@@ -86,9 +88,13 @@ class Executor:
             create_variables(prepared, outer, local)
             for name, value in (feed or {}).items():
                 self._feed(block, outer, local, name, value)
-            place, inplace = self.place, self.enable_inplace
-            for op in prepared.ops:
-                op.run(local, place, enable_inplace=inplace)
+            place = self.place
+            if self.enable_inplace:
+                for op in prepared.ops:
+                    op.run(local, place, enable_inplace=True)
+            else:
+                for op in prepared.ops:
+                    op.run(local, place)
             return [self._fetch(local, item, return_numpy) for item in (fetch_list or [])]
         finally:
             outer.drop_kids()

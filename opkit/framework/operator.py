@@ -309,7 +309,8 @@ class OperatorWithKernel(OperatorBase):
             if not isinstance(value, LoDTensor) or value._data is None:
                 continue
             shape = value._data.shape
-            if len(shape) != len(dims) or any(d >= 0 and d != s for d, s in zip(dims, shape)):
+            if shape != dims and (len(shape) != len(dims) or
+                                  any(d >= 0 and d != s for d, s in zip(dims, shape))):
                 raise errors.InvalidArgument(
                     "the %s kernel produced Output(%s) variable '%s' of shape %s, but "
                     "infer_shape says %s", entry.describe(), self.slot_of(name), name,
@@ -322,6 +323,8 @@ class OperatorWithKernel(OperatorBase):
             if not isinstance(value, LoDTensor) or value._data is None:
                 continue
             actual = value._data.dtype
+            if actual is kernel_dtype and not expected_dtypes:
+                continue
             expected = expected_dtypes.get(name)
             if expected is not None:
                 if actual != expected:
@@ -337,230 +340,7 @@ class OperatorWithKernel(OperatorBase):
                     entry.dtype, entry.dtype).with_context(self.type, name)
 
     # -- compile time ---------------------------------------------------------------------
-    def compile_time_infer_shape(self, block) -> None:
-        from opkit.framework.context import _UnknownShape
 
-        ctx = CompileTimeInferShapeContext(self, block)
-        try:
-            self.infer_shape(ctx)
-        except _UnknownShape:
-            pass
-        except errors.EnforceNotMet as exc:
-            raise exc.with_context(self.type)
-        except errors.EmptyMessageError:
-            raise
-        except Exception as exc:
-            raise errors.External("infer_shape raised %s: %s", type(exc).__name__,
-                                  exc).with_context(self.type) from exc
-
-    def uninitialized_error(self, var_name: str) -> errors.EnforceNotMet:
-        slot = self.slot_of(var_name)
-        where = f"Input({slot}) " if slot else ""
-        return errors.PreconditionNotMet(
-            "%svariable '%s' of op '%s' is not initialized: it was never fed, computed by an "
-            "earlier op, or created by the startup program", where, var_name,
-            self.type).with_context(self.type, var_name)
-
-    def __repr__(self):
-        return f"{type(self).__name__}(type={self.type!r}, inputs={self.inputs}, " \
-               f"outputs={self.outputs}, attrs={self.attrs})"
-
-
-class OperatorWithKernel(OperatorBase):
-    """An op computed by a kernel chosen by OpKernelType(dtype, place, layout, library)."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self._kernel_cache: dict = {}
-        self._input_list = [(slot, n) for slot, names in self._in_present.items() for n in names]
-        self._shape_cache_key = None
-        self._shape_cache = None
-        # ops that keep the default kernel-type rule skip building an OpKernelType per run
-        self._default_kernel_rule = (type(self).get_expected_kernel_type is
-                                     OperatorWithKernel.get_expected_kernel_type)
-
-    # -- hooks op authors override ---------------------------------------------------------
-    def get_expected_kernel_type(self, ctx) -> OpKernelType:
-        return OpKernelType(self._default_data_type(ctx), ctx.place)
-
-    def indicate_var_data_type(self, ctx, slot: str) -> str:
-        """The dtype of input `slot`, checking that its variable is initialized."""
-        names = self._in_present.get(slot)
-        if not names:
-            raise errors.NotFound("op '%s': Input(%s) is not set, its dtype cannot choose the "
-                                  "kernel", self.type, slot)
-        var = ctx.scope.find_var(names[0])
-        if var is None or not var.is_initialized():
-            raise self.uninitialized_error(names[0])
-        value = var.value()
-        dtype = getattr(value, "dtype", None)
-        if dtype is None:
-            raise errors.InvalidArgument("op '%s': Input(%s) variable '%s' holds %s, which has "
-                                         "no dtype", self.type, slot, names[0],
-                                         type(value).__name__)
-        return dtype_name(dtype)
-
-    # -- the run --------------------------------------------------------------------------
-    def _default_data_type(self, ctx) -> str:
-        first = None       # (name, dtype) of the first float input, else of the first input
-        for _, n in self._input_list:
-            var = ctx.scope.find_var(n)
-            value = var._value if var is not None else None
-            if not isinstance(value, (LoDTensor, SelectedRows)) or not value.is_initialized():
-                continue
-            dtype = value.dtype
-            if first is None or (first[1].kind not in "fc" and dtype.kind in "fc"):
-                first = (n, dtype)
-            elif dtype.kind in "fc" and dtype != first[1]:
-                raise errors.InvalidArgument(
-                    "op '%s': the data types of its inputs differ (%s is %s, %s is %s); "
-                    "override get_expected_kernel_type to say which one picks the kernel",
-                    self.type, first[0], first[1], n, dtype)
-        if first is None:
-            raise errors.PreconditionNotMet(
-                "op '%s' has no initialized input to choose its kernel's data type from; "
-                "feed its inputs, or override get_expected_kernel_type", self.type)
-        return dtype_name(first[1])
-
-    def choose_kernel(self, kernel_type: OpKernelType):
-        key = kernel_type.key()
-        entry = self._kernel_cache.get(key)
-        if entry is not None:
-            return entry
-        kernels = self.info.kernels
-        entry = kernels.get(key)
-        if entry is None and kernel_type.place.kind == "GPU":
-            entry = kernels.get((key[0], "CPU", key[2], key[3]))  # fall back to the CPU kernel
-        if entry is None:
-            raise errors.NotFound(
-                "op '%s' has no kernel for %s on %s (layout %s, library %s); registered "
-                "kernels: %s", self.type, kernel_type.dtype, kernel_type.place.kind,
-                kernel_type.layout, kernel_type.library, self.info.describe_kernels())
-        self._kernel_cache[key] = entry
-        return entry
-
-    def prepare_input_array(self, array, place):
-        """The array as the kernel sees it: on the kernel's place, read-only on the CPU."""
-        if place.kind == "CPU":
-            if is_device_array(array):
-                array = to_device(array, place)
-            if isinstance(array, np.ndarray) and array.flags.writeable:
-                array = array.view()
-                array.flags.writeable = False
-            return array
-        if not is_device_array(array):
-            array = to_device(array, place)
-        return array
-
-    def _input_signature(self, scope):
-        """What runtime infer_shape depends on: each input's shape, dtype and LoD level."""
-        sig = []
-        for _, n in self._input_list:
-            var = scope.find_var(n)
-            value = var._value if var is not None else None
-            if isinstance(value, LoDTensor):
-                data = value._data
-                if data is not None:
-                    sig.append((data.shape, data.dtype, len(value._lod)))
-                    continue
-                if value._meta is None:
-                    return None
-                sig.append((value._meta[0], value._meta[1], len(value._lod)))
-            else:
-                return None  # SelectedRows, arrays, ...: not cached
-        return tuple(sig)
-
-    def runtime_infer_shape(self, scope) -> RuntimeInferShapeContext:
-        """Run infer_shape on the scope's tensors (reusing the last result when every input
-        has the same shape, dtype and LoD level as last time: infer_shape sees nothing else)."""
-        key = self._input_signature(scope)
-        if key is not None and key == self._shape_cache_key:
-            cached = self._shape_cache
-            ctx = RuntimeInferShapeContext(self, scope)
-            ctx.expected_dims, ctx.expected_dtypes, ctx.lod_sources = cached
-            return ctx
-        ctx = RuntimeInferShapeContext(self, scope)
-        self.infer_shape(ctx)
-        if key is not None:
-            self._shape_cache_key = key
-            self._shape_cache = (ctx.expected_dims, ctx.expected_dtypes, ctx.lod_sources)
-        return ctx
-
-    def run_impl(self, scope, place, enable_inplace: bool = False, hooks=None) -> None:
-        infer_ctx = self.runtime_infer_shape(scope)
-        pool = DeviceContextPool.instance()
-        ctx = ExecutionContext(self, scope, place, pool.get(place), None, infer_ctx,
-                               enable_inplace)
-        if self._default_kernel_rule:
-            entry = self._kernel_cache.get((self._default_data_type(ctx), place.kind, "ANY",
-                                            "PLAIN"))
-            kernel_type = None
-            if entry is None:
-                kernel_type = self.get_expected_kernel_type(ctx)
-                entry = self.choose_kernel(kernel_type)
-        else:
-            kernel_type = self.get_expected_kernel_type(ctx)
-            entry = self.choose_kernel(kernel_type)
-        if entry.place != place.kind:  # CPU fallback for an op without a GPU kernel
-            from opkit.framework.place import CPUPlace
-
-            place = CPUPlace()
-            ctx = ExecutionContext(self, scope, place, pool.get(place), None, infer_ctx,
-                                   enable_inplace)
-        ctx.kernel_type = kernel_type
-        ctx.kernel_entry = entry
-        if hooks is not None:
-            hooks.before_kernel(self, ctx)
-        if place.kind == "GPU":
-            with ctx.device_context:
-                entry.fn(ctx)
-        else:
-            entry.fn(ctx)
-        for tensor in ctx.hooked:
-            tensor._alloc = None
-        self._check_outputs(ctx, infer_ctx, entry)
-        if hooks is not None:
-            hooks.after_kernel(self, ctx)
-
-    def _check_outputs(self, ctx, infer_ctx, entry) -> None:
-        kernel_dtype = np.dtype(entry.dtype)
-        for name, dims in infer_ctx.expected_dims.items():
-            if name not in ctx.written:
-                var = ctx.scope.find_var(name)
-                if var is None or not var.is_initialized():
-                    raise errors.PreconditionNotMet(
-                        "the %s kernel did not produce output variable '%s' (Output(%s)), which "
-                        "infer_shape declared", entry.describe(), name,
-                        self.slot_of(name)).with_context(self.type, name)
-                continue
-            value = ctx.scope.find_var(name).value()
-            if not isinstance(value, LoDTensor) or not value.is_initialized():
-                continue
-            shape = value.shape
-            if len(shape) != len(dims) or any(d >= 0 and d != s for d, s in zip(dims, shape)):
-                raise errors.InvalidArgument(
-                    "the %s kernel produced Output(%s) variable '%s' of shape %s, but "
-                    "infer_shape says %s", entry.describe(), self.slot_of(name), name,
-                    list(shape), list(dims)).with_context(self.type, name)
-        for name in ctx.written:
-            var = ctx.scope.find_var(name)
-            value = var.value() if var is not None else None
-            if not isinstance(value, LoDTensor) or value._data is None:
-                continue
-            actual = value._data.dtype
-            expected = infer_ctx.expected_dtypes.get(name)
-            if expected is not None:
-                if actual != np.dtype(expected):
-                    raise errors.InvalidArgument(
-                        "the %s kernel produced Output(%s) variable '%s' as %s, but "
-                        "infer_shape says %s", entry.describe(), self.slot_of(name), name,
-                        actual, expected).with_context(self.type, name)
-            elif kernel_dtype.kind == "f" and actual.kind == "f" and actual != kernel_dtype:
-                raise errors.InvalidArgument(
-                    "the %s kernel produced Output(%s) variable '%s' as %s; a float output of "
-                    "a %s kernel must be %s (or declared with set_output_dtype in "
-                    "infer_shape)", entry.describe(), self.slot_of(name), name, actual,
-                    entry.dtype, entry.dtype).with_context(self.type, name)
 
 def create_op(type: str, inputs=None, outputs=None, attrs=None) -> OperatorBase:
     """An Operator instance of the registered class of `type`."""

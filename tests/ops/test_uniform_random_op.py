@@ -1,0 +1,44 @@
+import numpy as np
+import pytest
+
+import opkit
+
+
+def _run(op_type, attrs, dtype="float32"):
+    program = opkit.Program()
+    block = program.global_block()
+    out = block.create_var(name="out", dtype=dtype)
+    block.append_op(op_type, outputs={"Out": out}, attrs=dict(attrs, dtype=dtype))
+    (value,) = opkit.Executor(opkit.CPUPlace()).run(program, fetch_list=[out])
+    return value
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_uniform_random_statistics(dtype):
+    lo, hi = -3.0, 5.0
+    v = _run("uniform_random", {"shape": [1000, 200], "min": lo, "max": hi, "seed": 10}, dtype)
+    assert v.shape == (1000, 200) and v.dtype == np.dtype(dtype)
+    assert v.min() >= lo and v.max() < hi
+    assert abs(v.mean() - (lo + hi) / 2) < 0.05
+    assert abs(v.var() - (hi - lo) ** 2 / 12) < 0.1
+    hist, _ = np.histogram(v, bins=10, range=(lo, hi))
+    assert np.all(np.abs(hist / v.size - 0.1) < 0.005)
+
+
+def test_uniform_random_seed_reproducible():
+    a = _run("uniform_random", {"shape": [50, 20], "seed": 123})
+    b = _run("uniform_random", {"shape": [50, 20], "seed": 123})
+    c = _run("uniform_random", {"shape": [50, 20], "seed": 124})
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def test_uniform_random_seed_zero_is_random():
+    a = _run("uniform_random", {"shape": [50, 20], "seed": 0})
+    b = _run("uniform_random", {"shape": [50, 20], "seed": 0})
+    assert not np.array_equal(a, b)
+
+
+def test_uniform_random_rejects_min_ge_max():
+    with pytest.raises(opkit.EnforceNotMet, match="min"):
+        _run("uniform_random", {"shape": [10], "min": 1.0, "max": 1.0})
