@@ -172,25 +172,55 @@ class OperatorWithKernel(OperatorBase):
         return dtype_name(dtype)
 
     # -- the run --------------------------------------------------------------------------
-    def _default_data_type(self, ctx) -> str:
-        first = None       # (name, dtype) of the first float input, else of the first input
+    def _scan_inputs(self, scope):
+        """One pass over the inputs: the key of the infer_shape cache (each input's shape,
+        dtype and LoD level; None when an input is not a plain tensor) and the default
+        kernel dtype (the first float input's, else the first input's) as (name, dtype)."""
+        sig = []
+        cacheable = True
+        first = None
+        find = scope.find_var
         for _, n in self._input_list:
-            var = ctx.scope.find_var(n)
+            var = find(n)
             value = var._value if var is not None else None
-            if not isinstance(value, (LoDTensor, SelectedRows)) or not value.is_initialized():
+            if value.__class__ is LoDTensor:
+                data = value._data
+                if data is not None:
+                    dtype = data.dtype
+                    sig.append((data.shape, dtype, len(value._lod)))
+                elif value._meta is not None:
+                    dtype = value._meta[1]
+                    sig.append((value._meta[0], dtype, len(value._lod)))
+                else:
+                    cacheable = False
+                    continue
+            elif isinstance(value, (LoDTensor, SelectedRows)) and value.is_initialized():
+                cacheable = False
+                dtype = value.dtype
+            else:
+                cacheable = False
                 continue
-            dtype = value.dtype
-            if first is None or (first[1].kind not in "fc" and dtype.kind in "fc"):
+            if first is None:
                 first = (n, dtype)
-            elif dtype.kind in "fc" and dtype != first[1]:
-                raise errors.InvalidArgument(
-                    "op '%s': the data types of its inputs differ (%s is %s, %s is %s); "
-                    "override get_expected_kernel_type to say which one picks the kernel",
-                    self.type, first[0], first[1], n, dtype)
+            elif dtype.kind in "fc":
+                if first[1].kind not in "fc":
+                    first = (n, dtype)
+                elif dtype != first[1] and len(first) == 2:
+                    first = (*first, n, dtype)  # a conflict, an error if the default rule runs
+        return (tuple(sig) if cacheable else None), first
+
+    def _default_data_type(self, ctx, first=False) -> str:
+        if first is False:
+            first = self._scan_inputs(ctx.scope)[1]
         if first is None:
             raise errors.PreconditionNotMet(
                 "op '%s' has no initialized input to choose its kernel's data type from; "
                 "feed its inputs, or override get_expected_kernel_type", self.type)
+        if len(first) == 4:
+            raise errors.InvalidArgument(
+                "op '%s': the data types of its inputs differ (%s is %s, %s is %s); "
+                "override get_expected_kernel_type to say which one picks the kernel",
+                self.type, *first)
         return dtype_name(first[1])
 
     def choose_kernel(self, kernel_type: OpKernelType):
@@ -213,9 +243,9 @@ class OperatorWithKernel(OperatorBase):
     def prepare_input_array(self, array, place):
         """The array as the kernel sees it: on the kernel's place, read-only on the CPU."""
         if place.kind == "CPU":
-            if is_device_array(array):
+            if array.__class__ is not np.ndarray and is_device_array(array):
                 array = to_device(array, place)
-            if isinstance(array, np.ndarray) and array.flags.writeable:
+            if array.flags.writeable and isinstance(array, np.ndarray):
                 array = array.view()
                 array.flags.writeable = False
             return array
@@ -223,34 +253,15 @@ class OperatorWithKernel(OperatorBase):
             array = to_device(array, place)
         return array
 
-    def _input_signature(self, scope):
-        """What runtime infer_shape depends on: each input's shape, dtype and LoD level."""
-        sig = []
-        for _, n in self._input_list:
-            var = scope.find_var(n)
-            value = var._value if var is not None else None
-            if isinstance(value, LoDTensor):
-                data = value._data
-                if data is not None:
-                    sig.append((data.shape, data.dtype, len(value._lod)))
-                    continue
-                if value._meta is None:
-                    return None
-                sig.append((value._meta[0], value._meta[1], len(value._lod)))
-            else:
-                return None  # SelectedRows, arrays, ...: not cached
-        return tuple(sig)
-
-    def runtime_infer_shape(self, scope) -> RuntimeInferShapeContext:
+    def runtime_infer_shape(self, scope, key=False) -> RuntimeInferShapeContext:
         """Run infer_shape on the scope's tensors (reusing the last result when every input
         has the same shape, dtype and LoD level as last time: infer_shape sees nothing else)."""
-        key = self._input_signature(scope)
-        if key is not None and key == self._shape_cache_key:
-            cached = self._shape_cache
-            ctx = RuntimeInferShapeContext(self, scope)
-            ctx.expected_dims, ctx.expected_dtypes, ctx.lod_sources = cached
-            return ctx
+        if key is False:
+            key = self._scan_inputs(scope)[0]
         ctx = RuntimeInferShapeContext(self, scope)
+        if key is not None and key == self._shape_cache_key:
+            ctx.expected_dims, ctx.expected_dtypes, ctx.lod_sources = self._shape_cache
+            return ctx
         self.infer_shape(ctx)
         if key is not None:
             self._shape_cache_key = key
@@ -258,14 +269,16 @@ class OperatorWithKernel(OperatorBase):
         return ctx
 
     def run_impl(self, scope, place, enable_inplace: bool = False, hooks=None) -> None:
-        infer_ctx = self.runtime_infer_shape(scope)
-        pool = DeviceContextPool.instance()
-        ctx = ExecutionContext(self, scope, place, pool.get(place), None, infer_ctx,
+        key, first = self._scan_inputs(scope)
+        infer_ctx = self.runtime_infer_shape(scope, key)
+        contexts = DeviceContextPool.instance()._contexts
+        device_context = contexts.get(place) or DeviceContextPool.instance().get(place)
+        ctx = ExecutionContext(self, scope, place, device_context, None, infer_ctx,
                                enable_inplace)
+        kernel_type = None
         if self._default_kernel_rule:
-            entry = self._kernel_cache.get((self._default_data_type(ctx), place.kind, "ANY",
-                                            "PLAIN"))
-            kernel_type = None
+            entry = self._kernel_cache.get((self._default_data_type(ctx, first), place.kind,
+                                            "ANY", "PLAIN"))
             if entry is None:
                 kernel_type = self.get_expected_kernel_type(ctx)
                 entry = self.choose_kernel(kernel_type)
@@ -276,8 +289,8 @@ class OperatorWithKernel(OperatorBase):
             from opkit.framework.place import CPUPlace
 
             place = CPUPlace()
-            ctx = ExecutionContext(self, scope, place, pool.get(place), None, infer_ctx,
-                                   enable_inplace)
+            ctx = ExecutionContext(self, scope, place, DeviceContextPool.instance().get(place),
+                                   None, infer_ctx, enable_inplace)
         ctx.kernel_type = kernel_type
         ctx.kernel_entry = entry
         if hooks is not None:
