@@ -317,9 +317,12 @@ class ExecutionContext:
 
     def _tensor(self, name: str, slot: str) -> LoDTensor:
         var = self.scope.find_var(name)
-        if var is None or not var.is_initialized():
+        value = var._value if var is not None else None
+        if value.__class__ is LoDTensor and value._data is not None:  # the common case
+            self.read_inputs.add(slot)
+            return value
+        if value is None or not var.is_initialized():
             raise self.op.uninitialized_error(name)
-        value = var.value()
         if isinstance(value, SelectedRows):
             value = value.value
         if not isinstance(value, LoDTensor):
@@ -395,12 +398,14 @@ class ExecutionContext:
 
     def _store(self, name: str, array, lod) -> None:
         var = self.scope.find_var(name) or self.scope.var(name)
-        if not isinstance(var.value(), LoDTensor):
-            var.set_value(LoDTensor())
-        tensor = var.value()
-        xp = self.xp
-        if not isinstance(array, xp.ndarray):
-            array = xp.asarray(array)
+        tensor = var._value
+        if not isinstance(tensor, LoDTensor):
+            tensor = LoDTensor()
+            var.set_value(tensor)
+        if array.__class__ is not np.ndarray:
+            xp = self.xp
+            if not isinstance(array, xp.ndarray):
+                array = xp.asarray(array)
         tensor._data = array
         tensor._meta = None
         tensor._no_data_reason = None
@@ -418,8 +423,8 @@ class ExecutionContext:
             tensor._lod = []
             return
         src_var = self.scope.find_var(src)
-        src_val = src_var.value() if src_var is not None else None
-        tensor._lod = [list(level) for level in getattr(src_val, "lod", [])] if src_val else []
+        src_lod = getattr(src_var._value, "_lod", None) if src_var is not None else None
+        tensor._lod = [list(level) for level in src_lod] if src_lod else []
 
     def output_tensor(self, slot: str, index: int = 0) -> LoDTensor | None:
         """The output LoDTensor, for `mutable_data(shape, dtype)` and `set_lod`."""
