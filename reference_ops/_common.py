@@ -19,6 +19,14 @@ __all__ = [
     "elementwise_infer_shape",
     "reduce_to_shape",
     "flatten_to_2d_dims",
+    "add_elementwise_proto",
+    "elementwise_grad_infer_shape",
+    "broadcast_y",
+    "as_strided",
+    "windows",
+    "paddings4",
+    "check_pair",
+    "scatter_windows",
     "UNKNOWN",
 ]
 
@@ -39,11 +47,6 @@ def numel(dims) -> int:
             return UNKNOWN
         n *= d
     return n
-
-
-def mul_dims(dims) -> int:
-    """Product of dims where an unknown factor makes the result unknown."""
-    return numel(dims)
 
 
 def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:
@@ -126,12 +129,6 @@ def reduce_to_shape(xp, grad, view_shape, target_shape):
 def flatten_to_2d_dims(dims, num_col_dims: int):
     """[prod(dims[:k]), prod(dims[k:])], -1 where a factor is unknown."""
     return [numel(dims[:num_col_dims]), numel(dims[num_col_dims:])]
-
-
-def owned(xp, arr, like=None):
-    """Return an array that owns its buffer: a copy when ``arr`` is a view or may
-    alias an input (e.g. ``xp.reshape`` / indexing results)."""
-    return xp.array(arr, copy=True)
 
 
 # --------------------------------------------------------------------------

@@ -7,7 +7,8 @@ from reference_ops._common import normalize_axis
 
 class ConcatOpMaker(OpMaker):
     def make(self):
-        self.add_input("X", "(vector<Tensor>) The input tensors of concat operator.").as_duplicable()
+        self.add_input("X", "(vector<Tensor>) The input tensors of concat operator."
+                       ).as_duplicable()
         self.add_output("Out", "(Tensor) The output tensor of concat operator.")
         self.add_attr("axis", "int", "(int, default 0) The axis along which the inputs are "
                       "joined; negative counts from the end.").set_default(0)
@@ -60,11 +61,8 @@ class ConcatGradOp(OperatorWithKernel):
     def infer_shape(self, ctx):
         enforce(ctx.has_input(grad_var_name("Out")),
                 "Input(Out@GRAD) of ConcatGradOp should not be null.")
-        # X@GRAD holds "@EMPTY@" for inputs that need no gradient: keep the dims of the others
-        wanted = [n != "@EMPTY@" for n in ctx.op.outputs.get(grad_var_name("X"), [])]
-        dims = [d for d, w in zip(ctx.get_inputs_dim("X"), wanted) if w]
-        if dims:
-            ctx.set_outputs_dim(grad_var_name("X"), dims)
+        # one shape per X; X@GRAD's "@EMPTY@" placeholders (no gradient wanted) are skipped
+        ctx.set_outputs_dim(grad_var_name("X"), ctx.get_inputs_dim("X"))
 
     def get_expected_kernel_type(self, ctx):
         return OpKernelType(self.indicate_var_data_type(ctx, grad_var_name("Out")), ctx.place)

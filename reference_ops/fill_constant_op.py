@@ -10,7 +10,8 @@ class FillConstantOpMaker(OpMaker):
     def make(self):
         self.add_output("Out", "(Tensor) Tensor of the specified shape filled with `value`.")
         self.add_attr("shape", "ints", "(list<int>) The shape of the output.")
-        self.add_attr("value", "float", "(float, default 0.0) The value to fill with.").set_default(0.0)
+        self.add_attr("value", "float", "(float, default 0.0) The value to fill with."
+                      ).set_default(0.0)
         self.add_attr("dtype", "string", "(string, default float32) The data type of the output."
                       ).set_default("float32").in_set(list(_DTYPES))
         self.add_comment(r"""FillConstant operator.

@@ -51,7 +51,9 @@ def _geometry(attrs_get, h, w):
         span = size + pad - k
         return (span + s - 1) // s + 1 if ceil else span // s + 1
 
-    return kh, kw, sh, sw, pads, out(h, kh, pads[0] + pads[1], sh), out(w, kw, pads[2] + pads[3], sw)
+    oh = out(h, kh, pads[0] + pads[1], sh)
+    ow = out(w, kw, pads[2] + pads[3], sw)
+    return kh, kw, sh, sw, pads, oh, ow
 
 
 class Pool2DOp(OperatorWithKernel):

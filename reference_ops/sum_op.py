@@ -1,6 +1,6 @@
 """sum: Out = X_0 + X_1 + ... (X duplicable)."""
 from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
-                   register_kernel, grad_var_name, enforce, errors)
+                   register_kernel, enforce, errors)
 
 
 class SumOpMaker(OpMaker):

@@ -73,13 +73,12 @@ class InferShapeContext:
             self._set_dim(self._one(names, slot, "Output"), dims)
 
     def set_outputs_dim(self, slot: str, dims_list) -> None:
-        names = self.output_names(slot)
-        if len(names) != len(dims_list):
-            raise errors.InvalidArgument(
-                "op '%s': Output(%s) holds %d variables but %d shapes were given",
-                self.op.type, slot, len(names), len(dims_list))
+        """One shape per variable of a duplicable output: either one per name the slot
+        holds (`@EMPTY@` placeholders skipped) or one per present name."""
+        names = _aligned_names(self.op, slot, len(dims_list))
         for n, d in zip(names, dims_list):
-            self._set_dim(n, d)
+            if n != EMPTY_VAR_NAME:
+                self._set_dim(n, d)
 
     def get_input_dtype(self, slot: str) -> str:
         return self._dtype(self._one(self.input_names(slot), slot, "Input"))
@@ -149,6 +148,20 @@ class CompileTimeInferShapeContext(InferShapeContext):
     def set_lod_level(self, slot: str, level: int) -> None:
         for n in self.output_names(slot):
             self._desc(n).lod_level = int(level)
+
+
+def _aligned_names(op, slot: str, count: int) -> list[str]:
+    """The output names of `slot` that `count` values line up with: all of them (with
+    `@EMPTY@` placeholders) or only the present ones."""
+    raw = op.outputs.get(slot) or []
+    if count == len(raw):
+        return raw
+    present = op._out_present.get(slot, [])
+    if count == len(present):
+        return present
+    raise errors.InvalidArgument(
+        "op '%s': Output(%s) holds %d variables (%d of them needed) but %d values were given",
+        op.type, slot, len(raw), len(present), count)
 
 
 class _UnknownShape(Exception):
@@ -387,11 +400,9 @@ class ExecutionContext:
         self._store(name, array, lod)
 
     def set_outputs(self, slot: str, arrays, lods=None) -> None:
-        names = self.op.outputs.get(slot) or []
-        if len(arrays) != len(names):
-            raise errors.InvalidArgument("op '%s': Output(%s) holds %d variables but the kernel "
-                                         "gave %d arrays", self.op.type, slot, len(names),
-                                         len(arrays))
+        """Arrays for a duplicable output: one per name the slot holds (`@EMPTY@`
+        placeholders skipped, their arrays may be None) or one per present name."""
+        names = _aligned_names(self.op, slot, len(arrays))
         for i, (n, a) in enumerate(zip(names, arrays)):
             if n and n != EMPTY_VAR_NAME:
                 self._store(n, a, lods[i] if lods else None)

@@ -1,0 +1,69 @@
+"""Findings of unchanged files, keyed by content hash, opkit version and configuration.
+
+One JSON file per configuration fingerprint under `<project root>/.opkit_cache/lint/`,
+mapping sha256(file name + content) to the findings (without the path, which is added back
+on load). Written atomically; a damaged cache is ignored.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+MAX_ENTRIES = 50_000
+
+
+def _version() -> str:
+    try:
+        from opkit.version import __version__
+    except Exception:  # noqa: BLE001
+        return "unknown"
+    return __version__
+
+
+class LintCache:
+    def __init__(self, root: Path, fingerprint: str) -> None:
+        self.folder = root / ".opkit_cache" / "lint"
+        self.path = self.folder / f"{_version()}-{fingerprint}.json"
+        self.entries: dict[str, list] = {}
+        self.dirty = False
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+            if isinstance(data, dict):
+                self.entries = data
+        except (OSError, ValueError):
+            pass
+
+    @staticmethod
+    def key(name: str, data: bytes) -> str:
+        digest = hashlib.sha256(name.encode("utf-8", "surrogateescape"))
+        digest.update(b"\0")
+        digest.update(data)
+        return digest.hexdigest()
+
+    def get(self, key: str):
+        return self.entries.get(key)
+
+    def put(self, key: str, findings: list[dict]) -> None:
+        self.entries[key] = findings
+        self.dirty = True
+
+    def save(self) -> None:
+        if not self.dirty:
+            return
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            gitignore = self.folder.parent / ".gitignore"
+            if not gitignore.exists():
+                gitignore.write_text("*\n", encoding="utf-8")
+            entries = self.entries
+            if len(entries) > MAX_ENTRIES:
+                entries = dict(list(entries.items())[-MAX_ENTRIES:])
+            fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(entries, handle, separators=(",", ":"))
+            os.replace(tmp, self.path)
+        except OSError:
+            pass  # a read-only checkout still lints, just without a cache

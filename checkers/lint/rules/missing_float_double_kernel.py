@@ -1,0 +1,58 @@
+"""OPK003 missing-float-double-kernel."""
+from __future__ import annotations
+
+from checkers.lint.astutil import UNRESOLVED
+from checkers.lint.rules.base import Report, Rule
+
+_HEAD = "from opkit import register_kernel\n\nFLOAT_TYPES = ('float32', 'float64')\n\n"
+REQUIRED = ("float32", "float64")
+
+
+class MissingFloatDoubleKernel(Rule):
+    code = "OPK003"
+    triggers = ("register_kernel",)
+    rationale = (
+        "Gradient checks run in float64 and models train in float32: every op (grad ops "
+        "included) needs both kernels on each place where it registers any. `place` defaults "
+        "to \"CPU\" and `dtypes` to both floats. Registrations whose op type, place or dtypes "
+        "the linter cannot resolve (computed in a loop or by a call) are not guessed at: an "
+        "op with such a registration is skipped, and a module registering kernels for an "
+        "unresolvable op type is skipped entirely."
+    )
+    VALID = [
+        _HEAD + "@register_kernel('relu', place=('CPU', 'GPU'), dtypes=FLOAT_TYPES)\n"
+                "def relu_kernel(ctx):\n    pass\n\n@register_kernel('relu_grad')\n"
+                "def relu_grad_kernel(ctx):\n    pass\n",
+        _HEAD + "@register_kernel('abs', dtypes='float32')\ndef abs32(ctx):\n    pass\n\n"
+                "@register_kernel('abs', dtypes='float64')\ndef abs64(ctx):\n    pass\n",
+        _HEAD + "for dt in FLOAT_TYPES[:1]:\n    register_kernel('neg', dtypes=dt)(print)\n",
+    ]
+    INVALID = [
+        _HEAD + "@register_kernel('relu', dtypes='float32')\ndef relu_kernel(ctx):\n    pass\n",
+        _HEAD + "@register_kernel('relu_grad', place='GPU', dtypes=('float64', 'float16'))\n"
+                "def relu_grad_kernel(ctx):\n    pass\n",
+    ]
+
+    def check(self, ctx):
+        index = ctx.index
+        if index.unresolved_kernel_ops:
+            return
+        by_op: dict[str, list] = {}
+        for reg in index.kernel_regs:
+            by_op.setdefault(reg.op, []).append(reg)
+        for op, regs in by_op.items():
+            if any(r.places is UNRESOLVED or r.dtypes is UNRESOLVED for r in regs):
+                continue
+            places: dict[str, set] = {}
+            first: dict[str, object] = {}
+            for reg in regs:
+                for place in reg.places:
+                    places.setdefault(place, set()).update(reg.dtypes)
+                    first.setdefault(place, reg.call)
+            for place, dtypes in places.items():
+                missing = [d for d in REQUIRED if d not in dtypes]
+                if missing:
+                    yield Report(first[place],
+                                 f"op '{op}' registers {place} kernels for "
+                                 f"{', '.join(sorted(dtypes)) or 'no dtype'} but not for "
+                                 f"{' and '.join(missing)}")
