@@ -113,3 +113,54 @@ def suite_statements(suite) -> list:
 def params(func: cst.FunctionDef) -> list[str]:
     p = func.params
     return [x.name.value for x in (*p.posonly_params, *p.params)]
+
+
+_SKIP_FIELDS = {"lpar", "rpar", "comma", "semicolon", "leading_lines", "trailing_whitespace",
+                "header", "footer", "lines_after_decorators", "equal", "colon", "dot", "lbracket",
+                "rbracket", "lbrace", "rbrace", "operator", "asynchronous", "star_tok", "arrow",
+                "newline", "indent", "whitespace", "first_line"}
+_INFO: dict[type, tuple] = {}  # type -> (child field names, is dynamic scope, is node)
+_DYNAMIC = (cst.FunctionDef, cst.For, cst.While, cst.Lambda, cst.ListComp, cst.SetComp,
+            cst.DictComp, cst.GeneratorExp)
+
+
+def _info(kind: type) -> tuple:
+    info = _INFO.get(kind)
+    if info is None:
+        import dataclasses
+
+        is_node = issubclass(kind, cst.CSTNode)
+        names = tuple(f.name for f in dataclasses.fields(kind)
+                      if f.name not in _SKIP_FIELDS and not f.name.startswith("whitespace")) \
+            if is_node else ()
+        info = _INFO[kind] = (names, issubclass(kind, _DYNAMIC), is_node)
+    return info
+
+
+def walk(root):
+    """Every node under `root` in source order, with whether it sits inside a def, a loop,
+    a lambda or a comprehension. An explicit stack: much faster than a libcst visitor (which
+    rebuilds every node) and immune to deep recursion."""
+    stack = [(root, False)]
+    pop, push = stack.pop, stack.append
+    info = _INFO
+    while stack:
+        node, dynamic = pop()
+        yield node, dynamic
+        names, scope, _ = info.get(type(node)) or _info(type(node))
+        inner = dynamic or scope
+        children = []
+        for name in names:
+            value = getattr(node, name)
+            if type(value) in (list, tuple):
+                for item in value:
+                    if (info.get(type(item)) or _info(type(item)))[2]:
+                        children.append(item)
+            elif value is not None and (info.get(type(value)) or _info(type(value)))[2]:
+                children.append(value)
+        for child in reversed(children):
+            push((child, inner))
+
+
+def calls_in(root) -> list:
+    return [node for node, _ in walk(root) if type(node) is cst.Call]

@@ -24,6 +24,32 @@ RULES: dict[str, tuple[str, str]] = {
     "OPK008": ("missing-op-comment", "an `OpMaker` without an `add_comment`, or with an empty one"),
 }
 
+# Substrings one of which must occur in a file for a rule to have anything to say. A cheap
+# pre-check made before libcst is even imported, never the decision itself (that is made on
+# the syntax tree). Rules read their triggers from here.
+ERROR_NAMES = ("InvalidArgument", "NotFound", "OutOfRange", "AlreadyExists", "ResourceExhausted",
+               "PreconditionNotMet", "PermissionDenied", "ExecutionTimeout", "Unimplemented",
+               "Unavailable", "Fatal", "External", "EnforceNotMet")
+TRIGGERS: dict[str, tuple[str, ...]] = {
+    "OPK001": ("register_kernel",),
+    "OPK002": ("enforce", *ERROR_NAMES),
+    "OPK003": ("register_kernel",),
+    "OPK004": ("register_kernel",),
+    "OPK005": ("get_expected_kernel_type",),
+    "OPK006": ("register_operator",),
+    "OPK007": ("add_input", "add_output", "add_attr"),
+    "OPK008": ("OpMaker",),
+}
+FILE_SUFFIX = {"OPK006": "_op.py"}
+
+
+def may_apply(code: str, filename: str, text: str) -> bool:
+    suffix = FILE_SUFFIX.get(code)
+    if suffix and not filename.endswith(suffix):
+        return False
+    return any(t in text for t in TRIGGERS.get(code, ()))
+
+
 HELP_URI = "https://github.com/opkit/opkit/blob/main/docs/rules.md#{anchor}"
 
 

@@ -21,9 +21,7 @@ class FileContext:
         """Every call in the module (one walk over the tree, shared by the rules)."""
         from checkers.lint.index import CallCollector
 
-        collector = CallCollector()
-        self.module.visit(collector)
-        return collector
+        return CallCollector(self.module)
 
     @cached_property
     def index(self):

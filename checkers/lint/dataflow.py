@@ -216,6 +216,13 @@ class KernelAnalysis:
                 self.eval(small.exc, state)
         elif isinstance(small, cst.Assert):
             self.eval(small.test, state)
+        elif isinstance(small, cst.Import):
+            for alias in small.names:
+                full = cst.Module([]).code_for_node(alias.name)
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    state[alias.asname.name.value] = XP if full in ("numpy", "cupy") else None
+                elif full in ("numpy", "cupy"):
+                    state[full] = XP
 
     def _delete(self, target, state: dict) -> None:
         if isinstance(target, cst.Name):

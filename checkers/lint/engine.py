@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from checkers.lint.catalog import rule_name
+from checkers.lint.catalog import may_apply, rule_name
 from checkers.lint.config import LintConfig
 from checkers.lint.findings import Finding
 from checkers.lint.source import DecodeProblem, decode
@@ -62,9 +62,12 @@ def _lint(path: str, data: bytes, config: LintConfig, fix: bool) -> FileResult:
     if problem is not None:
         return FileResult([problem])
 
+    filename = path.replace("\\", "/").rsplit("/", 1)[-1]
+    if not any(may_apply(code, filename, text) for code in config.select):
+        return FileResult([])  # nothing to look for: CPython's parse was the syntax check
+
     from checkers.lint.rules import ALL_RULES
 
-    filename = path.replace("\\", "/").rsplit("/", 1)[-1]
     probe = _Probe(filename, text)
     rules = [rule() for rule in ALL_RULES if rule.code in config.select]
     rules = [rule for rule in rules if rule.applies(probe)]

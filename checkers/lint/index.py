@@ -39,26 +39,14 @@ class Kernel:
     ops: list = field(default_factory=list)  # resolved op types (str) or UNRESOLVED
 
 
-class CallCollector(cst.CSTVisitor):
+class CallCollector:
     """One walk over the whole module: every call, with whether it sits in a def or loop."""
 
-    def __init__(self) -> None:
-        self.calls: list[tuple[cst.Call, bool]] = []
-        self._dynamic = 0
+    def __init__(self, module: cst.Module) -> None:
+        from checkers.lint.astutil import walk
 
-    def _enter(self, node) -> None:
-        self._dynamic += 1
-
-    def _leave(self, node) -> None:
-        self._dynamic -= 1
-
-    visit_FunctionDef = visit_For = visit_While = visit_Lambda = _enter
-    leave_FunctionDef = leave_For = leave_While = leave_Lambda = _leave
-    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _enter
-    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _leave
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append((node, self._dynamic > 0))
+        self.calls: list[tuple[cst.Call, bool]] = [
+            (node, dynamic) for node, dynamic in walk(module) if type(node) is cst.Call]
 
 
 class ModuleIndex:

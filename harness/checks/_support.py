@@ -158,15 +158,20 @@ def grad_outputs(case, outputs: dict) -> list[str]:
 
 
 def run_forward_backward(prepared: PreparedOp, case, hooks=None, backward: bool = True,
-                         seed: int = 2024, fwd_hooks=None) -> dict:
+                         seed: int = 2024, fwd_hooks=None, run_forward: bool = True) -> dict:
     """Run forward (and backward when the op has a gradient): {name: array} of every
-    output and every input gradient (keys 'X@GRAD')."""
-    outs = prepared.forward(hooks=fwd_hooks if fwd_hooks is not None else hooks)
+    output and every input gradient (keys 'X@GRAD'). `run_forward=False`: the forward has
+    already run; only the backward runs."""
+    if run_forward:
+        outs = prepared.forward(hooks=fwd_hooks if fwd_hooks is not None else hooks)
+    else:
+        outs = {n: prepared.array(n) for n in prepared.output_names()}
     result = {n: (None if v is None else v.copy()) for n, v in outs.items()}
     if backward and has_grad(case.op_type):
         wrt = grad_wrt(case, prepared)
         if wrt:
             cot = make_cotangents(outs, grad_outputs(case, outs), seed=seed)
+            cot = {n: c.astype(outs[n].dtype) for n, c in cot.items()}  # float32 runs
             for n, g in prepared.backward(cot, wrt, tuple(case.no_grad_set or ()),
                                           hooks=hooks).items():
                 result[n + "@GRAD"] = None if g is None else np.array(g, copy=True)
@@ -228,7 +233,7 @@ def ulp_distance(a, b) -> int:
     bits = a.dtype.itemsize * 8
 
     def ordered(x):
-        i = int(_int_view(np.array([x]))[0])
+        i = int(_int_view(np.array([x], dtype=a.dtype))[0])
         return i if i >= 0 else -(1 << (bits - 1)) - i
 
     return abs(ordered(a.item()) - ordered(b.item()))
@@ -261,9 +266,28 @@ def fmt_index(name: str, idx) -> str:
 
 
 # -- errors -------------------------------------------------------------------------------
-_SKIP_DIRS = (os.sep + "numpy" + os.sep, os.sep + "cupy" + os.sep,
-              os.sep.join(("opkit", "framework")) + os.sep, os.sep + "harness" + os.sep,
-              "<frozen", os.sep + "lib" + os.sep + "python3")
+def _skip_prefixes() -> tuple:
+    """Folders whose frames are not user code: numpy, cupy, opkit's framework, the harness
+    package itself and the standard library."""
+    import sysconfig
+
+    import harness
+    import opkit.framework
+
+    dirs = [os.path.dirname(np.__file__), os.path.dirname(opkit.framework.__file__),
+            os.path.dirname(harness.__file__), sysconfig.get_paths().get("stdlib", "")]
+    try:
+        import hypothesis
+
+        dirs.append(os.path.dirname(hypothesis.__file__))
+    except ImportError:
+        pass
+    import sys
+
+    cp = sys.modules.get("cupy")
+    if cp is not None and getattr(cp, "__file__", None):
+        dirs.append(os.path.dirname(cp.__file__))
+    return tuple(os.path.realpath(d) + os.sep for d in dirs if d)
 
 
 def user_line(exc: BaseException):
@@ -273,11 +297,12 @@ def user_line(exc: BaseException):
     while exc is not None and exc not in chain:
         chain.append(exc)
         exc = exc.__cause__ or exc.__context__
+    skip = _skip_prefixes()
     for e in reversed(chain):            # the innermost error first
         found = None
         for frame in traceback.extract_tb(e.__traceback__):
             fname = frame.filename
-            if any(part in fname for part in _SKIP_DIRS) and "broken_ops" not in fname:
+            if fname.startswith("<") or os.path.realpath(fname).startswith(skip):
                 continue
             found = frame
         if found is not None:

@@ -6,7 +6,7 @@ from typing import ClassVar, Iterator
 
 import libcst as cst
 
-from checkers.lint.catalog import RULES
+from checkers.lint.catalog import RULES, may_apply
 
 
 @dataclass(frozen=True)
@@ -24,9 +24,6 @@ class Report:
 
 class Rule:
     code: ClassVar[str]
-    #: substrings one of which must occur in a file for the rule to have anything to say;
-    #: a cheap pre-check, never the decision itself (that is made on the CST)
-    triggers: ClassVar[tuple[str, ...]] = ()
     fixable: ClassVar[bool] = False
     rationale: ClassVar[str] = ""
     VALID: ClassVar[list] = []
@@ -41,7 +38,8 @@ class Rule:
         return RULES[cls.code][1]
 
     def applies(self, ctx) -> bool:
-        return any(t in ctx.text for t in self.triggers)
+        """Cheap pre-check (see catalog.TRIGGERS): can this file have findings at all?"""
+        return may_apply(self.code, ctx.filename, ctx.text)
 
     def check(self, ctx) -> Iterator[Report]:  # pragma: no cover - abstract
         raise NotImplementedError

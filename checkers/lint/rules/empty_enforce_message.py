@@ -3,20 +3,18 @@ from __future__ import annotations
 
 import libcst as cst
 
+from checkers.lint.catalog import ERROR_NAMES
 from checkers.lint.astutil import has_star, is_string_like, keyword, positional, string_value
 from checkers.lint.rules.base import Report, Rule
 
 # enforce function -> index of its message argument
 ENFORCE = {"enforce": 1, "enforce_not_none": 1, "enforce_eq": 2, "enforce_ne": 2, "enforce_lt": 2,
            "enforce_le": 2, "enforce_gt": 2, "enforce_ge": 2}
-ERRORS = {"InvalidArgument", "NotFound", "OutOfRange", "AlreadyExists", "ResourceExhausted",
-          "PreconditionNotMet", "PermissionDenied", "ExecutionTimeout", "Unimplemented",
-          "Unavailable", "Fatal", "External", "EnforceNotMet"}
+ERRORS = set(ERROR_NAMES)
 
 
 class EmptyEnforceMessage(Rule):
     code = "OPK002"
-    triggers = ("enforce", "EnforceNotMet", *sorted(ERRORS - {"EnforceNotMet"}))
     rationale = (
         "An enforce failure is what the op author's user sees; without a message it says "
         "nothing about what went wrong. Every `enforce*` call needs its message argument and "

@@ -8,7 +8,6 @@ _HEAD = "import numpy as np\nfrom opkit import register_kernel\n\n"
 
 class InputMutation(Rule):
     code = "OPK001"
-    triggers = ("register_kernel",)
     rationale = (
         "Kernels receive their inputs as read-only views of the variables in the scope; "
         "writing to one corrupts the value other ops (and the gradient pass) read. The check "

@@ -10,7 +10,6 @@ REQUIRED = ("float32", "float64")
 
 class MissingFloatDoubleKernel(Rule):
     code = "OPK003"
-    triggers = ("register_kernel",)
     rationale = (
         "Gradient checks run in float64 and models train in float32: every op (grad ops "
         "included) needs both kernels on each place where it registers any. `place` defaults "

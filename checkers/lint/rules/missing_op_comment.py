@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from checkers.lint.astutil import argument, string_value
+from checkers.lint.astutil import argument, calls_in, string_value
 from checkers.lint.index import method
 from checkers.lint.rules.base import Report, Rule
 
@@ -12,7 +12,6 @@ _HEAD = "from opkit import OpMaker\n\n"
 
 class MissingOpComment(Rule):
     code = "OPK008"
-    triggers = ("OpMaker",)
     rationale = (
         "`add_comment(text)` is the op's documentation, with its formula; a maker without one "
         "(or with a blank one) leaves the op undocumented. A `make` that calls `super().make()` "
@@ -37,30 +36,22 @@ class MissingOpComment(Rule):
             make = method(cls, "make")
             if make is None:
                 continue
-            finder = _CommentCalls()
-            make.visit(finder)
-            if finder.super_make:
+            comments, super_make = [], False
+            for call in calls_in(make):
+                func = call.func
+                if isinstance(func, cst.Attribute):
+                    if func.attr.value == "add_comment":
+                        comments.append(call)
+                    elif func.attr.value == "make" and isinstance(func.value, cst.Call) \
+                            and isinstance(func.value.func, cst.Name) and func.value.func.value == "super":
+                        super_make = True
+            if super_make:
                 continue
-            if not finder.calls:
+            if not comments:
                 yield Report(cls.name, f"OpMaker '{cls.name.value}' has no add_comment(...) in make()")
                 continue
-            for call in finder.calls:
+            for call in comments:
                 arg = argument(call, 0, "comment")
                 text = string_value(arg) if arg is not None else ""
                 if text is not None and not text.strip():
                     yield Report(call, f"OpMaker '{cls.name.value}' has an empty add_comment(...)")
-
-
-class _CommentCalls(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.calls: list = []
-        self.super_make = False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if isinstance(func, cst.Attribute):
-            if func.attr.value == "add_comment":
-                self.calls.append(node)
-            elif func.attr.value == "make" and isinstance(func.value, cst.Call) \
-                    and isinstance(func.value.func, cst.Name) and func.value.func.value == "super":
-                self.super_make = True

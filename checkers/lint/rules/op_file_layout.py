@@ -13,7 +13,6 @@ def is_grad_op(op: str) -> bool:
 
 class OpFileLayout(Rule):
     code = "OPK006"
-    triggers = ("register_operator",)
     rationale = (
         "One forward op per file, named after it: `<x>_op.py` registers the forward op `x` "
         "and nothing else but its grad ops (an op whose type ends with `_grad` or "
@@ -30,9 +29,6 @@ class OpFileLayout(Rule):
         Example(_HEAD + "register_operator('relu', object)\nregister_operator('relu6', object)\n",
                 path="relu_op.py"),
     ]
-
-    def applies(self, ctx) -> bool:
-        return ctx.filename.endswith("_op.py") and super().applies(ctx)
 
     def check(self, ctx):
         expected = ctx.filename[: -len("_op.py")]

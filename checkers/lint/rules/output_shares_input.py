@@ -9,7 +9,6 @@ _HEAD = "import numpy as np\nfrom opkit import register_kernel, register_operato
 
 class OutputSharesInput(Rule):
     code = "OPK004"
-    triggers = ("register_kernel",)
     rationale = (
         "An output must own its buffer: an output that is the input (or a view of it) makes a "
         "later in-place update of one change the other. Declare the pair in "

@@ -5,7 +5,7 @@ import re
 
 import libcst as cst
 
-from checkers.lint.astutil import argument, string_value
+from checkers.lint.astutil import argument, calls_in, string_value
 from checkers.lint.rules.base import Report, Rule
 
 UPPER_CAMEL = re.compile(r"[A-Z][A-Za-z0-9]*\Z")
@@ -16,7 +16,6 @@ _HEAD = "from opkit import OpMaker\n\n"
 
 class SlotNaming(Rule):
     code = "OPK007"
-    triggers = ("add_input", "add_output", "add_attr")
     rationale = (
         "Paddle's conventions, which generated op descriptions and compat checks rely on: "
         "input and output slots are UpperCamelCase (start with an uppercase letter, then "
@@ -44,9 +43,11 @@ class SlotNaming(Rule):
         for cls in index.classes.values():
             if not index.is_maker(cls):
                 continue
-            finder = _Calls()
-            cls.visit(finder)
-            for call, kind in finder.calls:
+            for call in calls_in(cls):
+                func = call.func
+                kind = func.attr.value if isinstance(func, cst.Attribute) else None
+                if kind not in ("add_input", "add_output", "add_attr"):
+                    continue
                 arg = argument(call, 0, "name")
                 name = string_value(arg) if arg is not None else None
                 if name is None:
@@ -57,16 +58,6 @@ class SlotNaming(Rule):
                                       f"'{_camel(name)}')")
                 elif kind == "add_attr" and not SNAKE.match(name):
                     yield Report(arg, f"attr '{name}' is not snake_case (e.g. '{_snake(name)}')")
-
-
-class _Calls(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.calls: list = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in ("add_input", "add_output", "add_attr"):
-            self.calls.append((node, func.attr.value))
 
 
 def _camel(name: str) -> str:

@@ -11,7 +11,6 @@ INPUT_CALLS = ("input", "input_tensor", "input_var")
 
 class UncheckedKernelDtype(Rule):
     code = "OPK005"
-    triggers = ("get_expected_kernel_type",)
     fixable = True
     rationale = (
         "`get_expected_kernel_type` must take the dtype from "

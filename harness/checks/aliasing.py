@@ -1,0 +1,76 @@
+"""`aliasing`: after each kernel (forward and grad), no output shares memory with an input
+unless the op declared that pair `inplace`."""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.checks._support import (CheckContext, Hooks, combos, fail, pass_, prepare,
+                                     run_forward_backward)
+
+NAME = "aliasing"
+
+
+def shares_memory(a, b) -> bool:
+    """True when arrays `a` and `b` (numpy or cupy) overlap in memory."""
+    if a is None or b is None:
+        return False
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        if not np.may_share_memory(a, b):
+            return False
+        try:
+            return bool(np.shares_memory(a, b, max_work=10 ** 6))
+        except Exception:  # numpy's TooHardError: assume they overlap
+            return True
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return False  # host vs device
+    try:  # cupy: compare the byte ranges
+        a0, b0 = a.data.ptr, b.data.ptr
+        return a0 < b0 + max(b.nbytes, 1) and b0 < a0 + max(a.nbytes, 1) and \
+            a.data.device_id == b.data.device_id
+    except AttributeError:
+        return False
+
+
+class AliasHooks(Hooks):
+    def __init__(self):
+        super().__init__()
+        self.found = []   # (op_type, in_slot, in_var, out_slot, out_var)
+
+    def after_kernel(self, op, ctx):
+        declared = set(op.info.inplace.items()) if op.info is not None else set()
+        for out_slot, out_names in op.outputs.items():
+            for out_name in out_names:
+                if out_name not in ctx.written:
+                    continue
+                out_var = ctx.scope.find_var(out_name)
+                out_data = getattr(out_var.value(), "_data", None) if out_var else None
+                for in_slot, in_names in op.inputs.items():
+                    if (in_slot, out_slot) in declared:
+                        continue
+                    for in_name in in_names:
+                        if in_name == out_name:
+                            continue
+                        in_var = ctx.scope.find_var(in_name)
+                        in_data = getattr(in_var.value(), "_data", None) if in_var else None
+                        if shares_memory(out_data, in_data):
+                            self.found.append((op.type, in_slot, in_name, out_slot, out_name))
+
+
+def check(case, context: CheckContext) -> list:
+    runnable, results = combos(case, context, NAME)
+    for combo in runnable:
+        hooks = AliasHooks()
+        try:
+            run_forward_backward(prepare(case, combo), case, hooks=hooks, seed=context.seed)
+        except Exception as exc:
+            results.append(fail(NAME, combo, case, "the op raised before the check could "
+                                f"finish: {str(exc).splitlines()[0]}"))
+            continue
+        if hooks.found:
+            msgs = [f"op '{t}': Output({os_}) variable '{on}' shares memory with Input({is_}) "
+                    f"variable '{in_}' (declare inplace={{'{is_}': '{os_}'}} or copy)"
+                    for t, is_, in_, os_, on in dict.fromkeys(hooks.found)]
+            results.append(fail(NAME, combo, case, "; ".join(msgs)))
+        else:
+            results.append(pass_(NAME, combo, case))
+    return results

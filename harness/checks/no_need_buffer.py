@@ -1,0 +1,113 @@
+"""`no_need_buffer`: a grad kernel never reads the data of a variable its op declared
+`no_need_buffer`; it gets a data-less tensor (LoDTensor.meta_only: shape, dtype and LoD
+readable, `.data` raises naming op and variable). Also a hint (a pass with a message): the
+grad op's inputs that the kernel never touched but that are not declared no_need_buffer."""
+from __future__ import annotations
+
+from harness.checks._support import (CheckContext, Hooks, combos, fail, first_difference,
+                                     fmt_index, has_grad, pass_, prepare, run_forward_backward,
+                                     user_line, rel)
+from harness.report import SKIP
+
+NAME = "no_need_buffer"
+
+
+class MetaOnlyHooks(Hooks):
+    """Before each kernel of an op declaring no_need_buffer, swap the declared inputs for
+    meta-only tensors; restore them after. Record which input slots each kernel read."""
+
+    def __init__(self, swap: bool = True):
+        super().__init__()
+        self.swap = swap
+        self.saved = []
+        self.swapped = []        # (op_type, slot, var)
+        self.unread = {}         # op_type -> set of slots never read
+        self.declared = {}       # op_type -> declared slots
+
+    def before_kernel(self, op, ctx):
+        from opkit.framework.tensor import LoDTensor
+
+        self.saved = []
+        declared = list(op.info.no_need_buffer) if op.info is not None else []
+        self.declared[op.type] = set(declared)
+        if not self.swap:
+            return
+        for slot in declared:
+            for name in op.input_list(slot):
+                var = ctx.scope.find_var(name)
+                value = var.value() if var is not None else None
+                if not isinstance(value, LoDTensor) or value._data is None:
+                    continue
+                meta = LoDTensor.meta_only(
+                    value.shape, value.dtype, value.lod, value.place,
+                    reason=f"op '{op.type}' declared Input({slot}) no_need_buffer: variable "
+                           f"'{name}' holds no data here (only shape, dtype and LoD)")
+                self.saved.append((var, value))
+                var.set_value(meta)
+                self.swapped.append((op.type, slot, name))
+
+    def after_kernel(self, op, ctx):
+        self.restore()
+        slots = {s for s, names in op.inputs.items() if names}
+        unread = slots - set(ctx.read_inputs) - self.declared.get(op.type, set())
+        if op.type in self.unread:
+            self.unread[op.type] &= unread      # never read in any run of that op
+        else:
+            self.unread[op.type] = set(unread)
+
+    def restore(self):
+        for var, value in self.saved:
+            var.set_value(value)
+        self.saved = []
+
+
+def check(case, context: CheckContext) -> list:
+    if not has_grad(case.op_type):
+        return [CheckResult_skip(case, f"op '{case.op_type}' has no gradient")]
+    runnable, results = combos(case, context, NAME)
+    for combo in runnable:
+        try:
+            plain = run_forward_backward(prepare(case, combo), case, seed=context.seed)
+        except Exception as exc:
+            results.append(fail(NAME, combo, case, "the op raised before the check could "
+                                f"finish: {str(exc).splitlines()[0]}"))
+            continue
+        hooks = MetaOnlyHooks()
+        prepared = prepare(case, combo)
+        try:
+            got = run_forward_backward(prepared, case, hooks=hooks, seed=context.seed,
+                                       fwd_hooks=Hooks())
+        except Exception as exc:
+            hooks.restore()
+            where = user_line(exc)
+            loc = f" (at {rel(where[0])}:{where[1]}: {where[2]})" if where else ""
+            results.append(fail(NAME, combo, case, str(exc).splitlines()[0] + loc))
+            continue
+        problem = None
+        for name, value in plain.items():
+            if not name.endswith("@GRAD"):
+                continue
+            diff = first_difference(value, got.get(name))
+            if diff is not None:
+                problem = (f"{name} differs when the no_need_buffer inputs hold no data"
+                           + (f" at {fmt_index(name, diff[0])}" if isinstance(diff, tuple)
+                              else f": {diff}"))
+                break
+        if problem:
+            results.append(fail(NAME, combo, case, problem))
+            continue
+        declared = sorted({f"{t}:{s}" for t, s, _ in hooks.swapped})
+        hints = [f"op '{t}' never reads Input({s}): it could be declared no_need_buffer"
+                 for t, slots in sorted(hooks.unread.items()) for s in sorted(slots)]
+        msg = ("data-less " + ", ".join(declared) + " ok") if declared else \
+            "no no_need_buffer declarations"
+        if hints:
+            msg += "; hint: " + "; ".join(hints)
+        results.append(pass_(NAME, combo, case, msg))
+    return results
+
+
+def CheckResult_skip(case, message):
+    from harness.report import CheckResult
+
+    return CheckResult(NAME, SKIP, "", "", case.name, message)

@@ -1,0 +1,76 @@
+"""`places`: CPU and GPU give the same outputs and gradients (within a tolerance: GPU
+reductions may add in another order). Skipped, with the reason, where no GPU is usable."""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.checks._support import (CheckContext, Combo, fail, fmt_index,
+                                     gpu_unavailable_reason, pass_, prepare,
+                                     run_forward_backward)
+from harness.report import SKIP, CheckResult
+
+NAME = "places"
+TOLERANCE = {"float32": (1e-5, 1e-4), "float64": (1e-12, 1e-9), "": (1e-12, 1e-9)}  # atol, rtol
+
+
+def check(case, context: CheckContext) -> list:
+    from opkit.registry import op_info
+
+    kernels = op_info(case.op_type).kernel_places()
+
+    def skip(msg, dtype=""):
+        return CheckResult(NAME, SKIP, "GPU", dtype, case.name, msg)
+
+    if "GPU" not in context.selected_places() or "CPU" not in context.selected_places():
+        return [skip("needs both CPU and GPU selected (--opkit-place / settings)")]
+    if "GPU" not in kernels:
+        return [skip(f"op '{case.op_type}' has no GPU kernel")]
+    reason = gpu_unavailable_reason()
+    if reason:
+        return [skip(f"GPU not usable: {reason}")]
+    from harness.checks._support import combos
+
+    runnable, results = combos(case, context, NAME)
+    for combo in [c for c in runnable if c.place == "GPU"]:
+        if combo.dtype and combo.dtype not in kernels.get("CPU", []):
+            results.append(skip(f"no CPU {combo.dtype} kernel to compare with", combo.dtype))
+            continue
+        atol, rtol = TOLERANCE.get(combo.dtype, TOLERANCE[""])
+        atol = max(atol, float(case.options.get("places_atol", 0)))
+        rtol = max(rtol, float(case.options.get("places_rtol", 0)))
+        try:
+            cpu = run_forward_backward(prepare(case, Combo("CPU", combo.dtype)), case,
+                                       seed=context.seed)
+            gpu = run_forward_backward(prepare(case, combo), case, seed=context.seed)
+        except Exception as exc:
+            results.append(fail(NAME, combo, case, "the op raised before the check could "
+                                f"finish: {str(exc).splitlines()[0]}"))
+            continue
+        worst, problem = 0.0, None
+        for name, a in cpu.items():
+            b = gpu.get(name)
+            if a is None or b is None:
+                if (a is None) != (b is None):
+                    problem = problem or f"{name}: produced on one place only"
+                continue
+            if a.shape != b.shape:
+                problem = problem or f"{name}: CPU shape {a.shape}, GPU shape {b.shape}"
+                continue
+            if a.dtype.kind not in "fc":
+                if not np.array_equal(a, b):
+                    problem = problem or f"{name}: CPU and GPU differ"
+                continue
+            err = np.abs(a.astype(np.float64) - b.astype(np.float64))
+            bad = err > atol + rtol * np.abs(a.astype(np.float64))
+            if err.size:
+                worst = max(worst, float(np.nanmax(err)) if not np.isnan(err).all() else 0.0)
+            if bad.any() and problem is None:
+                idx = np.unravel_index(int(np.flatnonzero(bad)[0]), a.shape)
+                problem = (f"{fmt_index(name, idx)}: CPU {a[idx].item()!r}, GPU {b[idx].item()!r} "
+                           f"(atol {atol}, rtol {rtol})")
+        if problem:
+            results.append(fail(NAME, combo, case, problem, worst))
+        else:
+            results.append(CheckResult(NAME, "pass", "GPU", combo.dtype, case.name,
+                                       "CPU and GPU agree", worst))
+    return results

@@ -1,0 +1,168 @@
+"""Find OpTest classes under test paths and the op each one tests.
+
+`op_type` is set in `setUp`, so every candidate class is instantiated (as unittest does:
+`cls("runTest")`) and its `setUp` run, with the global random generators seeded first. Test
+paths come from `--tests` or `[tool.opkit] tests` in pyproject.toml (relative to that file).
+"""
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import random
+import sys
+import unittest
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["DiscoveredTest", "Discovery", "discover", "test_paths", "seed_all",
+           "instantiate", "is_optest_class"]
+
+
+@dataclass
+class DiscoveredTest:
+    cls: type
+    op_type: str | None
+    path: str
+    error: str | None = None        # setUp raised: the message
+
+    @property
+    def name(self) -> str:
+        return self.cls.__name__
+
+    @property
+    def source(self) -> str:
+        return f"{self.path}::{self.cls.__name__}"
+
+
+@dataclass
+class Discovery:
+    tests: list[DiscoveredTest] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)   # files that failed to import, ...
+
+    def by_op(self) -> dict[str, list[DiscoveredTest]]:
+        out: dict[str, list[DiscoveredTest]] = {}
+        for t in self.tests:
+            if t.op_type:
+                out.setdefault(t.op_type, []).append(t)
+        return out
+
+
+def seed_all(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % (2 ** 32))
+
+
+def test_paths(explicit: list[str] | None = None) -> list[Path]:
+    """--tests paths (relative to the working directory), else `[tool.opkit] tests`
+    (relative to the pyproject.toml), else ./tests/ops when it exists."""
+    if explicit:
+        return [Path(p) for p in explicit]
+    from opkit.cli.config import load_config
+
+    table, pyproject = load_config()
+    entries = table.get("tests") or []
+    if isinstance(entries, str):
+        entries = [entries]
+    base = pyproject.parent if pyproject else Path.cwd()
+    if entries:
+        return [p if p.is_absolute() else base / p for p in map(Path, entries)]
+    default = Path.cwd() / "tests" / "ops"
+    return [default] if default.is_dir() else []
+
+
+def _test_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
+    files, problems = [], []
+    for p in paths:
+        if p.is_dir():
+            found = sorted(f for f in p.rglob("*.py") if (f.name.startswith("test_") or
+                                                          f.name.endswith("_test.py")))
+            files.extend(f for f in found if "__pycache__" not in f.parts)
+        elif p.is_file():
+            files.append(p)
+        else:
+            problems.append(f"--tests {p}: no such file or folder")
+    seen, out = set(), []
+    for f in files:
+        r = f.resolve()
+        if r not in seen:
+            seen.add(r)
+            out.append(f)
+    return out, problems
+
+
+def _import_test_file(path: Path):
+    resolved = path.resolve()
+    name = "opkit_tests." + "_".join(resolved.with_suffix("").parts[-3:]).replace("-", "_")
+    if name in sys.modules:
+        return sys.modules[name]
+    folder = str(resolved.parent)
+    added = folder not in sys.path
+    if added:
+        sys.path.insert(0, folder)        # sibling helpers, as pytest's rootdir insertion
+    try:
+        spec = importlib.util.spec_from_file_location(name, resolved)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(name, None)
+            raise
+        return module
+    finally:
+        if added and folder in sys.path:
+            sys.path.remove(folder)
+
+
+def is_optest_class(obj) -> bool:
+    if not inspect.isclass(obj) or not issubclass(obj, unittest.TestCase):
+        return False
+    mro_names = [c.__name__ for c in obj.__mro__]
+    if "OpTest" not in mro_names or obj.__name__ == "OpTest":
+        return False
+    if obj.__module__.startswith("harness."):
+        return False
+    return getattr(obj, "__test__", True) is not False
+
+
+def instantiate(cls, seed: int):
+    """An OpTest instance with setUp run (global RNGs seeded first)."""
+    test = cls("runTest")
+    seed_all(seed)
+    test.setUp()
+    return test
+
+
+def discover(paths: list[str | Path] | None = None, seed: int = 2024) -> Discovery:
+    """Import the test files under `paths` and set up every OpTest class found there."""
+    result = Discovery()
+    files, result.problems = _test_files([Path(p) for p in (paths or [])] if paths
+                                         else test_paths())
+    for f in files:
+        try:
+            module = _import_test_file(f)
+        except unittest.SkipTest as exc:
+            result.problems.append(f"{f}: skipped ({exc})")
+            continue
+        except BaseException as exc:  # noqa: BLE001 - a broken test file is reported
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            result.problems.append(f"{f}: cannot import: {type(exc).__name__}: {exc}")
+            continue
+        for _, cls in sorted(vars(module).items()):
+            if not is_optest_class(cls) or cls.__module__ != module.__name__:
+                continue
+            test = None
+            try:
+                test = cls("runTest")
+                seed_all(seed)
+                test.setUp()
+                result.tests.append(DiscoveredTest(cls, getattr(test, "op_type", None), str(f)))
+            except unittest.SkipTest:
+                continue
+            except Exception as exc:  # noqa: BLE001 - reported on the op (or as a problem)
+                result.tests.append(DiscoveredTest(cls, getattr(test, "op_type", None), str(f),
+                                                   f"setUp raised {type(exc).__name__}: {exc}"))
+    return result

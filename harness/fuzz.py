@@ -1,0 +1,194 @@
+"""`opkit test OP --fuzz N`: property-based cases drawn with hypothesis.
+
+From each OpTest of the op that defines `reference(inputs, attrs)`: N cases with inputs
+shaped around the test's own (`harness.strategies.case_inputs`: dims remapped consistently,
+LoD with empty sequences) and attrs within their checkers' ranges and `in_set` values (half
+of the draws keep the test's attrs). Each case runs the output, gradient (when the OpTest
+checks gradients) and mutation checks. A draw the reference rejects (it raises), or that the
+op refuses with a typed error from infer_shape/attr checking (InvalidArgument, ...), is not a
+failure; a kernel error or a failed check is. Hypothesis then shrinks the failure to a
+minimal case, printed as a ready-to-paste OpTest in the `fuzz` result's message.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.case import Case
+from harness.checks._support import CheckContext
+from harness.discovery import instantiate, seed_all
+from harness.report import FAIL, PASS, SKIP, CheckResult
+
+__all__ = ["fuzz_op", "fuzz_test", "format_optest"]
+
+FUZZ_CHECKS = ("output", "grad", "mutation")
+
+
+class _Rejected(Exception):
+    pass
+
+
+def _refused(exc) -> bool:
+    """An op refusing a drawn case on purpose (a typed opkit error other than External)."""
+    from opkit.framework import errors
+
+    return isinstance(exc, errors.EnforceNotMet) and not isinstance(exc, errors.External)
+
+
+def _run_case_checks(case: Case, context: CheckContext, with_grad: bool) -> list[CheckResult]:
+    from harness.checks import mutation, optest
+
+    results = list(optest.check_output(case, context))
+    if with_grad:
+        results += optest.check_grad(case, context)
+    results += mutation.check(case, context)
+    return results
+
+
+def _literal(value, indent: int = 0) -> str:
+    if isinstance(value, np.ndarray):
+        prefix = " " * indent + "np.array("
+        body = np.array2string(value, separator=", ", threshold=10 ** 6,
+                               floatmode="unique", max_line_width=96, prefix=prefix)
+        return f"np.array({body}, dtype=\"{value.dtype}\")"
+    if isinstance(value, tuple) and len(value) == 2:
+        return f"({_literal(value[0], indent + 1)}, {value[1]!r})"
+    if isinstance(value, list):
+        return "[" + ", ".join(f"({n!r}, {_literal(v, indent + 3 + len(repr(n)))})"
+                               for n, v in value) + "]"
+    return repr(value)
+
+
+def format_optest(case: Case, base_name: str = "TestFuzz") -> str:
+    """The case as a ready-to-paste OpTest class."""
+    lines = ["import numpy as np", "from harness import OpTest", "", "",
+             f"class {base_name}Minimal(OpTest):",
+             "    def setUp(self):",
+             f"        self.op_type = {case.op_type!r}",
+             "        self.inputs = {"]
+    for slot, value in case.inputs.items():
+        lines.append(f"            {slot!r}: {_literal(value, 14 + len(repr(slot)))},")
+    lines += ["        }", f"        self.attrs = {case.attrs!r}",
+              "        self.outputs = {"]
+    for slot, value in case.outputs.items():
+        lines.append(f"            {slot!r}: {_literal(value, 14 + len(repr(slot)))},")
+    lines += ["        }", "", "    def test_check_output(self):", "        self.check_output()"]
+    if case.grad_inputs:
+        names = list(case.grad_outputs) or [
+            slot for slot, v in case.outputs.items()
+            if np.asarray(v[0] if isinstance(v, tuple) else v).dtype.kind == "f"][:1]
+        outs = names[0] if len(names) == 1 else names
+        lines += ["", "    def test_check_grad(self):",
+                  f"        self.check_grad({list(case.grad_inputs)!r}, {outs!r})"]
+    return "\n".join(lines) + "\n"
+
+
+def fuzz_test(cls, n: int, seed: int = 2024, timeout=None) -> list[CheckResult]:
+    """Fuzz one OpTest class: [a `fuzz` CheckResult]."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import seed as hyp_seed
+    from hypothesis import strategies as st
+
+    from harness import strategies as hs
+    from harness.run import case_from_test
+    from opkit.registry import op_info
+
+    name = f"fuzz:{cls.__name__}"
+    test = instantiate(cls, seed)
+    reference = getattr(test, "reference", None)
+    if not callable(reference):
+        return [CheckResult("fuzz", SKIP, "", "", name,
+                            f"{cls.__name__} defines no reference(inputs, attrs)")]
+    # the test's own check_grad arguments (recorded by OpTest when its methods ran)
+    from harness.checks.optest import run_optest_methods
+
+    try:
+        run_optest_methods(test, cls.__name__)
+    except Exception:
+        pass
+    base = case_from_test(test)
+    with_grad = bool(base.grad_inputs)
+    proto = op_info(test.op_type).proto
+    attrs_strategy = st.just(dict(test.attrs or {}))
+    if proto is not None and proto.attrs:
+        attrs_strategy = st.one_of(attrs_strategy, hs.attrs_for(proto, test.attrs or {}))
+    stats = {"ran": 0, "rejected": 0}
+    last_failure: dict = {}
+
+    @hyp_seed(seed)
+    @settings(max_examples=max(1, n), deadline=None, database=None, derandomize=False,
+              suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
+              print_blob=False)
+    @given(inputs=hs.case_inputs(test.inputs), attrs=attrs_strategy)
+    def prop(inputs, attrs):
+        from hypothesis import assume
+
+        try:
+            outputs = reference(inputs, attrs)
+        except Exception:
+            stats["rejected"] += 1
+            assume(False)
+        case = Case(name=f"{name}", op_type=test.op_type, inputs=inputs, attrs=attrs,
+                    outputs=outputs, reference=reference, no_check_set=base.no_check_set,
+                    grad_inputs=list(base.grad_inputs), grad_outputs=list(base.grad_outputs),
+                    no_grad_set=base.no_grad_set, options=dict(base.options or {}))
+        context = CheckContext(seed=seed, places=("CPU",), timeout=None)
+        results = _run_case_checks(case, context, with_grad)
+        refused = [r for r in results if r.status == FAIL and "External" not in r.message
+                   and _looks_refused(r.message)]
+        if refused and len(refused) == len([r for r in results if r.status == FAIL]):
+            stats["rejected"] += 1
+            assume(False)
+        failed = [r for r in results if r.status == FAIL]
+        if failed and all(r.check == "grad" for r in failed):
+            # a drawn point within numeric_grad_delta of a kink (relu at 0, clip at min/max)
+            # is not a bug: if a 10x smaller delta agrees, the case is not smooth enough
+            from harness.checks import optest
+
+            delta = float(case.options.get("numeric_grad_delta", 0.005))
+            finer = Case(**{**case.__dict__, "options": {**case.options,
+                                                         "numeric_grad_delta": delta / 10}})
+            if not any(r.status == FAIL for r in optest.check_grad(finer, context)):
+                stats["rejected"] += 1
+                assume(False)
+        stats["ran"] += 1
+        if failed:
+            last_failure["case"] = case
+            last_failure["results"] = failed
+            raise AssertionError(failed[0].message)
+
+    seed_all(seed)
+    try:
+        prop()
+    except AssertionError:
+        pass
+    except Exception as exc:  # hypothesis errors (Unsatisfiable, ...) or an unexpected one
+        if "case" not in last_failure:
+            return [CheckResult("fuzz", SKIP if "Unsatisfiable" in type(exc).__name__
+                                else FAIL, "", "", name,
+                                f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")]
+    if "case" in last_failure:
+        case, failed = last_failure["case"], last_failure["results"]
+        first = failed[0]
+        msg = (f"{first.check} failed on a generated case (seed {seed}): {first.message}\n"
+               f"minimal case:\n{format_optest(case, cls.__name__)}")
+        return [CheckResult("fuzz", FAIL, first.place, first.dtype, name, msg)]
+    return [CheckResult("fuzz", PASS, "CPU", "", name,
+                        f"{stats['ran']} generated cases passed output"
+                        f"{', grad' if with_grad else ''} and mutation"
+                        f" ({stats['rejected']} rejected)")]
+
+
+def _looks_refused(message: str) -> bool:
+    return any(kind in message for kind in ("InvalidArgument", "OutOfRange", "NotFound",
+                                            "PreconditionNotMet", "Unimplemented"))
+
+
+def fuzz_op(op_type: str, classes, n: int, seed: int = 2024, timeout=None) -> list:
+    """Fuzz every OpTest class of an op (the first one that has a reference, and each after
+    it): a list of `fuzz` CheckResults."""
+    results = []
+    for cls in classes:
+        results.extend(fuzz_test(cls, n, seed, timeout))
+    if not results:
+        results.append(CheckResult("fuzz", SKIP, "", "", f"fuzz:{op_type}", "no OpTest"))
+    return results

@@ -1,0 +1,422 @@
+"""Run every check of every case of an op, isolating failures.
+
+- Each check runs inside try/except: a kernel that raises is a failed check with its message.
+- Each check has a time limit (`timeout`, seconds): in a worker process a hang is cut by
+  SIGALRM (Python-level loops) and, as a backstop, by the parent killing the worker; the
+  hung check becomes a failed check and the run goes on.
+- With `isolate=True` (what `opkit test` does) every case runs in a forked worker process,
+  so a kernel that crashes the interpreter (segfault, os._exit) is a failed check too.
+  `jobs` workers run side by side (our own fork-based pool: the checks are not pytest items,
+  so pytest-xdist would add a second collection and a result channel for nothing).
+- Seeds are fixed: the global numpy/random generators are seeded with `seed` before every
+  setUp and every check; the seed is in every report.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+
+from harness.case import Case
+from harness.checks._support import CheckContext
+from harness.checks.registry import all_checks, get_check
+from harness.discovery import DiscoveredTest, seed_all
+from harness.report import FAIL, PASS, SKIP, CheckResult
+
+__all__ = ["OpReport", "run_case", "run_test", "run_ops", "Task", "case_from_test",
+           "DEFAULT_TIMEOUT", "CheckTimeout"]
+
+DEFAULT_TIMEOUT = 120.0
+
+
+class CheckTimeout(BaseException):
+    """Raised by the alarm when a check runs past its time limit."""
+
+
+@dataclass
+class OpReport:
+    op: str
+    results: list[CheckResult] = field(default_factory=list)
+    cases: list[str] = field(default_factory=list)
+    note: str = ""              # e.g. why the whole op was skipped
+
+    @property
+    def status(self) -> str:
+        if any(r.status == FAIL for r in self.results):
+            return FAIL
+        if self.results and all(r.status == SKIP for r in self.results):
+            return SKIP
+        return PASS if self.results else SKIP
+
+    def to_json(self) -> dict:
+        data = {"op": self.op, "status": self.status,
+                "checks": [r.to_json() for r in self.results]}
+        if self.note:
+            data["message"] = self.note
+        return data
+
+
+def case_from_test(test, source: str = "") -> Case:
+    """The Case an OpTest instance describes (its own `to_case()` when it has one)."""
+    to_case = getattr(test, "to_case", None)
+    if callable(to_case):
+        case = to_case()
+    else:
+        reference = getattr(test, "reference", None)
+        case = Case(name=type(test).__name__, op_type=test.op_type,
+                    inputs=getattr(test, "inputs", {}) or {},
+                    attrs=getattr(test, "attrs", {}) or {},
+                    outputs=getattr(test, "outputs", {}) or {},
+                    reference=reference if callable(reference) else None)
+    if source and not case.source:
+        case.source = source
+    skips = getattr(test, "opkit_skip", None)
+    if skips:
+        case.options = dict(case.options or {})
+        case.options.setdefault("skip", {}).update(skips)
+    return case
+
+
+# -- running checks in this process --------------------------------------------------------
+def _alarm(seconds):
+    """Context manager: raise CheckTimeout after `seconds` (main thread only; else no-op)."""
+    import contextlib
+    import threading
+
+    @contextlib.contextmanager
+    def guard():
+        usable = (seconds and hasattr(signal, "setitimer") and
+                  threading.current_thread() is threading.main_thread())
+        if not usable:
+            yield
+            return
+
+        def on_alarm(signum, frame):
+            raise CheckTimeout()
+
+        old = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, float(seconds))
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+
+    return guard()
+
+
+def _selected_specs(checks):
+    if checks is None:
+        return [s for s in all_checks() if s.default]
+    return [get_check(name) for name in checks]
+
+
+def run_checks(case: Case, context: CheckContext, checks=None, first_case: bool = True,
+               emit=None) -> list[CheckResult]:
+    """Every selected check on one case; each isolated (errors and time limit)."""
+    out: list[CheckResult] = []
+    skip_map = (case.options or {}).get("skip", {}) if case.options else {}
+    for spec in _selected_specs(checks):
+        if not spec.per_case and not first_case:
+            continue
+        if emit:
+            emit(("start", spec.name))
+        if spec.name in skip_map:
+            got = [CheckResult(spec.name, SKIP, "", "", case.name, str(skip_map[spec.name]))]
+        else:
+            got = _run_one(spec, case, context)
+        for r in got:
+            if not r.case:
+                r.case = case.name
+        out.extend(got)
+        if emit:
+            emit(("results", got))
+    return out
+
+
+def _run_one(spec, case, context) -> list[CheckResult]:
+    try:
+        fn = spec.function()
+    except (ImportError, AttributeError) as exc:
+        return [CheckResult(spec.name, SKIP, "", "", case.name,
+                            f"check '{spec.name}' is not available: {exc}")]
+    seed_all(context.seed)
+    started = time.monotonic()
+    try:
+        with _alarm(context.timeout):
+            got = list(fn(case, context) or [])
+    except CheckTimeout:
+        return [CheckResult(spec.name, FAIL, "", "", case.name,
+                            f"timed out after {context.timeout:g}s: the op (or the check) "
+                            f"hangs")]
+    except Exception as exc:  # noqa: BLE001 - a failing kernel is a failed check
+        from harness.checks._support import describe_error
+
+        return [CheckResult(spec.name, FAIL, "", "", case.name,
+                            f"raised {type(exc).__name__}: {describe_error(exc)}")]
+    finally:
+        context.cache.setdefault("durations", {})[spec.name] = time.monotonic() - started
+    return got
+
+
+def run_case(case: Case, checks=None, seed: int = 2024, timeout: float | None = None,
+             test=None, first_case: bool = True, **context_options) -> list[CheckResult]:
+    """Run the checks on a hand-made (or converted) Case in this process."""
+    context = CheckContext(seed=seed, timeout=timeout, test=test, **context_options)
+    return run_checks(case, context, checks, first_case)
+
+
+def run_test(discovered: DiscoveredTest, checks=None, seed: int = 2024,
+             timeout: float | None = None, first_case: bool = True, emit=None,
+             **context_options) -> list[CheckResult]:
+    """Set up an OpTest class afresh (seeded) and run the checks on it, in this process."""
+    name = discovered.name
+    if discovered.error:
+        return [CheckResult("output", FAIL, "", "", name, discovered.error)]
+    test = discovered.cls("runTest")
+    seed_all(seed)
+    try:
+        test.setUp()
+    except Exception as exc:  # noqa: BLE001
+        return [CheckResult("output", FAIL, "", "", name,
+                            f"setUp raised {type(exc).__name__}: {exc}")]
+    context = CheckContext(seed=seed, timeout=timeout, test=test, **context_options)
+    wanted = [s.name for s in _selected_specs(checks)]
+    pre = []
+    if any(n in ("output", "grad") for n in wanted):
+        # the OpTest's own methods first: they record grad_inputs/grad_outputs on its Case
+        from harness.checks.optest import run_optest_methods
+
+        if emit:
+            emit(("start", "output"))
+        seed_all(seed)
+        try:
+            with _alarm(timeout):
+                context.cache["optest"] = run_optest_methods(test, name)
+        except CheckTimeout:
+            pre = [CheckResult("output", FAIL, "", "", name,
+                               f"timed out after {timeout:g}s in the OpTest's test methods")]
+            context.cache["optest"] = []
+    try:
+        case = case_from_test(test, discovered.source)
+    except Exception as exc:  # noqa: BLE001
+        return pre + [CheckResult("output", FAIL, "", "", name,
+                                  f"cannot make a Case of {name}: {type(exc).__name__}: {exc}")]
+    results = run_checks(case, context, checks, first_case, emit)
+    return pre + results
+
+
+# -- tasks, workers and the pool -----------------------------------------------------------
+@dataclass
+class Task:
+    op: str
+    kind: str                       # "test" | "fuzz" | "case"
+    test: DiscoveredTest | None = None
+    tests: list = field(default_factory=list)   # fuzz: every OpTest of the op
+    case: Case | None = None
+    first_case: bool = True
+    name: str = ""
+
+
+def _execute(task: Task, checks, seed, timeout, fuzz, emit, context_options):
+    if task.kind == "fuzz":
+        from harness.fuzz import fuzz_op
+
+        emit(("start", "fuzz"))
+        results = fuzz_op(task.op, [t.cls for t in task.tests], fuzz, seed=seed,
+                          timeout=timeout)
+        emit(("results", results))
+        return
+    if task.kind == "case":
+        context = CheckContext(seed=seed, timeout=timeout, **context_options)
+        run_checks(task.case, context, checks, task.first_case, emit)
+        return
+    run_test(task.test, checks, seed, timeout, task.first_case, emit, **context_options)
+
+
+def _worker(conn, task, checks, seed, timeout, fuzz, context_options):
+    def emit(msg):
+        conn.send(msg)
+
+    try:
+        sys.stdin = open(os.devnull)  # noqa: SIM115
+    except OSError:
+        pass
+    try:
+        import faulthandler
+
+        faulthandler.disable()   # a crashing kernel is reported by the parent, not dumped
+    except Exception:
+        pass
+    try:
+        _execute(task, checks, seed, timeout, fuzz, emit, context_options)
+        conn.send(("done", None))
+    except BaseException as exc:  # noqa: BLE001
+        conn.send(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"))
+    finally:
+        conn.close()
+
+
+def _task_name(task: Task) -> str:
+    if task.name:
+        return task.name
+    if task.kind == "test":
+        return task.test.name
+    if task.kind == "case":
+        return task.case.name
+    return "fuzz"
+
+
+def _crash_message(exitcode) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"the worker process crashed ({name})"
+    return f"the worker process exited with status {exitcode}"
+
+
+def _can_fork() -> bool:
+    if not hasattr(os, "fork") or "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    # a process that already initialised CUDA must not fork (the child's CUDA is unusable)
+    try:
+        from opkit.framework.device import DeviceContextPool
+
+        pool = DeviceContextPool._instance
+        if pool is not None and any(p.kind == "GPU" for p in pool._contexts):
+            return False
+    except Exception:
+        pass
+    return True
+
+
+def run_tasks(tasks: list[Task], checks=None, seed: int = 2024,
+              timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1, isolate: bool = True,
+              fuzz: int = 0, on_task_done=None, context_options=None) -> dict[int, list]:
+    """Run tasks; {task index: [CheckResult, ...]}. `on_task_done(index)` after each."""
+    context_options = dict(context_options or {})
+    out: dict[int, list] = {}
+    if not isolate or not _can_fork():
+        for i, task in enumerate(tasks):
+            got: list = []
+
+            def emit(msg, got=got):
+                if msg[0] == "results":
+                    got.extend(msg[1])
+
+            try:
+                _execute(task, checks, seed, timeout, fuzz, emit, context_options)
+            except Exception as exc:  # noqa: BLE001
+                got.append(CheckResult("output", FAIL, "", "", _task_name(task),
+                                       f"the harness failed: {type(exc).__name__}: {exc}"))
+            out[i] = got
+            if on_task_done:
+                on_task_done(i)
+        return out
+
+    ctx = multiprocessing.get_context("fork")
+    n_checks = max(1, len(_selected_specs(checks)))
+    backstop = None if not timeout else timeout * (n_checks + 2) + 10
+    pending = list(enumerate(tasks))
+    running = {}   # conn -> (index, process, started, current check)
+    jobs = max(1, int(jobs or 1))
+    from multiprocessing.connection import wait
+
+    while pending or running:
+        while pending and len(running) < jobs:
+            i, task = pending.pop(0)
+            parent, child = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_worker, args=(child, task, checks, seed, timeout, fuzz,
+                                                     context_options), daemon=True)
+            proc.start()
+            child.close()
+            out[i] = []
+            running[parent] = [i, proc, time.monotonic(), None]
+        ready = wait(list(running), timeout=0.5)
+        for conn in ready:
+            i, proc, started, current = running[conn]
+            finished = False
+            try:
+                msg = conn.recv()
+            except (EOFError, OSError):
+                proc.join(5)
+                out[i].append(CheckResult(current or "output", FAIL, "", "",
+                                          _task_name(tasks[i]),
+                                          f"{_crash_message(proc.exitcode)} while running "
+                                          f"check '{current or '?'}'"))
+                finished = True
+            else:
+                if msg[0] == "start":
+                    running[conn][3] = msg[1]
+                elif msg[0] == "results":
+                    out[i].extend(msg[1])
+                    running[conn][3] = None
+                elif msg[0] == "error":
+                    out[i].append(CheckResult(current or "output", FAIL, "", "",
+                                              _task_name(tasks[i]),
+                                              f"the harness failed: {msg[1].splitlines()[0]}"))
+                    finished = True
+                elif msg[0] == "done":
+                    finished = True
+            if finished:
+                proc.join(5)
+                conn.close()
+                del running[conn]
+                if on_task_done:
+                    on_task_done(i)
+        now = time.monotonic()
+        for conn, (i, proc, started, current) in list(running.items()):
+            if backstop and now - started > backstop:
+                proc.kill()
+                proc.join(5)
+                out[i].append(CheckResult(current or "output", FAIL, "", "",
+                                          _task_name(tasks[i]),
+                                          f"timed out after {now - started:.0f}s (killed) "
+                                          f"while running check '{current or '?'}'"))
+                conn.close()
+                del running[conn]
+                if on_task_done:
+                    on_task_done(i)
+    return out
+
+
+def plan(ops: list[str], discovered: dict[str, list[DiscoveredTest]], fuzz: int = 0,
+         checks=None) -> tuple[list[Task], dict[str, str]]:
+    """Tasks for the ops (one per OpTest class, plus one fuzz task per op with --fuzz), and
+    {op: reason} for ops that have no OpTest."""
+    tasks, missing = [], {}
+    for op in ops:
+        tests = discovered.get(op, [])
+        if not tests:
+            missing[op] = f"no OpTest found for op '{op}'"
+            continue
+        for k, t in enumerate(tests):
+            tasks.append(Task(op, "test", test=t, first_case=(k == 0)))
+        if fuzz:
+            tasks.append(Task(op, "fuzz", tests=tests, name=f"fuzz({op})"))
+    return tasks, missing
+
+
+def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=None,
+            seed: int = 2024, timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1,
+            isolate: bool = True, fuzz: int = 0, progress=None,
+            context_options=None) -> list[OpReport]:
+    """One OpReport per op, in the order given."""
+    tasks, missing = plan(ops, discovered, fuzz, checks)
+    done = run_tasks(tasks, checks, seed, timeout, jobs, isolate, fuzz,
+                     on_task_done=progress, context_options=context_options)
+    reports = {op: OpReport(op) for op in ops}
+    for i, task in enumerate(tasks):
+        rep = reports[task.op]
+        rep.results.extend(done.get(i, []))
+        rep.cases.append(_task_name(task))
+    for op, reason in missing.items():
+        reports[op].note = reason
+        reports[op].results.append(CheckResult("output", SKIP, "", "", "", reason))
+    return [reports[op] for op in ops]

@@ -1,0 +1,231 @@
+"""Hypothesis strategies for op cases: arrays shaped like a test's own, attrs within their
+checkers' ranges, LoD with empty sequences.
+
+    from harness import strategies as hs
+    hs.arrays_like(x)                   # same ndim/dtype, each dim within +-2, values in x's range
+    hs.shapes_around((4, 5))
+    hs.attrs_for(op_info("clip").proto, base={"min": -0.5, "max": 0.5})
+    hs.lengths(max_sequences=5)         # recursive sequence lengths, zeros included
+    hs.lod_tensors(...)                 # (array, [[lengths]])
+    hs.case_inputs(inputs)              # a whole `self.inputs` dict, dims kept consistent
+"""
+from __future__ import annotations
+
+import ast
+import math
+import re
+
+import numpy as np
+from hypothesis import strategies as st
+
+__all__ = ["shapes_around", "arrays_like", "attr_values", "attrs_for", "lengths",
+           "lod_tensors", "case_inputs", "float_elements"]
+
+
+def shapes_around(shape, delta: int = 2, min_side: int = 1, max_side: int = 12):
+    """Shapes of the same rank, each side within `delta` of the given one."""
+    return st.tuples(*[st.integers(max(min_side, d - delta),
+                                   max(min_side, d - delta, min(max_side, d + delta)))
+                       for d in shape])
+
+
+def float_elements(dtype="float64", low: float = -1.0, high: float = 1.0):
+    width = 32 if np.dtype(dtype) == np.float32 else 64
+    return st.floats(low, high, allow_nan=False, allow_infinity=False, width=width)
+
+
+def _value_range(array) -> tuple[float, float]:
+    a = np.asarray(array)
+    if a.size == 0 or a.dtype.kind not in "fiu":
+        return -1.0, 1.0
+    lo, hi = float(np.min(a)), float(np.max(a))
+    if lo == hi:
+        lo, hi = lo - 1.0, hi + 1.0
+    return lo, hi
+
+
+def arrays_like(array, shape=None, delta: int = 2, elements=None):
+    """Arrays of the same dtype and rank as `array` (its shape, or `shape`, or one around it)
+    with values in `array`'s range."""
+    from hypothesis.extra.numpy import arrays
+
+    a = np.asarray(array)
+    if shape is None:
+        shape = shapes_around(a.shape, delta) if a.ndim else st.just(())
+    elif isinstance(shape, tuple):
+        shape = st.just(shape)
+    if elements is None:
+        lo, hi = _value_range(a)
+        if a.dtype.kind == "f" and a.size:
+            # the test's own values: the author kept them away from kinks and clip points
+            values = np.unique(a[np.isfinite(a)])
+            if values.size > 256:
+                values = values[np.linspace(0, values.size - 1, 256).astype(int)]
+            elements = st.sampled_from([v.item() for v in values]) if values.size else \
+                float_elements(a.dtype, lo, hi)
+        elif a.dtype.kind == "f":
+            elements = float_elements(a.dtype, lo, hi)
+        elif a.dtype.kind in "iu":
+            elements = st.integers(int(lo), int(hi))
+        elif a.dtype.kind == "b":
+            elements = st.booleans()
+        else:
+            return st.just(a.copy())
+    return arrays(a.dtype, shape, elements=elements)
+
+
+_BOUND = re.compile(r"^(>=|>|<=|<) (.+)$")
+
+
+def _checker_bounds(attr):
+    lo = hi = None
+    choices = None
+    for description, _ in attr.checks:
+        m = _BOUND.match(description)
+        if m:
+            try:
+                bound = float(m.group(2))
+            except ValueError:
+                continue
+            if m.group(1).startswith(">"):
+                lo = bound if lo is None else max(lo, bound)
+            else:
+                hi = bound if hi is None else min(hi, bound)
+        elif description.startswith("in "):
+            try:
+                choices = list(ast.literal_eval(description[3:]))
+            except (ValueError, SyntaxError):
+                pass
+    return lo, hi, choices
+
+
+def _passes(attr, value) -> bool:
+    try:
+        return all(bool(pred(value)) for _, pred in attr.checks)
+    except Exception:
+        return False
+
+
+def attr_values(attr, base=None):
+    """Values for one AttrProto: its `in_set` values, numbers within its checkers' range
+    (around `base` when given), booleans; other types keep `base` (or the default)."""
+    lo, hi, choices = _checker_bounds(attr)
+    keep = base if base is not None else (attr.default if attr.has_default else None)
+    if choices:
+        strategy = st.sampled_from(choices)
+    elif attr.type in ("float", "float64"):
+        centre = float(keep) if isinstance(keep, (int, float)) else 0.0
+        low = lo if lo is not None else centre - max(1.0, abs(centre))
+        high = hi if hi is not None else centre + max(1.0, abs(centre))
+        strategy = st.floats(low, high, allow_nan=False, allow_infinity=False,
+                             exclude_min=lo is not None, exclude_max=hi is not None)
+    elif attr.type in ("int", "long"):
+        centre = int(keep) if isinstance(keep, (int, float)) and not isinstance(keep, bool) \
+            else 0
+        low = math.floor(lo) + 1 if lo is not None else centre - 3
+        high = math.ceil(hi) - 1 if hi is not None else centre + 3
+        strategy = st.integers(int(low), int(max(low, high)))
+    elif attr.type == "bool":
+        strategy = st.booleans()
+    else:
+        return st.just(keep)
+    return strategy.filter(lambda v: _passes(attr, v))
+
+
+def attrs_for(proto, base: dict | None = None, vary=None):
+    """A dict of attrs for an OpProto: every attr in `vary` (default: all that have a value)
+    drawn with `attr_values`; the others keep `base` (or their default)."""
+    base = dict(base or {})
+    fields = {}
+    for attr in proto.attrs:
+        if attr.extra or attr.generated:
+            continue
+        given = base.get(attr.name)
+        if vary is not None and attr.name not in vary:
+            if given is not None:
+                fields[attr.name] = st.just(given)
+            continue
+        if given is None and not attr.has_default:
+            continue
+        fields[attr.name] = attr_values(attr, given)
+    return st.fixed_dictionaries(fields)
+
+
+def lengths(max_sequences: int = 5, max_length: int = 4, min_sequences: int = 1):
+    """One LoD level as sequence lengths, empty sequences (0) included."""
+    return st.lists(st.integers(0, max_length), min_size=min_sequences, max_size=max_sequences)
+
+
+# ---------------------------------------------------------------------------------------
+# lod_tensors: the LoD helper may replace this with a richer version (several levels, the
+# edge cases of harness/checks/lod.py). Keep the signature.
+def lod_tensors(array=None, levels: int = 1, max_sequences: int = 5, max_length: int = 4,
+                dtype="float64", inner_shape=None):
+    """(array, recursive_sequence_lengths) with empty sequences at any position; the array's
+    rows are the sum of the last level's lengths and its other dims those of `array` (or
+    `inner_shape`)."""
+    if array is not None:
+        a = np.asarray(array)
+        dtype = a.dtype
+        inner_shape = a.shape[1:] if inner_shape is None else inner_shape
+    inner_shape = tuple(inner_shape or (3,))
+
+    @st.composite
+    def draw(draw_):
+        lod = []
+        count = None
+        for level in range(levels):
+            n = draw_(st.integers(1, max_sequences)) if count is None else count
+            lens = draw_(st.lists(st.integers(0, max_length), min_size=n, max_size=n))
+            lod.append(lens)
+            count = sum(lens)
+        rows = count if count is not None else 0
+        values = draw_(arrays_like(np.zeros((1,) + inner_shape, dtype=dtype),
+                                   shape=(rows,) + inner_shape,
+                                   elements=float_elements(dtype) if np.dtype(dtype).kind == "f"
+                                   else None))
+        return values, lod
+
+    return draw()
+# ---------------------------------------------------------------------------------------
+
+
+def case_inputs(inputs: dict, delta: int = 2, max_side: int = 12):
+    """A new `inputs` dict like the given one (Paddle OpTest format). Every distinct
+    dimension size is remapped to one new size, so equal dims stay equal (elementwise ops,
+    the K of mul); LoD inputs get new lengths (empty sequences included)."""
+    sizes = set()
+    for value in inputs.values():
+        for item in (value if isinstance(value, list) else [("", value)]):
+            data = item[1]
+            arr = data[0] if isinstance(data, tuple) else data
+            if isinstance(arr, np.ndarray):
+                sizes.update(arr.shape)
+    sizes = sorted(sizes)
+
+    @st.composite
+    def draw(draw_):
+        remap = {s: draw_(st.integers(max(1, s - delta),
+                                      max(1, s - delta, min(max_side, s + delta))))
+                 for s in sizes}
+        out = {}
+        for slot, value in inputs.items():
+            if isinstance(value, list):
+                out[slot] = [(name, draw_(_one(data, remap))) for name, data in value]
+            else:
+                out[slot] = draw_(_one(value, remap))
+        return out
+
+    return draw()
+
+
+def _one(data, remap):
+    if isinstance(data, tuple) and len(data) == 2:
+        arr = np.asarray(data[0])
+        return lod_tensors(arr, levels=len(data[1]) or 1,
+                           inner_shape=tuple(remap.get(d, d) for d in arr.shape[1:]))
+    if isinstance(data, np.ndarray):
+        if data.dtype.kind not in "fiub":
+            return st.just(data.copy())
+        return arrays_like(data, shape=tuple(remap.get(d, d) for d in data.shape))
+    return st.just(data)

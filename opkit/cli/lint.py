@@ -1,0 +1,68 @@
+"""`opkit lint [PATH ...]`: static checks on op code (see docs/lint.md).
+
+Imports nothing heavy at module level: the checker is loaded inside `run`.
+"""
+from __future__ import annotations
+
+import sys
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+def _codes(values: list[str]) -> list[str]:
+    return [c.strip() for v in values for c in v.split(",") if c.strip()]
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help="files and folders to check (default: the current folder)")
+    parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    parser.add_argument("--select", action="append", default=[], metavar="CODES",
+                        help="only these rules (comma-separated codes, prefixes or names; repeatable)")
+    parser.add_argument("--ignore", action="append", default=[], metavar="CODES",
+                        help="skip these rules (comma-separated; repeatable)")
+    parser.add_argument("--fix", action="store_true", help="rewrite what can be fixed safely")
+    parser.add_argument("--diff", action="store_true",
+                        help="with --fix: print the changes as a unified diff instead of writing them")
+    parser.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                        help="worker processes (default: automatic, 1 for few files)")
+    parser.add_argument("--no-cache", action="store_true", help="do not read or write .opkit_cache/lint")
+    parser.add_argument("--isolated", action="store_true",
+                        help="ignore [tool.opkit.lint] in pyproject.toml")
+
+
+def run(args) -> int:
+    from opkit.cli.config import load_config
+    from opkit.cli.main import UsageError
+
+    from checkers.lint.config import ConfigError, build_config
+    from checkers.lint.files import PathProblem
+
+    if args.jobs is not None and args.jobs < 0:
+        raise UsageError("--jobs must be a non-negative number")
+    table, source = ({}, None) if args.isolated else load_config("lint")
+    try:
+        config = build_config(table, source, select=_codes(args.select), ignore=_codes(args.ignore),
+                              jobs=args.jobs, no_cache=args.no_cache)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    if args.isolated:
+        from pathlib import Path
+
+        config.root = Path.cwd()
+
+    from checkers.lint.report import render
+    from checkers.lint.runner import lint_paths
+
+    try:
+        result = lint_paths(args.paths, config, fix=args.fix or args.diff, diff=args.diff)
+    except PathProblem as exc:
+        raise UsageError(str(exc)) from None
+    if args.diff:
+        for text in result.diffs:
+            (sys.stdout if args.format == "text" else sys.stderr).write(text)
+    elif result.fixed:
+        print(f"opkit lint: fixed {len(result.fixed)} file(s): {', '.join(result.fixed)}",
+              file=sys.stderr)
+    render(args.format, result.findings, result.files, sys.stdout)
+    return 1 if result.findings or (args.diff and result.diffs) else 0

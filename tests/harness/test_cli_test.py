@@ -1,0 +1,143 @@
+"""`opkit test`: exit codes, JSON on stdout only, isolation of hangs and crashes, shards,
+jobs, and the broken ops end to end (subprocess and Python API)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from conftest import ROOT
+
+EXPECTED = {   # broken op -> the checks it must fail (exactly)
+    "broken_sign_relu": {"grad"},
+    "broken_mutate_scale": {"mutation"},
+    "broken_shuffled_sum": {"determinism"},
+    "broken_f32_square": {"dtypes"},
+    "broken_nnb_scale": {"no_need_buffer"},
+    "broken_shift_add": {"inplace"},
+    "broken_alias_identity": {"aliasing"},
+    "broken_lod_scale": {"output", "lod"},   # the output's LoD (check_output) and/or `lod`
+}
+
+
+MAIN = "import sys; from opkit.cli.main import main; sys.exit(main())"
+
+
+def opkit(*args, timeout=600):
+    env = dict(os.environ, NO_COLOR="1", OPKIT_NO_GPU=os.environ.get("OPKIT_NO_GPU", ""))
+    return subprocess.run([sys.executable, "-c", MAIN, "test", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def needs_optest():
+    pytest.importorskip("harness.op_test", reason="harness.op_test (OpTest) is not written yet")
+
+
+# -- usage errors (exit 2) -----------------------------------------------------------------
+def test_unknown_op_is_usage_error():
+    p = opkit("no_such_op_xyz")
+    assert p.returncode == 2 and "no_such_op_xyz" in p.stderr and p.stdout == ""
+
+
+def test_bad_shard_and_checks_are_usage_errors():
+    assert opkit("--all", "--shard", "3/2").returncode == 2
+    p = opkit("clip", "--checks", "bogus")
+    assert p.returncode == 2 and "bogus" in p.stderr
+
+
+def test_op_without_optest_is_usage_error(tmp_path):
+    p = opkit("clip", "--tests", str(tmp_path))
+    assert p.returncode == 2 and "no OpTest found for op 'clip'" in p.stderr
+
+
+def test_shard_splits_ops():
+    from opkit.cli.test import shard
+
+    ops = [f"op{i}" for i in range(7)]
+    parts = [shard(ops, (k, 3)) for k in (1, 2, 3)]
+    assert sorted(sum(parts, [])) == sorted(ops)
+    assert all(not set(a) & set(b) for a in parts for b in parts if a is not b)
+
+
+# -- isolation: raise, hang, crash are failed checks, the run goes on ----------------------
+@pytest.mark.parametrize("op_type, expect", [
+    ("fixture_raise", "kernel exploded"),
+    ("fixture_hang", "timed out"),
+    ("fixture_crash", "crashed"),
+])
+def test_isolation(broken_ops, op_type, expect):
+    from harness.case import Case
+    from harness.run import Task, run_tasks
+
+    case = Case(f"Test_{op_type}", op_type, {"X": np.ones((2, 2))}, {}, {"Out": np.ones((2, 2))})
+    good = Case("TestGood", "good_sign_relu", {"X": np.ones((2, 2))}, {},
+                {"Out": np.ones((2, 2))})
+    tasks = [Task(op_type, "case", case=case), Task("good_sign_relu", "case", case=good)]
+    done = run_tasks(tasks, checks=["output", "determinism"], timeout=2, jobs=2, isolate=True)
+    failed = [r for r in done[0] if r.status == "fail"]
+    assert failed and any(expect in r.message for r in failed), done[0]
+    assert not [r for r in done[1] if r.status == "fail"], done[1]
+
+
+# -- end to end, with OpTest ---------------------------------------------------------------
+def _json_run(*args):
+    p = opkit("--ops", "tests/broken_ops", "--tests", "tests/broken_ops", "--format", "json",
+              *args)
+    assert p.returncode in (0, 1), p.stderr
+    return p, json.loads(p.stdout)     # stdout holds only the JSON document
+
+
+def _failed(doc):
+    return {op["op"]: {c["check"] for c in op["checks"] if c["status"] == "fail"}
+            for op in doc["ops"]}
+
+
+def test_broken_ops_cli_json():
+    needs_optest()
+    p, doc = _json_run("--jobs", "2")
+    assert p.returncode == 1
+    failed = _failed(doc)
+    for op, checks in EXPECTED.items():
+        assert failed[op] and failed[op] <= checks, (op, failed[op])
+        twin = op.replace("broken_", "good_")
+        assert failed[twin] == set(), (twin, failed[twin])
+    for op in doc["ops"]:
+        assert op["status"] == ("fail" if op["op"] in EXPECTED else "pass")
+        for c in op["checks"]:
+            assert {"check", "status", "place", "dtype", "case", "message"} <= set(c)
+
+
+def test_broken_ops_python_api(broken_ops):
+    needs_optest()
+    from harness.discovery import discover
+    from harness.run import run_ops
+
+    by_op = discover([str(broken_ops)]).by_op()
+    reports = run_ops(sorted(by_op), by_op, isolate=False)
+    failed = {r.op: {c.check for c in r.results if c.status == "fail"} for r in reports}
+    for op, checks in EXPECTED.items():
+        assert failed[op] and failed[op] <= checks, (op, failed[op])
+        assert failed[op.replace("broken_", "good_")] == set()
+
+
+def test_clip_table_text():
+    needs_optest()
+    p = opkit("clip")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "clip: PASS" in p.stdout and "determinism" in p.stdout and "seed" in p.stderr
+
+
+def test_fuzz_finds_and_shrinks_wrong_gradient():
+    needs_optest()
+    p, doc = _json_run("broken_sign_relu", "good_sign_relu", "--fuzz", "10",
+                       "--checks", "output")
+    fuzz = {op["op"]: [c for c in op["checks"] if c["check"] == "fuzz"] for op in doc["ops"]}
+    assert fuzz["good_sign_relu"] and all(c["status"] == "pass" for c in fuzz["good_sign_relu"])
+    bad = [c for c in fuzz["broken_sign_relu"] if c["status"] == "fail"]
+    assert bad and "class TestBrokenSignReluMinimal(OpTest)" in bad[0]["message"]
+    code = bad[0]["message"].split("minimal case:\n", 1)[1]
+    compile(code, "<fuzz>", "exec")   # ready to paste
