@@ -204,5 +204,6 @@ def make_cotangents(outputs: dict[str, np.ndarray], names, seed: int = 2024) -> 
         value = outputs.get(n)
         if value is None or value.dtype.kind != "f":
             continue
-        out[n] = rng.uniform(0.5, 1.5, value.shape) * rng.choice([-1.0, 1.0], value.shape)
+        cot = rng.uniform(0.5, 1.5, value.shape) * rng.choice([-1.0, 1.0], value.shape)
+        out[n] = cot.astype(value.dtype)
     return out

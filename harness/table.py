@@ -50,10 +50,14 @@ def _details(report) -> list[tuple[str, str]]:
         if r.status == FAIL:
             lines.append((FAIL, f"FAIL {r.check}{' ' + where if where else ''}"
                                 f"{' [' + r.case + ']' if r.case else ''}: {r.message}"))
+    by_reason: dict[str, list[str]] = {}
     for r in report.results:
-        if r.status == SKIP and r.message and (r.check, r.message) not in seen:
-            seen.add((r.check, r.message))
-            lines.append((SKIP, f"skip {r.check}: {r.message}"))
+        if r.status == SKIP and r.message:
+            checks = by_reason.setdefault(r.message, [])
+            if r.check not in checks:
+                checks.append(r.check)
+    for reason, checks in by_reason.items():
+        lines.append((SKIP, f"skip {', '.join(checks)}: {reason}"))
     return lines
 
 

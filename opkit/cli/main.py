@@ -77,5 +77,7 @@ class UsageError(Exception):
     """Bad input from the user: printed as one line, exit code 2, never a traceback."""
 
 
-if __name__ == "__main__":
-    sys.exit(main())
+if __name__ == "__main__":  # `python -m opkit.cli.main`: use the module's own classes
+    from opkit.cli.main import main as _main
+
+    sys.exit(_main())

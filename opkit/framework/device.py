@@ -25,7 +25,11 @@ class CPUDeviceContext(DeviceContext):
 
 
 class CUDADeviceContext(DeviceContext):
-    """Holds the device, a non-blocking cupy stream and cupy's memory pool for one GPU."""
+    """Holds the device, a cupy stream and cupy's memory pool for one GPU.
+
+    The stream is an ordinary (blocking) stream: work a user queued on the legacy default
+    stream (a cupy array made outside any context, then fed) is finished before this
+    stream's kernels read it, and a copy queued on the default stream waits for them."""
 
     def __init__(self, place: CUDAPlace):
         reason = cupy_unavailable_reason()
@@ -39,7 +43,7 @@ class CUDADeviceContext(DeviceContext):
         self.xp = cp
         self.device = cp.cuda.Device(place.device_id)
         with self.device:
-            self.stream = cp.cuda.Stream(non_blocking=True)
+            self.stream = cp.cuda.Stream(non_blocking=False)
             self.memory_pool = cp.get_default_memory_pool()
 
     def synchronize(self) -> None:
@@ -88,9 +92,16 @@ def array_module(array):
 
 
 def to_host(array):
-    """A numpy array for a numpy or cupy array (copies from the device)."""
+    """A numpy array for a numpy or cupy array (copies from the device).
+
+    The copy runs on the array's device-context stream, after the kernels queued there, and
+    waits for them: the one place a run synchronizes with the GPU."""
     if is_device_array(array):
-        return array.get()
+        ctx = DeviceContextPool.instance().get(CUDAPlace(int(array.device.id)))
+        with ctx.device:
+            host = array.get(stream=ctx.stream)
+        ctx.stream.synchronize()  # cupy < 13 copies asynchronously when given a stream
+        return host
     return array
 
 

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from opkit.cli.main import main
-from tests.lint.helpers import kernel
+from .helpers import kernel
 
 BAD = kernel("x = ctx.input('X')\nx[0] = 1")
 GOOD = kernel("x = ctx.input('X').copy()\nx[0] = 1\nctx.set_output('Out', x)")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.lint.helpers import rules_of
+from .helpers import rules_of
 
 H = "import opkit\nfrom opkit import enforce, enforce_eq, enforce_not_none, enforce_ge, errors, EnforceNotMet\n"
 

@@ -5,7 +5,7 @@ import sys
 
 from checkers.lint.config import build_config
 from checkers.lint.engine import lint_source
-from tests.lint.helpers import kernel, lint
+from .helpers import kernel, lint
 
 BAD_KERNEL = kernel("x = ctx.input('X')\nx[0] = 1\nenforce(x)")
 

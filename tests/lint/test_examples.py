@@ -5,7 +5,7 @@ import pytest
 
 from checkers.lint.rules import ALL_RULES
 from checkers.lint.rules.base import as_example
-from tests.lint.helpers import lint
+from .helpers import lint
 
 CASES = [(rule, kind, i, as_example(ex)) for rule in ALL_RULES
          for kind, examples in (("valid", rule.VALID), ("invalid", rule.INVALID))

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.lint.helpers import HEAD, kernel, rules_of
+from .helpers import HEAD, kernel, rules_of
 
 
 def mutation(body: str, **kw) -> list:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from tests.lint.helpers import lint
+from .helpers import lint
 
 H = "from opkit import OperatorWithKernel, OpKernelType\n\nclass Op(OperatorWithKernel):\n"
 

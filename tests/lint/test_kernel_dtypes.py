@@ -1,7 +1,7 @@
 """OPK003: float32 and float64 kernels per op and place."""
 from __future__ import annotations
 
-from tests.lint.helpers import rules_of
+from .helpers import rules_of
 
 H = "import numpy as np\nfrom opkit import register_kernel, OpKernel\nFLOATS = ('float32', 'float64')\n"
 

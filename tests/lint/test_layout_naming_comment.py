@@ -1,7 +1,7 @@
 """OPK006 op-file-layout, OPK007 slot-naming, OPK008 missing-op-comment."""
 from __future__ import annotations
 
-from tests.lint.helpers import codes, rules_of, lint
+from .helpers import codes, rules_of, lint
 
 R = "from opkit import register_operator\n"
 

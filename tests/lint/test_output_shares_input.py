@@ -1,7 +1,7 @@
 """OPK004: outputs that are inputs (or views of them)."""
 from __future__ import annotations
 
-from tests.lint.helpers import kernel, rules_of
+from .helpers import kernel, rules_of
 
 
 def found(body: str, extra: str = "", op: str = "k") -> list:

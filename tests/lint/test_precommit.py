@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lint.helpers import kernel
+from .helpers import kernel
 
 ROOT = Path(__file__).resolve().parents[2]
 SKIP_DIRS = {".git", ".venv", "venv", ".ci-venv", "build", "dist", "__pycache__", ".opkit_cache",

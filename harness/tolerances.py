@@ -1,0 +1,50 @@
+"""Default tolerances of check_output and check_grad (documented in docs/gradients.md).
+
+Output comparison is `|actual - expected| <= atol + rtol * |expected|` (numpy's isclose),
+element by element, after casting the expectation to the dtype the op ran in. A caller's
+`atol` / `rtol` always wins over these defaults (for every dtype).
+
+| run dtype | expectation given in | rtol   | atol  | why |
+| --------- | -------------------- | ------ | ----- | --- |
+| float64   | any                  | 1e-7   | 1e-7  | torch.testing's float64 row |
+| float32   | float32              | 1.3e-6 | 1e-5  | torch.testing's float32 row (same precision on both sides) |
+| float32   | float64 (cast down)  | 1e-5   | 1e-5  | the kernel rounds every intermediate to float32; the expectation was exact |
+| float16   | any                  | 1e-3   | 1e-5  | torch.testing's float16 row |
+
+Gradient check: Paddle's metric `|analytic - numeric| / max(|numeric|, 1e-3)` against
+`max_relative_error` (default 0.005) for float64 analytic gradients, and against
+`max(max_relative_error, 1e-2)` for float32 ones (the numeric gradient is always float64).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["output_tolerance", "grad_tolerance", "GRAD_ABS_FLOOR", "VACUOUS_ABS",
+           "FLOAT32_GRAD_MIN"]
+
+GRAD_ABS_FLOOR = 1e-3      # denominator floor of the relative gradient error (Paddle's)
+VACUOUS_ABS = 1e-10        # max |numeric gradient| at or under which a grad check is vacuous
+FLOAT32_GRAD_MIN = 1e-2    # float32 analytic gradients: at least this max relative error
+
+_SAME = {"float64": (1e-7, 1e-7), "float32": (1.3e-6, 1e-5), "float16": (1e-3, 1e-5),
+         "bfloat16": (1.6e-2, 1e-5)}
+_DOWNCAST = {"float32": (1e-5, 1e-5)}
+
+
+def output_tolerance(run_dtype, expected_dtype=None, atol=None, rtol=None) -> tuple[float, float]:
+    """(atol, rtol) for an output of `run_dtype` compared with an expectation originally in
+    `expected_dtype`; the caller's atol / rtol replace the defaults one by one."""
+    run = np.dtype(run_dtype).name
+    exp = np.dtype(expected_dtype).name if expected_dtype is not None else run
+    default = _SAME.get(run, (0.0, 0.0))
+    if np.dtype(exp).kind == "f" and np.dtype(exp).itemsize > np.dtype(run).itemsize:
+        default = _DOWNCAST.get(run, default)
+    d_rtol, d_atol = default
+    return (float(d_atol if atol is None else atol), float(d_rtol if rtol is None else rtol))
+
+
+def grad_tolerance(dtype, max_relative_error: float) -> float:
+    """The max relative error allowed for analytic gradients computed in `dtype`."""
+    if np.dtype(dtype).name == "float64":
+        return float(max_relative_error)
+    return float(max(max_relative_error, FLOAT32_GRAD_MIN))

@@ -1,0 +1,109 @@
+"""Dedicated cupy kernels for the reference ops, registered for place "GPU".
+
+Most reference ops run on the GPU through their shared `ctx.xp` kernel (registered for
+("CPU", "GPU") in `<op>_op.py`). Where a dedicated kernel matters, it lives here:
+
+| op | kernel |
+| --- | --- |
+| `elementwise_add` | one `ElementwiseKernel` launch, Y broadcast by Paddle's pre x n x post rule |
+| `softmax` | a `RawKernel`, one block per row, fixed reduction tree (deterministic) |
+| `sum` | one `RawKernel` launch for all inputs, added left to right (CPU's bits) |
+| `concat` | one `RawKernel` launch for all inputs when axis >= 1 |
+| `sequence_pool` | one `RawKernel` launch for all sequences (one thread per sequence x column) |
+
+A dedicated kernel is registered only where the op's own file left the (op, "GPU") slot
+free (registering the same op, place and dtype twice is an error); otherwise the op keeps
+its xp-shared GPU kernel and `SKIPPED[op]` says why. `REGISTERED` lists the ops whose GPU
+kernel comes from here.
+
+Importing this package needs no cupy: the CUDA code is compiled on first use.
+"""
+from __future__ import annotations
+
+
+from reference_ops._common import normalize_axis
+from reference_ops.gpu import kernels
+
+__all__ = ["REGISTERED", "SKIPPED", "kernels"]
+
+REGISTERED: list[str] = []
+SKIPPED: dict[str, str] = {}
+_DTYPES = ("float32", "float64")
+
+
+def _gpu_slot_owner(op_type: str):
+    """The kernel name holding (op_type, GPU, float32|float64), or None when free."""
+    from opkit.framework.registry import _KERNELS
+
+    table = _KERNELS.get(op_type, {})
+    for entry in table.values():
+        if entry.place == "GPU" and entry.dtype in _DTYPES and entry.layout == "ANY" \
+                and entry.library == "PLAIN" and not entry.name.startswith(__name__):
+            return entry.name
+    return None
+
+
+def _dedicated(op_type: str):
+    """Register the decorated function as op_type's GPU kernel (float32 and float64) when
+    the op exists and its GPU slot is free; otherwise note why not in SKIPPED."""
+    from opkit.framework.registry import _OPS, register_kernel
+
+    def decorate(fn):
+        if op_type not in _OPS:
+            SKIPPED[op_type] = f"op '{op_type}' is not registered"
+            return fn
+        owner = _gpu_slot_owner(op_type)
+        if owner is not None:
+            SKIPPED[op_type] = f"the GPU slot is taken by the xp-shared kernel {owner}"
+            return fn
+        register_kernel(op_type, place="GPU", dtypes=("float32", "float64"))(fn)
+        if op_type not in REGISTERED:
+            REGISTERED.append(op_type)
+        SKIPPED.pop(op_type, None)
+        return fn
+
+    return decorate
+
+
+@_dedicated("elementwise_add")
+def elementwise_add_gpu_kernel(ctx):
+    x, y = ctx.input("X"), ctx.input("Y")
+    ctx.set_output("Out", kernels.elementwise_add(x, y, ctx.attr("axis")))
+
+
+@_dedicated("softmax")
+def softmax_gpu_kernel(ctx):
+    x = ctx.input("X")
+    axis = normalize_axis(ctx.attr("axis"), x.ndim)
+    ctx.set_output("Out", kernels.softmax(x, axis))
+
+
+@_dedicated("sum")
+def sum_gpu_kernel(ctx):
+    ctx.set_output("Out", kernels.sum_n(ctx.inputs("X")))
+
+
+@_dedicated("concat")
+def concat_gpu_kernel(ctx):
+    xs = ctx.inputs("X")
+    axis = normalize_axis(ctx.attr("axis"), xs[0].ndim)
+    ctx.set_output("Out", kernels.concat(xs, axis))
+
+
+def _attr(ctx, name, default):
+    return ctx.attrs[name] if name in ctx.attrs else default
+
+
+@_dedicated("sequence_pool")
+def sequence_pool_gpu_kernel(ctx):
+    tensor = ctx.input_tensor("X")
+    x = ctx.input("X")
+    lod = tensor.lod
+    offsets = lod[-1] if lod else [0, int(x.shape[0])]
+    pooltype = str(_attr(ctx, "pooltype", "AVERAGE")).upper()
+    want_index = pooltype == "MAX" and ctx.has_output("MaxIndex")
+    out, index = kernels.sequence_pool(x, offsets, pooltype, float(_attr(ctx, "pad_value", 0.0)),
+                                       with_index=want_index)
+    ctx.set_output("Out", out, lod=[list(level) for level in lod[:-1]])
+    if index is not None:
+        ctx.set_output("MaxIndex", index)
