@@ -4,9 +4,9 @@ PyTorch on the GPU when torch with CUDA is importable.
 
     python benchmarks/gpu_kernels.py [--repeat 20] [--json FILE] [--quick]
 
-GPU times come from CUDA events around `repeat` back-to-back launches after a warm-up
-(compilation excluded), divided by `repeat`: device time per call, launch overhead
-included. CPU times are the median of `repeat` wall-clock runs (at most 5 for slow ones).
+GPU times come from CUDA events around `repeat` back-to-back calls after a warm-up
+(compilation excluded), divided by `repeat`, best of 3 trials: time per call as the GPU
+sees it, so Python-side overhead shows where it exceeds the kernel's time. CPU times are the median of `repeat` wall-clock runs (at most 5 for slow ones).
 Every contender's result is checked against numpy's before it is timed. Without cupy or a
 visible CUDA device the script prints the reason and exits 0.
 """
@@ -26,28 +26,38 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
+TRIALS = 3
+
+
 def _gpu_time_ms(cp, fn, repeat):
     fn()
     cp.cuda.get_current_stream().synchronize()
-    start, stop = cp.cuda.Event(), cp.cuda.Event()
-    start.record()
-    for _ in range(repeat):
-        fn()
-    stop.record()
-    stop.synchronize()
-    return cp.cuda.get_elapsed_time(start, stop) / repeat
+    best = float("inf")
+    for _ in range(TRIALS):
+        start, stop = cp.cuda.Event(), cp.cuda.Event()
+        start.record()
+        for _ in range(repeat):
+            fn()
+        stop.record()
+        stop.synchronize()
+        best = min(best, cp.cuda.get_elapsed_time(start, stop) / repeat)
+    return best
 
 
 def _torch_time_ms(torch, fn, repeat):
     fn()
     torch.cuda.synchronize()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    for _ in range(repeat):
-        fn()
-    stop.record()
-    stop.synchronize()
-    return start.elapsed_time(stop) / repeat
+    best = float("inf")
+    for _ in range(TRIALS):
+        start = torch.cuda.Event(enable_timing=True)
+        stop = torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(repeat):
+            fn()
+        stop.record()
+        stop.synchronize()
+        best = min(best, start.elapsed_time(stop) / repeat)
+    return best
 
 
 def _cpu_time_ms(fn, repeat):
@@ -150,9 +160,9 @@ def cases(quick: bool):
                     lambda cp, *xs: cp.concatenate(xs, axis=1),
                     lambda t, *xs: t.cat(xs, dim=1), 0.0))
     # sequence_pool SUM: many short sequences; a few long ones (deterministic and atomics)
-    for label, lengths, dim in (
-            ("4096 seqs of 0..64 rows", rng.integers(0, 65, 4096 // s), 128),
-            ("4 seqs of 250000 rows", np.full(4, 250000 // s), 16)):
+    for label, lengths, dim, tol in (
+            ("4096 seqs of 0..64 rows", rng.integers(0, 65, 4096 // s), 128, 1e-4),
+            ("4 seqs of 250000 rows", np.full(4, 250000 // s), 16, 5e-2)):
         offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
         x = r(int(offsets[-1]), dim)
         seg = np.repeat(np.arange(len(lengths)), lengths)
@@ -169,7 +179,7 @@ def cases(quick: bool):
                     lambda x, offsets=offsets: _np_seqpool_sum(x, offsets),
                     lambda cp, x, offsets=offsets: kernels.sequence_pool(x, offsets, "SUM")[0],
                     cp_loop if len(lengths) <= 64 or not quick else None,
-                    t_index_add, 1e-4))
+                    t_index_add, tol))
     return out
 
 
@@ -184,7 +194,7 @@ def gpu_name() -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--json", help="also write the figures to this file")
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke test)")
     args = parser.parse_args()
@@ -212,7 +222,10 @@ def main() -> int:
     print(header)
     print("|" + " --- |" * 6)
     for name, shape, np_in, np_fn, ded_fn, cp_fn, t_fn, tol in cases(args.quick):
-        want = np_fn(*np_in)
+        if name.startswith("sequence_pool"):  # float32 sums: compare with float64's
+            want = np_fn(*[a.astype(np.float64) for a in np_in]).astype(np.float32)
+        else:
+            want = np_fn(*np_in)
         d_in = [cp.asarray(a) for a in np_in]
         row = {"op": name, "case": shape}
 

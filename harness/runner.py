@@ -19,7 +19,7 @@ from opkit.framework.operator import create_op
 from opkit.framework.place import CPUPlace
 from opkit.framework.registry import op_info
 from opkit.framework.scope import Scope
-from opkit.framework.tensor import LoDTensor, lengths_to_offsets
+from opkit.framework.tensor import LoDTensor, LoDTensorArray, lengths_to_offsets
 
 __all__ = ["VarSpec", "normalize_slots", "PreparedOp", "cast_floats", "make_cotangents",
            "FLOAT_DTYPES"]
@@ -46,7 +46,8 @@ def normalize_slots(slots: dict | None) -> dict[str, list[VarSpec]]:
     for slot, value in (slots or {}).items():
         if value is None:
             continue
-        if isinstance(value, list):  # duplicable: [(name, array or (array, lengths)), ...]
+        if isinstance(value, list) and not isinstance(value, LoDTensorArray):
+            # duplicable: [(name, array or (array, lengths)), ...]
             specs = []
             for item in value:
                 if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
@@ -66,6 +67,8 @@ def _spec(name: str, value) -> VarSpec:
         return VarSpec(name, np.asarray(value[0]), [list(level) for level in value[1]])
     if isinstance(value, LoDTensor):
         return VarSpec(name, value.numpy(), value.recursive_sequence_lengths() or None)
+    if isinstance(value, LoDTensorArray):  # passed through (array_read's Array)
+        return VarSpec(name, value)
     if isinstance(value, (np.ndarray, np.generic, list, float, int, bool)):
         return VarSpec(name, np.asarray(value))
     return VarSpec(name, value)

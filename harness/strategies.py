@@ -156,38 +156,6 @@ def lengths(max_sequences: int = 5, max_length: int = 4, min_sequences: int = 1)
     return st.lists(st.integers(0, max_length), min_size=min_sequences, max_size=max_sequences)
 
 
-# ---------------------------------------------------------------------------------------
-# lod_tensors: the LoD helper may replace this with a richer version (several levels, the
-# edge cases of harness/checks/lod.py). Keep the signature.
-def lod_tensors(array=None, levels: int = 1, max_sequences: int = 5, max_length: int = 4,
-                dtype="float64", inner_shape=None):
-    """(array, recursive_sequence_lengths) with empty sequences at any position; the array's
-    rows are the sum of the last level's lengths and its other dims those of `array` (or
-    `inner_shape`)."""
-    if array is not None:
-        a = np.asarray(array)
-        dtype = a.dtype
-        inner_shape = a.shape[1:] if inner_shape is None else inner_shape
-    inner_shape = tuple(inner_shape or (3,))
-
-    @st.composite
-    def draw(draw_):
-        lod = []
-        count = None
-        for level in range(levels):
-            n = draw_(st.integers(1, max_sequences)) if count is None else count
-            lens = draw_(st.lists(st.integers(0, max_length), min_size=n, max_size=n))
-            lod.append(lens)
-            count = sum(lens)
-        rows = count if count is not None else 0
-        values = draw_(arrays_like(np.zeros((1,) + inner_shape, dtype=dtype),
-                                   shape=(rows,) + inner_shape,
-                                   elements=float_elements(dtype) if np.dtype(dtype).kind == "f"
-                                   else None))
-        return values, lod
-
-    return draw()
-# ---------------------------------------------------------------------------------------
 
 
 def case_inputs(inputs: dict, delta: int = 2, max_side: int = 12):
@@ -229,3 +197,71 @@ def _one(data, remap):
             return st.just(data.copy())
         return arrays_like(data, shape=tuple(remap.get(d, d) for d in data.shape))
     return st.just(data)
+
+
+# =========================================================================================
+# lod_tensors (owned by the LoD helper; see docs/lod.md)
+# =========================================================================================
+def lod_tensors(dtypes=("float32", "float64"), feature_shape=(3,), num_sequences=(0, 8),
+                p_empty=0.3, levels: int = 1, max_len: int = 6, *, array=None,
+                max_sequences=None, max_length=None, dtype=None, inner_shape=None,
+                elements=None):
+    """(array, recursive_sequence_lengths) with empty sequences at any position.
+
+    * `dtypes`: the dtypes to draw from; `feature_shape`: the dims after the first;
+    * `num_sequences`: (min, max) sequences of the top level (0 allowed: a LoD `[[]]`-like
+      empty batch is drawn as `[[]]` only when min is 0);
+    * `p_empty`: the probability that a sequence is empty; the others have 1..`max_len` rows
+      (or sub-sequences, for the upper levels of a `levels`-level LoD);
+    * the array has `sum(last level)` rows (0 for an all-empty batch), values in [-1, 1].
+
+    The older keywords still work: `lod_tensors(array, levels=, max_sequences=, max_length=,
+    dtype=, inner_shape=)` (an ndarray as the first argument gives its dtype and feature
+    shape)."""
+    if isinstance(dtypes, np.ndarray) or array is not None:
+        a = np.asarray(dtypes if array is None else array)
+        dtypes = (a.dtype,)
+        feature_shape = tuple(a.shape[1:]) if inner_shape is None else tuple(inner_shape)
+    if dtype is not None:
+        dtypes = (dtype,)
+    if isinstance(dtypes, (str, np.dtype)):
+        dtypes = (dtypes,)
+    if inner_shape is not None:
+        feature_shape = tuple(inner_shape)
+    if max_sequences is not None:
+        num_sequences = (1, int(max_sequences))
+    if max_length is not None:
+        max_len = int(max_length)
+    lo, hi = (num_sequences, num_sequences) if isinstance(num_sequences, int) else \
+        tuple(num_sequences)
+    feature_shape = tuple(feature_shape or ())
+    p_empty = float(p_empty)
+
+    def one_length():
+        return st.floats(0.0, 1.0).flatmap(
+            lambda u: st.just(0) if u < p_empty else st.integers(1, max(1, max_len)))
+
+    @st.composite
+    def draw(draw_):
+        from hypothesis.extra.numpy import arrays
+
+        dt = np.dtype(draw_(st.sampled_from(list(dtypes))))
+        lod = []
+        count = draw_(st.integers(lo, hi))
+        for _ in range(max(1, levels)):
+            lens = draw_(st.lists(one_length(), min_size=count, max_size=count))
+            lod.append(lens)
+            count = sum(lens)
+        shape = (count,) + feature_shape
+        if elements is not None:
+            elems = elements
+        elif dt.kind == "f":
+            elems = float_elements(dt)
+        elif dt.kind in "iu":
+            elems = st.integers(-100 if dt.kind == "i" else 0, 100)
+        else:
+            elems = None
+        values = draw_(arrays(dt, shape, elements=elems))
+        return values, lod
+
+    return draw()

@@ -190,3 +190,72 @@ def dropout(x, dropout_prob: float, is_test: bool = False, seed: int = 0):
     return append_op("dropout", {"X": x}, out_slots=("Out", "Mask"),
                      attrs={"dropout_prob": dropout_prob, "is_test": is_test, "seed": seed,
                             "fix_seed": bool(seed)})[0]
+
+
+# ----------------------------------------------------------------------------------------
+# embedding, counters, comparisons and tensor arrays (lookup_table, increment, less_than,
+# array_write, array_read); `opkit.control_flow.While` builds loops out of them
+# ----------------------------------------------------------------------------------------
+__all__ += ["embedding", "increment", "less_than", "create_array", "array_write",
+            "array_read", "top_k"]
+
+
+def embedding(input, size, is_sparse: bool = False, padding_idx=None, name: str | None = None,
+              dtype="float32", initializer=None):
+    """Rows of a [size[0], size[1]] table looked up by int64 ids `input` ([N, 1])."""
+    vocab, width = int(size[0]), int(size[1])
+    if padding_idx is None:
+        padding_idx = -1
+    elif padding_idx < 0:
+        padding_idx += vocab
+    w = create_parameter([vocab, width], dtype, name or unique_name("embedding.w"),
+                         initializer or ("normal", {"mean": 0.0, "std": 1.0 / math.sqrt(width)}))
+    return append_op("lookup_table", {"W": w, "Ids": input}, dtype=dtype,
+                     attrs={"is_sparse": bool(is_sparse), "padding_idx": int(padding_idx)})
+
+
+def increment(x, value: float = 1.0, in_place: bool = True):
+    """x + value; with in_place the result is written back to `x` (a loop counter)."""
+    if not in_place:
+        return append_op("increment", {"X": x}, attrs={"step": float(value)})
+    _block().append_op("increment", inputs={"X": x}, outputs={"Out": x},
+                       attrs={"step": float(value)})
+    return x
+
+
+def less_than(x, y, cond=None, force_cpu: bool = False):
+    """x < y as a bool variable (written into `cond` when given)."""
+    attrs = {"force_cpu": bool(force_cpu)}
+    if cond is None:
+        return append_op("less_than", {"X": x, "Y": y}, dtype="bool", attrs=attrs)
+    _block().append_op("less_than", inputs={"X": x, "Y": y}, outputs={"Out": cond},
+                       attrs=attrs)
+    return cond
+
+
+def create_array(dtype="float32", name: str | None = None):
+    """An empty LoDTensorArray variable (filled by array_write)."""
+    return _block().create_var(name=name or unique_name("array"), dtype=dtype,
+                               type="lod_tensor_array")
+
+
+def array_write(x, i, array=None):
+    """array[i] = x; makes the array when none is given. Returns the array."""
+    if array is None:
+        array = create_array(x.dtype)
+    _block().append_op("array_write", inputs={"X": x, "I": i}, outputs={"Out": array})
+    return array
+
+
+def array_read(array, i):
+    """array[i] (a copy)."""
+    block = _block()
+    out = block.create_var(name=unique_name("array_read.tmp"), dtype=array.dtype,
+                           shape=getattr(array, "shape", None))
+    block.append_op("array_read", inputs={"Array": array, "I": i}, outputs={"Out": out})
+    return out
+
+
+def top_k(input, k: int = 1):
+    """(values, indices) of the k largest entries of the last dimension."""
+    return append_op("top_k", {"X": input}, out_slots=("Out", "Indices"), attrs={"k": int(k)})

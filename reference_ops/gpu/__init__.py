@@ -21,6 +21,8 @@ Importing this package needs no cupy: the CUDA code is compiled on first use.
 from __future__ import annotations
 
 
+from opkit import enforce, errors
+
 from reference_ops._common import normalize_axis
 from reference_ops.gpu import kernels
 
@@ -90,20 +92,29 @@ def concat_gpu_kernel(ctx):
     ctx.set_output("Out", kernels.concat(xs, axis))
 
 
-def _attr(ctx, name, default):
-    return ctx.attrs[name] if name in ctx.attrs else default
+def _last_level(tensor, x):
+    try:  # the LoD helper's check (names the op, says what is wrong)
+        from reference_ops._sequence import last_level
+    except ImportError:
+        return tensor.lod[-1] if tensor.lod else [0, int(x.shape[0])]
+    return last_level(tensor, "sequence_pool")
 
 
 @_dedicated("sequence_pool")
 def sequence_pool_gpu_kernel(ctx):
+    """Same contract as the CPU kernel in sequence_pool_op.py: last LoD level, pad_value for
+    empty sequences, MaxIndex (int32, -1 when empty) for MAX unless is_test."""
     tensor = ctx.input_tensor("X")
     x = ctx.input("X")
-    lod = tensor.lod
-    offsets = lod[-1] if lod else [0, int(x.shape[0])]
-    pooltype = str(_attr(ctx, "pooltype", "AVERAGE")).upper()
-    want_index = pooltype == "MAX" and ctx.has_output("MaxIndex")
-    out, index = kernels.sequence_pool(x, offsets, pooltype, float(_attr(ctx, "pad_value", 0.0)),
+    offsets = [int(o) for o in _last_level(tensor, x)]
+    enforce(offsets[-1] == x.shape[0], errors.InvalidArgument(
+        "The last LoD offset of Input(X) of sequence_pool (%d) must equal its number of rows "
+        "(%d)", offsets[-1], x.shape[0]))
+    pooltype = ctx.attr("pooltype")
+    want_index = pooltype == "MAX" and not ctx.attr("is_test") and ctx.has_output("MaxIndex")
+    out, index = kernels.sequence_pool(x, offsets, pooltype, float(ctx.attr("pad_value")),
                                        with_index=want_index)
-    ctx.set_output("Out", out, lod=[list(level) for level in lod[:-1]])
+    out_lod = [list(level) for level in tensor.lod[:-1]]
+    ctx.set_output("Out", out, lod=out_lod)
     if index is not None:
-        ctx.set_output("MaxIndex", index)
+        ctx.set_output("MaxIndex", index, lod=out_lod)

@@ -5,6 +5,8 @@ The functions run on cupy's *current* stream (inside a kernel: the op's device c
 stream, which `OperatorWithKernel.run_impl` enters), never synchronize, and never read a
 value back to the host.
 
+Accuracy: float32 sums of `sequence_pool` are accumulated in double.
+
 Determinism: every reduction here gives the same bits on every run (one thread or one
 block owns each output element and adds in a fixed order; no atomics). The one faster,
 nondeterministic variant (`sequence_pool` SUM/AVERAGE/SQRT with atomics, for a few long
@@ -71,9 +73,28 @@ def _add_same_kernel():
 def _add_bcast_kernel():
     cp = _cp()
     # Y is a contiguous block of n values; output element i (C order over X's shape) reads
-    # Y[(i / post) % n] -- Paddle's pre x n x post decomposition, one launch.
+    # Y[(i / post) % n] -- Paddle's pre x n x post decomposition, one launch (any X strides).
     return cp.ElementwiseKernel("T x, raw T y, int64 n, int64 post", "T z",
                                 "z = x + y[(i / post) % n]", "opkit_elementwise_add_bcast")
+
+
+_ADD_SRC = r"""
+extern "C" __global__ void opkit_elementwise_add_@T@(const @T@* __restrict__ x,
+                                                     const @T@* __restrict__ y,
+                                                     @T@* __restrict__ z, unsigned int size,
+                                                     unsigned int n, unsigned int post) {
+    // X contiguous, fewer than 2^32 elements: 32-bit index arithmetic
+    for (unsigned int i = blockIdx.x * blockDim.x + threadIdx.x; i < size;
+         i += blockDim.x * gridDim.x)
+        z[i] = x[i] + y[(i / post) % n];
+}
+"""
+
+
+@functools.lru_cache(maxsize=None)
+def _add_bcast32_kernel(ctype: str):
+    cp = _cp()
+    return cp.RawKernel(_ADD_SRC.replace("@T@", ctype), f"opkit_elementwise_add_{ctype}")
 
 
 def _pre_n_post(x_shape, view):
@@ -106,81 +127,136 @@ def elementwise_add(x, y, axis: int = -1):
     out = cp.empty(x.shape, dtype=x.dtype)
     if out.size == 0:
         return out
-    return _add_bcast_kernel()(x, cp.ascontiguousarray(y), np.int64(n), np.int64(max(post, 1)),
-                               out)
+    y = cp.ascontiguousarray(y)
+    if x.flags.c_contiguous and out.size < 2**32:
+        _add_bcast32_kernel(_ctype(x.dtype))(
+            (_grid(out.size, _THREADS),), (_THREADS,),
+            (x, y, out, np.uint32(out.size), np.uint32(n), np.uint32(max(post, 1))))
+        return out
+    return _add_bcast_kernel()(x, y, np.int64(n), np.int64(max(post, 1)), out)
 
 
 # --------------------------------------------------------------------------------------
 # softmax: one block per row (the row is the `axis` dimension, with stride `post`)
 # --------------------------------------------------------------------------------------
 _SOFTMAX_SRC = r"""
-extern "C" __global__ void opkit_softmax_@T@(const @T@* __restrict__ x, @T@* __restrict__ out,
-                                             long long n, long long post, long long rows) {
+#define ACC_MAX(a, b) (((b) > (a) || (b) != (b)) ? (b) : (a))   /* NaN propagates, as numpy */
+
+// post == 1: one block per row. The row is read once into shared memory when it fits
+// (cached != 0), else three times from global memory. Fixed reduction tree: deterministic.
+extern "C" __global__ void opkit_softmax_rows_@T@(const @T@* __restrict__ x,
+                                                  @T@* __restrict__ out, long long n,
+                                                  long long rows, int cached) {
     extern __shared__ __align__(16) unsigned char smem_raw[];
-    @T@* sm = reinterpret_cast<@T@*>(smem_raw);
+    @T@* red = reinterpret_cast<@T@*>(smem_raw);          // blockDim.x values
+    @T@* row = red + blockDim.x;                           // n values when cached
     const int tid = threadIdx.x;
     for (long long r = blockIdx.x; r < rows; r += gridDim.x) {
-        const long long p = r / post, q = r % post;
-        const @T@* xr = x + p * n * post + q;
-        @T@* orow = out + p * n * post + q;
-        @T@ m = xr[0];                          // n >= 1
+        const @T@* xr = x + r * n;
+        @T@* orow = out + r * n;
+        @T@ m = xr[0];
         for (long long k = tid; k < n; k += blockDim.x) {
-            @T@ v = xr[k * post];
-            if (v > m || v != v) m = v;           // NaN propagates, as numpy's max
+            const @T@ v = xr[k];
+            if (cached) row[k] = v;
+            m = ACC_MAX(m, v);
         }
-        sm[tid] = m;
-        __syncthreads();
-        for (int s = blockDim.x / 2; s > 0; s >>= 1) {   // fixed tree: deterministic
-            if (tid < s) {
-                @T@ a = sm[tid], b = sm[tid + s];
-                sm[tid] = (b > a || b != b) ? b : a;
-            }
-            __syncthreads();
-        }
-        m = sm[0];
-        __syncthreads();
-        @T@ acc = 0;
-        for (long long k = tid; k < n; k += blockDim.x) acc += exp(xr[k * post] - m);
-        sm[tid] = acc;
+        red[tid] = m;
         __syncthreads();
         for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-            if (tid < s) sm[tid] += sm[tid + s];
+            if (tid < s) red[tid] = ACC_MAX(red[tid], red[tid + s]);
             __syncthreads();
         }
-        const @T@ total = sm[0];
+        m = red[0];
         __syncthreads();
+        @T@ acc = 0;
+        for (long long k = tid; k < n; k += blockDim.x) {
+            const @T@ e = exp((cached ? row[k] : xr[k]) - m);
+            if (cached) row[k] = e;
+            acc += e;
+        }
+        red[tid] = acc;
+        __syncthreads();
+        for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+            if (tid < s) red[tid] += red[tid + s];
+            __syncthreads();
+        }
+        const @T@ total = red[0];
         for (long long k = tid; k < n; k += blockDim.x)
-            orow[k * post] = exp(xr[k * post] - m) / total;
+            orow[k] = (cached ? row[k] : exp(xr[k] - m)) / total;
+        __syncthreads();
+    }
+}
+
+// post > 1: a block of 32 x 8 threads owns 32 neighbouring columns q of one p (reads are
+// coalesced along q); the 8 rows of threads split k and are combined in a fixed order.
+extern "C" __global__ void opkit_softmax_cols_@T@(const @T@* __restrict__ x,
+                                                  @T@* __restrict__ out, long long pre,
+                                                  long long n, long long post) {
+    __shared__ @T@ red[8][33];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const long long tiles = (post + 31) / 32;
+    for (long long t = blockIdx.x; t < pre * tiles; t += gridDim.x) {
+        const long long p = t / tiles, q = (t % tiles) * 32 + tx;
+        const bool live = q < post;
+        const @T@* xc = x + p * n * post + q;
+        @T@* oc = out + p * n * post + q;
+        @T@ m = live ? xc[0] : (@T@)0;
+        if (live) for (long long k = ty; k < n; k += 8) m = ACC_MAX(m, xc[k * post]);
+        red[ty][tx] = m;
+        __syncthreads();
+        m = red[0][tx];
+        for (int j = 1; j < 8; ++j) m = ACC_MAX(m, red[j][tx]);
+        __syncthreads();
+        @T@ acc = 0;
+        if (live) for (long long k = ty; k < n; k += 8) acc += exp(xc[k * post] - m);
+        red[ty][tx] = acc;
+        __syncthreads();
+        @T@ total = red[0][tx];
+        for (int j = 1; j < 8; ++j) total += red[j][tx];
+        __syncthreads();
+        if (live) for (long long k = ty; k < n; k += 8) oc[k * post] = exp(xc[k * post] - m) / total;
     }
 }
 """
 
+_SHARED_LIMIT = 48 * 1024
+
 
 @functools.lru_cache(maxsize=None)
-def _softmax_kernel(ctype: str):
+def _softmax_module(ctype: str):
     cp = _cp()
-    return cp.RawKernel(_SOFTMAX_SRC.replace("@T@", ctype), f"opkit_softmax_{ctype}")
+    return cp.RawModule(code=_SOFTMAX_SRC.replace("@T@", ctype))
 
 
 def softmax(x, axis: int = -1):
-    """softmax of `x` along `axis`: one block per row, a fixed reduction tree."""
+    """softmax of `x` along `axis`: one block per row (post == 1) or per 32 columns, fixed
+    reduction trees (deterministic)."""
     cp = _cp()
     ctype = _ctype(x.dtype)
     axis = axis + x.ndim if axis < 0 else axis
     x = cp.ascontiguousarray(x)
-    out = cp.empty_like(x)
     if x.size == 0:
         return cp.zeros_like(x)
+    out = cp.empty_like(x)
     n = int(x.shape[axis])
     post = int(np.prod(x.shape[axis + 1:], dtype=np.int64))
-    rows = x.size // n
-    threads = 32
-    while threads < n and threads < _THREADS:
-        threads *= 2
-    grid = max(1, min(rows, 1 << 20))
-    _softmax_kernel(ctype)((grid,), (threads,),
-                           (x, out, np.int64(n), np.int64(post), np.int64(rows)),
-                           shared_mem=threads * x.dtype.itemsize)
+    pre = x.size // (n * post)
+    module = _softmax_module(ctype)
+    item = x.dtype.itemsize
+    if post == 1:
+        threads, cap = 32, (1024 if n >= 8192 else 256)
+        while threads < n and threads < cap:
+            threads *= 2
+        cached = (threads + n) * item <= _SHARED_LIMIT
+        shared = (threads + (n if cached else 0)) * item
+        module.get_function(f"opkit_softmax_rows_{ctype}")(
+            (max(1, min(pre, 1 << 20)),), (threads,),
+            (x, out, np.int64(n), np.int64(pre), np.int32(cached)), shared_mem=shared)
+        return out
+    tiles = pre * ((post + 31) // 32)
+    module.get_function(f"opkit_softmax_cols_{ctype}")(
+        (max(1, min(tiles, 1 << 20)),), (32, 8), (x, out, np.int64(pre), np.int64(n),
+                                                  np.int64(post)))
     return out
 
 
@@ -211,7 +287,7 @@ def sum_n(xs):
     """X0 + X1 + ... (same shapes), one launch for all inputs, a new array."""
     cp = _cp()
     ctype = _ctype(xs[0].dtype)
-    xs = [cp.ascontiguousarray(x) for x in xs]
+    xs = [x if x.flags.c_contiguous else cp.ascontiguousarray(x) for x in xs]
     out = cp.empty(xs[0].shape, dtype=xs[0].dtype)
     if out.size == 0:
         return out
@@ -231,20 +307,21 @@ _CONCAT_SRC = r"""
 extern "C" __global__ void opkit_concat_@T@(const long long* __restrict__ table, int k,
                                             @T@* __restrict__ out, long long outer,
                                             long long total_cols) {
-    // table[0:k] input pointers, table[k:2k+1] column offsets of the inputs in a row of out
+    // table[0:k] input pointers, table[k:2k+1] column offsets of the inputs in a row of out.
+    // A thread owns one output column: it finds its input once, then copies that column
+    // for the rows blockIdx.y, blockIdx.y + gridDim.y, ... (coalesced along the columns).
+    const long long c = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= total_cols) return;
     const long long* col_off = table + k;
-    const long long size = outer * total_cols;
-    for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < size;
-         idx += (long long)blockDim.x * gridDim.x) {
-        const long long o = idx / total_cols, c = idx - o * total_cols;
-        int lo = 0, hi = k;                   // largest j with col_off[j] <= c
-        while (hi - lo > 1) {
-            const int mid = (lo + hi) >> 1;
-            if (col_off[mid] <= c) lo = mid; else hi = mid;
-        }
-        const long long w = col_off[lo + 1] - col_off[lo];
-        out[idx] = reinterpret_cast<const @T@*>(table[lo])[o * w + (c - col_off[lo])];
+    int lo = 0, hi = k;                       // largest j with col_off[j] <= c
+    while (hi - lo > 1) {
+        const int mid = (lo + hi) >> 1;
+        if (col_off[mid] <= c) lo = mid; else hi = mid;
     }
+    const long long w = col_off[lo + 1] - col_off[lo], cc = c - col_off[lo];
+    const @T@* src = reinterpret_cast<const @T@*>(table[lo]) + cc;
+    @T@* dst = out + c;
+    for (long long o = blockIdx.y; o < outer; o += gridDim.y) dst[o * total_cols] = src[o * w];
 }
 """
 
@@ -264,7 +341,7 @@ def concat(xs, axis: int = 0):
     axis = axis + ndim if axis < 0 else axis
     if axis == 0 or len(xs) == 1:
         return cp.concatenate(xs, axis=axis)
-    xs = [cp.ascontiguousarray(x) for x in xs]
+    xs = [x if x.flags.c_contiguous else cp.ascontiguousarray(x) for x in xs]
     shape = list(xs[0].shape)
     shape[axis] = sum(int(x.shape[axis]) for x in xs)
     out = cp.empty(tuple(shape), dtype=xs[0].dtype)
@@ -277,9 +354,12 @@ def concat(xs, axis: int = 0):
     for x in live:
         offsets.append(offsets[-1] + int(x.shape[axis]) * inner)
     table = _table([x.data.ptr for x in live] + offsets)
-    _concat_kernel(ctype)((_grid(out.size),), (_THREADS,),
-                          (table, np.int32(len(live)), out, np.int64(outer),
-                           np.int64(offsets[-1])))
+    total = offsets[-1]
+    blocks_x = (total + _THREADS - 1) // _THREADS
+    # about 2^20 threads in all, each copying its column for outer / blocks_y rows
+    blocks_y = max(1, min(outer, 65535, (1 << 20) // (blocks_x * _THREADS)))
+    _concat_kernel(ctype)((blocks_x, blocks_y), (_THREADS,),
+                          (table, np.int32(len(live)), out, np.int64(outer), np.int64(total)))
     return out
 
 
@@ -315,13 +395,76 @@ extern "C" __global__ void opkit_sequence_pool_@T@(
             r = x[(e - 1) * dim + d];
         } else if (mode == 5) {             // FIRST
             r = x[b * dim + d];
-        } else {                            // SUM, AVERAGE, SQRT
-            r = 0;
-            for (long long j = b; j < e; ++j) r = r + x[j * dim + d];
-            if (mode == 0) r = r / (@T@)(e - b);
-            else if (mode == 2) r = r / sqrt((@T@)(e - b));
+        } else {                            // SUM, AVERAGE, SQRT: added in double
+            double acc = 0;
+            for (long long j = b; j < e; ++j) acc += (double)x[j * dim + d];
+            if (mode == 0) acc = acc / (double)(e - b);
+            else if (mode == 2) acc = acc / sqrt((double)(e - b));
+            r = (@T@)acc;
         }
         out[idx] = r;
+    }
+}
+
+// Few long sequences: a two-pass reduction, still deterministic. Pass 1: one thread per
+// (chunk of <= CHUNK rows, column) reduces its chunk in order into a double partial (and
+// the row of its maximum). Pass 2: one thread per (sequence, column) combines its chunks'
+// partials in chunk order.
+extern "C" __global__ void opkit_sequence_pool_partial_@T@(
+        const @T@* __restrict__ x, const long long* __restrict__ rb,
+        const long long* __restrict__ re, double* __restrict__ part,
+        long long* __restrict__ part_idx, long long chunks, long long dim, int mode) {
+    const long long size = chunks * dim;
+    for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < size;
+         idx += (long long)blockDim.x * gridDim.x) {
+        const long long c = idx / dim, d = idx - c * dim;
+        const long long b = rb[c], e = re[c];
+        if (mode == 3) {
+            @T@ r = x[b * dim + d];
+            long long arg = b;
+            for (long long j = b + 1; j < e; ++j) {
+                const @T@ v = x[j * dim + d];
+                if (v > r) { r = v; arg = j; }
+            }
+            part[idx] = (double)r;
+            part_idx[idx] = arg;
+        } else {
+            double acc = 0;
+            for (long long j = b; j < e; ++j) acc += (double)x[j * dim + d];
+            part[idx] = acc;
+        }
+    }
+}
+
+extern "C" __global__ void opkit_sequence_pool_combine_@T@(
+        const double* __restrict__ part, const long long* __restrict__ part_idx,
+        const long long* __restrict__ cs, const long long* __restrict__ off,
+        @T@* __restrict__ out, int* __restrict__ max_index, long long seqs, long long dim,
+        int mode, @T@ pad) {
+    const long long size = seqs * dim;
+    for (long long idx = (long long)blockIdx.x * blockDim.x + threadIdx.x; idx < size;
+         idx += (long long)blockDim.x * gridDim.x) {
+        const long long s = idx / dim, d = idx - s * dim;
+        const long long c0 = cs[s], c1 = cs[s + 1], len = off[s + 1] - off[s];
+        if (c1 <= c0) {
+            out[idx] = pad;
+            if (max_index) max_index[idx] = -1;
+            continue;
+        }
+        if (mode == 3) {
+            double r = part[c0 * dim + d];
+            long long arg = part_idx[c0 * dim + d];
+            for (long long c = c0 + 1; c < c1; ++c)
+                if (part[c * dim + d] > r) { r = part[c * dim + d]; arg = part_idx[c * dim + d]; }
+            out[idx] = (@T@)r;
+            if (max_index) max_index[idx] = (int)arg;
+        } else {
+            double acc = 0;
+            for (long long c = c0; c < c1; ++c) acc += part[c * dim + d];
+            if (mode == 0) acc = acc / (double)len;
+            else if (mode == 2) acc = acc / sqrt((double)len);
+            out[idx] = (@T@)acc;
+        }
     }
 }
 
@@ -365,6 +508,36 @@ def _seqpool_module(ctype: str):
     return cp.RawModule(code=_SEQPOOL_SRC.replace("@T@", ctype))
 
 
+_CHUNK = 256
+
+
+def _sequence_pool_two_pass(module, ctype, x, off, lengths, out, index, mode, pad):
+    """Few long sequences: chunks of _CHUNK rows reduced in parallel, then combined in
+    order (deterministic)."""
+    cp = _cp()
+    seqs, dim = len(lengths), out.size // max(len(lengths), 1)
+    nch = (lengths + _CHUNK - 1) // _CHUNK
+    cs = np.concatenate([[0], np.cumsum(nch)]).astype(np.int64)
+    chunks = int(cs[-1])
+    seq_of = np.repeat(np.arange(seqs), nch)
+    rb = off[seq_of] + (np.arange(chunks) - cs[seq_of]) * _CHUNK
+    re = np.minimum(rb + _CHUNK, off[seq_of + 1])
+    table = _table(np.concatenate([rb, re, cs, off]))
+    t_rb, t_re = table[:chunks], table[chunks:2 * chunks]
+    t_cs, t_off = table[2 * chunks:2 * chunks + seqs + 1], table[2 * chunks + seqs + 1:]
+    part = cp.empty(chunks * dim, dtype=np.float64)
+    part_idx = cp.empty(chunks * dim, dtype=np.int64) if mode == 3 else part
+    if chunks:
+        module.get_function(f"opkit_sequence_pool_partial_{ctype}")(
+            (_grid(chunks * dim),), (_THREADS,),
+            (x, t_rb, t_re, part, part_idx, np.int64(chunks), np.int64(dim), np.int32(mode)))
+    module.get_function(f"opkit_sequence_pool_combine_{ctype}")(
+        (_grid(seqs * dim),), (_THREADS,),
+        (part, part_idx, t_cs, t_off, out, index if index is not None else np.intp(0),
+         np.int64(seqs), np.int64(dim), np.int32(mode), pad))
+    return out, index
+
+
 def sequence_pool(x, offsets, pooltype: str = "AVERAGE", pad_value: float = 0.0,
                   with_index: bool = False):
     """Pool each sequence of `x` (rows offsets[s]:offsets[s+1], any trailing shape) into one
@@ -389,6 +562,13 @@ def sequence_pool(x, offsets, pooltype: str = "AVERAGE", pad_value: float = 0.0,
     module = _seqpool_module(ctype)
     scalar = np.float32 if ctype == "float" else np.float64
     rows = int(x.shape[0])
+    if mode in (0, 1, 2, 3) and not isinstance(offsets, cp.ndarray) and \
+            not (mode != 3 and nondeterministic_allowed()):
+        host_off = np.asarray(offsets, dtype=np.int64)
+        lengths = np.diff(host_off)
+        if lengths.size and int(lengths.max()) > 4 * _CHUNK and seqs * dim < (1 << 17):
+            return _sequence_pool_two_pass(module, ctype, x, host_off, lengths, out, index,
+                                           mode, scalar(pad_value))
     if mode in (0, 1, 2) and nondeterministic_allowed() and rows * dim > 0:
         out.fill(0)
         module.get_function(f"opkit_sequence_pool_atomic_{ctype}")(

@@ -150,6 +150,22 @@ def test_sequence_pool(cp, dtype, pooltype, lengths, feature):
         assert index is None
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("pooltype", list(kernels.POOL_TYPES))
+def test_sequence_pool_long_sequences_two_pass(cp, dtype, pooltype):
+    lengths = [0, 5000, 3, 0, 2000, 1025]
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(int).tolist()
+    x = _rand((offsets[-1], 5), dtype, 9)
+    runs = [kernels.sequence_pool(cp.asarray(x), offsets, pooltype, pad_value=2.0,
+                                  with_index=True) for _ in range(2)]
+    want, want_index = _np_seqpool(x.astype(np.float64), offsets, pooltype, 2.0)
+    np.testing.assert_allclose(cp.asnumpy(runs[0][0]), want.astype(dtype),
+                               rtol=1e-5 if dtype == "float32" else 1e-12, atol=1e-4)
+    assert cp.asnumpy(runs[0][0]).tobytes() == cp.asnumpy(runs[1][0]).tobytes()
+    if pooltype == "MAX":
+        np.testing.assert_array_equal(cp.asnumpy(runs[0][1]), want_index)
+
+
 @pytest.mark.parametrize("pooltype", ["SUM", "AVERAGE", "SQRT"])
 def test_sequence_pool_nondeterministic_variant_is_close(cp, monkeypatch, pooltype):
     lengths = [0, 5000, 3, 0, 20000]

@@ -1,0 +1,1 @@
+"""The runtime checks of opkit test."""

@@ -1,0 +1,302 @@
+"""The `lod` check: LoD edge cases and LoD propagation.
+
+For a case with LoD inputs (an OpTest whose `inputs` hold `(array, lengths)`):
+
+1. **the test's own case** (`<TestClass>/given`), with or without a `reference`: the
+   gradient of every LoD input has that input's LoD, and every output's compile-time
+   `lod_level` (infer_shape on variable descriptions, as a Program would run it) equals the
+   level of the LoD the kernel gave it at run time;
+2. **generated edge cases** (`<TestClass>/<edge>`, when the test defines
+   `reference(self, inputs, attrs)`): an empty sequence first, in the middle, last; several
+   empties in a row; an all-empty batch (0 rows); one sequence; all length one; Paddle's
+   `[[13]]` and `[[0, 0, 4, 0, 3, 0, 0, 5, 0, 0]]`; with two LoD levels also empty
+   sub-sequences (see harness.lod_cases). Each runs on every selected place and float
+   dtype with a kernel: outputs and output LoD against the reference, compile-time against
+   run-time LoD level, and (float64) gradients against central differences with a random
+   cotangent, and their LoD against the input's.
+
+A case without LoD inputs is a skip ("no LoD input").
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from harness.checks._support import (CheckContext, Combo, combos, describe_error, fmt_index,
+                                     has_grad, output_slots, prepare)
+from harness.lod_cases import edge_inputs, edges_for, has_lod_input
+from harness.report import FAIL, PASS, SKIP, CheckResult
+from harness.runner import PreparedOp, make_cotangents, normalize_slots
+
+__all__ = ["check", "compile_time_lod_levels", "lod_level_problems"]
+
+CHECK = "lod"
+GRAD_ABS_FLOOR = 1e-3
+
+
+def _result(status, combo, name, message="", worst=None):
+    return CheckResult(CHECK, status, combo.place if combo else "", combo.dtype if combo else "",
+                       name, message, worst)
+
+
+# -- compile time against run time --------------------------------------------------------
+def compile_time_lod_levels(prepared: PreparedOp) -> dict:
+    """{output name: lod_level} from compile-time infer_shape on variable descriptions made
+    from the prepared op's inputs (shape, dtype, LoD level)."""
+    from opkit.framework.program import Program
+
+    program = Program()
+    block = program.global_block()
+    inputs = {}
+    for slot, specs in prepared.inputs.items():
+        names = []
+        for s in specs:
+            data = s.data
+            if not isinstance(data, np.ndarray):
+                raise TypeError(f"input '{s.name}' is not a dense tensor")
+            block.create_var(name=s.name, shape=list(data.shape), dtype=str(data.dtype),
+                             lod_level=len(s.lengths or []))
+            names.append(s.name)
+        inputs[slot] = names
+    for names in prepared.output_slots.values():
+        for n in names:
+            if n not in block.vars:
+                block.create_var(name=n)
+    block.append_op(type=prepared.op_type, inputs=inputs, outputs=prepared.output_slots,
+                    attrs=dict(prepared.attrs))
+    return {n: block.vars[n].lod_level for names in prepared.output_slots.values()
+            for n in names}
+
+
+def lod_level_problems(prepared: PreparedOp) -> str | None:
+    """After a forward run: the first output whose compile-time lod_level differs from its
+    run-time LoD level, as a message naming op, variable and both levels."""
+    from opkit.framework.tensor import LoDTensor
+
+    try:
+        levels = compile_time_lod_levels(prepared)
+    except TypeError:
+        return None
+    except Exception as exc:  # noqa: BLE001 - reported
+        return f"compile-time infer_shape of op '{prepared.op_type}' raised: {describe_error(exc)}"
+    for name, level in levels.items():
+        value = prepared.value(name)
+        if not isinstance(value, LoDTensor) or not value.is_initialized():
+            continue
+        runtime = len(value.lod)
+        if runtime != (level or 0):
+            return (f"op '{prepared.op_type}': output variable '{name}' has lod_level "
+                    f"{level} at compile time but a LoD of level {runtime} at run time "
+                    f"(lengths {value.recursive_sequence_lengths()}); infer_shape must "
+                    f"set_lod_level/share_lod what the kernel outputs")
+    return None
+
+
+# -- gradients ----------------------------------------------------------------------------
+def _wrt(case, prepared: PreparedOp) -> tuple[list[str], set]:
+    explicit = set(case.grad_inputs or ())
+    if explicit:
+        return list(case.grad_inputs), explicit
+    names = [s.name for specs in prepared.inputs.values() for s in specs
+             if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f" and
+             s.name not in (case.no_grad_set or ())]
+    return names, explicit
+
+
+def _grad_outputs(case, outs: dict) -> list[str]:
+    floats = [n for n, v in outs.items() if v is not None and v.dtype.kind == "f"]
+    if case.grad_outputs:
+        return [n for n in case.grad_outputs if n in floats]
+    return floats
+
+
+def _check_gradients(case, prepared: PreparedOp, outs: dict, numeric: bool, seed: int):
+    """(problem or None, worst relative error) for the prepared op whose forward ran."""
+    wrt, explicit = _wrt(case, prepared)
+    if not wrt:
+        return None, None
+    names = _grad_outputs(case, outs)
+    cot = make_cotangents(outs, names, seed=seed)
+    try:
+        grads = prepared.backward(cot, wrt, tuple(case.no_grad_set or ()))
+    except Exception as exc:  # noqa: BLE001 - reported
+        return f"backward raised: {describe_error(exc)}", None
+    specs = {s.name: s for ss in prepared.inputs.values() for s in ss}
+    worst = 0.0
+    for name in wrt:
+        g = grads.get(name)
+        spec = specs.get(name)
+        if g is None:
+            if name in explicit:
+                return f"{name}: the grad ops produced no gradient", None
+            continue
+        if spec is None or not isinstance(spec.data, np.ndarray):
+            continue
+        if tuple(g.shape) != tuple(spec.data.shape):
+            return (f"{name}@GRAD has shape {list(g.shape)}, expected {list(spec.data.shape)} "
+                    f"(the shape of {name})"), None
+        want = [list(level) for level in (spec.lengths or [])]
+        got = [list(level) for level in (prepared.grad_lod(name) or [])]
+        if got != want:
+            return (f"{name}@GRAD has LoD (lengths) {got}, expected {want} (the LoD of "
+                    f"{name}): a grad op must share_lod from {name} to {name}@GRAD"), None
+        if not numeric:
+            continue
+        num = _numeric(prepared, spec, cot, float(case.options.get("numeric_grad_delta") or
+                                                  1e-4))
+        if num.size == 0:
+            continue
+        denom = np.maximum(np.abs(num), GRAD_ABS_FLOOR)
+        rel = np.abs(g.astype(np.float64) - num) / denom
+        worst = max(worst, float(rel.max()))
+        limit = float(case.options.get("max_relative_error") or 0.005)
+        if rel.max() > limit:
+            idx = np.unravel_index(int(np.argmax(rel)), rel.shape)
+            return (f"{fmt_index(name, idx)}: analytic gradient {float(g[idx])!r}, numeric "
+                    f"{float(num[idx])!r} (relative error {float(rel[idx]):.3g} > {limit})",
+                    worst)
+    return None, worst
+
+
+def _numeric(prepared: PreparedOp, spec, cot: dict, delta: float) -> np.ndarray:
+    """Central differences of sum(cot * outputs) with respect to `spec`'s data (float64)."""
+    delta = min(delta, 1e-3)
+    base = np.array(spec.data, dtype=np.float64, copy=True)
+    num = np.zeros_like(base)
+    flat = num.reshape(-1)
+
+    def loss():
+        outs = prepared.forward()
+        return sum(float(np.sum(outs[n].astype(np.float64) * c)) for n, c in cot.items())
+
+    for i in range(base.size):
+        x = base.copy()
+        x.reshape(-1)[i] += delta
+        prepared.set_input(spec.name, x.astype(spec.data.dtype), spec.lod)
+        plus = loss()
+        x.reshape(-1)[i] -= 2 * delta
+        prepared.set_input(spec.name, x.astype(spec.data.dtype), spec.lod)
+        minus = loss()
+        flat[i] = (plus - minus) / (2 * delta)
+    prepared.set_input(spec.name, spec.data, spec.lod)
+    return num
+
+
+# -- outputs ------------------------------------------------------------------------------
+def _tolerance(case, dtype):
+    atol, rtol = case.options.get("atol"), case.options.get("rtol")
+    if atol is None:
+        atol = 1e-4 if dtype == "float32" else 1e-7
+    if rtol is None:
+        rtol = 1e-4 if dtype == "float32" else 1e-7
+    return float(atol), float(rtol)
+
+
+def _compare_outputs(case, prepared: PreparedOp, expected: dict, dtype: str):
+    atol, rtol = _tolerance(case, dtype)
+    worst = 0.0
+    for slot, specs in normalize_slots(expected).items():
+        if slot in (case.no_check_set or ()):
+            continue
+        for spec in specs:
+            got = prepared.array(spec.name)
+            want = np.asarray(spec.data)
+            if got is None:
+                return f"{spec.name}: the op produced no output", worst
+            if got.shape != want.shape:
+                return (f"{spec.name}: shape {list(got.shape)}, the reference gives "
+                        f"{list(want.shape)}"), worst
+            if spec.lengths is not None:
+                lod = [list(x) for x in prepared.lod_lengths(spec.name) or []]
+                if lod != [list(x) for x in spec.lengths]:
+                    return (f"{spec.name}: LoD (lengths) {lod}, the reference gives "
+                            f"{[list(x) for x in spec.lengths]}"), worst
+            if want.dtype.kind in "fc" and want.size:
+                err = np.abs(got.astype(np.float64) - want.astype(np.float64))
+                worst = max(worst, float(np.nanmax(err)))
+                bad = ~np.isclose(got, want, atol=atol, rtol=rtol)
+                if bad.any():
+                    idx = np.unravel_index(int(np.flatnonzero(bad)[0]), want.shape)
+                    return (f"{fmt_index(spec.name, idx)}: got {got[idx].item()!r}, the "
+                            f"reference gives {want[idx].item()!r} (atol {atol}, rtol "
+                            f"{rtol})"), worst
+            elif want.size and not np.array_equal(got, want):
+                idx = np.unravel_index(int(np.flatnonzero(got != want)[0]), want.shape)
+                return (f"{fmt_index(spec.name, idx)}: got {got[idx].item()!r}, the reference "
+                        f"gives {want[idx].item()!r}"), worst
+    return None, worst
+
+
+def _wants_grad(case) -> bool:
+    """Gradients are checked when the op has a grad maker, unless the case runs in inference
+    mode (attr is_test true) and its test never asked for gradients."""
+    if not has_grad(case.op_type):
+        return False
+    return bool(case.grad_inputs) or not (case.attrs or {}).get("is_test", False)
+
+
+# -- the check ----------------------------------------------------------------------------
+def _run_one(case, combo: Combo, expected: dict | None, name: str, seed: int,
+             description: str) -> CheckResult:
+    try:
+        prepared = prepare(case, combo)
+        outs = prepared.forward()
+    except Exception as exc:  # noqa: BLE001 - reported
+        return _result(FAIL, combo, name, f"{description}: the op raised "
+                                          f"{describe_error(exc)}")
+    worst = None
+    if expected is not None:
+        problem, worst = _compare_outputs(case, prepared, expected, combo.dtype)
+        if problem:
+            return _result(FAIL, combo, name, f"{description}: {problem}", worst)
+    problem = lod_level_problems(prepared)
+    if problem:
+        return _result(FAIL, combo, name, f"{description}: {problem}", worst)
+    if _wants_grad(case):
+        numeric = expected is not None and combo.dtype in ("float64", "")
+        problem, gworst = _check_gradients(case, prepared, outs, numeric, seed)
+        if problem:
+            return _result(FAIL, combo, name, f"{description}: {problem}", gworst)
+    checked = "outputs, output LoD, " if expected is not None else ""
+    checked += "compile-time lod_level"
+    if _wants_grad(case):
+        checked += ", gradient LoD" + (" and numeric gradients" if expected is not None and
+                                       combo.dtype in ("float64", "") else "")
+    return _result(PASS, combo, name, f"{description}: {checked} ok", worst)
+
+
+def check(case, context: CheckContext | None = None) -> list[CheckResult]:
+    context = context or CheckContext()
+    if not has_lod_input(case.inputs):
+        return [CheckResult(CHECK, SKIP, "", "", case.name, "no LoD input")]
+    runnable, results = combos(case, context, CHECK)
+    if not runnable:
+        return results or [CheckResult(CHECK, SKIP, "", "", case.name,
+                                       "no kernel on the selected places and dtypes")]
+    for combo in runnable:
+        results.append(_run_one(case, combo, None, f"{case.name}/given", context.seed,
+                                "the test's own case"))
+    if case.reference is None:
+        results.append(CheckResult(CHECK, SKIP, "", "", f"{case.name}/edges",
+                                   f"{case.name} defines no reference(inputs, attrs): LoD "
+                                   "edge cases not generated (gradient LoD checked on the "
+                                   "test's own case)"))
+        return results
+    for k, edge in enumerate(edges_for(case)):
+        name = f"{case.name}/{edge.name}"
+        rng = np.random.default_rng(context.seed + 7919 * k)
+        inputs = edge_inputs(case, edge, rng)
+        try:
+            expected = case.reference(inputs, dict(case.attrs))
+        except Exception as exc:  # noqa: BLE001 - the reference rejects this edge
+            results.append(CheckResult(CHECK, SKIP, "", "", name,
+                                       f"{edge.description}: the reference rejects it "
+                                       f"({type(exc).__name__}: {exc})"))
+            continue
+        edge_case = dataclasses.replace(case, name=name, inputs=inputs,
+                                        outputs=expected or {})
+        for combo in runnable:
+            results.append(_run_one(edge_case, combo, expected or {}, name, context.seed,
+                                    edge.description))
+    return results

@@ -1,0 +1,246 @@
+"""check_output: forward outputs against the expected ones, per place x dtype.
+
+`check_output(case, ...)` returns one CheckResult per (place, dtype) it ran (plus skip
+results, e.g. an unusable GPU). The OpTest method of the same name and `opkit test` both
+call it. Tolerances: harness.tolerances.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from harness import settings
+from harness.report import FAIL, PASS, SKIP, CheckResult
+from harness.runner import PreparedOp, VarSpec, cast_floats, normalize_slots
+from harness.tolerances import output_tolerance
+
+__all__ = ["check_output", "check_case", "run_combos", "prepare_case", "fmt_index",
+           "gpu_unavailable_reason", "float_input_dtype"]
+
+
+# -- shared with checks/grad.py ---------------------------------------------------------------
+def gpu_unavailable_reason() -> str | None:
+    if os.environ.get("OPKIT_NO_GPU"):
+        return "OPKIT_NO_GPU is set"
+    from opkit.framework.place import cupy_unavailable_reason
+
+    return cupy_unavailable_reason()
+
+
+def _place(kind: str):
+    from opkit.framework.place import CPUPlace, CUDAPlace
+
+    return CPUPlace() if kind == "CPU" else CUDAPlace(0)
+
+
+def float_input_dtype(case):
+    """The dtype of the case's floating inputs (the first found), or None without any."""
+    for specs in normalize_slots(case.inputs).values():
+        for s in specs:
+            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f":
+                return s.data.dtype
+    return None
+
+
+def run_combos(case, check: str, places=None, dtypes=None, op_type=None):
+    """([(place, dtype)], [skip results]): every selected place with a kernel x every float
+    dtype (float32, float64) with a kernel there; dtype "" = inputs as given (no float inputs,
+    or no float kernels)."""
+    from opkit.registry import op_info
+
+    kernel_places = op_info(op_type or case.op_type).kernel_places()
+    places = tuple(places) if places is not None else settings.selected_places()
+    dtypes = tuple(dtypes) if dtypes is not None else settings.selected_dtypes()
+    has_float = float_input_dtype(case) is not None
+    runnable, skips = [], []
+    for place in places:
+        kernel_dtypes = kernel_places.get(place)
+        if not kernel_dtypes:
+            continue
+        if place == "GPU":
+            reason = gpu_unavailable_reason()
+            if reason:
+                skips.append(CheckResult(check, SKIP, "GPU", "", case.name,
+                                         f"GPU not usable: {reason}"))
+                continue
+        floats = [d for d in ("float32", "float64") if d in kernel_dtypes]
+        if not has_float or not floats:
+            runnable.append((place, ""))
+            continue
+        picked = [d for d in floats if d in dtypes]
+        if not picked:
+            skips.append(CheckResult(check, SKIP, place, "", case.name,
+                                     f"no {place} kernel for the selected dtypes "
+                                     f"({', '.join(dtypes)})"))
+        runnable.extend((place, d) for d in picked)
+    if not runnable and not skips:
+        skips.append(CheckResult(check, SKIP, "", "", case.name,
+                                 f"op '{case.op_type}' has no kernel on the selected places"))
+    return runnable, skips
+
+
+def output_slots(case, op_type: str, expected: dict) -> dict:
+    from opkit.registry import op_info
+
+    slots = {slot: [s.name for s in specs] for slot, specs in expected.items()}
+    proto = op_info(op_type).proto
+    if proto is not None:
+        for vp in proto.outputs:
+            if vp.name not in slots and not vp.duplicable and not vp.dispensable:
+                slots[vp.name] = [vp.name]
+    return slots
+
+
+def prepare_case(case, place: str, dtype: str, expected: dict | None = None) -> PreparedOp:
+    """A PreparedOp of the case on `place`, float inputs cast to `dtype` (fresh copies)."""
+    specs = normalize_slots(case.inputs)
+    if dtype:
+        specs = cast_floats(specs, dtype)
+    specs = {slot: [VarSpec(s.name, s.data.copy() if isinstance(s.data, np.ndarray) else s.data,
+                            s.lengths) for s in items] for slot, items in specs.items()}
+    if expected is None:
+        expected = normalize_slots(expected_outputs(case))
+    return PreparedOp(case.op_type, specs, case.attrs, output_slots(case, case.op_type, expected),
+                      _place(place))
+
+
+def expected_outputs(case) -> dict:
+    if case.outputs:
+        return case.outputs
+    if case.reference is not None:
+        return case.reference(case.inputs, case.attrs) or {}
+    return {}
+
+
+def fmt_index(name: str, idx) -> str:
+    idx = tuple(int(i) for i in idx)
+    return f"{name}[{', '.join(str(i) for i in idx)}]" if idx else name
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+# -- the check ---------------------------------------------------------------------------------
+def _compare(name, got, want, run_dtype, atol, rtol, equal_nan):
+    """None when they agree, else (message, worst error)."""
+    if got is None:
+        return f"output '{name}' was not produced", None
+    got = np.asarray(got)
+    want_orig = np.asarray(want)
+    if got.shape != want_orig.shape:
+        return (f"output '{name}': shape {tuple(got.shape)}, expected {tuple(want_orig.shape)}",
+                None)
+    if want_orig.dtype.kind == "f":
+        allowed = {np.dtype(run_dtype).name if run_dtype else want_orig.dtype.name,
+                   want_orig.dtype.name}
+        if got.dtype.name not in allowed:
+            return (f"output '{name}': dtype {got.dtype.name}, expected "
+                    f"{' or '.join(sorted(allowed))}", None)
+        want_c = want_orig.astype(got.dtype)
+        a_tol, r_tol = output_tolerance(got.dtype, want_orig.dtype, atol, rtol)
+        g64, w64 = got.astype(np.float64), want_c.astype(np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            abs_err = np.abs(g64 - w64)
+            bound = a_tol + r_tol * np.abs(w64)
+            bad = ~(abs_err <= bound)
+            both_nan = np.isnan(g64) & np.isnan(w64)
+            same_inf = np.isinf(g64) & (g64 == w64)
+            bad &= ~same_inf
+            if equal_nan:
+                bad &= ~both_nan
+        finite = abs_err[np.isfinite(abs_err)]
+        worst = float(finite.max()) if finite.size else 0.0
+        if not bad.any():
+            return None, worst
+        with np.errstate(invalid="ignore", divide="ignore"):
+            excess = np.where(bad, abs_err / np.maximum(bound, 1e-300), -1.0)
+        excess = np.where(np.isnan(excess), np.inf, excess)
+        k = int(np.argmax(excess))
+        idx = np.unravel_index(k, got.shape) if got.ndim else ()
+        a, e = g64.reshape(-1)[k], w64.reshape(-1)[k]
+        ae = abs(a - e)
+        re = ae / abs(e) if e != 0 else float("inf")
+        msg = (f"output '{name}' (shape {tuple(got.shape)}, {got.dtype.name}): "
+               f"{int(bad.sum())} of {bad.size} elements differ; worst at "
+               f"{fmt_index(name, idx)}: actual {a!r}, expected {e!r}, abs error {ae:.6g}, "
+               f"rel error {re:.6g} (tolerance: atol {a_tol:g} + rtol {r_tol:g} * |expected|)")
+        return msg, worst
+    # integers, bools, ...: exact
+    if got.dtype != want_orig.dtype:
+        return (f"output '{name}': dtype {got.dtype.name}, expected {want_orig.dtype.name}",
+                None)
+    if np.array_equal(got, want_orig):
+        return None, 0.0
+    bad = got != want_orig
+    k = int(np.flatnonzero(bad.reshape(-1))[0])
+    idx = np.unravel_index(k, got.shape) if got.ndim else ()
+    return (f"output '{name}' (shape {tuple(got.shape)}, {got.dtype.name}): "
+            f"{int(bad.sum())} of {bad.size} elements differ (compared exactly); first at "
+            f"{fmt_index(name, idx)}: actual {got.reshape(-1)[k].item()!r}, expected "
+            f"{want_orig.reshape(-1)[k].item()!r}", None)
+
+
+def check_output(case, atol=None, rtol=None, no_check_set=None, equal_nan=False, repro="",
+                 places=None, dtypes=None) -> list[CheckResult]:
+    """Run the case's op on every place x float dtype with a kernel; compare every expected
+    output (shape, dtype, LoD, values). One CheckResult per place x dtype."""
+    try:
+        expected = normalize_slots(expected_outputs(case))
+    except Exception as exc:  # noqa: BLE001
+        return [CheckResult("output", FAIL, "", "", case.name,
+                            f"op '{case.op_type}': the reference raised {first_line(exc)}")]
+    if not expected:
+        return [CheckResult("output", SKIP, "", "", case.name, "the case has no expected outputs")]
+    skip_slots = set(no_check_set or ()) | set(case.no_check_set or ())
+    runnable, results = run_combos(case, "output", places, dtypes)
+    tail = f"\nreproduce: {repro}" if repro else ""
+    for place, dtype in runnable:
+        where = f"op '{case.op_type}' on {place}" + (f" {dtype}" if dtype else "")
+        try:
+            prepared = prepare_case(case, place, dtype, expected)
+            prepared.forward()
+        except Exception as exc:  # noqa: BLE001: reported as a failed check
+            results.append(CheckResult("output", FAIL, place, dtype, case.name,
+                                       f"{where}: the op raised {first_line(exc)}{tail}"))
+            continue
+        problems, worst = [], 0.0
+        for slot, specs in expected.items():
+            for spec in specs:
+                if slot in skip_slots or spec.name in skip_slots:
+                    continue
+                if not isinstance(spec.data, np.ndarray):
+                    continue
+                got = prepared.array(spec.name)
+                msg, w = _compare(spec.name, got, spec.data, dtype, atol, rtol, equal_nan)
+                if w is not None:
+                    worst = max(worst, w)
+                if msg:
+                    problems.append(msg)
+                    continue
+                if spec.lengths is not None:
+                    lod = prepared.lod_lengths(spec.name) or []
+                    if [list(x) for x in lod] != [list(x) for x in spec.lengths]:
+                        problems.append(f"output '{spec.name}': LoD (lengths) {lod}, expected "
+                                        f"{spec.lengths}")
+        if problems:
+            msg = f"{where}: " + "; ".join(problems) + tail
+            results.append(CheckResult("output", FAIL, place, dtype, case.name, msg, worst))
+        else:
+            results.append(CheckResult("output", PASS, place, dtype, case.name, "", worst))
+    return results
+
+
+def check_case(case, context=None) -> list[CheckResult]:
+    """The `output` check of `opkit test` on a Case (options from case.options)."""
+    opts = case.options or {}
+    places = getattr(context, "places", None) if context is not None else None
+    dtypes = getattr(context, "dtypes", None) if context is not None else None
+    repro = opts.get("repro") or (f"opkit test {case.op_type} --tests "
+                                  f"{case.source.split('::')[0]}" if case.source else "")
+    return check_output(case, atol=opts.get("atol"), rtol=opts.get("rtol"),
+                        no_check_set=opts.get("no_check_set"),
+                        equal_nan=bool(opts.get("equal_nan", False)), repro=repro,
+                        places=places, dtypes=dtypes)

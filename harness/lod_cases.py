@@ -1,0 +1,153 @@
+"""LoD edge cases made from a Case: the inputs the `lod` check runs the op and its
+`reference` on.
+
+Every edge is a list of sequence lengths for the last LoD level (and, for
+`level2_empty_subsequences`, an upper level too). `edge_inputs(case, edge, rng)` rewrites
+the case's inputs in Paddle's OpTest format:
+
+* every LoD input gets the edge's lengths (all LoD inputs the same number of sequences, so
+  ops that pair sequences across inputs — sequence_expand, sequence_concat — stay valid);
+  an input with more than one level keeps them: the upper levels become one sequence
+  holding everything, except for the level-2 edge;
+* its data gets new rows (``sum(lengths)`` of them; the other dims unchanged) drawn
+  uniformly in the original values' range (float) or from the original values (int);
+* a dense input with one row per sequence, or one row per row, of a LoD input (a label, a
+  per-sequence weight, sequence_expand's X without LoD) is resized the same way.
+
+The generated inputs are what `reference(inputs, attrs)` sees; whatever the reference
+rejects (it raises) is skipped, with the reason.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Edge", "EDGES", "LEVEL2_EDGES", "edges_for", "edge_inputs", "lod_inputs",
+           "has_lod_input", "max_lod_level"]
+
+
+@dataclass(frozen=True)
+class Edge:
+    name: str
+    lengths: tuple               # last level
+    upper: tuple | None = None   # the level above it (level-2 edges only)
+    description: str = ""
+
+
+EDGES = [
+    Edge("empty_first", (0, 2, 3), description="an empty sequence at the start"),
+    Edge("empty_middle", (2, 0, 3), description="an empty sequence in the middle"),
+    Edge("empty_last", (2, 3, 0), description="an empty sequence at the end"),
+    Edge("empties_in_a_row", (1, 0, 0, 0, 2), description="several empty sequences in a row"),
+    Edge("all_empty", (0, 0, 0), description="every sequence empty: a batch of 0 rows"),
+    Edge("single_sequence", (4,), description="one sequence"),
+    Edge("all_length_one", (1, 1, 1, 1), description="every sequence one row long"),
+    Edge("paddle_13", (13,), description="Paddle's standard LoD [[13]]"),
+    Edge("paddle_0_0_4_0_3_0_0_5_0_0", (0, 0, 4, 0, 3, 0, 0, 5, 0, 0),
+         description="Paddle's standard LoD [[0, 0, 4, 0, 3, 0, 0, 5, 0, 0]]"),
+]
+
+LEVEL2_EDGES = [
+    # outer sequences: 3 sub-sequences, none, 2; sub-sequences: empty first, empty last,
+    # an empty one between non-empty ones
+    Edge("level2_empty_subsequences", (0, 2, 0, 1, 0), upper=(3, 0, 2),
+         description="two LoD levels with empty sub-sequences and an empty outer sequence"),
+]
+
+
+def _is_lod(value) -> bool:
+    return isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], (list, tuple))
+
+
+def lod_inputs(inputs: dict) -> list[tuple[str, str, object]]:
+    """(slot, variable name, (array, lengths)) of every LoD input."""
+    out = []
+    for slot, value in (inputs or {}).items():
+        if isinstance(value, list):
+            for item in value:
+                if isinstance(item, tuple) and len(item) == 2 and _is_lod(item[1]) and \
+                        len(item[1][1]):
+                    out.append((slot, item[0], item[1]))
+        elif _is_lod(value) and len(value[1]):
+            out.append((slot, slot, value))
+    return out
+
+
+def has_lod_input(inputs: dict) -> bool:
+    return bool(lod_inputs(inputs))
+
+
+def max_lod_level(inputs: dict) -> int:
+    return max((len(v[1]) for _, _, v in lod_inputs(inputs)), default=0)
+
+
+def edges_for(case) -> list[Edge]:
+    """The edges that apply to a case: the level-1 ones, and the level-2 ones when an input
+    has two LoD levels."""
+    return list(EDGES) + (list(LEVEL2_EDGES) if max_lod_level(case.inputs) >= 2 else [])
+
+
+def _new_data(original, rows: int, rng: np.random.Generator):
+    a = np.asarray(original)
+    shape = (rows,) + tuple(a.shape[1:])
+    if a.dtype.kind == "f":
+        lo, hi = (float(a.min()), float(a.max())) if a.size else (-1.0, 1.0)
+        if not np.isfinite(lo) or not np.isfinite(hi) or hi - lo < 1e-6:
+            lo, hi = lo - 1.0, hi + 1.0
+        return rng.uniform(lo, hi, shape).astype(a.dtype)
+    if a.dtype.kind in "iub" and a.size:
+        return rng.choice(a.reshape(-1), size=shape).astype(a.dtype)
+    return np.zeros(shape, dtype=a.dtype)
+
+
+def _levels_for(edge: Edge, nlevels: int) -> list[list[int]]:
+    last = list(edge.lengths)
+    if nlevels == 1:
+        return [last]
+    if edge.upper is not None:
+        upper = list(edge.upper)
+        # an input with more than two levels: one outermost sequence per level above
+        chain = []
+        count = len(upper)
+        for _ in range(nlevels - 2):
+            chain.insert(0, [count])
+            count = 1
+        return chain + [upper, last]
+    chain = []
+    count = len(last)
+    for _ in range(nlevels - 1):
+        chain.insert(0, [count])
+        count = 1
+    return chain + [last]
+
+
+def edge_inputs(case, edge: Edge, rng: np.random.Generator) -> dict:
+    """The case's inputs rewritten for `edge` (see the module docstring)."""
+    lods = lod_inputs(case.inputs)
+    seq_counts = {len(v[1][-1]) for _, _, v in lods}
+    row_counts = {int(np.asarray(v[0]).shape[0]) for _, _, v in lods}
+    new_rows = int(sum(edge.lengths))
+    new_seqs = len(edge.lengths)
+
+    def rewrite(value):
+        if _is_lod(value) and len(value[1]):
+            levels = _levels_for(edge, len(value[1]))
+            return (_new_data(value[0], new_rows, rng), levels)
+        if _is_lod(value):                               # (array, []) : no LoD
+            value = value[0]
+        if isinstance(value, np.ndarray) and value.ndim >= 1:
+            rows = value.shape[0]
+            if rows in row_counts and rows >= 2:
+                return _new_data(value, new_rows, rng)
+            if rows in seq_counts and rows >= 2:
+                return _new_data(value, new_seqs, rng)
+        return value
+
+    out = {}
+    for slot, value in (case.inputs or {}).items():
+        if isinstance(value, list):
+            out[slot] = [(name, rewrite(v)) for name, v in value]
+        else:
+            out[slot] = rewrite(value)
+    return out

@@ -1,0 +1,150 @@
+"""OpTest: Paddle's op unit-test base class (a unittest.TestCase; plain pytest collects it).
+
+setUp sets `op_type`, `inputs`, `outputs`, `attrs` (LoD as `(array, lengths)`, duplicable
+slots as `[(name, array), ...]`) and may define `reference(self, inputs, attrs)`. The checks
+live in harness.checks.output / harness.checks.grad; this class only builds the Case, calls
+them and either raises (plain pytest / unittest) or hands the results to the collector of
+`opkit test` (harness.report.collecting()).
+"""
+from __future__ import annotations
+
+import inspect
+import os
+import sys
+import unittest
+
+from harness.case import Case
+from harness.report import FAIL, current_collector
+
+__all__ = ["OpTest"]
+
+
+class OpTest(unittest.TestCase):
+    """Base class of op tests: `check_output()` and `check_grad(...)`."""
+
+    op_type: str = ""
+    #: numeric gradient mode: "auto" (default), "exact", "fast" or "dense"; None: the
+    #: OPKIT_GRAD_MODE environment variable, else "auto"
+    grad_check_mode: str | None = None
+
+    # -- the case ---------------------------------------------------------------------------
+    def _ensure_setup(self) -> None:
+        if not getattr(self, "op_type", "") or not hasattr(self, "inputs"):
+            self.setUp()
+
+    def _source(self) -> str:
+        cls = type(self)
+        try:
+            path = inspect.getsourcefile(cls) or ""
+        except TypeError:
+            path = getattr(sys.modules.get(cls.__module__), "__file__", "") or ""
+        if path:
+            try:
+                rel = os.path.relpath(path)
+                path = rel if not rel.startswith("..") else path
+            except ValueError:
+                pass
+        return f"{path}::{cls.__qualname__}" if path else cls.__qualname__
+
+    def to_case(self) -> Case:
+        """The Case this test describes (name = class name, source = file::class). What later
+        check_* calls check (grad_inputs, grad_outputs, no_grad_set, options) is recorded on
+        the Case returned last."""
+        case = self._build_case()
+        self._opkit_case = case
+        return case
+
+    def _build_case(self) -> Case:
+        self._ensure_setup()
+        ref = getattr(type(self), "reference", None)
+        case = Case(name=type(self).__name__, op_type=self.op_type,
+                    inputs=getattr(self, "inputs", {}) or {},
+                    attrs=dict(getattr(self, "attrs", {}) or {}),
+                    outputs=getattr(self, "outputs", {}) or {},
+                    reference=getattr(self, "reference") if callable(ref) else None,
+                    source=self._source())
+        recorded = getattr(self, "_opkit_recorded", None)
+        if recorded:
+            _apply(case, recorded)
+        return case
+
+    def _record(self, **fields) -> None:
+        """Remember what a check_* call checked, on this test and on the last Case given out."""
+        recorded = self.__dict__.setdefault("_opkit_recorded", {"options": {}})
+        for key, value in fields.items():
+            if key == "options":
+                recorded["options"].update({k: v for k, v in value.items() if v is not None})
+            else:
+                recorded[key] = value
+        case = getattr(self, "_opkit_case", None)
+        if case is not None:
+            _apply(case, recorded)
+
+    def _repro(self, default_method: str) -> str:
+        method = None
+        frame = inspect.currentframe()
+        while frame is not None:
+            if frame.f_locals.get("self") is self and frame.f_code.co_name.startswith("test"):
+                method = frame.f_code.co_name
+            frame = frame.f_back
+        method = method or (self._testMethodName if self._testMethodName.startswith("test")
+                            else default_method)
+        source = self._source()
+        path = source.split("::")[0]
+        cls = type(self).__qualname__
+        return f"python -m pytest {path}::{cls}::{method}  (or: opkit test {self.op_type} " \
+               f"--tests {path})"
+
+    def _deliver(self, results) -> None:
+        collector = current_collector()
+        if collector is not None:
+            collector.extend(results)
+            return
+        failures = [r for r in results if r.status == FAIL]
+        if failures:
+            raise AssertionError("\n\n".join(
+                f"[{r.check} {r.place} {r.dtype}] {r.message}".replace("  ]", "]")
+                for r in failures))
+
+    # -- checks -----------------------------------------------------------------------------
+    def check_output(self, atol=None, rtol=None, no_check_set=None, equal_nan=False):
+        """Forward outputs against self.outputs on every place and float dtype with a kernel."""
+        from harness.checks.output import check_output
+
+        case = self._build_case()
+        self._record(no_check_set=tuple(no_check_set or ()),
+                     options={"atol": atol, "rtol": rtol, "equal_nan": equal_nan or None})
+        results = check_output(case, atol=atol, rtol=rtol, no_check_set=no_check_set,
+                               equal_nan=equal_nan, repro=self._repro("test_check_output"))
+        self._deliver(results)
+        return results
+
+    def check_grad(self, inputs_to_check, output_names, no_grad_set=None,
+                   max_relative_error=0.005, numeric_grad_delta=0.005, user_defined_grads=None,
+                   mode=None):
+        """Analytic gradients of `inputs_to_check` against float64 numeric ones."""
+        from harness.checks.grad import check_grad
+
+        if isinstance(inputs_to_check, str):
+            inputs_to_check = [inputs_to_check]
+        if isinstance(output_names, str):
+            output_names = [output_names]
+        mode = mode or self.grad_check_mode
+        case = self._build_case()
+        self._record(grad_inputs=list(inputs_to_check), grad_outputs=list(output_names),
+                     no_grad_set=tuple(no_grad_set or ()),
+                     options={"max_relative_error": max_relative_error,
+                              "numeric_grad_delta": numeric_grad_delta,
+                              "user_defined_grads": user_defined_grads, "grad_mode": mode})
+        results = check_grad(case, inputs_to_check, output_names, no_grad_set,
+                             max_relative_error, numeric_grad_delta, user_defined_grads,
+                             mode=mode, repro=self._repro("test_check_grad"))
+        self._deliver(results)
+        return results
+
+
+def _apply(case: Case, recorded: dict) -> None:
+    for key in ("grad_inputs", "grad_outputs", "no_grad_set", "no_check_set"):
+        if key in recorded:
+            setattr(case, key, recorded[key])
+    case.options = {**(case.options or {}), **recorded.get("options", {})}
