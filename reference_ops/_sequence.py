@@ -89,8 +89,14 @@ def segment_reduce(xp, ufunc_name: str, x, offsets, empty_value):
     if xp is np:
         out = np.full(out_shape, empty_value, dtype=x.dtype)
         if nonempty.any():
-            ufunc = getattr(np, ufunc_name)
-            out[nonempty] = ufunc.reduceat(x, off[:-1][nonempty], axis=0)
+            lens = off[1:] - off[:-1]
+            longest = int(lens.max())
+            if longest * 8 <= n and x.ndim >= 2:
+                out[nonempty] = _by_position(ufunc_name, x, off[:-1][nonempty],
+                                             lens[nonempty], longest)
+            else:
+                ufunc = getattr(np, ufunc_name)
+                out[nonempty] = ufunc.reduceat(x, off[:-1][nonempty], axis=0)
         return out
     vals, mask = _padded_gather(xp, x, off)
     m = mask.reshape(mask.shape + (1,) * (x.ndim - 1))
@@ -103,6 +109,28 @@ def segment_reduce(xp, ufunc_name: str, x, offsets, empty_value):
             xp.zeros(out_shape, dtype=x.dtype)
     ne = xp.asarray(nonempty).reshape((n,) + (1,) * (x.ndim - 1))
     return xp.where(ne, red, xp.asarray(empty_value, dtype=x.dtype)).astype(x.dtype)
+
+
+def _by_position(ufunc_name: str, x, starts, lens, longest: int):
+    """Reduce non-empty segments position by position: step j combines row j of every
+    segment longer than j (one vectorized gather per position, `longest` steps, rows added
+    in order as a per-sequence loop would). Much faster than `reduceat` along axis 0 for
+    many short sequences; used when the longest sequence is short relative to their number."""
+    order = np.argsort(-lens, kind="stable")
+    lens_sorted = lens[order]
+    starts_sorted = starts[order]
+    # live[j]: how many segments are longer than j (they come first in `order`)
+    live = np.searchsorted(-lens_sorted, -np.arange(1, longest + 1), side="right")
+    acc = x[starts_sorted].copy()
+    ufunc = getattr(np, ufunc_name)
+    for j in range(1, longest):
+        k = int(live[j])
+        if k == 0:
+            break
+        ufunc(acc[:k], x[starts_sorted[:k] + j], out=acc[:k])
+    out = np.empty_like(acc)
+    out[order] = acc
+    return out
 
 
 def segment_sum(xp, x, offsets, empty_value=0.0):

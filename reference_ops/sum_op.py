@@ -1,5 +1,7 @@
 """sum: Out = X_0 + X_1 + ... (X duplicable)."""
-from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
+import numpy as np
+
+from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, SelectedRows, register_operator,
                    register_kernel, enforce, errors)
 
 
@@ -13,6 +15,11 @@ class SumOpMaker(OpMaker):
 Adds all the input tensors elementwise (they must have the same shape); Out
 shares the LoD of the first input:
 $$Out = \sum_{i} X_{i}$$
+
+SelectedRows inputs (sparse gradients): when every input is SelectedRows, Out is
+SelectedRows with the rows and values of the inputs concatenated in input order
+(duplicates are merged by the consumer, e.g. sgd); when any input is dense, Out is
+dense and each SelectedRows input is added row by row.
 """)
 
 
@@ -62,10 +69,36 @@ class SumGradMaker(GradOpMaker):
 register_operator("sum", SumOp, SumOpMaker, grad_maker=SumGradMaker)
 
 
+def _input_values(ctx) -> list:
+    return [ctx.scope.find_var(n).value() for n in ctx.input_names("X")]
+
+
 @register_kernel("sum", place=("CPU", "GPU"), dtypes=("float32", "float64"))
 def sum_kernel(ctx):
-    xs = ctx.inputs("X")
-    out = ctx.xp.array(xs[0], copy=True)
-    for x in xs[1:]:       # fixed left-to-right order: deterministic
-        out += x
+    xp = ctx.xp
+    values = _input_values(ctx)
+    sparse = [isinstance(v, SelectedRows) for v in values]
+    if all(sparse):
+        heights = {v.height for v in values}
+        enforce(len(heights) == 1, errors.InvalidArgument(
+            "Inputs(X) of SumOp are SelectedRows of different heights %s.", sorted(heights)))
+        rows = [r for v in values for r in v.rows]
+        value = xp.concatenate([xp.asarray(v.value.data) for v in values], axis=0)
+        ctx.output_var("Out").set_value(SelectedRows(rows, heights.pop(), value))
+        return
+    if not any(sparse):
+        xs = ctx.inputs("X")
+        out = xp.array(xs[0], copy=True)
+        for x in xs[1:]:       # fixed left-to-right order: deterministic
+            out += x
+        ctx.set_output("Out", out)
+        return
+    dense = [v for v, s in zip(values, sparse) if not s]
+    out = xp.array(dense[0].data, copy=True)
+    for v, s in zip(values, sparse):
+        if s:
+            rows = xp.asarray(np.asarray(v.rows, dtype=np.int64))
+            xp.add.at(out, rows, xp.asarray(v.value.data))  # deterministic, in row order
+        elif v is not dense[0]:
+            out += v.data
     ctx.set_output("Out", out)

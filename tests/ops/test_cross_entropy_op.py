@@ -33,7 +33,9 @@ class TestCrossEntropyOp(OpTest):
         self.check_output()
 
     def test_check_grad(self):
-        self.check_grad(["X"], "Y", no_grad_set={"Label"})
+        # -log(x) is strongly curved for small probabilities: a small delta keeps the
+        # central difference exact enough
+        self.check_grad(["X"], "Y", no_grad_set={"Label"}, numeric_grad_delta=1e-4)
 
 
 class TestCrossEntropyOpIgnoreIndex(TestCrossEntropyOp):

@@ -73,11 +73,6 @@ def _run_sum(values):
     return scope.find_var("out").value()
 
 
-SUM_NOTE = ("sum over SelectedRows inputs is not implemented in reference_ops/sum_op.py yet "
-            "(see .notes/control_flow.md)")
-
-
-@pytest.mark.xfail(reason=SUM_NOTE, strict=False)
 def test_sum_of_selected_rows_concatenates_rows():
     a = opkit.SelectedRows([0, 3], 5, np.ones((2, 2), "float64"))
     b = opkit.SelectedRows([3, 4], 5, 2 * np.ones((2, 2), "float64"))
@@ -87,7 +82,6 @@ def test_sum_of_selected_rows_concatenates_rows():
     np.testing.assert_array_equal(out.to_dense(), a.to_dense() + b.to_dense())
 
 
-@pytest.mark.xfail(reason=SUM_NOTE, strict=False)
 def test_sum_of_dense_and_selected_rows_is_dense():
     a = opkit.LoDTensor(np.ones((5, 2), "float64"))
     b = opkit.SelectedRows([1, 1], 5, np.ones((2, 2), "float64"))
@@ -96,7 +90,6 @@ def test_sum_of_dense_and_selected_rows_is_dense():
     np.testing.assert_array_equal(out.numpy(), np.ones((5, 2)) + b.to_dense())
 
 
-@pytest.mark.xfail(reason=SUM_NOTE, strict=False)
 def test_shared_sparse_embedding_grads_are_summed():
     """Two lookups of one table: backward sums two SelectedRows gradients."""
     main, startup = opkit.Program(), opkit.Program()
