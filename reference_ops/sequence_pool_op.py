@@ -161,4 +161,4 @@ def sequence_pool_grad_kernel(ctx):
         src = off[1:] - 1 if pooltype == "LAST" else off[:-1]
         if nonempty.any():
             dx[xp.asarray(src[nonempty])] = dout[xp.asarray(nonempty)]
-    ctx.set_output(grad_var_name("X"), xp.ascontiguousarray(dx.astype(dout.dtype, copy=False)))
+    ctx.set_output(grad_var_name("X"), xp.ascontiguousarray(dx.astype(dout.dtype, copy=False)))  # opkit: ignore[OPK004] fancy indexing copies

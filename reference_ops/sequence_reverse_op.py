@@ -65,4 +65,4 @@ def sequence_reverse_kernel(ctx):
         "The last LoD offset of Input(X) of sequence_reverse (%d) must equal its number of "
         "rows (%d)", int(off[-1]), x.shape[0]))
     idx = reverse_index(off)
-    ctx.set_output("Y", x[xp.asarray(idx)])
+    ctx.set_output("Y", x[xp.asarray(idx)])  # opkit: ignore[OPK004] fancy indexing copies

@@ -96,7 +96,7 @@ def sequence_unpad_kernel(ctx):
         out = x[xp.asarray(ids), xp.asarray(pos)]
     else:
         out = xp.zeros((0,) + tuple(x.shape[2:]), dtype=x.dtype)
-    ctx.set_output("Out", xp.ascontiguousarray(out), lod=[off.tolist()])
+    ctx.set_output("Out", xp.ascontiguousarray(out), lod=[off.tolist()])  # opkit: ignore[OPK004] fancy indexing copies
 
 
 @register_kernel("sequence_unpad_grad", place=("CPU", "GPU"), dtypes=("float32", "float64"))

@@ -33,3 +33,20 @@ def test_gaussian_random_seed_reproducible():
 
 def test_gaussian_random_seed_zero_is_random():
     assert not np.array_equal(_run({"shape": [100], "seed": 0}), _run({"shape": [100], "seed": 0}))
+
+
+from harness import OpTest  # noqa: E402
+
+
+class TestGaussianRandomOpHarness(OpTest):
+    """Every harness check on the op (its values are random: `output` compares nothing; the
+    statistics tests above check the distribution)."""
+
+    def setUp(self):
+        self.op_type = "gaussian_random"
+        self.inputs = {}
+        self.attrs = {"shape": [20, 10], "mean": 1.0, "std": 2.0, "seed": 7, "dtype": "float64"}
+        self.outputs = {"Out": np.zeros((20, 10))}
+
+    def test_check_output(self):
+        self.check_output(no_check_set=["Out"])

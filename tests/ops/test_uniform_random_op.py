@@ -42,3 +42,21 @@ def test_uniform_random_seed_zero_is_random():
 def test_uniform_random_rejects_min_ge_max():
     with pytest.raises(opkit.EnforceNotMet, match="min"):
         _run("uniform_random", {"shape": [10], "min": 1.0, "max": 1.0})
+
+
+from harness import OpTest  # noqa: E402
+
+
+class TestUniformRandomOpHarness(OpTest):
+    """Runs the op through every harness check (dtypes, determinism with a fixed seed, ...);
+    its values are random, so `output` compares nothing (`no_check_set`): the statistics
+    tests above check the distribution."""
+
+    def setUp(self):
+        self.op_type = "uniform_random"
+        self.inputs = {}
+        self.attrs = {"shape": [20, 10], "min": -2.0, "max": 3.0, "seed": 7, "dtype": "float64"}
+        self.outputs = {"Out": np.zeros((20, 10))}
+
+    def test_check_output(self):
+        self.check_output(no_check_set=["Out"])
