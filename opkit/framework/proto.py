@@ -17,8 +17,19 @@ _SHORTHAND = {int: "int", float: "float", str: "string", bool: "bool"}
 
 
 class _NoDefault:
+    """The marker of a required attr: one instance, kept by copy, deepcopy and pickle."""
+
     def __repr__(self):
         return "<no default>"
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return "NO_DEFAULT"
 
 
 NO_DEFAULT = _NoDefault()

@@ -4,6 +4,8 @@ from __future__ import annotations
 import contextlib
 import copy
 import inspect
+import os
+import sys
 from dataclasses import dataclass, field
 
 from opkit.framework import errors
@@ -81,9 +83,12 @@ def _ensure_builtin_ops() -> None:
     import reference_ops  # noqa: F401
 
 
-def _source_of(obj) -> str:
+def _source_of(obj, filename: str | None = None) -> str:
+    """'<real path of the file>:<qualname>': who registered something, for messages and for
+    telling a module loaded twice (same file) from a real clash."""
     try:
-        return f"{inspect.getsourcefile(obj)}:{obj.__qualname__}"
+        filename = filename or inspect.getsourcefile(obj)
+        return f"{os.path.realpath(filename)}:{obj.__qualname__}"
     except (TypeError, OSError):
         return getattr(obj, "__qualname__", repr(obj))
 
@@ -101,7 +106,8 @@ def register_operator(op_type: str, op_class, maker=None, *, grad_maker=None,
         raise errors.InvalidArgument(
             "register_operator('%s', ...): op_class must subclass OperatorWithKernel or "
             "OperatorBase, got %r", op_type, op_class)
-    source = _source_of(op_class)
+    # the file that registers the op (an op class may be shared by several registrations)
+    source = _source_of(op_class, sys._getframe(1).f_code.co_filename)
     old = _OPS.get(op_type)
     if old is not None and old.source != source:
         raise errors.AlreadyExists("op '%s' is registered twice: first by %s, again by %s",

@@ -282,3 +282,32 @@ def test_register_kernel_rejects_bad_arguments():
         register_kernel("toy", place="TPU")
     with pytest.raises(errors.InvalidArgument, match="unknown dtype"):
         register_kernel("toy", dtypes=("float33",))
+
+
+def test_scratch_keeps_required_attrs_required():
+    with scratch():
+        pass
+    assert not op_info("clip").proto.attr("min").has_default
+    with pytest.raises(errors.InvalidArgument, match="attr 'min' of op 'clip' is required"):
+        create_op("clip", {"X": "x"}, {"Out": "o"}, {"max": 1.0})
+
+
+def test_same_file_registering_twice_is_not_a_clash(tmp_path):
+    import importlib.util
+
+    src = tmp_path / "twice_op.py"
+    src.write_text(
+        "from opkit import OpMaker, OperatorWithKernel, register_operator\n"
+        "class M(OpMaker):\n"
+        "    def make(self):\n"
+        "        self.add_input('X', 'x')\n"
+        "        self.add_output('Out', 'o')\n"
+        "        self.add_comment('Twice. $$Out = X$$')\n"
+        "class Op(OperatorWithKernel):\n"
+        "    pass\n"
+        "register_operator('twice', Op, M)\n")
+    with scratch():
+        for name in ("twice_a", "twice_b"):  # the same file loaded as two modules
+            spec = importlib.util.spec_from_file_location(name, src)
+            spec.loader.exec_module(importlib.util.module_from_spec(spec))
+        assert "twice" in all_op_types()

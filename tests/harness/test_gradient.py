@@ -48,7 +48,7 @@ def test_one_wrong_element_is_found_exact_mode(ops):
         make_test("t_one", X, X * X).check_grad(["X"], "Out", mode="exact")
     msg = str(info.value)
     assert "1 of 20 elements exceed max relative error 0.005" in msg
-    assert "X[1, 2]" in msg and f"analytic {6 * X[1, 2]!r}" in msg
+    assert "worst X[1, 2]: analytic" in msg
 
 
 def test_one_wrong_element_is_found_fast_mode_on_a_large_input(ops):
