@@ -44,6 +44,18 @@ def _gpu_time_ms(cp, fn, repeat):
     return best
 
 
+def _host_time_ms(cp, fn, repeat):
+    """Python-side time per call (the calls are queued, not waited for): where it is close
+    to the GPU time per call, the op is bound by its host overhead, not by the kernel."""
+    cp.cuda.get_current_stream().synchronize()
+    t = time.perf_counter()
+    for _ in range(repeat):
+        fn()
+    host = (time.perf_counter() - t) / repeat * 1000
+    cp.cuda.get_current_stream().synchronize()
+    return host
+
+
 def _torch_time_ms(torch, fn, repeat):
     fn()
     torch.cuda.synchronize()
@@ -217,10 +229,10 @@ def main() -> int:
             "nondeterministic_env": kernels.nondeterministic_allowed(), "rows": []}
     print(f"GPU: {info['gpu']}; cupy {info['cupy']}; numpy {info['numpy']}; "
           f"torch {info['torch']}; {info['date']}")
-    header = ("| op | case | dedicated cupy (ms) | plain cupy (ms) | numpy CPU (ms) | "
-              "torch GPU (ms) |")
+    header = ("| op | case | dedicated cupy (ms) | its host time (ms/call) | plain cupy (ms) | "
+              "numpy CPU (ms) | torch GPU (ms) |")
     print(header)
-    print("|" + " --- |" * 6)
+    print("|" + " --- |" * 7)
     for name, shape, np_in, np_fn, ded_fn, cp_fn, t_fn, tol in cases(args.quick):
         if name.startswith("sequence_pool"):  # float32 sums: compare with float64's
             want = np_fn(*[a.astype(np.float64) for a in np_in]).astype(np.float32)
@@ -239,6 +251,7 @@ def main() -> int:
 
         check(cp.asnumpy(ded_fn(cp, *d_in)), "dedicated")
         row["dedicated_ms"] = _gpu_time_ms(cp, lambda: ded_fn(cp, *d_in), args.repeat)
+        row["dedicated_host_ms"] = _host_time_ms(cp, lambda: ded_fn(cp, *d_in), args.repeat)
         if cp_fn is not None:
             check(cp.asnumpy(cp_fn(cp, *d_in)), "plain cupy")
             row["plain_cupy_ms"] = _gpu_time_ms(cp, lambda: cp_fn(cp, *d_in), args.repeat)
@@ -261,7 +274,8 @@ def main() -> int:
 
         extra = f" (atomics, OPKIT_GPU_NONDETERMINISTIC=1: {row['atomics_ms']:.3f})" \
             if "atomics_ms" in row else ""
-        print(f"| {name} | {shape} | {fmt('dedicated_ms')}{extra} | {fmt('plain_cupy_ms')} | "
+        print(f"| {name} | {shape} | {fmt('dedicated_ms')}{extra} | "
+              f"{fmt('dedicated_host_ms')} | {fmt('plain_cupy_ms')} | "
               f"{fmt('numpy_ms')} | {fmt('torch_ms')} |", flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(info, indent=2))

@@ -14,13 +14,36 @@ __all__ = ["Executor", "run_block"]
 
 
 class _Prepared:
-    """A block made ready to run many times: operators made once, variables classified."""
+    """A block made ready to run many times: operators made once, variables classified, and
+    per op the outputs whose compile-time lod_level the run-time LoD must agree with."""
 
     def __init__(self, block):
         self.version = block.program.version
         self.ops = [desc.op for desc in block.ops]
         self.persistable = [v for v in block.vars.values() if v.persistable]
         self.local = [v for v in block.vars.values() if not v.persistable]
+        self.lod_checks = []
+        for desc in block.ops:
+            levels = []
+            for name in desc.output_arg_names():
+                vd = block._find_var_recursive(name)
+                if vd is not None and vd.lod_level > 0 and vd.type == "lod_tensor":
+                    levels.append((name, vd.lod_level))
+            self.lod_checks.append(levels)
+
+
+def check_lod_levels(op, levels, scope) -> None:
+    """A LoD output must have the LoD level its variable was declared with."""
+    for name, declared in levels:
+        var = scope.find_var(name)
+        value = var._value if var is not None else None
+        if isinstance(value, LoDTensor) and value.is_initialized() and \
+                len(value.lod) != declared:
+            raise errors.InvalidArgument(
+                "output variable '%s' has lod_level %d at compile time but a LoD of level %d "
+                "at run time (%s): infer_shape's share_lod/set_lod_level and the kernel's "
+                "set_output(..., lod=...) disagree", name, declared, len(value.lod),
+                value.lod).with_context(op.type, name)
 
 
 def _new_value(desc: VarDesc):
@@ -89,12 +112,11 @@ class Executor:
             for name, value in (feed or {}).items():
                 self._feed(block, outer, local, name, value)
             place = self.place
-            if self.enable_inplace:
-                for op in prepared.ops:
-                    op.run(local, place, enable_inplace=True)
-            else:
-                for op in prepared.ops:
-                    op.run(local, place)
+            options = {"enable_inplace": True} if self.enable_inplace else {}
+            for op, levels in zip(prepared.ops, prepared.lod_checks):
+                op.run(local, place, **options)
+                if levels:
+                    check_lod_levels(op, levels, local)
             return [self._fetch(local, item, return_numpy) for item in (fetch_list or [])]
         finally:
             outer.drop_kids()

@@ -341,25 +341,29 @@ def concat(xs, axis: int = 0):
     axis = axis + ndim if axis < 0 else axis
     if axis == 0 or len(xs) == 1:
         return cp.concatenate(xs, axis=axis)
-    xs = [x if x.flags.c_contiguous else cp.ascontiguousarray(x) for x in xs]
     shape = list(xs[0].shape)
-    shape[axis] = sum(int(x.shape[axis]) for x in xs)
+    inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
+    outer = int(np.prod(shape[:axis], dtype=np.int64))
+    ptrs, offsets, keep = [], [0], []
+    for x in xs:  # one pass, few attribute reads: the Python side is per input
+        width = x.shape[axis] * inner
+        if width:
+            if not x.flags.c_contiguous:
+                x = cp.ascontiguousarray(x)
+                keep.append(x)  # alive until the launch below is queued
+            ptrs.append(x.data.ptr)
+            offsets.append(offsets[-1] + width)
+    shape[axis] = offsets[-1] // inner if inner else sum(int(x.shape[axis]) for x in xs)
     out = cp.empty(tuple(shape), dtype=xs[0].dtype)
     if out.size == 0:
         return out
-    outer = int(np.prod(shape[:axis], dtype=np.int64))
-    inner = int(np.prod(shape[axis + 1:], dtype=np.int64))
-    live = [x for x in xs if x.size]
-    offsets = [0]
-    for x in live:
-        offsets.append(offsets[-1] + int(x.shape[axis]) * inner)
-    table = _table([x.data.ptr for x in live] + offsets)
+    table = _table(ptrs + offsets)
     total = offsets[-1]
     blocks_x = (total + _THREADS - 1) // _THREADS
     # about 2^20 threads in all, each copying its column for outer / blocks_y rows
     blocks_y = max(1, min(outer, 65535, (1 << 20) // (blocks_x * _THREADS)))
     _concat_kernel(ctype)((blocks_x, blocks_y), (_THREADS,),
-                          (table, np.int32(len(live)), out, np.int64(outer), np.int64(total)))
+                          (table, np.int32(len(ptrs)), out, np.int64(outer), np.int64(total)))
     return out
 
 

@@ -224,3 +224,37 @@ def test_sgd_minimize_trains():
 def test_sgd_rejects_bad_learning_rate():
     with pytest.raises(errors.InvalidArgument, match="learning_rate"):
         opkit.optimizer.SGD(learning_rate=0)
+
+
+def test_executor_checks_compile_time_lod_level_against_run_time_lod():
+    from opkit import OpMaker, OperatorWithKernel, register_kernel, register_operator
+    from opkit.registry import scratch
+
+    class M(OpMaker):
+        def make(self):
+            self.add_input("X", "x")
+            self.add_output("Out", "o")
+            self.add_comment("Drops the LoD although infer_shape shares it. $$Out = X$$")
+
+    class Op(OperatorWithKernel):
+        def infer_shape(self, ctx):
+            ctx.set_output_dim("Out", ctx.get_input_dim("X"))
+            ctx.share_lod("X", "Out")
+
+    with scratch():
+        register_operator("lod_dropper", Op, M)
+
+        @register_kernel("lod_dropper")
+        def kernel(ctx):
+            ctx.set_output("Out", ctx.input("X").copy(), lod=[])
+
+        main = opkit.Program()
+        with opkit.program_guard(main, opkit.Program()):
+            x = opkit.layers.data("x", shape=[2], dtype="float64", lod_level=1)
+            out = opkit.layers.append_op("lod_dropper", {"X": x})
+        assert out.lod_level == 1
+        with pytest.raises(errors.InvalidArgument) as info:
+            opkit.Executor().run(main, feed={"x": (np.ones((3, 2)), [[1, 2]])},
+                                 fetch_list=[out], scope=opkit.Scope())
+        msg = str(info.value)
+        assert "lod_dropper" in msg and out.name in msg and "lod_level 1" in msg
