@@ -9,3 +9,5 @@ OP_MODULES = sorted(m.name for m in _pkgutil.iter_modules(__path__) if m.name.en
 
 for _name in OP_MODULES:
     _importlib.import_module(f"{__name__}.{_name}")
+
+from reference_ops import gpu as _gpu  # noqa: E402,F401  dedicated cupy kernels (no cupy needed to import)

@@ -20,6 +20,8 @@ Importing this package needs no cupy: the CUDA code is compiled on first use.
 """
 from __future__ import annotations
 
+import os
+
 
 from opkit import enforce, errors
 
@@ -33,14 +35,19 @@ SKIPPED: dict[str, str] = {}
 _DTYPES = ("float32", "float64")
 
 
+_HERE = os.path.realpath(os.path.dirname(__file__)) + os.sep
+
+
 def _gpu_slot_owner(op_type: str):
-    """The kernel name holding (op_type, GPU, float32|float64), or None when free."""
+    """The kernel (its '<file>:<name>') holding (op_type, GPU, float32|float64) when it is
+    not one of ours, else None."""
     from opkit.framework.registry import _KERNELS
 
     table = _KERNELS.get(op_type, {})
     for entry in table.values():
         if entry.place == "GPU" and entry.dtype in _DTYPES and entry.layout == "ANY" \
-                and entry.library == "PLAIN" and not entry.name.startswith(__name__):
+                and entry.library == "PLAIN" and \
+                not os.path.realpath(entry.name.rsplit(":", 1)[0]).startswith(_HERE):
             return entry.name
     return None
 
@@ -82,6 +89,13 @@ def softmax_gpu_kernel(ctx):
 
 @_dedicated("sum")
 def sum_gpu_kernel(ctx):
+    from opkit import SelectedRows
+    from reference_ops.sum_op import sum_kernel
+
+    if any(isinstance(ctx.scope.find_var(n).value(), SelectedRows)
+           for n in ctx.input_names("X")):
+        sum_kernel(ctx)  # sparse gradients: the xp-shared kernel handles SelectedRows
+        return
     ctx.set_output("Out", kernels.sum_n(ctx.inputs("X")))
 
 

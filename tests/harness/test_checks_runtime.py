@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from conftest import make_case
+from harness_test_helpers import make_case
 from harness import settings
 from harness.run import run_case
 

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from harness_test_helpers import ROOT
 
 EXPECTED = {   # broken op -> the checks it must fail (exactly)
     "broken_sign_relu": {"grad"},
@@ -71,7 +71,11 @@ def test_shard_splits_ops():
 ])
 def test_isolation(broken_ops, op_type, expect):
     from harness.case import Case
-    from harness.run import Task, run_tasks
+    from harness.run import Task, _can_fork, run_tasks
+
+    if op_type != "fixture_raise" and not _can_fork():
+        pytest.skip("this process holds a CUDA context, so cases cannot run in forked "
+                    "workers: a crash or hang here would take the test process down")
 
     case = Case(f"Test_{op_type}", op_type, {"X": np.ones((2, 2))}, {}, {"Out": np.ones((2, 2))})
     good = Case("TestGood", "good_sign_relu", {"X": np.ones((2, 2))}, {},
