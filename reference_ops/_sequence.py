@@ -177,11 +177,18 @@ def scatter_add_rows(xp, rows: int, index, values):
         return out
     index = xp.asarray(index)
     if xp is np:
-        np.add.at(out, index, values)
-    else:  # pragma: no cover - GPU only
-        import cupyx
-
-        cupyx.scatter_add(out, index, values)
+        np.add.at(out, index, values)  # sequential: deterministic
+        return out
+    # GPU: scatter_add uses atomics, whose order (and so the float sum) changes from run to
+    # run. Sort by target row (stable), then add each row's run with a float64 prefix sum:
+    # the same bits on every run.
+    order = xp.argsort(index, kind="stable")
+    idx = index[order]
+    csum = xp.cumsum(values[order].astype(np.float64), axis=0)
+    last = xp.nonzero(xp.concatenate([idx[1:] != idx[:-1], xp.ones(1, dtype=bool)]))[0]
+    totals = csum[last]
+    totals[1:] -= csum[last[:-1]]
+    out[idx[last]] = totals.astype(values.dtype)
     return out
 
 
