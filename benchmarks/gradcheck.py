@@ -1,6 +1,6 @@
 """How fast is check_grad? opkit's numeric-gradient engine against Paddle's algorithm.
 
-    python benchmarks/gradcheck.py [--repeat 3] [--budget 60] [--write docs/performance_gradcheck.md]
+    python benchmarks/gradcheck.py [--repeat 3] [--budget 60] [--write FILE]  (figures: docs/performance.md)
 
 For an elementwise op (square), row-wise softmax and `mul` (X and Y both checked) at about
 1e2, 1e3, 1e4 and 1e5 checked elements, times (medians over --repeat runs, OMP/OpenBLAS

@@ -1,7 +1,7 @@
 """How fast is `opkit lint`? Files/s on >= 1,000 files: numpy's installed sources plus
 generated op files.
 
-    python benchmarks/lint_speed.py [--repeat 3] [--ops 600] [--write docs/performance_lint.md]
+    python benchmarks/lint_speed.py [--repeat 3] [--ops 600] [--write FILE]  (figures: docs/performance.md)
 
 Measures (medians over --repeat runs, OMP/OPENBLAS threads pinned to 1):
   * libcst parse alone (read + parse_module, one process),
