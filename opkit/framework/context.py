@@ -357,7 +357,12 @@ class ExecutionContext:
                 "kernel read the data of Input(%s) variable '%s', which the op declared "
                 "no_need_buffer (only its shape, dtype and LoD may be used): %s",
                 slot, name, exc.raw_message).with_context(self.op.type, name) from None
-        arr = self.op.prepare_input_array(arr, self.place)
+        if arr.__class__ is np.ndarray and self.place.kind == "CPU":  # the common case
+            if arr.flags.writeable:
+                arr = arr.view()
+                arr.flags.writeable = False
+        else:
+            arr = self.op.prepare_input_array(arr, self.place)
         self._arrays[name] = arr
         return arr
 

@@ -7,7 +7,7 @@ from opkit.framework import errors
 from opkit.framework.device import is_device_array, to_device, to_host
 from opkit.framework.place import to_place
 from opkit.framework.program import Program, VarDesc, default_main_program
-from opkit.framework.scope import Scope, global_scope
+from opkit.framework.scope import Scope, Variable, global_scope
 from opkit.framework.tensor import LoDTensor, LoDTensorArray, SelectedRows
 
 __all__ = ["Executor", "run_block"]
@@ -62,8 +62,14 @@ def create_variables(prepared: _Prepared, outer: Scope, local: Scope) -> None:
     for desc in prepared.persistable:
         if outer.find_var(desc.name) is None:
             outer.var(desc.name).set_value(_new_value(desc))
+    # a LoDTensor variable starts empty (no value): the op that writes it makes its tensor,
+    # and reading it before that is the "not initialized" error naming op and variable
+    variables = local._vars
     for desc in prepared.local:
-        local.var(desc.name).set_value(_new_value(desc))
+        var = Variable(desc.name)
+        if desc.type != "lod_tensor":
+            var._value = _new_value(desc)
+        variables[desc.name] = var
 
 
 def run_block(block, scope: Scope, place, cache: dict | None = None, **options) -> None:
@@ -113,10 +119,14 @@ class Executor:
                 self._feed(block, outer, local, name, value)
             place = self.place
             options = {"enable_inplace": True} if self.enable_inplace else {}
-            for op, levels in zip(prepared.ops, prepared.lod_checks):
-                op.run(local, place, **options)
-                if levels:
-                    check_lod_levels(op, levels, local)
+            op = None
+            try:
+                for op, levels in zip(prepared.ops, prepared.lod_checks):
+                    op.run_impl(local, place, **options)
+                    if levels:
+                        check_lod_levels(op, levels, local)
+            except Exception as exc:
+                raise op.error_in_run(exc) from exc
             return [self._fetch(local, item, return_numpy) for item in (fetch_list or [])]
         finally:
             outer.drop_kids()

@@ -92,13 +92,17 @@ class OperatorBase:
         """Run the op; any error gets the op type (and variable) in front of its message."""
         try:
             self.run_impl(scope, place, **options)
-        except errors.EnforceNotMet as exc:
-            raise exc.with_context(self.type)
-        except errors.EmptyMessageError:
-            raise
         except Exception as exc:
-            raise errors.External("%s: %s", type(exc).__name__, exc).with_context(
-                self.type) from exc
+            raise self.error_in_run(exc) from exc
+
+    def error_in_run(self, exc: Exception) -> Exception:
+        """`exc`, raised while this op ran, as the error to raise: an opkit error gets the op
+        type in front of its message; any other error becomes External naming the op."""
+        if isinstance(exc, errors.EnforceNotMet):
+            return exc.with_context(self.type)
+        if isinstance(exc, errors.EmptyMessageError):
+            return exc
+        return errors.External("%s: %s", type(exc).__name__, exc).with_context(self.type)
 
     def run_impl(self, scope, place, **options) -> None:
         raise errors.Unimplemented("op '%s' (%s) must override run_impl(scope, place)", self.type,
@@ -258,14 +262,15 @@ class OperatorWithKernel(OperatorBase):
         has the same shape, dtype and LoD level as last time: infer_shape sees nothing else)."""
         if key is False:
             key = self._scan_inputs(scope)[0]
-        ctx = RuntimeInferShapeContext(self, scope)
         if key is not None and key == self._shape_cache_key:
-            ctx.expected_dims, ctx.expected_dtypes, ctx.lod_sources = self._shape_cache
+            ctx = self._shape_cache  # read-only after infer_shape: only the scope changes
+            ctx.scope = scope
             return ctx
+        ctx = RuntimeInferShapeContext(self, scope)
         self.infer_shape(ctx)
         if key is not None:
             self._shape_cache_key = key
-            self._shape_cache = (ctx.expected_dims, ctx.expected_dtypes, ctx.lod_sources)
+            self._shape_cache = ctx
         return ctx
 
     def run_impl(self, scope, place, enable_inplace: bool = False, hooks=None) -> None:
@@ -307,9 +312,14 @@ class OperatorWithKernel(OperatorBase):
             hooks.after_kernel(self, ctx)
 
     def _check_outputs(self, ctx, infer_ctx, entry) -> None:
+        """Every output infer_shape declared was produced, with the declared dims (-1 = any)
+        and dtype (set_output_dtype, else the kernel's for float outputs)."""
         find = ctx.scope.find_var
         written = ctx.written
-        for name, dims in infer_ctx.expected_dims.items():
+        kernel_dtype = entry.np_dtype
+        expected_dtypes = infer_ctx.expected_dtypes
+        expected_dims = infer_ctx.expected_dims
+        for name, dims in expected_dims.items():
             var = find(name)
             value = var._value if var is not None else None
             if name not in written:
@@ -319,40 +329,42 @@ class OperatorWithKernel(OperatorBase):
                         "infer_shape declared", entry.describe(), name,
                         self.slot_of(name)).with_context(self.type, name)
                 continue
-            if not isinstance(value, LoDTensor) or value._data is None:
+            if value.__class__ is not LoDTensor or value._data is None:
                 continue
-            shape = value._data.shape
+            data = value._data
+            shape = data.shape
             if shape != dims and (len(shape) != len(dims) or
                                   any(d >= 0 and d != s for d, s in zip(dims, shape))):
                 raise errors.InvalidArgument(
                     "the %s kernel produced Output(%s) variable '%s' of shape %s, but "
                     "infer_shape says %s", entry.describe(), self.slot_of(name), name,
                     list(shape), list(dims)).with_context(self.type, name)
-        kernel_dtype = entry.np_dtype
-        expected_dtypes = infer_ctx.expected_dtypes
-        for name in written:
-            var = find(name)
-            value = var._value if var is not None else None
-            if not isinstance(value, LoDTensor) or value._data is None:
-                continue
-            actual = value._data.dtype
-            if actual is kernel_dtype and not expected_dtypes:
-                continue
-            expected = expected_dtypes.get(name)
-            if expected is not None:
-                if actual != expected:
-                    raise errors.InvalidArgument(
-                        "the %s kernel produced Output(%s) variable '%s' as %s, but "
-                        "infer_shape says %s", entry.describe(), self.slot_of(name), name,
-                        actual, expected).with_context(self.type, name)
-            elif actual != kernel_dtype and kernel_dtype.kind == "f" and actual.kind == "f":
-                raise errors.InvalidArgument(
-                    "the %s kernel produced Output(%s) variable '%s' as %s; a float output of "
-                    "a %s kernel must be %s (or declared with set_output_dtype in "
-                    "infer_shape)", entry.describe(), self.slot_of(name), name, actual,
-                    entry.dtype, entry.dtype).with_context(self.type, name)
+            if data.dtype is not kernel_dtype or expected_dtypes:
+                self._check_dtype(name, data.dtype, kernel_dtype, expected_dtypes, entry)
+        if len(written) > len(expected_dims):
+            for name in written:
+                if name in expected_dims:
+                    continue
+                var = find(name)
+                value = var._value if var is not None else None
+                if isinstance(value, LoDTensor) and value._data is not None:
+                    self._check_dtype(name, value._data.dtype, kernel_dtype, expected_dtypes,
+                                      entry)
 
-    # -- compile time ---------------------------------------------------------------------
+    def _check_dtype(self, name, actual, kernel_dtype, expected_dtypes, entry) -> None:
+        expected = expected_dtypes.get(name)
+        if expected is not None:
+            if actual != expected:
+                raise errors.InvalidArgument(
+                    "the %s kernel produced Output(%s) variable '%s' as %s, but "
+                    "infer_shape says %s", entry.describe(), self.slot_of(name), name,
+                    actual, expected).with_context(self.type, name)
+        elif actual != kernel_dtype and kernel_dtype.kind == "f" and actual.kind == "f":
+            raise errors.InvalidArgument(
+                "the %s kernel produced Output(%s) variable '%s' as %s; a float output of "
+                "a %s kernel must be %s (or declared with set_output_dtype in "
+                "infer_shape)", entry.describe(), self.slot_of(name), name, actual,
+                entry.dtype, entry.dtype).with_context(self.type, name)
 
 
 def create_op(type: str, inputs=None, outputs=None, attrs=None) -> OperatorBase:

@@ -31,6 +31,12 @@ class CPUPlace(Place):
     kind = "CPU"
     __slots__ = ()
 
+    def __eq__(self, other):
+        return other.__class__ is CPUPlace
+
+    def __hash__(self):  # every CPUPlace is the same place (kept cheap: a dict key per op run)
+        return 0x435055
+
     def __repr__(self):
         return "CPUPlace()"
 
