@@ -9,7 +9,7 @@ Not an op module (no ``_op.py`` suffix): nothing here registers anything.
 """
 from __future__ import annotations
 
-from opkit import enforce, errors
+from opkit import GradOpMaker, enforce, errors, grad_var_name
 
 __all__ = [
     "dims_known",
@@ -28,6 +28,7 @@ __all__ = [
     "check_pair",
     "scatter_windows",
     "UNKNOWN",
+    "XYGradMaker",
 ]
 
 UNKNOWN = -1
@@ -220,3 +221,17 @@ def scatter_windows(xp, dwin, out_shape, kh, kw, sh, sw, dh, dw):
             hs, ws = i * dh, j * dw
             dx[:, :, hs:hs + sh * (oh - 1) + 1:sh, ws:ws + sw * (ow - 1) + 1:sw] += dwin[:, :, i, j]
     return dx
+
+
+class XYGradMaker(GradOpMaker):
+    """The grad op `<type>_grad` of a binary op X, Y -> Out: it reads X, Y and Out@GRAD and
+    writes X@GRAD and Y@GRAD (elementwise_add/_sub/_mul, mul)."""
+
+    def apply(self):
+        op = self.new_grad_op(self.fwd_type + "_grad")
+        op.set_input("X", self.input("X"))
+        op.set_input("Y", self.input("Y"))
+        op.set_input(grad_var_name("Out"), self.output_grad("Out"))
+        op.set_output(grad_var_name("X"), self.input_grad("X"))
+        op.set_output(grad_var_name("Y"), self.input_grad("Y"))
+        return [op]

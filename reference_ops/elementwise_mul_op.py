@@ -1,8 +1,9 @@
 """elementwise_mul: Out = X * Y with Paddle's axis broadcast."""
-from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
+from opkit import (OpMaker, OperatorWithKernel, register_operator,
                    register_kernel, grad_var_name)
 
-from reference_ops._common import (add_elementwise_proto, elementwise_infer_shape,
+from reference_ops._common import (XYGradMaker, add_elementwise_proto,
+                                   elementwise_infer_shape,
                                    elementwise_grad_infer_shape, broadcast_y, reduce_to_shape)
 
 
@@ -22,24 +23,13 @@ class ElementwiseMulOp(OperatorWithKernel):
         elementwise_infer_shape(ctx)
 
 
-class ElementwiseMulGradMaker(GradOpMaker):
-    def apply(self):
-        op = self.new_grad_op("elementwise_mul_grad")
-        op.set_input("X", self.input("X"))
-        op.set_input("Y", self.input("Y"))
-        op.set_input(grad_var_name("Out"), self.output_grad("Out"))
-        op.set_output(grad_var_name("X"), self.input_grad("X"))
-        op.set_output(grad_var_name("Y"), self.input_grad("Y"))
-        return [op]
-
-
 class ElementwiseMulGradOp(OperatorWithKernel):
     def infer_shape(self, ctx):
         elementwise_grad_infer_shape(ctx)
 
 
 register_operator("elementwise_mul", ElementwiseMulOp, ElementwiseMulOpMaker,
-                  grad_maker=ElementwiseMulGradMaker)
+                  grad_maker=XYGradMaker)
 register_operator("elementwise_mul_grad", ElementwiseMulGradOp)
 
 

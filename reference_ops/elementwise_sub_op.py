@@ -1,8 +1,9 @@
 """elementwise_sub: Out = X - Y with Paddle's axis broadcast."""
-from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
+from opkit import (OpMaker, OperatorWithKernel, register_operator,
                    register_kernel, grad_var_name)
 
-from reference_ops._common import (add_elementwise_proto, elementwise_infer_shape,
+from reference_ops._common import (XYGradMaker, add_elementwise_proto,
+                                   elementwise_infer_shape,
                                    elementwise_grad_infer_shape, broadcast_y, reduce_to_shape,
                                    elementwise_y_view_shape)
 
@@ -23,24 +24,13 @@ class ElementwiseSubOp(OperatorWithKernel):
         elementwise_infer_shape(ctx)
 
 
-class ElementwiseSubGradMaker(GradOpMaker):
-    def apply(self):
-        op = self.new_grad_op("elementwise_sub_grad")
-        op.set_input("X", self.input("X"))
-        op.set_input("Y", self.input("Y"))
-        op.set_input(grad_var_name("Out"), self.output_grad("Out"))
-        op.set_output(grad_var_name("X"), self.input_grad("X"))
-        op.set_output(grad_var_name("Y"), self.input_grad("Y"))
-        return [op]
-
-
 class ElementwiseSubGradOp(OperatorWithKernel):
     def infer_shape(self, ctx):
         elementwise_grad_infer_shape(ctx)
 
 
 register_operator("elementwise_sub", ElementwiseSubOp, ElementwiseSubOpMaker,
-                  grad_maker=ElementwiseSubGradMaker)
+                  grad_maker=XYGradMaker)
 register_operator("elementwise_sub_grad", ElementwiseSubGradOp, no_need_buffer=["X", "Y"])
 
 

@@ -1,8 +1,8 @@
 """mul: flatten X and Y to matrices and multiply them."""
-from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
+from opkit import (OpMaker, OperatorWithKernel, register_operator,
                    register_kernel, grad_var_name, enforce, enforce_eq, errors)
 
-from reference_ops._common import numel
+from reference_ops._common import XYGradMaker, numel
 
 
 class MulOpMaker(OpMaker):
@@ -50,17 +50,6 @@ class MulOp(OperatorWithKernel):
         ctx.share_lod("X", "Out")
 
 
-class MulGradMaker(GradOpMaker):
-    def apply(self):
-        op = self.new_grad_op("mul_grad")
-        op.set_input("X", self.input("X"))
-        op.set_input("Y", self.input("Y"))
-        op.set_input(grad_var_name("Out"), self.output_grad("Out"))
-        op.set_output(grad_var_name("X"), self.input_grad("X"))
-        op.set_output(grad_var_name("Y"), self.input_grad("Y"))
-        return [op]
-
-
 class MulGradOp(OperatorWithKernel):
     def infer_shape(self, ctx):
         enforce(ctx.has_input("X"), "Input(X) of MulGradOp should not be null.")
@@ -74,7 +63,7 @@ class MulGradOp(OperatorWithKernel):
             ctx.set_output_dim(grad_var_name("Y"), ctx.get_input_dim("Y"))
 
 
-register_operator("mul", MulOp, MulOpMaker, grad_maker=MulGradMaker)
+register_operator("mul", MulOp, MulOpMaker, grad_maker=XYGradMaker)
 register_operator("mul_grad", MulGradOp)
 
 
