@@ -83,7 +83,7 @@ def load_op_modules(extra: list[str]) -> list[str]:
                 raise UsageError(f"--ops {entry}: cannot import module ({exc})") from None
             except Exception as exc:
                 raise UsageError(f"--ops {entry}: loading the op module failed: "
-                                 f"{type(exc).__name__}: {exc}") from None
+                                 f"{_describe(exc)}") from None
             loaded.append(entry)
     return loaded
 
@@ -108,4 +108,11 @@ def _import_file(path: Path) -> None:
                 where = f":{tb.tb_lineno}"
             tb = tb.tb_next
         raise UsageError(f"--ops {path}{where}: loading the op module failed: "
-                         f"{type(exc).__name__}: {exc}") from None
+                         f"{_describe(exc)}") from None
+
+
+def _describe(exc: Exception) -> str:
+    """One line for an error: opkit's errors already start with their kind."""
+    text = str(exc)
+    kind = type(exc).__name__
+    return text if text.startswith(kind) or f"] {kind}:" in text else f"{kind}: {text}"
