@@ -229,7 +229,8 @@ class ExecutionContext:
     """What a kernel sees: its inputs (read-only), outputs, attrs, place, dtype and xp."""
 
     __slots__ = ("op", "scope", "place", "device_context", "xp", "_infer", "enable_inplace",
-                 "written", "read_inputs", "_arrays", "hooked", "kernel_entry", "_kernel_type")
+                 "written", "read_inputs", "_arrays", "_tensors", "hooked", "kernel_entry",
+                 "_kernel_type")
 
     def __init__(self, op, scope, place, device_context, kernel_type, infer_ctx,
                  enable_inplace: bool = False):
@@ -242,7 +243,8 @@ class ExecutionContext:
         self.xp = device_context.xp
         self._infer = infer_ctx
         self.enable_inplace = enable_inplace
-        self.written: set[str] = set()
+        self.written: dict = {}  # output name -> its Variable (None: look it up)
+        self._tensors: dict = {}  # input name -> its LoDTensor, once read
         self.read_inputs: set[str] = set()
         self._arrays: dict[str, object] = {}
         self.hooked: list = []
@@ -333,6 +335,7 @@ class ExecutionContext:
         value = var._value if var is not None else None
         if value.__class__ is LoDTensor and value._data is not None:  # the common case
             self.read_inputs.add(slot)
+            self._tensors[name] = value
             return value
         if value is None or not var.is_initialized():
             raise self.op.uninitialized_error(name)
@@ -394,8 +397,9 @@ class ExecutionContext:
         name = self._output_name(slot, index)
         if name is None or name == EMPTY_VAR_NAME:
             return None
-        self.written.add(name)
-        return self.scope.find_var(name) or self.scope.var(name)
+        var = self.scope.find_var(name) or self.scope.var(name)
+        self.written[name] = var
+        return var
 
     def set_output(self, slot: str, array, lod=None) -> None:
         """Store `array` as the output (keeping the LoD share_lod gave it unless `lod`)."""
@@ -426,7 +430,7 @@ class ExecutionContext:
         tensor._meta = None
         tensor._no_data_reason = None
         tensor._place = self.place
-        self.written.add(name)
+        self.written[name] = var
         self._set_lod(tensor, name, lod)
 
     def _set_lod(self, tensor: LoDTensor, name: str, lod) -> None:
@@ -438,8 +442,12 @@ class ExecutionContext:
         if src is None:
             tensor._lod = []
             return
-        src_var = self.scope.find_var(src)
-        src_lod = getattr(src_var._value, "_lod", None) if src_var is not None else None
+        src_tensor = self._tensors.get(src)
+        if src_tensor is not None:
+            src_lod = src_tensor._lod
+        else:
+            src_var = self.scope.find_var(src)
+            src_lod = getattr(src_var._value, "_lod", None) if src_var is not None else None
         tensor._lod = [list(level) for level in src_lod] if src_lod else []
 
     def output_tensor(self, slot: str, index: int = 0) -> LoDTensor | None:
@@ -471,7 +479,7 @@ class ExecutionContext:
         tensor._meta = None
         tensor._no_data_reason = None
         tensor._place = self.place
-        self.written.add(name)
+        self.written[name] = None
         self._set_lod(tensor, name, None)
         return buffer
 

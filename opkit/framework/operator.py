@@ -320,7 +320,7 @@ class OperatorWithKernel(OperatorBase):
         expected_dtypes = infer_ctx.expected_dtypes
         expected_dims = infer_ctx.expected_dims
         for name, dims in expected_dims.items():
-            var = find(name)
+            var = written.get(name) or find(name)
             value = var._value if var is not None else None
             if name not in written:
                 if value is None or not var.is_initialized():
