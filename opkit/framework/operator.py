@@ -147,6 +147,7 @@ class OperatorWithKernel(OperatorBase):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self._kernel_cache: dict = {}
+        self._fast_kernels: dict = {}
         self._input_list = [(slot, n) for slot, names in self._in_present.items() for n in names]
         self._shape_cache_key = None
         self._shape_cache = None
@@ -276,17 +277,23 @@ class OperatorWithKernel(OperatorBase):
     def run_impl(self, scope, place, enable_inplace: bool = False, hooks=None) -> None:
         key, first = self._scan_inputs(scope)
         infer_ctx = self.runtime_infer_shape(scope, key)
-        contexts = DeviceContextPool.instance()._contexts
-        device_context = contexts.get(place) or DeviceContextPool.instance().get(place)
+        pool = DeviceContextPool._instance or DeviceContextPool.instance()
+        device_context = pool._contexts.get(place) or pool.get(place)
         ctx = ExecutionContext(self, scope, place, device_context, None, infer_ctx,
                                enable_inplace)
         kernel_type = None
         if self._default_kernel_rule:
-            entry = self._kernel_cache.get((self._default_data_type(ctx, first), place.kind,
-                                            "ANY", "PLAIN"))
+            # keyed by the dtype object and place: no dtype-name lookup per run
+            fast_key = (first[1], place) if first is not None and len(first) == 2 else None
+            entry = self._fast_kernels.get(fast_key)
             if entry is None:
-                kernel_type = self.get_expected_kernel_type(ctx)
-                entry = self.choose_kernel(kernel_type)
+                entry = self._kernel_cache.get((self._default_data_type(ctx, first),
+                                                place.kind, "ANY", "PLAIN"))
+                if entry is None:
+                    kernel_type = self.get_expected_kernel_type(ctx)
+                    entry = self.choose_kernel(kernel_type)
+                if fast_key is not None:
+                    self._fast_kernels[fast_key] = entry
         else:
             kernel_type = self.get_expected_kernel_type(ctx)
             entry = self.choose_kernel(kernel_type)
