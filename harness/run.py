@@ -6,8 +6,10 @@
   hung check becomes a failed check and the run goes on.
 - With `isolate=True` (what `opkit test` does) every case runs in a forked worker process,
   so a kernel that crashes the interpreter (segfault, os._exit) is a failed check too.
-  `jobs` workers run side by side (our own fork-based pool: the checks are not pytest items,
-  so pytest-xdist would add a second collection and a result channel for nothing).
+  `jobs` workers run side by side: our own fork-based pool, or with `xdist=True` (what
+  `opkit test --jobs N` does when pytest-xdist is importable) N pytest-xdist workers, one
+  pytest item per task (`harness.xdist_runner`); each worker runs its items through this
+  same pool (one forked child per case), so the results are the same either way.
 - Seeds are fixed: the global numpy/random generators are seeded with `seed` before every
   setUp and every check; the seed is in every report.
 """
@@ -173,17 +175,24 @@ def run_case(case: Case, checks=None, seed: int = 2024, timeout: float | None = 
 def run_test(discovered: DiscoveredTest, checks=None, seed: int = 2024,
              timeout: float | None = None, first_case: bool = True, emit=None,
              **context_options) -> list[CheckResult]:
-    """Set up an OpTest class afresh (seeded) and run the checks on it, in this process."""
+    """Set up an OpTest class afresh (seeded) and run the checks on it, in this process.
+    With `emit`, every result returned is also emitted (`("results", [...])`)."""
     name = discovered.name
+
+    def give(results):
+        if emit and results:
+            emit(("results", results))
+        return results
+
     if discovered.error:
-        return [CheckResult("output", FAIL, "", "", name, discovered.error)]
+        return give([CheckResult("output", FAIL, "", "", name, discovered.error)])
     test = discovered.cls("runTest")
     seed_all(seed)
     try:
         test.setUp()
     except Exception as exc:  # noqa: BLE001
-        return [CheckResult("output", FAIL, "", "", name,
-                            f"setUp raised {type(exc).__name__}: {exc}")]
+        return give([CheckResult("output", FAIL, "", "", name,
+                                 f"setUp raised {type(exc).__name__}: {exc}")])
     context = CheckContext(seed=seed, timeout=timeout, test=test, **context_options)
     wanted = [s.name for s in _selected_specs(checks)]
     pre = []
@@ -198,14 +207,16 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = 2024,
             with _alarm(timeout):
                 context.cache["optest"] = run_optest_methods(test, name)
         except CheckTimeout:
-            pre = [CheckResult("output", FAIL, "", "", name,
-                               f"timed out after {timeout:g}s in the OpTest's test methods")]
+            pre = give([CheckResult("output", FAIL, "", "", name,
+                                    f"timed out after {timeout:g}s in the OpTest's test "
+                                    f"methods")])
             context.cache["optest"] = []
     try:
         case = case_from_test(test, discovered.source)
     except Exception as exc:  # noqa: BLE001
-        return pre + [CheckResult("output", FAIL, "", "", name,
-                                  f"cannot make a Case of {name}: {type(exc).__name__}: {exc}")]
+        return pre + give([CheckResult("output", FAIL, "", "", name,
+                                       f"cannot make a Case of {name}: "
+                                       f"{type(exc).__name__}: {exc}")])
     results = run_checks(case, context, checks, first_case, emit)
     return pre + results
 
@@ -298,9 +309,20 @@ def _can_fork() -> bool:
 
 def run_tasks(tasks: list[Task], checks=None, seed: int = 2024,
               timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1, isolate: bool = True,
-              fuzz: int = 0, on_task_done=None, context_options=None) -> dict[int, list]:
-    """Run tasks; {task index: [CheckResult, ...]}. `on_task_done(index)` after each."""
+              fuzz: int = 0, on_task_done=None, context_options=None, xdist: bool = False,
+              op_modules=None, test_paths=None) -> dict[int, list]:
+    """Run tasks; {task index: [CheckResult, ...]}. `on_task_done(index)` after each.
+
+    `xdist=True` (with `isolate` and `jobs` > 1, pytest-xdist importable, OpTest/fuzz tasks
+    only) runs them on pytest-xdist workers, which load `op_modules` (as `--ops`) and
+    discover `test_paths` (default: the tasks' test files); whatever that run does not bring
+    back runs in the fork pool."""
     context_options = dict(context_options or {})
+    if xdist and isolate and jobs > 1 and len(tasks) > 1:
+        done = _run_xdist(tasks, checks, seed, timeout, jobs, fuzz, on_task_done,
+                          context_options, op_modules, test_paths)
+        if done is not None:
+            return done
     out: dict[int, list] = {}
     if not isolate or not _can_fork():
         for i, task in enumerate(tasks):
@@ -386,6 +408,35 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = 2024,
     return out
 
 
+def _run_xdist(tasks, checks, seed, timeout, jobs, fuzz, on_task_done, context_options,
+               op_modules, test_paths) -> dict[int, list] | None:
+    """The tasks through pytest-xdist (None: cannot; run them in the fork pool)."""
+    from harness import xdist_runner
+
+    if not xdist_runner.available():
+        return None
+    try:
+        done = xdist_runner.run_tasks_xdist(
+            tasks, checks, seed, timeout, jobs, fuzz, on_task_done, context_options,
+            op_modules=op_modules, test_paths=test_paths, log=sys.stderr)
+    except xdist_runner.XdistUnavailable:
+        return None
+    left = [i for i in range(len(tasks)) if i not in done]
+    if left:
+        print(f"opkit test: running the {len(left)} remaining case(s) in the fork pool",
+              file=sys.stderr)
+
+        def finished(k):
+            if on_task_done:
+                on_task_done(left[k])
+
+        rest = run_tasks([tasks[i] for i in left], checks, seed, timeout, jobs, True, fuzz,
+                         finished, context_options)
+        for k, i in enumerate(left):
+            done[i] = rest.get(k, [])
+    return done
+
+
 def plan(ops: list[str], discovered: dict[str, list[DiscoveredTest]], fuzz: int = 0,
          checks=None) -> tuple[list[Task], dict[str, str]]:
     """Tasks for the ops (one per OpTest class, plus one fuzz task per op with --fuzz), and
@@ -406,11 +457,14 @@ def plan(ops: list[str], discovered: dict[str, list[DiscoveredTest]], fuzz: int 
 def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=None,
             seed: int = 2024, timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1,
             isolate: bool = True, fuzz: int = 0, progress=None,
-            context_options=None) -> list[OpReport]:
-    """One OpReport per op, in the order given."""
+            context_options=None, xdist: bool = False, op_modules=None,
+            test_paths=None) -> list[OpReport]:
+    """One OpReport per op, in the order given. `xdist`, `op_modules`, `test_paths`: as
+    `run_tasks`."""
     tasks, missing = plan(ops, discovered, fuzz, checks)
     done = run_tasks(tasks, checks, seed, timeout, jobs, isolate, fuzz,
-                     on_task_done=progress, context_options=context_options)
+                     on_task_done=progress, context_options=context_options, xdist=xdist,
+                     op_modules=op_modules, test_paths=test_paths)
     reports = {op: OpReport(op) for op in ops}
     for i, task in enumerate(tasks):
         rep = reports[task.op]

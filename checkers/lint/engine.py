@@ -101,7 +101,7 @@ def _lint(path: str, data: bytes, config: LintConfig, fix: bool) -> FileResult:
             findings.append(_syntax(path, 1, 1, report))
             continue
         line, col = ctx.position(report.node)
-        if is_suppressed(ignored, line, rule.code):
+        if is_suppressed(ignored, line, rule.code, rule.name()):
             continue
         findings.append(Finding(path, line, col, rule.code, rule.name(), report.message,
                                 fixable=report.fix is not None))

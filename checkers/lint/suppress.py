@@ -1,4 +1,5 @@
-"""`# opkit: ignore` and `# opkit: ignore[OPK001,OPK004]` comments, read from real comment tokens."""
+"""`# opkit: ignore`, `# opkit: ignore[OPK001,OPK004]` and `# opkit: ignore[input-mutation]`
+comments, read from real comment tokens."""
 from __future__ import annotations
 
 import io
@@ -30,6 +31,9 @@ def suppressions(text: str) -> dict[int, frozenset]:
     return out
 
 
-def is_suppressed(table: dict, line: int, code: str) -> bool:
+def is_suppressed(table: dict, line: int, code: str, name: str = "") -> bool:
+    """Whether `# opkit: ignore[...]` on `line` names the rule by code (OPK001) or by name
+    (input-mutation), or ignores everything."""
     codes = table.get(line)
-    return bool(codes) and ("*" in codes or code in codes)
+    return bool(codes) and ("*" in codes or code in codes or
+                            (bool(name) and name.upper() in codes))

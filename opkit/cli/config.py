@@ -77,6 +77,11 @@ def load_op_modules(extra: list[str]) -> list[str]:
             _import_file(path)
             loaded.append(str(path))
         else:
+            # a module name is found from the project folder (pyproject's, or the current
+            # one for --ops) also when `opkit` runs as a console script, whose sys.path
+            # does not hold the current folder (`python -m opkit` does)
+            if str(base) not in sys.path and str(base.resolve()) not in sys.path:
+                sys.path.append(str(base))
             try:
                 importlib.import_module(entry)
             except ModuleNotFoundError as exc:

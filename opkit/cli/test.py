@@ -25,7 +25,10 @@ def add_arguments(parser) -> None:
                              "default: [tool.opkit] tests)")
     add_format_option(parser)
     parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
-                        help="run N cases at a time (worker processes)")
+                        help="run N cases at a time (pytest-xdist workers when it is "
+                             "installed, else forked worker processes)")
+    parser.add_argument("--no-xdist", action="store_true",
+                        help="with --jobs: use opkit's own fork pool, not pytest-xdist")
     parser.add_argument("--shard", metavar="K/N", help="run only the K-th of N slices of the "
                         "ops (1 <= K <= N), for a CI matrix")
     parser.add_argument("--fuzz", type=int, default=0, metavar="N",
@@ -156,7 +159,8 @@ def run(args) -> int:
     with progress(len(tasks), "opkit test", enabled=args.all or len(tasks) > 4) as advance:
         reports = run_ops(ops, by_op, checks=checks, seed=seed, timeout=timeout,
                           jobs=args.jobs, isolate=not args.no_isolate, fuzz=args.fuzz,
-                          progress=advance)
+                          progress=advance, xdist=not args.no_xdist, op_modules=args.ops,
+                          test_paths=paths)
     if args.format == "json":
         doc = {"ops": [r.to_json() for r in reports], "seed": seed}
         print(json.dumps(doc, indent=1))

@@ -285,12 +285,12 @@ class ExecutionContext:
                                   name, ", ".join(sorted(self.op.attrs)) or "none") from None
 
     # -- inputs ---------------------------------------------------------------------------
-    def has_input(self, slot: str) -> bool:
-        names = self.op._in_present.get(slot)
+    def has_input(self, name: str) -> bool:
+        names = self.op._in_present.get(name)
         return bool(names) and all(self.scope.find_var(n) is not None for n in names)
 
-    def has_output(self, slot: str) -> bool:
-        return bool(self.op._out_present.get(slot))
+    def has_output(self, name: str) -> bool:
+        return bool(self.op._out_present.get(name))
 
     def input_names(self, slot: str) -> list[str]:
         return self.op._in_present.get(slot, [])
@@ -314,21 +314,24 @@ class ExecutionContext:
                 slot, len(names), slot)
         return names[0]
 
-    def input_var(self, slot: str):
-        name = self._input_name(slot, allow_missing=True)
-        if name is None:
+    def input_var(self, name: str):
+        """The Variable of input slot `name` (for SelectedRows, LoDTensorArray)."""
+        slot = name
+        var_name = self._input_name(slot, allow_missing=True)
+        if var_name is None:
             return None
-        var = self.scope.find_var(name)
+        var = self.scope.find_var(var_name)
         if var is None:
-            raise self.op.uninitialized_error(name)
+            raise self.op.uninitialized_error(var_name)
         self.read_inputs.add(slot)
         return var
 
-    def input_tensor(self, slot: str) -> LoDTensor | None:
-        name = self._input_name(slot, allow_missing=True)
-        if name is None:
+    def input_tensor(self, name: str) -> LoDTensor | None:
+        """The LoDTensor of input slot `name`."""
+        var_name = self._input_name(name, allow_missing=True)
+        if var_name is None:
             return None
-        return self._tensor(name, slot)
+        return self._tensor(var_name, name)
 
     def _tensor(self, name: str, slot: str) -> LoDTensor:
         var = self.scope.find_var(name)
@@ -369,15 +372,16 @@ class ExecutionContext:
         self._arrays[name] = arr
         return arr
 
-    def input(self, slot: str):
+    def input(self, name: str):
         """The input's data as a read-only array, or None for an absent dispensable input."""
-        name = self._input_name(slot, allow_missing=False)
-        if name is None:
+        var_name = self._input_name(name, allow_missing=False)
+        if var_name is None:
             return None
-        return self._array(name, slot)
+        return self._array(var_name, name)
 
-    def inputs(self, slot: str) -> list:
-        return [self._array(n, slot) for n in self.op._in_present.get(slot, ())]
+    def inputs(self, name: str) -> list:
+        """The data of a duplicable input slot `name`, one read-only array per variable."""
+        return [self._array(n, name) for n in self.op._in_present.get(name, ())]
 
     def input_tensors(self, slot: str) -> list:
         return [self._tensor(n, slot) for n in self.op._in_present.get(slot, ())]
@@ -401,12 +405,13 @@ class ExecutionContext:
         self.written[name] = var
         return var
 
-    def set_output(self, slot: str, array, lod=None) -> None:
-        """Store `array` as the output (keeping the LoD share_lod gave it unless `lod`)."""
-        name = self._output_name(slot)
-        if name is None or name == EMPTY_VAR_NAME:
+    def set_output(self, name: str, array, lod=None) -> None:
+        """Store `array` as output slot `name` (keeping the LoD share_lod gave it unless
+        `lod`)."""
+        var_name = self._output_name(name)
+        if var_name is None or var_name == EMPTY_VAR_NAME:
             return
-        self._store(name, array, lod)
+        self._store(var_name, array, lod)
 
     def set_outputs(self, slot: str, arrays, lods=None) -> None:
         """Arrays for a duplicable output: one per name the slot holds (`@EMPTY@`
@@ -450,9 +455,9 @@ class ExecutionContext:
             src_lod = getattr(src_var._value, "_lod", None) if src_var is not None else None
         tensor._lod = [list(level) for level in src_lod] if src_lod else []
 
-    def output_tensor(self, slot: str, index: int = 0) -> LoDTensor | None:
+    def output_tensor(self, name: str, index: int = 0) -> LoDTensor | None:
         """The output LoDTensor, for `mutable_data(shape, dtype)` and `set_lod`."""
-        name = self._output_name(slot, index)
+        slot, name = name, self._output_name(name, index)
         if name is None or name == EMPTY_VAR_NAME:
             return None
         var = self.scope.find_var(name) or self.scope.var(name)

@@ -164,7 +164,12 @@ class Executor:
                 raise errors.InvalidArgument("feed '%s' has shape %s but the variable is "
                                              "declared %s (-1: any size)", name, list(shape),
                                              desc.shape)
-        if desc.lod_level and tensor.lod and len(tensor.lod) != desc.lod_level:
+        if desc.lod_level and len(tensor.lod) != desc.lod_level:
+            if not tensor.lod:
+                raise errors.InvalidArgument(
+                    "feed '%s' has no LoD but the variable is declared with lod_level=%d: feed "
+                    "(array, recursive_sequence_lengths), e.g. (x, [[2, 0, 3]])", name,
+                    desc.lod_level)
             raise errors.InvalidArgument(
                 "feed '%s' has %d LoD level(s) but the variable is declared with lod_level=%d",
                 name, len(tensor.lod), desc.lod_level)

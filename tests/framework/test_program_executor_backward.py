@@ -258,3 +258,13 @@ def test_executor_checks_compile_time_lod_level_against_run_time_lod():
                                  fetch_list=[out], scope=opkit.Scope())
         msg = str(info.value)
         assert "lod_dropper" in msg and out.name in msg and "lod_level 1" in msg
+
+
+def test_feeding_a_lod_variable_without_lengths_says_how():
+    main = opkit.Program()
+    with opkit.program_guard(main, opkit.Program()):
+        x = opkit.layers.data("x", shape=[2], dtype="float64", lod_level=1)
+        r = opkit.layers.relu(x)
+    with pytest.raises(errors.InvalidArgument, match=r"feed 'x' has no LoD.*lod_level=1.*\(x, "):
+        opkit.Executor().run(main, feed={"x": np.ones((3, 2))}, fetch_list=[r],
+                             scope=opkit.Scope())

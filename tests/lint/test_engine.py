@@ -62,6 +62,9 @@ def test_suppression_comments():
         == {"OPK002"}
     assert lint(base.format(c="  # opkit: ignore", d="  # opkit: ignore[OPK002, OPK004]"),
                 dedent=False).findings == []
+    # a rule's name works like its code
+    assert {f.rule for f in lint(base.format(c="  # opkit: ignore[input-mutation]", d=""),
+                                 dedent=False).findings} == {"OPK002"}
     # another code on the line does not suppress, and a string is not a comment
     assert lint(base.format(c="  # opkit: ignore[OPK004]", d=""), dedent=False).findings
     assert lint(base.format(c="; s = '# opkit: ignore'", d=""), dedent=False).findings
