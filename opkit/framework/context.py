@@ -229,7 +229,7 @@ class ExecutionContext:
     """What a kernel sees: its inputs (read-only), outputs, attrs, place, dtype and xp."""
 
     __slots__ = ("op", "scope", "place", "device_context", "xp", "_infer", "enable_inplace",
-                 "written", "read_inputs", "_arrays", "_tensors", "hooked", "kernel_entry",
+                 "written", "_read_slots", "_arrays", "_tensors", "hooked", "kernel_entry",
                  "_kernel_type")
 
     def __init__(self, op, scope, place, device_context, kernel_type, infer_ctx,
@@ -245,9 +245,18 @@ class ExecutionContext:
         self.enable_inplace = enable_inplace
         self.written: dict = {}  # output name -> its Variable (None: look it up)
         self._tensors: dict = {}  # input name -> its LoDTensor, once read
-        self.read_inputs: set[str] = set()
+        self._read_slots: set[str] = set()  # slots read other than through _tensor's fast path
         self._arrays: dict[str, object] = {}
-        self.hooked: list = []
+        self.hooked: list | None = None  # output tensors handed out by output_tensor()
+
+    @property
+    def read_inputs(self) -> set:
+        """The input slots the kernel has read so far (data, tensor or variable)."""
+        read = set(self._read_slots)
+        for slot, names in self.op._in_present.items():
+            if any(n in self._tensors for n in names):
+                read.add(slot)
+        return read
 
     @property
     def kernel_type(self):
@@ -323,7 +332,7 @@ class ExecutionContext:
         var = self.scope.find_var(var_name)
         if var is None:
             raise self.op.uninitialized_error(var_name)
-        self.read_inputs.add(slot)
+        self._read_slots.add(slot)
         return var
 
     def input_tensor(self, name: str) -> LoDTensor | None:
@@ -337,7 +346,6 @@ class ExecutionContext:
         var = self.scope.find_var(name)
         value = var._value if var is not None else None
         if value.__class__ is LoDTensor and value._data is not None:  # the common case
-            self.read_inputs.add(slot)
             self._tensors[name] = value
             return value
         if value is None or not var.is_initialized():
@@ -348,7 +356,7 @@ class ExecutionContext:
             raise errors.InvalidArgument(
                 "op '%s': Input(%s) variable '%s' holds %s, not a LoDTensor (use "
                 "ctx.input_var)", self.op.type, slot, name, type(value).__name__)
-        self.read_inputs.add(slot)
+        self._read_slots.add(slot)
         return value
 
     def _array(self, name: str, slot: str):
@@ -465,6 +473,8 @@ class ExecutionContext:
             var.set_value(LoDTensor())
         tensor = var.value()
         tensor._alloc = lambda shape, dtype: self._allocate(slot, name, tensor, shape, dtype)
+        if self.hooked is None:
+            self.hooked = []
         self.hooked.append(tensor)
         return tensor
 

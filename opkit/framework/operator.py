@@ -312,8 +312,9 @@ class OperatorWithKernel(OperatorBase):
                 entry.fn(ctx)
         else:
             entry.fn(ctx)
-        for tensor in ctx.hooked:
-            tensor._alloc = None
+        if ctx.hooked:
+            for tensor in ctx.hooked:
+                tensor._alloc = None
         self._check_outputs(ctx, infer_ctx, entry)
         if hooks is not None:
             hooks.after_kernel(self, ctx)

@@ -78,7 +78,10 @@ class Scope:
         return v
 
     def find_var(self, name: str) -> Variable | None:
-        scope = self
+        v = self._vars.get(name)
+        if v is not None:  # the common case: a variable of this scope
+            return v
+        scope = self.parent
         while scope is not None:
             v = scope._vars.get(name)
             if v is not None:
