@@ -416,7 +416,8 @@ class ExecutionContext:
     def set_output(self, name: str, array, lod=None) -> None:
         """Store `array` as output slot `name` (keeping the LoD share_lod gave it unless
         `lod`)."""
-        var_name = self._output_name(name)
+        names = self.op.outputs.get(name)
+        var_name = names[0] if names else self._output_name(name)
         if var_name is None or var_name == EMPTY_VAR_NAME:
             return
         self._store(var_name, array, lod)

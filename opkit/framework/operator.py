@@ -276,7 +276,11 @@ class OperatorWithKernel(OperatorBase):
 
     def run_impl(self, scope, place, enable_inplace: bool = False, hooks=None) -> None:
         key, first = self._scan_inputs(scope)
-        infer_ctx = self.runtime_infer_shape(scope, key)
+        if key is not None and key == self._shape_cache_key:  # runtime_infer_shape, inlined
+            infer_ctx = self._shape_cache
+            infer_ctx.scope = scope
+        else:
+            infer_ctx = self.runtime_infer_shape(scope, key)
         pool = DeviceContextPool._instance or DeviceContextPool.instance()
         device_context = pool._contexts.get(place) or pool.get(place)
         ctx = ExecutionContext(self, scope, place, device_context, None, infer_ctx,
