@@ -15,6 +15,7 @@ def add_arguments(parser) -> None:
 
 
 def collect(include_grad: bool = False) -> list[dict]:
+    from opkit.framework.operator import OperatorWithKernel
     from opkit.registry import all_op_types, op_info
 
     rows = []
@@ -23,16 +24,15 @@ def collect(include_grad: bool = False) -> list[dict]:
         is_grad = op_type.endswith("_grad")
         if is_grad and not include_grad:
             continue
-        grad = None
-        if info.grad_maker is not None:
-            grad = op_type + "_grad"
+        grad = op_type + "_grad" if info.grad_maker is not None else None
         rows.append({
             "op": op_type,
             "kernels": info.kernel_places(),
             "grad_op": grad,
             "inplace": info.inplace,
             "no_need_buffer": info.no_need_buffer,
-            "base": "OperatorBase" if not hasattr(info.op_class, "choose_kernel") else "OperatorWithKernel",
+            "base": "OperatorWithKernel" if issubclass(info.op_class, OperatorWithKernel)
+                    else "OperatorBase",
         })
     return rows
 
