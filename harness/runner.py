@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from opkit.framework import errors
-from opkit.framework.backward import _sum_duplicates
+from opkit.framework.backward import sum_duplicates
 from opkit.framework.device import to_host
 from opkit.framework.grad_maker import grad_var_name
 from opkit.framework.operator import create_op
@@ -174,7 +174,7 @@ class PreparedOp:
                                                      "gives", desc.type, n)
             descs.append(desc)
             produced.update(n for v in desc.outputs.values() for n in v)
-        descs = _sum_duplicates(descs)
+        descs = sum_duplicates(descs)
         self._grad_ops = [create_op(d.type, d.inputs, d.outputs, d.attrs) for d in descs]
         self._grad_key = key
         return self._grad_ops

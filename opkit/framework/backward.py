@@ -81,10 +81,10 @@ def calc_gradient_ops(block, loss, no_grad_set=None) -> list[GradOpDesc]:
                         available.add(n)
             grad_ops.append(desc)
             available.update(produced)
-    return _sum_duplicates(grad_ops)
+    return sum_duplicates(grad_ops)
 
 
-def _sum_duplicates(grad_ops: list[GradOpDesc]) -> list[GradOpDesc]:
+def sum_duplicates(grad_ops: list[GradOpDesc]) -> list[GradOpDesc]:
     """A gradient written more than once (by several grad ops, or by several slots of one):
     each write goes to a renamed copy and a `sum` op after the last one adds them up."""
     writes: dict[str, list[tuple[int, str, int]]] = {}

@@ -380,6 +380,13 @@ class ExecutionContext:
         self._arrays[name] = arr
         return arr
 
+    def override_input(self, var_name: str, array) -> None:
+        """Public hook seam: what `input`/`inputs` hand out for variable `var_name` in this run.
+
+        For checks that observe a kernel (a guarded copy of an input, say) from
+        `KernelHooks.before_kernel`; the variable in the scope is not touched."""
+        self._arrays[var_name] = array
+
     def input(self, name: str):
         """The input's data as a read-only array, or None for an absent dispensable input."""
         var_name = self._input_name(name, allow_missing=False)

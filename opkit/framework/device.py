@@ -74,6 +74,15 @@ class DeviceContextPool:
             cls._instance = cls()
         return cls._instance
 
+    def places(self) -> list[Place]:
+        """The places that have a device context (that something ran on), in creation order."""
+        return list(self._contexts)
+
+    @classmethod
+    def places_in_use(cls) -> list[Place]:
+        """`places()` of the pool, without creating one."""
+        return list(cls._instance._contexts) if cls._instance is not None else []
+
     def get(self, place: Place) -> DeviceContext:
         ctx = self._contexts.get(place)
         if ctx is None:

@@ -89,6 +89,12 @@ class LoDTensor:
             raise errors.PreconditionNotMet("%s", self._no_data_reason)
         return self._data
 
+    @property
+    def buffer(self):
+        """The stored array itself (no copy), or None: never raises. For checks that observe
+        buffers (identity, sharing, writes); kernels use `ExecutionContext.input`."""
+        return self._data
+
     def set(self, array, place: Place | None = None) -> None:
         from opkit.framework.device import is_device_array, to_device
 
