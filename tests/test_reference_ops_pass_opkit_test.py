@@ -7,7 +7,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 # ops that cannot have an OpTest, with the documented reason (docs/harness.md)
 NO_OPTEST = {"while": "its sub_block attr is a Block, which an OpTest's setUp cannot express; "
-                      "tested through programs in tests/ops/test_while_op.py"}
+                      "tested through programs in reference_ops/tests/test_while_op.py"}
 
 
 def test_opkit_test_all_passes_on_every_reference_op():

@@ -1,6 +1,6 @@
 import numpy as np
 
-import elementwise_cases as cases
+from reference_ops.tests import elementwise_cases as cases
 
 
 class TestElementwiseMulOp(cases.ElementwiseCase):
