@@ -27,8 +27,9 @@ _EXPORTS = {
                                 "default_startup_program"],
     "opkit.framework.executor": ["Executor"],
     "opkit.framework.backward": ["append_backward"],
+    "opkit.framework.op_version": ["register_op_version", "OpVersionDesc"],
 }
-_SUBMODULES = {"layers", "optimizer", "registry", "errors", "framework", "cli"}
+_SUBMODULES = {"layers", "optimizer", "registry", "errors", "framework", "cli", "io"}
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 __all__ = sorted(_WHERE) + sorted(_SUBMODULES) + ["__version__"]

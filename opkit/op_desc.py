@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["dump_op_descs", "dumps_op_descs", "op_desc"]
+__all__ = ["dump_op_descs", "dumps_op_descs", "op_desc", "VERSION_KEY"]
 
 
 def _registry():
@@ -68,8 +68,14 @@ def op_desc(proto) -> dict:
     }
 
 
+# The per-op key holding the op's version and checkpoints (Paddle's readers ignore it).
+VERSION_KEY = "OpVersion"
+
+
 def dump_op_descs() -> dict:
-    """Every registered op that has a proto, sorted by op type."""
+    """Every registered op that has a proto, sorted by op type, with its ``OpVersion``."""
+    from opkit.framework.op_version import version_info
+
     registry = _registry()
     out = {}
     for op_type in sorted(registry.all_op_types()):
@@ -77,6 +83,7 @@ def dump_op_descs() -> dict:
         if proto is None:
             continue
         out[op_type] = op_desc(proto)
+        out[op_type][VERSION_KEY] = version_info(op_type)
     return out
 
 

@@ -242,16 +242,25 @@ class Program:
         return [v for b in self.blocks for v in b.all_parameters()]
 
     def to_json(self) -> str:
-        return json.dumps({"version": 1, "blocks": [b.to_dict() for b in self.blocks]},
+        from opkit.framework.op_version import op_version_map
+
+        blocks = [b.to_dict() for b in self.blocks]
+        versions = op_version_map([od["type"] for bd in blocks for od in bd["ops"]])
+        return json.dumps({"version": 1, "op_version_map": versions, "blocks": blocks},
                           indent=1, sort_keys=False)
 
     @classmethod
-    def from_json(cls, text: str) -> "Program":
+    def from_json(cls, text: str, where: str = "program") -> "Program":
+        """The program of ``text``; ops saved at older op versions are upgraded (their
+        checkpoints' upgraders, in order); newer versions than the registry's are refused."""
+        from opkit.framework.op_version import upgrade_program_dict
+
         try:
             data = json.loads(text)
             blocks = data["blocks"]
         except (ValueError, KeyError, TypeError) as exc:
             raise errors.InvalidArgument("not a program JSON document: %s", exc) from None
+        blocks = upgrade_program_dict(data, where)["blocks"]
         prog = cls()
         prog.blocks = [Block(prog, b["idx"], b.get("parent_idx", -1)) for b in blocks]
         for b, bd in zip(prog.blocks, blocks):

@@ -66,7 +66,8 @@ def test_dump_shape_of_one_op():
     desc = json.loads(dump_with(ProbeV1))
     assert "compat_probe" in desc and "compat_probe_grad" not in desc
     probe = desc["compat_probe"]
-    assert list(probe) == ["Attrs", "Inputs", "Outputs"]
+    assert list(probe) == ["Attrs", "Inputs", "OpVersion", "Outputs"]
+    assert probe["OpVersion"] == {"version": 0, "checkpoints": []}
     assert probe["Inputs"]["Bias"] == {"dispensable": True, "duplicable": False, "extra": False,
                                        "intermediate": False, "quant": False}
     assert probe["Outputs"]["Mask"]["intermediate"] is True
