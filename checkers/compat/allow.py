@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .compare import CompatReport
-from .kinds import ATTR_FLAGS, BREAKING_KINDS, VAR_FLAGS
+from .kinds import ALLOWABLE_KINDS, ATTR_FLAGS, VAR_FLAGS
 from .load import DescError, describe, parse_json, path_join, read_text
 
 _KEYS = ("op", "kind", "name", "field", "reason", "expires")
@@ -118,9 +118,9 @@ def parse_allow(data: Any, label: str) -> list[AllowEntry]:
                                 f"unknown key (expected one of {', '.join(_KEYS)})")
         op = _string(entry, "op", label, jpath, True)
         kind = _string(entry, "kind", label, jpath, True)
-        if kind not in BREAKING_KINDS:
+        if kind not in ALLOWABLE_KINDS:
             raise DescError(label, path_join(jpath, "kind"),
-                            f"unknown breaking kind {kind!r} (one of {', '.join(BREAKING_KINDS)})")
+                            f"unknown breaking kind {kind!r} (one of {', '.join(ALLOWABLE_KINDS)})")
         name = _string(entry, "name", label, jpath, False)
         fld = _string(entry, "field", label, jpath, False)
         flags = set(VAR_FLAGS) | set(ATTR_FLAGS)

@@ -31,5 +31,15 @@ BREAKING_KINDS = (
     "input-flag-changed", "output-flag-changed", "attr-flag-changed",
 )
 NOTE_KINDS = ("op-added", "input-added", "output-added", "attr-added")
+# With op versions (docs/compat.md): `documented` is a note; `undocumented-change` is a note,
+# breaking with --require-checkpoints.
+VERSION_KINDS = ("documented", "undocumented-change")
+# With --programs DIR: `behavior-changed` (breaking unless a newer bugfix checkpoint covers the
+# op), `program-incompatible` (a saved program no longer loads or fits NEW's descs: breaking),
+# `program-checked` (a note per saved program that passed).
+PROGRAM_KINDS = ("behavior-changed", "program-incompatible", "program-checked")
+# Breaking kinds an allow-list entry may approve.
+ALLOWABLE_KINDS = BREAKING_KINDS + ("undocumented-change", "behavior-changed",
+                                    "program-incompatible")
 ALLOW_KINDS = ("allow-expired", "allow-unused")
-ALL_KINDS = BREAKING_KINDS + NOTE_KINDS
+ALL_KINDS = BREAKING_KINDS + NOTE_KINDS + VERSION_KINDS + PROGRAM_KINDS

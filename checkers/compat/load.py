@@ -145,6 +145,69 @@ def _attr_section(section: Any, label: str, jpath: str) -> dict:
     return out
 
 
+_CHANGE_TYPES = ("new_attr", "modify_attr", "delete_attr", "new_input", "new_output",
+                 "bugfix_with_behavior_changed")
+
+
+def _string_at(entry: dict, key: str, label: str, jpath: str) -> str:
+    if key not in entry:
+        raise DescError(label, jpath, f"missing key {key!r}")
+    if not isinstance(entry[key], str):
+        raise DescError(label, path_join(jpath, key),
+                        f"expected a string, got {describe(entry[key])}")
+    return entry[key]
+
+
+def _version_section(section: Any, label: str, jpath: str) -> dict:
+    """The ``OpVersion`` value that `opkit dump` writes (docs/compat.md)."""
+    section = _expect_object(section, label, jpath, "an object with version and checkpoints")
+    for key in ("version", "checkpoints"):
+        if key not in section:
+            raise DescError(label, jpath, f"missing key {key!r}")
+    version = section["version"]
+    if not isinstance(version, int) or isinstance(version, bool) or version < 0:
+        raise DescError(label, path_join(jpath, "version"),
+                        f"expected an integer >= 0, got {describe(version)}")
+    cps = section["checkpoints"]
+    cpath = path_join(jpath, "checkpoints")
+    if not isinstance(cps, list):
+        raise DescError(label, cpath, f"expected a list, got {describe(cps)}")
+    if len(cps) != version:
+        raise DescError(label, path_join(jpath, "version"),
+                        f"version {version} but {len(cps)} checkpoints (the version is the "
+                        "number of checkpoints)")
+    out = []
+    for i, cp in enumerate(cps):
+        ppath = path_join(cpath, i)
+        cp = _expect_object(cp, label, ppath, "a checkpoint object")
+        note = _string_at(cp, "note", label, ppath)
+        changes = cp.get("changes", [])
+        if not isinstance(changes, list):
+            raise DescError(label, path_join(ppath, "changes"),
+                            f"expected a list, got {describe(changes)}")
+        norm = []
+        for j, ch in enumerate(changes):
+            hpath = path_join(path_join(ppath, "changes"), j)
+            ch = _expect_object(ch, label, hpath, "a change object")
+            ctype = _string_at(ch, "type", label, hpath)
+            if ctype not in _CHANGE_TYPES:
+                raise DescError(label, path_join(hpath, "type"),
+                                f"unknown change type {ctype!r} (one of "
+                                f"{', '.join(_CHANGE_TYPES)})")
+            entry = {"type": ctype, "remark": _string_at(ch, "remark", label, hpath)}
+            if ctype != "bugfix_with_behavior_changed":
+                entry["name"] = _string_at(ch, "name", label, hpath)
+            if "default" in ch:
+                entry["default"] = ch["default"]
+            norm.append(entry)
+        upgrader = cp.get("upgrader", False)
+        if not isinstance(upgrader, bool):
+            raise DescError(label, path_join(ppath, "upgrader"),
+                            f"expected true or false, got {describe(upgrader)}")
+        out.append({"note": note, "changes": norm, "upgrader": upgrader})
+    return {"version": version, "checkpoints": out}
+
+
 def validate(data: Any, label: str) -> dict:
     """Check the structure of a parsed dump; return it normalized (every flag present)."""
     data = _expect_object(data, label, "", "a JSON object mapping op types to descriptions")
@@ -162,6 +225,9 @@ def validate(data: Any, label: str) -> dict:
             "Outputs": _var_section(desc["Outputs"], label, path_join(opath, "Outputs")),
             "Attrs": _attr_section(desc["Attrs"], label, path_join(opath, "Attrs")),
         }
+        if "OpVersion" in desc:       # opkit dumps only; Paddle's have no versions
+            ops[op_type]["OpVersion"] = _version_section(desc["OpVersion"], label,
+                                                         path_join(opath, "OpVersion"))
     return ops
 
 
