@@ -110,7 +110,7 @@ def _file_error(exc) -> DescError:
 def check_program(report: CompatReport, new: dict, model_dir: Path, label: str) -> None:
     from opkit.framework import errors
     from opkit.framework.executor import Executor
-    from opkit.framework.op_version import op_version, upgrade_program_dict
+    from opkit.framework.op_version import checkpoints, op_version, upgrade_program_dict
     from opkit.framework.place import CPUPlace
     from opkit.framework.scope import Scope
     from opkit.io import ModelFileError, load_inference_model, load_sample, read_model
@@ -138,8 +138,15 @@ def check_program(report: CompatReport, new: dict, model_dir: Path, label: str) 
             for problem in op_fits_desc(od, new.get(t)):
                 bad = True
                 v0, v1 = saved_versions.get(t, 0), op_version(t)
-                how = (f"after the upgraders of versions {v0 + 1}..{v1}" if v1 > v0
-                       else "with no upgrader")
+                ups = [i + 1 for i, cp in enumerate(checkpoints(t))
+                       if i >= v0 and cp.upgrader is not None]
+                if ups:
+                    how = "after the upgrader" + ("s" if len(ups) > 1 else "") + \
+                          f" of version {', '.join(map(str, ups))}"
+                elif v1 > v0:
+                    how = f"with no upgrader in versions {v0 + 1}..{v1}"
+                else:
+                    how = "(no newer version)"
                 _add(report, True, t, "program-incompatible", label,
                      f"saved program '{label}', op '{t}' (blocks[{b_i}].ops[{o_i}], saved at "
                      f"version {v0}) {how}: {problem}")
@@ -214,6 +221,6 @@ def check_programs(report: CompatReport, new: dict, programs_dir) -> CompatRepor
         raise DescError(str(programs_dir), None,
                         f"--programs: no saved model ({MODEL_FILE}) under this directory")
     for model_dir in models:
-        label = str(model_dir)
+        label = str(Path(programs_dir) / model_dir.relative_to(root))
         check_program(report, new, model_dir, label)
     return report

@@ -33,7 +33,7 @@ def _lines(report: CompatReport, old_label: str, new_label: str) -> list[tuple[s
         out.append(("", ""))
         out.append((head_style, f"{title} ({len(entries)}):"))
         for op, items in _groups(entries):
-            out.append(("bold", f"  {op}"))
+            out.append(("bold", f"  {op or '(saved programs)'}"))
             for e in items:
                 text = f"    {e['kind']}: {e['message']}"
                 if "reason" in e:

@@ -1,0 +1,8 @@
+"""Release 'v1' of the example's rescale op (see rescale_op.py); load with --ops rescale_v1.py."""
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from rescale_op import register_release  # noqa: E402
+
+register_release("v1")
