@@ -1,0 +1,162 @@
+"""`opkit compat --programs DIR`: behavior-changed, program-incompatible, upgraders checked."""
+import json
+
+import numpy as np
+import pytest
+
+from checkers.compat import CompatReport, DescError
+from checkers.compat.programs import check_programs, op_fits_desc
+from opkit import OpVersionDesc
+
+from version_helpers import V1, dump, make_release, registry_with, save_model
+
+
+def _rename(d):
+    d["attrs"]["factor"] = d["attrs"].pop("scale")
+    return d
+
+
+RENAMED = [("rename", OpVersionDesc().delete_attr("scale", "renamed")
+            .new_attr("factor", "was scale", 2.0))]
+V2_UPGRADER = make_release({"factor": 2.0}, lambda x, a: x * a["factor"],
+                           [RENAMED[0] + (_rename,)])
+V2_NO_UPGRADER = make_release({"factor": 2.0}, lambda x, a: x * a["factor"],
+                              [RENAMED[0] + (None,)])
+V2_BAD_UPGRADER = make_release({"factor": 2.0}, lambda x, a: x * a["factor"],
+                               [RENAMED[0] + (lambda d: d,)])
+SAME_SIG_NEW_NUMBERS = make_release({"scale": 2.0}, lambda x, a: x * a["scale"] + 1e-3)
+BUGFIX = make_release({"scale": 2.0}, lambda x, a: x * a["scale"] + 1e-3, [
+    ("off-by-one fixed", OpVersionDesc().bugfix_with_behavior_changed("adds 1e-3 now"), None)])
+TINY_DRIFT = make_release({"scale": 2.0}, lambda x, a: x * a["scale"] * (1 + 1e-12))
+
+
+def check(tmp_path, release, with_sample=True):
+    save_model(tmp_path / "models" / "m1", sample=with_sample)
+    new = dump(release)
+    report = CompatReport()
+    with registry_with(release):
+        check_programs(report, new, tmp_path / "models")
+    return report
+
+
+def kinds(entries):
+    return [(e["op"], e["kind"]) for e in entries]
+
+
+def test_unchanged_release_replays_clean(tmp_path):
+    r = check(tmp_path, V1)
+    assert r.breaking == [] and kinds(r.notes) == [("", "program-checked")]
+    assert "reproduces its 2 saved values" in r.notes[0]["message"]
+
+
+def test_tiny_float_drift_within_harness_tolerance_is_not_a_change(tmp_path):
+    r = check(tmp_path, TINY_DRIFT)
+    assert r.breaking == []
+
+
+def test_same_signature_new_numbers_is_behavior_changed(tmp_path):
+    r = check(tmp_path, SAME_SIG_NEW_NUMBERS)
+    (b,) = r.breaking
+    assert (b["op"], b["kind"], b["var"]) == ("vprobe", "behavior-changed", "out")
+    assert b["new"] == pytest.approx(b["old"] + 1e-3)
+    assert "no checkpoint of 'vprobe' after version 0" in b["message"]
+
+
+def test_bugfix_checkpoint_makes_it_a_note(tmp_path):
+    r = check(tmp_path, BUGFIX)
+    assert r.breaking == []
+    (n,) = r.notes
+    assert n["kind"] == "behavior-changed" and "off-by-one fixed" in n["message"]
+
+
+def test_upgrader_output_fitting_new_desc_is_compatible(tmp_path):
+    r = check(tmp_path, V2_UPGRADER)
+    assert r.breaking == []
+    assert "upgraded vprobe 0->1" in r.notes[0]["message"]
+
+
+@pytest.mark.parametrize("release", [V2_NO_UPGRADER, V2_BAD_UPGRADER])
+def test_missing_or_wrong_upgrader_is_program_incompatible(tmp_path, release):
+    r = check(tmp_path, release)
+    (b,) = r.breaking
+    assert b["kind"] == "program-incompatible" and b["op"] == "vprobe"
+    assert "attr 'scale' is not in the new description" in b["message"]
+
+
+def test_newer_program_than_registry_is_program_incompatible(tmp_path):
+    save_model(tmp_path / "models" / "m", release=V2_UPGRADER, attrs={"factor": 2.0})
+    new = dump(V1)
+    report = CompatReport()
+    with registry_with(V1):
+        check_programs(report, new, tmp_path / "models")
+    (b,) = report.breaking
+    assert b["kind"] == "program-incompatible" and b["op"] == "vprobe"
+    assert "version 1" in b["message"] and "version 0" in b["message"]
+
+
+def test_no_sample_is_a_note(tmp_path):
+    r = check(tmp_path, SAME_SIG_NEW_NUMBERS, with_sample=False)
+    assert r.breaking == [] and "no sample" in r.notes[0]["message"]
+
+
+def test_op_fits_desc_twins():
+    desc = {"Inputs": {"X": {"dispensable": False, "extra": False}},
+            "Outputs": {"Out": {"dispensable": False, "extra": False}},
+            "Attrs": {"a": {"default_value": None, "extra": False},
+                      "b": {"default_value": 1, "extra": False}}}
+    good = {"type": "t", "inputs": {"X": ["x"]}, "outputs": {"Out": ["o"]}, "attrs": {"a": 1}}
+    assert op_fits_desc(good, desc) == []
+    bad = {"type": "t", "inputs": {"Y": ["x"]}, "outputs": {"Out": ["o"]}, "attrs": {"c": 1}}
+    assert op_fits_desc(bad, desc) == [
+        "input slot 'Y' is not in the new description", "required input 'X' is missing",
+        "attr 'c' is not in the new description",
+        "attr 'a' has no default and the program has no value"]
+    assert op_fits_desc(good, None) == ["op 't' is not in the new op descriptions"]
+
+
+def test_bad_programs_dir_is_unreadable_input(tmp_path):
+    with pytest.raises(DescError, match="no such directory"):
+        check_programs(CompatReport(), {}, tmp_path / "nope")
+    with pytest.raises(DescError, match="no saved model"):
+        check_programs(CompatReport(), {}, tmp_path)
+    save_model(tmp_path / "m")
+    (tmp_path / "m" / "__sample__.npz").write_bytes(b"PK\x03\x04 truncated")
+    with registry_with(V1), pytest.raises(DescError, match=r"__sample__.npz: not a valid"):
+        check_programs(CompatReport(), dump(V1), tmp_path)
+
+
+def test_cli_programs_exit_codes_and_json(tmp_path, capsys):
+    from opkit.cli.main import main
+
+    save_model(tmp_path / "models" / "m")
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    old.write_text(json.dumps(dump(V1)))
+    new.write_text(json.dumps(dump(SAME_SIG_NEW_NUMBERS)))
+    with registry_with(SAME_SIG_NEW_NUMBERS):
+        code = main(["compat", str(old), str(new), "--programs", str(tmp_path / "models"),
+                     "--format", "json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 1 and kinds(out["breaking"]) == [("vprobe", "behavior-changed")]
+    (tmp_path / "models" / "m" / "__model__.json").write_text("{", encoding="utf-8")
+    with registry_with(SAME_SIG_NEW_NUMBERS):
+        code = main(["compat", str(old), str(new), "--programs", str(tmp_path / "models"),
+                     "--format", "json"])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert "__model__.json: not valid JSON" in captured.err
+
+
+def test_behavior_changed_localizes_the_first_changed_op(tmp_path):
+    """A change in an op upstream of vprobe is blamed on that op, not on vprobe."""
+    save_model(tmp_path / "models" / "m")
+    sample_dir = tmp_path / "models" / "m"
+    import opkit.io
+
+    params = opkit.io.read_npz(sample_dir / "__params__.npz")
+    np.savez(sample_dir / "__params__.npz", w=params["w"] * 1.5)   # mul's inputs change
+    new = dump(V1)
+    report = CompatReport()
+    with registry_with(V1):
+        check_programs(report, new, tmp_path / "models")
+    (b,) = report.breaking
+    assert b["op"] == "mul" and b["var"] == "h"
