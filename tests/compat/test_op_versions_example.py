@@ -1,0 +1,47 @@
+"""examples/op_versions/demo.py: the three changes are reported as documented."""
+import importlib.util
+import json
+from pathlib import Path
+
+DEMO = Path(__file__).resolve().parents[2] / "examples" / "op_versions" / "demo.py"
+
+
+def _demo():
+    spec = importlib.util.spec_from_file_location("op_versions_demo", DEMO)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _kinds(entries):
+    return sorted((e["op"], e["kind"], e.get("change")) for e in entries)
+
+
+def test_example_reports_each_change(tmp_path):
+    results = _demo().run(tmp_path, fmt="json", echo=False)
+    reports = {title: (code, json.loads(out)) for title, (code, out) in results.items()}
+
+    code, a = reports["a. documented new attr"]
+    assert code == 0 and a["breaking"] == []
+    assert _kinds(a["notes"]) == [("", "program-checked", None),
+                                  ("rescale", "documented", "attr-added")]
+
+    code, b = reports["b. undocumented default change"]
+    assert code == 1
+    assert _kinds(b["breaking"]) == [("rescale", "attr-default-changed", None),
+                                     ("rescale", "behavior-changed", None)]
+    assert _kinds(b["notes"]) == [("rescale", "undocumented-change", "attr-default-changed")]
+    changed = next(e for e in b["breaking"] if e["kind"] == "behavior-changed")
+    assert changed["var"] == "price" and changed["old"] != changed["new"]
+
+    code, c = reports["c. deleted attr with an upgrader"]
+    assert code == 0 and c["breaking"] == []
+    assert _kinds(c["notes"]) == [("", "program-checked", None),
+                                  ("rescale", "documented", "attr-added"),
+                                  ("rescale", "documented", "attr-deleted")]
+    checked = next(e for e in c["notes"] if e["kind"] == "program-checked")
+    assert "upgraded rescale 0->1" in checked["message"] and "reproduces" in checked["message"]
+
+    code, c2 = reports["c'. the same deletion without the upgrader"]
+    assert code == 1
+    assert _kinds(c2["breaking"]) == [("rescale", "program-incompatible", None)]
