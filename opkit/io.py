@@ -143,6 +143,10 @@ def _save_sample(program, feed, fetch, executor, scope, sample_feed, path: Path)
                                      "feeded variables %s to arrays, got %r", feed,
                                      sorted(sample_feed) if isinstance(sample_feed, dict)
                                      else sample_feed)
+    for n, v in sample_feed.items():
+        if isinstance(v, tuple) or np.asarray(v).dtype == object:
+            raise errors.InvalidArgument("save_inference_model: sample_feed['%s'] must be an "
+                                         "array (LoD feeds are not saved in samples)", n)
     inter = intermediate_names(program, fetch)
     values = executor.run(program, feed=dict(sample_feed), fetch_list=fetch + inter,
                           scope=scope.new_scope())

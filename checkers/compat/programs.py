@@ -211,8 +211,36 @@ def check_program(report: CompatReport, new: dict, model_dir: Path, label: str) 
          f"reproduces its {len(names)} saved values")
 
 
-def check_programs(report: CompatReport, new: dict, programs_dir) -> CompatReport:
-    """Check every saved model under ``programs_dir`` (in place); DescError for bad input."""
+def registry_mismatch(new: dict, op_types) -> str | None:
+    """Why the current registry is not the release NEW describes (for these ops), or None."""
+    from opkit.framework.op_version import op_version
+    from opkit.framework.registry import has_op, op_info
+    from opkit.op_desc import op_desc
+
+    from .compare import compare
+    from .load import validate
+    from .versions import op_version as desc_version
+
+    for t in sorted(op_types):
+        if t not in new:
+            continue
+        if not has_op(t) or op_info(t).proto is None:
+            return f"op '{t}' is in NEW but not registered"
+        mine = validate({t: op_desc(op_info(t).proto)}, "registry")
+        diff = compare(mine, {t: new[t]})
+        first = (diff.breaking + diff.notes)[:1]
+        if first:
+            return f"op '{t}': {first[0]['message']} (registry -> NEW)"
+        if "OpVersion" in new[t] and desc_version(new[t]) != op_version(t):
+            return (f"op '{t}' is at version {op_version(t)} in the registry but "
+                    f"{desc_version(new[t])} in NEW")
+    return None
+
+
+def check_programs(report: CompatReport, new: dict, programs_dir,
+                   new_label: str = "NEW") -> CompatReport:
+    """Check every saved model under ``programs_dir`` (in place); DescError for bad input,
+    and when the current registry is not the release ``new`` describes."""
     root = Path(programs_dir)
     if not root.is_dir():
         raise DescError(str(programs_dir), None, "--programs: no such directory")
@@ -220,6 +248,21 @@ def check_programs(report: CompatReport, new: dict, programs_dir) -> CompatRepor
     if not models:
         raise DescError(str(programs_dir), None,
                         f"--programs: no saved model ({MODEL_FILE}) under this directory")
+    from opkit.io import ModelFileError, read_model
+
+    used = set()
+    for model_dir in models:
+        try:
+            data = read_model(model_dir)
+        except ModelFileError as exc:
+            raise _file_error(exc) from None
+        used |= {od.get("type") for b in data["blocks"] if isinstance(b, dict)
+                 for od in b.get("ops", []) if isinstance(od, dict)}
+    why = registry_mismatch(new, used)
+    if why is not None:
+        raise DescError(new_label, None,
+                        f"--programs replays with the current registry, which is not the "
+                        f"release this file describes: {why}; load its op library with --ops")
     for model_dir in models:
         label = str(Path(programs_dir) / model_dir.relative_to(root))
         check_program(report, new, model_dir, label)

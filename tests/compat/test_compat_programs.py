@@ -6,7 +6,7 @@ import pytest
 
 from checkers.compat import CompatReport, DescError
 from checkers.compat.programs import check_programs, op_fits_desc
-from opkit import OpVersionDesc
+from opkit import OpVersionDesc, errors
 
 from version_helpers import V1, dump, make_release, registry_with, save_model
 
@@ -160,3 +160,30 @@ def test_behavior_changed_localizes_the_first_changed_op(tmp_path):
         check_programs(report, new, tmp_path / "models")
     (b,) = report.breaking
     assert b["op"] == "mul" and b["var"] == "h"
+
+
+def test_registry_not_matching_new_is_unreadable_input(tmp_path):
+    """Replaying with the old op library while NEW describes another release is a usage
+    mistake (exit 2), not a verdict on the models."""
+    save_model(tmp_path / "m")
+    with registry_with(V1), pytest.raises(DescError, match=r"registry.*op 'vprobe'.*--ops"):
+        check_programs(CompatReport(), dump(V2_UPGRADER), tmp_path)
+    with registry_with(V1), pytest.raises(DescError, match=r"version 0 in the registry but 1"):
+        check_programs(CompatReport(), dump(make_release(
+            {"scale": 2.0}, lambda x, a: x, [("n", OpVersionDesc().bugfix_with_behavior_changed(
+                "b"), None)])), tmp_path)
+
+
+def test_lod_sample_feed_is_refused(tmp_path):
+    with pytest.raises(errors.InvalidArgument, match="sample_feed\\['x'\\] must be an array"):
+        with registry_with(V1):
+            import opkit
+            import opkit.io
+            from version_helpers import build_program
+
+            prog, out = build_program()
+            scope = opkit.Scope()
+            scope.var("w").get_tensor().set(np.ones((3, 2)))
+            opkit.io.save_inference_model(str(tmp_path), ["x"], [out],
+                                          opkit.Executor(opkit.CPUPlace()), prog, scope=scope,
+                                          sample_feed={"x": (np.ones((3, 3)), [[1, 2]])})
