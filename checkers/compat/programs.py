@@ -68,6 +68,9 @@ def _first_difference(saved: np.ndarray, now: np.ndarray):
     saved, now = np.asarray(saved), np.asarray(now)
     if saved.shape != now.shape:
         return (f"shape changed from {list(saved.shape)} to {list(now.shape)}", None, None)
+    if saved.dtype != now.dtype:
+        return (f"dtype changed from {saved.dtype.name} to {now.dtype.name}", saved.dtype.name,
+                now.dtype.name)
     if saved.size == 0:
         return None
     if saved.dtype.kind in "fc" or now.dtype.kind in "fc":
@@ -144,7 +147,8 @@ def check_program(report: CompatReport, new: dict, model_dir: Path, label: str) 
                     how = "after the upgrader" + ("s" if len(ups) > 1 else "") + \
                           f" of version {', '.join(map(str, ups))}"
                 elif v1 > v0:
-                    how = f"with no upgrader in versions {v0 + 1}..{v1}"
+                    span = f"version {v1}" if v1 == v0 + 1 else f"versions {v0 + 1}..{v1}"
+                    how = f"with no upgrader in {span}"
                 else:
                     how = "(no newer version)"
                 _add(report, True, t, "program-incompatible", label,
@@ -160,7 +164,7 @@ def check_program(report: CompatReport, new: dict, model_dir: Path, label: str) 
     except ModelFileError as exc:
         raise _file_error(exc) from None
     except errors.EnforceNotMet as exc:
-        _add(report, True, "", "program-incompatible", label,
+        _add(report, True, exc.op_type or "", "program-incompatible", label,
              f"saved program '{label}' does not load: {exc}")
         return
     upgrades = {t: (v, op_version(t)) for t, v in saved_versions.items() if op_version(t) != v}
@@ -179,7 +183,7 @@ def check_program(report: CompatReport, new: dict, model_dir: Path, label: str) 
     try:
         values = exe.run(program, feed=sample["feed"], fetch_list=names, scope=scope)
     except errors.EnforceNotMet as exc:
-        _add(report, True, "", "program-incompatible", label,
+        _add(report, True, exc.op_type or "", "program-incompatible", label,
              f"saved program '{label}': running its sample failed: {exc}")
         return
     now = dict(zip(names, values))

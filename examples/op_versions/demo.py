@@ -40,9 +40,9 @@ SCENARIOS = (   # (title, OLD release, NEW release)
 )
 
 
-def opkit_cli(*args: str) -> subprocess.CompletedProcess:
+def opkit_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "opkit", *args], capture_output=True,
-                          text=True, check=False)
+                          text=True, check=False, cwd=cwd)
 
 
 def train_and_save(model_dir: Path, epochs: int = 10) -> dict:
@@ -92,9 +92,9 @@ def run(workdir, fmt: str = "text", echo: bool = True) -> dict:
             raise RuntimeError(f"opkit dump --ops {file} failed: {done.stderr}")
     results = {}
     for title, old, new in SCENARIOS:
-        args = ["compat", str(dumps[old]), str(dumps[new]), "--programs", str(models),
+        args = ["compat", dumps[old].name, dumps[new].name, "--programs", models.name,
                 "--ops", str(HERE / RELEASE_FILES[new]), "--format", fmt]
-        done = opkit_cli(*args)
+        done = opkit_cli(*args, cwd=work)
         results[title] = (done.returncode, done.stdout if done.returncode != 2 else done.stderr)
         if echo:
             print(f"\n=== {title}: opkit compat ops-{old}.json ops-{new}.json --programs "

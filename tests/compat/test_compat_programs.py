@@ -62,6 +62,16 @@ def test_same_signature_new_numbers_is_behavior_changed(tmp_path):
     assert "no checkpoint of 'vprobe' after version 0" in b["message"]
 
 
+def test_kernel_that_now_fails_at_run_time_is_program_incompatible(tmp_path):
+    """Not what the replay was designed for: the new kernel returns float32 from a float64
+    run, which the framework refuses; the model no longer runs, and the op is named."""
+    r = check(tmp_path, make_release({"scale": 2.0}, lambda x, a: x * a["scale"],
+                                     out_dtype="float32"))
+    (b,) = r.breaking
+    assert (b["op"], b["kind"]) == ("vprobe", "program-incompatible")
+    assert "running its sample failed" in b["message"] and "float32" in b["message"]
+
+
 def test_bugfix_checkpoint_makes_it_a_note(tmp_path):
     r = check(tmp_path, BUGFIX)
     assert r.breaking == []
@@ -187,3 +197,43 @@ def test_lod_sample_feed_is_refused(tmp_path):
             opkit.io.save_inference_model(str(tmp_path), ["x"], [out],
                                           opkit.Executor(opkit.CPUPlace()), prog, scope=scope,
                                           sample_feed={"x": (np.ones((3, 3)), [[1, 2]])})
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_no_false_alarm_on_builtin_ops(tmp_path, seed):
+    """An MLP of built-in ops, saved and replayed with the same registry: only notes."""
+    import opkit
+    import opkit.io
+    from checkers.compat import loads_op_descs
+    from opkit.op_desc import dumps_op_descs
+
+    rng = np.random.default_rng(seed)
+    main, startup = opkit.Program(), opkit.Program()
+    startup.random_seed = seed
+    with opkit.program_guard(main, startup):
+        x = opkit.layers.data("x", shape=[5], dtype="float32")
+        h = opkit.layers.fc(x, size=8, act="relu")
+        h = opkit.layers.clip(opkit.layers.scale(h, scale=0.5, bias=0.1), -1.0, 1.0)
+        out = opkit.layers.softmax(opkit.layers.fc(h, size=3))
+    scope = opkit.Scope()
+    exe = opkit.Executor(opkit.CPUPlace())
+    exe.run(startup, scope=scope)
+    opkit.io.save_inference_model(str(tmp_path / "mlp"), ["x"], [out], exe, main, scope=scope,
+                                  sample_feed={"x": rng.normal(size=(6, 5)).astype("float32")})
+    report = CompatReport()
+    check_programs(report, loads_op_descs(dumps_op_descs(), "dump"), tmp_path)
+    assert report.breaking == []
+    assert [n["kind"] for n in report.notes] == ["program-checked"]
+
+
+def test_first_difference_twins():
+    from checkers.compat.programs import _first_difference as diff
+
+    a = np.array([1.0, 2.0, np.nan], dtype="float32")
+    assert diff(a, a.copy()) is None                       # NaN equals NaN
+    assert diff(a, a * (1 + 1e-7)) is None                 # within float32 tolerance
+    text, old, new = diff(a, np.array([1.0, 2.001, np.nan], dtype="float32"))
+    assert text.startswith("at [1] saved 2.0") and old == 2.0 and new != 2.0
+    assert "dtype changed from float32 to float64" in diff(a, a.astype("float64"))[0]
+    assert "shape changed from [3] to [1, 3]" in diff(a, a[None])[0]
+    assert diff(np.array([1, 2]), np.array([1, 3]))[0].startswith("at [1] saved 2, now 3")

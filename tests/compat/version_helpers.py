@@ -13,7 +13,7 @@ from opkit.framework import op_version
 from opkit.registry import scratch
 
 
-def make_release(attrs: dict, kernel, checkpoints=()):
+def make_release(attrs: dict, kernel, checkpoints=(), out_dtype=None):
     class VProbeMaker(OpMaker):
         def make(self):
             self.add_input("X", "(Tensor) input")
@@ -25,7 +25,7 @@ def make_release(attrs: dict, kernel, checkpoints=()):
                     a.set_default(default)
             self.add_comment("vprobe: a test op whose releases change.")
 
-    return VProbeMaker, kernel, list(checkpoints)
+    return VProbeMaker, kernel, list(checkpoints), out_dtype
 
 
 class VProbeOp(OperatorWithKernel):
@@ -34,12 +34,12 @@ class VProbeOp(OperatorWithKernel):
 
 
 def register(release) -> None:
-    maker, kernel, cps = release
+    maker, kernel, cps, out_dtype = release
     register_operator("vprobe", VProbeOp, maker)
 
     def vprobe_kernel(ctx):
         x = ctx.input("X")
-        ctx.set_output("Out", np.asarray(kernel(x, ctx.op.attrs), dtype=x.dtype))
+        ctx.set_output("Out", np.asarray(kernel(x, ctx.op.attrs), dtype=out_dtype or x.dtype))
 
     register_kernel("vprobe")(vprobe_kernel)
     reg = register_op_version("vprobe")
