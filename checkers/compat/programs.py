@@ -11,6 +11,10 @@ pure JSON and never imports it).  For every saved model under DIR (a folder with
    value (tolerances: ``harness.tolerances.output_tolerance``).  The first op whose outputs
    differ is named in a ``behavior-changed`` finding: breaking, unless a checkpoint of that
    op newer than the program's saved version has ``bugfix_with_behavior_changed`` (a note).
+
+Before the models, when OLD is given, every op whose checkpoints newer than OLD's version
+carry an upgrader is checked once more on an op synthesized from OLD's description (every
+slot used, every attr at its default): the upgraders' output must fit NEW's description.
 """
 from __future__ import annotations
 
@@ -241,8 +245,57 @@ def registry_mismatch(new: dict, op_types) -> str | None:
     return None
 
 
+# a value of each AttrType for a required attr of a synthesized op (AttrType numbers)
+_PLACEHOLDER = {0: 0, 1: 0.0, 2: "", 3: [], 4: [], 5: [], 6: False, 7: [], 9: 0, 11: [],
+                12: [], 15: 0.0, 16: 0.0, 17: []}
+
+
+def synthesized_op(op_type: str, old_desc: dict) -> dict:
+    """An op as OLD's description allows it: every slot given a variable, every attr
+    (not extra) its default, or a placeholder of its type when it has none."""
+    def slots(section):
+        return {s: [f"{s.lower()}_0"] for s, f in sorted(old_desc[section].items())
+                if not f["extra"]}
+    attrs = {}
+    for name, a in sorted(old_desc["Attrs"].items()):
+        if a["extra"]:
+            continue
+        if a["default_value"] is not None:
+            attrs[name] = a["default_value"]
+        elif a["type"] in _PLACEHOLDER:
+            attrs[name] = _PLACEHOLDER[a["type"]]
+    return {"type": op_type, "inputs": slots("Inputs"), "outputs": slots("Outputs"),
+            "attrs": attrs}
+
+
+def check_upgraders(report: CompatReport, old: dict, new: dict, new_label: str) -> None:
+    """Every op whose newer checkpoints carry an upgrader: the upgraders' output, for an op
+    as OLD describes it, must fit NEW's description (``program-incompatible`` if not)."""
+    from opkit.framework import errors
+    from opkit.framework.op_version import checkpoints, upgrade_op_desc
+
+    from .versions import op_version as desc_version
+
+    for t in sorted(old.keys() & new.keys()):
+        v0 = desc_version(old[t])
+        ups = [i + 1 for i, cp in enumerate(checkpoints(t)) if i >= v0 and cp.upgrader]
+        if not ups:
+            continue
+        where = f"upgrader of version {', '.join(map(str, ups))} of op '{t}'"
+        try:
+            od = upgrade_op_desc(synthesized_op(t, old[t]), v0)
+        except errors.EnforceNotMet as exc:
+            _add(report, True, t, "program-incompatible", f"{t} (as OLD describes it)",
+                 f"the {where} fails on an op as OLD describes it: {exc.raw_message}")
+            continue
+        for problem in op_fits_desc(od, new.get(t)):
+            _add(report, True, t, "program-incompatible", f"{t} (as OLD describes it)",
+                 f"the {where}, applied to an op as OLD describes it, gives an op that does "
+                 f"not fit {new_label}: {problem}")
+
+
 def check_programs(report: CompatReport, new: dict, programs_dir,
-                   new_label: str = "NEW") -> CompatReport:
+                   new_label: str = "NEW", old: dict | None = None) -> CompatReport:
     """Check every saved model under ``programs_dir`` (in place); DescError for bad input,
     and when the current registry is not the release ``new`` describes."""
     root = Path(programs_dir)
@@ -267,6 +320,8 @@ def check_programs(report: CompatReport, new: dict, programs_dir,
         raise DescError(new_label, None,
                         f"--programs replays with the current registry, which is not the "
                         f"release this file describes: {why}; load its op library with --ops")
+    if old is not None:
+        check_upgraders(report, old, new, new_label)
     for model_dir in models:
         label = str(Path(programs_dir) / model_dir.relative_to(root))
         check_program(report, new, model_dir, label)

@@ -42,7 +42,7 @@ def run(args) -> int:
             from opkit.cli.config import load_op_modules
 
             load_op_modules(args.ops)
-            check_programs(report, new, args.programs, args.new)
+            check_programs(report, new, args.programs, args.new, old)
         if entries:
             apply_allow(report, entries)
     except DescError as exc:

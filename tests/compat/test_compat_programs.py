@@ -237,3 +237,47 @@ def test_first_difference_twins():
     assert "dtype changed from float32 to float64" in diff(a, a.astype("float64"))[0]
     assert "shape changed from [3] to [1, 3]" in diff(a, a[None])[0]
     assert diff(np.array([1, 2]), np.array([1, 3]))[0].startswith("at [1] saved 2, now 3")
+
+
+def _check_with_old(tmp_path, release):
+    save_model(tmp_path / "models" / "m1")
+    old, new = dump(V1), dump(release)
+    report = CompatReport()
+    with registry_with(release):
+        check_programs(report, new, tmp_path / "models", "new.json", old)
+    return report
+
+
+def test_upgrader_is_checked_on_an_op_as_old_describes_it(tmp_path):
+    r = _check_with_old(tmp_path, V2_UPGRADER)
+    assert r.breaking == []
+    r = _check_with_old(tmp_path, V2_BAD_UPGRADER)
+    synth = [b for b in r.breaking if b["name"] == "vprobe (as OLD describes it)"]
+    (b,) = synth
+    assert b["kind"] == "program-incompatible" and "upgrader of version 1" in b["message"]
+    assert "attr 'scale' is not in the new description" in b["message"]
+
+
+def test_upgrader_that_raises_on_old_op_is_named(tmp_path):
+    def needs_attr(d):
+        d["attrs"]["factor"] = d["attrs"].pop("missing")
+        return d
+
+    rel = make_release({"factor": 2.0}, lambda x, a: x * a["factor"],
+                       [RENAMED[0] + (needs_attr,)])
+    r = _check_with_old(tmp_path, rel)
+    assert any(b["name"] == "vprobe (as OLD describes it)" and "fails" in b["message"]
+               for b in r.breaking)
+
+
+def test_synthesized_op_uses_defaults_and_placeholders():
+    from checkers.compat.programs import synthesized_op
+
+    desc = {"Inputs": {"X": {"extra": False}, "Cfg": {"extra": True}},
+            "Outputs": {"Out": {"extra": False}},
+            "Attrs": {"a": {"type": 0, "default_value": None, "extra": False},
+                      "b": {"type": 1, "default_value": 0.5, "extra": False},
+                      "use_x": {"type": 6, "default_value": False, "extra": True}}}
+    assert synthesized_op("t", desc) == {"type": "t", "inputs": {"X": ["x_0"]},
+                                         "outputs": {"Out": ["out_0"]},
+                                         "attrs": {"a": 0, "b": 0.5}}
