@@ -143,6 +143,10 @@ def add_elementwise_proto(maker, op_name: str):
     maker.add_output("Out", "(Tensor) The output of %s op, with X's shape and LoD." % op_name)
     maker.add_attr("axis", "int", "(int, default -1) The start dimension index for broadcasting "
                    "Y onto X; -1 means rank(X) - rank(Y).").set_default(-1)
+    from reference_ops._extra import add_extra_attrs
+
+    add_extra_attrs(maker, "use_mkldnn", "x_data_format", "y_data_format", "use_quantizer",
+                    "mkldnn_data_type", "Scale_x", "Scale_y", "Scale_out")
 
 
 def elementwise_grad_infer_shape(ctx):

@@ -1,7 +1,7 @@
 """concat: joins the inputs along one axis."""
 from opkit import (OpMaker, OperatorWithKernel, OpKernelType, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce, errors)
-
+from reference_ops._extra import add_extra_attrs
 from reference_ops._common import normalize_axis
 
 
@@ -12,6 +12,7 @@ class ConcatOpMaker(OpMaker):
         self.add_output("Out", "(Tensor) The output tensor of concat operator.")
         self.add_attr("axis", "int", "(int, default 0) The axis along which the inputs are "
                       "joined; negative counts from the end.").set_default(0)
+        add_extra_attrs(self, "use_mkldnn", "use_quantizer")
         self.add_comment(r"""Concat Operator.
 
 Concatenates the inputs along `axis`; all other dimensions must agree:

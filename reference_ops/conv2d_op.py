@@ -1,7 +1,7 @@
 """conv2d: 2-D convolution (NCHW), computed as im2col + GEMM."""
 from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce, errors)
-
+from reference_ops._extra import add_extra_attrs
 from reference_ops._common import check_pair, paddings4, scatter_windows, windows
 
 
@@ -22,6 +22,12 @@ class Conv2DOpMaker(OpMaker):
         self.add_attr("groups", "int", "(int, default 1) The number of groups: input and output "
                       "channels are split into `groups` independent convolutions."
                       ).set_default(1).greater_than(0)
+        add_extra_attrs(self, "use_cudnn", "fuse_relu_before_depthwise_conv", "use_mkldnn",
+                        "use_quantizer", "mkldnn_data_type", "fuse_relu", "fuse_brelu",
+                        "fuse_brelu_threshold", "fuse_activation", "fuse_alpha", "fuse_beta",
+                        "fuse_residual_connection", "Scale_in", "Scale_out", "Scale_in_eltwise",
+                        "Scale_weights", "force_fp32_output", "workspace_size_MB",
+                        "exhaustive_search")
         self.add_comment(r"""Convolution Operator (2-D, NCHW).
 
 $$Output[n, m, y, x] = \sum_{c, i, j} Filter[m, c, i, j] \cdot

@@ -3,6 +3,7 @@ import numpy as np
 
 from opkit import (OpMaker, OperatorWithKernel, OpKernelType, register_operator,
                    register_kernel, enforce, errors)
+from reference_ops._extra import add_extra_attrs
 
 
 class GaussianRandomOpMaker(OpMaker):
@@ -17,6 +18,7 @@ class GaussianRandomOpMaker(OpMaker):
                       ).set_default(0)
         self.add_attr("dtype", "string", "(string, default float32) Output data type."
                       ).set_default("float32").in_set(["float32", "float64"])
+        add_extra_attrs(self, "use_mkldnn")
         self.add_comment(r"""GaussianRandom operator.
 
 Fills the output with values drawn independently from a normal distribution

@@ -1,7 +1,7 @@
 """pool2d: 2-D max or average pooling (NCHW)."""
 from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce, errors)
-
+from reference_ops._extra import add_extra_attrs
 from reference_ops._common import check_pair, paddings4, scatter_windows, windows
 
 
@@ -25,6 +25,8 @@ class Pool2DOpMaker(OpMaker):
                       "size.").set_default(True)
         self.add_attr("ceil_mode", "bool", "(bool, default false) Use ceil instead of floor to "
                       "compute the output size.").set_default(False)
+        add_extra_attrs(self, "use_cudnn", "use_mkldnn", "use_quantizer", "mkldnn_data_type",
+                        "is_test")
         self.add_comment(r"""Pool2d Operator.
 
 $$H_{out} = \frac{H_{in} + pad_{top} + pad_{bottom} - k_h}{s_h} + 1$$

@@ -1,7 +1,7 @@
 """softmax along one axis."""
 from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce)
-
+from reference_ops._extra import add_extra_attrs
 from reference_ops._common import normalize_axis
 
 
@@ -11,6 +11,8 @@ class SoftmaxOpMaker(OpMaker):
         self.add_output("Out", "(Tensor) The normalized values, same shape and LoD as X.")
         self.add_attr("axis", "int", "(int, default -1) The dimension index of Input(x) to "
                       "perform softmax along; -1 is the last dimension.").set_default(-1)
+        add_extra_attrs(self, "use_cudnn", "use_mkldnn", "data_format", "is_test",
+                        "mkldnn_data_type")
         self.add_comment(r"""Softmax Operator.
 
 Normalizes X along `axis` into a probability distribution:
