@@ -75,6 +75,13 @@ class ConcatGradOp(OperatorWithKernel):
                 "Input(Out@GRAD) of ConcatGradOp should not be null.")
         # one shape per X; X@GRAD's "@EMPTY@" placeholders (no gradient wanted) are skipped
         ctx.set_outputs_dim(grad_var_name("X"), ctx.get_inputs_dim("X"))
+        # each X@GRAD[i] gets X[i]'s LoD
+        raw = ctx.op.outputs.get(grad_var_name("X")) or []
+        present = ctx.output_names(grad_var_name("X"))
+        if len(raw) == len(ctx.input_names("X")):
+            for i, name in enumerate(raw):
+                if name in present:
+                    ctx.share_lod("X", grad_var_name("X"), i, present.index(name))
 
     def get_expected_kernel_type(self, ctx):
         return OpKernelType(self.indicate_var_data_type(ctx, grad_var_name("Out")), ctx.place)

@@ -27,7 +27,7 @@ class TestClipMinMaxTensors(OpTest):
     def setUp(self):
         self.op_type = "clip"
         x = RNG.uniform(0, 1, (6, 7))
-        for b in (0.3, 0.8):
+        for b in (0.1, 0.3, 0.8):
             x[np.abs(x - b) < 0.01] = 0.5
         self.inputs = {"X": x, "Min": np.array([0.3], dtype="float32"),
                        "Max": np.array([0.8], dtype="float32")}
