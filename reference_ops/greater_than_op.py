@@ -1,0 +1,4 @@
+"""greater_than: a compare op (see reference_ops/_compare.py)."""
+from reference_ops._compare import register_compare
+
+register_compare("greater_than")

@@ -1,0 +1,4 @@
+"""not_equal: a compare op (see reference_ops/_compare.py)."""
+from reference_ops._compare import register_compare
+
+register_compare("not_equal")
