@@ -98,3 +98,30 @@ class TestSplitSectionsTensorList(OpTest):
 
     def test_check_grad(self):
         self.check_grad(["X"], ["out0", "out1", "out2"], no_grad_set={"s0", "s1", "s2"})
+
+
+def _dropout(x, attrs, seed_tensor=None):
+    import opkit
+
+    program = opkit.Program()
+    block = program.global_block()
+    block.create_var(name="x", dtype="float64", shape=list(x.shape))
+    ins, feed = {"X": ["x"]}, {"x": x}
+    if seed_tensor is not None:
+        block.create_var(name="seed", dtype="int32", shape=[1])
+        ins["Seed"], feed["seed"] = ["seed"], np.array([seed_tensor], dtype="int32")
+    out = block.create_var(name="out", dtype="float64")
+    mask = block.create_var(name="mask", dtype="uint8")
+    block.append_op("dropout", inputs=ins, outputs={"Out": out, "Mask": mask}, attrs=attrs)
+    return opkit.Executor(opkit.CPUPlace()).run(program, feed=feed, fetch_list=[out])[0]
+
+
+def test_dropout_seed_tensor_takes_priority_over_the_attrs():
+    x = np.ones((40, 50))
+    by_attr = _dropout(x, {"dropout_prob": 0.5, "fix_seed": True, "seed": 11})
+    by_tensor = _dropout(x, {"dropout_prob": 0.5, "fix_seed": True, "seed": 99}, seed_tensor=11)
+    unfixed = _dropout(x, {"dropout_prob": 0.5}, seed_tensor=11)
+    other = _dropout(x, {"dropout_prob": 0.5}, seed_tensor=12)
+    np.testing.assert_array_equal(by_attr, by_tensor)
+    np.testing.assert_array_equal(by_attr, unfixed)
+    assert not np.array_equal(by_attr, other)
