@@ -1,8 +1,10 @@
 """The activation family, built from one table row per op.
 
 Not an op module (no ``_op.py`` suffix): each ``<op_type>_op.py`` calls
-``register_activation(op_type)`` to register its op, its grad op and their float32/float64
-kernels on CPU and GPU (``ctx.xp`` is numpy or cupy).
+``build_activation(op_type)``, which registers the float32/float64 kernels of the op and its
+grad op on CPU and GPU (``ctx.xp`` is numpy or cupy) and returns the classes that the op file
+then registers with ``register_operator`` (so the registry names that file as the op's
+source).
 
 Every activation maps X to an Out of the same shape and LoD. As in Paddle, the grad op reads
 only what the derivative needs: ``X`` (``dep="X"``), ``Out`` (``dep="Out"``) or neither
@@ -13,12 +15,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 from opkit import (GradOpMaker, OperatorWithKernel, OpKernelType, OpMaker, enforce,
-                   grad_var_name, register_kernel, register_operator)
+                   grad_var_name, register_kernel)
 from reference_ops._extra import add_extra_attrs
 
-__all__ = ["ACTIVATIONS", "Activation", "register_activation"]
+__all__ = ["ACTIVATIONS", "Activation", "build_activation"]
 
 DTYPES = ("float32", "float64")
 
@@ -224,8 +227,9 @@ def _camel(op_type: str) -> str:
     return "".join(p.capitalize() for p in op_type.split("_"))
 
 
-def register_activation(op_type: str) -> None:
-    """Register ``op_type`` (a key of ACTIVATIONS), its grad op and their kernels."""
+def build_activation(op_type: str) -> SimpleNamespace:
+    """Register the kernels of ``op_type`` (a key of ACTIVATIONS) and its grad op; return
+    ``op``, ``maker``, ``grad_maker`` and ``grad_op`` for the op file to register."""
     spec = ACTIVATIONS[op_type]
     name = _camel(op_type)
     grad_type = op_type + "_grad"
@@ -285,8 +289,6 @@ def register_activation(op_type: str) -> None:
                     {"infer_shape": grad_infer_shape,
                      "get_expected_kernel_type": grad_expected_kernel_type,
                      "__module__": __name__})
-    register_operator(op_type, op_cls, maker, grad_maker=grad_maker)
-    register_operator(grad_type, grad_cls)
 
     def attrs_of(ctx):
         attrs = {a[0]: ctx.attr(a[0]) for a in spec.attrs}
@@ -309,3 +311,4 @@ def register_activation(op_type: str) -> None:
     grad_kernel.__name__ = f"{op_type}_grad_kernel"
     register_kernel(op_type, place=("CPU", "GPU"), dtypes=DTYPES)(kernel)
     register_kernel(grad_type, place=("CPU", "GPU"), dtypes=DTYPES)(grad_kernel)
+    return SimpleNamespace(op=op_cls, maker=maker, grad_maker=grad_maker, grad_op=grad_cls)

@@ -2,18 +2,20 @@
 its own module), built from one table row each.
 
 Not an op module (no ``_op.py`` suffix): each ``<op_type>_op.py`` calls
-``register_compare(op_type)``. As Paddle's compare ops (Fluid 1.8): Y is broadcast onto X
+``build_compare(op_type)`` (it registers the kernel and returns the classes that the op file
+registers, so that the registry names that file as the op's source). As Paddle's compare ops (Fluid 1.8): Y is broadcast onto X
 from ``axis`` as in the elementwise ops (rank(Y) <= rank(X)), Out is a bool tensor of X's
 shape with X's LoD, there is no gradient, ``force_cpu`` keeps the kernel on the CPU, and
 float32, float64, int32 and int64 inputs are accepted.
 """
 from __future__ import annotations
 
-from opkit import (OperatorWithKernel, OpKernelType, OpMaker, enforce, register_kernel,
-                   register_operator)
+from types import SimpleNamespace
+
+from opkit import OperatorWithKernel, OpKernelType, OpMaker, enforce, register_kernel
 from reference_ops._common import broadcast_y, elementwise_y_view_shape
 
-__all__ = ["COMPARES", "register_compare"]
+__all__ = ["COMPARES", "build_compare"]
 
 DTYPES = ("float32", "float64", "int32", "int64")
 
@@ -31,7 +33,7 @@ def _camel(op_type: str) -> str:
     return "".join(p.capitalize() for p in op_type.split("_"))
 
 
-def register_compare(op_type: str) -> None:
+def build_compare(op_type: str) -> SimpleNamespace:
     symbol, fn_name = COMPARES[op_type]
     name = _camel(op_type)
 
@@ -71,7 +73,6 @@ def register_compare(op_type: str) -> None:
                   {"infer_shape": infer_shape,
                    "get_expected_kernel_type": get_expected_kernel_type,
                    "__module__": __name__})
-    register_operator(op_type, op_cls, maker)
 
     def kernel(ctx):
         xp = ctx.xp
@@ -81,3 +82,4 @@ def register_compare(op_type: str) -> None:
 
     kernel.__name__ = f"{op_type}_kernel"
     register_kernel(op_type, place=("CPU", "GPU"), dtypes=DTYPES)(kernel)
+    return SimpleNamespace(op=op_cls, maker=maker)

@@ -2,7 +2,8 @@
 one table row each.
 
 Not an op module (no ``_op.py`` suffix): each ``<op_type>_op.py`` calls
-``register_reduce(op_type)``. Semantics of Paddle's reduce ops (Fluid 1.8): reduce X over
+``build_reduce(op_type)`` (it registers the kernels and returns the classes that the op
+file registers, so that the registry names that file as the op's source). Semantics of Paddle's reduce ops (Fluid 1.8): reduce X over
 the dims ``dim`` (negative counts from the end); ``reduce_all`` (or ``dim`` naming every
 dim) reduces over all of them; ``keep_dim`` keeps reduced dims as 1, else they are
 removed, and an Out that would have no dims has shape [1]. Gradients: sum broadcasts
@@ -11,10 +12,12 @@ element equal to the extreme (ties share it, as in Paddle), prod gives Out@GRAD 
 """
 from __future__ import annotations
 
-from opkit import (GradOpMaker, OperatorWithKernel, OpKernelType, OpMaker, enforce, errors,
-                   grad_var_name, register_kernel, register_operator)
+from types import SimpleNamespace
 
-__all__ = ["REDUCES", "register_reduce", "reduce_dims"]
+from opkit import (GradOpMaker, OperatorWithKernel, OpKernelType, OpMaker, enforce, errors,
+                   grad_var_name, register_kernel)
+
+__all__ = ["REDUCES", "build_reduce", "reduce_dims"]
 
 FLOATS = ("float32", "float64")
 # op_type -> (formula, numpy function, forward dtypes, grad reads X and Out)
@@ -52,7 +55,7 @@ def _camel(op_type: str) -> str:
     return "".join(p.capitalize() for p in op_type.split("_"))
 
 
-def register_reduce(op_type: str) -> None:
+def build_reduce(op_type: str) -> SimpleNamespace:
     formula, fn_name, dtypes, grad_reads_values = REDUCES[op_type]
     name = _camel(op_type)
     grad_type = op_type + "_grad"
@@ -110,8 +113,6 @@ def register_reduce(op_type: str) -> None:
     grad_cls = type(f"{name}GradOp", (OperatorWithKernel,),
                     {"infer_shape": grad_infer_shape, "get_expected_kernel_type": grad_kernel_type,
                      "__module__": __name__})
-    register_operator(op_type, op_cls, maker, grad_maker=grad_maker)
-    register_operator(grad_type, grad_cls, no_need_buffer=[] if grad_reads_values else ["X"])
 
     def kernel(ctx):
         xp = ctx.xp
@@ -149,3 +150,5 @@ def register_reduce(op_type: str) -> None:
     grad_kernel.__name__ = f"{op_type}_grad_kernel"
     register_kernel(op_type, place=("CPU", "GPU"), dtypes=dtypes)(kernel)
     register_kernel(grad_type, place=("CPU", "GPU"), dtypes=FLOATS)(grad_kernel)
+    return SimpleNamespace(op=op_cls, maker=maker, grad_maker=grad_maker, grad_op=grad_cls,
+                           grad_no_need_buffer=[] if grad_reads_values else ["X"])
