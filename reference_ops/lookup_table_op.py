@@ -101,7 +101,8 @@ def _flat_ids(ctx, height):
     return ids.astype(np.int64)
 
 
-@register_kernel("lookup_table", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+# int8 tables too (Paddle's quantized embeddings); the gradient is float only
+@register_kernel("lookup_table", place=("CPU", "GPU"), dtypes=("float32", "float64", "int8"))
 def lookup_table_kernel(ctx):
     xp = ctx.xp
     w = ctx.input("W")

@@ -22,10 +22,12 @@ class SliceOpMaker(OpMaker):
                        ).as_duplicable().as_dispensable()
         self.add_output("Out", "(Tensor) Sliced data tensor.")
         self.add_attr("axes", "ints", "(list<int>) Axes that `starts` and `ends` apply to.")
-        self.add_attr("starts", "ints", "(list<int>) Starting indices of corresponding axis in "
-                      "`axes`; negative counts from the end.")
-        self.add_attr("ends", "ints", "(list<int>) Ending indices (exclusive) of corresponding "
-                      "axis in `axes`; negative counts from the end, clamped to the dim.")
+        self.add_attr("starts", "ints", "(list<int>, default []) Starting indices of "
+                      "corresponding axis in `axes`; negative counts from the end (may be left "
+                      "out when the starts come as tensors).", default=[])
+        self.add_attr("ends", "ints", "(list<int>, default []) Ending indices (exclusive) of "
+                      "corresponding axis in `axes`; negative counts from the end, clamped to "
+                      "the dim (may be left out when the ends come as tensors).", default=[])
         self.add_attr("infer_flags", "ints", "(list<int>, default []) Per axis: -1 when its "
                       "start or end is given as a tensor (its size is unknown at compile "
                       "time), else 1.", default=[])

@@ -29,3 +29,21 @@ class TestLookupTableIdsRank4(OpTest):
 
 class TestLookupTableIdsRank4Padding(TestLookupTableIdsRank4):
     padding_idx = 5
+
+
+class TestLookupTableInt8Table(OpTest):
+    """An int8 table (quantized embedding): forward only, Out is int8."""
+
+    def setUp(self):
+        self.op_type = "lookup_table"
+        rng = np.random.default_rng(3302)
+        w = rng.integers(-128, 127, (17, 6)).astype("int8")
+        ids = rng.integers(0, 17, (5, 1)).astype("int64")
+        self.inputs = {"W": w, "Ids": ids}
+        self.attrs = {"padding_idx": int(ids[2, 0])}
+        out = w[ids[:, 0]].copy()
+        out[ids[:, 0] == ids[2, 0]] = 0
+        self.outputs = {"Out": out}
+
+    def test_check_output(self):
+        self.check_output()

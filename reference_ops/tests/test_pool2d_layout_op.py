@@ -110,3 +110,9 @@ class TestPool2DAdaptiveMax(TestPool2DAdaptiveAvg):
 class TestPool2DAdaptiveMaxNHWC(TestPool2DAdaptiveAvg):
     shape = (2, 6, 7, 3)
     ksize, pool_type, data_format = [4, 3], "max", "NHWC"
+
+
+class TestPool2DNHWCMaxOverlapping(TestPool2DNHWCAvg):
+    """Overlapping 3x3 windows, stride 1, padding 1 (an element is the max of several)."""
+    shape = (2, 7, 7, 3)
+    pool_type, ksize, strides, paddings = "max", [3, 3], [1, 1], [1, 1]

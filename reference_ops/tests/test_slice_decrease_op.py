@@ -74,3 +74,20 @@ class TestSliceStartsEndsTensors(TestSliceDecreaseAxis):
     def test_check_grad(self):
         self.check_grad(["Input"], "Out",
                         no_grad_set={"StartsTensor", "EndsTensor", "s0", "s1"})
+
+
+class TestSliceOnlyTensorsNoStartsEndsAttrs(TestSliceDecreaseAxis):
+    """starts and ends attrs left out: both come as tensors."""
+    axes, decrease, flags = [1, 2], [1], [-1, -1]
+
+    def setUp(self):
+        super().setUp()
+        del self.attrs["starts"], self.attrs["ends"]
+        self.inputs["StartsTensor"] = np.array([2, 0], dtype="int32")
+        self.inputs["EndsTensor"] = np.array([3, -1], dtype="int32")
+
+    def expected(self, x):
+        return x[:, 2, 0:4, :]
+
+    def test_check_grad(self):
+        self.check_grad(["Input"], "Out", no_grad_set={"StartsTensor", "EndsTensor"})
