@@ -41,6 +41,22 @@ EXTRA_ATTRS = {
     "x_data_format": ("string", "", "(string, default \"\") MKL-DNN layout of X."),
     "y_data_format": ("string", "", "(string, default \"\") MKL-DNN layout of Y."),
     "fuse_with_relu": ("bool", False, "(bool, default false) MKL-DNN: fuse a relu."),
+    "scale_x": ("float", 1.0, "(float, default 1.0) int8 scale of X."),
+    "scale_y": ("floats", [1.0], "(vector<float>, default {1.0}) int8 scales of Y."),
+    "scale_out": ("float", 1.0, "(float, default 1.0) int8 scale of Out."),
+    "is_distributed": ("bool", False, "(bool, default false) Distributed training: the "
+                       "table is split over parameter servers."),
+    "remote_prefetch": ("bool", False, "(bool, default false) Distributed training: "
+                        "prefetch the rows from the parameter servers."),
+    "trainer_id": ("int", 0, "(int, default 0) Distributed training: this trainer's id."),
+    "height_sections": ("longs", [], "(vector<int64>, default {}) Distributed training: "
+                        "the height of each table slice."),
+    "epmap": ("strings", [], "(vector<string>, default {}) Distributed training: the "
+              "parameter server endpoints."),
+    "table_names": ("strings", [], "(vector<string>, default {}) Distributed training: the "
+                    "table slice names."),
+    "force_cpu": ("bool", False, "(bool, default false) Place the output in CPU memory (a "
+                  "placement switch: the values do not change)."),
     "is_test": ("bool", False, "(bool, default false) Inference only (a switch here)."),
     "data_format": ("string", "AnyLayout", "(string, default AnyLayout) A layout hint for "
                     "MKL-DNN/cuDNN; it does not change the result."),

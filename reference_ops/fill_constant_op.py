@@ -1,11 +1,12 @@
 """fill_constant: a tensor of the given shape filled with one value."""
+import numpy as np
 
 from opkit import (OpMaker, OperatorWithKernel, OpKernelType, register_operator,
-                   register_kernel, enforce)
+                   register_kernel, enforce, errors)
+from reference_ops._extra import add_extra_attrs
 from reference_ops._dtype import dtype_attr_converter
 from reference_ops._tensor_attr import (add_shape_tensor_inputs, creation_shape,
-                                         infer_creation_shape)
-from reference_ops._tensor_attr import scalar_input
+                                         infer_creation_shape, scalar_input)
 
 _DTYPES = ("float32", "float64", "int32", "int64", "bool")
 
@@ -24,6 +25,10 @@ class FillConstantOpMaker(OpMaker):
                       "(Paddle's VarType number, e.g. 5 for float32, is accepted too)."
                       ).set_converter(dtype_attr_converter).set_default("float32").in_set(
                           list(_DTYPES))
+        self.add_attr("str_value", "string", "(string, default \"\") The value as text (e.g. "
+                      "\"1e-40\", \"inf\", a large int64); when not empty it takes priority "
+                      "over attr value.", default="")
+        add_extra_attrs(self, "force_cpu")
         self.add_comment(r"""FillConstant operator.
 
 Fills a tensor of shape `shape` and type `dtype` with the constant `value`:
@@ -45,9 +50,23 @@ class FillConstantOp(OperatorWithKernel):
 register_operator("fill_constant", FillConstantOp, FillConstantOpMaker)
 
 
+def _parse_value(text: str, dtype: str):
+    """str_value as a number of the output's kind (ints stay exact, as int64 needs)."""
+    try:
+        if np.dtype(dtype).kind in "iu" and text.strip().lstrip("+-").isdigit():
+            return int(text)
+        return float(text)
+    except ValueError:
+        raise errors.InvalidArgument("Attr(str_value) %r of fill_constant is not a number",
+                                     text) from None
+
+
 @register_kernel("fill_constant", place=("CPU", "GPU"), dtypes=_DTYPES)
 def fill_constant_kernel(ctx):
     xp = ctx.xp
     shape = creation_shape(ctx, "fill_constant")
-    value = scalar_input(ctx, "ValueTensor", ctx.attr("value"))
+    value = ctx.attr("value")
+    if ctx.attr("str_value"):
+        value = _parse_value(ctx.attr("str_value"), ctx.attr("dtype"))
+    value = scalar_input(ctx, "ValueTensor", value)
     ctx.set_output("Out", xp.full(shape, value, dtype=ctx.attr("dtype")))

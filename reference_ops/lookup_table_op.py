@@ -3,6 +3,7 @@ import numpy as np
 
 from opkit import (OpMaker, OperatorWithKernel, OpKernelType, GradOpMaker, SelectedRows,
                    register_operator, register_kernel, grad_var_name, enforce, errors)
+from reference_ops._extra import add_extra_attrs
 
 NO_PADDING = -1
 
@@ -21,6 +22,8 @@ class LookupTableOpMaker(OpMaker):
         self.add_attr("padding_idx", "long", "(int64, default -1) An id whose output row is "
                       "all zeros and whose row of W gets no gradient; -1 means no padding.",
                       default=NO_PADDING)
+        add_extra_attrs(self, "is_distributed", "remote_prefetch", "trainer_id",
+                        "height_sections", "epmap", "table_names")
         self.add_comment(r"""Lookup Table (embedding) operator.
 
 Looks up the rows of the table W selected by the ids:

@@ -106,3 +106,18 @@ class TestFillAnyLikeDtypeMinusOneIsX(OpTest):
 
     def test_check_output(self):
         self.check_output()
+
+
+@pytest.mark.parametrize("text, dtype, expected", [("1e-40", "float64", 1e-40),
+                                                   ("inf", "float32", np.inf),
+                                                   ("9007199254740993", "int64",
+                                                    9007199254740993)])
+def test_fill_constant_str_value_takes_priority(text, dtype, expected):
+    v = _run("fill_constant", {}, {"shape": [2], "value": 3.0, "str_value": text,
+                                   "dtype": dtype, "force_cpu": True}, dtype)
+    assert v.dtype == np.dtype(dtype) and v[0] == expected and v[1] == expected
+
+
+def test_fill_constant_bad_str_value_is_a_clear_error():
+    with pytest.raises(opkit.EnforceNotMet, match="str_value"):
+        _run("fill_constant", {}, {"shape": [2], "str_value": "abc"})

@@ -19,6 +19,11 @@ SWITCHES = {
     "softmax": ["use_cudnn", "use_mkldnn"], "sum": ["use_mkldnn"],
     "gaussian_random": ["use_mkldnn"], "sequence_softmax": ["use_cudnn"],
     "relu": ["use_mkldnn", "use_cudnn"], "square": ["use_mkldnn", "use_cudnn"],
+    "sigmoid": ["use_mkldnn", "use_cudnn"], "depthwise_conv2d": ["use_cudnn", "use_mkldnn"],
+    "mul": ["use_mkldnn", "scale_x", "scale_y", "scale_out", "force_fp32_output"],
+    "lookup_table": ["is_distributed", "remote_prefetch", "trainer_id", "height_sections",
+                     "epmap", "table_names"],
+    "fill_constant": ["force_cpu"], "reshape2": ["use_mkldnn"], "transpose2": ["use_mkldnn"],
 }
 
 
