@@ -3,8 +3,10 @@ its own module), built from one table row each.
 
 Not an op module (no ``_op.py`` suffix): each ``<op_type>_op.py`` calls
 ``build_compare(op_type)`` (it registers the kernel and returns the classes that the op file
-registers, so that the registry names that file as the op's source). As Paddle's compare ops (Fluid 1.8): Y is broadcast onto X
-from ``axis`` as in the elementwise ops (rank(Y) <= rank(X)), Out is a bool tensor of X's
+registers, so that the registry names that file as the op's source).
+
+As Paddle's compare ops (Fluid 1.8): Y is broadcast onto X from ``axis`` as in the
+elementwise ops (rank(Y) <= rank(X)), Out is a bool tensor of X's
 shape with X's LoD, there is no gradient, ``force_cpu`` keeps the kernel on the CPU, and
 float32, float64, int32 and int64 inputs are accepted.
 """

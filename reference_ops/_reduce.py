@@ -3,8 +3,9 @@ one table row each.
 
 Not an op module (no ``_op.py`` suffix): each ``<op_type>_op.py`` calls
 ``build_reduce(op_type)`` (it registers the kernels and returns the classes that the op
-file registers, so that the registry names that file as the op's source). Semantics of Paddle's reduce ops (Fluid 1.8): reduce X over
-the dims ``dim`` (negative counts from the end); ``reduce_all`` (or ``dim`` naming every
+file registers, so that the registry names that file as the op's source).
+
+Semantics of Paddle's reduce ops (Fluid 1.8): reduce X over the dims ``dim`` (negative counts from the end); ``reduce_all`` (or ``dim`` naming every
 dim) reduces over all of them; ``keep_dim`` keeps reduced dims as 1, else they are
 removed, and an Out that would have no dims has shape [1]. Gradients: sum broadcasts
 Out@GRAD, mean divides it by the number of reduced elements, max/min give it to every

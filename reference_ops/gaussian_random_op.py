@@ -13,7 +13,8 @@ class GaussianRandomOpMaker(OpMaker):
     def make(self):
         add_shape_tensor_inputs(self)
         self.add_output("Out", "(Tensor) Output matrix of gaussian random op.")
-        self.add_attr("shape", "ints", "(list<int>, default []) The dimension of the random tensor.",
+        self.add_attr("shape", "ints", "(list<int>, default []) The dimension of the random "
+                      "tensor.",
                       default=[])
         self.add_attr("mean", "float", "(float, default 0.0) Mean of the random tensor."
                       ).set_default(0.0)
