@@ -1,5 +1,10 @@
 """fill_any_like: a tensor of X's shape, filled with a value (the loss gradient's seed)."""
-from opkit import OpKernelType, OpMaker, OperatorWithKernel, register_kernel, register_operator
+import math
+
+import numpy as np
+
+from opkit import (OpKernelType, OpMaker, OperatorWithKernel, enforce, errors, register_kernel,
+                   register_operator)
 from reference_ops._dtype import dtype_attr_converter
 
 
@@ -35,5 +40,12 @@ FILL_TYPES = ("float32", "float64", "int32", "int64")
 @register_kernel("fill_any_like", place=("CPU", "GPU"), dtypes=FILL_TYPES)
 def fill_any_like_kernel(ctx):
     x = ctx.input_tensor("X")
-    dtype = ctx.attr("dtype") or x.dtype
-    ctx.set_output("Out", ctx.xp.full(x.shape, ctx.attr("value"), dtype=dtype))
+    dtype = np.dtype(ctx.attr("dtype") or x.dtype)
+    value = ctx.attr("value")
+    info = np.iinfo(dtype) if dtype.kind in "iu" else np.finfo(dtype)
+    enforce(not math.isnan(value) and (math.isinf(value) and dtype.kind == "f"
+                                       or float(info.min) <= value <= float(info.max)),
+            errors.InvalidArgument(
+                "fill_any_like: the value %s is out of range for the output's dtype %s "
+                "(or nan)", value, dtype.name))
+    ctx.set_output("Out", ctx.xp.full(x.shape, value, dtype=dtype))

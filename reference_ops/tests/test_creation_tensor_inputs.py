@@ -121,3 +121,16 @@ def test_fill_constant_str_value_takes_priority(text, dtype, expected):
 def test_fill_constant_bad_str_value_is_a_clear_error():
     with pytest.raises(opkit.EnforceNotMet, match="str_value"):
         _run("fill_constant", {}, {"shape": [2], "str_value": "abc"})
+
+
+@pytest.mark.parametrize("value, dtype", [(1e100, "int32"), (float("nan"), "float32"),
+                                          (1e300, "float32"), (3e9, "int32")])
+def test_fill_any_like_value_out_of_range_is_a_clear_error(value, dtype):
+    with pytest.raises(opkit.EnforceNotMet, match="out of range"):
+        _run("fill_any_like", {"X": np.ones((2, 3), dtype=dtype)}, {"value": value}, dtype)
+
+
+def test_fill_any_like_value_at_the_edge_of_int32():
+    v = _run("fill_any_like", {"X": np.ones((2,), dtype="int32")},
+             {"value": float(2 ** 31 - 1)}, "int32")
+    assert v.tolist() == [2 ** 31 - 1] * 2
