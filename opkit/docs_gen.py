@@ -75,8 +75,8 @@ def _attrs_table(attrs) -> list[str]:
         return ["**Attributes:** none", ""]
     lines = ["**Attributes:**", "", "| name | type | default | description |",
              "| --- | --- | --- | --- |"]
-    lines += [f"| `{a.name}` | {a.type} | {_cell(_fmt_default(a))} | {_cell(a.comment)} |"
-              for a in attrs]
+    lines += [f"| `{a.name}` | {a.type}{' (extra)' if a.extra else ''} | "
+              f"{_cell(_fmt_default(a))} | {_cell(a.comment)} |" for a in attrs]
     return lines + [""]
 
 

@@ -16,6 +16,8 @@ __all__ = [
     "numel",
     "normalize_axis",
     "elementwise_y_view_shape",
+    "elementwise_broadcast",
+    "broadcast_xy",
     "elementwise_infer_shape",
     "reduce_to_shape",
     "flatten_to_2d_dims",
@@ -105,15 +107,68 @@ def elementwise_y_view_shape(x_shape, y_shape, axis: int):
     return [1] * axis + y_trim + [1] * (rx - axis - len(y_trim))
 
 
+def elementwise_broadcast(x_shape, y_shape, axis: int):
+    """Paddle's general elementwise broadcast (Fluid 1.8 GetBroadcastDimsArrays): the
+    lower-rank input is lined up with the higher-rank one's dims starting at ``axis``
+    (``-1``: the rank difference), padded with 1s to the same rank; then, dim by dim, the
+    sizes must be equal or one of them 1, and Out takes the larger. Either input may be
+    the one that broadcasts, and rank(Y) may exceed rank(X). Trailing 1s of the
+    lower-rank input are dropped when it would not fit otherwise.
+
+    Returns ``(x_view, y_view, out_shape)``: the shapes X and Y are reshaped to (same rank)
+    and Out's shape. Unknown (-1) dims are not compared."""
+    x_shape = [int(d) for d in x_shape]
+    y_shape = [int(d) for d in y_shape]
+    if x_shape == y_shape:
+        return list(x_shape), list(y_shape), list(x_shape)
+    rx, ry = len(x_shape), len(y_shape)
+    x_big = rx >= ry
+    big, small = (x_shape, y_shape) if x_big else (y_shape, x_shape)
+    rank = len(big)
+    axis = abs(rx - ry) if int(axis) == -1 else int(axis)
+    small = list(small)
+    while len(small) > 1 and small[-1] == 1 and axis + len(small) > rank:
+        small.pop()
+    enforce(0 <= axis <= rank - len(small),
+            errors.InvalidArgument(
+                "Attr(axis) = %d is invalid for X of shape %s and Y of shape %s: it should "
+                "be in [0, %d] (or -1).", axis, x_shape, y_shape, rank - len(small)))
+    small_view = [1] * axis + small + [1] * (rank - axis - len(small))
+    out = []
+    for i, (b, s_) in enumerate(zip(big, small_view)):
+        enforce(b == s_ or b == 1 or s_ == 1 or b < 0 or s_ < 0,
+                errors.InvalidArgument(
+                    "Broadcast dimension mismatch in elementwise op: X of shape %s, Y of "
+                    "shape %s, axis %d: dim %d is %d in one and %d in the other; they "
+                    "should be equal or one of them 1.", x_shape, y_shape, axis, i,
+                    b if x_big else s_, s_ if x_big else b))
+        if b < 0 or s_ < 0:
+            out.append(max(b, s_) if max(b, s_) > 1 else UNKNOWN)
+        else:
+            out.append(max(b, s_))
+    if x_big:
+        return list(x_shape), small_view, out
+    return small_view, list(y_shape), out
+
+
+def broadcast_xy(xp, x, y, axis):
+    """(X, Y) reshaped so that numpy broadcasting follows Paddle's rule, and their views."""
+    if x.shape == y.shape:
+        return x, y, list(x.shape), list(y.shape)
+    xv, yv, _ = elementwise_broadcast(x.shape, y.shape, axis)
+    return xp.reshape(x, tuple(xv)), xp.reshape(y, tuple(yv)), xv, yv
+
+
 def elementwise_infer_shape(ctx):
-    """infer_shape shared by the binary elementwise ops: Out has X's dims and LoD."""
+    """infer_shape shared by the binary elementwise ops: Out has the broadcast dims and X's
+    LoD."""
     enforce(ctx.has_input("X"), "Input(X) of elementwise op should not be null.")
     enforce(ctx.has_input("Y"), "Input(Y) of elementwise op should not be null.")
     enforce(ctx.has_output("Out"), "Output(Out) of elementwise op should not be null.")
     x_dims = list(ctx.get_input_dim("X"))
     y_dims = list(ctx.get_input_dim("Y"))
-    elementwise_y_view_shape(x_dims, y_dims, ctx.attr("axis"))
-    ctx.set_output_dim("Out", x_dims)
+    _, _, out = elementwise_broadcast(x_dims, y_dims, ctx.attr("axis"))
+    ctx.set_output_dim("Out", out)
     ctx.share_lod("X", "Out")
 
 
@@ -143,6 +198,10 @@ def add_elementwise_proto(maker, op_name: str):
     maker.add_output("Out", "(Tensor) The output of %s op, with X's shape and LoD." % op_name)
     maker.add_attr("axis", "int", "(int, default -1) The start dimension index for broadcasting "
                    "Y onto X; -1 means rank(X) - rank(Y).").set_default(-1)
+    from reference_ops._extra import add_extra_attrs
+
+    add_extra_attrs(maker, "use_mkldnn", "x_data_format", "y_data_format", "use_quantizer",
+                    "mkldnn_data_type", "Scale_x", "Scale_y", "Scale_out")
 
 
 def elementwise_grad_infer_shape(ctx):

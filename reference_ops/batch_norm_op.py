@@ -1,6 +1,7 @@
 """batch_norm: normalizes each channel over the batch (and spatial) dimensions."""
 from opkit import (OpMaker, OperatorWithKernel, OpKernelType, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce, errors)
+from reference_ops._extra import add_extra_attrs
 
 
 class BatchNormOpMaker(OpMaker):
@@ -32,6 +33,7 @@ class BatchNormOpMaker(OpMaker):
                           ["NCHW", "NHWC", "AnyLayout"])
         self.add_attr("use_global_stats", "bool", "(bool, default false) Normalize with the "
                       "running statistics also in training.").set_default(False)
+        add_extra_attrs(self, "use_mkldnn", "fuse_with_relu")
         self.add_comment(r"""Batch Normalization.
 
 Training (batch statistics over every axis but the channel one):

@@ -1,7 +1,7 @@
-"""conv2d: 2-D convolution (NCHW), computed as im2col + GEMM."""
+"""conv2d: 2-D convolution (NCHW or NHWC), computed as im2col + GEMM."""
 from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce, errors)
-
+from reference_ops._extra import add_extra_attrs
 from reference_ops._common import check_pair, paddings4, scatter_windows, windows
 
 
@@ -22,6 +22,19 @@ class Conv2DOpMaker(OpMaker):
         self.add_attr("groups", "int", "(int, default 1) The number of groups: input and output "
                       "channels are split into `groups` independent convolutions."
                       ).set_default(1).greater_than(0)
+        self.add_attr("padding_algorithm", "string", "(string, default EXPLICIT) EXPLICIT uses "
+                      "`paddings`; SAME pads so that the output size is ceil(input / stride) "
+                      "(dilations are then taken as 1); VALID uses no padding."
+                      ).set_default("EXPLICIT").in_set(["EXPLICIT", "SAME", "VALID"])
+        self.add_attr("data_format", "string", "(string, default NCHW) The layout of Input and "
+                      "Output: NCHW, or NHWC (channel last); AnyLayout means NCHW. Filter is "
+                      "always MCHW.").set_default("NCHW").in_set(["NCHW", "NHWC", "AnyLayout"])
+        add_extra_attrs(self, "use_cudnn", "fuse_relu_before_depthwise_conv", "use_mkldnn",
+                        "use_quantizer", "mkldnn_data_type", "fuse_relu", "fuse_brelu",
+                        "fuse_brelu_threshold", "fuse_activation", "fuse_alpha", "fuse_beta",
+                        "fuse_residual_connection", "Scale_in", "Scale_out", "Scale_in_eltwise",
+                        "Scale_weights", "force_fp32_output", "workspace_size_MB",
+                        "exhaustive_search")
         self.add_comment(r"""Convolution Operator (2-D, NCHW).
 
 $$Output[n, m, y, x] = \sum_{c, i, j} Filter[m, c, i, j] \cdot
@@ -30,6 +43,31 @@ where g is the group of output channel m. Output size:
 $$H_{out} = \frac{H_{in} + pad_{top} + pad_{bottom} - (d_h (k_h - 1) + 1)}{s_h} + 1$$
 (and likewise for W).
 """)
+
+
+def update_paddings(attr, in_hw, k_hw, strides, dilations):
+    """Paddle's UpdatePaddingAndDilation: (top, bottom, left, right) and the dilations after
+    padding_algorithm (SAME: pad to ceil(size / stride) with dilation 1; VALID: no padding).
+    Sizes that are unknown (-1) get no SAME padding."""
+    pads = list(paddings4(attr("paddings")))
+    dilations = list(dilations)
+    algorithm = attr("padding_algorithm")
+    if algorithm == "VALID":
+        pads = [0, 0, 0, 0]
+    elif algorithm == "SAME":
+        for i in range(2):
+            size, k, s = int(in_hw[i]), int(k_hw[i]), strides[i]
+            if size < 0 or k < 0:
+                continue
+            out = (size + s - 1) // s
+            total = max((out - 1) * s + k - size, 0)
+            pads[2 * i], pads[2 * i + 1] = total // 2, total - total // 2
+            dilations[i] = 1
+    return tuple(pads), dilations
+
+
+def channel_last(attr) -> bool:
+    return attr("data_format") == "NHWC"
 
 
 def _out_size(size, k, pad, stride, dilation):
@@ -45,19 +83,25 @@ class Conv2DOp(OperatorWithKernel):
         enforce(ctx.has_output("Output"), "Output(Output) of ConvOp should not be null.")
         in_dims = list(ctx.get_input_dim("Input"))
         f_dims = list(ctx.get_input_dim("Filter"))
+        last = channel_last(ctx.attr)
         enforce(len(in_dims) == 4, errors.InvalidArgument(
-            "Input(Input) of Conv2DOp should be 4-D (NCHW), but its shape is %s.", in_dims))
+            "Input(Input) of Conv2DOp should be 4-D (%s), but its shape is %s.",
+            ctx.attr("data_format"), in_dims))
+        given_dims = in_dims
+        if last:
+            in_dims = [in_dims[0], in_dims[3], in_dims[1], in_dims[2]]
         enforce(len(f_dims) == 4, errors.InvalidArgument(
             "Input(Filter) of Conv2DOp should be 4-D (MCHW), but its shape is %s.", f_dims))
         strides = check_pair(ctx.attr("strides"), "strides")
         dilations = check_pair(ctx.attr("dilations"), "dilations")
-        pt, pb, pl, pr = paddings4(ctx.attr("paddings"))
+        (pt, pb, pl, pr), dilations = update_paddings(ctx.attr, in_dims[2:], f_dims[2:],
+                                                      strides, dilations)
         groups = int(ctx.attr("groups"))
         if in_dims[1] >= 0 and f_dims[1] >= 0:
             enforce(in_dims[1] == f_dims[1] * groups, errors.InvalidArgument(
                 "The number of input channels (%d, Input shape %s) should equal the filter's "
                 "input channels (%d, Filter shape %s) times groups (%d) in Conv2DOp.",
-                in_dims[1], in_dims, f_dims[1], f_dims, groups))
+                in_dims[1], given_dims, f_dims[1], f_dims, groups))
         if f_dims[0] >= 0:
             enforce(f_dims[0] % groups == 0, errors.InvalidArgument(
                 "The number of output channels (%d, Filter shape %s) should be divisible by "
@@ -69,13 +113,15 @@ class Conv2DOp(OperatorWithKernel):
             enforce(size < 0 or v > 0, errors.InvalidArgument(
                 "Conv2DOp's output %s would be %d: the padded input %s (%d) is smaller than the "
                 "dilated filter (filter %s %d, Input shape %s, paddings %s, dilations %s).",
-                name, v, name, size, name, k, in_dims, list(ctx.attr("paddings")), dilations))
-        ctx.set_output_dim("Output", [in_dims[0], f_dims[0], oh, ow])
+                name, v, name, size, name, k, given_dims, list(ctx.attr("paddings")),
+                dilations))
+        out = [in_dims[0], oh, ow, f_dims[0]] if last else [in_dims[0], f_dims[0], oh, ow]
+        ctx.set_output_dim("Output", out)
 
 
 class Conv2DGradMaker(GradOpMaker):
     def apply(self):
-        op = self.new_grad_op("conv2d_grad")
+        op = self.new_grad_op(self.fwd_type + "_grad")   # conv2d / depthwise_conv2d
         op.set_input("Input", self.input("Input"))
         op.set_input("Filter", self.input("Filter"))
         op.set_input(grad_var_name("Output"), self.output_grad("Output"))
@@ -100,8 +146,8 @@ register_operator("conv2d_grad", Conv2DGradOp)
 
 def _geometry(ctx, x_shape, w_shape):
     sh, sw = check_pair(ctx.attr("strides"), "strides")
-    dh, dw = check_pair(ctx.attr("dilations"), "dilations")
-    pads = paddings4(ctx.attr("paddings"))
+    pads, (dh, dw) = update_paddings(ctx.attr, x_shape[2:], w_shape[2:], (sh, sw),
+                                     check_pair(ctx.attr("dilations"), "dilations"))
     kh, kw = int(w_shape[2]), int(w_shape[3])
     oh = _out_size(int(x_shape[2]), kh, pads[0] + pads[1], sh, dh)
     ow = _out_size(int(x_shape[3]), kw, pads[2] + pads[3], sw, dw)
@@ -122,6 +168,9 @@ def _cols(xp, x, geo, pads, groups):
 def conv2d_kernel(ctx):
     xp = ctx.xp
     x, w = ctx.input("Input"), ctx.input("Filter")
+    last = channel_last(ctx.attr)
+    if last:
+        x = xp.transpose(x, (0, 3, 1, 2))
     groups = int(ctx.attr("groups"))
     geo, pads = _geometry(ctx, x.shape, w.shape)
     oh, ow = geo[6], geo[7]
@@ -129,7 +178,9 @@ def conv2d_kernel(ctx):
     m = int(w.shape[0])
     w3 = xp.reshape(w, (groups, m // groups, -1))
     out = xp.matmul(w3[None], cols)                       # [N, g, M/g, oh*ow]
-    ctx.set_output("Output", xp.reshape(out, (x.shape[0], m, oh, ow)))
+    out = xp.reshape(out, (x.shape[0], m, oh, ow))
+    ctx.set_output("Output", xp.ascontiguousarray(xp.transpose(out, (0, 2, 3, 1))) if last
+                   else out)
 
 
 @register_kernel("conv2d_grad", place=("CPU", "GPU"), dtypes=("float32", "float64"))
@@ -137,12 +188,15 @@ def conv2d_grad_kernel(ctx):
     xp = ctx.xp
     x, w = ctx.input("Input"), ctx.input("Filter")
     dout = ctx.input(grad_var_name("Output"))
+    last = channel_last(ctx.attr)
+    if last:
+        x, dout = xp.transpose(x, (0, 3, 1, 2)), xp.transpose(dout, (0, 3, 1, 2))
     groups = int(ctx.attr("groups"))
     geo, pads = _geometry(ctx, x.shape, w.shape)
     sh, sw, dh, dw, kh, kw, oh, ow = geo
     n, c, h, wd = (int(d) for d in x.shape)
     m = int(w.shape[0])
-    d4 = xp.reshape(dout, (n, groups, m // groups, oh * ow))
+    d4 = xp.reshape(xp.ascontiguousarray(dout), (n, groups, m // groups, oh * ow))
     w3 = xp.reshape(w, (groups, m // groups, -1))
     if ctx.has_output(grad_var_name("Filter")):
         cols, _ = _cols(xp, x, geo, pads, groups)
@@ -156,5 +210,7 @@ def conv2d_grad_kernel(ctx):
         dwin = xp.reshape(dcols, (n, c, kh, kw, oh, ow))
         padded = (n, c, h + pt + pb, wd + pl + pr)
         dxpad = scatter_windows(xp, dwin, padded, kh, kw, sh, sw, dh, dw)
-        ctx.set_output(grad_var_name("Input"),
-                       xp.array(dxpad[:, :, pt:pt + h, pl:pl + wd], copy=True))
+        dx = dxpad[:, :, pt:pt + h, pl:pl + wd]
+        if last:
+            dx = xp.transpose(dx, (0, 2, 3, 1))
+        ctx.set_output(grad_var_name("Input"), xp.array(dx, copy=True, order="C"))

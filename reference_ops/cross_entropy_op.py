@@ -31,9 +31,13 @@ class CrossEntropyOp(OperatorWithKernel):
         enforce(ctx.has_output("Y"), "Output(Y) of CrossEntropyOp should not be null.")
         x_dims = list(ctx.get_input_dim("X"))
         label_dims = list(ctx.get_input_dim("Label"))
-        enforce(len(x_dims) >= 1 and len(x_dims) == len(label_dims), errors.InvalidArgument(
-            "Input(X) and Input(Label) of CrossEntropyOp should have the same rank, but X has "
-            "shape %s and Label has shape %s.", x_dims, label_dims))
+        # hard labels may drop the trailing 1: Label of rank(X) - 1 (Y then has Label's dims)
+        drop_last = not ctx.attr("soft_label") and len(label_dims) == len(x_dims) - 1
+        enforce(len(x_dims) >= 1 and (len(x_dims) == len(label_dims) or drop_last),
+                errors.InvalidArgument(
+                    "Input(Label) of CrossEntropyOp should have X's rank (or, for hard labels, "
+                    "one less), but X has shape %s and Label has shape %s.",
+                    x_dims, label_dims))
         for i, (a, b) in enumerate(zip(x_dims[:-1], label_dims[:-1])):
             enforce(a < 0 or b < 0 or a == b, errors.InvalidArgument(
                 "Input(X) and Input(Label) of CrossEntropyOp should agree on every dimension "
@@ -45,11 +49,11 @@ class CrossEntropyOp(OperatorWithKernel):
                         "With soft_label = true, the last dimension of Input(Label) should equal "
                         "that of Input(X), but X has shape %s and Label has shape %s.",
                         x_dims, label_dims))
-        else:
+        elif not drop_last:
             enforce(label_dims[-1] == 1 or label_dims[-1] < 0, errors.InvalidArgument(
                 "With soft_label = false, the last dimension of Input(Label) should be 1, but "
                 "Label has shape %s.", label_dims))
-        ctx.set_output_dim("Y", x_dims[:-1] + [1])
+        ctx.set_output_dim("Y", x_dims[:-1] if drop_last else x_dims[:-1] + [1])
         ctx.share_lod("X", "Y")
 
     def get_expected_kernel_type(self, ctx):
@@ -101,7 +105,8 @@ def cross_entropy_kernel(ctx):
     xp = ctx.xp
     x, label = ctx.input("X"), ctx.input("Label")
     x2 = xp.reshape(x, (-1, x.shape[-1]) if x.ndim else (1, 1))
-    out_shape = tuple(x.shape[:-1]) + (1,)
+    drop_last = not ctx.attr("soft_label") and label.ndim == x.ndim - 1
+    out_shape = tuple(x.shape[:-1]) + (() if drop_last else (1,))
     if ctx.attr("soft_label"):
         lab2 = xp.reshape(label, x2.shape).astype(x.dtype)
         y = -xp.sum(lab2 * xp.log(x2), axis=1)

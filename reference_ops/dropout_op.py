@@ -3,11 +3,14 @@ import numpy as np
 
 from opkit import (OpMaker, OperatorWithKernel, OpKernelType, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce, errors)
+from reference_ops._tensor_attr import scalar_input
 
 
 class DropoutOpMaker(OpMaker):
     def make(self):
         self.add_input("X", "The input of dropout op.")
+        self.add_input("Seed", "(Tensor<int32>, optional) The random seed, shape [1]; it takes "
+                       "priority over attrs fix_seed and seed.").as_dispensable()
         self.add_output("Out", "The output of dropout op, same shape and LoD as X.")
         self.add_output("Mask", "(uint8) The random sampled dropout mask (1 keeps the "
                         "element); not produced when is_test is true.").as_intermediate()
@@ -89,6 +92,7 @@ def dropout_kernel(ctx):
         ctx.set_output("Out", out)
         return
     seed = int(ctx.attr("seed")) if ctx.attr("fix_seed") else None
+    seed = scalar_input(ctx, "Seed", seed)
     rng = np.random.default_rng(seed)
     mask = xp.asarray((rng.random(size=x.shape) >= p).astype(np.uint8))
     if upscale:

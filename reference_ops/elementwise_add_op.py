@@ -4,8 +4,8 @@ from opkit import (OpMaker, OperatorWithKernel, register_operator,
 
 from reference_ops._common import (XYGradMaker, add_elementwise_proto,
                                    elementwise_infer_shape,
-                                   elementwise_grad_infer_shape, broadcast_y, reduce_to_shape,
-                                   elementwise_y_view_shape)
+                                   elementwise_grad_infer_shape, broadcast_xy, reduce_to_shape,
+                                   elementwise_broadcast)
 
 
 class ElementwiseAddOpMaker(OpMaker):
@@ -14,8 +14,10 @@ class ElementwiseAddOpMaker(OpMaker):
         self.add_comment(r"""Elementwise Add operator.
 
 $$Out = X + Y$$
-Y is broadcast onto X: its shape must equal a contiguous subsequence of X's
-shape starting at `axis` (trailing 1s of Y are ignored, a 1 in Y broadcasts).
+Broadcasting: the lower-rank input's dims line up with the other's starting at
+`axis` (-1: the rank difference; rank(Y) may exceed rank(X)); then each pair of
+dims must be equal or one of them 1, and Out takes the larger (either input may
+broadcast). Out keeps X's LoD.
 """)
 
 
@@ -38,19 +40,19 @@ register_operator("elementwise_add_grad", ElementwiseAddGradOp, no_need_buffer=[
 @register_kernel("elementwise_add", place="CPU", dtypes=("float32", "float64"))
 def elementwise_add_kernel(ctx):
     xp = ctx.xp
-    x, y = ctx.input("X"), ctx.input("Y")
-    yb, _ = broadcast_y(xp, x, y, ctx.attr("axis"))
-    ctx.set_output("Out", xp.add(x, yb))
+    xb, yb, _, _ = broadcast_xy(xp, ctx.input("X"), ctx.input("Y"), ctx.attr("axis"))
+    ctx.set_output("Out", xp.add(xb, yb))
 
 
 @register_kernel("elementwise_add_grad", place=("CPU", "GPU"), dtypes=("float32", "float64"))
 def elementwise_add_grad_kernel(ctx):
     xp = ctx.xp
-    x_t, y_t = ctx.input_tensor("X"), ctx.input_tensor("Y")
+    x, y = ctx.input_tensor("X"), ctx.input_tensor("Y")   # shapes only (no_need_buffer)
     dout = ctx.input(grad_var_name("Out"))
-    view = elementwise_y_view_shape(x_t.shape, y_t.shape, ctx.attr("axis"))
+    xv, yv, _ = elementwise_broadcast(x.shape, y.shape, ctx.attr("axis"))
     if ctx.has_output(grad_var_name("X")):
-        ctx.set_output(grad_var_name("X"), xp.array(dout, copy=True))
+        ctx.set_output(grad_var_name("X"), xp.array(reduce_to_shape(xp, dout, xv, x.shape),
+                                                    copy=True))
     if ctx.has_output(grad_var_name("Y")):
-        dy = reduce_to_shape(xp, dout, view, y_t.shape)
+        dy = reduce_to_shape(xp, dout, yv, y.shape)
         ctx.set_output(grad_var_name("Y"), xp.array(dy, copy=True))

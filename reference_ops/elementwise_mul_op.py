@@ -4,7 +4,7 @@ from opkit import (OpMaker, OperatorWithKernel, register_operator,
 
 from reference_ops._common import (XYGradMaker, add_elementwise_proto,
                                    elementwise_infer_shape,
-                                   elementwise_grad_infer_shape, broadcast_y, reduce_to_shape)
+                                   elementwise_grad_infer_shape, broadcast_xy, reduce_to_shape)
 
 
 class ElementwiseMulOpMaker(OpMaker):
@@ -13,8 +13,10 @@ class ElementwiseMulOpMaker(OpMaker):
         self.add_comment(r"""Elementwise Mul operator.
 
 $$Out = X \odot Y$$
-Y is broadcast onto X: its shape must equal a contiguous subsequence of X's
-shape starting at `axis` (trailing 1s of Y are ignored, a 1 in Y broadcasts).
+Broadcasting: the lower-rank input's dims line up with the other's starting at
+`axis` (-1: the rank difference; rank(Y) may exceed rank(X)); then each pair of
+dims must be equal or one of them 1, and Out takes the larger (either input may
+broadcast). Out keeps X's LoD.
 """)
 
 
@@ -36,9 +38,8 @@ register_operator("elementwise_mul_grad", ElementwiseMulGradOp)
 @register_kernel("elementwise_mul", place=("CPU", "GPU"), dtypes=("float32", "float64"))
 def elementwise_mul_kernel(ctx):
     xp = ctx.xp
-    x, y = ctx.input("X"), ctx.input("Y")
-    yb, _ = broadcast_y(xp, x, y, ctx.attr("axis"))
-    ctx.set_output("Out", xp.multiply(x, yb))
+    xb, yb, _, _ = broadcast_xy(xp, ctx.input("X"), ctx.input("Y"), ctx.attr("axis"))
+    ctx.set_output("Out", xp.multiply(xb, yb))
 
 
 @register_kernel("elementwise_mul_grad", place=("CPU", "GPU"), dtypes=("float32", "float64"))
@@ -46,9 +47,10 @@ def elementwise_mul_grad_kernel(ctx):
     xp = ctx.xp
     x, y = ctx.input("X"), ctx.input("Y")
     dout = ctx.input(grad_var_name("Out"))
-    yb, view = broadcast_y(xp, x, y, ctx.attr("axis"))
+    xb, yb, xv, yv = broadcast_xy(xp, x, y, ctx.attr("axis"))
     if ctx.has_output(grad_var_name("X")):
-        ctx.set_output(grad_var_name("X"), xp.multiply(dout, yb))
+        dx = reduce_to_shape(xp, xp.multiply(dout, yb), xv, x.shape)
+        ctx.set_output(grad_var_name("X"), xp.array(dx, copy=True))
     if ctx.has_output(grad_var_name("Y")):
-        dy = reduce_to_shape(xp, xp.multiply(dout, x), view, y.shape)
+        dy = reduce_to_shape(xp, xp.multiply(dout, xb), yv, y.shape)
         ctx.set_output(grad_var_name("Y"), xp.array(dy, copy=True))

@@ -1,5 +1,11 @@
 """fill_any_like: a tensor of X's shape, filled with a value (the loss gradient's seed)."""
-from opkit import OpMaker, OperatorWithKernel, register_kernel, register_operator
+import math
+
+import numpy as np
+
+from opkit import (OpKernelType, OpMaker, OperatorWithKernel, enforce, errors, register_kernel,
+                   register_operator)
+from reference_ops._dtype import dtype_attr_converter
 
 
 class FillAnyLikeOpMaker(OpMaker):
@@ -7,6 +13,10 @@ class FillAnyLikeOpMaker(OpMaker):
         self.add_input("X", "(Tensor) The tensor whose shape and dtype Out takes.")
         self.add_output("Out", "(Tensor) A tensor of X's shape filled with value.")
         self.add_attr("value", "float", "(float) The value to fill with.", default=0.0)
+        self.add_attr("dtype", "string", "(string, default \"\") Out's data type; empty (or "
+                      "Paddle's -1) means X's. Paddle's VarType number is accepted too.",
+                      default="").set_converter(
+                          lambda v: dtype_attr_converter(v, allow_minus_one=True))
         self.add_comment(r"FillAnyLike operator. $$Out = value \cdot \mathbf{1}_{shape(X)}$$")
 
 
@@ -14,6 +24,12 @@ class FillAnyLikeOp(OperatorWithKernel):
     def infer_shape(self, ctx):
         ctx.set_output_dim("Out", ctx.get_input_dim("X"))
         ctx.share_lod("X", "Out")
+        if ctx.attr("dtype"):
+            ctx.set_output_dtype("Out", ctx.attr("dtype"))
+
+    def get_expected_kernel_type(self, ctx):
+        return OpKernelType(ctx.attr("dtype") or self.indicate_var_data_type(ctx, "X"),
+                            ctx.place)
 
 
 register_operator("fill_any_like", FillAnyLikeOp, FillAnyLikeOpMaker)
@@ -24,4 +40,12 @@ FILL_TYPES = ("float32", "float64", "int32", "int64")
 @register_kernel("fill_any_like", place=("CPU", "GPU"), dtypes=FILL_TYPES)
 def fill_any_like_kernel(ctx):
     x = ctx.input_tensor("X")
-    ctx.set_output("Out", ctx.xp.full(x.shape, ctx.attr("value"), dtype=x.dtype))
+    dtype = np.dtype(ctx.attr("dtype") or x.dtype)
+    value = ctx.attr("value")
+    info = np.iinfo(dtype) if dtype.kind in "iu" else np.finfo(dtype)
+    enforce(not math.isnan(value) and (math.isinf(value) and dtype.kind == "f"
+                                       or float(info.min) <= value <= float(info.max)),
+            errors.InvalidArgument(
+                "fill_any_like: the value %s is out of range for the output's dtype %s "
+                "(or nan)", value, dtype.name))
+    ctx.set_output("Out", ctx.xp.full(x.shape, value, dtype=dtype))

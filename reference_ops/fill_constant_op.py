@@ -1,19 +1,34 @@
 """fill_constant: a tensor of the given shape filled with one value."""
+import numpy as np
 
 from opkit import (OpMaker, OperatorWithKernel, OpKernelType, register_operator,
                    register_kernel, enforce, errors)
+from reference_ops._extra import add_extra_attrs
+from reference_ops._dtype import dtype_attr_converter
+from reference_ops._tensor_attr import (add_shape_tensor_inputs, creation_shape,
+                                         infer_creation_shape, scalar_input)
 
 _DTYPES = ("float32", "float64", "int32", "int64", "bool")
 
 
 class FillConstantOpMaker(OpMaker):
     def make(self):
+        add_shape_tensor_inputs(self)
+        self.add_input("ValueTensor", "(Tensor, optional) The value to fill with, shape [1]; "
+                       "it takes priority over attr value.").as_dispensable()
         self.add_output("Out", "(Tensor) Tensor of the specified shape filled with `value`.")
-        self.add_attr("shape", "ints", "(list<int>) The shape of the output.")
+        self.add_attr("shape", "ints", "(list<int>, default []) The shape of the output.",
+                      default=[])
         self.add_attr("value", "float", "(float, default 0.0) The value to fill with."
                       ).set_default(0.0)
-        self.add_attr("dtype", "string", "(string, default float32) The data type of the output."
-                      ).set_default("float32").in_set(list(_DTYPES))
+        self.add_attr("dtype", "string", "(string, default float32) The data type of the output "
+                      "(Paddle's VarType number, e.g. 5 for float32, is accepted too)."
+                      ).set_converter(dtype_attr_converter).set_default("float32").in_set(
+                          list(_DTYPES))
+        self.add_attr("str_value", "string", "(string, default \"\") The value as text (e.g. "
+                      "\"1e-40\", \"inf\", a large int64); when not empty it takes priority "
+                      "over attr value.", default="")
+        add_extra_attrs(self, "force_cpu")
         self.add_comment(r"""FillConstant operator.
 
 Fills a tensor of shape `shape` and type `dtype` with the constant `value`:
@@ -24,12 +39,9 @@ $$Out_{i} = value \quad \forall i$$
 class FillConstantOp(OperatorWithKernel):
     def infer_shape(self, ctx):
         enforce(ctx.has_output("Out"), "Output(Out) of FillConstantOp should not be null.")
-        shape = [int(d) for d in ctx.attr("shape")]
-        for i, d in enumerate(shape):
-            enforce(d >= 0, errors.InvalidArgument(
-                "Attr(shape) of fill_constant should have non-negative dims, but shape[%d] = %d "
-                "(shape %s).", i, d, shape))
-        ctx.set_output_dim("Out", shape)
+        shape = infer_creation_shape(ctx, "fill_constant")
+        if shape is not None:
+            ctx.set_output_dim("Out", shape)
 
     def get_expected_kernel_type(self, ctx):
         return OpKernelType(ctx.attr("dtype"), ctx.place)
@@ -38,8 +50,23 @@ class FillConstantOp(OperatorWithKernel):
 register_operator("fill_constant", FillConstantOp, FillConstantOpMaker)
 
 
+def _parse_value(text: str, dtype: str):
+    """str_value as a number of the output's kind (ints stay exact, as int64 needs)."""
+    try:
+        if np.dtype(dtype).kind in "iu" and text.strip().lstrip("+-").isdigit():
+            return int(text)
+        return float(text)
+    except ValueError:
+        raise errors.InvalidArgument("Attr(str_value) %r of fill_constant is not a number",
+                                     text) from None
+
+
 @register_kernel("fill_constant", place=("CPU", "GPU"), dtypes=_DTYPES)
 def fill_constant_kernel(ctx):
     xp = ctx.xp
-    shape = tuple(int(d) for d in ctx.attr("shape"))
-    ctx.set_output("Out", xp.full(shape, ctx.attr("value"), dtype=ctx.attr("dtype")))
+    shape = creation_shape(ctx, "fill_constant")
+    value = ctx.attr("value")
+    if ctx.attr("str_value"):
+        value = _parse_value(ctx.attr("str_value"), ctx.attr("dtype"))
+    value = scalar_input(ctx, "ValueTensor", value)
+    ctx.set_output("Out", xp.full(shape, value, dtype=ctx.attr("dtype")))

@@ -3,6 +3,7 @@ import numpy as np
 
 from opkit import (OpMaker, OperatorWithKernel, OpKernelType, GradOpMaker, SelectedRows,
                    register_operator, register_kernel, grad_var_name, enforce, errors)
+from reference_ops._extra import add_extra_attrs
 
 NO_PADDING = -1
 
@@ -21,6 +22,8 @@ class LookupTableOpMaker(OpMaker):
         self.add_attr("padding_idx", "long", "(int64, default -1) An id whose output row is "
                       "all zeros and whose row of W gets no gradient; -1 means no padding.",
                       default=NO_PADDING)
+        add_extra_attrs(self, "is_distributed", "remote_prefetch", "trainer_id",
+                        "height_sections", "epmap", "table_names")
         self.add_comment(r"""Lookup Table (embedding) operator.
 
 Looks up the rows of the table W selected by the ids:
@@ -34,12 +37,14 @@ duplicate rows before it updates W.
 """)
 
 
-def _ids_count(ids_dims):
-    enforce(len(ids_dims) in (1, 2) and (len(ids_dims) == 1 or ids_dims[-1] in (1, -1)),
-            errors.InvalidArgument(
-                "Input(Ids) of LookupTableOp should have shape [N, 1] or [N], but its shape "
-                "is %s.", list(ids_dims)))
-    return ids_dims[0]
+def out_dims(ids_dims, width):
+    """Out's dims: Ids' dims with the trailing 1 replaced by D (Paddle: Ids [..., 1] gives
+    Out [..., D]); a 1-D Ids [N] gives [N, D]."""
+    ids_dims = [int(d) for d in ids_dims]
+    enforce(len(ids_dims) == 1 or ids_dims[-1] in (1, -1), errors.InvalidArgument(
+        "Input(Ids) of LookupTableOp should have shape [..., 1] (or [N]), but its shape is "
+        "%s.", ids_dims))
+    return (ids_dims if len(ids_dims) == 1 else ids_dims[:-1]) + [int(width)]
 
 
 class LookupTableOp(OperatorWithKernel):
@@ -52,8 +57,7 @@ class LookupTableOp(OperatorWithKernel):
         enforce(len(w_dims) == 2, errors.InvalidArgument(
             "Input(W) of LookupTableOp should be a 2-D table [V, D], but its shape is %s.",
             w_dims))
-        n = _ids_count(ids_dims)
-        ctx.set_output_dim("Out", [n, w_dims[1]])
+        ctx.set_output_dim("Out", out_dims(ids_dims, w_dims[1]))
         ctx.share_lod("Ids", "Out")
 
     def get_expected_kernel_type(self, ctx):
@@ -100,7 +104,8 @@ def _flat_ids(ctx, height):
     return ids.astype(np.int64)
 
 
-@register_kernel("lookup_table", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+# int8 tables too (Paddle's quantized embeddings); the gradient is float only
+@register_kernel("lookup_table", place=("CPU", "GPU"), dtypes=("float32", "float64", "int8"))
 def lookup_table_kernel(ctx):
     xp = ctx.xp
     w = ctx.input("W")
@@ -109,7 +114,8 @@ def lookup_table_kernel(ctx):
     padding_idx = ctx.attr("padding_idx")
     if padding_idx != NO_PADDING:
         out[ids == padding_idx] = 0
-    ctx.set_output("Out", out)
+    shape = tuple(out_dims(ctx.input_tensor("Ids").shape, w.shape[1]))
+    ctx.set_output("Out", xp.reshape(out, shape))
 
 
 @register_kernel("lookup_table_grad", place=("CPU", "GPU"), dtypes=("float32", "float64"))

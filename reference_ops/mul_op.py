@@ -1,7 +1,7 @@
 """mul: flatten X and Y to matrices and multiply them."""
 from opkit import (OpMaker, OperatorWithKernel, register_operator,
                    register_kernel, grad_var_name, enforce, enforce_eq, errors)
-
+from reference_ops._extra import add_extra_attrs
 from reference_ops._common import XYGradMaker, numel
 
 
@@ -16,6 +16,8 @@ class MulOpMaker(OpMaker):
         self.add_attr("y_num_col_dims", "int",
                       "(int, default 1) Y is flattened into a matrix of "
                       "prod(Y.shape[:y_num_col_dims]) rows.").set_default(1).greater_than(0)
+        add_extra_attrs(self, "use_mkldnn", "scale_x", "scale_y", "scale_out",
+                        "force_fp32_output")
         self.add_comment(r"""Mul operator.
 
 X and Y are flattened to two-dimensional matrices, then multiplied:

@@ -1,7 +1,7 @@
-"""pool2d: 2-D max or average pooling (NCHW)."""
+"""pool2d: 2-D max or average pooling (NCHW or NHWC; explicit, SAME, VALID or adaptive)."""
 from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce, errors)
-
+from reference_ops._extra import add_extra_attrs
 from reference_ops._common import check_pair, paddings4, scatter_windows, windows
 
 
@@ -25,6 +25,18 @@ class Pool2DOpMaker(OpMaker):
                       "size.").set_default(True)
         self.add_attr("ceil_mode", "bool", "(bool, default false) Use ceil instead of floor to "
                       "compute the output size.").set_default(False)
+        self.add_attr("adaptive", "bool", "(bool, default false) Adaptive pooling: ksize is "
+                      "the output size, and output (i, j) pools rows [floor(i H / oh), "
+                      "ceil((i + 1) H / oh)) and the columns likewise.").set_default(False)
+        self.add_attr("padding_algorithm", "string", "(string, default EXPLICIT) EXPLICIT uses "
+                      "`paddings`; SAME pads so that the output size is ceil(input / stride); "
+                      "VALID uses no padding.").set_default("EXPLICIT").in_set(
+                          ["EXPLICIT", "SAME", "VALID"])
+        self.add_attr("data_format", "string", "(string, default NCHW) The layout of X and "
+                      "Out: NCHW, or NHWC (channel last); AnyLayout means NCHW."
+                      ).set_default("NCHW").in_set(["NCHW", "NHWC", "AnyLayout"])
+        add_extra_attrs(self, "use_cudnn", "use_mkldnn", "use_quantizer", "mkldnn_data_type",
+                        "is_test")
         self.add_comment(r"""Pool2d Operator.
 
 $$H_{out} = \frac{H_{in} + pad_{top} + pad_{bottom} - k_h}{s_h} + 1$$
@@ -36,13 +48,29 @@ where $|W|$ counts only the non-padding elements when exclusive is true.
 
 
 def _geometry(attrs_get, h, w):
-    """(kh, kw, sh, sw, (pt, pb, pl, pr), oh, ow); -1 sizes where h or w is unknown."""
+    """(kh, kw, sh, sw, (pt, pb, pl, pr), oh, ow); -1 sizes where h or w is unknown.
+
+    As Paddle's pool_op: SAME/VALID set the paddings, global pooling and adaptive pooling
+    zero them, global pooling makes the window the whole input, and adaptive pooling makes
+    ksize the output size (its windows are computed by ``_adaptive_bounds``)."""
+    sh, sw = check_pair(attrs_get("strides"), "strides")
+    kh, kw = check_pair(attrs_get("ksize"), "ksize")
+    pads = paddings4(attrs_get("paddings"))
+    algorithm = attrs_get("padding_algorithm")
+    if algorithm == "VALID":
+        pads = (0, 0, 0, 0)
+    elif algorithm == "SAME":
+        p = list(pads)
+        for i, (size, k, s) in enumerate(((h, kh, sh), (w, kw, sw))):
+            if size >= 0:
+                out = (size + s - 1) // s
+                total = max((out - 1) * s + k - size, 0)
+                p[2 * i], p[2 * i + 1] = total // 2, total - total // 2
+        pads = tuple(p)
     if attrs_get("global_pooling"):
         kh, kw, pads = h, w, (0, 0, 0, 0)
-    else:
-        kh, kw = check_pair(attrs_get("ksize"), "ksize")
-        pads = paddings4(attrs_get("paddings"))
-    sh, sw = check_pair(attrs_get("strides"), "strides")
+    if attrs_get("adaptive"):
+        return kh, kw, sh, sw, (0, 0, 0, 0), kh, kw
     ceil = bool(attrs_get("ceil_mode"))
 
     def out(size, k, pad, s):
@@ -62,13 +90,19 @@ class Pool2DOp(OperatorWithKernel):
         enforce(ctx.has_output("Out"), "Output(Out) of Pool2dOp should not be null.")
         dims = list(ctx.get_input_dim("X"))
         enforce(len(dims) == 4, errors.InvalidArgument(
-            "Input(X) of Pool2dOp should be 4-D (NCHW), but its shape is %s.", dims))
+            "Input(X) of Pool2dOp should be 4-D (%s), but its shape is %s.",
+            ctx.attr("data_format"), dims))
+        last = ctx.attr("data_format") == "NHWC"
+        given = dims
+        if last:
+            dims = [dims[0], dims[3], dims[1], dims[2]]
         kh, kw, sh, sw, pads, oh, ow = _geometry(ctx.attr, dims[2], dims[3])
         for name, v, size in (("height", oh, dims[2]), ("width", ow, dims[3])):
             enforce(size < 0 or v > 0, errors.InvalidArgument(
                 "Pool2dOp's output %s would be %d for Input(X) of shape %s with ksize %s, "
-                "strides %s and paddings %s.", name, v, dims, [kh, kw], [sh, sw], list(pads)))
-        ctx.set_output_dim("Out", [dims[0], dims[1], oh, ow])
+                "strides %s and paddings %s.", name, v, given, [kh, kw], [sh, sw], list(pads)))
+        ctx.set_output_dim("Out", [dims[0], oh, ow, dims[1]] if last
+                           else [dims[0], dims[1], oh, ow])
 
 
 class Pool2DGradMaker(GradOpMaker):
@@ -120,12 +154,59 @@ def _geo(ctx, x):
     return _geometry(ctx.attr, int(x.shape[2]), int(x.shape[3]))
 
 
+def _adaptive_bounds(size, out):
+    """[(start, end)] of each adaptive window along one axis."""
+    return [((i * size) // out, -((-(i + 1) * size) // out)) for i in range(out)]
+
+
+def _adaptive_windows(x, oh, ow):
+    h, w = int(x.shape[2]), int(x.shape[3])
+    for i, (hs, he) in enumerate(_adaptive_bounds(h, oh)):
+        for j, (ws, we) in enumerate(_adaptive_bounds(w, ow)):
+            yield i, j, (slice(None), slice(None), slice(hs, he), slice(ws, we))
+
+
+def _adaptive_pool(xp, x, oh, ow, is_max):
+    out = xp.empty(x.shape[:2] + (oh, ow), dtype=x.dtype)
+    for i, j, win in _adaptive_windows(x, oh, ow):
+        out[:, :, i, j] = xp.max(x[win], axis=(2, 3)) if is_max else xp.mean(x[win], axis=(2, 3))
+    return out
+
+
+def _adaptive_pool_grad(xp, x, dout, oh, ow, is_max):
+    n, c = x.shape[:2]
+    dx = xp.zeros_like(x)
+    for i, j, win in _adaptive_windows(x, oh, ow):
+        part = x[win]
+        g = dout[:, :, i, j]
+        if is_max:      # the first maximum of the window gets the gradient (as in Paddle)
+            flat = xp.reshape(part, (n, c, -1))
+            arg = xp.argmax(flat, axis=-1)
+            onehot = (xp.arange(flat.shape[-1])[None, None, :] == arg[:, :, None])
+            dx[win] += xp.reshape(onehot * g[:, :, None], part.shape)
+        else:
+            dx[win] += (g / g.dtype.type(part.shape[2] * part.shape[3]))[:, :, None, None]
+    return dx
+
+
+def _nchw(ctx, xp, a):
+    return xp.transpose(a, (0, 3, 1, 2)) if ctx.attr("data_format") == "NHWC" else a
+
+
+def _back(ctx, xp, a):
+    if ctx.attr("data_format") == "NHWC":
+        return xp.ascontiguousarray(xp.transpose(a, (0, 2, 3, 1)))
+    return a
+
+
 @register_kernel("pool2d", place=("CPU", "GPU"), dtypes=("float32", "float64"))
 def pool2d_kernel(ctx):
     xp = ctx.xp
-    x = ctx.input("X")
+    x = _nchw(ctx, xp, ctx.input("X"))
     geo = _geo(ctx, x)
-    if ctx.attr("pooling_type") == "max":
+    if ctx.attr("adaptive"):
+        out = _adaptive_pool(xp, x, geo[5], geo[6], ctx.attr("pooling_type") == "max")
+    elif ctx.attr("pooling_type") == "max":
         win, _ = _padded_windows(xp, x, geo, -xp.inf)
         out = xp.max(win, axis=(2, 3))
     else:
@@ -135,15 +216,20 @@ def pool2d_kernel(ctx):
             out = total / _avg_divisor(xp, x, geo, x.dtype)
         else:
             out = total / x.dtype.type(geo[0] * geo[1])
-    ctx.set_output("Out", out.astype(x.dtype, copy=False))
+    ctx.set_output("Out", _back(ctx, xp, out.astype(x.dtype, copy=False)))
 
 
 @register_kernel("pool2d_grad", place=("CPU", "GPU"), dtypes=("float32", "float64"))
 def pool2d_grad_kernel(ctx):
     xp = ctx.xp
-    x, dout = ctx.input("X"), ctx.input(grad_var_name("Out"))
+    x = _nchw(ctx, xp, ctx.input("X"))
+    dout = _nchw(ctx, xp, ctx.input(grad_var_name("Out")))
     kh, kw, sh, sw, (pt, pb, pl, pr), oh, ow = geo = _geo(ctx, x)
     n, c, h, w = (int(d) for d in x.shape)
+    if ctx.attr("adaptive"):
+        dx = _adaptive_pool_grad(xp, x, dout, oh, ow, ctx.attr("pooling_type") == "max")
+        ctx.set_output(grad_var_name("X"), _back(ctx, xp, dx))
+        return
     if ctx.attr("pooling_type") == "max":
         win, padded = _padded_windows(xp, x, geo, -xp.inf)
         flat = xp.reshape(xp.moveaxis(xp.reshape(win, (n, c, kh * kw, oh, ow)), 2, -1),
@@ -160,4 +246,5 @@ def pool2d_grad_kernel(ctx):
             share = dout / dout.dtype.type(kh * kw)
         dwin = xp.broadcast_to(share[:, :, None, None], (n, c, kh, kw, oh, ow))
     dxpad = scatter_windows(xp, dwin, padded, kh, kw, sh, sw, 1, 1)
-    ctx.set_output(grad_var_name("X"), xp.array(dxpad[:, :, pt:pt + h, pl:pl + w], copy=True))
+    dx = dxpad[:, :, pt:pt + h, pl:pl + w]
+    ctx.set_output(grad_var_name("X"), _back(ctx, xp, xp.array(dx, copy=True)))

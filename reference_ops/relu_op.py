@@ -1,12 +1,14 @@
 """relu: Out = max(X, 0)."""
 from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce)
+from reference_ops._extra import add_extra_attrs
 
 
 class ReluOpMaker(OpMaker):
     def make(self):
         self.add_input("X", "(Tensor) Input of Relu operator.")
         self.add_output("Out", "(Tensor) Output of Relu operator, same shape and LoD as X.")
+        add_extra_attrs(self, "use_mkldnn", "use_cudnn")
         self.add_comment(r"""Relu Activation Operator.
 
 $$Out = \max(X, 0)$$

@@ -1,11 +1,14 @@
 """scale: Out = scale * X + bias (or scale * (X + bias))."""
-from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
+from opkit import (OpMaker, OperatorWithKernel, OpKernelType, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce)
+from reference_ops._tensor_attr import scalar_input
 
 
 class ScaleOpMaker(OpMaker):
     def make(self):
         self.add_input("X", "(Tensor) Input tensor of scale operator.")
+        self.add_input("ScaleTensor", "(Tensor, optional) The scaling factor, shape [1]; it "
+                       "takes priority over attr scale.").as_dispensable()
         self.add_output("Out", "(Tensor) Output tensor of scale operator, same shape and LoD as X.")
         self.add_attr("scale", "float", "(float, default 1.0) The scaling factor."
                       ).set_default(1.0)
@@ -29,6 +32,9 @@ class ScaleOp(OperatorWithKernel):
         ctx.set_output_dim("Out", ctx.get_input_dim("X"))
         ctx.share_lod("X", "Out")
 
+    def get_expected_kernel_type(self, ctx):
+        return OpKernelType(self.indicate_var_data_type(ctx, "X"), ctx.place)
+
 
 class ScaleGradMaker(GradOpMaker):
     """dX = scale * dOut (the bias does not matter)."""
@@ -36,6 +42,8 @@ class ScaleGradMaker(GradOpMaker):
     def apply(self):
         op = self.new_grad_op("scale_grad")
         op.set_input(grad_var_name("Out"), self.output_grad("Out"))
+        if self.input("ScaleTensor"):
+            op.set_input("ScaleTensor", self.input("ScaleTensor"))
         op.set_output(grad_var_name("X"), self.input_grad("X"))
         return [op]
 
@@ -47,6 +55,9 @@ class ScaleGradOp(OperatorWithKernel):
         ctx.set_output_dim(grad_var_name("X"), ctx.get_input_dim(grad_var_name("Out")))
         ctx.share_lod(grad_var_name("Out"), grad_var_name("X"))
 
+    def get_expected_kernel_type(self, ctx):
+        return OpKernelType(self.indicate_var_data_type(ctx, grad_var_name("Out")), ctx.place)
+
 
 register_operator("scale", ScaleOp, ScaleOpMaker, grad_maker=ScaleGradMaker)
 register_operator("scale_grad", ScaleGradOp)
@@ -56,7 +67,7 @@ register_operator("scale_grad", ScaleGradOp)
 def scale_kernel(ctx):
     x = ctx.input("X")
     t = x.dtype.type
-    scale, bias = t(ctx.attr("scale")), t(ctx.attr("bias"))
+    scale, bias = t(scalar_input(ctx, "ScaleTensor", ctx.attr("scale"))), t(ctx.attr("bias"))
     if ctx.attr("bias_after_scale"):
         out = x * scale + bias
     else:
@@ -67,4 +78,5 @@ def scale_kernel(ctx):
 @register_kernel("scale_grad", place=("CPU", "GPU"), dtypes=("float32", "float64"))
 def scale_grad_kernel(ctx):
     dout = ctx.input(grad_var_name("Out"))
-    ctx.set_output(grad_var_name("X"), dout * dout.dtype.type(ctx.attr("scale")))
+    scale = scalar_input(ctx, "ScaleTensor", ctx.attr("scale"))
+    ctx.set_output(grad_var_name("X"), dout * dout.dtype.type(scale))

@@ -3,7 +3,7 @@ import numpy as np
 
 from opkit import (GradOpMaker, OpKernelType, OpMaker, OperatorWithKernel, enforce, errors,
                    grad_var_name, register_kernel, register_operator)
-
+from reference_ops._extra import add_extra_attrs
 from reference_ops._sequence import check_lod_level, last_level, segment_ids, segment_max, \
     segment_sum
 
@@ -13,6 +13,7 @@ class SequenceSoftmaxOpMaker(OpMaker):
         self.add_input("X", "(LoDTensor) Shape [N, 1] or [N]; its last LoD level delimits "
                        "the sequences.")
         self.add_output("Out", "(LoDTensor) Same shape and LoD as X.")
+        add_extra_attrs(self, "use_cudnn", "data_format")
         self.add_comment(r"""Sequence Softmax Operator.
 
 For every sequence $s = X[o_i : o_{i+1}]$ of the last LoD level:

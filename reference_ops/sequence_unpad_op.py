@@ -40,7 +40,8 @@ class SequenceUnpadOp(OperatorWithKernel):
             enforce(dims[0] == len_dims[0], errors.InvalidArgument(
                 "Input(X) of sequence_unpad holds %d sequences but Input(Length) holds %d",
                 dims[0], len_dims[0]))
-        ctx.set_output_dim("Out", [-1] + dims[2:])
+        # as Paddle: a 2-D X ([N, L]) gives Out of shape [sum(Length), 1]
+        ctx.set_output_dim("Out", [-1] + (dims[2:] if len(dims) > 2 else [1]))
         ctx.set_lod_level("Out", 1)
 
     def get_expected_kernel_type(self, ctx):
@@ -96,6 +97,8 @@ def sequence_unpad_kernel(ctx):
         out = x[xp.asarray(ids), xp.asarray(pos)]
     else:
         out = xp.zeros((0,) + tuple(x.shape[2:]), dtype=x.dtype)
+    if x.ndim == 2:
+        out = xp.reshape(out, (-1, 1))
     ctx.set_output("Out", xp.ascontiguousarray(out), lod=[off.tolist()])  # opkit: ignore[OPK004] fancy indexing copies
 
 
@@ -111,5 +114,5 @@ def sequence_unpad_grad_kernel(ctx):
     ids, pos = pad_positions(off)
     dx = xp.zeros(shape, dtype=dout.dtype)
     if ids.size:
-        dx[xp.asarray(ids), xp.asarray(pos)] = dout
+        dx[xp.asarray(ids), xp.asarray(pos)] = xp.reshape(dout, (-1,) + shape[2:])
     ctx.set_output(grad_var_name("X"), dx)

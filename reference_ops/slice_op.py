@@ -1,17 +1,39 @@
 """slice: takes a sub-tensor of Input along some axes."""
-from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
+from opkit import (OpMaker, OperatorWithKernel, OpKernelType, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce, errors)
+from reference_ops._tensor_attr import given, int_list_input
+
+_TENSOR_SLOTS = ("StartsTensor", "EndsTensor", "StartsTensorList", "EndsTensorList")
 
 
 class SliceOpMaker(OpMaker):
     def make(self):
         self.add_input("Input", "(Tensor) Tensor of data to extract slices from.")
+        self.add_input("StartsTensor", "(Tensor<int>, optional) The starts, 1-D; it takes "
+                       "priority over Input(StartsTensorList) and attr starts."
+                       ).as_dispensable()
+        self.add_input("EndsTensor", "(Tensor<int>, optional) The ends, 1-D; it takes "
+                       "priority over Input(EndsTensorList) and attr ends.").as_dispensable()
+        self.add_input("StartsTensorList", "(vector<Tensor<int>>, optional) The starts, one "
+                       "tensor of shape [1] each; it takes priority over attr starts."
+                       ).as_duplicable().as_dispensable()
+        self.add_input("EndsTensorList", "(vector<Tensor<int>>, optional) The ends, one "
+                       "tensor of shape [1] each; it takes priority over attr ends."
+                       ).as_duplicable().as_dispensable()
         self.add_output("Out", "(Tensor) Sliced data tensor.")
         self.add_attr("axes", "ints", "(list<int>) Axes that `starts` and `ends` apply to.")
-        self.add_attr("starts", "ints", "(list<int>) Starting indices of corresponding axis in "
-                      "`axes`; negative counts from the end.")
-        self.add_attr("ends", "ints", "(list<int>) Ending indices (exclusive) of corresponding "
-                      "axis in `axes`; negative counts from the end, clamped to the dim.")
+        self.add_attr("starts", "ints", "(list<int>, default []) Starting indices of "
+                      "corresponding axis in `axes`; negative counts from the end (may be left "
+                      "out when the starts come as tensors).", default=[])
+        self.add_attr("ends", "ints", "(list<int>, default []) Ending indices (exclusive) of "
+                      "corresponding axis in `axes`; negative counts from the end, clamped to "
+                      "the dim (may be left out when the ends come as tensors).", default=[])
+        self.add_attr("infer_flags", "ints", "(list<int>, default []) Per axis: -1 when its "
+                      "start or end is given as a tensor (its size is unknown at compile "
+                      "time), else 1.", default=[])
+        self.add_attr("decrease_axis", "ints", "(list<int>, default []) Axes (of size 1 after "
+                      "slicing) removed from Out; removing every axis leaves shape [1].",
+                      default=[])
         self.add_comment(r"""Slice Operator.
 
 For each axis in `axes` takes the range [start, end) (negative values count
@@ -20,6 +42,27 @@ $$Out = Input[\ldots, starts_i : ends_i, \ldots]$$
 e.g. Input = [[1, 2, 3, 4], [5, 6, 7, 8]], axes = [0, 1], starts = [1, 0],
 ends = [2, 3] gives Out = [[5, 6, 7]].
 """)
+
+
+def decrease_dims(dims, decrease_axis):
+    """Out's dims without the decreased axes (each must be 1); [1] when none is left."""
+    decrease = sorted({int(a) for a in decrease_axis})
+    for a in decrease:
+        enforce(0 <= a < len(dims), errors.InvalidArgument(
+            "Attr(decrease_axis) %s of SliceOp holds axis %d, out of range for rank %d.",
+            list(decrease_axis), a, len(dims)))
+        enforce(dims[a] in (1, -1), errors.InvalidArgument(
+            "Attr(decrease_axis) %s of SliceOp removes axis %d, but its size after slicing is "
+            "%d (it must be 1).", list(decrease_axis), a, dims[a]))
+    out = [d for i, d in enumerate(dims) if i not in decrease]
+    return out or [1]
+
+
+def runtime_bounds(ctx):
+    """(starts, ends): Input(StartsTensor), else Input(StartsTensorList), else the attr."""
+    starts = int_list_input(ctx, "StartsTensor", "StartsTensorList", ctx.attr("starts"))
+    ends = int_list_input(ctx, "EndsTensor", "EndsTensorList", ctx.attr("ends"))
+    return starts, ends
 
 
 def _check_attrs(axes, starts, ends, rank, in_dims):
@@ -61,24 +104,43 @@ class SliceOp(OperatorWithKernel):
         enforce(ctx.has_input("Input"), "Input(Input) of SliceOp should not be null.")
         enforce(ctx.has_output("Out"), "Output(Out) of SliceOp should not be null.")
         in_dims = list(ctx.get_input_dim("Input"))
-        axes, starts, ends = _check_attrs(ctx.attr("axes"), ctx.attr("starts"), ctx.attr("ends"),
-                                          len(in_dims), in_dims)
-        out = list(in_dims)
-        for a, s, e in zip(axes, starts, ends):
-            if in_dims[a] < 0:
+        axes = [int(a) for a in ctx.attr("axes")]
+        if any(given(ctx, slot) for slot in _TENSOR_SLOTS):
+            # starts/ends known at run time only: the sliced sizes are unknown here
+            out = list(in_dims)
+            for a in axes:
+                enforce(0 <= a < len(in_dims), errors.InvalidArgument(
+                    "Attr(axes) %s of SliceOp holds axis %d, out of range for Input of rank "
+                    "%d (shape %s).", axes, a, len(in_dims), in_dims))
                 out[a] = -1
-            else:
-                s, e = _clamp(s, e, in_dims[a])
-                out[a] = e - s
+        else:
+            axes, starts, ends = _check_attrs(axes, ctx.attr("starts"), ctx.attr("ends"),
+                                              len(in_dims), in_dims)
+            out = list(in_dims)
+            flags = [int(f) for f in ctx.attr("infer_flags")]
+            for i, (a, s, e) in enumerate(zip(axes, starts, ends)):
+                if in_dims[a] < 0 or (i < len(flags) and flags[i] == -1):
+                    out[a] = -1
+                else:
+                    s, e = _clamp(s, e, in_dims[a])
+                    out[a] = e - s
+        if ctx.attr("decrease_axis"):
+            out = decrease_dims(out, ctx.attr("decrease_axis"))
         ctx.set_output_dim("Out", out)
         if 0 not in axes:
             ctx.share_lod("Input", "Out")
+
+    def get_expected_kernel_type(self, ctx):
+        return OpKernelType(self.indicate_var_data_type(ctx, "Input"), ctx.place)
 
 
 class SliceGradMaker(GradOpMaker):
     def apply(self):
         op = self.new_grad_op("slice_grad")
         op.set_input("Input", self.input("Input"))
+        for slot in _TENSOR_SLOTS:
+            if self.input(slot):
+                op.set_input(slot, self.input(slot))
         op.set_input(grad_var_name("Out"), self.output_grad("Out"))
         op.set_output(grad_var_name("Input"), self.input_grad("Input"))
         return [op]
@@ -92,6 +154,9 @@ class SliceGradOp(OperatorWithKernel):
         ctx.set_output_dim(grad_var_name("Input"), ctx.get_input_dim("Input"))
         ctx.share_lod("Input", grad_var_name("Input"))
 
+    def get_expected_kernel_type(self, ctx):
+        return OpKernelType(self.indicate_var_data_type(ctx, grad_var_name("Out")), ctx.place)
+
 
 register_operator("slice", SliceOp, SliceOpMaker, grad_maker=SliceGradMaker)
 register_operator("slice_grad", SliceGradOp, no_need_buffer=["Input"])
@@ -101,9 +166,12 @@ register_operator("slice_grad", SliceGradOp, no_need_buffer=["Input"])
 def slice_kernel(ctx):
     xp = ctx.xp
     x = ctx.input("Input")
-    axes, starts, ends = _check_attrs(ctx.attr("axes"), ctx.attr("starts"), ctx.attr("ends"),
-                                      x.ndim, x.shape)
-    ctx.set_output("Out", xp.array(x[slice_bounds(x.shape, axes, starts, ends)], copy=True))
+    starts, ends = runtime_bounds(ctx)
+    axes, starts, ends = _check_attrs(ctx.attr("axes"), starts, ends, x.ndim, x.shape)
+    out = x[slice_bounds(x.shape, axes, starts, ends)]
+    if ctx.attr("decrease_axis"):
+        out = xp.reshape(out, tuple(decrease_dims(list(out.shape), ctx.attr("decrease_axis"))))
+    ctx.set_output("Out", xp.array(out, copy=True))
 
 
 @register_kernel("slice_grad", place=("CPU", "GPU"), dtypes=("float32", "float64"))
@@ -111,8 +179,9 @@ def slice_grad_kernel(ctx):
     xp = ctx.xp
     shape = tuple(int(d) for d in ctx.input_tensor("Input").shape)  # shape only: no_need_buffer
     dout = ctx.input(grad_var_name("Out"))
-    axes, starts, ends = _check_attrs(ctx.attr("axes"), ctx.attr("starts"), ctx.attr("ends"),
-                                      len(shape), shape)
+    starts, ends = runtime_bounds(ctx)
+    axes, starts, ends = _check_attrs(ctx.attr("axes"), starts, ends, len(shape), shape)
     dx = xp.zeros(shape, dtype=dout.dtype)
-    dx[slice_bounds(shape, axes, starts, ends)] = dout
+    index = slice_bounds(shape, axes, starts, ends)
+    dx[index] = xp.reshape(dout, dx[index].shape)   # undoes decrease_axis
     ctx.set_output(grad_var_name("Input"), dx)

@@ -1,7 +1,7 @@
 """softmax along one axis."""
 from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce)
-
+from reference_ops._extra import add_extra_attrs
 from reference_ops._common import normalize_axis
 
 
@@ -11,6 +11,8 @@ class SoftmaxOpMaker(OpMaker):
         self.add_output("Out", "(Tensor) The normalized values, same shape and LoD as X.")
         self.add_attr("axis", "int", "(int, default -1) The dimension index of Input(x) to "
                       "perform softmax along; -1 is the last dimension.").set_default(-1)
+        add_extra_attrs(self, "use_cudnn", "use_mkldnn", "data_format", "is_test",
+                        "mkldnn_data_type")
         self.add_comment(r"""Softmax Operator.
 
 Normalizes X along `axis` into a probability distribution:
@@ -24,7 +26,7 @@ class SoftmaxOp(OperatorWithKernel):
         enforce(ctx.has_input("X"), "Input(X) of SoftmaxOp should not be null.")
         enforce(ctx.has_output("Out"), "Output(Out) of SoftmaxOp should not be null.")
         dims = list(ctx.get_input_dim("X"))
-        normalize_axis(ctx.attr("axis"), len(dims))
+        normalize_axis(ctx.attr("axis"), max(len(dims), 1))   # a 0-D X takes axis -1 or 0
         ctx.set_output_dim("Out", dims)
         ctx.share_lod("X", "Out")
 
@@ -51,12 +53,18 @@ register_operator("softmax", SoftmaxOp, SoftmaxOpMaker, grad_maker=SoftmaxGradMa
 register_operator("softmax_grad", SoftmaxGradOp)
 
 
+def _axis(ctx, ndim):
+    """The softmax axis; None for a 0-D X (its softmax is 1, as in Paddle 2)."""
+    axis = normalize_axis(ctx.attr("axis"), max(ndim, 1))
+    return None if ndim == 0 else axis
+
+
 # the GPU kernel of softmax is a dedicated cupy kernel: reference_ops/gpu/
 @register_kernel("softmax", place="CPU", dtypes=("float32", "float64"))
 def softmax_kernel(ctx):
     xp = ctx.xp
     x = ctx.input("X")
-    axis = normalize_axis(ctx.attr("axis"), x.ndim)
+    axis = _axis(ctx, x.ndim)
     if x.size == 0:
         ctx.set_output("Out", xp.zeros_like(x))
         return
@@ -68,6 +76,6 @@ def softmax_kernel(ctx):
 def softmax_grad_kernel(ctx):
     xp = ctx.xp
     out, dout = ctx.input("Out"), ctx.input(grad_var_name("Out"))
-    axis = normalize_axis(ctx.attr("axis"), out.ndim)
+    axis = _axis(ctx, out.ndim)
     ctx.set_output(grad_var_name("X"),
                    out * (dout - xp.sum(dout * out, axis=axis, keepdims=True)))

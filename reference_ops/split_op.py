@@ -3,11 +3,17 @@ from opkit import (OpMaker, OperatorWithKernel, OpKernelType, GradOpMaker, regis
                    register_kernel, grad_var_name, enforce, errors)
 
 from reference_ops._common import normalize_axis
+from reference_ops._tensor_attr import given, int_list_input, scalar_input
 
 
 class SplitOpMaker(OpMaker):
     def make(self):
         self.add_input("X", "(Tensor) Input tensor of the split operator.")
+        self.add_input("AxisTensor", "(Tensor<int>, optional) The axis, shape [1]; it takes "
+                       "priority over attr axis.").as_dispensable()
+        self.add_input("SectionsTensorList", "(vector<Tensor<int>>, optional) The sections, "
+                       "one tensor of shape [1] each; they take priority over attr sections."
+                       ).as_duplicable().as_dispensable()
         self.add_output("Out", "(vector<Tensor>) Output tensors of the split operator."
                         ).as_duplicable()
         self.add_attr("axis", "int", "(int, default 0) The axis along which to split; negative "
@@ -68,8 +74,20 @@ class SplitOp(OperatorWithKernel):
         enforce(ctx.has_input("X"), "Input(X) of SplitOp should not be null.")
         enforce(ctx.has_output("Out"), "Outputs(Out) of SplitOp should not be null.")
         x_dims = list(ctx.get_input_dim("X"))
-        axis = normalize_axis(ctx.attr("axis"), len(x_dims))
         n_out = len(ctx.output_names("Out"))
+        if given(ctx, "AxisTensor") or given(ctx, "SectionsTensorList"):
+            # the axis or the sizes are known at run time only
+            unknown_axis = given(ctx, "AxisTensor")
+            axis = None if unknown_axis else normalize_axis(ctx.attr("axis"), len(x_dims))
+            outs = []
+            for _ in range(n_out):
+                d = [-1] * len(x_dims) if unknown_axis else list(x_dims)
+                if axis is not None:
+                    d[axis] = -1
+                outs.append(d)
+            ctx.set_outputs_dim("Out", outs)
+            return
+        axis = normalize_axis(ctx.attr("axis"), len(x_dims))
         sizes = _section_sizes(x_dims[axis], ctx.attr("num"), ctx.attr("sections"), n_out,
                                axis, x_dims)
         outs = []
@@ -89,6 +107,8 @@ class SplitGradMaker(GradOpMaker):
     def apply(self):
         op = self.new_grad_op("split_grad")
         op.set_input(grad_var_name("Out"), self.output_grad("Out"))
+        if self.input("AxisTensor"):
+            op.set_input("AxisTensor", self.input("AxisTensor"))
         op.set_output(grad_var_name("X"), self.input_grad("X"))
         return [op]
 
@@ -98,6 +118,9 @@ class SplitGradOp(OperatorWithKernel):
         enforce(ctx.has_input(grad_var_name("Out")),
                 "Inputs(Out@GRAD) of SplitGradOp should not be null.")
         dims = [list(d) for d in ctx.get_inputs_dim(grad_var_name("Out"))]
+        if given(ctx, "AxisTensor"):
+            ctx.set_output_dim(grad_var_name("X"), [-1] * len(dims[0]))
+            return
         axis = normalize_axis(ctx.attr("axis"), len(dims[0]))
         out = list(dims[0])
         out[axis] = -1 if any(d[axis] < 0 for d in dims) else sum(d[axis] for d in dims)
@@ -115,9 +138,10 @@ register_operator("split_grad", SplitGradOp)
 def split_kernel(ctx):
     xp = ctx.xp
     x = ctx.input("X")
-    axis = normalize_axis(ctx.attr("axis"), x.ndim)
+    axis = normalize_axis(scalar_input(ctx, "AxisTensor", ctx.attr("axis")), x.ndim)
     n_out = len(ctx.output_names("Out"))
-    sizes = _section_sizes(int(x.shape[axis]), ctx.attr("num"), ctx.attr("sections"), n_out,
+    sections = int_list_input(ctx, list_slot="SectionsTensorList", default=ctx.attr("sections"))
+    sizes = _section_sizes(int(x.shape[axis]), ctx.attr("num"), sections, n_out,
                            axis, list(x.shape))
     bounds, pos = [], 0
     for s in sizes[:-1]:
@@ -130,5 +154,5 @@ def split_kernel(ctx):
 def split_grad_kernel(ctx):
     xp = ctx.xp
     douts = ctx.inputs(grad_var_name("Out"))
-    axis = normalize_axis(ctx.attr("axis"), douts[0].ndim)
+    axis = normalize_axis(scalar_input(ctx, "AxisTensor", ctx.attr("axis")), douts[0].ndim)
     ctx.set_output(grad_var_name("X"), xp.concatenate(douts, axis=axis))

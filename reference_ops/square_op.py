@@ -1,12 +1,14 @@
 """square: Out = X^2."""
 from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce)
+from reference_ops._extra import add_extra_attrs
 
 
 class SquareOpMaker(OpMaker):
     def make(self):
         self.add_input("X", "(Tensor) Input of Square operator.")
         self.add_output("Out", "(Tensor) Output of Square operator, same shape and LoD as X.")
+        add_extra_attrs(self, "use_mkldnn", "use_cudnn")
         self.add_comment(r"""Square Activation Operator.
 
 $$Out = X^2$$

@@ -3,6 +3,7 @@ import numpy as np
 
 from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, SelectedRows, register_operator,
                    register_kernel, enforce, errors)
+from reference_ops._extra import add_extra_attrs
 
 
 class SumOpMaker(OpMaker):
@@ -10,6 +11,7 @@ class SumOpMaker(OpMaker):
         self.add_input("X", "(vector<Tensor>) The input tensors of sum operator, all of the "
                        "same shape.").as_duplicable()
         self.add_output("Out", "(Tensor) The output tensor of sum operator.")
+        add_extra_attrs(self, "use_mkldnn", "mkldnn_data_type")
         self.add_comment(r"""Sum operator.
 
 Adds all the input tensors elementwise (they must have the same shape); Out
@@ -57,6 +59,7 @@ class SumGradMaker(GradOpMaker):
             if not dx or dx == "@EMPTY@":  # no gradient wanted for this input
                 continue
             op = self.new_grad_op("scale")
+            op.attrs = {}  # a fresh scale op: sum's attrs (its switches) are not scale's
             op.set_input("X", dout)
             op.set_output("Out", [dx])
             op.set_attr("scale", 1.0)

@@ -1,6 +1,7 @@
 """transpose: permutes the dimensions of X."""
 from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce, errors)
+from reference_ops._extra import add_extra_attrs
 
 
 class TransposeOpMaker(OpMaker):
@@ -10,6 +11,7 @@ class TransposeOpMaker(OpMaker):
         self.add_output("Out", "(Tensor) The output tensor.")
         self.add_attr("axis", "ints", "(list<int>) A permutation of [0, rank(X)): dimension i "
                       "of Out is dimension axis[i] of X.")
+        add_extra_attrs(self, "use_mkldnn", "data_format")
         self.add_comment(r"""Transpose Operator.
 
 Permutes the dimensions of X according to `axis`:

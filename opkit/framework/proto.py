@@ -126,6 +126,7 @@ class AttrProto:
     quant: bool = False
     checks: list = field(default_factory=list)  # (description, predicate)
     op_type: str = ""
+    converter: object = None  # value -> value, applied before the type check (set_converter)
 
     @property
     def has_default(self) -> bool:
@@ -171,6 +172,14 @@ class AttrProto:
         self.quant = True
         return self
 
+    def set_converter(self, fn) -> "AttrProto":
+        """Map a given value before it is type-checked (e.g. Paddle's VarType number of a
+        dtype attr to its name); fn raises ValueError for a value it cannot map."""
+        self.converter = fn
+        if self.has_default:
+            self.default = self._coerce(self.default, "default")
+        return self
+
     def as_generated(self) -> "AttrProto":
         self.generated = True
         return self
@@ -181,6 +190,8 @@ class AttrProto:
 
     def _coerce(self, value, what: str = "value"):
         try:
+            if self.converter is not None:
+                value = self.converter(value)
             return coerce_attr(self.type, value)
         except ValueError as exc:
             raise errors.InvalidArgument("%s: bad %s: %s", self._where(), what, exc) from None

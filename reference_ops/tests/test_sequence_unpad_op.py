@@ -41,3 +41,22 @@ def test_unpad_lod_check_is_a_skip():
     t.setUp()
     results = check(t.to_case())
     assert [(r.status, r.message) for r in results] == [("skip", "no LoD input")]
+
+
+class TestSequenceUnpad2DX(OpTest):
+    """A 2-D X [N, L] gives Out of shape [sum(Length), 1], as in Paddle."""
+
+    def setUp(self):
+        self.op_type = "sequence_unpad"
+        x = np.random.default_rng(23).uniform(-1, 1, (3, 6))
+        length = np.array([2, 6, 3], dtype=np.int64)
+        self.inputs = {"X": x, "Length": length}
+        self.attrs = {}
+        out = np.concatenate([x[i, :n] for i, n in enumerate(length)]).reshape(-1, 1)
+        self.outputs = {"Out": (out, [length.tolist()])}
+
+    def test_check_output(self):
+        self.check_output()
+
+    def test_check_grad(self):
+        self.check_grad(["X"], "Out")

@@ -1,0 +1,155 @@
+"""The reduce ops (reduce_sum, reduce_mean, reduce_max, reduce_min, reduce_prod), built from
+one table row each.
+
+Not an op module (no ``_op.py`` suffix): each ``<op_type>_op.py`` calls
+``build_reduce(op_type)`` (it registers the kernels and returns the classes that the op
+file registers, so that the registry names that file as the op's source).
+
+Semantics of Paddle's reduce ops (Fluid 1.8): reduce X over the dims ``dim`` (negative counts from the end); ``reduce_all`` (or ``dim`` naming every
+dim) reduces over all of them; ``keep_dim`` keeps reduced dims as 1, else they are
+removed, and an Out that would have no dims has shape [1]. Gradients: sum broadcasts
+Out@GRAD, mean divides it by the number of reduced elements, max/min give it to every
+element equal to the extreme (ties share it, as in Paddle), prod gives Out@GRAD * Out / X.
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from opkit import (GradOpMaker, OperatorWithKernel, OpKernelType, OpMaker, enforce, errors,
+                   grad_var_name, register_kernel)
+
+__all__ = ["REDUCES", "build_reduce", "reduce_dims"]
+
+FLOATS = ("float32", "float64")
+# op_type -> (formula, numpy function, forward dtypes, grad reads X and Out)
+REDUCES = {
+    "reduce_sum": (r"\sum", "sum", FLOATS + ("int32", "int64"), False),
+    "reduce_mean": (r"\mathrm{mean}", "mean", FLOATS, False),
+    "reduce_max": (r"\max", "max", FLOATS + ("int32", "int64"), True),
+    "reduce_min": (r"\min", "min", FLOATS + ("int32", "int64"), True),
+    "reduce_prod": (r"\prod", "prod", FLOATS + ("int32", "int64"), True),
+}
+
+
+def reduce_dims(rank: int, dim, reduce_all: bool):
+    """The sorted, normalized dims reduced over (every dim when reduce_all)."""
+    if reduce_all:
+        return list(range(rank))
+    dims = []
+    for d in dim:
+        d = int(d)
+        enforce(-rank <= d < rank, errors.InvalidArgument(
+            "Attr(dim) %s of the reduce op is out of range for X of rank %d: each entry "
+            "should be in [%d, %d).", list(dim), rank, -rank, rank))
+        dims.append(d + rank if d < 0 else d)
+    return sorted(set(dims))
+
+
+def out_dims(x_dims, dims, keep_dim: bool):
+    if keep_dim:
+        return [1 if i in dims else d for i, d in enumerate(x_dims)]
+    out = [d for i, d in enumerate(x_dims) if i not in dims]
+    return out or [1]
+
+
+def _camel(op_type: str) -> str:
+    return "".join(p.capitalize() for p in op_type.split("_"))
+
+
+def build_reduce(op_type: str) -> SimpleNamespace:
+    formula, fn_name, dtypes, grad_reads_values = REDUCES[op_type]
+    name = _camel(op_type)
+    grad_type = op_type + "_grad"
+    dout_name, dx_name = grad_var_name("Out"), grad_var_name("X")
+
+    def make(self):
+        self.add_input("X", "(Tensor) The input tensor.")
+        self.add_output("Out", "(Tensor) The result tensor.")
+        self.add_attr("dim", "ints", "(list<int>, default {0}) The dimensions to reduce; "
+                      "negative counts from the end.", default=[0])
+        self.add_attr("keep_dim", "bool", "(bool, default false) Keep the reduced dimensions "
+                      "(as size 1).", default=False)
+        self.add_attr("reduce_all", "bool", "(bool, default false) Reduce over all "
+                      "dimensions.", default=False)
+        self.add_attr("in_dtype", "int", "(int, default -1) Paddle's cast of X before "
+                      "reducing; only -1 (none) is supported.", default=-1).in_set([-1])
+        self.add_attr("out_dtype", "int", "(int, default -1) Paddle's cast of Out; only -1 "
+                      "(X's dtype) is supported.", default=-1).in_set([-1])
+        self.add_comment(f"{name} Operator.\n\n$$Out = {formula}_{{dim}} X$$\nreduce_all "
+                         "(or a `dim` naming every dimension) reduces over all of them; "
+                         "keep_dim keeps the reduced dimensions as 1, otherwise they are "
+                         "removed (an Out with no dimension left has shape [1]).\n")
+
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("X"), f"Input(X) of {name}Op should not be null.")
+        enforce(ctx.has_output("Out"), f"Output(Out) of {name}Op should not be null.")
+        x_dims = list(ctx.get_input_dim("X"))
+        dims = reduce_dims(len(x_dims), ctx.attr("dim"), ctx.attr("reduce_all"))
+        ctx.set_output_dim("Out", out_dims(x_dims, dims, ctx.attr("keep_dim")))
+        if dims and dims[0] != 0:
+            ctx.share_lod("X", "Out")
+
+    def apply(self):
+        op = self.new_grad_op(grad_type)
+        op.set_input("X", self.input("X"))
+        if grad_reads_values:
+            op.set_input("Out", self.output("Out"))
+        op.set_input(dout_name, self.output_grad("Out"))
+        op.set_output(dx_name, self.input_grad("X"))
+        return [op]
+
+    def grad_infer_shape(self, ctx):
+        enforce(ctx.has_input(dout_name), f"Input(Out@GRAD) of {name}GradOp should not be null.")
+        ctx.set_output_dim(dx_name, ctx.get_input_dim("X"))
+        ctx.share_lod("X", dx_name)
+
+    def grad_kernel_type(self, ctx):
+        return OpKernelType(self.indicate_var_data_type(ctx, dout_name), ctx.place)
+
+    maker = type(f"{name}OpMaker", (OpMaker,), {"make": make, "__module__": __name__})
+    op_cls = type(f"{name}Op", (OperatorWithKernel,), {"infer_shape": infer_shape,
+                                                       "__module__": __name__})
+    grad_maker = type(f"{name}GradMaker", (GradOpMaker,), {"apply": apply,
+                                                           "__module__": __name__})
+    grad_cls = type(f"{name}GradOp", (OperatorWithKernel,),
+                    {"infer_shape": grad_infer_shape, "get_expected_kernel_type": grad_kernel_type,
+                     "__module__": __name__})
+
+    def kernel(ctx):
+        xp = ctx.xp
+        x = ctx.input("X")
+        dims = reduce_dims(x.ndim, ctx.attr("dim"), ctx.attr("reduce_all"))
+        out = getattr(xp, fn_name)(x, axis=tuple(dims), keepdims=True)
+        shape = out_dims(list(x.shape), dims, ctx.attr("keep_dim"))
+        ctx.set_output("Out", xp.reshape(out, tuple(shape)).astype(x.dtype, copy=False))
+
+    def grad_kernel(ctx):
+        xp = ctx.xp
+        x_t = ctx.input_tensor("X")
+        shape = tuple(int(d) for d in x_t.shape)
+        dout = ctx.input(dout_name)
+        dims = reduce_dims(len(shape), ctx.attr("dim"), ctx.attr("reduce_all"))
+        kept = tuple(1 if i in dims else d for i, d in enumerate(shape))
+        g = xp.reshape(dout, kept)
+        if fn_name == "sum":
+            dx = xp.broadcast_to(g, shape)
+        elif fn_name == "mean":
+            n = 1
+            for i in dims:
+                n *= shape[i]
+            dx = xp.broadcast_to(g / dout.dtype.type(max(n, 1)), shape)
+        else:
+            x = ctx.input("X")
+            out = xp.reshape(ctx.input("Out"), kept)
+            if fn_name == "prod":
+                dx = g * out / x
+            else:
+                dx = g * (x == out).astype(dout.dtype)
+        ctx.set_output(dx_name, xp.array(dx, dtype=dout.dtype, copy=True))
+
+    kernel.__name__ = f"{op_type}_kernel"
+    grad_kernel.__name__ = f"{op_type}_grad_kernel"
+    register_kernel(op_type, place=("CPU", "GPU"), dtypes=dtypes)(kernel)
+    register_kernel(grad_type, place=("CPU", "GPU"), dtypes=FLOATS)(grad_kernel)
+    return SimpleNamespace(op=op_cls, maker=maker, grad_maker=grad_maker, grad_op=grad_cls,
+                           grad_no_need_buffer=[] if grad_reads_values else ["X"])

@@ -1,0 +1,6 @@
+"""less_equal: a compare op (see reference_ops/_compare.py)."""
+from opkit import register_operator
+from reference_ops._compare import build_compare
+
+_ops = build_compare("less_equal")
+register_operator("less_equal", _ops.op, _ops.maker)

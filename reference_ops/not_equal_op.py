@@ -1,0 +1,6 @@
+"""not_equal: a compare op (see reference_ops/_compare.py)."""
+from opkit import register_operator
+from reference_ops._compare import build_compare
+
+_ops = build_compare("not_equal")
+register_operator("not_equal", _ops.op, _ops.maker)

@@ -1,0 +1,7 @@
+"""stanh: an activation (formula and gradient in reference_ops/_activation.py)."""
+from opkit import register_operator
+from reference_ops._activation import build_activation
+
+_ops = build_activation("stanh")
+register_operator("stanh", _ops.op, _ops.maker, grad_maker=_ops.grad_maker)
+register_operator("stanh_grad", _ops.grad_op)
