@@ -49,12 +49,19 @@ class InputMutation(Rule):
                 if event.kind != "write":
                     continue
                 via = f" (via alias '{event.via}')" if event.via else ""
-                if event.helper:
-                    line = ctx.line_of(event.helper_line_node)
-                    inner = f" as '{event.helper_via}'" if event.helper_via else ""
-                    message = (f"kernel '{kernel.name}' writes to input '{event.slot}'{via} "
-                               f"in helper '{event.helper}'{inner} at line {line}")
-                else:
-                    line = ctx.line_of(event.node)
-                    message = f"kernel '{kernel.name}' writes to input '{event.slot}'{via} at line {line}"
-                yield Report(event.node, message)
+                message = (f"kernel '{kernel.name}' writes to input '{event.slot}'{via} at line "
+                           f"{ctx.line_of(event.node)}")
+                yield Report(event.node, message + helper_context(ctx, event))
+
+
+def helper_context(ctx, event) -> str:
+    """` in helper 'h' (as 'a'), called at line N` for an event inside a helper: the finding
+    is on the helper's line, the message names the kernel's call."""
+    if not event.helper:
+        return ""
+    inner = f" (as '{event.helper_via}')" if event.helper_via else ""
+    line = ctx.line_of(event.call)
+    if len(event.chain) > 1:
+        path = " -> ".join(f"'{name}'" for name in event.chain[:-1])
+        return f" in helper '{event.helper}'{inner}, reached through {path} called at line {line}"
+    return f" in helper '{event.helper}'{inner}, called at line {line}"

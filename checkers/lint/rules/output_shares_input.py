@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from checkers.lint.astutil import UNRESOLVED
 from checkers.lint.rules.base import Report, Rule
+from checkers.lint.rules.input_mutation import helper_context
 
 _HEAD = "import numpy as np\nfrom opkit import register_kernel, register_operator\n\n"
 
@@ -46,5 +47,6 @@ class OutputSharesInput(Rule):
                 via = f" (via '{event.via}')" if event.via else ""
                 yield Report(event.node,
                              f"kernel '{kernel.name}' sets output '{event.output}' to input "
-                             f"'{event.slot}'{via} without inplace={{'{event.slot}': '{event.output}'}}"
-                             " declared; copy it or declare the pair inplace")
+                             f"'{event.slot}'{via}{helper_context(ctx, event)} without "
+                             f"inplace={{'{event.slot}': '{event.output}'}} declared; copy it or "
+                             "declare the pair inplace")
