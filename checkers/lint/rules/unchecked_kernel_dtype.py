@@ -6,7 +6,7 @@ import libcst as cst
 from checkers.lint.astutil import params, suite_statements
 from checkers.lint.rules.base import Report, Rule
 
-INPUT_CALLS = ("input", "input_tensor", "input_var")
+INPUT_CALLS = ("input", "input_tensor", "input_var", "inputs")
 
 
 class UncheckedKernelDtype(Rule):
@@ -50,6 +50,8 @@ class UncheckedKernelDtype(Rule):
             stmt.visit(finder)
         for node, call, alias in finder.reads:
             slot = call.args[0].value if call.args else None
+            if call.func.attr.value == "inputs" and not _first_of(node, call):
+                slot = None  # ctx.inputs("X")[i], i != 0: indicate_var_data_type reads the first
             what = f"'{alias}'" if alias else cst.Module([]).code_for_node(call)
             message = (f"get_expected_kernel_type reads the dtype of {what} directly; use "
                        f"{self_name}.indicate_var_data_type(ctx, ...) so an uninitialized input is "
@@ -87,8 +89,8 @@ class _DtypeReads(cst.CSTVisitor):
             self.reads.append((node, call, None))
             return False
         base = node.value
-        while isinstance(base, (cst.Attribute, cst.Call)):
-            base = base.value if isinstance(base, cst.Attribute) else base.func
+        while isinstance(base, (cst.Attribute, cst.Call, cst.Subscript)):
+            base = base.func if isinstance(base, cst.Call) else base.value
         if isinstance(base, cst.Name) and base.value in self.aliases:
             self.reads.append((node, self.aliases[base.value], base.value))
             return False
@@ -104,7 +106,15 @@ def _input_call(expr) -> cst.Call | None:
                     and isinstance(func.value, cst.Name):
                 return expr
             expr = func
-        elif isinstance(expr, cst.Attribute):
+        elif isinstance(expr, (cst.Attribute, cst.Subscript)):
             expr = expr.value
         else:
             return None
+
+
+def _first_of(node: cst.Attribute, call: cst.Call) -> bool:
+    """`ctx.inputs(S)[0].dtype`: the read is of the first variable of the slot."""
+    sub = node.value
+    return isinstance(sub, cst.Subscript) and sub.value is call and len(sub.slice) == 1 \
+        and isinstance(sub.slice[0].slice, cst.Index) \
+        and isinstance(sub.slice[0].slice.value, cst.Integer) and sub.slice[0].slice.value.value == "0"
