@@ -3,18 +3,25 @@ from __future__ import annotations
 
 import libcst as cst
 
-from checkers.lint.catalog import ERROR_NAMES
 from checkers.lint.astutil import has_star, is_string_like, keyword, positional, string_value
-from checkers.lint.rules.base import Report, Rule
+from checkers.lint.rules.base import Example, Report, Rule
 
 # enforce function -> index of its message argument
 ENFORCE = {"enforce": 1, "enforce_not_none": 1, "enforce_eq": 2, "enforce_ne": 2, "enforce_lt": 2,
            "enforce_le": 2, "enforce_gt": 2, "enforce_ge": 2}
+# The error classes of `opkit.errors` (a deliberate copy: the linter never imports opkit)
+ERROR_NAMES = ("InvalidArgument", "NotFound", "OutOfRange", "AlreadyExists", "ResourceExhausted",
+               "PreconditionNotMet", "PermissionDenied", "ExecutionTimeout", "Unimplemented",
+               "Unavailable", "Fatal", "External", "EnforceNotMet")
 ERRORS = set(ERROR_NAMES)
 
 
 class EmptyEnforceMessage(Rule):
     code = "OPK002"
+    name = "empty-enforce-message"
+    summary = ('an `enforce*` call or `errors.*` error without '
+               'a message, or with an empty/blank one')
+    triggers = ("enforce", *ERROR_NAMES)
     rationale = (
         "An enforce failure is what the op author's user sees; without a message it says "
         "nothing about what went wrong. Every `enforce*` call needs its message argument and "
@@ -35,11 +42,11 @@ class EmptyEnforceMessage(Rule):
         "    raise opkit.errors.NotFound('variable %s not found' % x)\n",
     ]
     INVALID = [
-        "from opkit import enforce\n\ndef check(ctx):\n    enforce(ctx.has_input('X'))\n",
-        "from opkit import enforce_eq\n\ndef check(a, b):\n    enforce_eq(a, b, '  ')\n",
-        "from opkit import errors\n\ndef check():\n    raise errors.InvalidArgument('')\n",
-        "import opkit\n\ndef check(x):\n    opkit.enforce_not_none(x, opkit.errors.NotFound())\n",
-        "from opkit import EnforceNotMet\n\ndef check():\n    raise EnforceNotMet(\"\" '')\n",
+        Example("from opkit import enforce\n\ndef check(ctx):\n    enforce(ctx.has_input('X'))\n", line=4),
+        Example("from opkit import enforce_eq\n\ndef check(a, b):\n    enforce_eq(a, b, '  ')\n", line=4),
+        Example("from opkit import errors\n\ndef check():\n    raise errors.InvalidArgument('')\n", line=4),
+        Example("import opkit\n\ndef check(x):\n    opkit.enforce_not_none(x, opkit.errors.NotFound())\n", line=4),
+        Example("from opkit import EnforceNotMet\n\ndef check():\n    raise EnforceNotMet(\"\" '')\n", line=4),
     ]
 
     def check(self, ctx):

@@ -10,6 +10,10 @@ _HEAD = "import numpy as np\nfrom opkit import register_kernel, register_operato
 
 class OutputSharesInput(Rule):
     code = "OPK004"
+    name = "output-shares-input"
+    summary = ('a kernel hands an input (or a view of it) '
+               'out as an output, with no `inplace` declared for that pair')
+    triggers = ('register_kernel',)
     rationale = (
         "An output must own its buffer: an output that is the input (or a view of it) makes a "
         "later in-place update of one change the other. Declare the pair in "

@@ -11,6 +11,10 @@ INPUT_CALLS = ("input", "input_tensor", "input_var", "inputs")
 
 class UncheckedKernelDtype(Rule):
     code = "OPK005"
+    name = "unchecked-kernel-dtype"
+    summary = ("`get_expected_kernel_type` reads an input's "
+               'dtype directly instead of `indicate_var_data_type`')
+    triggers = ('get_expected_kernel_type',)
     fixable = True
     rationale = (
         "`get_expected_kernel_type` must take the dtype from "
