@@ -26,7 +26,8 @@ class EmptyEnforceMessage(Rule):
         "An enforce failure is what the op author's user sees; without a message it says "
         "nothing about what went wrong. Every `enforce*` call needs its message argument and "
         "every `errors.X(...)`/`EnforceNotMet(...)` a non-blank message. Variables, f-strings "
-        "and formatted strings count as messages. With `min-message-length = N` in "
+        "and formatted strings count as messages; a module-level constant is resolved to its value "
+        "(unless a function of the module binds the same name). With `min-message-length = N` in "
         "`[tool.opkit.lint]`, literal messages shorter than N characters are reported (implicit "
         "concatenation counts in full; messages in variables or f-strings with fields are not "
         "measured); with `require-error-type = true` an `enforce*` message that is certainly a "
@@ -41,6 +42,10 @@ class EmptyEnforceMessage(Rule):
         "import opkit\n\ndef check(x):\n    opkit.enforce_not_none(x, 'X ' 'must be set')\n"
         "    raise opkit.errors.NotFound('variable %s not found' % x)\n",
     ]
+    VALID.append(
+        "from opkit import enforce, errors\n\n_MSG = 'Input(X) of ClipOp should not be null.'\n"
+        "\ndef check(ctx, _EMPTY=''):\n    enforce(ctx.has_input('X'), _MSG)\n\n"
+        "def other(ctx, msg='x'):\n    raise errors.NotFound(msg)\n\nmsg = ''\n")
     INVALID = [
         Example("from opkit import enforce\n\ndef check(ctx):\n    enforce(ctx.has_input('X'))\n", line=4),
         Example("from opkit import enforce_eq\n\ndef check(a, b):\n    enforce_eq(a, b, '  ')\n", line=4),

@@ -4,7 +4,7 @@ from __future__ import annotations
 import libcst as cst
 
 from checkers.lint.astutil import params, suite_statements
-from checkers.lint.rules.base import Report, Rule
+from checkers.lint.rules.base import Example, Report, Rule
 
 INPUT_CALLS = ("input", "input_tensor", "input_var", "inputs")
 
@@ -22,20 +22,37 @@ class UncheckedKernelDtype(Rule):
         "initialized and names the op and the variable when it is not; reading "
         "`ctx.input(\"X\").dtype` fails with an unhelpful AttributeError on an uninitialized "
         "input. `opkit lint --fix` rewrites the direct forms (`ctx.input(\"X\").dtype`, "
-        "`ctx.input_tensor(\"X\").dtype`, `ctx.input_var(\"X\")...dtype`)."
+        "`ctx.input_tensor(\"X\").dtype`, `ctx.input_var(\"X\")...dtype`, and "
+        "`ctx.inputs(\"X\")[0].dtype`); reads through a local name, and of another element of "
+        "`ctx.inputs(...)`, are reported but not rewritten."
     )
     VALID = [
         "from opkit import OperatorWithKernel, OpKernelType\n\nclass MulOp(OperatorWithKernel):\n"
         "    def get_expected_kernel_type(self, ctx):\n"
         "        return OpKernelType(self.indicate_var_data_type(ctx, 'X'), ctx.place)\n"
         "\n    def infer_shape(self, ctx):\n        dtype = ctx.input('X').dtype\n",
+        "from opkit import OperatorWithKernel\n\nclass SumOp(OperatorWithKernel):\n"
+        "    def get_expected_kernel_type(self, ctx):\n"
+        "        return self.indicate_var_data_type(ctx, 'X')\n\n"
+        "    def infer_shape(self, ctx):\n        dtype = ctx.inputs('X')[0].dtype\n",
     ]
     INVALID = [
-        "from opkit import OperatorWithKernel, OpKernelType\n\nclass MulOp(OperatorWithKernel):\n"
+        Example("from opkit import OperatorWithKernel, OpKernelType\n\nclass MulOp(OperatorWithKernel):\n"
         "    def get_expected_kernel_type(self, ctx):\n"
-        "        return OpKernelType(ctx.input('X').dtype, ctx.place)\n",
-        "class MulOp:\n    def get_expected_kernel_type(self, ctx):\n"
-        "        t = ctx.input_tensor('Y')\n        return t.dtype\n",
+                "        return OpKernelType(ctx.input('X').dtype, ctx.place)\n", line=5,
+                fixed="from opkit import OperatorWithKernel, OpKernelType\n\nclass MulOp(OperatorWithKernel):\n"
+                      "    def get_expected_kernel_type(self, ctx):\n"
+                      "        return OpKernelType(self.indicate_var_data_type(ctx, 'X'), ctx.place)\n"),
+        Example("class MulOp:\n    def get_expected_kernel_type(self, ctx):\n"
+                "        t = ctx.input_tensor('Y')\n        return t.dtype\n", line=4),
+        # the first variable of a duplicable input
+        Example("class SumOp:\n    def get_expected_kernel_type(op, c):\n"
+                "        return c.inputs('X')[0].dtype\n", line=3,
+                fixed="class SumOp:\n    def get_expected_kernel_type(op, c):\n"
+                      "        return op.indicate_var_data_type(c, 'X')\n"),
+        # another element: reported, not rewritten (indicate_var_data_type reads the first)
+        Example("class SumOp:\n    def get_expected_kernel_type(self, ctx):\n"
+                "        return ctx.inputs('X')[1].dtype\n", line=3),
     ]
 
     def check(self, ctx):
