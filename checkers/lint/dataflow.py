@@ -56,7 +56,8 @@ SAME_RANK = {"asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "tr
              "swapaxes", "moveaxis", "rollaxis", "real", "imag", "flip", "fliplr", "flipud",
              "rot90", "require", "permute_dims", "matrix_transpose", "T", "mT", "view"}
 SPLIT_FUNCS = {"split", "array_split", "hsplit", "vsplit", "dsplit", "broadcast_arrays"}
-WRITE_FUNCS = {"copyto", "put", "place", "putmask", "put_along_axis", "fill_diagonal"}
+WRITE_FUNCS = {"copyto": "dst", "put": "a", "place": "arr", "putmask": "a", "put_along_axis": "arr",
+               "fill_diagonal": "a"}  # function -> name of the array it writes
 LIST_BUILTINS = {"list", "tuple", "reversed", "sorted"}
 INT_BUILTINS = {"len", "int", "round", "min", "max", "abs", "sum"}
 MAX_HELPER_DEPTH = 8
@@ -632,7 +633,7 @@ class KernelAnalysis:
     def _module_call(self, name: str, call: cst.Call, values: list, state: dict):
         first = values[0] if values else None
         if name in WRITE_FUNCS:
-            self._arg0_write(call, values, state)
+            self._arg0_write(call, values, state, WRITE_FUNCS[name])
             return None
         if name in VIEW_FUNCS:
             if not (isinstance(first, Taint) and first.kind == "array"):
@@ -663,11 +664,15 @@ class KernelAnalysis:
             return INT
         return FRESH
 
-    def _arg0_write(self, call: cst.Call, values: list, state: dict) -> None:
-        if call.args and call.args[0].keyword is None:
-            for taint in _taints(values[0]):
-                if taint.kind != "list":
-                    self.write(taint, self._via(call.args[0].value, state), call)
+    def _arg0_write(self, call: cst.Call, values: list, state: dict, keyword_name: str = "") -> None:
+        """The first argument (positional, or given as `keyword_name=`) is written."""
+        for i, arg in enumerate(call.args):
+            if (i == 0 and arg.keyword is None and not arg.star) or \
+                    (arg.keyword is not None and arg.keyword.value == keyword_name):
+                for taint in _taints(values[i]):
+                    if taint.kind != "list":
+                        self.write(taint, self._via(arg.value, state), call)
+                return
 
     def _out_write(self, value, expr, state: dict, call) -> None:
         for taint in _taints(value):
