@@ -34,6 +34,7 @@ def generate() -> str:
     for rule in CATALOG_RULES:
         out.append(f"| [{rule.code}](#{rule.code.lower()}-{rule.name}) | {rule.name} | "
                    f"{rule.summary} | {'yes' if rule.fixable else 'no'} |")
+    out.append("")
     for rule in CATALOG_RULES:
         out += [f"## {rule.code} {rule.name}", "", rule.summary[:1].upper() + rule.summary[1:] + ".",
                 "", rule.rationale, ""]
