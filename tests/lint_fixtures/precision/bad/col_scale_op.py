@@ -1,6 +1,5 @@
 """col_scale: a precision-set op file for `opkit lint` (see tests/lint/test_precision.py)."""
-import numpy as np
-from opkit import OpMaker, OperatorWithKernel, enforce, enforce_eq, register_kernel, register_operator
+from opkit import OpMaker, OperatorWithKernel, enforce, register_kernel, register_operator
 
 
 class ColScaleOpMaker(OpMaker):

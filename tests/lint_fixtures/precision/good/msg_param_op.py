@@ -1,5 +1,4 @@
 """msg_param: a precision-set op file for `opkit lint` (see tests/lint/test_precision.py)."""
-import numpy as np
 from opkit import OpMaker, OperatorWithKernel, enforce, enforce_eq, register_kernel, register_operator
 
 
