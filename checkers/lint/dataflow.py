@@ -90,6 +90,12 @@ class ShapeVal:
 
 
 @dataclass(frozen=True)
+class StarArgs:
+    """The inputs a call spreads into a helper's `*args`."""
+    items: tuple
+
+
+@dataclass(frozen=True)
 class Const:
     value: str
 
@@ -746,14 +752,23 @@ class KernelAnalysis:
         if bound_self is not None and positional_names:
             bound[positional_names[0]] = bound_self
             positional_names = positional_names[1:]
+        star = p.star_arg.name.value if isinstance(p.star_arg, cst.Param) else None
+        extra: list = []  # values of the positional arguments that land in *args
         i = 0
         for arg, value in zip(call.args, values):
             if arg.star:
-                return None  # *args/**kwargs: which parameter gets what is unknown
+                if arg.star == "*" and star is not None and i >= len(positional_names) \
+                        and isinstance(value, Taint) and value.kind == "list" and not extra:
+                    bound[star] = value  # f(*xs) into def f(*arrs): arrs holds the inputs
+                    i = len(positional_names) + 1
+                    continue
+                return None  # which parameter gets what is unknown
             if arg.keyword is not None:
                 pname = arg.keyword.value
             else:
                 pname = positional_names[i] if i < len(positional_names) else None
+                if pname is None and star is not None:
+                    extra.append(value)
                 i += 1
             if pname is None or pname not in names:
                 continue
@@ -762,7 +777,10 @@ class KernelAnalysis:
                 value = Const(text) if isinstance(text, str) else None
             if value is not None:
                 bound[pname] = value
-        if not any(isinstance(v, (Taint, SelfVal)) or v is CTX for v in bound.values()):
+        spread = [v for v in extra if isinstance(v, Taint) and v.kind != "list"]
+        if spread and star not in bound:
+            bound[star] = StarArgs(tuple(spread))
+        if not any(isinstance(v, (Taint, SelfVal, StarArgs)) or v is CTX for v in bound.values()):
             return None
         abstract = tuple(sorted((k, _abstract(v)) for k, v in bound.items()))
         key = (id(func), abstract)
@@ -773,22 +791,30 @@ class KernelAnalysis:
             if self.depth >= MAX_HELPER_DEPTH:
                 return None
             self.summaries[key] = IN_PROGRESS
-            start = {k: (replace(v, slot=PARAM + k) if isinstance(v, Taint) else v)
-                     for k, v in bound.items() if not isinstance(v, TupleVal)}
+            start = {}
+            for k, v in bound.items():
+                if isinstance(v, Taint):
+                    start[k] = replace(v, slot=PARAM + k)
+                elif isinstance(v, StarArgs):
+                    start[k] = Taint(PARAM + k, "list")
+                elif not isinstance(v, TupleVal):
+                    start[k] = v
             sub = KernelAnalysis(self.index, label, self.depth + 1, self.summaries)
             sub.run(func, start)
             summary = self.summaries[key] = Summary(sub.events, sub.returns)
-        slots = {PARAM + k: v for k, v in bound.items() if isinstance(v, Taint)}
+        slots = {PARAM + k: (list(v.items) if isinstance(v, StarArgs) else [v])
+                 for k, v in bound.items() if isinstance(v, (Taint, StarArgs))}
         via_of = {PARAM + k: self._arg_via(k, call, positional_names, state) for k in bound}
         for event in summary.events:
-            actual = slots.get(event.slot)
-            if event.slot.startswith(PARAM) and actual is None:
+            actuals = slots.get(event.slot)
+            if event.slot.startswith(PARAM) and actuals is None:
                 continue
-            slot = actual.slot if actual is not None else event.slot
-            self.emit(Event(event.kind, slot, via_of.get(event.slot), event.node, self.kernel,
-                            output=event.output, helper=event.helper or label,
-                            helper_via=event.helper_via if event.helper else event.via,
-                            chain=(label, *event.chain), call=call))
+            for actual in actuals or [None]:
+                slot = actual.slot if actual is not None else event.slot
+                self.emit(Event(event.kind, slot, via_of.get(event.slot), event.node, self.kernel,
+                                output=event.output, helper=event.helper or label,
+                                helper_via=event.helper_via if event.helper else event.via,
+                                chain=(label, *event.chain), call=call))
         return _substitute(summary.returns, slots)
 
     def _arg_via(self, pname: str, call: cst.Call, positional_names: list, state: dict):
@@ -815,6 +841,8 @@ def _abstract(value):
         return ("const", value.value)
     if isinstance(value, SelfVal):
         return ("self", value.cls)
+    if isinstance(value, StarArgs):
+        return ("star", tuple(v.kind for v in value.items))
     if isinstance(value, str):
         return value  # XP, CTX, INT, FRESH
     return None
@@ -824,7 +852,7 @@ def _substitute(value, slots: dict):
     """A helper's return value in the caller's terms (parameter slots -> the caller's inputs)."""
     if isinstance(value, Taint) and value.slot.startswith(PARAM):
         actual = slots.get(value.slot)
-        return replace(value, slot=actual.slot) if actual is not None else None
+        return replace(value, slot=actual[0].slot) if actual else None
     if isinstance(value, TupleVal):
         return TupleVal(tuple(_substitute(v, slots) for v in value.items))
     if isinstance(value, IterVal):

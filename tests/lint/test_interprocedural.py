@@ -176,3 +176,17 @@ def test_advanced_index_outputs_are_not_shared():
     assert found(kernel("w = ctx.input('W')\nctx.set_output('Out', w[ctx.input('Ids')])"), "OPK004") == []
     assert found(kernel("x = ctx.input('X')\nctx.set_output('Out', x[x > 0])"), "OPK004") == []
     assert found(kernel("x = ctx.input('X')\nctx.set_output('Out', x[1:, 0])"), "OPK004")
+
+
+def test_star_args_helpers():
+    helper = "def _zero_all(*arrs):\n    for a in arrs:\n        a.fill(0)\n"
+    code = kernel("_zero_all(ctx.input('X'), ctx.input('Y'))", extra=helper)
+    got = found(code)
+    assert [f.line for f in got] == [line_of(code, "a.fill(0)")] * 2
+    assert sorted(f.message.split("'")[3] for f in got) == ["X", "Y"]
+    assert len(found(kernel("_zero_all(*ctx.inputs('X'))", extra=helper))) == 1
+    safe = "def _total(*arrs):\n    out = 0\n    for a in arrs:\n        out = out + a\n    return out\n"
+    assert found(kernel("t = _total(ctx.input('X'), ctx.input('Y'))\nt += 1", extra=safe)) == []
+    # **kwargs: which parameter gets what is unknown; not followed
+    kw = "def _f(**kw):\n    kw['a'].fill(0)\n"
+    assert found(kernel("_f(**{'a': ctx.input('X')})", extra=kw)) == []
