@@ -29,6 +29,7 @@ import libcst as cst
 
 from checkers.lint.astutil import argument, is_false, is_true, keyword, root_name, string_value, suite_statements
 from checkers.lint.index import Kernel, ModuleIndex
+from checkers.lint.ranks import condition_equalities, equalities, infer_shape_ranks, rank_pair
 
 XP = "<array module>"
 CTX = "<execution context>"
@@ -188,8 +189,9 @@ def _rank_of_shape_args(args: list) -> int | None:
 
 class KernelAnalysis:
     def __init__(self, index: ModuleIndex, kernel: str, depth: int = 0,
-                 summaries: dict | None = None) -> None:
+                 summaries: dict | None = None, ranks: dict | None = None) -> None:
         self.index = index
+        self.ranks = ranks or {}  # slot -> rank the op's infer_shape asserts
         self.kernel = kernel
         self.depth = depth
         self.events: list[Event] = []
@@ -307,6 +309,7 @@ class KernelAnalysis:
                 self.eval(small.exc, state)
         elif isinstance(small, cst.Assert):
             self.eval(small.test, state)
+            self._rank_facts(condition_equalities(small.test), state)
         elif isinstance(small, cst.Import):
             for alias in small.names:
                 full = cst.Module([]).code_for_node(alias.name)
@@ -606,6 +609,10 @@ class KernelAnalysis:
                 return IterVal(TupleVal(tuple(element_of(v) for v in values)))
             if name == "range":
                 return IterVal(INT)
+            kind = self.index.canonical(name)
+            if kind in ("enforce", "enforce_eq"):
+                self._rank_facts(equalities(kind, call), state)
+                return None
             if name in INT_BUILTINS and name not in self.index.functions:
                 return INT if name in ("len", "int") or all(v is INT for v in values) else None
             if name in self.index.functions:
@@ -622,7 +629,8 @@ class KernelAnalysis:
     def _ctx_call(self, method: str, call: cst.Call, values: list, state: dict):
         if method in INPUT_CALLS:
             slot = self._slot_name(call.args[0].value, state) if call.args else "?"
-            return Taint(slot, INPUT_CALLS[method])
+            return Taint(slot, INPUT_CALLS[method],
+                         rank=self.ranks.get(slot) if method == "input" else None)
         if method == "set_output" and len(call.args) >= 2:
             value = values[1]
             name = self._slot_name(call.args[0].value, state)
@@ -724,6 +732,22 @@ class KernelAnalysis:
             return FRESH
         return None
 
+    def _rank_facts(self, pairs, state: dict) -> None:
+        """`enforce_eq(x.ndim, 2, ...)`, `assert len(x.shape) == 2`: x has rank 2 from here."""
+        for left, right in pairs:
+            pair = rank_pair(left, right)
+            if pair is None:
+                continue
+            (kind, expr), rank = pair
+            if kind == "len":
+                if not (isinstance(expr, cst.Attribute) and expr.attr.value == "shape"):
+                    continue
+                expr = expr.value
+            if isinstance(expr, cst.Name):
+                value = state.get(expr.value)
+                if isinstance(value, Taint) and value.kind == "array":
+                    state[expr.value] = replace(value, rank=rank, maybe_scalar=False)
+
     # -- helpers -----------------------------------------------------------------------------
     def _method(self, cls_name: str, method: str, depth: int = 0):
         """(FunctionDef, "Class.method") for a method of a class of this module (or a local base)."""
@@ -783,7 +807,7 @@ class KernelAnalysis:
         if not any(isinstance(v, (Taint, SelfVal, StarArgs)) or v is CTX for v in bound.values()):
             return None
         abstract = tuple(sorted((k, _abstract(v)) for k, v in bound.items()))
-        key = (id(func), abstract)
+        key = (id(func), abstract, tuple(sorted(self.ranks.items())))
         summary = self.summaries.get(key)
         if summary is IN_PROGRESS:
             return None  # recursion: the call in progress accounts for the effects
@@ -799,7 +823,7 @@ class KernelAnalysis:
                     start[k] = Taint(PARAM + k, "list")
                 elif not isinstance(v, TupleVal):
                     start[k] = v
-            sub = KernelAnalysis(self.index, label, self.depth + 1, self.summaries)
+            sub = KernelAnalysis(self.index, label, self.depth + 1, self.summaries, self.ranks)
             sub.run(func, start)
             summary = self.summaries[key] = Summary(sub.events, sub.returns)
         slots = {PARAM + k: (list(v.items) if isinstance(v, StarArgs) else [v])
@@ -875,6 +899,7 @@ def _taints(value) -> list[Taint]:
 def analyse_kernels(index: ModuleIndex) -> list[tuple[Kernel, list[Event]]]:
     out = []
     summaries: dict = {}
+    cache: dict = {}
     for kernel in index.kernels:
         state = {kernel.ctx: CTX} if kernel.ctx else {}
         if "." in kernel.name:  # Class.compute(self, ctx)
@@ -882,5 +907,19 @@ def analyse_kernels(index: ModuleIndex) -> list[tuple[Kernel, list[Event]]]:
             names = [x.name.value for x in (*p.posonly_params, *p.params)]
             if names and names[0] != kernel.ctx:
                 state[names[0]] = SelfVal(kernel.name.split(".")[0])
-        out.append((kernel, KernelAnalysis(index, kernel.name, 0, summaries).run(kernel.func, state)))
+        analysis = KernelAnalysis(index, kernel.name, 0, summaries, _op_ranks(index, kernel, cache))
+        out.append((kernel, analysis.run(kernel.func, state)))
     return out
+
+
+def _op_ranks(index: ModuleIndex, kernel: Kernel, cache: dict) -> dict:
+    """slot -> rank asserted by the infer_shape of every op the kernel is registered for."""
+    if not kernel.ops or any(not isinstance(op, str) for op in kernel.ops):
+        return {}
+    found = []
+    for op in kernel.ops:
+        if op not in cache:
+            cache[op] = infer_shape_ranks(index, {op})
+        found.append(cache[op])
+    first = found[0]
+    return {slot: rank for slot, rank in first.items() if all(f.get(slot) == rank for f in found)}

@@ -190,3 +190,33 @@ def test_star_args_helpers():
     # **kwargs: which parameter gets what is unknown; not followed
     kw = "def _f(**kw):\n    kw['a'].fill(0)\n"
     assert found(kernel("_f(**{'a': ctx.input('X')})", extra=kw)) == []
+
+
+OP = ("from opkit import OperatorWithKernel, enforce_eq\n\n"
+      "class NormOp(OperatorWithKernel):\n    def infer_shape(self, ctx):\n"
+      "        x_dims = list(ctx.get_input_dim('X'))\n{check}"
+      "        ctx.set_output_dim('Out', x_dims)\n\nregister_operator('k', NormOp)\n")
+ROWS = "x = ctx.input('X')\nfor i in range(x.shape[0]):\n    row = x[i]\n    row /= row.sum()"
+
+
+@pytest.mark.parametrize("check,reported", [
+    ("        enforce(len(x_dims) == 2 and x_dims[1] > 0, 'X must be 2-D')\n", True),
+    ("        enforce_eq(len(ctx.get_input_dim('X')), 2, 'X must be 2-D')\n", True),
+    ("        enforce_eq(2, len(x_dims), 'X must be 2-D')\n", True),
+    ("        enforce_eq(len(x_dims), 1, 'X must be 1-D')\n", False),  # elements: scalars
+    ("        enforce(x_dims[1] > 0, 'X needs columns')\n", False),  # rank unknown
+    ("        if ctx.attr('strict'):\n            enforce_eq(len(x_dims), 2, 'X must be 2-D')\n", False),
+    ("        enforce_eq(len(ctx.get_input_dim('Y')), 2, 'Y must be 2-D')\n", False),  # another slot
+])
+def test_rank_from_the_ops_infer_shape(check, reported):
+    code = kernel(ROWS, extra=OP.format(check=check))
+    assert bool(found(code)) == reported
+
+
+@pytest.mark.parametrize("check", ["enforce_eq(x.ndim, 2, 'X must be 2-D')",
+                                   "enforce(len(x.shape) == 2, 'X must be 2-D')",
+                                   "assert x.ndim == 2"])
+def test_rank_from_the_kernels_own_checks(check):
+    body = ROWS.replace("x = ctx.input('X')", f"x = ctx.input('X')\n{check}")
+    assert len(found(kernel(body))) == 1
+    assert found(kernel(body.replace("2", "1"))) == []

@@ -21,9 +21,9 @@ class InputMutation(Rule):
         "loop targets. Copies are new arrays: `copy()`, `np.array(x)`, `astype`, arithmetic, "
         "ufunc results, and indexing with an integer or boolean array, a list or a comparison "
         "(`w[ids]`, `x[mask]`, `x[:, [0, 2]]`). An index whose kind cannot be told (an "
-        "attribute, an unknown call) counts as a copy. Ranks are followed where the kernel "
-        "shows them (`n, d = x.shape`, `reshape(n, -1)`, `ravel()`), so `row = x[i]` of a 2-D "
-        "input is a view; with the rank unknown, `y = x[i]` may be a scalar and `y += 1` is "
+        "attribute, an unknown call) counts as a copy. Ranks are followed where the code "
+        "shows them (`n, d = x.shape`, `reshape(n, -1)`, `ravel()`, `enforce_eq(x.ndim, 2, ...)`, "
+        "a rank check in the op's `infer_shape`), so `row = x[i]` of a 2-D input is a view; with the rank unknown, `y = x[i]` may be a scalar and `y += 1` is "
         "not reported (`y[...] = v` is). Writes are subscript and augmented assignment, "
         "`out=`, in-place methods (`sort`, `fill`, `put`, `resize`, `setflags(write=True)`, "
         "...), `np.copyto`, `np.put`, `np.place`, `np.putmask`, `np.<ufunc>.at`, also through "
@@ -83,6 +83,14 @@ class InputMutation(Rule):
         Example(_HEAD + "@register_kernel('row_norm')\ndef row_norm_kernel(ctx):\n    x = ctx.input('X')\n"
                         "    n, d = x.shape\n    for i in range(n):\n        row = x[i]\n"
                         "        row /= row.sum()\n    ctx.set_output('Out', x.copy())\n", line=10),
+        # the op's infer_shape says X is 2-D: a row is a view
+        Example(_HEAD + "from opkit import OperatorWithKernel, enforce_eq, register_operator\n\n"
+                        "class SoftmaxOp(OperatorWithKernel):\n    def infer_shape(self, ctx):\n"
+                        "        enforce_eq(len(ctx.get_input_dim('X')), 2, 'X must be 2-D')\n\n"
+                        "register_operator('softmax', SoftmaxOp)\n\n"
+                        "@register_kernel('softmax')\ndef softmax_kernel(ctx):\n    x = ctx.input('X')\n"
+                        "    for i in range(x.shape[0]):\n        r = x[i]\n        r -= r.max()\n"
+                        "    ctx.set_output('Out', np.exp(x))\n", line=17),
         # a method of the kernel class, called through self
         Example(_HEAD + "class CenterKernel:\n    def compute(self, ctx):\n"
                         "        x = self._center(ctx.input('X'))\n        ctx.set_output('Out', x.copy())\n\n"
