@@ -101,9 +101,9 @@ def _lint(path: str, data: bytes, config: LintConfig, fix: bool) -> FileResult:
             findings.append(_syntax(path, 1, 1, report))
             continue
         line, col = ctx.position(report.node)
-        if is_suppressed(ignored, line, rule.code, rule.name()):
+        if is_suppressed(ignored, line, rule.code, rule.name):
             continue
-        findings.append(Finding(path, line, col, rule.code, rule.name(), report.message,
+        findings.append(Finding(path, line, col, rule.code, rule.name, report.message,
                                 fixable=report.fix is not None))
         if report.fix is not None:
             fixes[id(report.node)] = report.fix

@@ -15,6 +15,26 @@ def test_rules_md_is_up_to_date():
     assert committed == docs.generate(), "docs/rules.md is stale: run `python -m checkers.lint.docs`"
 
 
+def test_catalog_tables_are_generated_from_the_rule_classes():
+    path = ROOT / "checkers" / "lint" / "catalog.py"
+    current = path.read_text(encoding="utf-8")
+    assert current == docs.catalog_source(current), "catalog.py is stale: run `python -m checkers.lint.docs`"
+    from checkers.lint import catalog
+    from checkers.lint.rules import CATALOG_RULES
+
+    assert catalog.RULES == {r.code: (r.name, r.summary) for r in CATALOG_RULES}
+    assert catalog.TRIGGERS == {r.code: tuple(r.triggers) for r in CATALOG_RULES if r.triggers}
+
+
+def test_docs_check_mode_reports_a_stale_file(tmp_path, monkeypatch):
+    stale = tmp_path / "rules.md"
+    stale.write_text("old\n", encoding="utf-8")
+    monkeypatch.setattr(docs, "TARGET", stale)
+    assert docs.main(["--check"]) == 1
+    monkeypatch.setattr(docs, "TARGET", ROOT / "docs" / "rules.md")
+    assert docs.main(["--check"]) == 0
+
+
 def test_rules_md_mentions_every_rule():
     text = docs.generate()
     for code in ("OPK000", "OPK001", "OPK002", "OPK003", "OPK004", "OPK005", "OPK006", "OPK007", "OPK008"):

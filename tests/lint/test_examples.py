@@ -1,13 +1,15 @@
-"""Every rule's own VALID and INVALID examples (they are also docs/rules.md)."""
+"""Every rule's own VALID and INVALID examples (they are also docs/rules.md): an INVALID
+example is reported by its rule only, at the lines it names, and rewritten by `--fix` into
+exactly the code it gives (or left alone, when it gives none); a VALID one is quiet."""
 from __future__ import annotations
 
 import pytest
 
-from checkers.lint.rules import ALL_RULES
+from checkers.lint.rules import ALL_RULES, CATALOG_RULES
 from checkers.lint.rules.base import as_example
 from .helpers import lint
 
-CASES = [(rule, kind, i, as_example(ex)) for rule in ALL_RULES
+CASES = [(rule, kind, i, as_example(ex)) for rule in CATALOG_RULES
          for kind, examples in (("valid", rule.VALID), ("invalid", rule.INVALID))
          for i, ex in enumerate(examples)]
 
@@ -15,16 +17,28 @@ CASES = [(rule, kind, i, as_example(ex)) for rule in ALL_RULES
 @pytest.mark.parametrize("rule,kind,i,example", CASES,
                          ids=[f"{r.code}-{k}-{i}" for r, k, i, _ in CASES])
 def test_example(rule, kind, i, example):
-    findings = lint(example.code, example.path, dedent=False).findings
+    result = lint(example.code, example.path, dedent=False, fix=rule.fixable)
+    findings = result.findings
     found = {f.rule for f in findings}
     if kind == "invalid":
         assert found == {rule.code}, findings
+        assert example.lines, f"{rule.code} INVALID[{i}] names no line"
+        assert tuple(sorted(f.line for f in findings)) == example.lines, findings
+        if rule.fixable:
+            assert result.fixed == example.fixed, result.fixed
     else:
         assert rule.code not in found, findings
         assert "OPK000" not in found, findings
+        assert result.fixed is None
 
 
-def test_every_rule_has_examples():
-    for rule in ALL_RULES:
+def test_every_rule_has_examples_and_metadata():
+    codes = [rule.code for rule in CATALOG_RULES]
+    assert codes == sorted(set(codes))
+    for rule in CATALOG_RULES:
         assert rule.VALID and rule.INVALID, rule.code
-        assert rule.rationale, rule.code
+        assert rule.rationale and rule.summary and rule.name, rule.code
+        if rule in ALL_RULES:
+            assert rule.triggers, rule.code
+        if rule.fixable:
+            assert any(as_example(ex).fixed for ex in rule.INVALID), rule.code

@@ -125,7 +125,9 @@ def test_helper_two_levels_deep():
     code = HEAD + ("def inner(b):\n    b[0] = 0\n\ndef outer(a):\n    inner(a)\n\n"
                    "@register_kernel('k')\ndef k(ctx):\n    outer(ctx.input('X'))\n")
     (finding,) = rules_of(code, "OPK001")
-    assert "helper 'outer'" in finding.message and "at line 5" in finding.message
+    assert finding.line == 5  # `b[0] = 0` in inner
+    assert finding.message.endswith("in helper 'inner' (as 'b'), reached through 'outer' "
+                                    "called at line 12"), finding.message
 
 
 def test_helper_that_copies_is_quiet_and_recursion_terminates():

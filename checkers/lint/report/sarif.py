@@ -32,10 +32,10 @@ def document(findings: list) -> dict:
 
 def _full(code: str, short: str) -> str:
     try:
-        from checkers.lint.rules import RULES_BY_CODE
+        from checkers.lint.rules import CATALOG_RULES
     except Exception:  # noqa: BLE001
         return short
-    rule = RULES_BY_CODE.get(code)
+    rule = next((r for r in CATALOG_RULES if r.code == code), None)
     return rule.rationale if rule is not None and rule.rationale else short
 
 

@@ -1,24 +1,36 @@
 """OPK001 input-mutation."""
 from __future__ import annotations
 
-from checkers.lint.rules.base import Report, Rule
+from checkers.lint.rules.base import Example, Report, Rule
 
 _HEAD = "import numpy as np\nfrom opkit import register_kernel\n\n"
 
 
 class InputMutation(Rule):
     code = "OPK001"
+    name = "input-mutation"
+    summary = 'a kernel writes to an input, or to a view or alias of one'
+    triggers = ('register_kernel',)
     rationale = (
         "Kernels receive their inputs as read-only views of the variables in the scope; "
         "writing to one corrupts the value other ops (and the gradient pass) read. The check "
-        "follows each input through aliases and views (assignment, unpacking, slicing, "
-        "`reshape`, `ravel`, `view`, `.T`, `transpose`, `asarray`, `squeeze`, `expand_dims`, "
-        "`swapaxes`, `broadcast_to`, elements of `ctx.inputs(...)`, loop targets) until the name "
-        "is rebound; copies (`copy()`, `np.array(x)`, `astype`, arithmetic, ufunc results) are "
-        "new arrays. Writes are subscript and augmented assignment, `out=`, in-place methods "
-        "(`sort`, `fill`, `put`, `resize`, `setflags(write=True)`, ...), `np.copyto`, `np.put`, "
-        "`np.place`, `np.putmask`, `np.<ufunc>.at`, also through `xp = ctx.xp`, and writes "
-        "made by a helper function of the same module that an input is passed to."
+        "follows each input through aliases and views until the name is rebound: assignment, "
+        "unpacking, basic indexing (integers, slices, `...`, `None`: a view, or a scalar once "
+        "every axis has an integer), `reshape`, `ravel`, `view`, `.T`, `transpose`, `asarray`, "
+        "`squeeze`, `expand_dims`, `swapaxes`, `broadcast_to`, elements of `ctx.inputs(...)`, "
+        "loop targets. Copies are new arrays: `copy()`, `np.array(x)`, `astype`, arithmetic, "
+        "ufunc results, and indexing with an integer or boolean array, a list or a comparison "
+        "(`w[ids]`, `x[mask]`, `x[:, [0, 2]]`). An index whose kind cannot be told (an "
+        "attribute, an unknown call) counts as a copy. Ranks are followed where the code "
+        "shows them (`n, d = x.shape`, `reshape(n, -1)`, `ravel()`, `enforce_eq(x.ndim, 2, ...)`, "
+        "a rank check in the op's `infer_shape`), so `row = x[i]` of a 2-D input is a view; with the rank unknown, `y = x[i]` may be a scalar and `y += 1` is "
+        "not reported (`y[...] = v` is). Writes are subscript and augmented assignment, "
+        "`out=`, in-place methods (`sort`, `fill`, `put`, `resize`, `setflags(write=True)`, "
+        "...), `np.copyto`, `np.put`, `np.place`, `np.putmask`, `np.<ufunc>.at`, also through "
+        "`xp = ctx.xp`. Helpers of the same module (functions, and methods of the kernel's "
+        "class called through `self`) are followed: an input passed in, returned back "
+        "(`rows = _as_rows(x)`), or fetched by the helper from `ctx` itself. A write inside a "
+        "helper is reported on the helper's line, naming the kernel's call."
     )
     VALID = [
         _HEAD + "@register_kernel('relu')\ndef relu_kernel(ctx):\n    x = ctx.input('X').copy()\n"
@@ -30,17 +42,60 @@ class InputMutation(Rule):
                 "    out[...] = 0\n    np.add(x, 1, out=out)\n",
         _HEAD + "@register_kernel('cast')\ndef cast_kernel(ctx):\n    y = ctx.input('X').astype('float64')\n"
                 "    y.sort()\n    ctx.set_output('Out', y)\n",
+        # advanced indexing makes copies: a gather, a boolean mask, a list of columns
+        _HEAD + "@register_kernel('lookup')\ndef lookup_kernel(ctx):\n    w = ctx.input('W')\n"
+                "    ids = ctx.input('Ids')\n    rows = w[ids]\n    rows *= ctx.attr('scale')\n"
+                "    ctx.set_output('Out', rows)\n",
+        _HEAD + "@register_kernel('pos')\ndef pos_kernel(ctx):\n    x = ctx.input('X')\n"
+                "    mask = x > 0\n    kept = x[mask]\n    kept.sort()\n    picked = x[:, [0, 2]]\n"
+                "    picked[...] = 0\n    ctx.set_output('Out', kept + picked.sum())\n",
+        # an element of a 1-D input is a scalar: `+=` rebinds the name
+        _HEAD + "@register_kernel('acc')\ndef acc_kernel(ctx):\n    x = ctx.input('X')\n"
+                "    (n,) = x.shape\n    total = 0.0\n    for i in range(n):\n        v = x[i]\n"
+                "        v += 1\n        total += v\n    ctx.set_output('Out', np.full(1, total))\n",
+        # a helper that copies before writing, and hands the copy back
+        _HEAD + "def _normalized(a):\n    a = a.astype('float64')\n    a /= a.sum()\n    return a\n\n"
+                "@register_kernel('norm')\ndef norm_kernel(ctx):\n"
+                "    ctx.set_output('Out', _normalized(ctx.input('X')))\n",
     ]
     INVALID = [
-        _HEAD + "@register_kernel('relu')\ndef relu_kernel(ctx):\n    x = ctx.input('X')\n"
-                "    x[x < 0] = 0\n    ctx.set_output('Out', x.copy())\n",
-        _HEAD + "@register_kernel('flat')\ndef flat_kernel(ctx):\n    xp = ctx.xp\n"
-                "    v = ctx.input('X').reshape(-1)[1:]\n    xp.copyto(v, 0)\n"
-                "    ctx.set_output('Out', xp.zeros(3))\n",
-        _HEAD + "@register_kernel('sum')\ndef sum_kernel(ctx):\n    for x in ctx.inputs('X'):\n"
-                "        x *= 2\n    ctx.set_output('Out', np.zeros(3))\n",
-        _HEAD + "def _clear(a):\n    a.fill(0)\n\n@register_kernel('clear')\ndef clear_kernel(ctx):\n"
-                "    _clear(ctx.input('X'))\n    ctx.set_output('Out', np.zeros(3))\n",
+        Example(_HEAD + "@register_kernel('relu')\ndef relu_kernel(ctx):\n    x = ctx.input('X')\n"
+                        "    x[x < 0] = 0\n    ctx.set_output('Out', x.copy())\n", line=7),
+        Example(_HEAD + "@register_kernel('flat')\ndef flat_kernel(ctx):\n    xp = ctx.xp\n"
+                        "    v = ctx.input('X').reshape(-1)[1:]\n    xp.copyto(v, 0)\n"
+                        "    ctx.set_output('Out', xp.zeros(3))\n", line=8),
+        Example(_HEAD + "@register_kernel('sum')\ndef sum_kernel(ctx):\n    for x in ctx.inputs('X'):\n"
+                        "        x *= 2\n    ctx.set_output('Out', np.zeros(3))\n", line=7),
+        Example(_HEAD + "def _clear(a):\n    a.fill(0)\n\n@register_kernel('clear')\ndef clear_kernel(ctx):\n"
+                        "    _clear(ctx.input('X'))\n    ctx.set_output('Out', np.zeros(3))\n", line=5),
+        # a helper's return value is followed: rows is a view of X
+        Example(_HEAD + "def _as_rows(a):\n    return a.reshape(a.shape[0], -1)\n\n"
+                        "@register_kernel('trim')\ndef trim_kernel(ctx):\n    x = ctx.input('X')\n"
+                        "    rows = _as_rows(x)\n    rows[:, ctx.attr('k'):] = 0\n"
+                        "    ctx.set_output('Out', rows.copy())\n", line=11),
+        # a helper given only ctx fetches the input itself
+        Example(_HEAD + "def _clip_input(ctx, lo, hi):\n    xp = ctx.xp\n    x = ctx.input('X')\n"
+                        "    xp.clip(x, lo, hi, out=x)\n    return x\n\n"
+                        "@register_kernel('clip')\ndef clip_kernel(ctx):\n"
+                        "    y = _clip_input(ctx, ctx.attr('min'), ctx.attr('max'))\n"
+                        "    ctx.set_output('Out', y.copy())\n", line=7),
+        # a row of a 2-D input is a view
+        Example(_HEAD + "@register_kernel('row_norm')\ndef row_norm_kernel(ctx):\n    x = ctx.input('X')\n"
+                        "    n, d = x.shape\n    for i in range(n):\n        row = x[i]\n"
+                        "        row /= row.sum()\n    ctx.set_output('Out', x.copy())\n", line=10),
+        # the op's infer_shape says X is 2-D: a row is a view
+        Example(_HEAD + "from opkit import OperatorWithKernel, enforce_eq, register_operator\n\n"
+                        "class SoftmaxOp(OperatorWithKernel):\n    def infer_shape(self, ctx):\n"
+                        "        enforce_eq(len(ctx.get_input_dim('X')), 2, 'X must be 2-D')\n\n"
+                        "register_operator('softmax', SoftmaxOp)\n\n"
+                        "@register_kernel('softmax')\ndef softmax_kernel(ctx):\n    x = ctx.input('X')\n"
+                        "    for i in range(x.shape[0]):\n        r = x[i]\n        r -= r.max()\n"
+                        "    ctx.set_output('Out', np.exp(x))\n", line=17),
+        # a method of the kernel class, called through self
+        Example(_HEAD + "class CenterKernel:\n    def compute(self, ctx):\n"
+                        "        x = self._center(ctx.input('X'))\n        ctx.set_output('Out', x.copy())\n\n"
+                        "    def _center(self, a):\n        a -= a.mean()\n        return a\n\n"
+                        "register_kernel('center')(CenterKernel)\n", line=10),
     ]
 
     def check(self, ctx):
@@ -49,12 +104,19 @@ class InputMutation(Rule):
                 if event.kind != "write":
                     continue
                 via = f" (via alias '{event.via}')" if event.via else ""
-                if event.helper:
-                    line = ctx.line_of(event.helper_line_node)
-                    inner = f" as '{event.helper_via}'" if event.helper_via else ""
-                    message = (f"kernel '{kernel.name}' writes to input '{event.slot}'{via} "
-                               f"in helper '{event.helper}'{inner} at line {line}")
-                else:
-                    line = ctx.line_of(event.node)
-                    message = f"kernel '{kernel.name}' writes to input '{event.slot}'{via} at line {line}"
-                yield Report(event.node, message)
+                message = (f"kernel '{kernel.name}' writes to input '{event.slot}'{via} at line "
+                           f"{ctx.line_of(event.node)}")
+                yield Report(event.node, message + helper_context(ctx, event))
+
+
+def helper_context(ctx, event) -> str:
+    """` in helper 'h' (as 'a'), called at line N` for an event inside a helper: the finding
+    is on the helper's line, the message names the kernel's call."""
+    if not event.helper:
+        return ""
+    inner = f" (as '{event.helper_via}')" if event.helper_via else ""
+    line = ctx.line_of(event.call)
+    if len(event.chain) > 1:
+        path = " -> ".join(f"'{name}'" for name in event.chain[:-1])
+        return f" in helper '{event.helper}'{inner}, reached through {path} called at line {line}"
+    return f" in helper '{event.helper}'{inner}, called at line {line}"

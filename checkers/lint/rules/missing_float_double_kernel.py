@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from checkers.lint.astutil import UNRESOLVED
-from checkers.lint.rules.base import Report, Rule
+from checkers.lint.rules.base import Example, Report, Rule
 
 _HEAD = "from opkit import register_kernel\n\nFLOAT_TYPES = ('float32', 'float64')\n\n"
 REQUIRED = ("float32", "float64")
@@ -10,6 +10,9 @@ REQUIRED = ("float32", "float64")
 
 class MissingFloatDoubleKernel(Rule):
     code = "OPK003"
+    name = "missing-float-double-kernel"
+    summary = 'an op registers kernels on a place without both `float32` and `float64`'
+    triggers = ('register_kernel',)
     rationale = (
         "Gradient checks run in float64 and models train in float32: every op (grad ops "
         "included) needs both kernels on each place where it registers any. `place` defaults "
@@ -27,9 +30,9 @@ class MissingFloatDoubleKernel(Rule):
         _HEAD + "for dt in FLOAT_TYPES[:1]:\n    register_kernel('neg', dtypes=dt)(print)\n",
     ]
     INVALID = [
-        _HEAD + "@register_kernel('relu', dtypes='float32')\ndef relu_kernel(ctx):\n    pass\n",
-        _HEAD + "@register_kernel('relu_grad', place='GPU', dtypes=('float64', 'float16'))\n"
-                "def relu_grad_kernel(ctx):\n    pass\n",
+        Example(_HEAD + "@register_kernel('relu', dtypes='float32')\ndef relu_kernel(ctx):\n    pass\n", line=5),
+        Example(_HEAD + "@register_kernel('relu_grad', place='GPU', dtypes=('float64', 'float16'))\n"
+                "def relu_grad_kernel(ctx):\n    pass\n", line=5),
     ]
 
     def check(self, ctx):

@@ -5,13 +5,16 @@ import libcst as cst
 
 from checkers.lint.astutil import argument, calls_in, string_value
 from checkers.lint.index import method
-from checkers.lint.rules.base import Report, Rule
+from checkers.lint.rules.base import Example, Report, Rule
 
 _HEAD = "from opkit import OpMaker\n\n"
 
 
 class MissingOpComment(Rule):
     code = "OPK008"
+    name = "missing-op-comment"
+    summary = 'an `OpMaker` without an `add_comment`, or with an empty one'
+    triggers = ('OpMaker',)
     rationale = (
         "`add_comment(text)` is the op's documentation, with its formula; a maker without one "
         "(or with a blank one) leaves the op undocumented. A `make` that calls `super().make()` "
@@ -24,8 +27,8 @@ class MissingOpComment(Rule):
                 "        self.add_comment(DOC)\n",
     ]
     INVALID = [
-        _HEAD + "class ReluOpMaker(OpMaker):\n    def make(self):\n        self.add_input('X', 'in')\n",
-        _HEAD + "class ReluOpMaker(OpMaker):\n    def make(self):\n        self.add_comment('  ')\n",
+        Example(_HEAD + "class ReluOpMaker(OpMaker):\n    def make(self):\n        self.add_input('X', 'in')\n", line=3),
+        Example(_HEAD + "class ReluOpMaker(OpMaker):\n    def make(self):\n        self.add_comment('  ')\n", line=5),
     ]
 
     def check(self, ctx):

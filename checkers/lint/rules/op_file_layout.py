@@ -13,6 +13,10 @@ def is_grad_op(op: str) -> bool:
 
 class OpFileLayout(Rule):
     code = "OPK006"
+    name = "op-file-layout"
+    summary = '`<x>_op.py` registers a forward op other than `x`, or more than one forward op'
+    triggers = ('register_operator',)
+    file_suffix = '_op.py'
     rationale = (
         "One forward op per file, named after it: `<x>_op.py` registers the forward op `x` "
         "and nothing else but its grad ops (an op whose type ends with `_grad` or "
@@ -25,9 +29,9 @@ class OpFileLayout(Rule):
                 path="activations.py"),
     ]
     INVALID = [
-        Example(_HEAD + "register_operator('gelu', object)\n", path="relu_op.py"),
+        Example(_HEAD + "register_operator('gelu', object)\n", path="relu_op.py", line=3),
         Example(_HEAD + "register_operator('relu', object)\nregister_operator('relu6', object)\n",
-                path="relu_op.py"),
+                path="relu_op.py", line=4),
     ]
 
     def check(self, ctx):

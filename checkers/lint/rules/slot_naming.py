@@ -6,7 +6,7 @@ import re
 import libcst as cst
 
 from checkers.lint.astutil import argument, calls_in, string_value
-from checkers.lint.rules.base import Report, Rule
+from checkers.lint.rules.base import Example, Report, Rule
 
 UPPER_CAMEL = re.compile(r"[A-Z][A-Za-z0-9]*\Z")
 SNAKE = re.compile(r"_*[a-z][a-z0-9]*(_[a-z0-9]+)*\Z")
@@ -16,6 +16,9 @@ _HEAD = "from opkit import OpMaker\n\n"
 
 class SlotNaming(Rule):
     code = "OPK007"
+    name = "slot-naming"
+    summary = 'input/output names not UpperCamelCase, or attr names not snake_case'
+    triggers = ('add_input', 'add_output', 'add_attr')
     rationale = (
         "Paddle's conventions, which generated op descriptions and compat checks rely on: "
         "input and output slots are UpperCamelCase (start with an uppercase letter, then "
@@ -30,12 +33,12 @@ class SlotNaming(Rule):
                 "        self.add_comment('FC.')\n",
     ]
     INVALID = [
-        _HEAD + "class FcOpMaker(OpMaker):\n    def make(self):\n        self.add_input('input_x', 'in')\n"
-                "        self.add_comment('FC.')\n",
-        _HEAD + "class FcOpMaker(OpMaker):\n    def make(self):\n        self.add_output('out', 'o')\n"
-                "        self.add_comment('FC.')\n",
-        _HEAD + "class FcOpMaker(OpMaker):\n    def make(self):\n"
-                "        self.add_attr('numColDims', 'int', 'dims')\n        self.add_comment('FC.')\n",
+        Example(_HEAD + "class FcOpMaker(OpMaker):\n    def make(self):\n        self.add_input('input_x', 'in')\n"
+                "        self.add_comment('FC.')\n", line=5),
+        Example(_HEAD + "class FcOpMaker(OpMaker):\n    def make(self):\n        self.add_output('out', 'o')\n"
+                "        self.add_comment('FC.')\n", line=5),
+        Example(_HEAD + "class FcOpMaker(OpMaker):\n    def make(self):\n"
+                "        self.add_attr('numColDims', 'int', 'dims')\n        self.add_comment('FC.')\n", line=5),
     ]
 
     def check(self, ctx):

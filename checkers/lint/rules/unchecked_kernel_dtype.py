@@ -4,13 +4,17 @@ from __future__ import annotations
 import libcst as cst
 
 from checkers.lint.astutil import params, suite_statements
-from checkers.lint.rules.base import Report, Rule
+from checkers.lint.rules.base import Example, Report, Rule
 
-INPUT_CALLS = ("input", "input_tensor", "input_var")
+INPUT_CALLS = ("input", "input_tensor", "input_var", "inputs")
 
 
 class UncheckedKernelDtype(Rule):
     code = "OPK005"
+    name = "unchecked-kernel-dtype"
+    summary = ("`get_expected_kernel_type` reads an input's "
+               'dtype directly instead of `indicate_var_data_type`')
+    triggers = ('get_expected_kernel_type',)
     fixable = True
     rationale = (
         "`get_expected_kernel_type` must take the dtype from "
@@ -18,20 +22,37 @@ class UncheckedKernelDtype(Rule):
         "initialized and names the op and the variable when it is not; reading "
         "`ctx.input(\"X\").dtype` fails with an unhelpful AttributeError on an uninitialized "
         "input. `opkit lint --fix` rewrites the direct forms (`ctx.input(\"X\").dtype`, "
-        "`ctx.input_tensor(\"X\").dtype`, `ctx.input_var(\"X\")...dtype`)."
+        "`ctx.input_tensor(\"X\").dtype`, `ctx.input_var(\"X\")...dtype`, and "
+        "`ctx.inputs(\"X\")[0].dtype`); reads through a local name, and of another element of "
+        "`ctx.inputs(...)`, are reported but not rewritten."
     )
     VALID = [
         "from opkit import OperatorWithKernel, OpKernelType\n\nclass MulOp(OperatorWithKernel):\n"
         "    def get_expected_kernel_type(self, ctx):\n"
         "        return OpKernelType(self.indicate_var_data_type(ctx, 'X'), ctx.place)\n"
         "\n    def infer_shape(self, ctx):\n        dtype = ctx.input('X').dtype\n",
+        "from opkit import OperatorWithKernel\n\nclass SumOp(OperatorWithKernel):\n"
+        "    def get_expected_kernel_type(self, ctx):\n"
+        "        return self.indicate_var_data_type(ctx, 'X')\n\n"
+        "    def infer_shape(self, ctx):\n        dtype = ctx.inputs('X')[0].dtype\n",
     ]
     INVALID = [
-        "from opkit import OperatorWithKernel, OpKernelType\n\nclass MulOp(OperatorWithKernel):\n"
+        Example("from opkit import OperatorWithKernel, OpKernelType\n\nclass MulOp(OperatorWithKernel):\n"
         "    def get_expected_kernel_type(self, ctx):\n"
-        "        return OpKernelType(ctx.input('X').dtype, ctx.place)\n",
-        "class MulOp:\n    def get_expected_kernel_type(self, ctx):\n"
-        "        t = ctx.input_tensor('Y')\n        return t.dtype\n",
+                "        return OpKernelType(ctx.input('X').dtype, ctx.place)\n", line=5,
+                fixed="from opkit import OperatorWithKernel, OpKernelType\n\nclass MulOp(OperatorWithKernel):\n"
+                      "    def get_expected_kernel_type(self, ctx):\n"
+                      "        return OpKernelType(self.indicate_var_data_type(ctx, 'X'), ctx.place)\n"),
+        Example("class MulOp:\n    def get_expected_kernel_type(self, ctx):\n"
+                "        t = ctx.input_tensor('Y')\n        return t.dtype\n", line=4),
+        # the first variable of a duplicable input
+        Example("class SumOp:\n    def get_expected_kernel_type(op, c):\n"
+                "        return c.inputs('X')[0].dtype\n", line=3,
+                fixed="class SumOp:\n    def get_expected_kernel_type(op, c):\n"
+                      "        return op.indicate_var_data_type(c, 'X')\n"),
+        # another element: reported, not rewritten (indicate_var_data_type reads the first)
+        Example("class SumOp:\n    def get_expected_kernel_type(self, ctx):\n"
+                "        return ctx.inputs('X')[1].dtype\n", line=3),
     ]
 
     def check(self, ctx):
@@ -50,6 +71,8 @@ class UncheckedKernelDtype(Rule):
             stmt.visit(finder)
         for node, call, alias in finder.reads:
             slot = call.args[0].value if call.args else None
+            if call.func.attr.value == "inputs" and not _first_of(node, call):
+                slot = None  # ctx.inputs("X")[i], i != 0: indicate_var_data_type reads the first
             what = f"'{alias}'" if alias else cst.Module([]).code_for_node(call)
             message = (f"get_expected_kernel_type reads the dtype of {what} directly; use "
                        f"{self_name}.indicate_var_data_type(ctx, ...) so an uninitialized input is "
@@ -87,8 +110,8 @@ class _DtypeReads(cst.CSTVisitor):
             self.reads.append((node, call, None))
             return False
         base = node.value
-        while isinstance(base, (cst.Attribute, cst.Call)):
-            base = base.value if isinstance(base, cst.Attribute) else base.func
+        while isinstance(base, (cst.Attribute, cst.Call, cst.Subscript)):
+            base = base.func if isinstance(base, cst.Call) else base.value
         if isinstance(base, cst.Name) and base.value in self.aliases:
             self.reads.append((node, self.aliases[base.value], base.value))
             return False
@@ -104,7 +127,15 @@ def _input_call(expr) -> cst.Call | None:
                     and isinstance(func.value, cst.Name):
                 return expr
             expr = func
-        elif isinstance(expr, cst.Attribute):
+        elif isinstance(expr, (cst.Attribute, cst.Subscript)):
             expr = expr.value
         else:
             return None
+
+
+def _first_of(node: cst.Attribute, call: cst.Call) -> bool:
+    """`ctx.inputs(S)[0].dtype`: the read is of the first variable of the slot."""
+    sub = node.value
+    return isinstance(sub, cst.Subscript) and sub.value is call and len(sub.slice) == 1 \
+        and isinstance(sub.slice[0].slice, cst.Index) \
+        and isinstance(sub.slice[0].slice.value, cst.Integer) and sub.slice[0].slice.value.value == "0"
