@@ -372,9 +372,14 @@ class ExecutionContext:
                 "no_need_buffer (only its shape, dtype and LoD may be used): %s",
                 slot, name, exc.raw_message).with_context(self.op.type, name) from None
         if arr.__class__ is np.ndarray and self.place.kind == "CPU":  # the common case
-            if arr.flags.writeable:
-                arr = arr.view()
-                arr.flags.writeable = False
+            ro = tensor._ro
+            if ro is not None and ro[0] is arr:
+                arr = ro[1]
+            elif arr.flags.writeable:
+                view = arr.view()
+                view.setflags(write=False)
+                tensor._ro = (arr, view)
+                arr = view
         else:
             arr = self.op.prepare_input_array(arr, self.place)
         self._arrays[name] = arr
@@ -448,6 +453,7 @@ class ExecutionContext:
             if not isinstance(array, xp.ndarray):
                 array = xp.asarray(array)
         tensor._data = array
+        tensor._ro = None
         tensor._meta = None
         tensor._no_data_reason = None
         tensor._place = self.place
@@ -499,6 +505,7 @@ class ExecutionContext:
         if buffer is None:
             buffer = self.xp.empty(shape, dtype=dtype)
         tensor._data = buffer
+        tensor._ro = None
         tensor._meta = None
         tensor._no_data_reason = None
         tensor._place = self.place

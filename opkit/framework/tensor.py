@@ -67,13 +67,14 @@ class LoDTensor:
     no_need_buffer variables).
     """
 
-    __slots__ = ("_data", "_lod", "_place", "_meta", "_no_data_reason", "name", "_alloc")
+    __slots__ = ("_data", "_lod", "_place", "_meta", "_no_data_reason", "name", "_alloc", "_ro")
 
     def __init__(self, data=None, lod=None, place: Place | None = None):
         self._data = None
         self._meta = None
         self._no_data_reason = None
         self._alloc = None
+        self._ro = None  # (data, its read-only view) as kernels see it, made once per array
         self.name = None
         self._place = to_place(place) if place is not None else None
         if data is not None:
@@ -104,6 +105,7 @@ class LoDTensor:
         elif not is_device_array(array):
             array = np.asarray(array)
         self._data = array
+        self._ro = None
         self._meta = None
         self._no_data_reason = None
         if place is None:
