@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import inspect
 import os
 import sys
@@ -83,12 +84,19 @@ def _ensure_builtin_ops() -> None:
     import reference_ops  # noqa: F401
 
 
+@functools.lru_cache(maxsize=None)
+def _real_path(filename: str) -> str:
+    return os.path.realpath(filename)  # one file registers many ops: resolve it once
+
+
 def _source_of(obj, filename: str | None = None) -> str:
     """'<real path of the file>:<qualname>': who registered something, for messages and for
     telling a module loaded twice (same file) from a real clash."""
     try:
-        filename = filename or inspect.getsourcefile(obj)
-        return f"{os.path.realpath(filename)}:{obj.__qualname__}"
+        if filename is None:
+            code = getattr(obj, "__code__", None)  # a function: no inspect needed
+            filename = code.co_filename if code is not None else inspect.getsourcefile(obj)
+        return f"{_real_path(filename)}:{obj.__qualname__}"
     except (TypeError, OSError):
         return getattr(obj, "__qualname__", repr(obj))
 
