@@ -10,6 +10,9 @@ __all__ = ["LoDTensor", "Tensor", "SelectedRows", "LoDTensorArray", "lengths_to_
            "offsets_to_lengths", "validate_lod"]
 
 
+_CPU = CPUPlace()
+
+
 def lengths_to_offsets(lengths) -> list[list[int]]:
     """[[2, 0, 3]] -> [[0, 2, 2, 5]]"""
     out = []
@@ -97,6 +100,13 @@ class LoDTensor:
         return self._data
 
     def set(self, array, place: Place | None = None) -> None:
+        if place is None and array.__class__ is np.ndarray:  # the common case, kept cheap
+            self._data = array
+            self._ro = None
+            self._meta = None
+            self._no_data_reason = None
+            self._place = _CPU
+            return
         from opkit.framework.device import is_device_array, to_device
 
         if place is not None:
