@@ -58,6 +58,20 @@ class InferShapeContext:
     def is_runtime(self) -> bool:
         raise NotImplementedError
 
+    def _input_at(self, slot: str, i: int | None) -> str:
+        names = self.input_names(slot)
+        if i is None:
+            return self._one(names, slot, "Input")
+        if not 0 <= i < len(names):
+            raise errors.NotFound("op '%s': Input(%s) has no variable %d (it holds %d)",
+                                  self.op.type, slot, i, len(names))
+        return names[i]
+
+    def get_lod_levels(self, slot: str) -> list:
+        """The LoD level of every variable of input `slot` (the declared lod_level at compile
+        time, the LoD's depth at run time)."""
+        return [self.get_lod_level(slot, i) for i in range(len(self.input_names(slot)))]
+
     def get_input_dim(self, slot: str) -> tuple:
         return self._dim(self._one(self.input_names(slot), slot, "Input"))
 
@@ -142,8 +156,8 @@ class CompileTimeInferShapeContext(InferShapeContext):
     def _share_lod(self, src: str, dst: str) -> None:
         self._desc(dst).lod_level = self._desc(src).lod_level
 
-    def get_lod_level(self, slot: str) -> int:
-        return self._desc(self._one(self.input_names(slot), slot, "Input")).lod_level
+    def get_lod_level(self, slot: str, i: int | None = None) -> int:
+        return self._desc(self._input_at(slot, i)).lod_level
 
     def set_lod_level(self, slot: str, level: int) -> None:
         for n in self.output_names(slot):
@@ -217,8 +231,8 @@ class RuntimeInferShapeContext(InferShapeContext):
     def _share_lod(self, src: str, dst: str) -> None:
         self.lod_sources[dst] = src
 
-    def get_lod_level(self, slot: str) -> int:
-        v = self._value(self._one(self.input_names(slot), slot, "Input"))
+    def get_lod_level(self, slot: str, i: int | None = None) -> int:
+        v = self._value(self._input_at(slot, i))
         return len(v.lod) if isinstance(v, LoDTensor) else 0
 
     def set_lod_level(self, slot: str, level: int) -> None:

@@ -10,7 +10,7 @@ from opkit.framework.program import Program, VarDesc, default_main_program
 from opkit.framework.scope import Scope, Variable, global_scope
 from opkit.framework.tensor import LoDTensor, LoDTensorArray, SelectedRows
 
-__all__ = ["Executor", "run_block"]
+__all__ = ["Executor", "run_block", "create_block_variables"]
 
 
 class _Prepared:
@@ -73,6 +73,15 @@ def create_variables(prepared: _Prepared, outer: Scope, local: Scope) -> None:
         if desc.type != "lod_tensor":
             var._value = _new_value(desc)
         variables[desc.name] = var
+
+
+def create_block_variables(block, outer: Scope, local: Scope,
+                           cache: dict | None = None) -> None:
+    """Public seam for control-flow ops: make the variables declared in `block`, the
+    persistable ones in `outer` (when missing there) and the others anew in `local` (e.g. a
+    step scope made by `outer.new_scope()`), as `Executor.run` does for the global block.
+    `cache` (a dict the caller keeps) saves preparing the block again on the next call."""
+    create_variables(_prepare(block, cache), outer, local)
 
 
 def run_block(block, scope: Scope, place, cache: dict | None = None, **options) -> None:
