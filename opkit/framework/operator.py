@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from opkit.framework import errors
-from opkit.framework.context import (EMPTY_VAR_NAME, CompileTimeInferShapeContext,
-                                     ExecutionContext, RuntimeInferShapeContext, _present)
+from opkit.framework.context import (CompileTimeInferShapeContext, ExecutionContext,
+                                     RuntimeInferShapeContext, _present)
 from opkit.framework.device import DeviceContextPool, is_device_array, to_device
 from opkit.framework.kernel_type import OpKernelType, dtype_name
 from opkit.framework.tensor import LoDTensor, SelectedRows
@@ -121,7 +121,7 @@ class OperatorBase:
         except _UnknownShape:
             pass
         except errors.EnforceNotMet as exc:
-            raise exc.with_context(self.type)
+            raise exc.with_context(self.type)  # noqa: B904  (the same error, re-raised)
         except errors.EmptyMessageError:
             raise
         except Exception as exc:

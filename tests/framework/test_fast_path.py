@@ -179,8 +179,8 @@ def test_errors_of_the_fast_path_match_the_plain_path():
     for _ in range(2):
         exe.run(main, feed={"x": np.ones((2, 3), "float32")}, fetch_list=[r], scope=scope)
     for feed in ({"x": np.ones((2, 3), "float64")}, {"x": np.ones((2, 4), "float32")}, {}):
-        fast = _error(lambda: exe.run(main, feed=feed, fetch_list=[r], scope=scope))
-        plain = _error(lambda: _fresh(main, feed, [r]))
+        fast = _error(lambda feed=feed: exe.run(main, feed=feed, fetch_list=[r], scope=scope))
+        plain = _error(lambda feed=feed: _fresh(main, feed, [r]))
         assert fast == plain
 
 
