@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -38,11 +39,43 @@ class OpPackageError(Exception):
         self.spec = spec
 
 
+def _entry_points(group: str) -> set[tuple[str, str]]:
+    """(name, value) of the entry points of `group` in the distributions on sys.path.
+
+    What `importlib.metadata.entry_points(group=...)` answers, read straight from the
+    `entry_points.txt` files: importing importlib.metadata costs more than the whole first
+    registry lookup otherwise does."""
+    found = set()
+    for folder in sys.path:
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(folder or ".", name, "entry_points.txt"),
+                          encoding="utf-8") as fh:
+                    text = fh.read()
+            except OSError:
+                continue
+            section = None
+            for line in text.splitlines():
+                line = line.strip()
+                if not line or line.startswith(("#", ";")):
+                    continue
+                if line.startswith("[") and line.endswith("]"):
+                    section = line[1:-1].strip()
+                elif section == group and "=" in line:
+                    key, value = line.split("=", 1)
+                    found.add((key.strip(), value.strip()))
+    return found
+
+
 def entry_point_packages() -> list[tuple[str, str]]:
     """(entry-point name, module) of every installed op package, `reference_ops` first."""
-    from importlib.metadata import entry_points
-
-    found = sorted({(ep.name, ep.value) for ep in entry_points(group=ENTRY_POINT_GROUP)})
+    found = sorted(_entry_points(ENTRY_POINT_GROUP))
     if not found:
         return [(name, name) for name in DEFAULT_OP_PACKAGES]
     found.sort(key=lambda item: (item[1] not in DEFAULT_OP_PACKAGES, item[0]))
