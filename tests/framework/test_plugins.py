@@ -144,3 +144,18 @@ def test_create_block_variables_makes_persistable_once_and_locals_anew():
 def test_the_registry_imports_no_op_package():
     source = textwrap.dedent(open(opkit.framework.registry.__file__).read())
     assert "import reference_ops" not in source and "reference_ops" not in source
+
+
+def test_entry_points_are_read_like_importlib_metadata(tmp_path, monkeypatch):
+    from importlib.metadata import entry_points
+
+    dist = tmp_path / "my_ops-1.0.dist-info"
+    dist.mkdir()
+    (dist / "entry_points.txt").write_text(
+        "[console_scripts]\nmy-ops = my_ops.cli:main\n\n[opkit.ops]\nmy_ops = my_ops\n")
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: my_ops\nVersion: 1.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ours = plugins.entry_point_packages()
+    theirs = sorted((e.name, e.value) for e in entry_points(group="opkit.ops"))
+    assert sorted(ours) == theirs
+    assert ours[0] == ("reference_ops", "reference_ops") and ("my_ops", "my_ops") in ours
