@@ -202,3 +202,16 @@ def test_harness_style_repeated_run_impl_with_hooks_still_checks_every_run():
         op.run_impl(scope, opkit.CPUPlace(), hooks=Hooks())
         np.testing.assert_array_equal(scope.find_var("o").get_tensor().data, np.ones((2, 2)))
     assert calls == [("before", "relu"), ("after", "relu")] * 3
+
+
+def test_new_lod_values_of_the_same_level_reach_the_outputs():
+    main = opkit.Program()
+    with opkit.program_guard(main, opkit.Program()):
+        x = opkit.layers.data("x", shape=[2], dtype="float64", lod_level=1)
+        r = opkit.layers.relu(opkit.layers.relu(x))
+    exe, scope = opkit.Executor(), opkit.Scope()
+    data = np.arange(12, dtype="float64").reshape(6, 2)
+    for lengths in ([[1, 2, 3]], [[1, 2, 3]], [[6]], [[2, 0, 4]]):
+        (out,) = exe.run(main, feed={"x": (data, lengths)}, fetch_list=[r], scope=scope,
+                         return_numpy=False)
+        assert out.recursive_sequence_lengths() == lengths
