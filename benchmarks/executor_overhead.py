@@ -2,9 +2,12 @@
 
 1. Per-op overhead: a program of K chained `elementwise_add` ops on 1-element float32
    tensors, run by one `Executor.run` (feed, K ops, fetch); the time per op is divided by the
-   time of one `numpy.add` on the same arrays. Target: <= 20x. (Ratios are medians of per-round ratios.)
+   time of one `numpy.add` on the same arrays. Target: <= 5x. (Ratios are medians of
+   per-round ratios.)
 2. Large tensors: one `elementwise_add` of two 1000x1000 float32 tensors through the
-   executor (feed, op, fetch) against `numpy.add` on the same arrays. Target: <= 1.15x.
+   executor (feed, op, fetch) against a `numpy.add` loop on the same arrays. Both sides keep
+   each result until the next one replaces it, as a caller holding fetched results does.
+   Target: <= 1.10x.
 
 OMP/OpenBLAS/MKL threads are pinned to 1; each figure is the median of repeated runs.
 
@@ -27,8 +30,8 @@ import numpy as np  # noqa: E402
 
 import opkit  # noqa: E402
 
-TARGET_PER_OP = 20.0
-TARGET_LARGE = 1.15
+TARGET_PER_OP = 5.0
+TARGET_LARGE = 1.10
 
 
 def _median_time(fn, repeat: int, number: int) -> float:
@@ -95,9 +98,18 @@ def large_add(n: int = 1000, repeat: int = 15) -> dict:
     b = rng.random((n, n), dtype=np.float32)
     exe, scope = opkit.Executor(opkit.CPUPlace()), opkit.Scope()
     feed = {"x": a, "y": b}
-    run = lambda: exe.run(main, feed=feed, fetch_list=[out], scope=scope)  # noqa: E731
-    np.testing.assert_array_equal(run()[0], a + b)
-    exe_t, np_t = _paired(run, lambda: np.add(a, b), repeat, 5, 5)
+    held = [None]  # each side keeps its last result alive until the next replaces it
+
+    def run():
+        held[0] = exe.run(main, feed=feed, fetch_list=[out], scope=scope)[0]
+
+    def numpy_loop():
+        held[0] = np.add(a, b)
+
+    run()
+    np.testing.assert_array_equal(held[0], a + b)
+    # one call a side per round, many rounds: the two calls of a pair see the same load
+    exe_t, np_t = _paired(run, numpy_loop, repeat * 20, 1, 1)
     return {"shape": [n, n], "executor_ms": statistics.median(exe_t) * 1e3,
             "numpy_ms": statistics.median(np_t) * 1e3,
             "ratio": statistics.median(e / n for e, n in zip(exe_t, np_t)),

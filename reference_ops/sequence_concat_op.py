@@ -34,12 +34,8 @@ class SequenceConcatOp(OperatorWithKernel):
                 "Inputs(X) of sequence_concat must agree on every dimension but the first; "
                 "X[0] has shape %s and X[%d] has shape %s", dims[0], i, d))
         names = ctx.input_names("X")
-        if ctx.is_runtime():
-            levels = [len(ctx._value(n).lod) for n in names]
-            when = "run time"
-        else:
-            levels = [ctx._desc(n).lod_level for n in names]
-            when = "compile time"
+        levels = ctx.get_lod_levels("X")
+        when = "run time" if ctx.is_runtime() else "compile time"
         for i, level in enumerate(levels):
             enforce(level >= 1, errors.InvalidArgument(
                 "The LoD level of Input(X)[%d] ('%s') of sequence_concat must be at least 1, "
@@ -68,13 +64,17 @@ class SequenceConcatGradOp(OperatorWithKernel):
     def infer_shape(self, ctx):
         enforce(ctx.has_input(grad_var_name("Out")),
                 "Input(Out@GRAD) of SequenceConcatGradOp should not be null.")
-        xs = ctx.input_names("X")
-        raw = ctx.op.outputs.get(grad_var_name("X")) or []
+        gx = grad_var_name("X")
+        raw = ctx.op.outputs.get(gx) or []  # one name per X, "@EMPTY@" where no grad is wanted
         dims = ctx.get_inputs_dim("X")
+        enforce(len(raw) <= len(dims), errors.InvalidArgument(
+            "Output(X@GRAD) of SequenceConcatGradOp holds %d variables but Input(X) only %d",
+            len(raw), len(dims)))
+        ctx.set_outputs_dim(gx, dims[:len(raw)])
+        present = ctx.output_names(gx)
         for k, name in enumerate(raw):
-            if name and name != "@EMPTY@" and k < len(xs):
-                ctx._set_dim(name, dims[k])
-                ctx._share_lod(xs[k], name)
+            if name in present:
+                ctx.share_lod("X", gx, k, present.index(name))
 
     def get_expected_kernel_type(self, ctx):
         return OpKernelType(self.indicate_var_data_type(ctx, grad_var_name("Out")), ctx.place)

@@ -4,6 +4,7 @@ import numpy as np
 from opkit import OpMaker, OperatorBase, register_operator, enforce, errors
 
 from opkit.framework.device import to_host
+from opkit.framework.executor import create_block_variables, run_block
 from opkit.framework.tensor import LoDTensor
 
 STEP_SCOPES = "StepScopes"
@@ -65,8 +66,6 @@ class WhileOp(OperatorBase):
         return bool(np.asarray(data).reshape(-1)[0])
 
     def run_impl(self, scope, place, **options):
-        from opkit.framework.executor import _prepare, run_block
-
         block = self.attr("sub_block")
         enforce(block is not None and hasattr(block, "ops"), errors.InvalidArgument(
             "Attr(sub_block) of WhileOp should be a Block, got %r.", block))
@@ -75,33 +74,15 @@ class WhileOp(OperatorBase):
         out_name = self.output(STEP_SCOPES)
         if out_name is not None:
             scope.var(out_name).set_value(step_scopes)
-        prepared = _prepare(block, self._cache)
         while self._condition(scope):
             step = scope.new_scope()
             # the variables declared in the sub-block are made anew in each step scope
-            for desc in prepared.persistable:
-                if scope.find_var(desc.name) is None:
-                    scope.var(desc.name).set_value(_new_value(desc))
-            for desc in prepared.local:
-                step.var(desc.name).set_value(_new_value(desc))
+            create_block_variables(block, scope, step, self._cache)
             run_block(block, step, place, self._cache, **options)
             if is_test:
-                _drop(scope, step)
+                scope.drop_kid(step)
             else:
                 step_scopes.append(step)
-
-
-def _new_value(desc):
-    from opkit.framework.executor import _new_value as new
-
-    return new(desc)
-
-
-def _drop(parent, kid) -> None:
-    kid.drop_kids()
-    if kid in parent._kids:
-        parent._kids.remove(kid)
-    kid.parent = None
 
 
 register_operator("while", WhileOp, WhileOpMaker)

@@ -58,6 +58,20 @@ class InferShapeContext:
     def is_runtime(self) -> bool:
         raise NotImplementedError
 
+    def _input_at(self, slot: str, i: int | None) -> str:
+        names = self.input_names(slot)
+        if i is None:
+            return self._one(names, slot, "Input")
+        if not 0 <= i < len(names):
+            raise errors.NotFound("op '%s': Input(%s) has no variable %d (it holds %d)",
+                                  self.op.type, slot, i, len(names))
+        return names[i]
+
+    def get_lod_levels(self, slot: str) -> list:
+        """The LoD level of every variable of input `slot` (the declared lod_level at compile
+        time, the LoD's depth at run time)."""
+        return [self.get_lod_level(slot, i) for i in range(len(self.input_names(slot)))]
+
     def get_input_dim(self, slot: str) -> tuple:
         return self._dim(self._one(self.input_names(slot), slot, "Input"))
 
@@ -142,8 +156,8 @@ class CompileTimeInferShapeContext(InferShapeContext):
     def _share_lod(self, src: str, dst: str) -> None:
         self._desc(dst).lod_level = self._desc(src).lod_level
 
-    def get_lod_level(self, slot: str) -> int:
-        return self._desc(self._one(self.input_names(slot), slot, "Input")).lod_level
+    def get_lod_level(self, slot: str, i: int | None = None) -> int:
+        return self._desc(self._input_at(slot, i)).lod_level
 
     def set_lod_level(self, slot: str, level: int) -> None:
         for n in self.output_names(slot):
@@ -217,8 +231,8 @@ class RuntimeInferShapeContext(InferShapeContext):
     def _share_lod(self, src: str, dst: str) -> None:
         self.lod_sources[dst] = src
 
-    def get_lod_level(self, slot: str) -> int:
-        v = self._value(self._one(self.input_names(slot), slot, "Input"))
+    def get_lod_level(self, slot: str, i: int | None = None) -> int:
+        v = self._value(self._input_at(slot, i))
         return len(v.lod) if isinstance(v, LoDTensor) else 0
 
     def set_lod_level(self, slot: str, level: int) -> None:
@@ -372,9 +386,14 @@ class ExecutionContext:
                 "no_need_buffer (only its shape, dtype and LoD may be used): %s",
                 slot, name, exc.raw_message).with_context(self.op.type, name) from None
         if arr.__class__ is np.ndarray and self.place.kind == "CPU":  # the common case
-            if arr.flags.writeable:
-                arr = arr.view()
-                arr.flags.writeable = False
+            ro = tensor._ro
+            if ro is not None and ro[0] is arr:
+                arr = ro[1]
+            elif arr.flags.writeable:
+                view = arr.view()
+                view.setflags(write=False)
+                tensor._ro = (arr, view)
+                arr = view
         else:
             arr = self.op.prepare_input_array(arr, self.place)
         self._arrays[name] = arr
@@ -448,6 +467,7 @@ class ExecutionContext:
             if not isinstance(array, xp.ndarray):
                 array = xp.asarray(array)
         tensor._data = array
+        tensor._ro = None
         tensor._meta = None
         tensor._no_data_reason = None
         tensor._place = self.place
@@ -499,6 +519,7 @@ class ExecutionContext:
         if buffer is None:
             buffer = self.xp.empty(shape, dtype=dtype)
         tensor._data = buffer
+        tensor._ro = None
         tensor._meta = None
         tensor._no_data_reason = None
         tensor._place = self.place

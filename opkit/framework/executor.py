@@ -10,7 +10,7 @@ from opkit.framework.program import Program, VarDesc, default_main_program
 from opkit.framework.scope import Scope, Variable, global_scope
 from opkit.framework.tensor import LoDTensor, LoDTensorArray, SelectedRows
 
-__all__ = ["Executor", "run_block"]
+__all__ = ["Executor", "run_block", "create_block_variables"]
 
 
 class _Prepared:
@@ -30,6 +30,9 @@ class _Prepared:
                 if vd is not None and vd.lod_level > 0 and vd.type == "lod_tensor":
                     levels.append((name, vd.lod_level))
             self.lod_checks.append(levels)
+        # feed name -> (shape, dtype, persistable) of a plain host array accepted before: a
+        # feed of the same shape and dtype needs none of the checks again
+        self.feeds_seen: dict = {}
 
 
 def check_lod_levels(op, levels, scope) -> None:
@@ -70,6 +73,15 @@ def create_variables(prepared: _Prepared, outer: Scope, local: Scope) -> None:
         if desc.type != "lod_tensor":
             var._value = _new_value(desc)
         variables[desc.name] = var
+
+
+def create_block_variables(block, outer: Scope, local: Scope,
+                           cache: dict | None = None) -> None:
+    """Public seam for control-flow ops: make the variables declared in `block`, the
+    persistable ones in `outer` (when missing there) and the others anew in `local` (e.g. a
+    step scope made by `outer.new_scope()`), as `Executor.run` does for the global block.
+    `cache` (a dict the caller keeps) saves preparing the block again on the next call."""
+    create_variables(_prepare(block, cache), outer, local)
 
 
 def run_block(block, scope: Scope, place, cache: dict | None = None, **options) -> None:
@@ -115,8 +127,17 @@ class Executor:
         local = outer.new_scope()
         try:
             create_variables(prepared, outer, local)
-            for name, value in (feed or {}).items():
-                self._feed(block, outer, local, name, value)
+            if feed:
+                seen = prepared.feeds_seen
+                for name, value in feed.items():
+                    known = seen.get(name)
+                    if known is not None and value.__class__ is np.ndarray and \
+                            value.shape == known[0] and value.dtype == known[1]:
+                        tensor = LoDTensor()
+                        tensor.set(value)
+                        (outer if known[2] else local).var(name)._value = tensor
+                    else:
+                        self._feed(block, outer, local, name, value, seen)
             place = self.place
             options = {"enable_inplace": True} if self.enable_inplace else {}
             op = None
@@ -132,7 +153,9 @@ class Executor:
             outer.drop_kids()
 
     # -- feed and fetch -------------------------------------------------------------------
-    def _feed(self, block, outer: Scope, local: Scope, name: str, value) -> None:
+    def _feed(self, block, outer: Scope, local: Scope, name: str, value,
+              seen: dict | None = None) -> None:
+        plain = value.__class__ is np.ndarray
         desc = block.vars.get(name)
         if desc is None:
             raise errors.NotFound("feed '%s' is not a variable of the program's global block",
@@ -177,6 +200,8 @@ class Executor:
             tensor = LoDTensor(to_device(data, self.place), tensor.lod, self.place)
         var = (outer if desc.persistable else local).var(name)
         var.set_value(tensor)
+        if plain and seen is not None and self.place.kind == "CPU" and not tensor.lod:
+            seen[name] = (data.shape, data.dtype, bool(desc.persistable))
 
     def _fetch(self, scope: Scope, item, return_numpy: bool):
         name = item if isinstance(item, str) else getattr(item, "name", None)
@@ -187,7 +212,10 @@ class Executor:
         if var is None or not var.is_initialized():
             raise errors.NotFound("fetch '%s': the variable was not computed by the program "
                                   "(is it an output of an op that ran?)", name)
-        value = var.value()
+        value = var._value
+        if value.__class__ is LoDTensor and return_numpy and \
+                value._data.__class__ is np.ndarray:  # the common case
+            return value._data
         if isinstance(value, SelectedRows):
             dense = to_host(value.to_dense())
             return dense if return_numpy else value

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import inspect
 import os
 import sys
@@ -14,7 +15,8 @@ from opkit.framework.place import place_kind
 from opkit.framework.proto import OpMaker, OpProto
 
 __all__ = ["OpInfo", "KernelEntry", "register_operator", "register_kernel", "all_op_types",
-           "op_info", "has_op", "scratch"]
+           "op_info", "has_op", "scratch", "kernels_of", "orphan_kernels",
+           "set_op_package_loader"]
 
 
 @dataclass
@@ -26,6 +28,8 @@ class KernelEntry:
     library: str
     fn: object  # callable(ctx)
     name: str   # where it came from, for messages
+    priority: int = 0  # a lower-priority kernel yields its key to a higher one
+    where: str = ""  # '<file>:<line>' of the register_kernel call
 
     def __post_init__(self):
         import numpy as np
@@ -72,23 +76,45 @@ class OpInfo:
 _OPS: dict[str, OpInfo] = {}
 _KERNELS: dict[str, dict[tuple, KernelEntry]] = {}
 _BUILTINS_LOADED = False
+_LOADER = None  # set by opkit.plugins: loads the installed op packages (entry points)
+
+
+def set_op_package_loader(loader) -> None:
+    """Public seam: `loader()` is called once, on the first registry lookup, to load the
+    installed op packages (opkit.plugins installs the entry-point loader). The registry
+    itself imports no op package."""
+    global _LOADER, _BUILTINS_LOADED
+    _LOADER = loader
+    _BUILTINS_LOADED = False
 
 
 def _ensure_builtin_ops() -> None:
-    """Import `reference_ops` once, so that lookups see the built-in ops."""
+    """Load the installed op packages once, so that lookups see the built-in ops."""
     global _BUILTINS_LOADED
     if _BUILTINS_LOADED:
         return
     _BUILTINS_LOADED = True
-    import reference_ops  # noqa: F401
+    loader = _LOADER
+    if loader is None:
+        import importlib
+
+        loader = importlib.import_module("opkit.plugins").load_entry_point_ops
+    loader()
+
+
+@functools.lru_cache(maxsize=None)
+def _real_path(filename: str) -> str:
+    return os.path.realpath(filename)  # one file registers many ops: resolve it once
 
 
 def _source_of(obj, filename: str | None = None) -> str:
     """'<real path of the file>:<qualname>': who registered something, for messages and for
     telling a module loaded twice (same file) from a real clash."""
     try:
-        filename = filename or inspect.getsourcefile(obj)
-        return f"{os.path.realpath(filename)}:{obj.__qualname__}"
+        if filename is None:
+            code = getattr(obj, "__code__", None)  # a function: no inspect needed
+            filename = code.co_filename if code is not None else inspect.getsourcefile(obj)
+        return f"{_real_path(filename)}:{obj.__qualname__}"
     except (TypeError, OSError):
         return getattr(obj, "__qualname__", repr(obj))
 
@@ -156,8 +182,17 @@ def _as_tuple(value, what: str, op_type: str) -> tuple:
 
 
 def register_kernel(op_type: str, place="CPU", dtypes=("float32", "float64"), layout="ANY",
-                    library="PLAIN"):
-    """Decorator: registers `f(ctx)` or an `OpKernel` subclass for every place x dtype."""
+                    library="PLAIN", priority: int = 0):
+    """Decorator: registers `f(ctx)` or an `OpKernel` subclass for every place x dtype.
+
+    Two kernels for one (op, place, dtype, layout, library) are an error, unless their
+    priorities differ: then the higher one holds the key, whichever registers first (a
+    fallback kernel registers with priority -1, a dedicated one that should win with 1)."""
+    caller = sys._getframe(1)
+    where = f"{caller.f_code.co_filename}:{caller.f_lineno}"
+    if not isinstance(priority, int):
+        raise errors.InvalidArgument("register_kernel('%s'): priority must be an int, got %r",
+                                     op_type, priority)
     places = [place_kind(p) for p in _as_tuple(place, "place", op_type)]
     try:
         dts = [dtype_name(d) for d in _as_tuple(dtypes, "dtypes", op_type)]
@@ -184,13 +219,29 @@ def register_kernel(op_type: str, place="CPU", dtypes=("float32", "float64"), la
                 key = kernel_key(d, p, layout, library)
                 old = table.get(key)
                 if old is not None and old.name != source:
-                    raise errors.AlreadyExists(
-                        "kernel of op '%s' for %s %s is registered twice: by %s and by %s",
-                        op_type, p, d, old.name, source)
-                table[key] = KernelEntry(op_type, d, p, layout, library, fn, source)
+                    if old.priority > priority:
+                        continue  # the registered kernel outranks this one
+                    if old.priority == priority:
+                        raise errors.AlreadyExists(
+                            "kernel of op '%s' for %s %s is registered twice: by %s and by %s",
+                            op_type, p, d, old.name, source)
+                table[key] = KernelEntry(op_type, d, p, layout, library, fn, source, priority,
+                                         where)
         return kernel
 
     return decorate
+
+
+def kernels_of(op_type: str) -> dict:
+    """{(dtype, place, layout, library): KernelEntry} registered for `op_type` so far (also
+    for an op type not registered (yet): see orphan_kernels)."""
+    return dict(_KERNELS.get(op_type, {}))
+
+
+def orphan_kernels() -> list[KernelEntry]:
+    """Kernels registered for an op type that no loaded package registers."""
+    return [e for t, table in sorted(_KERNELS.items()) if t not in _OPS
+            for e in table.values()]
 
 
 def all_op_types() -> list[str]:

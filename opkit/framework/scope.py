@@ -106,6 +106,13 @@ class Scope:
     def kids(self) -> list["Scope"]:
         return list(self._kids)
 
+    def drop_kid(self, kid: "Scope") -> None:
+        """Forget the child scope `kid` (and its own children) once its work is done."""
+        kid.drop_kids()
+        if kid in self._kids:
+            self._kids.remove(kid)
+        kid.parent = None
+
     def drop_kids(self) -> None:
         for kid in self._kids:
             kid.drop_kids()

@@ -10,6 +10,9 @@ __all__ = ["LoDTensor", "Tensor", "SelectedRows", "LoDTensorArray", "lengths_to_
            "offsets_to_lengths", "validate_lod"]
 
 
+_CPU = CPUPlace()
+
+
 def lengths_to_offsets(lengths) -> list[list[int]]:
     """[[2, 0, 3]] -> [[0, 2, 2, 5]]"""
     out = []
@@ -67,13 +70,14 @@ class LoDTensor:
     no_need_buffer variables).
     """
 
-    __slots__ = ("_data", "_lod", "_place", "_meta", "_no_data_reason", "name", "_alloc")
+    __slots__ = ("_data", "_lod", "_place", "_meta", "_no_data_reason", "name", "_alloc", "_ro")
 
     def __init__(self, data=None, lod=None, place: Place | None = None):
         self._data = None
         self._meta = None
         self._no_data_reason = None
         self._alloc = None
+        self._ro = None  # (data, its read-only view) as kernels see it, made once per array
         self.name = None
         self._place = to_place(place) if place is not None else None
         if data is not None:
@@ -96,6 +100,13 @@ class LoDTensor:
         return self._data
 
     def set(self, array, place: Place | None = None) -> None:
+        if place is None and array.__class__ is np.ndarray:  # the common case, kept cheap
+            self._data = array
+            self._ro = None
+            self._meta = None
+            self._no_data_reason = None
+            self._place = _CPU
+            return
         from opkit.framework.device import is_device_array, to_device
 
         if place is not None:
@@ -104,6 +115,7 @@ class LoDTensor:
         elif not is_device_array(array):
             array = np.asarray(array)
         self._data = array
+        self._ro = None
         self._meta = None
         self._no_data_reason = None
         if place is None:

@@ -20,10 +20,8 @@ Importing this package needs no cupy: the CUDA code is compiled on first use.
 """
 from __future__ import annotations
 
-import os
-
-
-from opkit import enforce, errors
+from opkit import enforce, errors, register_kernel
+from opkit.registry import has_op, kernels_of
 
 from reference_ops._common import normalize_axis
 from reference_ops.gpu import kernels
@@ -35,37 +33,24 @@ SKIPPED: dict[str, str] = {}
 _DTYPES = ("float32", "float64")
 
 
-_HERE = os.path.realpath(os.path.dirname(__file__)) + os.sep
-
-
-def _gpu_slot_owner(op_type: str):
-    """The kernel (its '<file>:<name>') holding (op_type, GPU, float32|float64) when it is
-    not one of ours, else None."""
-    from opkit.framework.registry import _KERNELS
-
-    table = _KERNELS.get(op_type, {})
-    for entry in table.values():
-        if entry.place == "GPU" and entry.dtype in _DTYPES and entry.layout == "ANY" \
-                and entry.library == "PLAIN" and \
-                not os.path.realpath(entry.name.rsplit(":", 1)[0]).startswith(_HERE):
-            return entry.name
-    return None
-
-
 def _dedicated(op_type: str):
     """Register the decorated function as op_type's GPU kernel (float32 and float64) when
-    the op exists and its GPU slot is free; otherwise note why not in SKIPPED."""
-    from opkit.framework.registry import _OPS, register_kernel
+    the op exists, as a fallback (priority -1): a GPU kernel of the op's own file (its
+    xp-shared kernel) keeps the slot, whichever registers first, and SKIPPED[op] says why."""
 
     def decorate(fn):
-        if op_type not in _OPS:
+        if not has_op(op_type):
             SKIPPED[op_type] = f"op '{op_type}' is not registered"
             return fn
-        owner = _gpu_slot_owner(op_type)
+        register_kernel(op_type, place="GPU", dtypes=_DTYPES, priority=-1)(fn)
+        owner = next((e.name for e in kernels_of(op_type).values()
+                      if e.place == "GPU" and e.dtype in _DTYPES and e.layout == "ANY"
+                      and e.library == "PLAIN" and e.fn is not fn), None)
         if owner is not None:
             SKIPPED[op_type] = f"the GPU slot is taken by the xp-shared kernel {owner}"
+            if op_type in REGISTERED:
+                REGISTERED.remove(op_type)
             return fn
-        register_kernel(op_type, place="GPU", dtypes=("float32", "float64"))(fn)
         if op_type not in REGISTERED:
             REGISTERED.append(op_type)
         SKIPPED.pop(op_type, None)

@@ -45,14 +45,14 @@ def test_uninitialized_tensor_says_so():
     t = opkit.LoDTensor()
     assert not t.is_initialized()
     with pytest.raises(errors.PreconditionNotMet, match="not initialized"):
-        t.shape
+        _ = t.shape
 
 
 def test_meta_only_tensor_keeps_shape_dtype_lod_but_no_data():
     t = opkit.LoDTensor.meta_only((3, 2), "float32", [[0, 1, 3]], reason="X is no_need_buffer")
     assert t.shape == (3, 2) and t.dtype == np.float32 and t.lod == [[0, 1, 3]]
     with pytest.raises(errors.PreconditionNotMet, match="no_need_buffer"):
-        t.data
+        _ = t.data
 
 
 def test_selected_rows():

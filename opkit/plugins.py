@@ -1,0 +1,203 @@
+"""Op packages as plugins: how the built-in ops and a user's ops get registered.
+
+An op package is a Python module (or package) whose import registers ops and kernels with
+`opkit.register_operator` / `opkit.register_kernel`. Installed op packages announce
+themselves in the entry-point group `opkit.ops`, the built-in `reference_ops` first:
+
+    [project.entry-points."opkit.ops"]
+    my_ops = "my_ops"
+
+The registry loads the installed packages on its first lookup (`load_entry_point_ops`);
+commands and the pytest plugin load the extra ones a project names (`[tool.opkit] ops`, the
+`--ops` option) with `load_op_packages`. Both end with the same check: a kernel registered for
+an op type that no package registers is an error naming the file and line of the kernel.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+__all__ = ["ENTRY_POINT_GROUP", "DEFAULT_OP_PACKAGES", "OpPackageError", "entry_point_packages",
+           "load_entry_point_ops", "load_op_packages", "check_orphan_kernels"]
+
+ENTRY_POINT_GROUP = "opkit.ops"
+# used when no distribution declares the group (a source tree run without installing it)
+DEFAULT_OP_PACKAGES = ("reference_ops",)
+
+_LOADED: list[str] = []
+
+
+class OpPackageError(Exception):
+    """An op package could not be loaded; the message names the package (module, file or
+    folder) and, where known, the file and line at fault."""
+
+    def __init__(self, message: str, spec: str = ""):
+        super().__init__(message)
+        self.spec = spec
+
+
+def _entry_points(group: str) -> set[tuple[str, str]]:
+    """(name, value) of the entry points of `group` in the distributions on sys.path.
+
+    What `importlib.metadata.entry_points(group=...)` answers, read straight from the
+    `entry_points.txt` files: importing importlib.metadata costs more than the whole first
+    registry lookup otherwise does."""
+    found = set()
+    for folder in sys.path:
+        try:
+            names = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for name in names:
+            if not name.endswith((".dist-info", ".egg-info")):
+                continue
+            try:
+                with open(os.path.join(folder or ".", name, "entry_points.txt"),
+                          encoding="utf-8") as fh:
+                    text = fh.read()
+            except OSError:
+                continue
+            section = None
+            for line in text.splitlines():
+                line = line.strip()
+                if not line or line.startswith(("#", ";")):
+                    continue
+                if line.startswith("[") and line.endswith("]"):
+                    section = line[1:-1].strip()
+                elif section == group and "=" in line:
+                    key, value = line.split("=", 1)
+                    found.add((key.strip(), value.strip()))
+    return found
+
+
+def entry_point_packages() -> list[tuple[str, str]]:
+    """(entry-point name, module) of every installed op package, `reference_ops` first."""
+    found = sorted(_entry_points(ENTRY_POINT_GROUP))
+    if not found:
+        return [(name, name) for name in DEFAULT_OP_PACKAGES]
+    found.sort(key=lambda item: (item[1] not in DEFAULT_OP_PACKAGES, item[0]))
+    return found
+
+
+def load_entry_point_ops() -> list[str]:
+    """Import every installed op package once; returns the module names loaded."""
+    loaded = []
+    for name, value in entry_point_packages():
+        module = value.split(":", 1)[0]
+        if module not in _LOADED:
+            _import_module(module, f"entry point {ENTRY_POINT_GROUP}:{name}")
+            _LOADED.append(module)
+        loaded.append(module)
+    check_orphan_kernels()
+    return loaded
+
+
+def load_op_packages(specs=(), base: str | Path | None = None,
+                     entry_points: bool = True) -> list[str]:
+    """Load op packages: the installed ones (entry points) unless `entry_points` is False,
+    then each of `specs` (a module name, a `.py` file, or a folder of `*_op.py` files; a
+    relative path or a module name is looked up from `base`, default the current folder).
+
+    Returns what was loaded (module names and file paths). Raises OpPackageError naming the
+    spec (and the file and line) when one cannot be found or fails to load, or when a kernel
+    is registered for an op type that is never registered."""
+    from opkit.framework import registry
+
+    loaded = []
+    if entry_points:
+        registry.all_op_types()  # the registry's first lookup loads the installed packages
+        loaded = list(_LOADED)
+    base = Path(base) if base is not None else Path.cwd()
+    for spec in specs:
+        spec = str(spec)
+        path = Path(spec)
+        if not path.is_absolute():
+            path = base / path
+        if path.is_dir():
+            files = sorted(path.glob("*_op.py")) or sorted(path.glob("*.py"))
+            for f in files:
+                _import_file(f, spec)
+                loaded.append(str(f))
+        elif path.suffix == ".py":
+            if not path.is_file():
+                raise OpPackageError(f"{spec}: no such file", spec)
+            _import_file(path, spec)
+            loaded.append(str(path))
+        else:
+            if str(base) not in sys.path and str(base.resolve()) not in sys.path:
+                sys.path.append(str(base))
+            _import_module(spec, spec)
+            loaded.append(spec)
+    check_orphan_kernels()
+    return loaded
+
+
+def check_orphan_kernels() -> None:
+    """OpPackageError naming file and line when a kernel's op type is never registered."""
+    from opkit.framework import registry
+
+    orphans = registry.orphan_kernels()
+    if not orphans:
+        return
+    seen, lines = set(), []
+    for entry in orphans:
+        if (entry.op_type, entry.where) in seen:
+            continue
+        seen.add((entry.op_type, entry.where))
+        lines.append(f"{entry.where or entry.name}: a kernel is registered for op "
+                     f"'{entry.op_type}', but no op package registers that op type "
+                     f"(register_operator('{entry.op_type}', ...) missing or misspelt?)")
+    raise OpPackageError("\n".join(lines), orphans[0].op_type)
+
+
+def _import_module(module: str, spec: str) -> None:
+    try:
+        importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and module.startswith(exc.name):
+            raise OpPackageError(f"{spec}: cannot import module ({exc})", spec) from None
+        raise OpPackageError(f"{spec}: loading the op module failed: {_describe(exc)}"
+                             f"{_where(exc, None)}", spec) from None
+    except Exception as exc:
+        raise OpPackageError(f"{spec}: loading the op module failed: {_describe(exc)}"
+                             f"{_where(exc, None)}", spec) from None
+
+
+def _import_file(path: Path, spec: str) -> None:
+    name = "opkit_user_ops." + "_".join(path.resolve().with_suffix("").parts[-3:]).replace(
+        "-", "_")
+    if name in sys.modules:
+        return
+    module_spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(module_spec)
+    sys.modules[name] = module
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise OpPackageError(f"{path}{_where(exc, str(path))}: loading the op module failed: "
+                             f"{_describe(exc)}", spec) from None
+
+
+def _where(exc: Exception, filename: str | None) -> str:
+    """':<line>' of the last traceback frame in `filename` (or ' (<file>:<line>)' of the
+    innermost frame when no file is given)."""
+    tb, hit = exc.__traceback__, None
+    while tb is not None:
+        if filename is None or tb.tb_frame.f_code.co_filename == filename:
+            hit = tb
+        tb = tb.tb_next
+    if hit is None:
+        return ""
+    if filename is not None:
+        return f":{hit.tb_lineno}"
+    return f" ({hit.tb_frame.f_code.co_filename}:{hit.tb_lineno})"
+
+
+def _describe(exc: Exception) -> str:
+    text = str(exc)
+    kind = type(exc).__name__
+    return text if text.startswith(kind) or f"] {kind}:" in text else f"{kind}: {text}"
