@@ -28,7 +28,7 @@ import unittest
 
 import numpy as np
 
-__all__ = ["PaddleSurface", "PADDLE_IGNORED_KEYWORDS", "unsupported_reason"]
+__all__ = ["PaddleSurface", "PADDLE_IGNORED_KEYWORDS", "unsupported_reason", "data_dtypes"]
 
 #: check_output / check_grad keywords of Paddle that select Paddle-only executors or
 #: modes; accepted and ignored (opkit's own check runs).
@@ -54,6 +54,11 @@ def _arrays(slots):
                 item = item[0]                      # (array, lod)
             if isinstance(item, np.ndarray):
                 yield item
+
+
+def data_dtypes(slots) -> list:
+    """The dtypes of the arrays in an OpTest's inputs/outputs dict (any of its forms)."""
+    return [a.dtype for a in _arrays(slots)]
 
 
 def _is(dtype, target) -> bool:

@@ -185,6 +185,46 @@ class OpTest(_OpTest):
         self._paddle_ran_check()
         return super().check_output_customized(checker, custom_place)
 
+    # -- Paddle's test-data helpers ----------------------------------------------------------
+    def get_sequence_batch_size_1_input(self, lod=None, shape=None):
+        """LoD input with one sequence (default lengths [[13]], shape [13, 23])."""
+        lod = [[13]] if lod is None else lod
+        shape = [13, 23] if shape is None else shape
+        assert len(lod[0]) == 1 and lod[0][0] == shape[0]
+        return np.random.uniform(0.1, 1, shape).astype("float32"), lod
+
+    @staticmethod
+    def lod_has_single_zero(lengths):
+        return any(lengths[i] != 0 and lengths[i + 1] == 0 and lengths[i + 2] != 0
+                   for i in range(len(lengths) - 2))
+
+    @staticmethod
+    def lod_has_continuous_zero(lengths):
+        return any(lengths[i] != 0 and lengths[i + 1] == 0 and lengths[i + 2] == 0 and
+                   lengths[i + 3] != 0 for i in range(len(lengths) - 3))
+
+    def get_sequence_instance_size_0_input(self, lod=None, shape=None):
+        """LoD input with empty sequences at both ends and in the middle (single and
+        consecutive)."""
+        lod = [[0, 0, 4, 0, 3, 0, 0, 5, 0, 0]] if lod is None else lod
+        shape = [12, 10] if shape is None else shape
+        lengths = lod[0]
+        assert len(lengths) >= 8 and lengths[:2] == [0, 0] and lengths[-2:] == [0, 0]
+        assert self.lod_has_single_zero(lengths) and self.lod_has_continuous_zero(lengths)
+        assert sum(lengths) == shape[0]
+        return np.random.uniform(0.1, 1, shape).astype("float32"), lod
+
+    def infer_dtype_from_inputs_outputs(self, inputs, outputs):
+        """Paddle's rule: self.dtype = the widest float dtype among the data."""
+        from harness.paddle_surface import data_dtypes
+
+        found = set(data_dtypes(inputs)) | set(data_dtypes(outputs))
+        for dt in (np.float64, np.float32, np.float16, np.uint16):
+            if np.dtype(dt) in found:
+                self.dtype = dt
+                return
+        self.dtype = None
+
     def _callTestMethod(self, method):
         self.__dict__["_paddle_checks"] = 0
         result = method()

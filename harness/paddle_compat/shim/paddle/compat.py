@@ -2,6 +2,10 @@
 from paddle._facade import install_getattr
 
 
+long_type = int
+int_type = int
+
+
 def to_text(obj, encoding="utf-8", inplace=False):
     if isinstance(obj, bytes):
         return obj.decode(encoding)
