@@ -180,10 +180,10 @@ class PaddleSurface:
                                    user_defined_grads=user_defined_grads, **paddle_kw)
 
     # -- customized output checks -----------------------------------------------------------
-    def calc_output(self, place=None) -> list:
-        """The op's forward outputs named in self.outputs, as arrays in the op proto's
-        output order (Paddle's fetch order); inputs as given, on `place` (default CPU)."""
-        from harness.case import Case
+    def paddle_forward(self, place=None) -> dict:
+        """Run the op forward once with the inputs as given, on `place` (default CPU):
+        {output slot: [(variable name, array), ...]} for the slots in self.outputs, in the op
+        proto's output order (Paddle's fetch order)."""
         from harness.runner import PreparedOp, normalize_slots
         from opkit.framework.place import CPUPlace, CUDAPlace
         from opkit.registry import op_info
@@ -191,19 +191,20 @@ class PaddleSurface:
         reason = unsupported_reason(self)
         if reason:
             raise unittest.SkipTest(reason)
-        case = Case(name=type(self).__name__, op_type=self.op_type,
-                    inputs=getattr(self, "inputs", {}) or {},
-                    attrs=dict(getattr(self, "attrs", {}) or {}),
-                    outputs=getattr(self, "outputs", {}) or {})
-        expected = normalize_slots(case.outputs)
+        expected = normalize_slots(getattr(self, "outputs", {}) or {})
         proto = op_info(self.op_type).proto
         order = [v.name for v in proto.outputs] if proto is not None else list(expected)
         slots = {s: [v.name for v in expected[s]] for s in order if s in expected}
         kind = self._paddle_place_kind(place) if place is not None else "CPU"
-        prepared = PreparedOp(self.op_type, normalize_slots(case.inputs), case.attrs, slots,
+        prepared = PreparedOp(self.op_type, normalize_slots(getattr(self, "inputs", {}) or {}),
+                              dict(getattr(self, "attrs", {}) or {}), slots,
                               CPUPlace() if kind == "CPU" else CUDAPlace(0))
         got = prepared.forward()
-        return [got[n] for names in slots.values() for n in names]
+        return {slot: [(n, got[n]) for n in names] for slot, names in slots.items()}
+
+    def calc_output(self, place=None) -> list:
+        """The forward outputs named in self.outputs, as a list of arrays (Paddle's order)."""
+        return [a for items in self.paddle_forward(place).values() for _, a in items]
 
     def check_output_customized(self, checker, custom_place=None):
         """Paddle's check_output_customized: `checker(outputs)` with the forward outputs

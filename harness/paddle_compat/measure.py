@@ -86,8 +86,8 @@ def main(argv=None) -> int:
 
     collector = _Collector()
     start = time.perf_counter()
-    pytest.main(["-q", "-p", "no:xdist", "-p", "no:cacheprovider", "--opkit-paddle",
-                 "--no-header", "-o", "console_output_style=classic", args.dir,
+    pytest.main(["-p", "no:xdist", "-p", "no:cacheprovider", "--opkit-paddle",
+                 "-p", "no:terminal", args.dir,
                  *args.pytest_args], plugins=[collector])
     wall = time.perf_counter() - start
     rows = list(collector.rows.values())

@@ -7,6 +7,8 @@
   max_relative_error, user_defined_grads, check_dygraph`) and `check_output`'s
   (`atol, no_check_set, equal_nan, check_dygraph, inplace_atol`);
 - the random seeds of Paddle's `setUpClass` (numpy 123, random 124), restored afterwards;
+- Paddle's value-only output comparison where an expectation's dtype is numpy's default
+  rather than the op's (`_paddle_value_only_dtypes`);
 - a test method that ran no check at all (its checks sit behind a CUDA / float16
   capability probe that the CPU-only facade answers False) is reported as skipped with
   the reason, never as passed.
@@ -164,10 +166,45 @@ class OpTest(_OpTest):
                                                      value.ndim == 0):
                     outputs[slot] = np.asarray(value).reshape(1)
 
+    def _paddle_value_only_dtypes(self) -> None:
+        """Paddle's check_output compares values only (np.allclose), never dtypes, and some of
+        its tests write the expectation in numpy's default dtype (np.full(..., 3.8) is
+        float64) where the op gives float32. For an op run with its inputs as given (no
+        float inputs), an expectation whose dtype differs from what the op produced is cast
+        to that dtype when the cast keeps its values (else left alone, and the check
+        reports the dtype). OPKIT_PADDLE_STRICT_DTYPE=1 turns this off."""
+        import os
+
+        from harness.paddle_surface import data_dtypes
+
+        outputs = getattr(self, "outputs", None)
+        if os.environ.get("OPKIT_PADDLE_STRICT_DTYPE") or not isinstance(outputs, dict) or \
+                any(np.dtype(d).kind == "f" for d in data_dtypes(getattr(self, "inputs", {}))):
+            return
+        try:
+            got = self.paddle_forward()
+        except Exception:  # noqa: BLE001 - the check itself reports it
+            return
+        for slot, items in got.items():
+            want = outputs.get(slot)
+            if len(items) != 1 or not isinstance(want, np.ndarray):
+                continue
+            actual = items[0][1]
+            if actual is None or actual.dtype == want.dtype or actual.shape != want.shape or \
+                    actual.dtype.kind not in "biuf" or want.dtype.kind not in "biuf":
+                continue
+            cast = want.astype(actual.dtype)
+            with np.errstate(invalid="ignore", over="ignore"):
+                keeps = np.allclose(cast.astype(np.float64), want.astype(np.float64),
+                                    rtol=1e-6, atol=0, equal_nan=True)
+            if keeps:
+                outputs[slot] = cast
+
     def check_output(self, atol=None, no_check_set=None, equal_nan=False, check_dygraph=True,
                      inplace_atol=None, **paddle_kw):
         self._paddle_ran_check()
         self._fluid18_outputs()
+        self._paddle_value_only_dtypes()
         return super().check_output(atol=atol, no_check_set=no_check_set,
                                     equal_nan=equal_nan, **paddle_kw)
 
