@@ -19,7 +19,8 @@ What Paddle's own OpTest files call, mapped onto opkit's checks:
 
 Features opkit does not have are skipped with a reason (`unittest.SkipTest`), never passed
 silently and never run in another dtype: bfloat16 (`uint16` data), float16 (opkit has no
-float16 kernels), MKLDNN/oneDNN kernels (`use_mkldnn=True`).
+float16 kernels); in the Paddle-compatibility mode also MKLDNN/oneDNN kernels
+(`use_mkldnn=True`).
 """
 from __future__ import annotations
 
@@ -68,14 +69,18 @@ def _is(dtype, target) -> bool:
         return False
 
 
-def unsupported_reason(test) -> str | None:
-    """Why opkit cannot run this (Paddle) test's checks, or None."""
+def unsupported_reason(test, mkldnn: bool = False) -> str | None:
+    """Why opkit cannot run this test's checks (bfloat16, float16), or None. With
+    `mkldnn=True` (Paddle's own test files, where `use_mkldnn=True` asks for Paddle's
+    MKLDNN kernels) also a test that requests MKLDNN; opkit's own OpTests may set the extra
+    attr `use_mkldnn`, which opkit's kernels accept and ignore."""
     if test.is_bfloat16_op():
         return _BF16
     if test.is_float16_op():
         return _FP16
     attrs = getattr(test, "attrs", None) or {}
-    if getattr(test, "use_mkldnn", False) is True or attrs.get("use_mkldnn") is True:
+    if mkldnn and (getattr(test, "use_mkldnn", False) is True or
+                   attrs.get("use_mkldnn") is True):
         return _MKLDNN
     return None
 

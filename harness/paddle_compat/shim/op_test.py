@@ -9,6 +9,7 @@
 - the random seeds of Paddle's `setUpClass` (numpy 123, random 124), restored afterwards;
 - Paddle's value-only output comparison where an expectation's dtype is numpy's default
   rather than the op's (`_paddle_value_only_dtypes`);
+- MKLDNN requested (`use_mkldnn=True`): skipped with the reason;
 - a test method that ran no check at all (its checks sit behind a CUDA / float16
   capability probe that the CPU-only facade answers False) is reported as skipped with
   the reason, never as passed.
@@ -201,9 +202,15 @@ class OpTest(_OpTest):
             if keeps:
                 outputs[slot] = cast
 
+    def _paddle_skip_unsupported(self) -> None:
+        reason = unsupported_reason(self, mkldnn=True)
+        if reason:
+            raise unittest.SkipTest(reason)
+
     def check_output(self, atol=None, no_check_set=None, equal_nan=False, check_dygraph=True,
                      inplace_atol=None, **paddle_kw):
         self._paddle_ran_check()
+        self._paddle_skip_unsupported()
         self._fluid18_outputs()
         self._paddle_value_only_dtypes(atol)
         return super().check_output(atol=atol, no_check_set=no_check_set,
@@ -213,6 +220,7 @@ class OpTest(_OpTest):
                    numeric_grad_delta=0.005, in_place=False, max_relative_error=0.005,
                    user_defined_grads=None, check_dygraph=True, **paddle_kw):
         self._paddle_ran_check()
+        self._paddle_skip_unsupported()
         self._fluid18_outputs()
         return super().check_grad(inputs_to_check, output_names, no_grad_set=no_grad_set,
                                   max_relative_error=max_relative_error,
@@ -221,6 +229,7 @@ class OpTest(_OpTest):
 
     def check_output_customized(self, checker, custom_place=None):
         self._paddle_ran_check()
+        self._paddle_skip_unsupported()
         return super().check_output_customized(checker, custom_place)
 
     # -- Paddle's test-data helpers ----------------------------------------------------------
@@ -267,5 +276,5 @@ class OpTest(_OpTest):
         self.__dict__["_paddle_checks"] = 0
         result = method()
         if not self.__dict__.get("_paddle_checks"):
-            raise unittest.SkipTest(unsupported_reason(self) or NO_CHECK_RAN)
+            raise unittest.SkipTest(unsupported_reason(self, mkldnn=True) or NO_CHECK_RAN)
         return result
