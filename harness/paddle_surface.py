@@ -116,6 +116,28 @@ class PaddleSurface:
             if callable(method) and not getattr(method, "__opkit_paddle_keywords__", False):
                 setattr(cls, name, _accept_paddle_keywords(method, kind))
 
+    #: skip tests that request MKLDNN (`use_mkldnn=True`): True in the Paddle mode's OpTest
+    paddle_skip_mkldnn = False
+
+    @property
+    def opkit_skip(self):
+        """{check: reason} for `opkit test`: every check of a case opkit cannot run
+        (float16, bfloat16; MKLDNN in the Paddle mode) is skipped with the reason, so its
+        runtime checks never run it in float32/float64. A value set on the class or the
+        instance takes precedence."""
+        if "_opkit_skip" in self.__dict__:
+            return self.__dict__["_opkit_skip"]
+        reason = unsupported_reason(self, mkldnn=self.paddle_skip_mkldnn)
+        if not reason:
+            return None
+        from harness.checks.registry import check_names
+
+        return {name: reason for name in check_names()}
+
+    @opkit_skip.setter
+    def opkit_skip(self, value):
+        self.__dict__["_opkit_skip"] = value
+
     # -- dtype helpers (identity maps, as in Paddle) ----------------------------------------
     @staticmethod
     def np_dtype_to_fluid_dtype(input):

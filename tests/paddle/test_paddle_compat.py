@@ -136,6 +136,25 @@ def test_fp16_bf16_classes_skip_with_reason(dtype, attr, reason):
     assert len(result.skipped) == 1 and reason in result.skipped[0][1]
 
 
+def test_opkit_test_skips_every_check_of_a_float16_case():
+    from harness.checks.registry import check_names
+    from harness.run import case_from_test
+
+    class Half(_Clip):
+        data_dtype = "float16"
+
+    t = Half()
+    t.setUp()
+    skips = case_from_test(t).options["skip"]
+    assert set(skips) == set(check_names())
+    assert all("float16" in reason for reason in skips.values())
+    t = _Clip()
+    t.setUp()
+    assert not (case_from_test(t).options or {}).get("skip")
+    t.opkit_skip = {"empty": "mine"}
+    assert case_from_test(t).options["skip"] == {"empty": "mine"}
+
+
 def test_only_check_prim_is_skipped_with_reason():
     class Case(_Clip):
         def runTest(self):
@@ -205,7 +224,9 @@ def test_opkit_test_paddle_flag(tmp_path):
     assert failed == {"TestClipWrongExpectation"}
     assert any(c["status"] == "pass" and c["case"] == "TestClipPaddleSpelling"
                for c in checks)
-    assert not any(c["status"] == "pass" and c["case"] == "TestClipFP16" for c in checks)
+    for case, word in (("TestClipFP16", "float16"), ("TestClipMKLDNN", "MKLDNN")):
+        got = [c for c in checks if c["case"] == case]
+        assert got and all(c["status"] == "skip" and word in c["message"] for c in got)
 
 
 PADDLE_FILES = ["test_clip_op.py", "test_mul_op.py", "test_sequence_expand.py"]

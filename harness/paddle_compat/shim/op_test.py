@@ -136,6 +136,8 @@ def get_places():
 class OpTest(_OpTest):
     """opkit's OpTest with Paddle's argument order, seeds and no-silent-pass rule."""
 
+    paddle_skip_mkldnn = True
+
     @classmethod
     def setUpClass(cls):
         super().setUpClass()
@@ -203,7 +205,7 @@ class OpTest(_OpTest):
                 outputs[slot] = cast
 
     def _paddle_skip_unsupported(self) -> None:
-        reason = unsupported_reason(self, mkldnn=True)
+        reason = unsupported_reason(self, mkldnn=self.paddle_skip_mkldnn)
         if reason:
             raise unittest.SkipTest(reason)
 
