@@ -14,12 +14,13 @@ import sys
 import unittest
 
 from harness.case import Case
+from harness.paddle_surface import PaddleSurface
 from harness.report import FAIL, current_collector
 
 __all__ = ["OpTest"]
 
 
-class OpTest(unittest.TestCase):
+class OpTest(PaddleSurface, unittest.TestCase):
     """Base class of op tests: `check_output()` and `check_grad(...)`."""
 
     op_type: str = ""

@@ -4,6 +4,8 @@ Options:
   --opkit-place CPU|GPU|all     places OpTest runs its checks on (default all)
   --opkit-dtype float32|float64|all
                                 float dtypes OpTest runs (default all)
+  --opkit-paddle                Paddle-compatibility mode: run Paddle's own OpTest files
+                                unchanged (harness.paddle_compat; also OPKIT_PADDLE=1)
 They set `harness.settings` (and OPKIT_PLACE / OPKIT_DTYPE, so pytest-xdist workers and
 subprocesses agree); OpTest reads them through `harness.settings.selected_places()` /
 `selected_dtypes()`.
@@ -21,11 +23,18 @@ def pytest_addoption(parser):
     group.addoption("--opkit-dtype", action="store", default=None,
                     choices=["float32", "float64", "all"],
                     help="float dtypes OpTest checks run: float32, float64 or all (default all)")
+    group.addoption("--opkit-paddle", action="store_true", default=False,
+                    help="Paddle-compatibility mode: run Paddle's OpTest files unchanged "
+                         "(provides their `op_test` module and a CPU-only `paddle` facade)")
 
 
 def pytest_configure(config):
     from harness import settings
 
+    if config.getoption("--opkit-paddle", default=False) or os.environ.get("OPKIT_PADDLE"):
+        from harness import paddle_compat
+
+        paddle_compat.activate()
     place = config.getoption("--opkit-place", default=None)
     dtype = config.getoption("--opkit-dtype", default=None)
     if place:
@@ -35,6 +44,15 @@ def pytest_configure(config):
     if dtype:
         settings.configure(dtype=dtype)
         os.environ["OPKIT_DTYPE"] = dtype
+
+
+def pytest_ignore_collect(collection_path, config):
+    """In the Paddle mode, Paddle's own harness files beside the tests are not test files."""
+    if config.getoption("--opkit-paddle", default=False) or os.environ.get("OPKIT_PADDLE"):
+        from harness import paddle_compat
+
+        return True if paddle_compat.is_paddle_harness_file(collection_path) else None
+    return None
 
 
 def pytest_report_header(config):

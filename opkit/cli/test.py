@@ -3,6 +3,7 @@
     opkit test clip relu            the named ops (exit 2 if one is unknown or has no OpTest)
     opkit test --all                every registered forward op (no OpTest: reported as skip)
     opkit test                      every op that the discovered OpTests cover
+    opkit test --paddle --tests DIR Paddle's own OpTest files, unchanged (docs/paddle.md)
 Exit status: 0 every check passed (or skipped), 1 a check failed, 2 usage error.
 """
 from __future__ import annotations
@@ -44,6 +45,9 @@ def add_arguments(parser) -> None:
                         help="places to run on (default all)")
     parser.add_argument("--dtype", choices=["float32", "float64", "all"], default=None,
                         help="float dtypes to run (default all)")
+    parser.add_argument("--paddle", action="store_true",
+                        help="Paddle-compatibility mode: run Paddle's own OpTest files "
+                             "unchanged (see docs/paddle.md)")
     parser.add_argument("--no-isolate", action="store_true",
                         help="run the checks in this process (no crash isolation)")
 
@@ -107,6 +111,10 @@ def run(args) -> int:
         if args.dtype:
             os.environ["OPKIT_DTYPE"] = args.dtype
 
+    if getattr(args, "paddle", False):
+        from harness import paddle_compat
+
+        paddle_compat.activate()
     load_op_modules(args.ops)
     from opkit.registry import has_op, op_info
 

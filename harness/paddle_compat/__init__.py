@@ -1,0 +1,71 @@
+"""opkit's Paddle-compatibility mode: run Paddle's own OpTest files unchanged.
+
+`activate()` puts `harness/paddle_compat/shim` first on sys.path and imports from there
+`op_test` (Paddle's OpTest helpers on opkit's OpTest) and `paddle` (a minimal CPU-only facade:
+capability probes, places, dtype numbers; the rest of Paddle's Python API skips the test
+using it). Nothing of this is importable outside the mode. Entry points:
+
+    opkit test --paddle --tests DIR          (or a file)
+    pytest --opkit-paddle DIR/test_x.py
+
+The environment variable OPKIT_PADDLE=1 (set by activate) turns the mode on in worker
+processes (pytest-xdist, `opkit test --jobs`).
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from pathlib import Path
+
+__all__ = ["SHIM_DIR", "activate", "deactivate", "is_active", "is_paddle_harness_file", "ENV"]
+
+SHIM_DIR = Path(__file__).resolve().parent / "shim"
+ENV = "OPKIT_PADDLE"
+_MODULES = ("op_test", "paddle")
+
+
+def _ours(module) -> bool:
+    if getattr(module, "__opkit_facade__", False):
+        return True
+    path = getattr(module, "__file__", None) or ""
+    return bool(path) and Path(path).resolve().is_relative_to(SHIM_DIR)
+
+
+#: files of Paddle's own harness that sit beside its tests (op_test.py matches pytest's
+#: `*_test.py`): opkit's `op_test` replaces them, they are not collected
+PADDLE_HARNESS_FILES = ("op_test.py", "testsuite.py")
+
+
+def is_paddle_harness_file(path) -> bool:
+    return Path(str(path)).name in PADDLE_HARNESS_FILES
+
+
+def is_active() -> bool:
+    module = sys.modules.get("op_test")
+    return module is not None and _ours(module)
+
+
+def activate() -> None:
+    """Turn the mode on in this process (idempotent)."""
+    path = str(SHIM_DIR)
+    if path in sys.path:
+        sys.path.remove(path)
+    sys.path.insert(0, path)
+    for name in list(sys.modules):
+        if name.split(".")[0] in _MODULES and not _ours(sys.modules[name]):
+            del sys.modules[name]       # e.g. Paddle's own op_test.py beside the test files
+    for name in ("paddle", "op_test"):
+        importlib.import_module(name)
+    os.environ[ENV] = "1"
+
+
+def deactivate() -> None:
+    """Turn the mode off (tests): the shim leaves sys.path and sys.modules."""
+    path = str(SHIM_DIR)
+    while path in sys.path:
+        sys.path.remove(path)
+    for name in list(sys.modules):
+        if name.split(".")[0] in _MODULES and _ours(sys.modules[name]):
+            del sys.modules[name]
+    os.environ.pop(ENV, None)

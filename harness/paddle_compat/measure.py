@@ -1,0 +1,112 @@
+"""Measure how many of Paddle's OpTest methods pass in opkit's Paddle-compatibility mode.
+
+    python -m harness.paddle_compat.measure DIR [--json OUT] [-- PYTEST ARGS]
+
+Runs pytest with `--opkit-paddle` over DIR (one process, no xdist) and sorts every test
+method: OpTest methods (classes derived from `op_test.OpTest`) and other test methods
+(Paddle's layer/API tests), each into passed / failed / skipped, skips and failures grouped
+by their reason (the first line of the message, numbers blanked). Prints a summary; with
+--json writes every method's outcome.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections import Counter
+
+
+def _reason(report) -> str:
+    longrepr = report.longrepr
+    if report.skipped and isinstance(longrepr, tuple):
+        return str(longrepr[2]).replace("Skipped: ", "")
+    text = getattr(report, "longreprtext", "") or str(longrepr or "")
+    lines = [ln[2:].strip() for ln in text.splitlines() if ln.startswith("E ")]
+    return lines[0] if lines else (text.strip().splitlines() or [""])[-1]
+
+
+def _group(reason: str) -> str:
+    reason = re.sub(r"reproduce:.*", "", reason)
+    reason = re.sub(r"/\S+\.py", "FILE", reason)
+    reason = re.sub(r"\[[^\]]*\]", "[..]", reason)
+    reason = re.sub(r"\(shape [^)]*\)", "(shape ..)", reason)
+    reason = re.sub(r"-?\d+(\.\d+)?(e-?\d+)?", "N", reason)
+    return reason[:220]
+
+
+class _Collector:
+    def __init__(self):
+        self.rows: dict[str, dict] = {}
+
+    def pytest_runtest_logreport(self, report):
+        row = self.rows.setdefault(report.nodeid, {"nodeid": report.nodeid,
+                                                   "outcome": "passed", "reason": ""})
+        if report.when == "call" or report.failed or report.skipped:
+            if report.failed:
+                row.update(outcome="failed", reason=_reason(report))
+            elif report.skipped:
+                row.update(outcome="skipped", reason=_reason(report))
+
+    def pytest_collection_modifyitems(self, items):
+        for item in items:
+            cls = getattr(item, "cls", None)
+            is_optest = cls is not None and any(
+                c.__name__ == "OpTest" and c.__module__ == "op_test" for c in cls.__mro__)
+            self.rows[item.nodeid] = {"nodeid": item.nodeid, "outcome": "passed",
+                                      "reason": "", "optest": is_optest}
+
+
+def summarize(rows: list[dict]) -> dict:
+    out = {}
+    for kind, pick in (("optest", True), ("other", False)):
+        sel = [r for r in rows if bool(r.get("optest")) is pick]
+        counts = Counter(r["outcome"] for r in sel)
+        runnable = counts["passed"] + counts["failed"]
+        out[kind] = {
+            "methods": len(sel), "passed": counts["passed"], "failed": counts["failed"],
+            "skipped": counts["skipped"], "runnable": runnable,
+            "pass_rate": round(counts["passed"] / runnable, 4) if runnable else None,
+            "skip_reasons": Counter(_group(r["reason"]) for r in sel
+                                    if r["outcome"] == "skipped").most_common(),
+            "fail_reasons": Counter(_group(r["reason"]) for r in sel
+                                    if r["outcome"] == "failed").most_common(),
+        }
+    return out
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m harness.paddle_compat.measure")
+    parser.add_argument("dir")
+    parser.add_argument("--json", metavar="OUT")
+    parser.add_argument("pytest_args", nargs="*")
+    args = parser.parse_args(argv)
+    import pytest
+
+    collector = _Collector()
+    start = time.perf_counter()
+    pytest.main(["-p", "no:xdist", "-p", "no:cacheprovider", "--opkit-paddle",
+                 "-p", "no:terminal", args.dir,
+                 *args.pytest_args], plugins=[collector])
+    wall = time.perf_counter() - start
+    rows = list(collector.rows.values())
+    summary = summarize(rows)
+    summary["wall_s"] = round(wall, 2)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"summary": summary, "methods": rows}, f, indent=1)
+    for kind in ("optest", "other"):
+        s = summary[kind]
+        print(f"\n== {kind} methods: {s['methods']} (runnable {s['runnable']}: passed "
+              f"{s['passed']}, failed {s['failed']}; skipped {s['skipped']}), pass rate "
+              f"{s['pass_rate']}")
+        for title, key in (("skipped", "skip_reasons"), ("failed", "fail_reasons")):
+            for reason, n in s[key]:
+                print(f"  {title} {n:4d}  {reason}")
+    print(f"\nwall time {wall:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

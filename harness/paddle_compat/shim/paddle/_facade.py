@@ -1,0 +1,84 @@
+"""Placeholders for the parts of Paddle's Python API that opkit's facade does not provide.
+
+Importing such a name works (test files import them at the top); using it raises
+`unittest.SkipTest` naming the API, so a test that needs Paddle's static-graph, dygraph or
+executor API is reported as skipped with the reason, never passed.
+"""
+from __future__ import annotations
+
+import sys
+import types
+import unittest
+
+REASON = ("is Paddle's own Python API (static graph / dygraph / executor), not part of "
+          "opkit's Paddle facade: the compatibility mode runs OpTest checks only")
+
+
+def skip(name: str):
+    raise unittest.SkipTest(f"{name} {REASON}")
+
+
+class Unsupported:
+    """A Paddle API object opkit does not provide: any use skips the test."""
+
+    def __init__(self, name: str):
+        object.__setattr__(self, "_name", name)
+
+    def __repr__(self):
+        return f"<opkit Paddle facade: {self._name} (unsupported)>"
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        return Unsupported(f"{self._name}.{attr}")
+
+    def __call__(self, *args, **kwargs):
+        skip(self._name)
+
+    def __enter__(self):
+        skip(self._name)
+
+    def __exit__(self, *exc):
+        return False
+
+    def __iter__(self):
+        skip(self._name)
+
+    def __getitem__(self, key):
+        skip(self._name)
+
+    def __mro_entries__(self, bases):
+        skip(self._name)
+
+
+def placeholder_module(name: str, doc: str = "", **real) -> types.ModuleType:
+    """A module (registered in sys.modules) whose unknown attributes are Unsupported."""
+    module = sys.modules.get(name)
+    if module is None:
+        module = types.ModuleType(name, doc or f"opkit Paddle facade: {name}")
+        sys.modules[name] = module
+    module.__opkit_facade__ = True
+    module.__dict__.update(real)
+
+    def __getattr__(attr, _name=name):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        return Unsupported(f"{_name}.{attr}")
+
+    module.__getattr__ = __getattr__
+    parent, _, child = name.rpartition(".")
+    if parent in sys.modules:
+        setattr(sys.modules[parent], child, module)
+    return module
+
+
+def install_getattr(module_globals: dict) -> None:
+    """Give a facade module file a module-level __getattr__ returning Unsupported."""
+    name = module_globals["__name__"]
+
+    def __getattr__(attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        return Unsupported(f"{name}.{attr}")
+
+    module_globals["__getattr__"] = __getattr__

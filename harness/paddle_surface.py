@@ -1,0 +1,241 @@
+"""Paddle's spelling of the OpTest API, as a mixin of `harness.OpTest`.
+
+What Paddle's own OpTest files call, mapped onto opkit's checks:
+
+- `check_output_with_place(place, atol, no_check_set, equal_nan, check_dygraph, ...)` and
+  `check_grad_with_place(place, inputs_to_check, output_names, no_grad_set,
+  numeric_grad_delta, in_place, max_relative_error, user_defined_grads, ...)` (Paddle's
+  positional order) run the check on that place only;
+- `check_output_customized(checker)` hands the forward outputs (a list of arrays, Paddle's
+  order) to `checker`;
+- `np_dtype_to_fluid_dtype` / `np_dtype_to_base_dtype` (identity, as in Paddle),
+  `fluid_dtype_to_np_dtype`, `np_value_to_fluid_value`, the `dtype` class attribute,
+  `is_bfloat16_op()` / `is_float16_op()`;
+- the keywords `check_dygraph`, `check_eager`, `check_pir`, `check_prim`, `check_cinn`,
+  `check_auto_parallel`, `check_new_ir`, `inplace_atol`, ... on `check_output` /
+  `check_grad`: accepted and ignored (they ask Paddle to run its dygraph / PIR / CINN /
+  prim executors as well; opkit has one executor, whose check still runs), except
+  `only_check_prim=True`, which asks for nothing opkit runs: skipped with a reason.
+
+Features opkit does not have are skipped with a reason (`unittest.SkipTest`), never passed
+silently and never run in another dtype: bfloat16 (`uint16` data), float16 (opkit has no
+float16 kernels); in the Paddle-compatibility mode also MKLDNN/oneDNN kernels
+(`use_mkldnn=True`).
+"""
+from __future__ import annotations
+
+import functools
+import unittest
+
+import numpy as np
+
+__all__ = ["PaddleSurface", "PADDLE_IGNORED_KEYWORDS", "unsupported_reason", "data_dtypes"]
+
+#: check_output / check_grad keywords of Paddle that select Paddle-only executors or
+#: modes; accepted and ignored (opkit's own check runs).
+PADDLE_IGNORED_KEYWORDS = ("check_dygraph", "check_eager", "check_pir", "check_prim",
+                           "check_cinn", "check_auto_parallel", "check_new_ir",
+                           "check_prim_pir", "check_pir_onednn", "check_symbol_infer",
+                           "inplace_atol", "in_place", "user_defined_grad_outputs",
+                           "only_check_prim", "numeric_place", "atol_for_dtype")
+
+_BF16 = "bfloat16: opkit has no bfloat16 kernels (Paddle stores bfloat16 as uint16)"
+_FP16 = ("float16: opkit has no float16 kernels (the class would otherwise run as "
+         "float32/float64)")
+_MKLDNN = "MKLDNN/oneDNN kernels (use_mkldnn=True) are Paddle-only"
+
+
+def _arrays(slots):
+    for value in (slots or {}).values():
+        items = value if isinstance(value, list) else [value]
+        for item in items:
+            if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
+                item = item[1]                      # (name, array) of a duplicable slot
+            if isinstance(item, tuple) and item and isinstance(item[0], np.ndarray):
+                item = item[0]                      # (array, lod)
+            if isinstance(item, np.ndarray):
+                yield item
+
+
+def data_dtypes(slots) -> list:
+    """The dtypes of the arrays in an OpTest's inputs/outputs dict (any of its forms)."""
+    return [a.dtype for a in _arrays(slots)]
+
+
+def _is(dtype, target) -> bool:
+    try:
+        return dtype is not None and np.dtype(dtype) == np.dtype(target)
+    except TypeError:
+        return False
+
+
+def unsupported_reason(test, mkldnn: bool = False) -> str | None:
+    """Why opkit cannot run this test's checks (bfloat16, float16), or None. With
+    `mkldnn=True` (Paddle's own test files, where `use_mkldnn=True` asks for Paddle's
+    MKLDNN kernels) also a test that requests MKLDNN; opkit's own OpTests may set the extra
+    attr `use_mkldnn`, which opkit's kernels accept and ignore."""
+    if test.is_bfloat16_op():
+        return _BF16
+    if test.is_float16_op():
+        return _FP16
+    attrs = getattr(test, "attrs", None) or {}
+    if mkldnn and (getattr(test, "use_mkldnn", False) is True or
+                   attrs.get("use_mkldnn") is True):
+        return _MKLDNN
+    return None
+
+
+def _accept_paddle_keywords(method, kind: str):
+    """`method` (check_output or check_grad of an OpTest class) also taking Paddle's
+    keywords; a test opkit cannot run is skipped with the reason."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        paddle_kw = {k: kwargs.pop(k) for k in PADDLE_IGNORED_KEYWORDS if k in kwargs}
+        if paddle_kw.get("only_check_prim"):
+            raise unittest.SkipTest("only_check_prim=True: Paddle's prim (composite "
+                                    "operator) mode is Paddle-only")
+        reason = unsupported_reason(self)
+        if reason:
+            raise unittest.SkipTest(reason)
+        return method(self, *args, **kwargs)
+
+    wrapper.__opkit_paddle_keywords__ = True
+    return wrapper
+
+
+class PaddleSurface:
+    """Paddle's OpTest API on top of opkit's `check_output` / `check_grad`."""
+
+    #: Paddle's class attribute: the dtype the test's data are in (None: from the inputs)
+    dtype = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name, kind in (("check_output", "output"), ("check_grad", "grad")):
+            method = cls.__dict__.get(name)
+            if callable(method) and not getattr(method, "__opkit_paddle_keywords__", False):
+                setattr(cls, name, _accept_paddle_keywords(method, kind))
+
+    #: skip tests that request MKLDNN (`use_mkldnn=True`): True in the Paddle mode's OpTest
+    paddle_skip_mkldnn = False
+
+    @property
+    def opkit_skip(self):
+        """{check: reason} for `opkit test`: every check of a case opkit cannot run
+        (float16, bfloat16; MKLDNN in the Paddle mode) is skipped with the reason, so its
+        runtime checks never run it in float32/float64. A value set on the class or the
+        instance takes precedence."""
+        if "_opkit_skip" in self.__dict__:
+            return self.__dict__["_opkit_skip"]
+        reason = unsupported_reason(self, mkldnn=self.paddle_skip_mkldnn)
+        if not reason:
+            return None
+        from harness.checks.registry import check_names
+
+        return {name: reason for name in check_names()}
+
+    @opkit_skip.setter
+    def opkit_skip(self, value):
+        self.__dict__["_opkit_skip"] = value
+
+    # -- dtype helpers (identity maps, as in Paddle) ----------------------------------------
+    @staticmethod
+    def np_dtype_to_fluid_dtype(input):
+        return input
+
+    np_dtype_to_base_dtype = np_dtype_to_fluid_dtype
+
+    @staticmethod
+    def np_value_to_fluid_value(input):
+        return input
+
+    @staticmethod
+    def fluid_dtype_to_np_dtype(self, dtype=None):  # Paddle's (odd) staticmethod signature
+        return self if dtype is None else dtype
+
+    def _paddle_data_dtypes(self):
+        return [a.dtype for a in _arrays(getattr(self, "inputs", None))]
+
+    def is_bfloat16_op(self) -> bool:
+        attrs = getattr(self, "attrs", None) or {}
+        return (_is(self.dtype, np.uint16)
+                or _is(getattr(self, "output_dtype", None), np.uint16)
+                or getattr(self, "mkldnn_data_type", None) == "bfloat16"
+                or attrs.get("mkldnn_data_type") == "bfloat16"
+                or any(_is(d, np.uint16) for d in self._paddle_data_dtypes()))
+
+    def is_float16_op(self) -> bool:
+        attrs = getattr(self, "attrs", None) or {}
+        return (_is(self.dtype, np.float16)
+                or _is(getattr(self, "output_dtype", None), np.float16)
+                or getattr(self, "mkldnn_data_type", None) == "float16"
+                or attrs.get("mkldnn_data_type") == "float16"
+                or any(_is(d, np.float16) for d in self._paddle_data_dtypes()))
+
+    # -- the *_with_place checks ------------------------------------------------------------
+    @staticmethod
+    def _paddle_place_kind(place) -> str:
+        from opkit.framework.place import place_kind
+
+        kind = place_kind(place)
+        return "GPU" if kind in ("GPU", "CUDA") else "CPU"
+
+    def check_output_with_place(self, place, atol=None, no_check_set=None, equal_nan=False,
+                                check_dygraph=True, inplace_atol=None, **paddle_kw):
+        """check_output on `place` only (Paddle's signature; Paddle-only keywords ignored)."""
+        from harness import settings
+
+        with settings.override(place=self._paddle_place_kind(place)):
+            return self.check_output(atol=atol, no_check_set=no_check_set,
+                                     equal_nan=equal_nan, **paddle_kw)
+
+    def check_grad_with_place(self, place, inputs_to_check, output_names, no_grad_set=None,
+                              numeric_grad_delta=0.005, in_place=False,
+                              max_relative_error=0.005, user_defined_grads=None,
+                              user_defined_grad_outputs=None, check_dygraph=True,
+                              **paddle_kw):
+        """check_grad on `place` only, in Paddle's positional order."""
+        from harness import settings
+
+        if user_defined_grad_outputs is not None:
+            raise unittest.SkipTest("user_defined_grad_outputs: opkit's check_grad uses its "
+                                    "own output gradients")
+        with settings.override(place=self._paddle_place_kind(place)):
+            return self.check_grad(inputs_to_check, output_names, no_grad_set=no_grad_set,
+                                   max_relative_error=max_relative_error,
+                                   numeric_grad_delta=numeric_grad_delta,
+                                   user_defined_grads=user_defined_grads, **paddle_kw)
+
+    # -- customized output checks -----------------------------------------------------------
+    def paddle_forward(self, place=None) -> dict:
+        """Run the op forward once with the inputs as given, on `place` (default CPU):
+        {output slot: [(variable name, array), ...]} for the slots in self.outputs, in the op
+        proto's output order (Paddle's fetch order)."""
+        from harness.runner import PreparedOp, normalize_slots
+        from opkit.framework.place import CPUPlace, CUDAPlace
+        from opkit.registry import op_info
+
+        reason = unsupported_reason(self)
+        if reason:
+            raise unittest.SkipTest(reason)
+        expected = normalize_slots(getattr(self, "outputs", {}) or {})
+        proto = op_info(self.op_type).proto
+        order = [v.name for v in proto.outputs] if proto is not None else list(expected)
+        slots = {s: [v.name for v in expected[s]] for s in order if s in expected}
+        kind = self._paddle_place_kind(place) if place is not None else "CPU"
+        prepared = PreparedOp(self.op_type, normalize_slots(getattr(self, "inputs", {}) or {}),
+                              dict(getattr(self, "attrs", {}) or {}), slots,
+                              CPUPlace() if kind == "CPU" else CUDAPlace(0))
+        got = prepared.forward()
+        return {slot: [(n, got[n]) for n in names] for slot, names in slots.items()}
+
+    def calc_output(self, place=None) -> list:
+        """The forward outputs named in self.outputs, as a list of arrays (Paddle's order)."""
+        return [a for items in self.paddle_forward(place).values() for _, a in items]
+
+    def check_output_customized(self, checker, custom_place=None):
+        """Paddle's check_output_customized: `checker(outputs)` with the forward outputs
+        (sorted by length, as Paddle does) on CPU (or `custom_place`)."""
+        outs = [np.array(o) for o in self.calc_output(custom_place)]
+        outs.sort(key=len)
+        checker(outs)
