@@ -25,7 +25,9 @@ ALLOWED = {
     "opkit.framework": set(),
     "opkit": {"opkit.framework"},
     "reference_ops": {"opkit", "opkit.framework"},
-    "checkers": {"opkit", "opkit.framework"},
+    # compat --programs replays saved programs and judges results with the harness's one
+    # tolerance table (checkers/compat/programs.py); the JSON-only core imports neither
+    "checkers": {"opkit", "opkit.framework", "harness"},
     "harness": {"opkit", "opkit.framework"},
     "opkit.cli": {"opkit", "opkit.framework", "harness", "checkers", "reference_ops"},
 }
