@@ -30,7 +30,8 @@ from harness.discovery import DiscoveredTest, seed_all
 from harness.report import FAIL, PASS, SKIP, CheckResult
 
 __all__ = ["OpReport", "run_case", "run_test", "run_ops", "Task", "case_from_test",
-           "DEFAULT_TIMEOUT", "CheckTimeout"]
+           "DEFAULT_TIMEOUT", "CheckTimeout", "selected_specs", "can_fork", "execute_task",
+           "task_name", "crash_message", "plan", "run_tasks"]
 
 DEFAULT_TIMEOUT = 120.0
 
@@ -45,6 +46,7 @@ class OpReport:
     results: list[CheckResult] = field(default_factory=list)
     cases: list[str] = field(default_factory=list)
     note: str = ""              # e.g. why the whole op was skipped
+    exempt: str = ""            # [tool.opkit.exempt] reason: no OpTest needed (a skip)
 
     @property
     def status(self) -> str:
@@ -59,6 +61,8 @@ class OpReport:
                 "checks": [r.to_json() for r in self.results]}
         if self.note:
             data["message"] = self.note
+        if self.exempt:
+            data["exempt"] = self.exempt
         return data
 
 
@@ -474,3 +478,11 @@ def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=
         reports[op].note = reason
         reports[op].results.append(CheckResult("output", SKIP, "", "", "", reason))
     return [reports[op] for op in ops]
+
+
+# public names of the helpers the xdist runner shares with the fork pool
+selected_specs = _selected_specs
+can_fork = _can_fork
+execute_task = _execute
+task_name = _task_name
+crash_message = _crash_message
