@@ -9,6 +9,9 @@ import sys
 
 from opkit.cli.config import add_format_option
 
+EXIT_CODES = {0: "compatible", 1: "breaking changes", 2: "unreadable input (one line: file "
+                                                       "and JSON path)"}
+
 
 def add_arguments(parser) -> None:
     parser.add_argument("old", metavar="OLD.json",

@@ -200,7 +200,7 @@ def run(args) -> int:
 
     with_builtins = args.all and (args.builtins or project.builtin_tests or not own_ops)
     paths = test_paths(args.tests)
-    if with_builtins or any(op in builtin_ops for op in args.op):
+    if not args.tests and (with_builtins or any(op in builtin_ops for op in args.op)):
         paths = paths + [p for p in builtin_test_paths() if p not in paths]
     discovery = discover(paths, seed=seed)
     for problem in discovery.problems:

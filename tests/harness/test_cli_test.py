@@ -130,7 +130,7 @@ def test_broken_ops_python_api(broken_ops):
 
 def test_clip_table_text():
     needs_optest()
-    p = opkit("clip")
+    p = opkit("clip", "-v")
     assert p.returncode == 0, p.stdout + p.stderr
     assert "clip: PASS" in p.stdout and "determinism" in p.stdout and "seed" in p.stderr
 
@@ -138,7 +138,7 @@ def test_clip_table_text():
 def test_fuzz_finds_and_shrinks_wrong_gradient():
     needs_optest()
     p, doc = _json_run("broken_sign_relu", "good_sign_relu", "--fuzz", "10",
-                       "--checks", "output")
+                       "--checks", "output,fuzz")
     fuzz = {op["op"]: [c for c in op["checks"] if c["check"] == "fuzz"] for op in doc["ops"]}
     assert fuzz["good_sign_relu"] and all(c["status"] == "pass" for c in fuzz["good_sign_relu"])
     bad = [c for c in fuzz["broken_sign_relu"] if c["status"] == "fail"]
