@@ -44,12 +44,9 @@ def grid(report) -> tuple[list[str], dict]:
 
 def _details(report) -> list[tuple[str, str]]:
     """(status, line) for every failure and each distinct skip reason."""
-    lines, seen = [], set()
-    for r in report.results:
-        where = "/".join(x for x in (r.place, r.dtype) if x)
-        if r.status == FAIL:
-            lines.append((FAIL, f"FAIL {r.check}{' ' + where if where else ''}"
-                                f"{' [' + r.case + ']' if r.case else ''}: {r.message}"))
+    from harness.messages import group_failures
+
+    lines = [(FAIL, line) for line in group_failures(report.results)]
     ran = {r.check for r in report.results if r.status != SKIP}
     by_reason: dict[str, list[str]] = {}
     for r in report.results:
