@@ -206,3 +206,27 @@ def discover(paths: list[str | Path] | None = None, seed: int = 2024) -> Discove
                 result.tests.append(DiscoveredTest(cls, getattr(test, "op_type", None), str(f),
                                                    f"setUp raised {type(exc).__name__}: {exc}"))
     return result
+
+
+def module_attribute_name(cls) -> str | None:
+    """The name under which pytest collects `cls`: the module attribute holding it (a class
+    made in a factory function has a `__qualname__` like `make.<locals>.Test`, which is no
+    node id), or None when the module does not hold it."""
+    module = sys.modules.get(getattr(cls, "__module__", ""), None)
+    if module is None:
+        return None
+    if getattr(module, cls.__name__, None) is cls:
+        return cls.__name__
+    for name, value in vars(module).items():
+        if value is cls:
+            return name
+    return None
+
+
+def pytest_target(cls, path: str, method: str | None = None) -> str:
+    """What to pass to pytest to rerun `cls` (and `method`): a node id when the module holds
+    the class, else the file with `-k`."""
+    name = module_attribute_name(cls)
+    if name:
+        return f"{path}::{name}" + (f"::{method}" if method else "")
+    return f"{path} -k \"{cls.__name__}" + (f" and {method}" if method else "") + "\""
