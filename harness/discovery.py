@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["DiscoveredTest", "Discovery", "BrokenFile", "discover", "test_paths", "seed_all",
-           "instantiate", "is_optest_class", "builtin_test_paths"]
+           "instantiate", "is_optest_class", "builtin_test_paths",
+           "builtin_exemptions", "module_attribute_name", "pytest_target"]
 
 
 @dataclass
@@ -88,6 +89,15 @@ def builtin_test_paths() -> list[Path]:
     except ImportError:
         return []
     return [Path(tests.__file__).resolve().parent]
+
+
+def builtin_exemptions() -> dict[str, str]:
+    """{op: reason} for built-in ops without OpTest (declared next to their OpTests)."""
+    try:
+        import reference_ops.tests as tests
+    except ImportError:
+        return {}
+    return dict(getattr(tests, "OPKIT_EXEMPT", {}) or {})
 
 
 def _test_files(paths: list[Path]) -> tuple[list[Path], list[str]]:

@@ -178,7 +178,8 @@ def run(args) -> int:
         if args.dtype:
             os.environ["OPKIT_DTYPE"] = args.dtype
 
-    from harness.discovery import builtin_test_paths, discover, test_paths
+    from harness.discovery import (builtin_exemptions, builtin_test_paths, discover,
+                                   test_paths)
     from harness.verdicts import (class_location, guess_op_from_file, lacks_gradient_test,
                                   no_gradient_test_result, no_optest_result)
     from opkit.project import load_builtin_ops, load_op_modules, load_project
@@ -202,6 +203,9 @@ def run(args) -> int:
     paths = test_paths(args.tests)
     if not args.tests and (with_builtins or any(op in builtin_ops for op in args.op)):
         paths = paths + [p for p in builtin_test_paths() if p not in paths]
+    exempt = dict(project.exempt)
+    if with_builtins or any(op in builtin_ops for op in args.op):
+        exempt = {**builtin_exemptions(), **exempt}
     discovery = discover(paths, seed=seed)
     for problem in discovery.problems:
         if not any(problem == b.text for b in discovery.broken):
@@ -242,7 +246,7 @@ def run(args) -> int:
     elif args.op:
         ops = list(dict.fromkeys(args.op))
         missing = [op for op in ops if op not in by_op and op not in broken
-                   and op not in project.exempt]
+                   and op not in exempt]
         if missing:
             where = ", ".join(str(p) for p in paths) or "(no test paths)"
             raise _usage(f"no OpTest found for op{'s' if len(missing) > 1 else ''} "
@@ -306,7 +310,7 @@ def run(args) -> int:
         if op in broken:
             rep.results = broken[op] + rep.results
         if not by_op.get(op) and op not in broken and not unusable:
-            result, reason = no_optest_result(op, project.exempt)
+            result, reason = no_optest_result(op, exempt)
             rep.results = [result]
             rep.exempt = reason
             rep.note = ""
