@@ -78,7 +78,7 @@ def venv(clone, tmp_path_factory):
     assert m, "README: no `pip install \"opkit-dl @ git+URL@vX.Y.Z\"` command"
     spec = m.group(1)
     assert spec.endswith(f"@v{version()}") and REPO_URL in spec
-    spec = spec.replace(REPO_URL, f"file://{clone}")
+    spec = spec.replace(REPO_URL, f"file://localhost{clone}")   # git clones it at the tag
     env_dir = tmp_path_factory.mktemp("venv") / "env"
     sh([sys.executable, "-m", "venv", str(env_dir)], env_dir.parent)
     sh([str(env_dir / "bin" / "pip"), "install", "-q", spec], env_dir.parent, timeout=900)
@@ -159,9 +159,9 @@ class TestMyHalf(OpTest):
 
 def user_project(path: Path, op_source: str = USER_OP) -> Path:
     (path / "my_ops").mkdir(parents=True)
-    (path / "my_ops" / "half_op.py").write_text(op_source)
+    (path / "my_ops" / "my_half_op.py").write_text(op_source)
     (path / "tests").mkdir()
-    (path / "tests" / "test_half_op.py").write_text(USER_TEST)
+    (path / "tests" / "test_my_half_op.py").write_text(USER_TEST)
     (path / "pyproject.toml").write_text(textwrap.dedent('''
         [project]
         name = "my-ops"
@@ -204,7 +204,7 @@ def test_pre_commit_snippet_works_as_written(clone, tmp_path):
     # a kernel that writes to its input: the hook fails naming the rule
     bad = USER_OP.replace('ctx.set_output("Out", ctx.input("X") * ctx.attr("scale"))',
                           'x = ctx.input("X")\n    x *= 2\n    ctx.set_output("Out", x)')
-    (proj / "my_ops" / "half_op.py").write_text(bad)
+    (proj / "my_ops" / "my_half_op.py").write_text(bad)
     sh(["git", "add", "-A"], proj, env)
     p = sh([pre_commit, "run", "--all-files"], proj, env, timeout=600, check=False)
     assert p.returncode == 1 and "OPK001" in p.stdout, p.stdout + p.stderr
@@ -244,10 +244,10 @@ def test_lint_ci_recipe_in_a_scratch_project(venv, tmp_path):
     assert steps and steps[-1][1].returncode == 0, steps[-1][1].stdout + steps[-1][1].stderr
     bad = USER_OP.replace('ctx.set_output("Out", ctx.input("X") * ctx.attr("scale"))',
                           'x = ctx.input("X")\n    x *= 2\n    ctx.set_output("Out", x)')
-    (proj / "my_ops" / "half_op.py").write_text(bad)
+    (proj / "my_ops" / "my_half_op.py").write_text(bad)
     steps = _run_steps(recipe, proj, venv, env, {})
     last = steps[-1][1]
-    assert last.returncode == 1 and "::error file=my_ops/half_op.py" in last.stdout, last.stdout
+    assert last.returncode == 1 and "::error file=my_ops/my_half_op.py" in last.stdout, last.stdout
 
 
 def test_compat_ci_recipe_in_a_scratch_project(venv, tmp_path):
@@ -263,7 +263,7 @@ def test_compat_ci_recipe_in_a_scratch_project(venv, tmp_path):
     # the change deletes the attr `scale`: a break
     changed = USER_OP.replace('        self.add_attr("scale", "float", "the factor").set_default(0.5)\n', "")
     changed = changed.replace('ctx.attr("scale")', "0.5")
-    (work / "my_ops" / "half_op.py").write_text(changed)
+    (work / "my_ops" / "my_half_op.py").write_text(changed)
     sh(["git", "commit", "-qam", "drop scale"], work, env)
     runner = tmp_path / "runner"
     runner.mkdir()
