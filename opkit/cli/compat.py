@@ -9,8 +9,8 @@ import sys
 
 from opkit.cli.config import add_format_option
 
-EXIT_CODES = {0: "compatible", 1: "breaking changes", 2: "unreadable input (one line: file "
-                                                       "and JSON path)"}
+EXIT_CODES = {0: "compatible", 1: "breaking changes",
+              2: "usage error (unreadable input: one line naming the file and JSON path)"}
 
 
 def add_arguments(parser) -> None:

@@ -163,7 +163,7 @@ def test_compact_output_and_verbose():
     p = run("test", "relu", "clip")
     assert p.returncode == 0, p.stderr
     lines = p.stdout.strip().splitlines()
-    assert lines[0].startswith("clip: PASS (") and lines[1].startswith("relu: PASS (")
+    assert lines[0].startswith("relu: PASS (") and lines[1].startswith("clip: PASS (")
     assert lines[-1].startswith("2 ops: 2 passed, 0 failed, 0 skipped")
     assert len(lines) == 3
     full = run("test", "relu", "-v").stdout
