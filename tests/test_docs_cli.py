@@ -173,3 +173,33 @@ def test_compat_doc_exit_codes(real_exit_codes):
     text = " ".join((ROOT / "docs" / "compat.md").read_text(encoding="utf-8").split())
     assert "Exit 1 fails the job on a break; exit 2" in text
     assert real_exit_codes["compat"] == {0, 1, 2}
+
+
+def test_tutorial_runs_as_written(tmp_path):
+    """The tutorial's files, made from its code blocks, give the output it shows."""
+    text = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```(\w*)\n(.*?)```", text, re.S)
+    python = [b for lang, b in blocks if lang == "python"]
+    op = next(b for b in python if "register_operator(" in b)
+    test = next(b for b in python if "class TestSoftsign" in b)
+    conftest = next(b for b in python if b.startswith("# plain pytest"))
+    toml = next(b for lang, b in blocks if lang == "toml")
+    (tmp_path / "my_ops").mkdir()
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "my_ops" / "__init__.py").write_text("")
+    (tmp_path / "my_ops" / "softsign_op.py").write_text(op)
+    (tmp_path / "tests" / "test_softsign_op.py").write_text(test)
+    (tmp_path / "tests" / "conftest.py").write_text(conftest)
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "t"\nversion = "0"\n\n' + toml)
+    shown = next(b for lang, b in blocks if b.startswith("$ opkit test softsign"))
+    env = dict(os.environ, NO_COLOR="1")
+    p = subprocess.run([sys.executable, "-m", "opkit", "test", "softsign"], cwd=tmp_path,
+                       capture_output=True, text=True, env=env, timeout=600)
+    assert p.returncode == 0, p.stdout + p.stderr
+    for line in p.stdout.splitlines():
+        assert line in shown, (line, shown)
+    q = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "tests/"],
+                       cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
+    summary = re.search(r"(\d+ passed(, \d+ skipped)?)", q.stdout.splitlines()[-1]).group(1)
+    pytest_shown = next(b for lang, b in blocks if b.startswith("$ python -m pytest tests/"))
+    assert q.returncode == 0 and summary in pytest_shown, (summary, pytest_shown)
