@@ -355,3 +355,51 @@ def test_pytest_place_gpu_is_skipped_not_passed():
                        cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
     assert "passed" not in p.stdout.splitlines()[-1], p.stdout
     assert "skipped" in p.stdout and "GPU asked for but not usable" in p.stdout, p.stdout
+
+
+# -- one root cause, one block ---------------------------------------------------------------
+def test_one_root_cause_gives_one_block():
+    from harness.messages import group_failures
+    from harness.report import CheckResult
+
+    results = []
+    for check in ("output", "grad", "mutation", "aliasing", "determinism"):
+        for place, dtype in (("CPU", "float32"), ("CPU", "float64")):
+            for case in ("TestA", "TestB"):
+                results.append(CheckResult(check, "fail", place, dtype, case,
+                                           "raised InvalidArgument: X must be 2-D"))
+    for dtype in ("float32", "float64"):
+        for case in ("TestA", "TestB"):
+            results.append(CheckResult("lod", "fail", "CPU", dtype, f"{case}/empty_first",
+                                       f"an empty sequence: Out: LoD (lengths) [], the "
+                                       f"reference gives [[0, {len(case)}]]"))
+    lines = group_failures(results)
+    assert len(lines) == 2, lines
+    raised = lines[0]
+    assert raised.count("X must be 2-D") == 1 and "could not run" in raised
+    assert "output, grad, mutation, aliasing, determinism" in raised
+    assert "(4 times)" in lines[1] and "lod" in lines[1]
+    # distinct causes stay apart
+    two = group_failures([CheckResult("grad", "fail", "CPU", "float32", "T", "X: wrong sign"),
+                          CheckResult("mutation", "fail", "CPU", "float32", "T",
+                                      "kernel wrote to X")])
+    assert len(two) == 2
+
+
+def test_broken_mutating_op_prints_one_block_not_a_line_per_combination():
+    p = run("test", "--ops", "tests/broken_ops", "--tests", "tests/broken_ops",
+            "broken_mutate_scale")
+    fails = [ln for ln in p.stdout.splitlines() if ln.strip().startswith("FAIL")]
+    assert p.returncode == 1 and len(fails) == 1, p.stdout
+
+
+def test_lint_fix_diff_shows_changes_and_exits_1(tmp_path):
+    src = ("from opkit import OperatorWithKernel\n\n\nclass FooOp(OperatorWithKernel):\n"
+           "    def get_expected_kernel_type(self, ctx):\n"
+           "        return ctx.input(\"X\").dtype\n")
+    (tmp_path / "foo_op.py").write_text(src)
+    p = run("lint", "--no-cache", "--isolated", "--select", "OPK005", "--fix", "--diff",
+            "foo_op.py", cwd=tmp_path)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "indicate_var_data_type" in p.stdout and "All clear" not in p.stdout
+    assert (tmp_path / "foo_op.py").read_text() == src      # nothing written
