@@ -57,6 +57,9 @@ def pytest_configure(config):
         settings.validate_environment()
     except ValueError as exc:
         raise pytest.UsageError(f"opkit: {exc}") from None
+    seed = os.environ.get("OPKIT_SEED", "").strip()
+    if seed and not (seed.isdigit()):
+        raise pytest.UsageError(f"opkit: OPKIT_SEED={seed!r}: not an integer >= 0")
     if place:
         place = place.upper() if place.lower() != "all" else "all"
         settings.configure(place=place)
@@ -154,21 +157,74 @@ class OpkitCheckFailed(Exception):
 
 
 def _class_results(config, cls, op, op_classes):
-    """Every check on the class, run once per session (in this process)."""
+    """Every check on the class, run once per test run: in this process, and under
+    pytest-xdist once for all workers (the first worker to need it computes it under a file
+    lock; the others read its results)."""
     cache = config.__dict__.setdefault("_opkit_results", {})
     if cls in cache:
         return cache[cls]
+    shared = _shared_file(config, cls)
+    if shared is None:
+        cache[cls] = _compute(config, cls, op, op_classes)
+        return cache[cls]
+    import fcntl
+    import json
+
+    from harness.report import CheckResult
+
+    with open(shared.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if shared.is_file():
+                results = [CheckResult(**d) for d in json.loads(shared.read_text())]
+            else:
+                results = _compute(config, cls, op, op_classes)
+                tmp = shared.with_suffix(".tmp")
+                tmp.write_text(json.dumps([r.to_json() for r in results]))
+                tmp.replace(shared)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    cache[cls] = results
+    return results
+
+
+def _shared_file(config, cls):
+    """Under pytest-xdist: the results file of `cls` shared by this run's workers."""
+    workerinput = getattr(config, "workerinput", None)
+    if not workerinput or "testrunuid" not in workerinput:
+        return None
+    try:
+        import fcntl  # noqa: F401  (POSIX only)
+    except ImportError:
+        return None
+    import hashlib
+    import tempfile
+    from pathlib import Path
+
+    folder = Path(tempfile.gettempdir()) / f"opkit-items-{workerinput['testrunuid']}"
+    folder.mkdir(exist_ok=True)
+    key = hashlib.sha1(f"{cls.__module__}.{cls.__qualname__}:{os.environ.get('OPKIT_SEED')}"
+                       .encode()).hexdigest()[:16]
+    return folder / f"{key}.json"
+
+
+def _compute(config, cls, op, op_classes):
     from harness.discovery import DiscoveredTest
     from harness.run import run_test
     from harness.verdicts import lacks_gradient_test, no_gradient_test_result
 
-    seed = int(os.environ.get("OPKIT_SEED", "2024") or 2024)
+    import inspect
+
+    seed = int(os.environ.get("OPKIT_SEED", "").strip() or 2024)
     first = op_classes[0] is cls if op_classes else True
-    results = run_test(DiscoveredTest(cls, op, str(config.rootpath)), seed=seed,
+    try:
+        path = os.path.relpath(inspect.getsourcefile(cls) or "", config.rootpath)
+    except (TypeError, ValueError):
+        path = str(config.rootpath)
+    results = run_test(DiscoveredTest(cls, op, path), seed=seed,
                        timeout=None, first_case=first)
     if first and lacks_gradient_test(op, op_classes):
         results.append(no_gradient_test_result(op, op_classes))
-    cache[cls] = results
     return results
 
 
