@@ -144,8 +144,10 @@ def test_unknown_command_json():
     assert_usage_error(run("nope", "--format", "json"), "unknown command", json_doc=True)
 
 
-def test_dump_format_text_is_refused():
-    assert_usage_error(run("dump", "--format", "text"), "--format")
+def test_dump_format_text_says_it_writes_json():
+    p = run("dump", "--format", "text")        # accepted (every command takes text|json)
+    assert p.returncode == 0 and "clip" in json.loads(p.stdout)
+    assert "JSON only" in p.stderr
 
 
 def test_lint_refuses_non_python_files_and_diff_without_fix(tmp_path):
