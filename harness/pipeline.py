@@ -48,3 +48,26 @@ def compare_runs(want: dict, got: dict, dtype: str, what: str) -> str | None:
         if msg:
             return msg.replace("expected", f"{what} gave")
     return None
+
+
+def opkit_refusal(exc: BaseException) -> str | None:
+    """The message when `exc` is an opkit error raised on purpose (an enforce with a
+    non-empty message), else None: a raw numpy/Python exception (which the framework wraps as
+    External) or an empty message is no refusal."""
+    from opkit.framework import errors
+
+    if isinstance(exc, errors.EnforceNotMet) and not isinstance(exc, errors.External):
+        text = (exc.raw_message or "").strip()
+        return str(exc) if text else None
+    return None
+
+
+def raised(exc: BaseException) -> str:
+    """One line: the innermost error's type and message, and the kernel file:line it came
+    from."""
+    from harness.checks._support import describe_error
+
+    inner = exc
+    while inner.__cause__ is not None:
+        inner = inner.__cause__
+    return f"{type(inner).__name__}: {describe_error(exc)}"

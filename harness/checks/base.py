@@ -209,3 +209,39 @@ def _has_float_input(case) -> bool:
             if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f":
                 return True
     return False
+
+
+def with_variants(name: str, fn, variants: tuple):
+    """A function-style check `fn(case, context) -> list[CheckResult]` run on each variant
+    (e.g. mutation on the case and on its all-default-attrs variant). Results of a variant
+    other than "case" carry the variant's name in their message."""
+
+    def run(case, context):
+        from harness.variants import derive
+
+        skip_map = (case.options or {}).get("skip", {}) if case.options else {}
+        out = []
+        for vname in variants:
+            if vname != "case" and vname in skip_map:
+                out.append(CheckResult(name, SKIP, "", "", case.name,
+                                       f"variant '{vname}' opted out: {skip_map[vname]}"))
+                continue
+            got = derive(vname, case, context)
+            for d in (got if isinstance(got, list) else [got]):
+                if isinstance(d, Unsupported):
+                    if vname != "case":
+                        continue   # e.g. no attrs to default: the case run covers it
+                    out.append(CheckResult(name, SKIP, "", "", case.name, d.reason))
+                    continue
+                for r in fn(d.case, context) or []:
+                    r.case = case.name
+                    if vname != "case" and r.status == FAIL:
+                        r.message = f"variant '{vname}' ({d.note}): {r.message}"
+                    if vname != "case" and r.status == SKIP:
+                        continue
+                    out.append(r)
+        return out
+
+    run.__name__ = name
+    run.__doc__ = fn.__doc__
+    return run
