@@ -20,6 +20,7 @@ VARIANTS = {
     "layout": "harness.variants.layout:derive",
     "empty": "harness.variants.empty:derive",
     "extremal": "harness.variants.extremal:derive",
+    "kinks": "harness.variants.kinks:derive",
     "repeated_input": "harness.variants.repeated:derive",
     "lod2": "harness.variants.lod2:derive",
 }
