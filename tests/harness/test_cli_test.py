@@ -13,7 +13,7 @@ import pytest
 from harness_test_helpers import ROOT
 
 EXPECTED = {   # broken op -> the checks it must fail (exactly)
-    "broken_sign_relu": {"grad"},
+    "broken_sign_relu": {"grad", "kinks"},   # kinks: the wrong sign at the kink too
     "broken_mutate_scale": {"mutation"},
     "broken_shuffled_sum": {"determinism"},
     "broken_f32_square": {"dtypes"},
