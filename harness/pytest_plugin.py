@@ -4,7 +4,8 @@ Options:
   --opkit-place CPU|GPU|all     places OpTest runs its checks on (default all)
   --opkit-dtype float32|float64|all
                                 float dtypes OpTest runs (default all)
-  --opkit-no-check-items        do not add the harness-check items (below)
+  --opkit-no-check-items        do not add the harness-check items (below);
+  --opkit-check-items           add them (the default; the last of the two given wins)
   --opkit-shard K/N             run only part K of N (the same parts as `opkit test --shard`:
                                 OpTest classes go with their op, other tests with their file)
   --opkit-durations FILE        durations file balancing --opkit-shard (default: the
@@ -38,8 +39,13 @@ def pytest_addoption(parser):
     group.addoption("--opkit-dtype", action="store", default=None,
                     choices=["float32", "float64", "all"],
                     help="float dtypes OpTest checks run: float32, float64 or all (default all)")
-    group.addoption("--opkit-no-check-items", action="store_true", default=False,
+    group.addoption("--opkit-no-check-items", action="store_false", default=None,
+                    dest="opkit_check_items",
                     help="do not add one item per harness check to each OpTest class")
+    group.addoption("--opkit-check-items", action="store_true", default=None,
+                    dest="opkit_check_items",
+                    help="add them (the default; overrides an --opkit-no-check-items in "
+                         "addopts, the last one given wins)")
     group.addoption("--opkit-shard", action="store", default=None, metavar="K/N",
                     help="run only part K of N of the tests (balanced by recorded durations)")
     group.addoption("--opkit-durations", action="store", default=None, metavar="FILE",
@@ -250,7 +256,7 @@ def pytest_collection_modifyitems(session, config, items):
         if op:
             by_op.setdefault(op, []).append(cls)
 
-    if not config.getoption("--opkit-no-check-items") and classes:
+    if config.getoption("opkit_check_items") is not False and classes:
         names = check_item_names()
         extra_after: dict[int, list] = {}
         for cls, (parent, last) in classes.items():

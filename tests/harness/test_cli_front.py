@@ -353,10 +353,14 @@ def test_pytest_place_gpu_is_skipped_not_passed():
     env = dict(os.environ, OPKIT_NO_GPU="1")
     p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist",
                         "-p", "no:randomly", "reference_ops/tests/test_relu_op.py",
-                        "--opkit-place", "GPU", "-rs", "--opkit-no-check-items"],
+                        "--opkit-place", "GPU", "-rs", "--opkit-check-items"],
                        cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
     assert "passed" not in p.stdout.splitlines()[-1], p.stdout
     assert "skipped" in p.stdout and "GPU asked for but not usable" in p.stdout, p.stdout
+    from harness.pytest_plugin import check_item_names
+
+    n = 2 + len(check_item_names())      # the 2 OpTest methods + one item per check
+    assert f"SKIPPED [{n}]" in p.stdout, p.stdout
 
 
 # -- one root cause, one block ---------------------------------------------------------------

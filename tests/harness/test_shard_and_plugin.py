@@ -85,7 +85,7 @@ def _collect(*extra):
     p = run(["-m", "pytest", "-p", "no:xdist", "--collect-only", "-q",
              "reference_ops/tests/test_relu_op.py", "reference_ops/tests/test_clip_op.py",
              "reference_ops/tests/test_scale_op.py", "reference_ops/tests/test_while_op.py",
-             *extra])
+             "--opkit-check-items", *extra])
     assert p.returncode == 0, p.stdout + p.stderr
     return [ln for ln in p.stdout.splitlines() if "::" in ln]
 
