@@ -21,6 +21,14 @@ EXPECTED = {   # broken op -> the checks it must fail (exactly)
     "broken_shift_add": {"inplace"},
     "broken_alias_identity": {"aliasing"},
     "broken_lod_scale": {"output", "lod"},   # the output's LoD (check_output) and/or `lod`
+    # the variant checks (tests/broken_ops/variant_breakers_op.py)
+    "broken_layout_scale": {"layout"},
+    "broken_empty_center": {"empty"},
+    "broken_naive_softmax": {"extremal"},
+    "broken_kink_relu": {"kinks"},
+    "broken_dedup_sum": {"repeated_input"},
+    "broken_twice_rows": {"infer_shape"},
+    "broken_seq_last": {"lod"},
 }
 
 
