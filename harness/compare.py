@@ -72,11 +72,17 @@ def compare(name, got, want, run_dtype, atol, rtol, equal_nan):
         excess = np.where(np.isnan(excess), np.inf, excess)
         k = int(np.argmax(excess))
         idx = np.unravel_index(k, got.shape) if got.ndim else ()
-        a, e = g64.reshape(-1)[k], w64.reshape(-1)[k]
+        a, e = float(g64.reshape(-1)[k]), float(w64.reshape(-1)[k])
         ae = abs(a - e)
         re = ae / abs(e) if e != 0 else float("inf")
+        k0 = int(np.flatnonzero(bad.reshape(-1))[0])
+        first = ""
+        if k0 != k:
+            i0 = np.unravel_index(k0, got.shape) if got.ndim else ()
+            first = (f"first at {fmt_index(name, i0)}: actual {float(g64.reshape(-1)[k0])!r}, "
+                     f"expected {float(w64.reshape(-1)[k0])!r}; ")
         msg = (f"output '{name}' (shape {tuple(got.shape)}, {got.dtype.name}): "
-               f"{int(bad.sum())} of {bad.size} elements differ; worst at "
+               f"{int(bad.sum())} of {bad.size} elements differ; {first}worst at "
                f"{fmt_index(name, idx)}: actual {a!r}, expected {e!r}, abs error {ae:.6g}, "
                f"rel error {re:.6g} (tolerance: atol {a_tol:g} + rtol {r_tol:g} * |expected|"
                f"{tolerance_note(got.dtype, want_orig.dtype)})")
