@@ -18,6 +18,27 @@ __all__ = ["run_case", "compare_runs"]
 
 
 def run_case(case, combo, context, transform=None, backward: bool = True) -> dict:
+    """(The plain run of a case on a combo is cached in `context.cache`: several variant
+    checks compare against it.)"""
+    cache = getattr(context, "cache", None)
+    key = ("run", id(case), combo.place, combo.dtype, backward)
+    if transform is None and cache is not None and key in cache:
+        got = cache[key]
+        if isinstance(got, BaseException):
+            raise got
+        return got
+    try:
+        got = _run_case(case, combo, context, transform, backward)
+    except Exception as exc:
+        if transform is None and cache is not None:
+            cache[key] = exc
+        raise
+    if transform is None and cache is not None:
+        cache[key] = got
+    return got
+
+
+def _run_case(case, combo, context, transform, backward) -> dict:
     from harness.checks._support import prepare, run_forward_backward
 
     prepared = prepare(case, combo)

@@ -31,8 +31,11 @@ def add_arguments(parser) -> None:
                         help="with --jobs: use opkit's own fork pool, not pytest-xdist")
     parser.add_argument("--shard", metavar="K/N", help="run only the K-th of N slices of the "
                         "ops (1 <= K <= N), for a CI matrix")
-    parser.add_argument("--fuzz", type=int, default=0, metavar="N",
-                        help="also draw N property-based cases per op (check 'fuzz')")
+    from harness.fuzz import DEFAULT_FUZZ
+
+    parser.add_argument("--fuzz", type=int, default=DEFAULT_FUZZ, metavar="N",
+                        help=f"draw N generated cases per OpTest, with the input variants "
+                             f"applied (check 'fuzz'; default {DEFAULT_FUZZ}, 0: off)")
     parser.add_argument("--seed", type=int, default=None,
                         help=f"seed of every random generator (default {DEFAULT_SEED}, or "
                              f"$OPKIT_SEED)")

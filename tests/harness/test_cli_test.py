@@ -114,7 +114,8 @@ def test_broken_ops_cli_json():
     assert p.returncode == 1
     failed = _failed(doc)
     for op, checks in EXPECTED.items():
-        assert failed[op] and failed[op] <= checks, (op, failed[op])
+        assert failed[op] and failed[op] - {"fuzz"} and failed[op] <= checks | {"fuzz"}, \
+            (op, failed[op])   # default fuzz may also find the bug on a generated case
         twin = op.replace("broken_", "good_")
         assert failed[twin] == set(), (twin, failed[twin])
     for op in doc["ops"]:
