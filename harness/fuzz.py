@@ -11,6 +11,7 @@ minimal case, printed as a ready-to-paste OpTest in the `fuzz` result's message.
 """
 from __future__ import annotations
 
+import re as _re
 import time
 
 import numpy as np
@@ -76,7 +77,11 @@ def _literal(value, indent: int = 0) -> str:
         prefix = " " * indent + "np.array("
         body = np.array2string(value, separator=", ", threshold=10 ** 6,
                                floatmode="unique", max_line_width=96, prefix=prefix)
+        body = _re.sub(r"(?<![\w.])nan\b", "np.nan", body)
+        body = _re.sub(r"(?<![\w.])inf\b", "np.inf", body)
         return f"np.array({body}, dtype=\"{value.dtype}\")"
+    if isinstance(value, float) and not np.isfinite(value):
+        return "np.nan" if np.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
     if isinstance(value, tuple) and len(value) == 2:
         return f"({_literal(value[0], indent + 1)}, {value[1]!r})"
     if isinstance(value, list):
