@@ -29,9 +29,9 @@ def _fingerprint(value):
 
     if isinstance(value, SelectedRows):
         return (tuple(value.rows), value.height, _fingerprint(value.value))
-    if not isinstance(value, LoDTensor) or value._data is None:
+    if not isinstance(value, LoDTensor) or value.buffer is None:
         return None
-    data = np.ascontiguousarray(to_host(value._data))
+    data = np.ascontiguousarray(to_host(value.buffer))
     digest = hashlib.blake2b(data.tobytes(), digest_size=16).hexdigest()
     return (data.shape, str(data.dtype), digest, tuple(tuple(level) for level in value.lod))
 
@@ -85,7 +85,7 @@ class UnlockedHooks(Hooks):
                 data = getattr(value, "_data", None)
                 if isinstance(data, np.ndarray):
                     copy = np.array(data, copy=True)
-                    ctx._arrays[n] = copy          # what ctx.input(slot) will hand out
+                    ctx.override_input(n, copy)    # what ctx.input(slot) will hand out
                     self.copies[(slot, n)] = (copy, data.copy())
 
     def after_kernel(self, op, ctx):

@@ -10,10 +10,8 @@ import os
 
 import numpy as np
 
-from harness import settings
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.runner import PreparedOp, VarSpec, cast_floats, normalize_slots
-from harness.tolerances import output_tolerance
 
 __all__ = ["check_output", "check_case", "run_combos", "prepare_case", "fmt_index",
            "gpu_unavailable_reason", "float_input_dtype"]
@@ -44,40 +42,13 @@ def float_input_dtype(case):
 
 
 def run_combos(case, check: str, places=None, dtypes=None, op_type=None):
-    """([(place, dtype)], [skip results]): every selected place with a kernel x every float
-    dtype (float32, float64) with a kernel there; dtype "" = inputs as given (no float inputs,
-    or no float kernels)."""
-    from opkit.registry import op_info
+    """([(place, dtype)], [skip results]) from THE planner, harness.checks._support.combos."""
+    from harness.checks._support import CheckContext, combos
 
-    kernel_places = op_info(op_type or case.op_type).kernel_places()
-    places = tuple(places) if places is not None else settings.selected_places()
-    dtypes = tuple(dtypes) if dtypes is not None else settings.selected_dtypes()
-    has_float = float_input_dtype(case) is not None
-    runnable, skips = [], []
-    for place in places:
-        kernel_dtypes = kernel_places.get(place)
-        if not kernel_dtypes:
-            continue
-        if place == "GPU":
-            reason = gpu_unavailable_reason()
-            if reason:
-                skips.append(CheckResult(check, SKIP, "GPU", "", case.name,
-                                         f"GPU not usable: {reason}"))
-                continue
-        floats = [d for d in ("float32", "float64") if d in kernel_dtypes]
-        if not has_float or not floats:
-            runnable.append((place, ""))
-            continue
-        picked = [d for d in floats if d in dtypes]
-        if not picked:
-            skips.append(CheckResult(check, SKIP, place, "", case.name,
-                                     f"no {place} kernel for the selected dtypes "
-                                     f"({', '.join(dtypes)})"))
-        runnable.extend((place, d) for d in picked)
-    if not runnable and not skips:
-        skips.append(CheckResult(check, SKIP, "", "", case.name,
-                                 f"op '{case.op_type}' has no kernel on the selected places"))
-    return runnable, skips
+    ctx = CheckContext(places=tuple(places) if places is not None else None,
+                       dtypes=tuple(dtypes) if dtypes is not None else None)
+    runnable, skips = combos(case, ctx, check, op_type)
+    return [(c.place, c.dtype) for c in runnable], skips
 
 
 def output_slots(case, op_type: str, expected: dict) -> dict:

@@ -1,5 +1,6 @@
 """OpTests of the variant-check broken ops (variant_breakers_op.py) and their twins."""
 import numpy as np
+
 from harness import OpTest
 
 

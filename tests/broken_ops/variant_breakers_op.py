@@ -12,8 +12,15 @@
 """
 import numpy as np
 
-from opkit import (GradOpMaker, OpMaker, OperatorWithKernel, errors, grad_var_name,
-                   register_kernel, register_operator)
+from opkit import (
+    GradOpMaker,
+    OperatorWithKernel,
+    OpMaker,
+    errors,
+    grad_var_name,
+    register_kernel,
+    register_operator,
+)
 
 
 def _unary_maker(doc):
