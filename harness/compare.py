@@ -36,8 +36,10 @@ def first_wrong(got, want, atol: float, rtol: float):
     return tuple(int(i) for i in idx), g.reshape(-1)[k].item(), w.reshape(-1)[k].item()
 
 
-def compare(name, got, want, run_dtype, atol, rtol, equal_nan):
-    """None when they agree, else (message, worst error)."""
+def compare(name, got, want, run_dtype, atol, rtol, equal_nan, fixed_dtype=None):
+    """None when they agree, else (message, worst error). `fixed_dtype`: the output's dtype
+    is fixed by the op's definition (accuracy's float32 Accuracy), so a run in another
+    float dtype may give it."""
     if got is None:
         return f"output '{name}' was not produced", None
     got = np.asarray(got)
@@ -48,6 +50,8 @@ def compare(name, got, want, run_dtype, atol, rtol, equal_nan):
     if want_orig.dtype.kind == "f":
         allowed = {np.dtype(run_dtype).name if run_dtype else want_orig.dtype.name,
                    want_orig.dtype.name}
+        if fixed_dtype is not None:
+            allowed.add(np.dtype(fixed_dtype).name)
         if got.dtype.name not in allowed:
             return (f"output '{name}': dtype {got.dtype.name}, expected "
                     f"{' or '.join(sorted(allowed))}", None)

@@ -118,8 +118,12 @@ def check_output(case, atol=None, rtol=None, no_check_set=None, equal_nan=False,
             prepared = prepare_case(case, place, dtype, expected)
             prepared.forward()
         except Exception as exc:  # noqa: BLE001: reported as a failed check
+            from harness.checks.mutation import describe_read_only_write
+
+            what = describe_read_only_write(case, dtype, exc) or \
+                f"the op raised {first_line(exc)}"
             results.append(CheckResult("output", FAIL, place, dtype, case.name,
-                                       f"{where}: the op raised {first_line(exc)}{tail}"))
+                                       f"{where}: {what}{tail}"))
             continue
         problems, worst = [], 0.0
         for slot, specs in expected.items():
@@ -129,7 +133,9 @@ def check_output(case, atol=None, rtol=None, no_check_set=None, equal_nan=False,
                 if not isinstance(spec.data, np.ndarray):
                     continue
                 got = prepared.array(spec.name)
-                msg, w = _compare(spec.name, got, spec.data, dtype, atol, rtol, equal_nan)
+                fixed = _fixed_dtype(case, place, dtype, spec.name, got, expected)
+                msg, w = _compare(spec.name, got, spec.data, dtype, atol, rtol, equal_nan,
+                                  fixed)
                 if w is not None:
                     worst = max(worst, w)
                 if msg:
@@ -146,6 +152,22 @@ def check_output(case, atol=None, rtol=None, no_check_set=None, equal_nan=False,
         else:
             results.append(CheckResult("output", PASS, place, dtype, case.name, "", worst))
     return results
+
+
+def _fixed_dtype(case, place, dtype, name, got, expected):
+    """The output's dtype when the op fixes it by definition: a float output whose dtype is
+    not the run's and is the same in a run of the other float dtype (accuracy's float32
+    Accuracy in the float64 run). None otherwise."""
+    if got is None or got.dtype.kind != "f" or not dtype or got.dtype.name == dtype:
+        return None
+    other = "float32" if dtype == "float64" else "float64"
+    try:
+        p = prepare_case(case, place, other, expected)
+        p.forward()
+        again = p.array(name)
+    except Exception:  # noqa: BLE001 - no other run: not fixed
+        return None
+    return got.dtype.name if again is not None and again.dtype == got.dtype else None
 
 
 def check_case(case, context=None) -> list[CheckResult]:
