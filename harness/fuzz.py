@@ -193,8 +193,15 @@ def fuzz_test(cls, n: int, seed: int = 2024, timeout=None) -> list[CheckResult]:
     if "case" in last_failure:
         case, failed = last_failure["case"], last_failure["results"]
         first = failed[0]
+        text = format_optest(case, cls.__name__)
+        from harness.checks._support import grad_op_types
+        from harness.reproduce import NOT_REPRODUCED, confirm
+
+        again = confirm([case.op_type] + grad_op_types(case), text, f"{cls.__name__}Minimal",
+                        first.check, seed)
+        note = f"\n{NOT_REPRODUCED}" if again is False else ""
         msg = (f"{first.check} failed on a generated case (seed {seed}): {first.message}\n"
-               f"minimal case:\n{format_optest(case, cls.__name__)}")
+               f"minimal case (re-run in a fresh process before printing):\n{text}{note}")
         return [CheckResult("fuzz", FAIL, first.place, first.dtype, name, msg)]
     return [CheckResult("fuzz", PASS, "CPU", "", name,
                         f"{stats['ran']} generated cases passed output"
