@@ -88,7 +88,8 @@ def raised(exc: BaseException) -> str:
     from."""
     from harness.checks._support import describe_error
 
-    inner = exc
-    while inner.__cause__ is not None:
-        inner = inner.__cause__
+    inner, seen = exc, {id(exc)}
+    while inner.__cause__ is not None and id(inner.__cause__) not in seen:   # (a re-raised
+        inner = inner.__cause__                                              # error is its
+        seen.add(id(inner))                                                  # own cause)
     return f"{type(inner).__name__}: {describe_error(exc)}"
