@@ -26,7 +26,9 @@ __all__ = ["fuzz_op", "fuzz_test", "format_optest"]
 FUZZ_CHECKS = ("output", "grad", "mutation")
 FUZZ_VARIANT_CHECKS = ("layout", "empty", "extremal")   # the variants applied to each case
 
-DEFAULT_FUZZ = 1
+DEFAULT_FUZZ = 0   # 1 gave false alarms on built-in ops with seeds other than 2024 (generated
+                   # ties for less_than/pool2d max, attr draws that change split's and
+                   # top_k's outputs, batch_norm's float32 tolerance): on by default once fixed
 SHRINK_SECONDS = 20.0   # shrinking a failure stops after this long (the last failing case is
                         # reported: it still fails, it is just not the smallest)
 """Generated cases per OpTest class that `opkit test` draws by default (`--fuzz 0`: none,
