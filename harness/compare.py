@@ -36,8 +36,10 @@ def first_wrong(got, want, atol: float, rtol: float):
     return tuple(int(i) for i in idx), g.reshape(-1)[k].item(), w.reshape(-1)[k].item()
 
 
-def compare(name, got, want, run_dtype, atol, rtol, equal_nan):
-    """None when they agree, else (message, worst error)."""
+def compare(name, got, want, run_dtype, atol, rtol, equal_nan, fixed_dtype=None):
+    """None when they agree, else (message, worst error). `fixed_dtype`: the output's dtype
+    is fixed by the op's definition (accuracy's float32 Accuracy), so a run in another
+    float dtype may give it."""
     if got is None:
         return f"output '{name}' was not produced", None
     got = np.asarray(got)
@@ -48,6 +50,8 @@ def compare(name, got, want, run_dtype, atol, rtol, equal_nan):
     if want_orig.dtype.kind == "f":
         allowed = {np.dtype(run_dtype).name if run_dtype else want_orig.dtype.name,
                    want_orig.dtype.name}
+        if fixed_dtype is not None:
+            allowed.add(np.dtype(fixed_dtype).name)
         if got.dtype.name not in allowed:
             return (f"output '{name}': dtype {got.dtype.name}, expected "
                     f"{' or '.join(sorted(allowed))}", None)
@@ -72,11 +76,17 @@ def compare(name, got, want, run_dtype, atol, rtol, equal_nan):
         excess = np.where(np.isnan(excess), np.inf, excess)
         k = int(np.argmax(excess))
         idx = np.unravel_index(k, got.shape) if got.ndim else ()
-        a, e = g64.reshape(-1)[k], w64.reshape(-1)[k]
+        a, e = float(g64.reshape(-1)[k]), float(w64.reshape(-1)[k])
         ae = abs(a - e)
         re = ae / abs(e) if e != 0 else float("inf")
+        k0 = int(np.flatnonzero(bad.reshape(-1))[0])
+        first = ""
+        if k0 != k:
+            i0 = np.unravel_index(k0, got.shape) if got.ndim else ()
+            first = (f"first at {fmt_index(name, i0)}: actual {float(g64.reshape(-1)[k0])!r}, "
+                     f"expected {float(w64.reshape(-1)[k0])!r}; ")
         msg = (f"output '{name}' (shape {tuple(got.shape)}, {got.dtype.name}): "
-               f"{int(bad.sum())} of {bad.size} elements differ; worst at "
+               f"{int(bad.sum())} of {bad.size} elements differ; {first}worst at "
                f"{fmt_index(name, idx)}: actual {a!r}, expected {e!r}, abs error {ae:.6g}, "
                f"rel error {re:.6g} (tolerance: atol {a_tol:g} + rtol {r_tol:g} * |expected|"
                f"{tolerance_note(got.dtype, want_orig.dtype)})")

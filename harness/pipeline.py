@@ -18,6 +18,27 @@ __all__ = ["run_case", "compare_runs"]
 
 
 def run_case(case, combo, context, transform=None, backward: bool = True) -> dict:
+    """(The plain run of a case on a combo is cached in `context.cache`: several variant
+    checks compare against it.)"""
+    cache = getattr(context, "cache", None)
+    key = ("run", id(case), combo.place, combo.dtype, backward)
+    if transform is None and cache is not None and key in cache:
+        got = cache[key]
+        if isinstance(got, BaseException):
+            raise got
+        return got
+    try:
+        got = _run_case(case, combo, context, transform, backward)
+    except Exception as exc:
+        if transform is None and cache is not None:
+            cache[key] = exc
+        raise
+    if transform is None and cache is not None:
+        cache[key] = got
+    return got
+
+
+def _run_case(case, combo, context, transform, backward) -> dict:
     from harness.checks._support import prepare, run_forward_backward
 
     prepared = prepare(case, combo)
@@ -67,7 +88,8 @@ def raised(exc: BaseException) -> str:
     from."""
     from harness.checks._support import describe_error
 
-    inner = exc
-    while inner.__cause__ is not None:
-        inner = inner.__cause__
+    inner, seen = exc, {id(exc)}
+    while inner.__cause__ is not None and id(inner.__cause__) not in seen:   # (a re-raised
+        inner = inner.__cause__                                              # error is its
+        seen.add(id(inner))                                                  # own cause)
     return f"{type(inner).__name__}: {describe_error(exc)}"

@@ -212,7 +212,7 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = 2024,
         seed_all(seed)
         try:
             with _alarm(timeout):
-                context.cache["optest"] = run_optest_methods(test, name)
+                context.cache["optest"] = run_optest_methods(test, name, seed)
         except CheckTimeout:
             pre = give([CheckResult("output", FAIL, "", "", name,
                                     f"timed out after {timeout:g}s in the OpTest's test "

@@ -191,12 +191,25 @@ class Check:
         text = f"{head}: {message}" if derived.variant != "case" else message
         if where:
             text += f" (at {where})"
+        repro = repro or self.reproduce(derived.base)
         if repro:
             text += f"\nreproduce: {repro}"
         r = CheckResult(self.name, FAIL, combo.place if combo else "",
                         combo.dtype if combo else "", derived.base.name, text, worst)
         r.kind = kind.kind
         return r
+
+
+    def reproduce(self, case) -> str:
+        """One line that re-runs this check on this case."""
+        import os
+
+        src = (case.source or "").split("::")[0]
+        if not src:
+            return ""
+        seed = os.environ.get("OPKIT_SEED", "")
+        return (f"opkit test {case.op_type} --tests {src} --checks {self.name}"
+                + (f" --seed {seed}" if seed else ""))
 
 
 def _has_float_input(case) -> bool:

@@ -4,8 +4,8 @@ disagree), the analytic gradient equals one of the one-sided slopes.
 Bug class: a grad kernel that picks the wrong branch at the boundary in a way no smooth
 point shows (relu's grad using `x >= 0` with a mask that differs from the forward's, clip's
 grad passing the gradient through outside the bounds, max's grad given to every tied
-element with a wrong value, sign-flipped subgradients). Points where the slopes agree are
-compared with the central difference like `grad` does. The numeric engine is
+element with a wrong value, averaged subgradients). Points where the slopes agree are left
+to `grad`. The numeric engine is
 harness.gradient.NumericEngine (float64 on CPU); the one-sided test is harness.kinks.
 """
 from __future__ import annotations
@@ -85,11 +85,7 @@ class KinksCheck(Check):
                         continue
                     problem = (f"{where} at {name} = {what} (a kink): analytic {a!r} is "
                                f"neither one-sided slope: left {left!r}, right {right!r}")
-                elif np.isfinite(left) and not (matches(a, left, tol) or
-                                                matches(a, right, tol) or
-                                                matches(a, (left + right) / 2, tol)):
-                    problem = (f"{where} at {name} = {what} (no kink there): analytic {a!r}, "
-                               f"numeric {(left + right) / 2!r}")
+                # a point with no kink there is the `grad` check's business
                 if problem:
                     break
             if problem:

@@ -23,8 +23,15 @@ import dataclasses
 
 import numpy as np
 
-from harness.checks._support import (CheckContext, Combo, combos, describe_error, fmt_index,
-                                     has_grad, output_slots, prepare)
+from harness.checks._support import (
+    CheckContext,
+    Combo,
+    combos,
+    describe_error,
+    fmt_index,
+    has_grad,
+    prepare,
+)
 from harness.lod_cases import edge_inputs, edges_for, has_lod_input
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.runner import PreparedOp, make_cotangents, normalize_slots

@@ -10,10 +10,8 @@ import os
 
 import numpy as np
 
-from harness import settings
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.runner import PreparedOp, VarSpec, cast_floats, normalize_slots
-from harness.tolerances import output_tolerance
 
 __all__ = ["check_output", "check_case", "run_combos", "prepare_case", "fmt_index",
            "gpu_unavailable_reason", "float_input_dtype"]
@@ -44,40 +42,13 @@ def float_input_dtype(case):
 
 
 def run_combos(case, check: str, places=None, dtypes=None, op_type=None):
-    """([(place, dtype)], [skip results]): every selected place with a kernel x every float
-    dtype (float32, float64) with a kernel there; dtype "" = inputs as given (no float inputs,
-    or no float kernels)."""
-    from opkit.registry import op_info
+    """([(place, dtype)], [skip results]) from THE planner, harness.checks._support.combos."""
+    from harness.checks._support import CheckContext, combos
 
-    kernel_places = op_info(op_type or case.op_type).kernel_places()
-    places = tuple(places) if places is not None else settings.selected_places()
-    dtypes = tuple(dtypes) if dtypes is not None else settings.selected_dtypes()
-    has_float = float_input_dtype(case) is not None
-    runnable, skips = [], []
-    for place in places:
-        kernel_dtypes = kernel_places.get(place)
-        if not kernel_dtypes:
-            continue
-        if place == "GPU":
-            reason = gpu_unavailable_reason()
-            if reason:
-                skips.append(CheckResult(check, SKIP, "GPU", "", case.name,
-                                         f"GPU not usable: {reason}"))
-                continue
-        floats = [d for d in ("float32", "float64") if d in kernel_dtypes]
-        if not has_float or not floats:
-            runnable.append((place, ""))
-            continue
-        picked = [d for d in floats if d in dtypes]
-        if not picked:
-            skips.append(CheckResult(check, SKIP, place, "", case.name,
-                                     f"no {place} kernel for the selected dtypes "
-                                     f"({', '.join(dtypes)})"))
-        runnable.extend((place, d) for d in picked)
-    if not runnable and not skips:
-        skips.append(CheckResult(check, SKIP, "", "", case.name,
-                                 f"op '{case.op_type}' has no kernel on the selected places"))
-    return runnable, skips
+    ctx = CheckContext(places=tuple(places) if places is not None else None,
+                       dtypes=tuple(dtypes) if dtypes is not None else None)
+    runnable, skips = combos(case, ctx, check, op_type)
+    return [(c.place, c.dtype) for c in runnable], skips
 
 
 def output_slots(case, op_type: str, expected: dict) -> dict:
@@ -147,8 +118,12 @@ def check_output(case, atol=None, rtol=None, no_check_set=None, equal_nan=False,
             prepared = prepare_case(case, place, dtype, expected)
             prepared.forward()
         except Exception as exc:  # noqa: BLE001: reported as a failed check
+            from harness.checks.mutation import describe_read_only_write
+
+            what = describe_read_only_write(case, dtype, exc) or \
+                f"the op raised {first_line(exc)}"
             results.append(CheckResult("output", FAIL, place, dtype, case.name,
-                                       f"{where}: the op raised {first_line(exc)}{tail}"))
+                                       f"{where}: {what}{tail}"))
             continue
         problems, worst = [], 0.0
         for slot, specs in expected.items():
@@ -158,7 +133,9 @@ def check_output(case, atol=None, rtol=None, no_check_set=None, equal_nan=False,
                 if not isinstance(spec.data, np.ndarray):
                     continue
                 got = prepared.array(spec.name)
-                msg, w = _compare(spec.name, got, spec.data, dtype, atol, rtol, equal_nan)
+                fixed = _fixed_dtype(case, place, dtype, spec.name, got, expected)
+                msg, w = _compare(spec.name, got, spec.data, dtype, atol, rtol, equal_nan,
+                                  fixed)
                 if w is not None:
                     worst = max(worst, w)
                 if msg:
@@ -175,6 +152,22 @@ def check_output(case, atol=None, rtol=None, no_check_set=None, equal_nan=False,
         else:
             results.append(CheckResult("output", PASS, place, dtype, case.name, "", worst))
     return results
+
+
+def _fixed_dtype(case, place, dtype, name, got, expected):
+    """The output's dtype when the op fixes it by definition: a float output whose dtype is
+    not the run's and is the same in a run of the other float dtype (accuracy's float32
+    Accuracy in the float64 run). None otherwise."""
+    if got is None or got.dtype.kind != "f" or not dtype or got.dtype.name == dtype:
+        return None
+    other = "float32" if dtype == "float64" else "float64"
+    try:
+        p = prepare_case(case, place, other, expected)
+        p.forward()
+        again = p.array(name)
+    except Exception:  # noqa: BLE001 - no other run: not fixed
+        return None
+    return got.dtype.name if again is not None and again.dtype == got.dtype else None
 
 
 def check_case(case, context=None) -> list[CheckResult]:

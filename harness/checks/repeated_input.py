@@ -62,8 +62,13 @@ class RepeatedInputCheck(Check):
 def _run(derived, combo, context, shared: bool) -> dict:
     """Outputs and the gradient of the first aliased variable (summed over both places when
     `shared` is False: what the shared variable's gradient must equal)."""
-    from harness.checks._support import (case_inputs, grad_outputs, has_grad, output_slots,
-                                         place_object)
+    from harness.checks._support import (
+        case_inputs,
+        grad_outputs,
+        has_grad,
+        output_slots,
+        place_object,
+    )
     from harness.runner import PreparedOp, VarSpec, make_cotangents
 
     case = derived.case

@@ -1,6 +1,7 @@
 """`extremal`: the case's float inputs at extreme values, three derived cases:
 
-- "large": every float input scaled so its largest magnitude is 100 (past where `exp`
+- "large": every float input scaled so its largest magnitude is 100, and its largest value
+  +100 (the sign flipped when needed) (past where `exp`
   overflows in float32, 88.7, far from where it overflows in float64);
 - "zero_rows": the first row (leading index 0) of every float input all zero;
 - "tiny": every float input scaled by 1e-30 (small but normal in float32).
@@ -20,7 +21,10 @@ TINY = 1e-30
 
 def _large(a):
     m = float(np.max(np.abs(a))) if a.size else 0.0
-    return a * (LARGE / m) if m > 0 else np.full_like(a, LARGE)
+    if m <= 0:
+        return np.full_like(a, LARGE)
+    b = a * (LARGE / m)
+    return b if b.max() >= LARGE * 0.99 else -b    # +100 is there (exp overflows upwards)
 
 
 def _zero_rows(a):

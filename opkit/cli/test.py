@@ -54,8 +54,11 @@ def add_arguments(parser) -> None:
                              "pyproject.toml)")
     parser.add_argument("--record-durations", action="store_true",
                         help="write each op's run time to the durations file")
-    parser.add_argument("--fuzz", type=int, default=0, metavar="N",
-                        help="also draw N property-based cases per op (check 'fuzz')")
+    from harness.fuzz import DEFAULT_FUZZ
+
+    parser.add_argument("--fuzz", type=int, default=None, metavar="N",
+                        help=f"draw N generated cases per OpTest, with the input variants "
+                             f"applied (check 'fuzz'; default {DEFAULT_FUZZ}, 0: off)")
     parser.add_argument("--seed", type=int, default=None,
                         help=f"seed of every random generator, >= 0 (default {DEFAULT_SEED}, "
                              f"or $OPKIT_SEED)")
@@ -123,7 +126,7 @@ def _seed(args) -> int:
 def _validate(args) -> None:
     if args.jobs < 1:
         raise _usage(f"--jobs {args.jobs}: must be >= 1")
-    if args.fuzz < 0:
+    if args.fuzz is not None and args.fuzz < 0:
         raise _usage(f"--fuzz {args.fuzz}: must be >= 0")
     if args.timeout is not None and (not math.isfinite(args.timeout) or args.timeout < 0):
         raise _usage(f"--timeout {args.timeout:g}: must be a finite number of seconds >= 0 "
@@ -146,7 +149,11 @@ def _validate(args) -> None:
 def _checks(args) -> tuple[list[str] | None, bool]:
     """(the harness checks to run or None for all, whether fuzz runs)."""
     from harness.checks.registry import check_names
+    from harness.fuzz import DEFAULT_FUZZ
 
+    explicit = args.fuzz is not None
+    if not explicit:
+        args.fuzz = DEFAULT_FUZZ
     if not args.checks:
         return None, args.fuzz > 0
     checks = [c.strip() for c in args.checks.split(",") if c.strip()]
@@ -158,9 +165,12 @@ def _checks(args) -> tuple[list[str] | None, bool]:
     fuzz = "fuzz" in checks
     if fuzz and args.fuzz == 0:
         raise _usage("--checks fuzz: say how many cases with --fuzz N")
-    if args.fuzz and not fuzz:
-        raise _usage(f"--fuzz {args.fuzz} with --checks {args.checks}: add 'fuzz' to "
-                     f"--checks, or drop --fuzz")
+    if not fuzz:
+        if not explicit:
+            args.fuzz = 0          # the default budget goes with the default checks
+        elif args.fuzz:
+            raise _usage(f"--fuzz {args.fuzz} with --checks {args.checks}: add 'fuzz' "
+                         f"to --checks, or drop --fuzz")
     return [c for c in checks if c != "fuzz"], fuzz
 
 
