@@ -152,5 +152,5 @@ def test_fuzz_finds_and_shrinks_wrong_gradient():
     assert fuzz["good_sign_relu"] and all(c["status"] == "pass" for c in fuzz["good_sign_relu"])
     bad = [c for c in fuzz["broken_sign_relu"] if c["status"] == "fail"]
     assert bad and "class TestBrokenSignReluMinimal(OpTest)" in bad[0]["message"]
-    code = bad[0]["message"].split("minimal case:\n", 1)[1]
+    code = bad[0]["message"].split("minimal case", 1)[1].split("\n", 1)[1]
     compile(code, "<fuzz>", "exec")   # ready to paste
