@@ -16,8 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["DiscoveredTest", "Discovery", "discover", "test_paths", "seed_all",
-           "instantiate", "is_optest_class"]
+__all__ = ["DiscoveredTest", "Discovery", "BrokenFile", "discover", "test_paths", "seed_all",
+           "instantiate", "is_optest_class", "builtin_test_paths",
+           "builtin_exemptions", "module_attribute_name", "pytest_target"]
 
 
 @dataclass
@@ -37,9 +38,22 @@ class DiscoveredTest:
 
 
 @dataclass
+class BrokenFile:
+    """A test file that cannot be imported: where and why."""
+    path: str
+    where: str          # "path:line" of the error (the file itself when unknown)
+    message: str        # "SyntaxError: ..."
+
+    @property
+    def text(self) -> str:
+        return f"{self.where}: cannot import the test file: {self.message}"
+
+
+@dataclass
 class Discovery:
     tests: list[DiscoveredTest] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)   # files that failed to import, ...
+    broken: list[BrokenFile] = field(default_factory=list)   # test files that cannot import
 
     def by_op(self) -> dict[str, list[DiscoveredTest]]:
         out: dict[str, list[DiscoveredTest]] = {}
@@ -59,17 +73,31 @@ def test_paths(explicit: list[str] | None = None) -> list[Path]:
     (relative to the pyproject.toml), else ./tests/ops when it exists."""
     if explicit:
         return [Path(p) for p in explicit]
-    from opkit.cli.config import load_config
+    from opkit.project import load_project
 
-    table, pyproject = load_config()
-    entries = table.get("tests") or []
-    if isinstance(entries, str):
-        entries = [entries]
-    base = pyproject.parent if pyproject else Path.cwd()
-    if entries:
-        return [p if p.is_absolute() else base / p for p in map(Path, entries)]
+    project = load_project()
+    if project.tests:
+        return project.test_paths()
     default = Path.cwd() / "tests" / "ops"
     return [default] if default.is_dir() else []
+
+
+def builtin_test_paths() -> list[Path]:
+    """The folder of the built-in ops' OpTests (installed with them: reference_ops/tests)."""
+    try:
+        import reference_ops.tests as tests
+    except ImportError:
+        return []
+    return [Path(tests.__file__).resolve().parent]
+
+
+def builtin_exemptions() -> dict[str, str]:
+    """{op: reason} for built-in ops without OpTest (declared next to their OpTests)."""
+    try:
+        import reference_ops.tests as tests
+    except ImportError:
+        return {}
+    return dict(getattr(tests, "OPKIT_EXEMPT", {}) or {})
 
 
 def _test_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
@@ -135,6 +163,26 @@ def instantiate(cls, seed: int):
     return test
 
 
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+def _error_location(exc: BaseException, path: Path) -> str:
+    """'file:line' of the error inside the test file (or the file it raised in)."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f"{exc.filename}:{exc.lineno}"
+    where = f"{path}"
+    tb = exc.__traceback__
+    resolved = str(Path(path).resolve())
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if name == resolved or name == str(path):
+            where = f"{path}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return where
+
+
 def discover(paths: list[str | Path] | None = None, seed: int = 2024) -> Discovery:
     """Import the test files under `paths` and set up every OpTest class found there."""
     result = Discovery()
@@ -149,7 +197,9 @@ def discover(paths: list[str | Path] | None = None, seed: int = 2024) -> Discove
         except BaseException as exc:  # noqa: BLE001 - a broken test file is reported
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            result.problems.append(f"{f}: cannot import: {type(exc).__name__}: {exc}")
+            broken = BrokenFile(str(f), _error_location(exc, f), _one_line(exc))
+            result.broken.append(broken)
+            result.problems.append(broken.text)
             continue
         for _, cls in sorted(vars(module).items()):
             if not is_optest_class(cls) or cls.__module__ != module.__name__:
@@ -166,3 +216,27 @@ def discover(paths: list[str | Path] | None = None, seed: int = 2024) -> Discove
                 result.tests.append(DiscoveredTest(cls, getattr(test, "op_type", None), str(f),
                                                    f"setUp raised {type(exc).__name__}: {exc}"))
     return result
+
+
+def module_attribute_name(cls) -> str | None:
+    """The name under which pytest collects `cls`: the module attribute holding it (a class
+    made in a factory function has a `__qualname__` like `make.<locals>.Test`, which is no
+    node id), or None when the module does not hold it."""
+    module = sys.modules.get(getattr(cls, "__module__", ""), None)
+    if module is None:
+        return None
+    if getattr(module, cls.__name__, None) is cls:
+        return cls.__name__
+    for name, value in vars(module).items():
+        if value is cls:
+            return name
+    return None
+
+
+def pytest_target(cls, path: str, method: str | None = None) -> str:
+    """What to pass to pytest to rerun `cls` (and `method`): a node id when the module holds
+    the class, else the file with `-k`."""
+    name = module_attribute_name(cls)
+    if name:
+        return f"{path}::{name}" + (f"::{method}" if method else "")
+    return f"{path} -k \"{cls.__name__}" + (f" and {method}" if method else "") + "\""

@@ -11,6 +11,9 @@ minimal case, printed as a ready-to-paste OpTest in the `fuzz` result's message.
 """
 from __future__ import annotations
 
+import re as _re
+import time
+
 import numpy as np
 
 from harness.case import Case
@@ -21,6 +24,16 @@ from harness.report import FAIL, PASS, SKIP, CheckResult
 __all__ = ["fuzz_op", "fuzz_test", "format_optest"]
 
 FUZZ_CHECKS = ("output", "grad", "mutation")
+FUZZ_VARIANT_CHECKS = ("layout", "empty", "extremal")   # the variants applied to each case
+
+DEFAULT_FUZZ = 0   # 1 gave false alarms on built-in ops with seeds other than 2024 (generated
+                   # ties for less_than/pool2d max, attr draws that change split's and
+                   # top_k's outputs, batch_norm's float32 tolerance): on by default once fixed
+SHRINK_SECONDS = 20.0   # shrinking a failure stops after this long (the last failing case is
+                        # reported: it still fails, it is just not the smallest)
+"""Generated cases per OpTest class that `opkit test` draws by default (`--fuzz 0`: none,
+`--fuzz N`: N). Each runs output, grad (with the one-sided kink test), mutation and the
+layout, empty and extremal variants."""
 
 
 class _Rejected(Exception):
@@ -41,7 +54,24 @@ def _run_case_checks(case: Case, context: CheckContext, with_grad: bool) -> list
     if with_grad:
         results += optest.check_grad(case, context)
     results += mutation.check(case, context)
+    if not any(r.status == FAIL for r in results):
+        from harness.checks.registry import get_check
+
+        for name in FUZZ_VARIANT_CHECKS:
+            results += get_check(name).function()(case, context)
     return results
+
+
+def _op_refuses(case: Case) -> bool:
+    """True when the op refuses the drawn case on purpose (a typed opkit error, not External):
+    the case is rejected, not a failure. Typed, never a message search."""
+    from harness.checks._support import Combo, prepare, run_forward_backward
+
+    try:
+        run_forward_backward(prepare(case, Combo("CPU", "")), case)
+    except Exception as exc:  # noqa: BLE001
+        return _refused(exc)
+    return False
 
 
 def _literal(value, indent: int = 0) -> str:
@@ -49,7 +79,11 @@ def _literal(value, indent: int = 0) -> str:
         prefix = " " * indent + "np.array("
         body = np.array2string(value, separator=", ", threshold=10 ** 6,
                                floatmode="unique", max_line_width=96, prefix=prefix)
+        body = _re.sub(r"(?<![\w.])nan\b", "np.nan", body)
+        body = _re.sub(r"(?<![\w.])inf\b", "np.inf", body)
         return f"np.array({body}, dtype=\"{value.dtype}\")"
+    if isinstance(value, float) and not np.isfinite(value):
+        return "np.nan" if np.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
     if isinstance(value, tuple) and len(value) == 2:
         return f"({_literal(value[0], indent + 1)}, {value[1]!r})"
     if isinstance(value, list):
@@ -122,6 +156,8 @@ def fuzz_test(cls, n: int, seed: int = 2024, timeout=None) -> list[CheckResult]:
     def prop(inputs, attrs):
         from hypothesis import assume
 
+        if "since" in last_failure and time.monotonic() - last_failure["since"] > SHRINK_SECONDS:
+            return   # the shrink budget is spent: the last failing case is the report
         try:
             outputs = reference(inputs, attrs)
         except Exception:
@@ -132,26 +168,16 @@ def fuzz_test(cls, n: int, seed: int = 2024, timeout=None) -> list[CheckResult]:
                     grad_inputs=list(base.grad_inputs), grad_outputs=list(base.grad_outputs),
                     no_grad_set=base.no_grad_set, options=dict(base.options or {}))
         context = CheckContext(seed=seed, places=("CPU",), timeout=None)
-        results = _run_case_checks(case, context, with_grad)
-        refused = [r for r in results if r.status == FAIL and "External" not in r.message
-                   and _looks_refused(r.message)]
-        if refused and len(refused) == len([r for r in results if r.status == FAIL]):
+        if _op_refuses(case):
             stats["rejected"] += 1
             assume(False)
+        results = _run_case_checks(case, context, with_grad)
         failed = [r for r in results if r.status == FAIL]
-        if failed and all(r.check == "grad" for r in failed):
-            # a drawn point within numeric_grad_delta of a kink (relu at 0, clip at min/max)
-            # is not a bug: if a 10x smaller delta agrees, the case is not smooth enough
-            from harness.checks import optest
-
-            delta = float(case.options.get("numeric_grad_delta", 0.005))
-            finer = Case(**{**case.__dict__, "options": {**case.options,
-                                                         "numeric_grad_delta": delta / 10}})
-            if not any(r.status == FAIL for r in optest.check_grad(finer, context)):
-                stats["rejected"] += 1
-                assume(False)
+        # a drawn point on a kink (relu at 0, clip at its bounds) is judged by the grad
+        # check's one-sided test (harness.kinks): no filter here
         stats["ran"] += 1
         if failed:
+            last_failure.setdefault("since", time.monotonic())
             last_failure["case"] = case
             last_failure["results"] = failed
             raise AssertionError(failed[0].message)
@@ -169,18 +195,21 @@ def fuzz_test(cls, n: int, seed: int = 2024, timeout=None) -> list[CheckResult]:
     if "case" in last_failure:
         case, failed = last_failure["case"], last_failure["results"]
         first = failed[0]
+        text = format_optest(case, cls.__name__)
+        from harness.checks._support import grad_op_types
+        from harness.reproduce import NOT_REPRODUCED, confirm
+
+        again = confirm([case.op_type] + grad_op_types(case), text, f"{cls.__name__}Minimal",
+                        first.check, seed)
+        note = f"\n{NOT_REPRODUCED}" if again is False else ""
         msg = (f"{first.check} failed on a generated case (seed {seed}): {first.message}\n"
-               f"minimal case:\n{format_optest(case, cls.__name__)}")
+               f"minimal case (re-run in a fresh process before printing):\n{text}{note}")
         return [CheckResult("fuzz", FAIL, first.place, first.dtype, name, msg)]
     return [CheckResult("fuzz", PASS, "CPU", "", name,
                         f"{stats['ran']} generated cases passed output"
-                        f"{', grad' if with_grad else ''} and mutation"
+                        f"{', grad' if with_grad else ''}, mutation, layout, empty and "
+                        f"extremal"
                         f" ({stats['rejected']} rejected)")]
-
-
-def _looks_refused(message: str) -> bool:
-    return any(kind in message for kind in ("InvalidArgument", "OutOfRange", "NotFound",
-                                            "PreconditionNotMet", "Unimplemented"))
 
 
 def fuzz_op(op_type: str, classes, n: int, seed: int = 2024, timeout=None) -> list:

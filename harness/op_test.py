@@ -45,7 +45,10 @@ class OpTest(PaddleSurface, unittest.TestCase):
                 path = rel if not rel.startswith("..") else path
             except ValueError:
                 pass
-        return f"{path}::{cls.__qualname__}" if path else cls.__qualname__
+        from harness.discovery import module_attribute_name
+
+        name = module_attribute_name(cls) or cls.__name__
+        return f"{path}::{name}" if path else name
 
     def to_case(self) -> Case:
         """The Case this test describes (name = class name, source = file::class). What later
@@ -90,11 +93,11 @@ class OpTest(PaddleSurface, unittest.TestCase):
             frame = frame.f_back
         method = method or (self._testMethodName if self._testMethodName.startswith("test")
                             else default_method)
-        source = self._source()
-        path = source.split("::")[0]
-        cls = type(self).__qualname__
-        return f"python -m pytest {path}::{cls}::{method}  (or: opkit test {self.op_type} " \
-               f"--tests {path})"
+        from harness.discovery import pytest_target
+
+        path = self._source().split("::")[0]
+        return f"python -m pytest {pytest_target(type(self), path, method)}  (or: opkit " \
+               f"test {self.op_type} --tests {path})"
 
     def _deliver(self, results) -> None:
         collector = current_collector()

@@ -6,13 +6,31 @@ Options:
                                 float dtypes OpTest runs (default all)
   --opkit-paddle                Paddle-compatibility mode: run Paddle's own OpTest files
                                 unchanged (harness.paddle_compat; also OPKIT_PADDLE=1)
-They set `harness.settings` (and OPKIT_PLACE / OPKIT_DTYPE, so pytest-xdist workers and
-subprocesses agree); OpTest reads them through `harness.settings.selected_places()` /
-`selected_dtypes()`.
+  --opkit-no-check-items        do not add the harness-check items (below);
+  --opkit-check-items           add them (the default; the last of the two given wins)
+  --opkit-shard K/N             run only part K of N (the same parts as `opkit test --shard`:
+                                OpTest classes go with their op, other tests with their file)
+  --opkit-durations FILE        durations file balancing --opkit-shard (default: the
+                                project's, see `[tool.opkit] durations`)
+  --opkit-record-durations      write each op's / file's run time to that file
+
+For every OpTest class the plugin adds one item per harness check, e.g.
+`test_relu_op.py::TestReluOp::opkit[mutation]`, so plain pytest gives the verdicts of
+`opkit test` (the class's checks run once, on its first item; each item reports its check).
+The op-level verdicts come along: an op whose OpTests never check gradients fails
+`opkit[grad]` ("no gradient test"). When none of the places asked for can run here
+(`--opkit-place GPU` without a GPU) every OpTest item is skipped with the reason.
+
+The options set `harness.settings` (and OPKIT_PLACE / OPKIT_DTYPE, so pytest-xdist workers
+and subprocesses agree); OpTest reads them through `harness.settings`.
 """
 from __future__ import annotations
 
 import os
+
+import pytest
+
+ITEM_PREFIX = "opkit"
 
 
 def pytest_addoption(parser):
@@ -26,6 +44,19 @@ def pytest_addoption(parser):
     group.addoption("--opkit-paddle", action="store_true", default=False,
                     help="Paddle-compatibility mode: run Paddle's OpTest files unchanged "
                          "(provides their `op_test` module and a CPU-only `paddle` facade)")
+    group.addoption("--opkit-no-check-items", action="store_false", default=None,
+                    dest="opkit_check_items",
+                    help="do not add one item per harness check to each OpTest class")
+    group.addoption("--opkit-check-items", action="store_true", default=None,
+                    dest="opkit_check_items",
+                    help="add them (the default; overrides an --opkit-no-check-items in "
+                         "addopts, the last one given wins)")
+    group.addoption("--opkit-shard", action="store", default=None, metavar="K/N",
+                    help="run only part K of N of the tests (balanced by recorded durations)")
+    group.addoption("--opkit-durations", action="store", default=None, metavar="FILE",
+                    help="durations file for --opkit-shard / --opkit-record-durations")
+    group.addoption("--opkit-record-durations", action="store_true", default=False,
+                    help="write each op's (or test file's) run time to the durations file")
 
 
 def pytest_configure(config):
@@ -37,6 +68,13 @@ def pytest_configure(config):
         paddle_compat.activate()
     place = config.getoption("--opkit-place", default=None)
     dtype = config.getoption("--opkit-dtype", default=None)
+    try:
+        settings.validate_environment()
+    except ValueError as exc:
+        raise pytest.UsageError(f"opkit: {exc}") from None
+    seed = os.environ.get("OPKIT_SEED", "").strip()
+    if seed and not (seed.isdigit()):
+        raise pytest.UsageError(f"opkit: OPKIT_SEED={seed!r}: not an integer >= 0")
     if place:
         place = place.upper() if place.lower() != "all" else "all"
         settings.configure(place=place)
@@ -44,6 +82,15 @@ def pytest_configure(config):
     if dtype:
         settings.configure(dtype=dtype)
         os.environ["OPKIT_DTYPE"] = dtype
+    from harness.sharding import ShardError, parse_shard
+
+    try:
+        config._opkit_shard = parse_shard(config.getoption("--opkit-shard", default=None),
+                                          "--opkit-shard")
+    except ShardError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config._opkit_units = {}
+    config._opkit_times = {}
 
 
 def pytest_ignore_collect(collection_path, config):
@@ -63,3 +110,240 @@ def pytest_report_header(config):
                 f"{','.join(settings.selected_dtypes())}")
     except ValueError as exc:  # a bad OPKIT_PLACE / OPKIT_DTYPE
         return f"opkit: {exc}"
+
+
+# -- the harness-check items --------------------------------------------------------------
+def _is_optest(cls) -> bool:
+    if cls is None:
+        return False
+    from harness.discovery import is_optest_class
+
+    try:
+        return is_optest_class(cls)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _op_type(cls) -> str | None:
+    from harness.discovery import instantiate
+
+    try:
+        return getattr(instantiate(cls, seed=2024), "op_type", None)
+    except BaseException:  # noqa: BLE001 - the class's own items report it
+        return None
+
+
+class OpkitCheckItem(pytest.Item):
+    """One harness check on one OpTest class (`Class::opkit[check]`)."""
+
+    def __init__(self, *, optest, check, op, op_classes, **kwargs):
+        super().__init__(**kwargs)
+        self.optest, self.check, self.op, self.op_classes = optest, check, op, op_classes
+
+    def runtest(self):
+        from harness.report import FAIL, SKIP
+
+        results = _class_results(self.config, self.optest, self.op, self.op_classes)
+        mine = [r for r in results if r.check == self.check]
+        failed = [r for r in mine if r.status == FAIL]
+        if failed:
+            raise OpkitCheckFailed(failed)
+        if not mine or all(r.status == SKIP for r in mine):
+            reasons = list(dict.fromkeys(r.message for r in mine if r.message))
+            raise pytest.skip.Exception(f"{self.check}: " + ("; ".join(reasons[:3]) or
+                                                             "nothing to check"),
+                                        _use_item_location=True)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, OpkitCheckFailed):
+            return excinfo.value.text()
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        import inspect
+
+        try:
+            line = inspect.getsourcelines(self.optest)[1] - 1
+        except (OSError, TypeError):
+            line = 0
+        return self.path, line, f"{self.optest.__name__}::{ITEM_PREFIX}[{self.check}]"
+
+
+class OpkitCheckFailed(Exception):
+    def __init__(self, results):
+        super().__init__(results)
+        self.results = results
+
+    def text(self) -> str:
+        from harness.messages import group_failures
+
+        return "\n".join(group_failures(self.results))
+
+
+def _class_results(config, cls, op, op_classes):
+    """Every check on the class, run once per test run: in this process, and under
+    pytest-xdist once for all workers (the first worker to need it computes it under a file
+    lock; the others read its results)."""
+    cache = config.__dict__.setdefault("_opkit_results", {})
+    if cls in cache:
+        return cache[cls]
+    shared = _shared_file(config, cls)
+    if shared is None:
+        cache[cls] = _compute(config, cls, op, op_classes)
+        return cache[cls]
+    import fcntl
+    import json
+
+    from harness.report import CheckResult
+
+    with open(shared.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if shared.is_file():
+                results = [CheckResult(**d) for d in json.loads(shared.read_text())]
+            else:
+                results = _compute(config, cls, op, op_classes)
+                tmp = shared.with_suffix(".tmp")
+                tmp.write_text(json.dumps([r.to_json() for r in results]))
+                tmp.replace(shared)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    cache[cls] = results
+    return results
+
+
+def _shared_file(config, cls):
+    """Under pytest-xdist: the results file of `cls` shared by this run's workers."""
+    workerinput = getattr(config, "workerinput", None)
+    if not workerinput or "testrunuid" not in workerinput:
+        return None
+    try:
+        import fcntl  # noqa: F401  (POSIX only)
+    except ImportError:
+        return None
+    import hashlib
+    import tempfile
+    from pathlib import Path
+
+    folder = Path(tempfile.gettempdir()) / f"opkit-items-{workerinput['testrunuid']}"
+    folder.mkdir(exist_ok=True)
+    key = hashlib.sha1(f"{cls.__module__}.{cls.__qualname__}:{os.environ.get('OPKIT_SEED')}"
+                       .encode()).hexdigest()[:16]
+    return folder / f"{key}.json"
+
+
+def _compute(config, cls, op, op_classes):
+    from harness.discovery import DiscoveredTest
+    from harness.run import run_test
+    from harness.verdicts import lacks_gradient_test, no_gradient_test_result
+
+    import inspect
+
+    seed = int(os.environ.get("OPKIT_SEED", "").strip() or 2024)
+    first = op_classes[0] is cls if op_classes else True
+    try:
+        path = os.path.relpath(inspect.getsourcefile(cls) or "", config.rootpath)
+    except (TypeError, ValueError):
+        path = str(config.rootpath)
+    results = run_test(DiscoveredTest(cls, op, path), seed=seed,
+                       timeout=None, first_case=first)
+    if first and lacks_gradient_test(op, op_classes):
+        results.append(no_gradient_test_result(op, op_classes))
+    return results
+
+
+def check_item_names() -> list[str]:
+    """The checks that get an item per OpTest class (the harness's default checks)."""
+    from harness.checks.registry import all_checks
+
+    return [spec.name for spec in all_checks() if spec.default]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(session, config, items):
+    from harness import settings
+
+    classes: dict = {}     # OpTest class -> (parent collector, index of its last item)
+    for i, item in enumerate(items):
+        cls = getattr(item, "cls", None)
+        if _is_optest(cls) and not isinstance(item, OpkitCheckItem):
+            classes[cls] = (item.parent, i)
+    ops = {cls: _op_type(cls) for cls in classes}
+    by_op: dict = {}
+    for cls, op in ops.items():
+        if op:
+            by_op.setdefault(op, []).append(cls)
+
+    if config.getoption("opkit_check_items") is not False and classes:
+        names = check_item_names()
+        extra_after: dict[int, list] = {}
+        for cls, (parent, last) in classes.items():
+            op = ops[cls]
+            if not op:
+                continue
+            extra_after[last] = [OpkitCheckItem.from_parent(
+                parent, name=f"{ITEM_PREFIX}[{check}]", optest=cls, check=check, op=op,
+                op_classes=by_op[op]) for check in names]
+        new = []
+        for i, item in enumerate(items):
+            new.append(item)
+            new.extend(extra_after.get(i, []))
+        items[:] = new
+
+    unusable = settings.unusable_selection()
+    if unusable:
+        mark = pytest.mark.skip(reason=unusable)
+        for item in items:
+            if isinstance(item, OpkitCheckItem) or _is_optest(getattr(item, "cls", None)):
+                item.add_marker(mark)
+
+    units = {}
+    for item in items:
+        cls = item.optest if isinstance(item, OpkitCheckItem) else getattr(item, "cls", None)
+        op = ops.get(cls) if cls in ops else None
+        units[item.nodeid] = op or "file:" + item.nodeid.split("::")[0]
+    config._opkit_units = units
+    spec = config._opkit_shard
+    if spec:
+        from harness.sharding import part, read_durations
+
+        chosen = set(part(sorted(set(units.values())), spec, read_durations(_durations(config))))
+        keep = [it for it in items if units[it.nodeid] in chosen]
+        dropped = [it for it in items if units[it.nodeid] not in chosen]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
+def _durations(config):
+    from pathlib import Path
+
+    given = config.getoption("--opkit-durations", default=None)
+    if given:
+        return Path(given)
+    from opkit.project import load_project
+
+    return load_project(config.rootpath).durations_path()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    import time
+
+    started = time.monotonic()
+    yield
+    config = item.config
+    if config.getoption("--opkit-record-durations", default=False):
+        unit = getattr(config, "_opkit_units", {}).get(item.nodeid)
+        if unit:
+            config._opkit_times[unit] = config._opkit_times.get(unit, 0.0) + \
+                time.monotonic() - started
+
+
+def pytest_sessionfinish(session):
+    config = session.config
+    times = getattr(config, "_opkit_times", {})
+    if config.getoption("--opkit-record-durations", default=False) and times:
+        from harness.sharding import write_durations
+
+        write_durations(_durations(config), times)

@@ -30,7 +30,8 @@ from harness.discovery import DiscoveredTest, seed_all
 from harness.report import FAIL, PASS, SKIP, CheckResult
 
 __all__ = ["OpReport", "run_case", "run_test", "run_ops", "Task", "case_from_test",
-           "DEFAULT_TIMEOUT", "CheckTimeout"]
+           "DEFAULT_TIMEOUT", "CheckTimeout", "selected_specs", "can_fork", "execute_task",
+           "task_name", "crash_message", "plan", "run_tasks"]
 
 DEFAULT_TIMEOUT = 120.0
 
@@ -45,6 +46,7 @@ class OpReport:
     results: list[CheckResult] = field(default_factory=list)
     cases: list[str] = field(default_factory=list)
     note: str = ""              # e.g. why the whole op was skipped
+    exempt: str = ""            # [tool.opkit.exempt] reason: no OpTest needed (a skip)
 
     @property
     def status(self) -> str:
@@ -59,6 +61,8 @@ class OpReport:
                 "checks": [r.to_json() for r in self.results]}
         if self.note:
             data["message"] = self.note
+        if self.exempt:
+            data["exempt"] = self.exempt
         return data
 
 
@@ -196,7 +200,10 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = 2024,
     context = CheckContext(seed=seed, timeout=timeout, test=test, **context_options)
     wanted = [s.name for s in _selected_specs(checks)]
     pre = []
-    if any(n in ("output", "grad") for n in wanted):
+    # the OpTest's own methods record what it differentiates (grad_inputs/grad_outputs):
+    # output and grad report them; the variant checks need the recorded gradients
+    if any(n in ("output", "grad") or getattr(get_check(n).target, "variants", ("case",))
+           != ("case",) for n in wanted):
         # the OpTest's own methods first: they record grad_inputs/grad_outputs on its Case
         from harness.checks.optest import run_optest_methods
 
@@ -205,7 +212,7 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = 2024,
         seed_all(seed)
         try:
             with _alarm(timeout):
-                context.cache["optest"] = run_optest_methods(test, name)
+                context.cache["optest"] = run_optest_methods(test, name, seed)
         except CheckTimeout:
             pre = give([CheckResult("output", FAIL, "", "", name,
                                     f"timed out after {timeout:g}s in the OpTest's test "
@@ -474,3 +481,11 @@ def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=
         reports[op].note = reason
         reports[op].results.append(CheckResult("output", SKIP, "", "", "", reason))
     return [reports[op] for op in ops]
+
+
+# public names of the helpers the xdist runner shares with the fork pool
+selected_specs = _selected_specs
+can_fork = _can_fork
+execute_task = _execute
+task_name = _task_name
+crash_message = _crash_message

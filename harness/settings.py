@@ -79,3 +79,34 @@ def override(place: str | None = None, dtype: str | None = None):
         yield
     finally:
         _place, _dtype = saved
+
+
+def place_unavailable_reason(kind: str) -> str | None:
+    """Why a place kind cannot run here (None: it can). CPU always runs."""
+    if kind != "GPU":
+        return None
+    if os.environ.get("OPKIT_NO_GPU"):
+        return "OPKIT_NO_GPU is set"
+    from opkit.framework.place import cupy_unavailable_reason
+
+    return cupy_unavailable_reason()
+
+
+def unusable_selection() -> str | None:
+    """When none of the selected places can run here: why (one line); else None."""
+    reasons = [(p, place_unavailable_reason(p)) for p in selected_places()]
+    if all(reason for _, reason in reasons):
+        return "; ".join(f"{p} asked for but not usable: {r}" for p, r in reasons)
+    return None
+
+
+def validate_environment() -> None:
+    """Raise ValueError naming the variable when OPKIT_PLACE / OPKIT_DTYPE is bad."""
+    for var, allowed, what in (("OPKIT_PLACE", ALL_PLACES, "place"),
+                               ("OPKIT_DTYPE", ALL_DTYPES, "dtype")):
+        value = os.environ.get(var)
+        if value is not None:
+            try:
+                _parse(value, allowed, what)
+            except ValueError as exc:
+                raise ValueError(f"{var}={value}: {exc}") from None

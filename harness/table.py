@@ -44,30 +44,65 @@ def grid(report) -> tuple[list[str], dict]:
 
 def _details(report) -> list[tuple[str, str]]:
     """(status, line) for every failure and each distinct skip reason."""
-    lines, seen = [], set()
-    for r in report.results:
-        where = "/".join(x for x in (r.place, r.dtype) if x)
-        if r.status == FAIL:
-            lines.append((FAIL, f"FAIL {r.check}{' ' + where if where else ''}"
-                                f"{' [' + r.case + ']' if r.case else ''}: {r.message}"))
+    from harness.messages import group_failures
+
+    lines = [(FAIL, line) for line in group_failures(report.results)]
+    ran = {r.check for r in report.results if r.status != SKIP}
     by_reason: dict[str, list[str]] = {}
     for r in report.results:
         if r.status == SKIP and r.message:
+            # a check that also ran elsewhere: say which case/place/dtype was skipped
+            label = r.check
+            if r.check in ran:
+                where = "/".join(x for x in (r.place, r.dtype) if x)
+                label += f" [{', '.join(x for x in (r.case, where) if x)}]"
             checks = by_reason.setdefault(r.message, [])
-            if r.check not in checks:
-                checks.append(r.check)
+            if label not in checks:
+                checks.append(label)
     for reason, checks in by_reason.items():
         lines.append((SKIP, f"skip {', '.join(checks)}: {reason}"))
     return lines
+
+
+def _cases(rep) -> int:
+    return len([c for c in rep.cases if not c.startswith("fuzz(")])
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def one_line(rep) -> str:
+    """The compact line of a passing, skipped or exempt op."""
+    if getattr(rep, "exempt", ""):
+        return f"{rep.op}: EXEMPT ({rep.exempt})"
+    checks = sorted({r.check for r in rep.results if r.status == PASS})
+    skipped = sorted({r.check for r in rep.results if r.status == SKIP} - set(checks))
+    text = f"{rep.op}: {rep.status.upper()} ({_plural(_cases(rep), 'case')}"
+    if checks:
+        text += f", {_plural(len(checks), 'check')} passed"
+    if skipped:
+        text += f", skipped: {', '.join(skipped)}"
+    text += ")"
+    if rep.note:
+        text += f" - {rep.note}"
+    elif rep.status == SKIP:
+        reasons = list(dict.fromkeys(r.message for r in rep.results if r.message))
+        if reasons:
+            text += f" - {reasons[0]}"
+    return text
 
 
 def _fmt_err(value) -> str:
     return "" if value is None else f"{value:.3g}"
 
 
-def render_plain(reports, seed=None, stream=None) -> None:
+def render_plain(reports, seed=None, stream=None, verbose=False, notes=()) -> None:
     stream = stream or sys.stdout
     for rep in reports:
+        if not verbose and rep.status != FAIL:
+            print(one_line(rep), file=stream)
+            continue
         checks, g = grid(rep)
         cases = len([c for c in rep.cases if not c.startswith("fuzz(")])
         print(f"{rep.op}: {rep.status.upper()} ({cases} case{'s' if cases != 1 else ''})"
@@ -82,28 +117,46 @@ def render_plain(reports, seed=None, stream=None) -> None:
         for _, line in _details(rep):
             print("  " + line, file=stream)
         print(file=stream)
-    _summary(reports, seed, stream, plain=True)
+    _summary(reports, seed, stream, plain=True, notes=notes)
 
 
-def _summary(reports, seed, stream, plain):
-    n = {s: sum(1 for r in reports if r.status == s) for s in (PASS, FAIL, SKIP)}
-    text = f"{len(reports)} op{'s' if len(reports) != 1 else ''}: {n[PASS]} passed, " \
-           f"{n[FAIL]} failed, {n[SKIP]} skipped" + (f" (seed {seed})" if seed is not None else "")
+def summary_line(reports, seed=None) -> str:
+    exempt = sum(1 for r in reports if getattr(r, "exempt", ""))
+    n = {s: sum(1 for r in reports if r.status == s and not getattr(r, "exempt", ""))
+         for s in (PASS, FAIL, SKIP)}
+    text = f"{_plural(len(reports), 'op')}: {n[PASS]} passed, {n[FAIL]} failed, " \
+           f"{n[SKIP]} skipped"
+    if exempt:
+        text += f", {exempt} exempt"
+    return text + (f" (seed {seed})" if seed is not None else "")
+
+
+def _summary(reports, seed, stream, plain, notes=()):
+    n_fail = sum(1 for r in reports if r.status == FAIL)
+    lines = list(notes) + [summary_line(reports, seed)]
     if plain:
-        print(text, file=stream)
+        for text in lines:
+            print(text, file=stream)
     else:
         from rich.console import Console
 
-        Console(file=stream).print(text, style="bold red" if n[FAIL] else "bold green")
+        console = Console(file=stream)
+        for text in lines[:-1]:
+            console.print(text, style="yellow", markup=False, highlight=False)
+        console.print(lines[-1], style="bold red" if n_fail else "bold green")
 
 
-def render_rich(reports, seed=None, stream=None) -> None:
+def render_rich(reports, seed=None, stream=None, verbose=False, notes=()) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
     console = Console(file=stream or sys.stdout)
     for rep in reports:
+        if not verbose and rep.status != FAIL:
+            console.print(one_line(rep), style=_STYLE.get(rep.status, ""), markup=False,
+                          highlight=False)
+            continue
         checks, g = grid(rep)
         cases = len([c for c in rep.cases if not c.startswith("fuzz(")])
         title = Text(f"{rep.op} ", style="bold")
@@ -127,21 +180,65 @@ def render_rich(reports, seed=None, stream=None) -> None:
             console.print("  " + line, style="red" if status == FAIL else "yellow",
                           markup=False, highlight=False)
         console.print()
-    _summary(reports, seed, stream or sys.stdout, plain=False)
+    _summary(reports, seed, stream or sys.stdout, plain=False, notes=notes)
 
 
-def render(reports, seed=None, stream=None) -> None:
+def render(reports, seed=None, stream=None, verbose=False, notes=()) -> None:
+    """Compact by default: one line per passing/skipped op, a full table per failing op
+    (every table with `verbose`), then `notes` and the summary line."""
     if plain_output(stream):
-        render_plain(reports, seed, stream)
+        render_plain(reports, seed, stream, verbose, notes)
     else:
-        render_rich(reports, seed, stream)
+        render_rich(reports, seed, stream, verbose, notes)
+
+
+HEARTBEAT_S = 3.0
+
+
+@contextlib.contextmanager
+def heartbeat(total: int, description: str = "opkit test", every: float = HEARTBEAT_S):
+    """Off a terminal: a progress line on stderr every `every` seconds (also while a slow
+    case runs). Written with os.write from a thread: no Python-level lock is held that a
+    forked worker could inherit."""
+    import threading
+    import time
+
+    done = [0]
+    stop = threading.Event()
+    started = time.monotonic()
+
+    def beat():
+        while not stop.wait(every):
+            line = (f"{description}: {done[0]}/{total} done, "
+                    f"{time.monotonic() - started:.0f}s\n")
+            try:
+                os.write(2, line.encode())
+            except OSError:
+                return
+
+    thread = threading.Thread(target=beat, daemon=True)
+    thread.start()
+
+    def advance(*_):
+        done[0] += 1
+
+    try:
+        yield advance
+    finally:
+        stop.set()
+        thread.join(1)
 
 
 @contextlib.contextmanager
 def progress(total: int, description: str = "opkit test", enabled: bool = True):
-    """A progress bar on stderr (only when stderr is a terminal); yields `advance()`."""
-    if not enabled or total <= 1 or plain_output(sys.stderr):
+    """A progress bar on stderr when it is a terminal, else a heartbeat line every few
+    seconds; yields `advance()`."""
+    if not enabled or total <= 1:
         yield lambda *_: None
+        return
+    if plain_output(sys.stderr):
+        with heartbeat(total, description) as advance:
+            yield advance
         return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn

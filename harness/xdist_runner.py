@@ -106,7 +106,7 @@ def _result_json(r) -> dict:
 
 
 def _backstop(timeout, checks) -> float | None:
-    from harness.run import _selected_specs
+    from harness.run import selected_specs as _selected_specs
 
     n_checks = max(1, len(_selected_specs(checks)))
     return None if not timeout else timeout * (n_checks + 2) + 10
@@ -131,7 +131,7 @@ class _WorkerState:
         from harness import settings
 
         settings.configure(spec["places"], spec["dtypes"])
-        from opkit.cli.config import load_op_modules
+        from opkit.project import load_op_modules
 
         load_op_modules(spec["op_modules"])
         from harness.discovery import discover
@@ -173,7 +173,10 @@ def _worker_id() -> str:
 
 def _run_in_worker(spec_path: Path, index: int) -> list:
     from harness.report import FAIL, CheckResult
-    from harness.run import _can_fork, _execute, _task_name, run_tasks
+    from harness.run import can_fork as _can_fork
+    from harness.run import execute_task as _execute
+    from harness.run import run_tasks
+    from harness.run import task_name as _task_name
 
     state = _worker_state(spec_path)
     spec = state.spec
@@ -267,7 +270,7 @@ class _Collector:
     @pytest.hookimpl
     def pytest_runtest_logreport(self, report):
         from harness.report import FAIL, CheckResult
-        from harness.run import _task_name
+        from harness.run import task_name as _task_name
 
         i = self.node_ids.get(report.nodeid)
         if i is None or i in self.out:
@@ -288,7 +291,7 @@ class _Collector:
 
     def _crash(self, i, name, report):
         from harness.report import FAIL, CheckResult
-        from harness.run import _crash_message
+        from harness.run import crash_message as _crash_message
 
         node = getattr(report, "node", None)
         worker = getattr(getattr(node, "gateway", None), "id", "") or "?"

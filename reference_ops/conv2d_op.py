@@ -71,7 +71,7 @@ def channel_last(attr) -> bool:
 
 
 def _out_size(size, k, pad, stride, dilation):
-    if size < 0:
+    if size < 0 or k < 0:     # an unknown input or filter size: the output size is unknown
         return -1
     return (size + pad - (dilation * (k - 1) + 1)) // stride + 1
 
@@ -110,7 +110,7 @@ class Conv2DOp(OperatorWithKernel):
         ow = _out_size(in_dims[3], f_dims[3], pl + pr, strides[1], dilations[1])
         for name, v, size, k in (("height", oh, in_dims[2], f_dims[2]),
                                  ("width", ow, in_dims[3], f_dims[3])):
-            enforce(size < 0 or v > 0, errors.InvalidArgument(
+            enforce(size < 0 or k < 0 or v > 0, errors.InvalidArgument(
                 "Conv2DOp's output %s would be %d: the padded input %s (%d) is smaller than the "
                 "dilated filter (filter %s %d, Input shape %s, paddings %s, dilations %s).",
                 name, v, name, size, name, k, given_dims, list(ctx.attr("paddings")),

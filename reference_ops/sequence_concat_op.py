@@ -30,7 +30,9 @@ class SequenceConcatOp(OperatorWithKernel):
         enforce(len(dims) >= 1, errors.InvalidArgument(
             "Inputs(X) of sequence_concat should hold at least one tensor, but received 0"))
         for i, d in enumerate(dims[1:], start=1):
-            enforce(d[1:] == dims[0][1:], errors.InvalidArgument(
+            agree = len(d) == len(dims[0]) and all(
+                a == b or a < 0 or b < 0 for a, b in zip(d[1:], dims[0][1:]))
+            enforce(agree, errors.InvalidArgument(
                 "Inputs(X) of sequence_concat must agree on every dimension but the first; "
                 "X[0] has shape %s and X[%d] has shape %s", dims[0], i, d))
         names = ctx.input_names("X")
@@ -44,7 +46,9 @@ class SequenceConcatOp(OperatorWithKernel):
                 "Inputs(X) of sequence_concat must share one LoD level, but X[0] has %d and "
                 "X[%d] ('%s') has %d at %s", levels[0], i, names[i], level, when))
         total = -1 if any(d[0] < 0 for d in dims) else sum(d[0] for d in dims)
-        ctx.set_output_dim("Out", [total] + dims[0][1:])
+        rest = [max(col) if min(col) >= 0 else next((c for c in col if c >= 0), -1)
+                for col in zip(*(d[1:] for d in dims))]   # a dim any input knows is known
+        ctx.set_output_dim("Out", [total] + rest)
         ctx.share_lod("X", "Out")   # the LoD level; the kernel sets the new LoD
 
     def get_expected_kernel_type(self, ctx):

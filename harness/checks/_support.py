@@ -66,19 +66,22 @@ def _has_float_inputs(case) -> bool:
 
 
 def combos(case, ctx: CheckContext, check: str, op_type: str | None = None):
-    """(runnable combos, skip results): every selected place x float dtype the op has a
-    kernel for. A GPU that is selected but unusable gives one skip result with the reason."""
+    """THE place x dtype planner of the harness: (runnable combos, skip results).
+
+    Every selected place with a kernel x every float dtype (float32, float64) with a kernel
+    there that is selected; dtype "" = inputs as given (no float inputs, or no float kernels).
+    A GPU that is selected but unusable, a place whose kernels have none of the selected
+    dtypes, and an op with no kernel on any selected place each give a skip with the reason."""
     from opkit.registry import op_info
 
-    info = op_info(op_type or case.op_type)
-    kernel_places = info.kernel_places()
+    kernel_places = op_info(op_type or case.op_type).kernel_places()
+    places = ctx.selected_places()
+    dtypes = ctx.selected_dtypes()
+    has_float = _has_float_inputs(case)
     runnable, skips = [], []
-    floats = _has_float_inputs(case)
-    for place in ctx.selected_places():
-        dtypes = kernel_places.get(place)
-        if not dtypes:
-            if place == "GPU" and kernel_places:
-                continue  # no GPU kernel: nothing GPU-specific to check
+    for place in places:
+        kernel_dtypes = kernel_places.get(place)
+        if not kernel_dtypes:
             continue
         if place == "GPU":
             reason = gpu_unavailable_reason()
@@ -86,12 +89,19 @@ def combos(case, ctx: CheckContext, check: str, op_type: str | None = None):
                 skips.append(CheckResult(check, SKIP, "GPU", "", case.name,
                                          f"GPU not usable: {reason}"))
                 continue
-        if not floats:
+        floats = [d for d in ("float32", "float64") if d in kernel_dtypes]
+        if not has_float or not floats:
             runnable.append(Combo(place, ""))
             continue
-        for dtype in ctx.selected_dtypes():
-            if dtype in dtypes:
-                runnable.append(Combo(place, dtype))
+        picked = [d for d in floats if d in dtypes]
+        if not picked:
+            skips.append(CheckResult(check, SKIP, place, "", case.name,
+                                     f"no {place} kernel for the selected dtypes "
+                                     f"({', '.join(dtypes)})"))
+        runnable.extend(Combo(place, d) for d in picked)
+    if not runnable and not skips:
+        skips.append(CheckResult(check, SKIP, "", "", case.name,
+                                 f"op '{case.op_type}' has no kernel on the selected places"))
     return runnable, skips
 
 

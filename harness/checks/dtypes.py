@@ -32,15 +32,30 @@ def check(case, context: CheckContext) -> list:
     for op_type in op_types:
         if not has_op(op_type):
             continue
-        for place, dtypes in op_info(op_type).kernel_places().items():
+        kernels = op_info(op_type).kernel_places()
+        # a float op (float kernels on some place) needs float32 and float64 on every place
+        # it has kernels on, and a CPU kernel
+        float_op = any(d.startswith("float") for ds in kernels.values() for d in ds)
+        if float_op and "CPU" not in kernels:
+            places.setdefault("CPU", []).append(
+                f"op '{op_type}' has no CPU kernel (it has kernels on "
+                f"{', '.join(sorted(kernels))} only)")
+        for place, dtypes in kernels.items():
             places.setdefault(place, [])
-            if not any(d.startswith("float") for d in dtypes):
+            if not float_op:
                 continue
             for d in REQUIRED:
                 if d not in dtypes:
                     places[place].append(f"op '{op_type}' has no {d} kernel on {place} "
-                                         f"(it has: {', '.join(dtypes)})")
+                                         f"(it has: {', '.join(dtypes) or 'none'})")
     if not places:
+        from opkit.framework.operator import OperatorWithKernel
+
+        if has_op(case.op_type) and issubclass(op_info(case.op_type).op_class,
+                                               OperatorWithKernel):
+            return [fail(NAME, Combo("CPU", ""), case,
+                         f"op '{case.op_type}' is an OperatorWithKernel but registers no "
+                         f"kernels (a typo in register_kernel's op type?)")]
         return [result(NAME, SKIP, None, case, f"op '{case.op_type}' registers no kernels")]
     for place in sorted(places):
         problems = places[place]

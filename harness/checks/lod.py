@@ -23,8 +23,15 @@ import dataclasses
 
 import numpy as np
 
-from harness.checks._support import (CheckContext, Combo, combos, describe_error, fmt_index,
-                                     has_grad, output_slots, prepare)
+from harness.checks._support import (
+    CheckContext,
+    Combo,
+    combos,
+    describe_error,
+    fmt_index,
+    has_grad,
+    prepare,
+)
 from harness.lod_cases import edge_inputs, edges_for, has_lod_input
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.runner import PreparedOp, make_cotangents, normalize_slots
@@ -143,22 +150,24 @@ def _check_gradients(case, prepared: PreparedOp, outs: dict, numeric: bool, seed
                     f"{name}): a grad op must share_lod from {name} to {name}@GRAD"), None
         if not numeric:
             continue
-        num = _numeric(prepared, spec, cot, float(case.options.get("numeric_grad_delta") or
-                                                  1e-4))
-        if num.size == 0:
+        engine = _engine(prepared, cot, float(case.options.get("numeric_grad_delta") or 1e-4))
+        if spec.data.size == 0:
             continue
+        num = engine.exact(name)
         denom = np.maximum(np.abs(num), GRAD_ABS_FLOOR)
         rel = np.abs(g.astype(np.float64) - num) / denom
         worst = max(worst, float(rel.max()))
         limit = float(case.options.get("max_relative_error") or 0.005)
         if rel.max() > limit:
-            # generated data may land within delta of a kink (clip's bounds, relu's 0): the
-            # central difference straddles it there. A mismatch that a 10x smaller delta
-            # removes is such a point, not a wrong gradient.
-            delta = float(case.options.get("numeric_grad_delta") or 1e-4)
-            fine = _numeric(prepared, spec, cot, min(delta, 1e-3) / 10)
-            rel = np.minimum(rel, np.abs(g.astype(np.float64) - fine) /
-                             np.maximum(np.abs(fine), GRAD_ABS_FLOOR))
+            # generated data may land on a kink (clip's bounds, relu's 0): there the analytic
+            # value must be one of the one-sided slopes (harness.kinks), never neither
+            from harness.kinks import kink_verdict, one_sided
+
+            for k in np.flatnonzero(rel.reshape(-1) > limit)[:64]:
+                left, right = one_sided(engine, name, int(k))
+                if kink_verdict(float(g.reshape(-1)[k]), left, right, limit) in ("left",
+                                                                               "right"):
+                    rel.reshape(-1)[k] = 0.0
         if rel.max() > limit:
             idx = np.unravel_index(int(np.argmax(rel)), rel.shape)
             return (f"{fmt_index(name, idx)}: analytic gradient {float(g[idx])!r}, numeric "
@@ -167,72 +176,38 @@ def _check_gradients(case, prepared: PreparedOp, outs: dict, numeric: bool, seed
     return None, worst
 
 
-def _numeric(prepared: PreparedOp, spec, cot: dict, delta: float) -> np.ndarray:
-    """Central differences of sum(cot * outputs) with respect to `spec`'s data (float64)."""
-    delta = min(delta, 1e-3)
-    base = np.array(spec.data, dtype=np.float64, copy=True)
-    num = np.zeros_like(base)
-    flat = num.reshape(-1)
+def _engine(prepared: PreparedOp, cot: dict, delta: float):
+    """The one numeric-gradient engine (harness.gradient.NumericEngine) on this prepared op."""
+    from harness.gradient import NumericEngine
 
-    def loss():
-        outs = prepared.forward()
-        return sum(float(np.sum(outs[n].astype(np.float64) * c)) for n, c in cot.items())
-
-    for i in range(base.size):
-        x = base.copy()
-        x.reshape(-1)[i] += delta
-        prepared.set_input(spec.name, x.astype(spec.data.dtype), spec.lod)
-        plus = loss()
-        x.reshape(-1)[i] -= 2 * delta
-        prepared.set_input(spec.name, x.astype(spec.data.dtype), spec.lod)
-        minus = loss()
-        flat[i] = (plus - minus) / (2 * delta)
-    prepared.set_input(spec.name, spec.data, spec.lod)
-    return num
+    return NumericEngine(prepared, cot, min(delta, 1e-3))
 
 
 # -- outputs ------------------------------------------------------------------------------
-def _tolerance(case, dtype):
-    atol, rtol = case.options.get("atol"), case.options.get("rtol")
-    if atol is None:
-        atol = 1e-4 if dtype == "float32" else 1e-7
-    if rtol is None:
-        rtol = 1e-4 if dtype == "float32" else 1e-7
-    return float(atol), float(rtol)
-
-
 def _compare_outputs(case, prepared: PreparedOp, expected: dict, dtype: str):
-    atol, rtol = _tolerance(case, dtype)
+    """The one comparator (harness.compare) and tolerance table (harness.tolerances)."""
+    from harness.compare import compare
+
+    opts = case.options or {}
     worst = 0.0
     for slot, specs in normalize_slots(expected).items():
         if slot in (case.no_check_set or ()):
             continue
         for spec in specs:
+            if not isinstance(spec.data, np.ndarray):
+                continue
             got = prepared.array(spec.name)
-            want = np.asarray(spec.data)
-            if got is None:
-                return f"{spec.name}: the op produced no output", worst
-            if got.shape != want.shape:
-                return (f"{spec.name}: shape {list(got.shape)}, the reference gives "
-                        f"{list(want.shape)}"), worst
+            msg, w = compare(spec.name, got, spec.data, dtype, opts.get("atol"),
+                             opts.get("rtol"), bool(opts.get("equal_nan", False)))
+            if w is not None:
+                worst = max(worst, w)
+            if msg:
+                return msg.replace("expected", "the reference gives"), worst
             if spec.lengths is not None:
                 lod = [list(x) for x in prepared.lod_lengths(spec.name) or []]
                 if lod != [list(x) for x in spec.lengths]:
                     return (f"{spec.name}: LoD (lengths) {lod}, the reference gives "
                             f"{[list(x) for x in spec.lengths]}"), worst
-            if want.dtype.kind in "fc" and want.size:
-                err = np.abs(got.astype(np.float64) - want.astype(np.float64))
-                worst = max(worst, float(np.nanmax(err)))
-                bad = ~np.isclose(got, want, atol=atol, rtol=rtol)
-                if bad.any():
-                    idx = np.unravel_index(int(np.flatnonzero(bad)[0]), want.shape)
-                    return (f"{fmt_index(spec.name, idx)}: got {got[idx].item()!r}, the "
-                            f"reference gives {want[idx].item()!r} (atol {atol}, rtol "
-                            f"{rtol})"), worst
-            elif want.size and not np.array_equal(got, want):
-                idx = np.unravel_index(int(np.flatnonzero(got != want)[0]), want.shape)
-                return (f"{fmt_index(spec.name, idx)}: got {got[idx].item()!r}, the reference "
-                        f"gives {want[idx].item()!r}"), worst
     return None, worst
 
 
@@ -285,6 +260,7 @@ def check(case, context: CheckContext | None = None) -> list[CheckResult]:
     for combo in runnable:
         results.append(_run_one(case, combo, None, f"{case.name}/given", context.seed,
                                 "the test's own case"))
+    results.extend(_two_level(case, runnable))
     if case.reference is None:
         results.append(CheckResult(CHECK, SKIP, "", "", f"{case.name}/edges",
                                    f"{case.name} defines no reference(inputs, attrs): LoD "
@@ -308,3 +284,49 @@ def check(case, context: CheckContext | None = None) -> list[CheckResult]:
             results.append(_run_one(edge_case, combo, expected or {}, name, context.seed,
                                     edge.description))
     return results
+
+
+def _two_level(case, runnable) -> list[CheckResult]:
+    """Every 1-level LoD input wrapped in an outer level (one outer sequence holding all the
+    sequences): the op handles it or refuses it with an opkit error; a raw numpy/Python
+    exception fails, naming the kernel line."""
+    from harness.pipeline import opkit_refusal, raised
+
+    name = f"{case.name}/two_level"
+    specs = normalize_slots(case.inputs)
+    inputs, wrapped = {}, []
+    for slot, value in case.inputs.items():
+        items = specs.get(slot)
+        if items is None:
+            inputs[slot] = value
+            continue
+        new = []
+        for s in items:
+            if s.lengths and len(s.lengths) == 1:
+                new.append((s.name, (s.data, [[len(s.lengths[0])], list(s.lengths[0])])))
+                wrapped.append(s.name)
+            else:
+                new.append((s.name, (s.data, s.lengths) if s.lengths else s.data))
+        inputs[slot] = new if isinstance(value, list) else new[0][1]
+    if not wrapped:
+        return [CheckResult(CHECK, SKIP, "", "", name, "no 1-level LoD input to wrap")]
+    two = dataclasses.replace(case, name=name, inputs=inputs, outputs={}, reference=None)
+    out = []
+    what = f"{', '.join(wrapped)} wrapped in an outer LoD level"
+    for combo in runnable:
+        try:
+            prepared = prepare(two, combo)
+            outs = prepared.forward()
+            if _wants_grad(two) and case.grad_inputs:
+                cot = make_cotangents(outs, _grad_outputs(two, outs))
+                prepared.backward(cot, _wrt(two, prepared)[0], tuple(two.no_grad_set or ()))
+        except Exception as exc:  # noqa: BLE001
+            refusal = opkit_refusal(exc)
+            if refusal:
+                out.append(_result(PASS, combo, name, f"{what}: refused ({refusal[:100]})"))
+            else:
+                out.append(_result(FAIL, combo, name, f"variant 'lod' ({what}): raised a raw "
+                                                      f"exception: {raised(exc)}"))
+            continue
+        out.append(_result(PASS, combo, name, f"{what}: runs"))
+    return out

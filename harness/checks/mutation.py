@@ -11,11 +11,14 @@ Two nets:
 """
 from __future__ import annotations
 
+from harness.checks.base import with_variants
+
 import hashlib
 
 import numpy as np
 
-from harness.checks._support import (CheckContext, Combo, Hooks, combos, fail, pass_, prepare,
+from harness.checks._support import (CheckContext, Combo, Hooks, combos, fail, grad_op_types,
+                                     pass_, prepare,
                                      rel, run_forward_backward, user_line)
 
 NAME = "mutation"
@@ -27,9 +30,9 @@ def _fingerprint(value):
 
     if isinstance(value, SelectedRows):
         return (tuple(value.rows), value.height, _fingerprint(value.value))
-    if not isinstance(value, LoDTensor) or value._data is None:
+    if not isinstance(value, LoDTensor) or value.buffer is None:
         return None
-    data = np.ascontiguousarray(to_host(value._data))
+    data = np.ascontiguousarray(to_host(value.buffer))
     digest = hashlib.blake2b(data.tobytes(), digest_size=16).hexdigest()
     return (data.shape, str(data.dtype), digest, tuple(tuple(level) for level in value.lod))
 
@@ -80,10 +83,10 @@ class UnlockedHooks(Hooks):
             for n in names:
                 var = ctx.scope.find_var(n)
                 value = var.value() if var is not None else None
-                data = getattr(value, "_data", None)
+                data = getattr(value, "buffer", None)
                 if isinstance(data, np.ndarray):
                     copy = np.array(data, copy=True)
-                    ctx._arrays[n] = copy          # what ctx.input(slot) will hand out
+                    ctx.override_input(n, copy)    # what ctx.input(slot) will hand out
                     self.copies[(slot, n)] = (copy, data.copy())
 
     def after_kernel(self, op, ctx):
@@ -101,7 +104,7 @@ class LockedHooks(Hooks):
         for names in op.inputs.values():
             for n in names:
                 var = ctx.scope.find_var(n)
-                data = getattr(var.value(), "_data", None) if var is not None else None
+                data = getattr(var.value(), "buffer", None) if var is not None else None
                 if isinstance(data, np.ndarray):
                     data.flags.writeable = False
 
@@ -145,7 +148,24 @@ def _find_line(case, combo, context):
     return ""
 
 
-def check(case, context: CheckContext) -> list:
+def describe_read_only_write(case, dtype: str, exc: BaseException, seed: int = 2024):
+    """When `exc` is numpy's read-only error from a kernel writing to an input: one line
+    naming the op, the input and the kernel line (for check_output under pytest too); else
+    None."""
+    if _read_only_error(exc) is None:
+        return None
+    ctx = CheckContext(seed=seed, places=("CPU",))
+    written = []
+    for op_type in [case.op_type] + grad_op_types(case):
+        written = _find_written_input(case, Combo("CPU", dtype), op_type, ctx)
+        if written:
+            break
+    names = ", ".join(f"Input({slot}) variable '{n}'" for slot, n in written) or "an input"
+    return (f"the kernel wrote to {names}, which kernels must not change (inputs are "
+            f"read-only){_where(exc)}")
+
+
+def check_case(case, context: CheckContext) -> list:
     runnable, results = combos(case, context, NAME)
     for combo in runnable:
         hooks = HashHooks()
@@ -173,3 +193,7 @@ def check(case, context: CheckContext) -> list:
         else:
             results.append(pass_(NAME, combo, case))
     return results
+
+
+# the check runs on the case and on its all-default-attrs variant (harness.variants.basic)
+check = with_variants(NAME, check_case, ("case", "default_attrs"))

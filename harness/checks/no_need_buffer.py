@@ -36,7 +36,7 @@ class MetaOnlyHooks(Hooks):
             for name in op.input_list(slot):
                 var = ctx.scope.find_var(name)
                 value = var.value() if var is not None else None
-                if not isinstance(value, LoDTensor) or value._data is None:
+                if not isinstance(value, LoDTensor) or value.buffer is None:
                     continue
                 meta = LoDTensor.meta_only(
                     value.shape, value.dtype, value.lod, value.place,

@@ -10,10 +10,8 @@ import os
 
 import numpy as np
 
-from harness import settings
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.runner import PreparedOp, VarSpec, cast_floats, normalize_slots
-from harness.tolerances import output_tolerance
 
 __all__ = ["check_output", "check_case", "run_combos", "prepare_case", "fmt_index",
            "gpu_unavailable_reason", "float_input_dtype"]
@@ -44,40 +42,13 @@ def float_input_dtype(case):
 
 
 def run_combos(case, check: str, places=None, dtypes=None, op_type=None):
-    """([(place, dtype)], [skip results]): every selected place with a kernel x every float
-    dtype (float32, float64) with a kernel there; dtype "" = inputs as given (no float inputs,
-    or no float kernels)."""
-    from opkit.registry import op_info
+    """([(place, dtype)], [skip results]) from THE planner, harness.checks._support.combos."""
+    from harness.checks._support import CheckContext, combos
 
-    kernel_places = op_info(op_type or case.op_type).kernel_places()
-    places = tuple(places) if places is not None else settings.selected_places()
-    dtypes = tuple(dtypes) if dtypes is not None else settings.selected_dtypes()
-    has_float = float_input_dtype(case) is not None
-    runnable, skips = [], []
-    for place in places:
-        kernel_dtypes = kernel_places.get(place)
-        if not kernel_dtypes:
-            continue
-        if place == "GPU":
-            reason = gpu_unavailable_reason()
-            if reason:
-                skips.append(CheckResult(check, SKIP, "GPU", "", case.name,
-                                         f"GPU not usable: {reason}"))
-                continue
-        floats = [d for d in ("float32", "float64") if d in kernel_dtypes]
-        if not has_float or not floats:
-            runnable.append((place, ""))
-            continue
-        picked = [d for d in floats if d in dtypes]
-        if not picked:
-            skips.append(CheckResult(check, SKIP, place, "", case.name,
-                                     f"no {place} kernel for the selected dtypes "
-                                     f"({', '.join(dtypes)})"))
-        runnable.extend((place, d) for d in picked)
-    if not runnable and not skips:
-        skips.append(CheckResult(check, SKIP, "", "", case.name,
-                                 f"op '{case.op_type}' has no kernel on the selected places"))
-    return runnable, skips
+    ctx = CheckContext(places=tuple(places) if places is not None else None,
+                       dtypes=tuple(dtypes) if dtypes is not None else None)
+    runnable, skips = combos(case, ctx, check, op_type)
+    return [(c.place, c.dtype) for c in runnable], skips
 
 
 def output_slots(case, op_type: str, expected: dict) -> dict:
@@ -124,63 +95,7 @@ def first_line(exc: BaseException) -> str:
 
 
 # -- the check ---------------------------------------------------------------------------------
-def _compare(name, got, want, run_dtype, atol, rtol, equal_nan):
-    """None when they agree, else (message, worst error)."""
-    if got is None:
-        return f"output '{name}' was not produced", None
-    got = np.asarray(got)
-    want_orig = np.asarray(want)
-    if got.shape != want_orig.shape:
-        return (f"output '{name}': shape {tuple(got.shape)}, expected {tuple(want_orig.shape)}",
-                None)
-    if want_orig.dtype.kind == "f":
-        allowed = {np.dtype(run_dtype).name if run_dtype else want_orig.dtype.name,
-                   want_orig.dtype.name}
-        if got.dtype.name not in allowed:
-            return (f"output '{name}': dtype {got.dtype.name}, expected "
-                    f"{' or '.join(sorted(allowed))}", None)
-        want_c = want_orig.astype(got.dtype)
-        a_tol, r_tol = output_tolerance(got.dtype, want_orig.dtype, atol, rtol)
-        g64, w64 = got.astype(np.float64), want_c.astype(np.float64)
-        with np.errstate(invalid="ignore", over="ignore"):
-            abs_err = np.abs(g64 - w64)
-            bound = a_tol + r_tol * np.abs(w64)
-            bad = ~(abs_err <= bound)
-            both_nan = np.isnan(g64) & np.isnan(w64)
-            same_inf = np.isinf(g64) & (g64 == w64)
-            bad &= ~same_inf
-            if equal_nan:
-                bad &= ~both_nan
-        finite = abs_err[np.isfinite(abs_err)]
-        worst = float(finite.max()) if finite.size else 0.0
-        if not bad.any():
-            return None, worst
-        with np.errstate(invalid="ignore", divide="ignore"):
-            excess = np.where(bad, abs_err / np.maximum(bound, 1e-300), -1.0)
-        excess = np.where(np.isnan(excess), np.inf, excess)
-        k = int(np.argmax(excess))
-        idx = np.unravel_index(k, got.shape) if got.ndim else ()
-        a, e = g64.reshape(-1)[k], w64.reshape(-1)[k]
-        ae = abs(a - e)
-        re = ae / abs(e) if e != 0 else float("inf")
-        msg = (f"output '{name}' (shape {tuple(got.shape)}, {got.dtype.name}): "
-               f"{int(bad.sum())} of {bad.size} elements differ; worst at "
-               f"{fmt_index(name, idx)}: actual {a!r}, expected {e!r}, abs error {ae:.6g}, "
-               f"rel error {re:.6g} (tolerance: atol {a_tol:g} + rtol {r_tol:g} * |expected|)")
-        return msg, worst
-    # integers, bools, ...: exact
-    if got.dtype != want_orig.dtype:
-        return (f"output '{name}': dtype {got.dtype.name}, expected {want_orig.dtype.name}",
-                None)
-    if np.array_equal(got, want_orig):
-        return None, 0.0
-    bad = got != want_orig
-    k = int(np.flatnonzero(bad.reshape(-1))[0])
-    idx = np.unravel_index(k, got.shape) if got.ndim else ()
-    return (f"output '{name}' (shape {tuple(got.shape)}, {got.dtype.name}): "
-            f"{int(bad.sum())} of {bad.size} elements differ (compared exactly); first at "
-            f"{fmt_index(name, idx)}: actual {got.reshape(-1)[k].item()!r}, expected "
-            f"{want_orig.reshape(-1)[k].item()!r}", None)
+from harness.compare import compare as _compare  # noqa: E402  (the one comparator)
 
 
 def check_output(case, atol=None, rtol=None, no_check_set=None, equal_nan=False, repro="",
@@ -203,8 +118,12 @@ def check_output(case, atol=None, rtol=None, no_check_set=None, equal_nan=False,
             prepared = prepare_case(case, place, dtype, expected)
             prepared.forward()
         except Exception as exc:  # noqa: BLE001: reported as a failed check
+            from harness.checks.mutation import describe_read_only_write
+
+            what = describe_read_only_write(case, dtype, exc) or \
+                f"the op raised {first_line(exc)}"
             results.append(CheckResult("output", FAIL, place, dtype, case.name,
-                                       f"{where}: the op raised {first_line(exc)}{tail}"))
+                                       f"{where}: {what}{tail}"))
             continue
         problems, worst = [], 0.0
         for slot, specs in expected.items():
@@ -214,7 +133,9 @@ def check_output(case, atol=None, rtol=None, no_check_set=None, equal_nan=False,
                 if not isinstance(spec.data, np.ndarray):
                     continue
                 got = prepared.array(spec.name)
-                msg, w = _compare(spec.name, got, spec.data, dtype, atol, rtol, equal_nan)
+                fixed = _fixed_dtype(case, place, dtype, spec.name, got, expected)
+                msg, w = _compare(spec.name, got, spec.data, dtype, atol, rtol, equal_nan,
+                                  fixed)
                 if w is not None:
                     worst = max(worst, w)
                 if msg:
@@ -231,6 +152,22 @@ def check_output(case, atol=None, rtol=None, no_check_set=None, equal_nan=False,
         else:
             results.append(CheckResult("output", PASS, place, dtype, case.name, "", worst))
     return results
+
+
+def _fixed_dtype(case, place, dtype, name, got, expected):
+    """The output's dtype when the op fixes it by definition: a float output whose dtype is
+    not the run's and is the same in a run of the other float dtype (accuracy's float32
+    Accuracy in the float64 run). None otherwise."""
+    if got is None or got.dtype.kind != "f" or not dtype or got.dtype.name == dtype:
+        return None
+    other = "float32" if dtype == "float64" else "float64"
+    try:
+        p = prepare_case(case, place, other, expected)
+        p.forward()
+        again = p.array(name)
+    except Exception:  # noqa: BLE001 - no other run: not fixed
+        return None
+    return got.dtype.name if again is not None and again.dtype == got.dtype else None
 
 
 def check_case(case, context=None) -> list[CheckResult]:

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks._support import (CheckContext, Combo, fail, fmt_index,
-                                     gpu_unavailable_reason, pass_, prepare,
+from harness.checks._support import (CheckContext, Combo, fail, gpu_unavailable_reason, prepare,
                                      run_forward_backward)
 from harness.report import SKIP, CheckResult
 
 NAME = "places"
-TOLERANCE = {"float32": (1e-5, 1e-4), "float64": (1e-12, 1e-9), "": (1e-12, 1e-9)}  # atol, rtol
 
 
 def check(case, context: CheckContext) -> list:
@@ -35,9 +33,10 @@ def check(case, context: CheckContext) -> list:
         if combo.dtype and combo.dtype not in kernels.get("CPU", []):
             results.append(skip(f"no CPU {combo.dtype} kernel to compare with", combo.dtype))
             continue
-        atol, rtol = TOLERANCE.get(combo.dtype, TOLERANCE[""])
-        atol = max(atol, float(case.options.get("places_atol", 0)))
-        rtol = max(rtol, float(case.options.get("places_rtol", 0)))
+        from harness.tolerances import places_tolerance
+
+        atol, rtol = places_tolerance(combo.dtype, case.options.get("places_atol"),
+                                      case.options.get("places_rtol"))
         try:
             cpu = run_forward_backward(prepare(case, Combo("CPU", combo.dtype)), case,
                                        seed=context.seed)
@@ -60,14 +59,12 @@ def check(case, context: CheckContext) -> list:
                 if not np.array_equal(a, b):
                     problem = problem or f"{name}: CPU and GPU differ"
                 continue
-            err = np.abs(a.astype(np.float64) - b.astype(np.float64))
-            bad = err > atol + rtol * np.abs(a.astype(np.float64))
-            if err.size:
-                worst = max(worst, float(np.nanmax(err)) if not np.isnan(err).all() else 0.0)
-            if bad.any() and problem is None:
-                idx = np.unravel_index(int(np.flatnonzero(bad)[0]), a.shape)
-                problem = (f"{fmt_index(name, idx)}: CPU {a[idx].item()!r}, GPU {b[idx].item()!r} "
-                           f"(atol {atol}, rtol {rtol})")
+            from harness.compare import compare
+
+            msg, w = compare(name, b, a, b.dtype.name, atol, rtol, True)
+            worst = max(worst, w or 0.0)
+            if msg and problem is None:
+                problem = msg.replace("actual", "GPU").replace("expected", "CPU")
         if problem:
             results.append(fail(NAME, combo, case, problem, worst))
         else:

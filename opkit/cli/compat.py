@@ -10,6 +10,9 @@ import sys
 
 from opkit.cli.config import add_format_option, add_ops_option
 
+EXIT_CODES = {0: "compatible", 1: "breaking changes",
+              2: "usage error (unreadable input: one line naming the file and JSON path)"}
+
 
 def add_arguments(parser) -> None:
     parser.add_argument("old", metavar="OLD.json",

@@ -1,6 +1,6 @@
 """`opkit dump [-o FILE] [--ops MODULE_OR_PATH ...]`: op descriptions of every registered op.
 
-The JSON of API.md section 8 (Paddle's print_op_desc.py format), sorted and byte-identical
+The op-description JSON (Paddle's print_op_desc.py format, see docs/compat.md), sorted and byte-identical
 across runs.  Exit 0, or 2 (one line) when an op module cannot be loaded or FILE cannot
 be written.
 """
@@ -10,14 +10,19 @@ import os
 import sys
 from pathlib import Path
 
-from opkit.cli.config import add_format_option, add_ops_option
+from opkit.cli.config import add_ops_option
+
+EXIT_CODES = {0: "written", 2: "usage error (an op module cannot be loaded, FILE cannot be "
+                                "written, a bad [tool.opkit])"}
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("-o", "--output", metavar="FILE",
                         help="write to FILE instead of standard output")
     add_ops_option(parser)
-    add_format_option(parser)  # the dump is JSON either way; accepted like every command
+    parser.add_argument("--format", choices=("text", "json"), default="json",
+                        help="the dump is JSON either way (the op-description format); "
+                             "'text' is accepted like every command's, with a note")
 
 
 def _write(path: str, text: str) -> None:
@@ -48,6 +53,9 @@ def run(args) -> int:
     from opkit.op_desc import dumps_op_descs
 
     text = dumps_op_descs()
+    if args.format == "text":
+        print("opkit dump: the op descriptions are JSON only (--format text writes JSON too)",
+              file=sys.stderr)
     if args.output and args.output != "-":
         _write(args.output, text)
         print(f"opkit dump: wrote {args.output}", file=sys.stderr)

@@ -7,6 +7,9 @@ from __future__ import annotations
 import sys
 
 FORMATS = ("text", "json", "sarif", "github")
+EXIT_CODES = {0: "no findings", 1: "findings (or, with --fix --diff, changes to make)",
+              2: "usage error (bad flag, path or [tool.opkit.lint])"}
+PYTHON_SUFFIXES = (".py", ".pyi")
 
 
 def _codes(values: list[str]) -> list[str]:
@@ -23,7 +26,8 @@ def add_arguments(parser) -> None:
                         help="skip these rules (comma-separated; repeatable)")
     parser.add_argument("--fix", action="store_true", help="rewrite what can be fixed safely")
     parser.add_argument("--diff", action="store_true",
-                        help="with --fix: print the changes as a unified diff instead of writing them")
+                        help="with --fix: print the changes as a unified diff instead of "
+                             "writing them (exit 1 when there are changes)")
     parser.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                         help="worker processes (default: automatic, 1 for few files)")
     parser.add_argument("--no-cache", action="store_true", help="do not read or write .opkit_cache/lint")
@@ -40,6 +44,14 @@ def run(args) -> int:
 
     if args.jobs is not None and args.jobs < 0:
         raise UsageError("--jobs must be a non-negative number")
+    if args.diff and not args.fix:
+        raise UsageError("--diff goes with --fix (opkit lint --fix --diff shows the changes "
+                         "without writing them)")
+    from pathlib import Path
+
+    for p in args.paths:
+        if Path(p).is_file() and not p.endswith(PYTHON_SUFFIXES):
+            raise UsageError(f"{p}: not a Python file (opkit lint checks .py files)")
     table, source = ({}, None) if args.isolated else load_config("lint")
     try:
         config = build_config(table, source, select=_codes(args.select), ignore=_codes(args.ignore),
@@ -55,14 +67,18 @@ def run(args) -> int:
     from checkers.lint.runner import lint_paths
 
     try:
-        result = lint_paths(args.paths, config, fix=args.fix or args.diff, diff=args.diff)
+        result = lint_paths(args.paths, config, fix=args.fix, diff=args.diff)
     except PathProblem as exc:
         raise UsageError(str(exc)) from None
     if args.diff:
         for text in result.diffs:
             (sys.stdout if args.format == "text" else sys.stderr).write(text)
+        if result.diffs:
+            print(f"opkit lint: {len(result.diffs)} file(s) would change (nothing written)",
+                  file=sys.stderr)
     elif result.fixed:
         print(f"opkit lint: fixed {len(result.fixed)} file(s): {', '.join(result.fixed)}",
               file=sys.stderr)
-    render(args.format, result.findings, result.files, sys.stdout)
+    if not (args.diff and result.diffs and not result.findings and args.format == "text"):
+        render(args.format, result.findings, result.files, sys.stdout)
     return 1 if result.findings or (args.diff and result.diffs) else 0

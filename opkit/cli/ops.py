@@ -7,6 +7,9 @@ import sys
 
 from opkit.cli.config import add_format_option, add_ops_option, load_op_modules
 
+EXIT_CODES = {0: "listed", 2: "usage error (an op module cannot be loaded, a bad "
+                              "[tool.opkit])"}
+
 
 def add_arguments(parser) -> None:
     add_format_option(parser)
@@ -48,7 +51,7 @@ def run(args) -> int:
         for r in rows:
             kernels = "; ".join(f"{p}: {', '.join(d)}" for p, d in r["kernels"].items()) or "-"
             print(f"{r['op']:<24} {kernels}")
-        print(f"{len(rows)} ops")
+        print(f"{len(rows)} op{'' if len(rows) == 1 else 's'}")
         return 0
     from rich.console import Console
     from rich.table import Table

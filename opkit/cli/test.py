@@ -1,50 +1,78 @@
-"""`opkit test`: every harness check for ops, a table per op (or JSON).
+"""`opkit test`: every harness check for ops; one line per passing op, a table per failing op.
 
     opkit test clip relu            the named ops (exit 2 if one is unknown or has no OpTest)
-    opkit test --all                every registered forward op (no OpTest: reported as skip)
+    opkit test --all                every op of the project (its own ops; the built-in ops
+                                    too with --builtins, or when it has none of its own)
     opkit test                      every op that the discovered OpTests cover
     opkit test --paddle --tests DIR Paddle's own OpTest files, unchanged (docs/paddle.md)
+An op with no OpTest fails unless `[tool.opkit.exempt]` names it with a reason; an op with
+a grad op whose OpTests never call check_grad fails `grad` ("no gradient test"); a test file
+that cannot be imported, or an OpTest for an unregistered op, fails with its file and line.
 Exit status: 0 every check passed (or skipped), 1 a check failed, 2 usage error.
 """
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
+import time
 
-from opkit.cli.config import add_format_option, add_ops_option, load_op_modules
+from opkit.cli.config import add_format_option, add_ops_option
 
 DEFAULT_SEED = 2024
+EXIT_CODES = {0: "every check passed (or was skipped / exempt)",
+              1: "a check failed (or a test file or OpTest is broken)",
+              2: "usage error (bad flag, environment variable or configuration)"}
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("op", nargs="*", help="op types to test")
-    parser.add_argument("--all", action="store_true", help="test every registered op")
+    parser.add_argument("--all", action="store_true",
+                        help="test every op of the project (see --builtins)")
+    parser.add_argument("--builtins", action="store_true",
+                        help="with --all: also test opkit's built-in ops (default when the "
+                             "project loads no ops of its own, or [tool.opkit] "
+                             "builtin-tests = true)")
     add_ops_option(parser)
     parser.add_argument("--tests", action="append", default=[], metavar="PATH",
                         help="test files or folders holding OpTest classes (repeatable; "
                              "default: [tool.opkit] tests)")
     add_format_option(parser)
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="a full table for every op (default: only failing ops)")
     parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
-                        help="run N cases at a time (pytest-xdist workers when it is "
-                             "installed, else forked worker processes)")
+                        help="run N cases at a time in forked worker processes")
+    parser.add_argument("--xdist", action="store_true",
+                        help="with --jobs: run the cases on pytest-xdist workers instead")
     parser.add_argument("--no-xdist", action="store_true",
-                        help="with --jobs: use opkit's own fork pool, not pytest-xdist")
-    parser.add_argument("--shard", metavar="K/N", help="run only the K-th of N slices of the "
-                        "ops (1 <= K <= N), for a CI matrix")
-    parser.add_argument("--fuzz", type=int, default=0, metavar="N",
-                        help="also draw N property-based cases per op (check 'fuzz')")
+                        help="with --jobs: use opkit's own fork pool (the default)")
+    parser.add_argument("--shard", metavar="K/N",
+                        help="run only part K of N of the ops (1 <= K <= N), balanced by "
+                             "the recorded durations when a durations file exists")
+    parser.add_argument("--durations", metavar="FILE",
+                        help="durations file for --shard and --record-durations (default: "
+                             "[tool.opkit] durations, else .opkit_durations.json next to "
+                             "pyproject.toml)")
+    parser.add_argument("--record-durations", action="store_true",
+                        help="write each op's run time to the durations file")
+    from harness.fuzz import DEFAULT_FUZZ
+
+    parser.add_argument("--fuzz", type=int, default=None, metavar="N",
+                        help=f"draw N generated cases per OpTest, with the input variants "
+                             f"applied (check 'fuzz'; default {DEFAULT_FUZZ}, 0: off)")
     parser.add_argument("--seed", type=int, default=None,
-                        help=f"seed of every random generator (default {DEFAULT_SEED}, or "
-                             f"$OPKIT_SEED)")
+                        help=f"seed of every random generator, >= 0 (default {DEFAULT_SEED}, "
+                             f"or $OPKIT_SEED)")
     parser.add_argument("--checks", metavar="NAMES",
-                        help="comma-separated subset of checks (default: all)")
+                        help="comma-separated subset of checks (default: all; 'fuzz' needs "
+                             "--fuzz N)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                        help="time limit per check (default 120; 0: none)")
+                        help="time limit per check, > 0 (default 120; 0: none)")
     parser.add_argument("--place", choices=["CPU", "GPU", "all"], default=None,
-                        help="places to run on (default all)")
+                        help="places to run on (default all; $OPKIT_PLACE)")
     parser.add_argument("--dtype", choices=["float32", "float64", "all"], default=None,
-                        help="float dtypes to run (default all)")
+                        help="float dtypes to run (default all; $OPKIT_DTYPE)")
     parser.add_argument("--paddle", action="store_true",
                         help="Paddle-compatibility mode: run Paddle's own OpTest files "
                              "unchanged (see docs/paddle.md)")
@@ -59,23 +87,20 @@ def _usage(msg: str):
 
 
 def parse_shard(text: str | None) -> tuple[int, int] | None:
-    if not text:
-        return None
+    from harness.sharding import ShardError
+    from harness.sharding import parse_shard as parse
+
     try:
-        k, n = (int(x) for x in text.split("/"))
-    except ValueError:
-        raise _usage(f"--shard {text!r}: expected K/N, e.g. 2/4") from None
-    if n < 1 or not 1 <= k <= n:
-        raise _usage(f"--shard {text!r}: need 1 <= K <= N")
-    return k, n
+        return parse(text)
+    except ShardError as exc:
+        raise _usage(str(exc)) from None
 
 
-def shard(ops: list[str], spec: tuple[int, int] | None) -> list[str]:
-    """The K-th of N round-robin slices of the sorted ops (stable across machines)."""
-    if spec is None:
-        return ops
-    k, n = spec
-    return [op for i, op in enumerate(sorted(ops)) if i % n == k - 1]
+def shard(ops: list[str], spec: tuple[int, int] | None, durations=None) -> list[str]:
+    """Part K of N of the ops (round-robin over the sorted ops without durations)."""
+    from harness.sharding import part
+
+    return part(ops, spec, durations)
 
 
 def forward_op_types() -> list[str]:
@@ -86,24 +111,81 @@ def forward_op_types() -> list[str]:
     return [t for t in types if not (t.endswith("_grad") and t[: -len("_grad")] in known)]
 
 
+def _seed(args) -> int:
+    if args.seed is not None:
+        if args.seed < 0:
+            raise _usage(f"--seed {args.seed}: must be >= 0")
+        return args.seed
+    text = os.environ.get("OPKIT_SEED")
+    if text is None or not text.strip():
+        return DEFAULT_SEED
+    try:
+        value = int(text)
+    except ValueError:
+        raise _usage(f"OPKIT_SEED={text!r}: not an integer") from None
+    if value < 0:
+        raise _usage(f"OPKIT_SEED={text!r}: must be >= 0")
+    return value
+
+
+def _validate(args) -> None:
+    if args.jobs < 1:
+        raise _usage(f"--jobs {args.jobs}: must be >= 1")
+    if args.fuzz is not None and args.fuzz < 0:
+        raise _usage(f"--fuzz {args.fuzz}: must be >= 0")
+    if args.timeout is not None and (not math.isfinite(args.timeout) or args.timeout < 0):
+        raise _usage(f"--timeout {args.timeout:g}: must be a finite number of seconds >= 0 "
+                     f"(0: no limit)")
+    if args.all and args.op:
+        raise _usage(f"--all tests every op: drop the op name(s) {', '.join(args.op)} "
+                     f"or --all")
+    if args.builtins and not args.all:
+        raise _usage("--builtins goes with --all")
+    if args.xdist and args.no_xdist:
+        raise _usage("--xdist and --no-xdist contradict each other")
+    from harness import settings
+
+    try:
+        settings.validate_environment()
+    except ValueError as exc:
+        raise _usage(str(exc)) from None
+
+
+def _checks(args) -> tuple[list[str] | None, bool]:
+    """(the harness checks to run or None for all, whether fuzz runs)."""
+    from harness.checks.registry import check_names
+    from harness.fuzz import DEFAULT_FUZZ
+
+    explicit = args.fuzz is not None
+    if not explicit:
+        args.fuzz = DEFAULT_FUZZ
+    if not args.checks:
+        return None, args.fuzz > 0
+    checks = [c.strip() for c in args.checks.split(",") if c.strip()]
+    known = check_names() + ["fuzz"]
+    unknown = [c for c in checks if c not in known]
+    if unknown or not checks:
+        raise _usage(f"--checks: unknown check(s) {', '.join(unknown) or '(none given)'} "
+                     f"(known: {', '.join(known)})")
+    fuzz = "fuzz" in checks
+    if fuzz and args.fuzz == 0:
+        raise _usage("--checks fuzz: say how many cases with --fuzz N")
+    if not fuzz:
+        if not explicit:
+            args.fuzz = 0          # the default budget goes with the default checks
+        elif args.fuzz:
+            raise _usage(f"--fuzz {args.fuzz} with --checks {args.checks}: add 'fuzz' "
+                         f"to --checks, or drop --fuzz")
+    return [c for c in checks if c != "fuzz"], fuzz
+
+
 def run(args) -> int:
     from harness import settings
-    from harness.checks.registry import check_names
 
-    seed = args.seed if args.seed is not None else int(os.environ.get("OPKIT_SEED",
-                                                                       DEFAULT_SEED))
-    if args.jobs < 1:
-        raise _usage("--jobs must be >= 1")
-    if args.fuzz < 0:
-        raise _usage("--fuzz must be >= 0")
+    _validate(args)
+    seed = _seed(args)
     spec = parse_shard(args.shard)
-    checks = None
-    if args.checks:
-        checks = [c.strip() for c in args.checks.split(",") if c.strip()]
-        unknown = [c for c in checks if c not in check_names()]
-        if unknown:
-            raise _usage(f"--checks: unknown check(s) {', '.join(unknown)} "
-                         f"(known: {', '.join(check_names())})")
+    checks, fuzzing = _checks(args)
     if args.place or args.dtype:
         settings.configure(args.place, args.dtype)
         if args.place:
@@ -115,8 +197,19 @@ def run(args) -> int:
         from harness import paddle_compat
 
         paddle_compat.activate()
-    load_op_modules(args.ops)
+    from harness.discovery import (builtin_exemptions, builtin_test_paths, discover,
+                                   test_paths)
+    from harness.verdicts import (class_location, guess_op_from_file, lacks_gradient_test,
+                                  no_gradient_test_result, no_optest_result)
+    from opkit.project import load_builtin_ops, load_op_modules, load_project
+
+    project = load_project()
+    load_builtin_ops()
     from opkit.registry import has_op, op_info
+
+    builtin_ops = set(forward_op_types())
+    load_op_modules(args.ops, project, builtins=False)
+    own_ops = [op for op in forward_op_types() if op not in builtin_ops]
 
     for op in args.op:
         if not has_op(op):
@@ -125,53 +218,146 @@ def run(args) -> int:
             except Exception as exc:  # NotFound with the close names
                 raise _usage(str(exc).split("NotFound: ")[-1]) from None
 
-    from harness.discovery import discover, test_paths
-
+    with_builtins = args.all and (args.builtins or project.builtin_tests or not own_ops)
     paths = test_paths(args.tests)
+    if not args.tests and (with_builtins or any(op in builtin_ops for op in args.op)):
+        paths = paths + [p for p in builtin_test_paths() if p not in paths]
+    exempt = dict(project.exempt)
+    if with_builtins or any(op in builtin_ops for op in args.op):
+        exempt = {**builtin_exemptions(), **exempt}
     discovery = discover(paths, seed=seed)
     for problem in discovery.problems:
-        print(f"opkit test: warning: {problem}", file=sys.stderr)
+        if not any(problem == b.text for b in discovery.broken):
+            print(f"opkit test: warning: {problem}", file=sys.stderr)
     by_op = discovery.by_op()
+
+    # broken test files and OpTests: failures of their op (or of the file itself)
+    from harness.report import FAIL, CheckResult
+    from harness.run import OpReport
+
+    broken: dict[str, list[CheckResult]] = {}
+    for b in discovery.broken:
+        guess = guess_op_from_file(b.path)
+        key = guess if guess and (guess in args.op or not args.op) else f"<{b.path}>"
+        broken.setdefault(key, []).append(CheckResult("output", FAIL, "", "", "", b.text))
     for t in discovery.tests:
+        where = class_location(t.cls)
         if not t.op_type:
-            print(f"opkit test: warning: {t.source}: no op_type after setUp"
-                  + (f" ({t.error})" if t.error else ""), file=sys.stderr)
+            broken.setdefault(f"<{t.path}>", []).append(CheckResult(
+                "output", FAIL, "", "", t.name, f"{where}: {t.name} has no op_type after "
+                f"setUp" + (f" ({t.error})" if t.error else "")))
+        elif not has_op(t.op_type):
+            try:
+                op_info(t.op_type)
+                hint = ""
+            except Exception as exc:  # noqa: BLE001 - NotFound with the close names
+                hint = f" ({str(exc).split('NotFound: ')[-1]})"
+            broken.setdefault(t.op_type, []).append(CheckResult(
+                "output", FAIL, "", "", t.name, f"{where}: OpTest {t.name} tests op "
+                f"'{t.op_type}', which is not registered{hint}; load it with --ops or "
+                f"[tool.opkit] ops"))
+    if args.op:
+        broken = {k: v for k, v in broken.items() if k in args.op}
 
     if args.all:
-        ops = forward_op_types()
-        ops += [op for op in by_op if op not in ops and has_op(op)]
+        ops = sorted(own_ops) + (sorted(builtin_ops) if with_builtins else [])
+        ops += sorted(op for op in by_op if op not in ops and has_op(op))
     elif args.op:
         ops = list(dict.fromkeys(args.op))
-        missing = [op for op in ops if op not in by_op]
+        missing = [op for op in ops if op not in by_op and op not in broken
+                   and op not in exempt]
         if missing:
             where = ", ".join(str(p) for p in paths) or "(no test paths)"
             raise _usage(f"no OpTest found for op{'s' if len(missing) > 1 else ''} "
                          f"{', '.join(repr(m) for m in missing)} under {where}")
     else:
-        ops = sorted(op for op in by_op)
-        if not ops:
+        ops = sorted(op for op in by_op if has_op(op))
+        if not ops and not broken:
             where = ", ".join(str(p) for p in paths) or "(no test paths)"
             raise _usage(f"no OpTest found under {where}; name ops, use --all or --tests")
-        unregistered = [op for op in ops if not has_op(op)]
-        for op in unregistered:
-            print(f"opkit test: warning: OpTest(s) for unregistered op '{op}' "
-                  f"(load it with --ops)", file=sys.stderr)
-    ops = shard(ops, spec)
+    ops += sorted(k for k in broken if k not in ops)
+
+    from harness.sharding import read_durations, write_durations
+
+    durations_file = _durations_path(args, project)
+    if spec:
+        from harness.sharding import ShardError
+
+        try:
+            ops = shard(ops, spec, read_durations(durations_file))
+        except ShardError as exc:
+            raise _usage(str(exc)) from None
 
     print(f"opkit test: seed {seed} (reproduce with --seed {seed})", file=sys.stderr)
     from harness.run import DEFAULT_TIMEOUT, plan, run_ops
     from harness.table import progress, render
 
     timeout = DEFAULT_TIMEOUT if args.timeout is None else (args.timeout or None)
-    tasks, _ = plan(ops, by_op, args.fuzz, checks)
-    with progress(len(tasks), "opkit test", enabled=args.all or len(tasks) > 4) as advance:
-        reports = run_ops(ops, by_op, checks=checks, seed=seed, timeout=timeout,
-                          jobs=args.jobs, isolate=not args.no_isolate, fuzz=args.fuzz,
-                          progress=advance, xdist=not args.no_xdist, op_modules=args.ops,
-                          test_paths=paths)
+    runnable = [op for op in ops if op not in broken or op in by_op]
+    runnable = [op for op in runnable if has_op(op)]
+    notes = []
+    unusable = settings.unusable_selection()
+    finished: dict[str, float] = {}
+    if unusable:
+        from harness.report import SKIP
+
+        notes.append(f"nothing ran: {unusable}")
+        reports = [OpReport(op, [CheckResult("output", SKIP, "", "", "", unusable)])
+                   for op in runnable]
+    else:
+        tasks, _ = plan(runnable, by_op, args.fuzz if fuzzing else 0, checks)
+        started = time.monotonic()
+        last = [started]
+
+        def done(index):
+            now = time.monotonic()
+            op = tasks[index].op
+            finished[op] = finished.get(op, 0.0) + (now - last[0])
+            last[0] = now
+            advance()
+
+        with progress(len(tasks), "opkit test",
+                      enabled=args.all or len(tasks) > 4) as advance:
+            reports = run_ops(runnable, by_op, checks=checks, seed=seed, timeout=timeout,
+                              jobs=args.jobs, isolate=not args.no_isolate,
+                              fuzz=args.fuzz if fuzzing else 0, progress=done,
+                              xdist=args.xdist, op_modules=args.ops, test_paths=paths)
+    by_name = {r.op: r for r in reports}
+    out = []
+    for op in ops:
+        rep = by_name.get(op) or OpReport(op)
+        if op in broken:
+            rep.results = broken[op] + rep.results
+        if not by_op.get(op) and op not in broken and not unusable:
+            result, reason = no_optest_result(op, exempt)
+            rep.results = [result]
+            rep.exempt = reason
+            rep.note = ""
+        elif (by_op.get(op) and not unusable and (checks is None or "grad" in checks)
+              and lacks_gradient_test(op, [t.cls for t in by_op[op]])):
+            rep.results.append(no_gradient_test_result(op, [t.cls for t in by_op[op]]))
+        out.append(rep)
+    reports = out
+    if args.record_durations and finished:
+        if args.jobs > 1:
+            print("opkit test: note: durations recorded with --jobs > 1 are approximate",
+                  file=sys.stderr)
+        write_durations(durations_file, finished)
+        print(f"opkit test: wrote durations of {len(finished)} op(s) to {durations_file}",
+              file=sys.stderr)
     if args.format == "json":
         doc = {"ops": [r.to_json() for r in reports], "seed": seed}
+        if notes:
+            doc["notes"] = notes
         print(json.dumps(doc, indent=1))
     else:
-        render(reports, seed=seed)
+        render(reports, seed=seed, verbose=args.verbose, notes=notes)
     return 1 if any(r.status == "fail" for r in reports) else 0
+
+
+def _durations_path(args, project):
+    from pathlib import Path
+
+    if args.durations:
+        return Path(args.durations)
+    return project.durations_path()

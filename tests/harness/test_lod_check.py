@@ -81,7 +81,7 @@ def test_real_kernel_passes_every_edge(cls):
     assert results and all(r.status == "pass" for r in results), \
         [(r.case, r.dtype, r.message) for r in results if r.status != "pass"]
     names = {r.case.split("/", 1)[1] for r in results}
-    assert names == {"given"} | {e.name for e in EDGES}
+    assert names == {"given", "two_level"} | {e.name for e in EDGES}
 
 
 def test_no_lod_input_is_a_skip():
@@ -94,6 +94,7 @@ def test_without_reference_only_gradient_lod_is_checked():
     case = Case("TestNoRef", "sequence_reverse", {"X": (x, [[2, 0, 3]])})
     results = check(case, CPU64)
     assert [(r.case, r.status) for r in results] == [("TestNoRef/given", "pass"),
+                                                     ("TestNoRef/two_level", "pass"),
                                                      ("TestNoRef/edges", "skip")]
 
 

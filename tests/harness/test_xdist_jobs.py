@@ -1,10 +1,11 @@
-"""`opkit test --jobs N` through pytest-xdist (harness/xdist_runner.py): the same JSON and
+"""`opkit test --jobs N --xdist` through pytest-xdist (harness/xdist_runner.py): the same JSON and
 exit status as opkit's own fork pool, raise/hang/crash isolation under xdist, and the fork
 pool as the fallback (`--no-xdist`, xdist not importable, an xdist run that fails)."""
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -49,11 +50,13 @@ def xdist_calls(p) -> int:
 
 
 def without_counter(stderr: str) -> str:
-    return "\n".join(ln for ln in stderr.splitlines() if not ln.startswith("XDIST_CALLS="))
+    """stderr without the call counter and the progress lines (timing-dependent)."""
+    return "\n".join(ln for ln in stderr.splitlines() if not ln.startswith("XDIST_CALLS=")
+                     and not re.match(r"opkit test: \d+/\d+ done, \d+s$", ln))
 
 
 def test_broken_ops_same_json_with_and_without_xdist():
-    with_xdist = opkit(*BROKEN, "--jobs", "2")
+    with_xdist = opkit(*BROKEN, "--jobs", "2", "--xdist")
     fork_pool = opkit(*BROKEN, "--jobs", "2", "--no-xdist")
     assert xdist_calls(with_xdist) == 1 and xdist_calls(fork_pool) == 0
     assert with_xdist.returncode == fork_pool.returncode == 1, with_xdist.stderr
@@ -69,7 +72,7 @@ def test_broken_ops_same_json_with_and_without_xdist():
 def test_text_table_and_fuzz_are_the_same():
     args = ("--ops", "tests/broken_ops", "--tests", "tests/broken_ops", "broken_sign_relu",
             "good_sign_relu", "broken_mutate_scale", "--fuzz", "3", "--jobs", "2")
-    with_xdist, fork_pool = opkit(*args), opkit(*args, "--no-xdist")
+    with_xdist, fork_pool = opkit(*args, "--xdist"), opkit(*args, "--no-xdist")
     assert xdist_calls(with_xdist) == 1
     assert with_xdist.returncode == fork_pool.returncode == 1
     assert with_xdist.stdout == fork_pool.stdout and "broken_sign_relu: FAIL" in with_xdist.stdout
@@ -84,7 +87,7 @@ def test_jobs_1_and_no_isolate_keep_the_in_house_runner():
 
 def test_fork_pool_when_xdist_is_missing():
     hide = "sys.modules['xdist'] = None; sys.modules['xdist.plugin'] = None"
-    missing = opkit(*BROKEN, "--jobs", "2", prelude=hide)
+    missing = opkit(*BROKEN, "--jobs", "2", "--xdist", prelude=hide)
     assert xdist_calls(missing) == 0, missing.stderr
     assert missing.returncode == 1
     assert missing.stdout == opkit(*BROKEN, "--jobs", "2", "--no-xdist").stdout
@@ -92,7 +95,7 @@ def test_fork_pool_when_xdist_is_missing():
 
 def test_fork_pool_takes_over_when_the_xdist_run_fails():
     broken = "import pytest; pytest.main = lambda *args, **kwargs: 3"
-    p = opkit(*BROKEN, "--jobs", "2", prelude=broken)
+    p = opkit(*BROKEN, "--jobs", "2", "--xdist", prelude=broken)
     assert xdist_calls(p) == 1 and p.returncode == 1
     assert "pytest-xdist run failed" in p.stderr and "fork pool" in p.stderr
     assert p.stdout == opkit(*BROKEN, "--jobs", "2", "--no-xdist").stdout
@@ -175,7 +178,7 @@ def test_raise_hang_crash_are_failed_checks_under_xdist(isolation_tests):
     args = ("--ops", str(FIXTURES), "--ops", "tests/broken_ops", "--tests",
             str(isolation_tests), "--format", "json", "--jobs", "2", "--timeout", "2",
             "--checks", "output,determinism")
-    p = opkit(*args)
+    p = opkit(*args, "--xdist")
     assert xdist_calls(p) == 1 and p.returncode == 1, p.stderr
     failed = _failures(json.loads(p.stdout))
     assert any("kernel exploded" in m for m in failed["fixture_raise"]), failed

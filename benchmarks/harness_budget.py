@@ -1,0 +1,67 @@
+"""Wall time of `opkit test --all` before the case-pipeline rebuild and now, back to back.
+
+The "before" tree is commit a200d1a (the last commit before the rebuild), unpacked with
+`git archive` into a temporary folder and run with PYTHONPATH pointing at it; the "after"
+tree is this checkout. Both run the same command line (default options unless given after
+`--`), alternating, `--repeat` times each; the figure is the ratio of the medians.
+Target: after / before <= 2.5.
+
+    python benchmarks/harness_budget.py [--repeat 3] [--base a200d1a] [-- extra opkit args]
+
+Threads are pinned to 1 (OMP/OpenBLAS/MKL). Say in the record whether the machine was idle.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MAIN = "import sys; from opkit.cli.main import main; sys.exit(main())"
+
+
+def unpack(commit: str, into: Path) -> Path:
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit], check=True,
+                             capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
+def run_once(tree: Path, args: list[str]) -> tuple[float, int]:
+    env = dict(os.environ, PYTHONPATH=str(tree), OMP_NUM_THREADS="1",
+               OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    t0 = time.perf_counter()
+    p = subprocess.run([sys.executable, "-c", MAIN, "test", "--all", *args], cwd=tree, env=env,
+                       capture_output=True, text=True)
+    return time.perf_counter() - t0, p.returncode
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--base", default="a200d1a")
+    parser.add_argument("extra", nargs="*", help="extra `opkit test` arguments (after --)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        before_tree = unpack(args.base, Path(tmp))
+        before, after = [], []
+        for _ in range(args.repeat):
+            t, rc_b = run_once(before_tree, args.extra)
+            before.append(t)
+            t, rc_a = run_once(ROOT, args.extra)
+            after.append(t)
+            print(f"before {before[-1]:.1f} s (exit {rc_b})   after {after[-1]:.1f} s "
+                  f"(exit {rc_a})", flush=True)
+    b, a = statistics.median(before), statistics.median(after)
+    print(f"opkit test --all {' '.join(args.extra)}: before ({args.base}) median {b:.1f} s, "
+          f"after median {a:.1f} s, ratio {a / b:.2f} (target <= 2.5; {args.repeat} repeats "
+          f"each, alternating)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""`infer_shape`: compile-time shape inference with unknown (-1) dimensions agrees with the
+run-time shapes.
+
+Derived (compile-time only, cheap): the leading dimension of every input unknown at once,
+then each other dimension of each input unknown in turn. For every output whose compile-time
+shape is inferred: the rank equals the run-time rank, a known dim equals the run-time dim,
+and an unknown dim is exactly -1 (never -2, -3 = -1 * 3, 0, ...).
+
+Bug class: infer_shape that multiplies or adds dims without guarding -1 (reshape, concat,
+flatten), that compares an unknown dim with a known one and refuses the program, or that
+takes a dim from the wrong input.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.checks.base import Check, Derived, WrongShape
+from harness.runner import normalize_slots
+
+MAX_VARIANTS = 24
+
+
+class InferShapeCheck(Check):
+    name = "infer_shape"
+    description = "compile-time infer_shape with -1 dims agrees with the run-time dims"
+    order = 150
+    variants = ("case",)
+
+    def verdict(self, derived: Derived, context):
+        from harness.checks._support import Combo, output_slots, prepare
+        from harness.pipeline import opkit_refusal, raised
+
+        case = derived.case
+        specs = normalize_slots(case.inputs)
+        arrays = {s.name: s for ss in specs.values() for s in ss}
+        if any(not isinstance(s.data, np.ndarray) for s in arrays.values()):
+            return [self.skipped(case, "an input is not a tensor (LoDTensorArray, ...)")]
+        try:
+            prepared = prepare(case, Combo("CPU", ""))
+            prepared.forward()
+        except Exception:  # noqa: BLE001 - the case itself failing is `output`'s business
+            return [self.skipped(case, "the case itself raises at run time")]
+        runtime = {n: prepared.array(n) for n in prepared.output_names()}
+        outs = output_slots(case, case.op_type)
+        plans = [("leading dimension unknown", {n: 0 for n, s in arrays.items()
+                                                if s.data.ndim >= 1})]
+        for n, s in arrays.items():
+            for j in range(1, s.data.ndim):
+                plans.append((f"{n} dim {j} unknown", {n: j}))
+        plans = [p for p in plans if p[1]][:MAX_VARIANTS]
+        if not plans:
+            return [self.skipped(case, "no input has a dimension")]
+        for what, unknown in plans:
+            try:
+                shapes = compile_shapes(case, specs, outs, unknown)
+            except Exception as exc:  # noqa: BLE001
+                refusal = opkit_refusal(exc)
+                return [self.failed(derived, None, f"with {what}: compile-time infer_shape "
+                                    f"raised {refusal or raised(exc)}", kind=WrongShape)]
+            for name, shape in shapes.items():
+                arr = runtime.get(name)
+                if shape is None or arr is None:
+                    continue
+                problem = _disagree(list(shape), list(arr.shape))
+                if problem:
+                    return [self.failed(derived, None, f"with {what}: output {name}: "
+                                        f"compile-time shape {list(shape)}, run-time shape "
+                                        f"{list(arr.shape)}: {problem}", kind=WrongShape)]
+        return [self.passed(derived, None, f"{len(plans)} compile-time variants agree")]
+
+
+def _disagree(compiled: list, run: list) -> str | None:
+    if len(compiled) != len(run):
+        return f"rank {len(compiled)} vs {len(run)}"
+    for i, (c, r) in enumerate(zip(compiled, run)):
+        if c == -1 or c == r:
+            continue
+        if c < 0:
+            return f"dim {i} is {c}: an unknown dim must stay exactly -1"
+        return f"dim {i} is {c}, the run gives {r}"
+    return None
+
+
+def compile_shapes(case, specs, outs: dict, unknown: dict) -> dict:
+    """{output name: compile-time shape or None} after infer_shape of the op in a fresh
+    Program whose inputs have the case's shapes with the dims in `unknown` set to -1."""
+    from opkit.framework.program import Program
+
+    block = Program().global_block()
+    for ss in specs.values():
+        for s in ss:
+            shape = list(s.data.shape)
+            if s.name in unknown and unknown[s.name] < len(shape):
+                shape[unknown[s.name]] = -1
+            block.create_var(name=s.name, shape=shape, dtype=s.data.dtype.name,
+                             lod_level=len(s.lengths or []))
+    ins = {slot: [s.name for s in ss] for slot, ss in specs.items()}
+    block.append_op(case.op_type, inputs=ins, outputs=outs, attrs=dict(case.attrs or {}))
+    return {n: (None if block.var(n).shape is None else list(block.var(n).shape))
+            for names in outs.values() for n in names}
+
+
+CHECK = InferShapeCheck()

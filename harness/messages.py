@@ -1,0 +1,75 @@
+"""Failure messages a person can act on: one block per root cause.
+
+A mutating kernel fails the same way for every check x place x dtype x case; printing one
+line each buries the cause. `group_failures` folds failures with the same message (after
+taking out the place, dtype and case names) into one block that lists where it happened;
+failures that are the op raising (the checks could not run) are said once, naming the
+checks that could not run.
+"""
+from __future__ import annotations
+
+import re
+
+__all__ = ["group_failures", "root_cause"]
+
+_RAISED = re.compile(r"^raised (\w+): ")
+
+
+def root_cause(result) -> str:
+    """The failure's signature: its first line's last ': '-separated part, with the case,
+    place and dtype names, numbers and bracketed values taken out (the same bug seen on
+    several cases, places, dtypes or sub-cases gives the same signature)."""
+    text = (result.message or "").splitlines()[0] if result.message else ""
+    for word in (result.case, result.place, result.dtype, "float32", "float64"):
+        if word:
+            text = text.replace(word, "*")
+    text = text.split(": ")[-1] if ": " in text and not _RAISED.match(text) else text
+    text = re.sub(r"\[[^\[\]]*\]", "[]", text)
+    text = re.sub(r"\[[^\[\]]*\]", "[]", text)
+    return re.sub(r"-?\d+(\.\d+)?(e[-+]?\d+)?", "#", text)
+
+
+def _where(results) -> str:
+    combos = list(dict.fromkeys("/".join(x for x in (r.place, r.dtype) if x)
+                                for r in results))
+    combos = [c for c in combos if c]
+    cases = list(dict.fromkeys(r.case for r in results if r.case))
+    parts = []
+    if combos:
+        parts.append(", ".join(combos))
+    if cases:
+        parts.append("[" + ", ".join(cases[:4]) + (f", +{len(cases) - 4} more" if len(cases) > 4
+                                                   else "") + "]")
+    return " ".join(parts)
+
+
+def group_failures(results) -> list[str]:
+    """One line (or block) per root cause, in order of first appearance."""
+    failed = [r for r in results if r.status == "fail"]
+    raised: dict[str, list] = {}
+    groups: dict[tuple, list] = {}
+    for r in failed:
+        if _RAISED.match(r.message or ""):
+            raised.setdefault(root_cause(r), []).append(r)
+        else:
+            groups.setdefault((r.check, root_cause(r)), []).append(r)
+    # the same message under several checks: one block naming the checks
+    by_message: dict[str, list] = {}
+    for (check, cause), rs in groups.items():
+        by_message.setdefault(cause, []).append((check, rs))
+    lines = []
+    for entries in raised.values():
+        checks = list(dict.fromkeys(r.check for r in entries))
+        where = _where(entries)
+        lines.append(f"FAIL the op raised{' ' + where if where else ''}: "
+                     f"{entries[0].message[len('raised '):]}"
+                     + (f"\n    (so these checks could not run: {', '.join(checks)})"
+                        if len(checks) > 1 else f" (check {checks[0]})"))
+    for entries in by_message.values():
+        checks = [c for c, _ in entries]
+        rs = [r for _, group in entries for r in group]
+        where = _where(rs)
+        sample = rs[0].message
+        count = f" ({len(rs)} times)" if len(rs) > 1 else ""
+        lines.append(f"FAIL {', '.join(checks)}{' ' + where if where else ''}{count}: {sample}")
+    return lines

@@ -1,0 +1,83 @@
+"""Split units of work (ops, test files) into N parts for a CI matrix.
+
+Without recorded durations the sorted units are dealt round-robin. With a durations file
+(JSON `{"durations": {unit: seconds}}`, written by `opkit test --record-durations` or
+`pytest --opkit-record-durations`) the parts are balanced: longest first, each unit to the
+part with the least time so far (unknown units count as the median). Deterministic: the
+same units and file give the same parts on every machine; the N parts are disjoint and
+together exactly the units.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+from pathlib import Path
+
+__all__ = ["parse_shard", "split", "part", "read_durations", "write_durations",
+           "ShardError"]
+
+
+class ShardError(ValueError):
+    pass
+
+
+def parse_shard(text: str | None, flag: str = "--shard") -> tuple[int, int] | None:
+    if not text:
+        return None
+    try:
+        k, n = (int(x) for x in str(text).split("/"))
+    except ValueError:
+        raise ShardError(f"{flag} {text!r}: expected K/N, e.g. 2/4") from None
+    if n < 1 or not 1 <= k <= n:
+        raise ShardError(f"{flag} {text!r}: need 1 <= K <= N")
+    return k, n
+
+
+def split(units: list[str], n: int, durations: dict[str, float] | None = None) -> list[list[str]]:
+    """The N parts (each sorted) of the distinct units."""
+    units = sorted(set(units))
+    parts: list[list[str]] = [[] for _ in range(n)]
+    known = {u: float(d) for u, d in (durations or {}).items() if u in set(units)}
+    if not known:
+        for i, u in enumerate(units):
+            parts[i % n].append(u)
+        return parts
+    default = statistics.median(known.values())
+    cost = {u: known.get(u, default) for u in units}
+    totals = [0.0] * n
+    for u in sorted(units, key=lambda u: (-cost[u], u)):
+        i = min(range(n), key=lambda j: (totals[j], j))
+        parts[i].append(u)
+        totals[i] += cost[u]
+    return [sorted(p) for p in parts]
+
+
+def part(units: list[str], spec: tuple[int, int] | None,
+         durations: dict[str, float] | None = None) -> list[str]:
+    """The units of part K of N (in the order given); all of them when spec is None."""
+    if spec is None:
+        return list(units)
+    k, n = spec
+    chosen = set(split(units, n, durations)[k - 1])
+    return [u for u in units if u in chosen]
+
+
+def read_durations(path: Path | None) -> dict[str, float]:
+    """{unit: seconds} from the file (empty when it does not exist)."""
+    if path is None or not Path(path).is_file():
+        return {}
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        table = data.get("durations", data) if isinstance(data, dict) else {}
+        return {str(k): float(v) for k, v in table.items()
+                if isinstance(v, (int, float)) and v >= 0}
+    except (OSError, ValueError, AttributeError) as exc:
+        raise ShardError(f"{path}: cannot read durations: {exc}") from None
+
+
+def write_durations(path: Path, durations: dict[str, float], merge: bool = True) -> None:
+    """Write (merged into what the file holds) {unit: seconds}, sorted, 3 decimals."""
+    table = read_durations(path) if merge else {}
+    table.update({k: round(float(v), 3) for k, v in durations.items()})
+    Path(path).write_text(json.dumps({"durations": dict(sorted(table.items()))}, indent=1)
+                          + "\n", encoding="utf-8")

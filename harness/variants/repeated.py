@@ -1,0 +1,49 @@
+"""`repeated_input`: one variable passed to two input slots (X and Y of a binary op) or twice
+in a duplicable slot. `info["alias"]`: (slot, index, slot, index) - the second place is fed
+the first place's variable; the check compares with distinct copies of the same values."""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.checks.base import Derived, Unsupported
+from harness.runner import normalize_slots
+
+
+def _key(s):
+    return (s.data.shape, s.data.dtype.str, str(s.lengths))
+
+
+def derive(case, context=None):
+    from opkit.registry import op_info
+
+    proto = op_info(case.op_type).proto
+    dup = {v.name for v in proto.inputs if v.duplicable} if proto is not None else set()
+    specs = normalize_slots(case.inputs)
+    out = []
+    singles = [(slot, ss[0]) for slot, ss in specs.items()
+               if slot not in dup and len(ss) == 1 and isinstance(ss[0].data, np.ndarray)
+               and ss[0].data.dtype.kind == "f"]
+    for i, (sa, a) in enumerate(singles):
+        for sb, b in singles[i + 1:]:
+            if _key(a) == _key(b):
+                out.append(Derived("repeated_input", case, case,
+                                   f"{sa}'s variable also fed to {sb}", {"alias": (sa, 0, sb, 0)}))
+                break
+        if out:
+            break
+    for slot, ss in specs.items():
+        if slot not in dup:
+            continue
+        floats = [k for k, s in enumerate(ss) if isinstance(s.data, np.ndarray)
+                  and s.data.dtype.kind == "f"]
+        pair = next(((j, k) for j in floats for k in floats
+                     if j < k and _key(ss[j]) == _key(ss[k])), None)
+        if pair:
+            out.append(Derived("repeated_input", case, case,
+                               f"{slot}[{pair[0]}] passed twice in {slot}",
+                               {"alias": (slot, pair[0], slot, pair[1])}))
+            break
+    if not out:
+        return Unsupported("repeated_input", "no two float inputs of the same shape and dtype "
+                                             "(in two slots or one duplicable slot)")
+    return out

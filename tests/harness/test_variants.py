@@ -1,0 +1,175 @@
+"""The case pipeline: one comparator and tolerance table, the one-sided kink test, the
+variant checks on broken ops and their twins, reproducers, fresh setUp per test method."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness.case import Case
+from harness.checks._support import CheckContext
+
+CPU = CheckContext(places=("CPU",))
+VARIANT_CHECKS = ("layout", "empty", "extremal", "kinks", "repeated_input", "infer_shape")
+
+
+def test_every_variant_check_is_registered():
+    from harness.checks.registry import check_names, get_check
+
+    names = check_names()
+    for name in VARIANT_CHECKS + ("lod", "mutation", "aliasing", "determinism"):
+        assert name in names
+    assert get_check("layout").function().variants == ("layout",)
+
+
+def test_float32_expectation_in_float64_run_uses_float32_tolerance():
+    from harness.compare import compare
+
+    want = np.array([1.0, 2.0], dtype=np.float32)
+    got = want.astype(np.float64) + 3e-7      # float32-level error in a float64 run
+    assert compare("Out", got, want, "float64", None, None, False)[0] is None
+    bad = want.astype(np.float64) + 1e-3
+    msg = compare("Out", bad, want, "float64", None, None, False)[0]
+    assert "float32's tolerance applies" in msg, msg
+
+
+def test_compare_names_first_and_worst_element():
+    from harness.compare import compare
+
+    msg = compare("Out", np.array([1.0, 2.0, 3.5, 9.0]), np.array([1.0, 2.1, 3.0, 4.0]),
+                  "float64", None, None, False)[0]
+    assert "first at Out[1]: actual 2.0, expected 2.1" in msg and "worst at Out[3]" in msg
+
+
+class _FakeEngine:
+    """L(x) = f(x[k]) along one element: enough for harness.kinks.one_sided."""
+
+    def __init__(self, f):
+        self.f, self.delta = f, 0.005
+        self.base = {"X": np.zeros(3)}
+
+    def loss(self, name, x):
+        return float(self.f(x[1]))
+
+    def restore(self, name):
+        pass
+
+
+def test_one_sided_test_tells_kinks_from_curvature():
+    from harness.kinks import kink_verdict, one_sided
+
+    left, right = one_sided(_FakeEngine(lambda v: v * v), "X", 1)       # smooth at 0
+    assert kink_verdict(0.0, left, right, 0.005) is None
+    left, right = one_sided(_FakeEngine(lambda v: max(v, 0.0)), "X", 1)  # relu at 0
+    assert kink_verdict(1.0, left, right, 0.005) == "right"
+    assert kink_verdict(0.0, left, right, 0.005) == "left"
+    assert kink_verdict(0.5, left, right, 0.005) == "neither"
+
+
+@pytest.mark.parametrize("op,check", [
+    ("layout_scale", "layout"), ("empty_center", "empty"), ("naive_softmax", "extremal"),
+    ("kink_relu", "kinks"), ("dedup_sum", "repeated_input"), ("twice_rows", "infer_shape"),
+    ("seq_last", "lod")])
+def test_broken_op_fails_its_variant_with_a_concrete_value_and_twin_passes(broken_ops, op,
+                                                                           check):
+    from harness.discovery import discover
+    from harness.run import run_ops
+
+    by_op = discover([str(broken_ops / "test_variant_breakers.py")]).by_op()
+    reports = {r.op: r for r in run_ops([f"broken_{op}", f"good_{op}"], by_op, isolate=False)}
+    bad = [r for r in reports[f"broken_{op}"].results if r.status == "fail"]
+    assert bad and {r.check for r in bad} == {check}, [(r.check, r.message) for r in bad]
+    assert any(ch.isdigit() for ch in bad[0].message)          # a concrete value or index
+    assert "reproduce:" in bad[0].message or check == "lod"
+    good = [r for r in reports[f"good_{op}"].results if r.status == "fail"]
+    assert good == [], [(r.check, r.message) for r in good]
+
+
+def test_variant_that_cannot_apply_is_skip_with_reason():
+    from harness.checks.registry import get_check
+
+    case = Case("TestInt", "increment", {"X": np.array([1], dtype=np.int64)}, {"step": 1.0})
+    for name in ("layout", "empty", "extremal", "repeated_input"):
+        got = get_check(name).function()(case, CPU)
+        assert got and all(r.status == "skip" and r.message for r in got), (name, got)
+
+
+def test_opting_out_of_a_variant_prints_the_reason():
+    from harness.checks.registry import get_check
+
+    case = Case("TestScale", "scale", {"X": np.ones((2, 3))}, {"scale": 2.0},
+                options={"skip": {"empty": "a zero batch is meaningless here"}})
+    got = get_check("empty").function()(case, CPU)
+    assert [(r.status, r.message) for r in got] == [
+        ("skip", "opted out: a zero batch is meaningless here")]
+
+
+def test_fixed_output_dtype_passes_in_the_float64_run():
+    from harness.checks.output import check_output
+
+    rng = np.random.default_rng(0)
+    idx, lab = rng.integers(0, 6, (5, 3)), rng.integers(0, 6, (5, 1))
+    correct = sum(lab[i, 0] in idx[i] for i in range(5))
+    case = Case("T", "accuracy", {"Out": rng.uniform(0, 1, (5, 3)), "Indices": idx,
+                                  "Label": lab}, {},
+                {"Accuracy": np.array([correct / 5]),       # given as float64
+                 "Correct": np.array([correct], dtype="int32"),
+                 "Total": np.array([5], dtype="int32")})
+    got = check_output(case, places=("CPU",))
+    assert [r.status for r in got] == ["pass", "pass"], [r.message for r in got]
+
+
+def test_each_test_method_gets_a_fresh_setup():
+    from harness import OpTest
+    from harness.checks.optest import run_optest_methods
+
+    class TestLeak(OpTest):
+        def setUp(self):
+            self.op_type = "scale"
+            self.inputs = {"X": np.ones((2, 2))}
+            self.attrs = {"scale": 2.0}
+            self.outputs = {"Out": 2 * np.ones((2, 2))}
+
+        def test_a_mutates(self):
+            self.outputs = {"Out": np.zeros((2, 2))}     # leaks without a fresh setUp
+            self.check_output()
+
+        def test_b_check(self):
+            self.check_output()
+
+    test = TestLeak("runTest")
+    test.setUp()
+    results = run_optest_methods(test, "TestLeak", seed=1)
+    by_status = [r.status for r in results]
+    assert by_status.count("fail") == 2 and by_status.count("pass") == 2, \
+        [(r.status, r.message) for r in results]
+
+
+def test_reproducer_literals_are_valid_python():
+    from harness.fuzz import _literal
+
+    text = _literal(np.array([1.0, np.nan, -np.inf, np.inf]))
+    back = eval(text, {"np": np})           # noqa: S307 - the point of the test
+    assert np.isnan(back[1]) and back[2] == -np.inf and back[3] == np.inf
+
+
+def test_reproducer_is_confirmed_in_a_fresh_process():
+    from harness.reproduce import confirm
+
+    source = '''import numpy as np
+from harness import OpTest
+
+
+class TestReproMinimal(OpTest):
+    def setUp(self):
+        self.op_type = "scale"
+        self.inputs = {"X": np.ones((2, 2))}
+        self.attrs = {"scale": 2.0}
+        self.outputs = {"Out": OUT}
+
+    def test_check_output(self):
+        self.check_output()
+'''
+    assert confirm(["scale"], source.replace("OUT", "np.zeros((2, 2))"), "TestReproMinimal",
+                   "output") is True
+    assert confirm(["scale"], source.replace("OUT", "2 * np.ones((2, 2))"),
+                   "TestReproMinimal", "output") is False
