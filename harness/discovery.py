@@ -82,22 +82,34 @@ def test_paths(explicit: list[str] | None = None) -> list[Path]:
     return [default] if default.is_dir() else []
 
 
+def _builtin_test_packages() -> list:
+    """The `tests` subpackage of every installed op package (entry-point group `opkit.ops`),
+    imported by name: the harness has no static import of any op package."""
+    import importlib
+
+    from opkit.plugins import entry_point_packages
+
+    found = []
+    for _name, value in entry_point_packages():
+        try:
+            found.append(importlib.import_module(value.split(":", 1)[0] + ".tests"))
+        except ImportError:
+            continue
+    return found
+
+
 def builtin_test_paths() -> list[Path]:
-    """The folder of the built-in ops' OpTests (installed with them: reference_ops/tests)."""
-    try:
-        import reference_ops.tests as tests
-    except ImportError:
-        return []
-    return [Path(tests.__file__).resolve().parent]
+    """The folders of the installed op packages' OpTests (reference_ops/tests, installed
+    with the ops)."""
+    return [Path(t.__file__).resolve().parent for t in _builtin_test_packages()]
 
 
 def builtin_exemptions() -> dict[str, str]:
-    """{op: reason} for built-in ops without OpTest (declared next to their OpTests)."""
-    try:
-        import reference_ops.tests as tests
-    except ImportError:
-        return {}
-    return dict(getattr(tests, "OPKIT_EXEMPT", {}) or {})
+    """{op: reason} for built-in ops without OpTest (`OPKIT_EXEMPT` next to their OpTests)."""
+    out: dict[str, str] = {}
+    for tests in _builtin_test_packages():
+        out.update(getattr(tests, "OPKIT_EXEMPT", {}) or {})
+    return out
 
 
 def _test_files(paths: list[Path]) -> tuple[list[Path], list[str]]:

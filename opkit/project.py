@@ -152,7 +152,10 @@ def load_section(section: str, start: Path | None = None) -> tuple[dict, Path | 
 
 # -- op modules ---------------------------------------------------------------------------
 def load_builtin_ops() -> None:
-    import reference_ops  # noqa: F401  (registers the built-in ops)
+    """The installed op packages (entry-point group `opkit.ops`, `reference_ops` first)."""
+    from opkit.plugins import load_entry_point_ops
+
+    load_entry_point_ops()
 
 
 def load_op_modules(extra: list[str] | None = None, project: Project | None = None,
