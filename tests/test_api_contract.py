@@ -1489,7 +1489,9 @@ RULES = {"OPK000": "syntax-error", "OPK001": "input-mutation",
          "OPK004": "output-shares-input", "OPK005": "unchecked-kernel-dtype",
          "OPK006": "op-file-layout", "OPK007": "slot-naming", "OPK008": "missing-op-comment"}
 CHECKS = ("output", "grad", "dtypes", "mutation", "aliasing", "determinism", "lod",
-          "no_need_buffer", "inplace", "places", "fuzz")
+          "no_need_buffer", "inplace", "places", "fuzz",
+          # the input variants (harness issue 11)
+          "layout", "empty", "extremal", "kinks", "repeated_input", "infer_shape")
 
 
 def test_9_rule_codes_and_names():
