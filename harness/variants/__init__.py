@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 
-from harness.checks.base import Derived, Unsupported
+from harness.checks.base import Unsupported
 
 __all__ = ["VARIANTS", "derive", "variant_names"]
 
@@ -49,7 +49,3 @@ def derive(name: str, case, context=None):
     if cache is not None:
         cache[key] = got
     return got
-
-
-def _unused():  # keep the names importable for variant modules
-    return Derived, Unsupported
