@@ -233,7 +233,8 @@ def _import_file(path: Path, label: str) -> None:
         spec.loader.exec_module(module)
     except Exception as exc:  # noqa: BLE001 - reported as a usage error
         del sys.modules[name]
-        raise ProjectError(f"{label}: loading {path} failed{_where(exc, None)}: "
+        where = _where(exc, path) or _where(exc, None)  # the line in the user's file first
+        raise ProjectError(f"{label}: loading {path} failed{where}: "
                            f"{describe(exc)}") from None
 
 

@@ -152,8 +152,10 @@ def test_cli_programs_exit_codes_and_json(tmp_path, capsys):
         code = main(["compat", str(old), str(new), "--programs", str(tmp_path / "models"),
                      "--format", "json"])
     captured = capsys.readouterr()
-    assert code == 2 and captured.out == ""
-    assert "__model__.json: not valid JSON" in captured.err
+    assert code == 2 and "__model__.json: not valid JSON" in captured.err
+    # with --format json, stdout holds a JSON document naming the error
+    doc = json.loads(captured.out)
+    assert doc["exit_code"] == 2 and "__model__.json: not valid JSON" in doc["error"]
 
 
 def test_behavior_changed_localizes_the_first_changed_op(tmp_path):
