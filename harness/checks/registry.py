@@ -64,6 +64,8 @@ BUILTIN = [
     ("inplace", "harness.checks.inplace:check", 90,
      "declared inplace pairs give the same results when buffers are reused", True),
     ("places", "harness.checks.places:check", 100, "CPU and GPU agree", True),
+    ("precision", "harness.checks.precision:check", 110,
+     "float32 results agree with float64 within a bound from eps32 and the conditioning", True),
 ]
 
 _CHECKS: dict[str, CheckSpec] = {}
