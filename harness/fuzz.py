@@ -139,17 +139,8 @@ def fuzz_test(cls, n: int, seed: int = 2024, timeout=None) -> list[CheckResult]:
             stats["rejected"] += 1
             assume(False)
         failed = [r for r in results if r.status == FAIL]
-        if failed and all(r.check == "grad" for r in failed):
-            # a drawn point within numeric_grad_delta of a kink (relu at 0, clip at min/max)
-            # is not a bug: if a 10x smaller delta agrees, the case is not smooth enough
-            from harness.checks import optest
-
-            delta = float(case.options.get("numeric_grad_delta", 0.005))
-            finer = Case(**{**case.__dict__, "options": {**case.options,
-                                                         "numeric_grad_delta": delta / 10}})
-            if not any(r.status == FAIL for r in optest.check_grad(finer, context)):
-                stats["rejected"] += 1
-                assume(False)
+        # a drawn point on a kink (relu at 0, clip at its bounds) is judged by the grad
+        # check's one-sided test (harness.kinks): no filter here
         stats["ran"] += 1
         if failed:
             last_failure["case"] = case

@@ -510,6 +510,17 @@ class Comparison:
         self.index, self.analytic, self.numeric = index, analytic, numeric
         self.numeric_confirm, self.allowed, self.error = numeric_confirm, allowed, error
         self.unconfirmed, self.vacuous = unconfirmed, vacuous
+        self.mask = None            # the confirmed wrong elements (bool array), on failure
+        self._arrays = None         # (analytic, numeric, numeric at the confirming step,
+        #                              error, allowed) for restrict()
+
+    def restrict(self, flat_indices) -> "Comparison":
+        """The same verdict over only these wrong elements (e.g. after excluding kinks)."""
+        ana, num, num2, err, allowed = self._arrays
+        keep = np.zeros(ana.size, bool)
+        keep[list(flat_indices)] = True
+        return _verdict(ana, num, num2, err, allowed, keep.reshape(ana.shape),
+                        self.unconfirmed, self.vacuous)
 
 
 def compare(engine: NumericEngine, name: str, analytic, tol: float | None = None,
@@ -577,11 +588,22 @@ def compare(engine: NumericEngine, name: str, analytic, tol: float | None = None
     if not confirmed.any():
         return Comparison(True, float(err.max()), size=ana.size, unconfirmed=unconfirmed,
                           vacuous=vacuous)
+    return _verdict(ana, num, num2, err, allowed, confirmed, unconfirmed, vacuous)
+
+
+def _verdict(ana, num, num2, err, allowed, confirmed, unconfirmed, vacuous) -> Comparison:
+    if not confirmed.any():
+        return Comparison(True, float(err.max()), size=ana.size, unconfirmed=unconfirmed,
+                          vacuous=vacuous)
     score = np.where(confirmed, err / allowed, -1.0)
     k = int(np.argmax(score))
     idx = np.unravel_index(k, ana.shape)
-    return Comparison(False, worst, bad=int(confirmed.sum()), size=ana.size, index=idx,
-                      analytic=float(ana.reshape(-1)[k]), numeric=float(num.reshape(-1)[k]),
-                      numeric_confirm=None if num2 is None else float(num2.reshape(-1)[k]),
-                      allowed=float(allowed.reshape(-1)[k]), error=float(err.reshape(-1)[k]),
-                      unconfirmed=unconfirmed, vacuous=vacuous)
+    c = Comparison(False, float(err[confirmed].max()), bad=int(confirmed.sum()), size=ana.size,
+                   index=idx, analytic=float(ana.reshape(-1)[k]),
+                   numeric=float(num.reshape(-1)[k]),
+                   numeric_confirm=None if num2 is None else float(num2.reshape(-1)[k]),
+                   allowed=float(allowed.reshape(-1)[k]), error=float(err.reshape(-1)[k]),
+                   unconfirmed=unconfirmed, vacuous=vacuous)
+    c.mask = confirmed
+    c._arrays = (ana, num, num2, err, allowed)
+    return c

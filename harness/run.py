@@ -196,7 +196,10 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = 2024,
     context = CheckContext(seed=seed, timeout=timeout, test=test, **context_options)
     wanted = [s.name for s in _selected_specs(checks)]
     pre = []
-    if any(n in ("output", "grad") for n in wanted):
+    # the OpTest's own methods record what it differentiates (grad_inputs/grad_outputs):
+    # output and grad report them; the variant checks need the recorded gradients
+    if any(n in ("output", "grad") or getattr(get_check(n).target, "variants", ("case",))
+           != ("case",) for n in wanted):
         # the OpTest's own methods first: they record grad_inputs/grad_outputs on its Case
         from harness.checks.optest import run_optest_methods
 

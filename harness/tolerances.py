@@ -10,6 +10,7 @@ element by element, after casting the expectation to the dtype the op ran in. A 
 | float32   | float32              | 1.3e-6 | 1e-5  | torch.testing's float32 row (same precision on both sides) |
 | float32   | float64 (cast down)  | 1e-5   | 1e-5  | the kernel rounds every intermediate to float32; the expectation was exact |
 | float16   | any                  | 1e-3   | 1e-5  | torch.testing's float16 row |
+| float64   | float32 / float16    | row of the expectation dtype | | the expectation was only that precise: the less precise of the two decides |
 
 Gradient check: Paddle's metric `|analytic - numeric| / max(|numeric|, 1e-3)` against
 `max_relative_error` (default 0.005) for float64 analytic gradients, and against
@@ -20,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["output_tolerance", "grad_tolerance", "GRAD_ABS_FLOOR", "VACUOUS_ABS",
-           "FLOAT32_GRAD_MIN"]
+           "FLOAT32_GRAD_MIN", "tolerance_note"]
 
 GRAD_ABS_FLOOR = 1e-3      # denominator floor of the relative gradient error (Paddle's)
 VACUOUS_ABS = 1e-10        # max |numeric gradient| at or under which a grad check is vacuous
@@ -39,8 +40,21 @@ def output_tolerance(run_dtype, expected_dtype=None, atol=None, rtol=None) -> tu
     default = _SAME.get(run, (0.0, 0.0))
     if np.dtype(exp).kind == "f" and np.dtype(exp).itemsize > np.dtype(run).itemsize:
         default = _DOWNCAST.get(run, default)
+    elif np.dtype(exp).kind == "f" and np.dtype(exp).itemsize < np.dtype(run).itemsize:
+        default = _SAME.get(exp, default)   # the less precise side decides
     d_rtol, d_atol = default
     return (float(d_atol if atol is None else atol), float(d_rtol if rtol is None else rtol))
+
+
+def tolerance_note(run_dtype, expected_dtype) -> str:
+    """'' or why the tolerance is not the run dtype's own (for failure messages)."""
+    if expected_dtype is None:
+        return ""
+    run, exp = np.dtype(run_dtype), np.dtype(expected_dtype)
+    if exp.kind == "f" and run.kind == "f" and exp.itemsize < run.itemsize:
+        return (f"; the expectation is {exp.name}, less precise than the {run.name} run, so "
+                f"{exp.name}'s tolerance applies")
+    return ""
 
 
 def grad_tolerance(dtype, max_relative_error: float) -> float:

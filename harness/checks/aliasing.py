@@ -2,6 +2,8 @@
 unless the op declared that pair `inplace`."""
 from __future__ import annotations
 
+from harness.checks.base import with_variants
+
 import numpy as np
 
 from harness.checks._support import (CheckContext, Hooks, combos, fail, pass_, prepare,
@@ -58,7 +60,7 @@ class AliasHooks(Hooks):
                             self.found.append((op.type, in_slot, in_name, out_slot, out_name))
 
 
-def check(case, context: CheckContext) -> list:
+def check_case(case, context: CheckContext) -> list:
     runnable, results = combos(case, context, NAME)
     for combo in runnable:
         hooks = AliasHooks()
@@ -76,3 +78,7 @@ def check(case, context: CheckContext) -> list:
         else:
             results.append(pass_(NAME, combo, case))
     return results
+
+
+# the check runs on the case and on its all-default-attrs variant (harness.variants.basic)
+check = with_variants(NAME, check_case, ("case", "default_attrs"))

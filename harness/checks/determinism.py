@@ -3,6 +3,8 @@ bitwise-identical outputs and gradients. A difference names the first differing 
 its distance in ULPs."""
 from __future__ import annotations
 
+from harness.checks.base import with_variants
+
 from harness.checks._support import (CheckContext, combos, fail, first_difference, fmt_index,
                                      pass_, prepare, refeed, run_forward_backward)
 from harness.report import SKIP, CheckResult
@@ -10,7 +12,7 @@ from harness.report import SKIP, CheckResult
 NAME = "determinism"
 
 
-def check(case, context: CheckContext) -> list:
+def check_case(case, context: CheckContext) -> list:
     runs = max(3, int(context.runs or 3))
     runnable, results = combos(case, context, NAME)
     for combo in runnable:
@@ -44,3 +46,7 @@ def check(case, context: CheckContext) -> list:
         else:
             results.append(pass_(NAME, combo, case, f"{runs} runs bitwise identical"))
     return results
+
+
+# the check runs on the case and on its all-default-attrs variant (harness.variants.basic)
+check = with_variants(NAME, check_case, ("case", "default_attrs"))

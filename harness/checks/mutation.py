@@ -11,6 +11,8 @@ Two nets:
 """
 from __future__ import annotations
 
+from harness.checks.base import with_variants
+
 import hashlib
 
 import numpy as np
@@ -145,7 +147,7 @@ def _find_line(case, combo, context):
     return ""
 
 
-def check(case, context: CheckContext) -> list:
+def check_case(case, context: CheckContext) -> list:
     runnable, results = combos(case, context, NAME)
     for combo in runnable:
         hooks = HashHooks()
@@ -173,3 +175,7 @@ def check(case, context: CheckContext) -> list:
         else:
             results.append(pass_(NAME, combo, case))
     return results
+
+
+# the check runs on the case and on its all-default-attrs variant (harness.variants.basic)
+check = with_variants(NAME, check_case, ("case", "default_attrs"))

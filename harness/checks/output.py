@@ -124,63 +124,7 @@ def first_line(exc: BaseException) -> str:
 
 
 # -- the check ---------------------------------------------------------------------------------
-def _compare(name, got, want, run_dtype, atol, rtol, equal_nan):
-    """None when they agree, else (message, worst error)."""
-    if got is None:
-        return f"output '{name}' was not produced", None
-    got = np.asarray(got)
-    want_orig = np.asarray(want)
-    if got.shape != want_orig.shape:
-        return (f"output '{name}': shape {tuple(got.shape)}, expected {tuple(want_orig.shape)}",
-                None)
-    if want_orig.dtype.kind == "f":
-        allowed = {np.dtype(run_dtype).name if run_dtype else want_orig.dtype.name,
-                   want_orig.dtype.name}
-        if got.dtype.name not in allowed:
-            return (f"output '{name}': dtype {got.dtype.name}, expected "
-                    f"{' or '.join(sorted(allowed))}", None)
-        want_c = want_orig.astype(got.dtype)
-        a_tol, r_tol = output_tolerance(got.dtype, want_orig.dtype, atol, rtol)
-        g64, w64 = got.astype(np.float64), want_c.astype(np.float64)
-        with np.errstate(invalid="ignore", over="ignore"):
-            abs_err = np.abs(g64 - w64)
-            bound = a_tol + r_tol * np.abs(w64)
-            bad = ~(abs_err <= bound)
-            both_nan = np.isnan(g64) & np.isnan(w64)
-            same_inf = np.isinf(g64) & (g64 == w64)
-            bad &= ~same_inf
-            if equal_nan:
-                bad &= ~both_nan
-        finite = abs_err[np.isfinite(abs_err)]
-        worst = float(finite.max()) if finite.size else 0.0
-        if not bad.any():
-            return None, worst
-        with np.errstate(invalid="ignore", divide="ignore"):
-            excess = np.where(bad, abs_err / np.maximum(bound, 1e-300), -1.0)
-        excess = np.where(np.isnan(excess), np.inf, excess)
-        k = int(np.argmax(excess))
-        idx = np.unravel_index(k, got.shape) if got.ndim else ()
-        a, e = g64.reshape(-1)[k], w64.reshape(-1)[k]
-        ae = abs(a - e)
-        re = ae / abs(e) if e != 0 else float("inf")
-        msg = (f"output '{name}' (shape {tuple(got.shape)}, {got.dtype.name}): "
-               f"{int(bad.sum())} of {bad.size} elements differ; worst at "
-               f"{fmt_index(name, idx)}: actual {a!r}, expected {e!r}, abs error {ae:.6g}, "
-               f"rel error {re:.6g} (tolerance: atol {a_tol:g} + rtol {r_tol:g} * |expected|)")
-        return msg, worst
-    # integers, bools, ...: exact
-    if got.dtype != want_orig.dtype:
-        return (f"output '{name}': dtype {got.dtype.name}, expected {want_orig.dtype.name}",
-                None)
-    if np.array_equal(got, want_orig):
-        return None, 0.0
-    bad = got != want_orig
-    k = int(np.flatnonzero(bad.reshape(-1))[0])
-    idx = np.unravel_index(k, got.shape) if got.ndim else ()
-    return (f"output '{name}' (shape {tuple(got.shape)}, {got.dtype.name}): "
-            f"{int(bad.sum())} of {bad.size} elements differ (compared exactly); first at "
-            f"{fmt_index(name, idx)}: actual {got.reshape(-1)[k].item()!r}, expected "
-            f"{want_orig.reshape(-1)[k].item()!r}", None)
+from harness.compare import compare as _compare  # noqa: E402  (the one comparator)
 
 
 def check_output(case, atol=None, rtol=None, no_check_set=None, equal_nan=False, repro="",

@@ -12,6 +12,10 @@ or, without importing anything at start-up, one line in `BUILTIN` below naming t
 and function (loaded on first use). Third-party checks come in through the entry point group
 `opkit.checks` (`name = "package.module:function"`).
 
+New-style checks (harness.checks.base.Check subclasses) are ONE line in `CHECK_MODULES`
+below: the module path; the module defines `CHECK = MyCheck()` and the instance carries its
+name, order, description and variants. See harness.checks.base for how to write one.
+
 Hooks (pytest-plugin-like, optional): a check module may define `applies(case) -> str|None`
 (None: run; a string: skip with that reason) as the function's attribute `applies`.
 """
@@ -68,6 +72,16 @@ BUILTIN = [
      "float32 results agree with float64 within a bound from eps32 and the conditioning", True),
 ]
 
+# New-style checks: one module per check, each defining CHECK (a harness.checks.base.Check).
+CHECK_MODULES = [
+    "harness.checks.layout",
+    "harness.checks.empty",
+    "harness.checks.extremal",
+    "harness.checks.kinks",
+    "harness.checks.repeated_input",
+    "harness.checks.infer_shape",
+]
+
 _CHECKS: dict[str, CheckSpec] = {}
 _loaded_entry_points = False
 
@@ -75,6 +89,14 @@ _loaded_entry_points = False
 def _load_builtin() -> None:
     for name, target, order, description, per_case in BUILTIN:
         _CHECKS.setdefault(name, CheckSpec(name, target, order, description, True, per_case))
+    for module in CHECK_MODULES:
+        try:
+            check = importlib.import_module(module).CHECK
+        except (ImportError, AttributeError):
+            continue   # a module not written yet (or broken): `opkit test` lists it as absent
+        _CHECKS.setdefault(check.name, CheckSpec(check.name, check, check.order,
+                                                 check.description, check.default,
+                                                 check.per_case))
 
 
 def _load_entry_points() -> None:
@@ -126,4 +148,5 @@ def get_check(name: str) -> CheckSpec:
         raise KeyError(f"unknown check {name!r} (known: {', '.join(check_names())})") from None
 
 
-DEFAULT_CHECKS = [name for name, *_ in BUILTIN]
+DEFAULT_CHECKS = [name for name, *_ in BUILTIN] + [
+    m.rsplit(".", 1)[1] for m in CHECK_MODULES]

@@ -1,0 +1,77 @@
+"""`empty`: a zero-size batch runs and gives correctly shaped empty outputs and gradients,
+or the op refuses it with an opkit error with a non-empty message.
+
+Bug class: kernels that index `x[0]`, call `max()`/`argmax()` on an empty axis, divide by the
+batch size, or build outputs with a hard-coded leading dimension. A raw numpy/Python
+exception (IndexError, ValueError from `max()` of an empty array, ZeroDivisionError) fails,
+naming the kernel's file:line. Shapes: an output whose leading dimension was the batch size
+in the case must have leading dimension 0; every gradient has its input's shape.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.checks.base import Check, RawException, WrongShape
+from harness.pipeline import opkit_refusal, raised, run_case
+
+
+class EmptyCheck(Check):
+    name = "empty"
+    description = "a zero-size batch gives empty outputs and gradients, or an opkit error"
+    order = 120
+    variants = ("empty",)
+    needs_float = True
+
+    def verdict(self, derived, context):
+        results = []
+        runnable, _ = self.plan(derived, context, results)
+        batch = derived.info["batch"]
+        for combo in runnable:
+            try:
+                base = run_case(derived.base, combo, context)
+            except Exception:  # noqa: BLE001 - the case itself failing is `output`'s business
+                results.append(self.skipped(derived.base, "the case itself raises", combo))
+                continue
+            try:
+                got = run_case(derived.case, combo, context)
+            except Exception as exc:  # noqa: BLE001
+                refusal = opkit_refusal(exc)
+                if refusal:
+                    results.append(self.passed(derived, combo, f"refused: {refusal[:120]}"))
+                else:
+                    results.append(self.failed(
+                        derived, combo, f"raised a raw exception instead of running or "
+                        f"refusing with an opkit error: {raised(exc)}", kind=RawException))
+                continue
+            problem = None
+            inputs = {s.name: s.data for ss in _specs(derived.case).values() for s in ss}
+            for name, value in got.items():
+                want = base.get(name)
+                if value is None or want is None:
+                    continue
+                if name.endswith("@GRAD"):
+                    src = inputs.get(name[:-5])
+                    shape = None if src is None else src.shape
+                elif want.ndim and want.shape[0] == batch:
+                    shape = (0,) + want.shape[1:]
+                else:
+                    shape = None
+                if shape is not None and tuple(value.shape) != tuple(shape):
+                    problem = (f"{name}: shape {tuple(value.shape)}, expected {tuple(shape)} "
+                               f"(its shape for the non-empty case was {tuple(want.shape)})")
+                    break
+            if problem:
+                results.append(self.failed(derived, combo, problem, kind=WrongShape))
+            else:
+                results.append(self.passed(derived, combo))
+        return results
+
+
+def _specs(case):
+    from harness.runner import normalize_slots
+
+    return normalize_slots(case.inputs)
+
+
+CHECK = EmptyCheck()
+_ = np

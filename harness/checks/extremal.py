@@ -1,0 +1,99 @@
+"""`extremal`: wherever the oracle is finite, outputs and gradients are finite.
+
+Bug class: float32 kernels that overflow where a stable formulation does not (softmax without
+the max subtraction, log(sum(exp)) written naively, x*x in a norm), 0/0 on an all-zero row,
+underflow to 0 followed by a division. The oracle is the test's `reference()` on the same
+values when it has one, else the op's float64 kernel on the same values. The report names
+the first non-finite element and the oracle's value there.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.checks.base import Check, KernelRaised, NonFinite
+from harness.compare import fmt_index
+from harness.pipeline import opkit_refusal, raised, run_case
+
+
+class ExtremalCheck(Check):
+    name = "extremal"
+    description = "large, zero-row and tiny inputs: finite wherever the oracle is finite"
+    order = 130
+    variants = ("extremal",)
+    needs_float = True
+
+    def verdict(self, derived, context):
+        from harness.checks._support import Combo
+
+        results = []
+        runnable, _ = self.plan(derived, context, results)
+        oracles = {}
+        for combo in runnable:
+            key = combo.place
+            if key not in oracles:
+                oracles[key] = _oracle(derived, Combo(combo.place, "float64"), context)
+            oracle = oracles[key]
+            if isinstance(oracle, str):
+                results.append(self.skipped(derived.base, oracle, combo))
+                continue
+            try:
+                got = run_case(derived.case, combo, context)
+            except Exception as exc:  # noqa: BLE001
+                if opkit_refusal(exc):
+                    results.append(self.skipped(derived.base, f"{derived.note}: refused "
+                                                f"({opkit_refusal(exc)[:100]})", combo))
+                else:
+                    results.append(self.failed(derived, combo, f"the op raised "
+                                               f"{raised(exc)}", kind=KernelRaised))
+                continue
+            problem = None
+            for name, want in oracle.items():
+                have = got.get(name)
+                if want is None or have is None or np.asarray(want).dtype.kind != "f":
+                    continue
+                want, have = np.asarray(want), np.asarray(have)
+                if want.shape != have.shape:
+                    continue
+                bad = np.isfinite(want) & ~np.isfinite(have)
+                if bad.any():
+                    k = int(np.flatnonzero(bad.reshape(-1))[0])
+                    idx = np.unravel_index(k, have.shape) if have.ndim else ()
+                    problem = (f"{fmt_index(name, idx)} is {have.reshape(-1)[k].item()!r} where "
+                               f"the oracle ({oracle.get('@source')}) is finite: "
+                               f"{want.reshape(-1)[k].item()!r} ({int(bad.sum())} of {bad.size} "
+                               f"elements non-finite)")
+                    break
+            if problem:
+                results.append(self.failed(derived, combo, problem, kind=NonFinite))
+            else:
+                results.append(self.passed(derived, combo))
+        return results
+
+
+def _oracle(derived, combo64, context):
+    """{name: array} of the oracle, or a string: why there is none (skip)."""
+    case = derived.case
+    try:
+        with np.errstate(all="ignore"):
+            runs = run_case(case, combo64, context)
+    except Exception as exc:  # noqa: BLE001
+        return f"{derived.note}: the float64 run raises ({type(exc).__name__}); no oracle"
+    source = "the float64 kernel"
+    if derived.base.reference is not None and not case.outputs:
+        try:
+            with np.errstate(all="ignore"):
+                ref = derived.base.reference(case.inputs, case.attrs) or {}
+            from harness.runner import normalize_slots
+
+            for specs in normalize_slots(ref).values():
+                for s in specs:
+                    if isinstance(s.data, np.ndarray) and s.name in runs:
+                        runs[s.name] = s.data
+            source = "reference() and the float64 kernel's gradients"
+        except Exception:  # noqa: BLE001 - a reference that cannot take these values
+            pass
+    runs["@source"] = source
+    return runs
+
+
+CHECK = ExtremalCheck()

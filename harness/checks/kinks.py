@@ -1,0 +1,102 @@
+"""`kinks`: at a point where the numeric derivative is one-sided (left and right differences
+disagree), the analytic gradient equals one of the one-sided slopes.
+
+Bug class: a grad kernel that picks the wrong branch at the boundary in a way no smooth
+point shows (relu's grad using `x >= 0` with a mask that differs from the forward's, clip's
+grad passing the gradient through outside the bounds, max's grad given to every tied
+element with a wrong value, sign-flipped subgradients). Points where the slopes agree are
+compared with the central difference like `grad` does. The numeric engine is
+harness.gradient.NumericEngine (float64 on CPU); the one-sided test is harness.kinks.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.checks.base import Check, KernelRaised, WrongValue
+from harness.compare import fmt_index
+from harness.kinks import is_kink, matches, one_sided
+from harness.tolerances import grad_tolerance
+
+
+class KinksCheck(Check):
+    name = "kinks"
+    description = "on a kink the analytic gradient equals one of the one-sided slopes"
+    order = 140
+    variants = ("kinks",)
+    needs_float = True
+
+    def applies(self, case, context):
+        from harness.checks._support import has_grad
+
+        return None if has_grad(case.op_type) else "the op has no gradient"
+
+    def verdict(self, derived, context):
+        from harness.checks._support import Combo, grad_outputs, prepare
+        from harness.gradient import NumericEngine
+        from harness.pipeline import opkit_refusal, raised, run_case
+        from harness.runner import make_cotangents
+
+        case = derived.case
+        results = []
+        runnable, _ = self.plan(derived, context, results)
+        opts = case.options or {}
+        max_rel = float(opts.get("max_relative_error", 0.005))
+        delta = float(opts.get("numeric_grad_delta", 0.005))
+        try:
+            p64 = prepare(case, Combo("CPU", "float64"))
+            with np.errstate(all="ignore"):
+                outs = p64.forward()
+            if any(v is not None and v.dtype.kind == "f" and not np.isfinite(v).all()
+                   for v in outs.values()):
+                return results + [self.skipped(derived.base, "the op is not finite on the "
+                                               "kink points (a domain edge)")]
+            cot = make_cotangents(outs, grad_outputs(case, outs), seed=context.seed)
+            engine = NumericEngine(p64, cot, delta, seed=context.seed)
+            slopes = {}
+            for name, pts in derived.info["points"].items():
+                if name not in engine.base:
+                    continue
+                for k, what in pts:
+                    with np.errstate(all="ignore"):
+                        slopes[(name, k)] = (what,) + one_sided(engine, name, k)
+        except Exception as exc:  # noqa: BLE001
+            refusal = opkit_refusal(exc)
+            return results + [self.skipped(derived.base, "the op refuses the kink points: "
+                                           f"{(refusal or raised(exc))[:120]}")]
+        for combo in runnable:
+            tol = grad_tolerance(combo.dtype or "float64", max_rel)
+            try:
+                with np.errstate(all="ignore"):
+                    got = run_case(case, combo, context)
+            except Exception as exc:  # noqa: BLE001
+                results.append(self.failed(derived, combo, f"the op raised {raised(exc)}",
+                                           kind=KernelRaised))
+                continue
+            problem = None
+            for (name, k), (what, left, right) in slopes.items():
+                ana = got.get(name + "@GRAD")
+                if ana is None:
+                    continue
+                a = float(np.asarray(ana, dtype=np.float64).reshape(-1)[k])
+                shape = engine.base[name].shape
+                where = fmt_index(name + "@GRAD", np.unravel_index(k, shape))
+                if is_kink(left, right, tol):
+                    if matches(a, left, tol) or matches(a, right, tol):
+                        continue
+                    problem = (f"{where} at {name} = {what} (a kink): analytic {a!r} is "
+                               f"neither one-sided slope: left {left!r}, right {right!r}")
+                elif np.isfinite(left) and not (matches(a, left, tol) or
+                                                matches(a, right, tol) or
+                                                matches(a, (left + right) / 2, tol)):
+                    problem = (f"{where} at {name} = {what} (no kink there): analytic {a!r}, "
+                               f"numeric {(left + right) / 2!r}")
+                if problem:
+                    break
+            if problem:
+                results.append(self.failed(derived, combo, problem, kind=WrongValue))
+            else:
+                results.append(self.passed(derived, combo))
+        return results
+
+
+CHECK = KinksCheck()

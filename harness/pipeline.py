@@ -1,0 +1,73 @@
+"""The shared run-and-compare steps of the variant checks.
+
+`run_case(case, combo, context, transform=None)`: a PreparedOp of the case on the combo's place
+and dtype (harness.checks._support.prepare), float inputs optionally transformed after the
+cast (`transform(name, array) -> array`, e.g. a non-contiguous view), forward and (when the
+case names gradients and the op has a grad maker) backward: {name: array, 'X@GRAD': array}.
+
+`compare_runs(want, got, dtype, what)`: the one comparator (harness.compare) over every
+output and gradient of two runs; a message naming the first wrong element, or None.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.compare import compare
+
+__all__ = ["run_case", "compare_runs"]
+
+
+def run_case(case, combo, context, transform=None, backward: bool = True) -> dict:
+    from harness.checks._support import prepare, run_forward_backward
+
+    prepared = prepare(case, combo)
+    if transform is not None:
+        for specs in prepared.inputs.values():
+            for s in specs:
+                if isinstance(s.data, np.ndarray):
+                    new = transform(s.name, s.data)
+                    if new is not s.data:
+                        prepared.set_input(s.name, new, s.lod)
+    seed = getattr(context, "seed", 2024)
+    return run_forward_backward(prepared, case, backward=backward, seed=seed)
+
+
+def compare_runs(want: dict, got: dict, dtype: str, what: str) -> str | None:
+    for name, w in want.items():
+        g = got.get(name)
+        if w is None and g is None:
+            continue
+        if w is None or g is None:
+            return f"{name}: produced in one run only ({what}: {w is not None})"
+        w, g = np.asarray(w), np.asarray(g)
+        if w.dtype.kind not in "fc":
+            if w.shape != g.shape or not np.array_equal(w, g):
+                return f"{name}: differs from the {what} (compared exactly)"
+            continue
+        msg, _ = compare(name, g, w, dtype or w.dtype.name, None, None, True)
+        if msg:
+            return msg.replace("expected", f"{what} gave")
+    return None
+
+
+def opkit_refusal(exc: BaseException) -> str | None:
+    """The message when `exc` is an opkit error raised on purpose (an enforce with a
+    non-empty message), else None: a raw numpy/Python exception (which the framework wraps as
+    External) or an empty message is no refusal."""
+    from opkit.framework import errors
+
+    if isinstance(exc, errors.EnforceNotMet) and not isinstance(exc, errors.External):
+        text = (exc.raw_message or "").strip()
+        return str(exc) if text else None
+    return None
+
+
+def raised(exc: BaseException) -> str:
+    """One line: the innermost error's type and message, and the kernel file:line it came
+    from."""
+    from harness.checks._support import describe_error
+
+    inner = exc
+    while inner.__cause__ is not None:
+        inner = inner.__cause__
+    return f"{type(inner).__name__}: {describe_error(exc)}"

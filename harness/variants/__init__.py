@@ -1,0 +1,55 @@
+"""Input variants derived from a case: the hard inputs an op author did not write.
+
+A variant is a function ``derive(case, context) -> Derived | Unsupported | list[...]``
+(harness.checks.base). Adding one is ONE module plus ONE line in ``VARIANTS`` below
+(name -> "module:function"). A check names the variants it needs in ``Check.variants``;
+"case" is the case itself. Derived cases are cached per case (``context.cache``), so two
+checks that need the same variant derive it once.
+"""
+from __future__ import annotations
+
+import importlib
+
+from harness.checks.base import Derived, Unsupported
+
+__all__ = ["VARIANTS", "derive", "variant_names"]
+
+VARIANTS = {
+    "case": "harness.variants.basic:same",
+    "default_attrs": "harness.variants.basic:default_attrs",
+    "layout": "harness.variants.layout:derive",
+    "empty": "harness.variants.empty:derive",
+    "extremal": "harness.variants.extremal:derive",
+    "kinks": "harness.variants.kinks:derive",
+    "repeated_input": "harness.variants.repeated:derive",
+    "lod2": "harness.variants.lod2:derive",
+}
+
+
+def variant_names() -> list[str]:
+    return list(VARIANTS)
+
+
+def derive(name: str, case, context=None):
+    try:
+        target = VARIANTS[name]
+    except KeyError:
+        raise KeyError(f"unknown variant {name!r} (known: {', '.join(VARIANTS)})") from None
+    cache = getattr(context, "cache", None)
+    key = ("variant", name, id(case))
+    if cache is not None and key in cache:
+        return cache[key]
+    module, _, attr = target.partition(":")
+    fn = getattr(importlib.import_module(module), attr)
+    try:
+        got = fn(case, context)
+    except Exception as exc:  # noqa: BLE001 - a case the variant cannot handle
+        got = Unsupported(name, f"variant '{name}' cannot be derived: {type(exc).__name__}: "
+                                f"{exc}")
+    if cache is not None:
+        cache[key] = got
+    return got
+
+
+def _unused():  # keep the names importable for variant modules
+    return Derived, Unsupported
