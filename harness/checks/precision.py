@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks._support import (CheckContext, combos, fail, fmt_index, grad_outputs,
-                                     has_grad, output_slots, pass_, place_object)
-from harness.report import SKIP, CheckResult
+from harness.checks._support import (fmt_index, grad_outputs, has_grad, output_slots,
+                                     place_object)
+from harness.checks.base import Check, WrongValue
 from harness.runner import PreparedOp, VarSpec, make_cotangents, normalize_slots
 
-__all__ = ["check", "NAME", "PRECISION_FACTOR", "PROBES"]
+__all__ = ["CHECK", "PrecisionCheck", "NAME", "PRECISION_FACTOR", "PROBES"]
 
 NAME = "precision"
 PRECISION_FACTOR = 64.0     # allowed multiple of eps32 * (|value| + conditioning)
@@ -67,33 +67,49 @@ def _wrt(case) -> list[str]:
     return list(case.grad_inputs) if case.grad_inputs and has_grad(case.op_type) else []
 
 
-def check(case, context: CheckContext) -> list:
-    from opkit.registry import op_info
+class PrecisionCheck(Check):
+    name = NAME
+    description = ("float32 outputs and gradients agree with the float64 kernel within a "
+                   "bound from eps32 and the case's conditioning")
+    order = 160
+    variants = ("case",)
+    needs_float = True
 
-    kernels = op_info(case.op_type).kernel_places()
-    runnable, results = combos(case, context, NAME)
-    places = []
-    for combo in runnable:
-        if combo.place not in places:
-            places.append(combo.place)
-    done = False
-    for place in places:
-        have = kernels.get(place, [])
-        if "float32" not in have or "float64" not in have:
-            continue
-        done = True
-        results.extend(_check_place(case, place, context.seed))
-    if not done and not any(r.status != SKIP for r in results):
-        results.append(CheckResult(NAME, SKIP, "", "", case.name,
-                                   "needs float32 and float64 kernels on one place "
-                                   "(see the dtypes check)"))
-    return results
+    def verdict(self, derived, context):
+        from opkit.registry import op_info
+
+        case = derived.case
+        kernels = op_info(case.op_type).kernel_places()
+        results = []
+        runnable, _ = self.plan(derived, context, results)
+        places = []
+        for combo in runnable:
+            if combo.place not in places:
+                places.append(combo.place)
+        done = False
+        for place in places:
+            have = kernels.get(place, [])
+            if "float32" not in have or "float64" not in have:
+                continue
+            done = True
+            results.append(self._place(derived, place, context.seed))
+        if not done and not results:
+            results.append(self.skipped(derived.base, "needs float32 and float64 kernels on "
+                                        "one place (the dtypes check reports a missing one)"))
+        return results
+
+    def _place(self, derived, place, seed):
+        from harness.checks._support import Combo
+
+        combo = Combo(place, "float32")
+        problem, worst = _check_place(derived.case, place, seed)
+        if problem:
+            return self.failed(derived, combo, problem, kind=WrongValue, worst=worst)
+        return self.passed(derived, combo, f"within {worst:.2g} of the bound", worst)
 
 
-def _check_place(case, place, seed) -> list:
-    from harness.checks._support import Combo
-
-    combo = Combo(place, "float32")
+def _check_place(case, place, seed):
+    """(problem or None, worst |diff| / bound)."""
     wrt = _wrt(case)
     ref = _run(case, place, "float64")
     cot = None
@@ -154,7 +170,7 @@ def _check_place(case, place, seed) -> list:
                        f"{ratio.size} elements exceed it: the float32 kernel computes in "
                        f"lower precision than float32")
             break
-    if problem:
-        return [fail(NAME, combo, case, problem, worst)]
-    return [pass_(NAME, combo, case, f"float32 within {worst:.2g} of the bound "
-                  f"({PRECISION_FACTOR:g} x eps32 x (|value| + conditioning))")]
+    return problem, worst
+
+
+CHECK = PrecisionCheck()

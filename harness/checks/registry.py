@@ -68,8 +68,6 @@ BUILTIN = [
     ("inplace", "harness.checks.inplace:check", 90,
      "declared inplace pairs give the same results when buffers are reused", True),
     ("places", "harness.checks.places:check", 100, "CPU and GPU agree", True),
-    ("precision", "harness.checks.precision:check", 110,
-     "float32 results agree with float64 within a bound from eps32 and the conditioning", True),
 ]
 
 # New-style checks: one module per check, each defining CHECK (a harness.checks.base.Check).
@@ -80,6 +78,10 @@ CHECK_MODULES = [
     "harness.checks.kinks",
     "harness.checks.repeated_input",
     "harness.checks.infer_shape",
+    "harness.checks.precision",
+    "harness.checks.ownership",
+    "harness.checks.attrs",
+    "harness.checks.state",
 ]
 
 _CHECKS: dict[str, CheckSpec] = {}
