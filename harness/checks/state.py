@@ -65,17 +65,29 @@ class StateCheck(Check):
                 continue   # the op raises on this case: other checks report it
 
             def after_others(combo=combo):
-                for cls in others:
+                from harness.checks.output import expected_outputs
+                from harness.runner import normalize_slots as slots
+
+                wrong = None
+                for cls in others:         # each runs after this case ran in this process
                     try:
-                        run_case_results(case_of(cls, seed), combo.place, combo.dtype, seed,
-                                         grads=None)
-                    except Exception:  # noqa: BLE001
-                        pass
+                        other = case_of(cls, seed)
+                        got = run_case_results(other, combo.place, combo.dtype, seed)
+                        want = {s.name: s.data for specs in
+                                slots(expected_outputs(other)).values() for s in specs
+                                if s.name in got and s.name not in (other.no_check_set or ())}
+                    except Exception:  # noqa: BLE001 - that case's own checks report it
+                        continue
+                    if got and wrong is None:
+                        m = compare_runs(want, {k: got[k] for k in want}, combo.dtype,
+                                         "fresh process (its expected outputs)")
+                        if m:
+                            wrong = f"{cls.__name__}, run after {derived.base.name}: {m}"
                 run_case_results(other_case, combo.place, combo.dtype, seed)
-                return run_case_results(case, combo.place, combo.dtype, seed)
+                return wrong, run_case_results(case, combo.place, combo.dtype, seed)
 
             try:
-                later = in_fork(after_others)
+                wrong, later = in_fork(after_others)
             except RuntimeError as exc:
                 results.append(self.failed(derived, combo, f"the child process that runs the "
                                            f"op's other cases failed: {exc}"))
@@ -83,6 +95,12 @@ class StateCheck(Check):
             ran = (", ".join(names) + " and " if names else "") + \
                 "this case on other inputs of the same shapes"
             msg = compare_runs(fresh, later, combo.dtype, "fresh process")
+            if wrong and not msg:
+                results.append(self.failed(
+                    derived, combo, f"the op's cases depend on what ran before them in the "
+                    f"process: {wrong} -- the kernel keeps state between calls (e.g. a "
+                    "module-level cache keyed too narrowly)", kind=Mismatch))
+                continue
             if msg:
                 results.append(self.failed(
                     derived, combo, f"after {ran} ran in the same process: {msg} -- the "

@@ -21,6 +21,10 @@ EXPECTED = {   # broken op -> the checks it must fail (exactly)
     "broken_shift_add": {"inplace"},
     "broken_alias_identity": {"aliasing"},
     "broken_lod_scale": {"output", "lod"},   # the output's LoD (check_output) and/or `lod`
+    "broken_buffer_cache": {"ownership"},
+    "broken_attr_sort": {"attrs"},
+    "broken_scale_cache": {"state"},
+    "broken_f16_tanh": {"precision"},
 }
 
 
