@@ -25,6 +25,20 @@ Fast mode
     per block, the numeric directional derivative (L(x+du) - L(x-du)) / 2d against the
     analytic g.u. A block that disagrees is bisected (halves of its support, recursively)
     down to single elements, which are then reported like exact mode does.
+
+Soundness (float64 numerics)
+    * Step: each element gets its own step `h_i = delta * clip(|x_i|, STEP_SCALE_MIN, 1)`,
+      so the step shrinks with the input's scale (a log-loss at x = 0.02 gets 1e-4, not
+      0.005; a point near 0 of sqrt/log/reciprocal is not stepped across its domain edge).
+    * Richardson: every central difference is taken at h and h/2, and the result is
+      `(4 D(h/2) - D(h)) / 3` (error O(h^4)); `|D(h/2) - D(h)| / 3` plus a roundoff term
+      `eps * sum|cot * out| / h` is the engine's per-element error estimate (`errors`).
+    * Bound: float64 analytic gradients must agree within `float64_bound` (a floor of
+      F64_RTOL = 1e-6 plus ERROR_FACTOR times the estimate), orders of magnitude below
+      Paddle's 0.005; float32 ones keep the test's `max_relative_error`.
+    * Confirmation: a mismatch is recomputed with steps CONFIRM_FACTOR (1/10) as large
+      (`refined`); only elements wrong at both steps are reported (`compare`).
+Float32 numerics (an op with no float64 CPU kernel) keep the fixed step `delta`.
 """
 from __future__ import annotations
 
@@ -34,14 +48,21 @@ import numpy as np
 
 from harness.tolerances import GRAD_ABS_FLOOR
 
-__all__ = ["NumericEngine", "Structure", "Finding", "AUTO_EXACT_MAX_ELEMENTS",
-           "AUTO_MAX_COLOURS", "FAST_DIRECTIONS", "FAST_BLOCKS", "relative_error"]
+__all__ = ["NumericEngine", "Structure", "Finding", "Comparison", "AUTO_EXACT_MAX_ELEMENTS",
+           "AUTO_MAX_COLOURS", "FAST_DIRECTIONS", "FAST_BLOCKS", "F64_RTOL", "ERROR_FACTOR",
+           "CONFIRM_FACTOR", "STEP_SCALE_MIN", "relative_error", "float64_bound", "compare"]
 
 AUTO_EXACT_MAX_ELEMENTS = 4096   # auto: exact up to this many elements per input ...
 AUTO_MAX_COLOURS = 64            # ... and beyond it when the colouring needs <= this many colours
 FAST_DIRECTIONS = 1              # fast mode: random directions ...
 FAST_BLOCKS = 16                 # ... each split into this many random blocks
 MAX_REPORTED = 5                 # fast mode: elements localized per failing check
+STEP_SCALE_MIN = 0.01            # step h_i = delta * clip(|x_i|, STEP_SCALE_MIN, 1) (float64)
+F64_RTOL = 1e-6                  # float64 bound: relative floor (roundoff of the analytic side)
+ERROR_FACTOR = 2.0               # ... plus this many times the engine's error estimate
+CONFIRM_FACTOR = 0.1             # a mismatch is recomputed with steps this much smaller
+CONFIRM_MAX = 8                  # ... element by element for the worst this many elements
+_EPS = {"float64": float(np.finfo(np.float64).eps), "float32": float(np.finfo(np.float32).eps)}
 
 
 def relative_error(analytic, numeric, floor: float = GRAD_ABS_FLOOR):
@@ -75,9 +96,16 @@ class Finding:
 
 
 class NumericEngine:
-    """Numeric derivatives of L(x) = sum(cot * out) for one float64 PreparedOp."""
+    """Numeric derivatives of L(x) = sum(cot * out) for one PreparedOp (float64, or float32
+    for an op without a float64 CPU kernel).
 
-    def __init__(self, prepared, cotangents: dict, delta: float = 0.005, seed: int = 2024):
+    `exact(name)` / `directions(name)` / `element(name, i)` give the numeric values (Richardson
+    extrapolated over steps h and h/2 in float64); `errors[name]` holds the per-element error
+    estimate of the last `exact`; `refined(name)` recomputes with steps CONFIRM_FACTOR as
+    large; `compare(...)` (module function) turns them into a verdict."""
+
+    def __init__(self, prepared, cotangents: dict, delta: float = 0.005, seed: int = 2024,
+                 adaptive: bool | None = None):
         self.prepared = prepared
         self.order = [n for n in prepared.output_names() if n in cotangents]
         self.cot = np.concatenate([np.asarray(cotangents[n], np.float64).reshape(-1)
@@ -89,8 +117,32 @@ class NumericEngine:
         self.base = {n: np.array(s.data, dtype=np.float64) for n, s in self.specs.items()
                      if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"}
         self.info: dict[str, dict] = {}
+        self.errors: dict[str, np.ndarray] = {}      # name -> error estimate of exact()
+        self.adaptive = adaptive
         self._f0 = None
         self._structures: dict[str, Structure | None] = {}
+        self._refined: dict[str, tuple] = {}
+        self._exact: dict[str, tuple] = {}
+
+    # -- steps ------------------------------------------------------------------------------
+    def is_float64(self, name: str) -> bool:
+        return np.dtype(self.specs[name].data.dtype) == np.float64
+
+    def _adaptive(self, name: str) -> bool:
+        return self.is_float64(name) if self.adaptive is None else bool(self.adaptive)
+
+    def steps(self, name: str, factor: float = 1.0) -> np.ndarray:
+        """The per-element step of input `name` (float64: scaled by |x|; float32: delta)."""
+        x0 = self.base[name]
+        if not self._adaptive(name):
+            return np.full(x0.shape, self.delta * factor)
+        return self.delta * factor * np.clip(np.abs(x0), STEP_SCALE_MIN, 1.0)
+
+    def _eps(self, name: str) -> float:
+        return _EPS["float64"] if self.is_float64(name) else _EPS["float32"]
+
+    def _richardson(self, name: str) -> bool:
+        return self._adaptive(name)
 
     # -- running ----------------------------------------------------------------------------
     def outputs(self, name: str, x: np.ndarray) -> np.ndarray:
@@ -122,13 +174,38 @@ class NumericEngine:
     def loss(self, name: str, x: np.ndarray) -> float:
         return float(np.dot(self.cot, self.outputs(name, x)))
 
-    def directional(self, name: str, u: np.ndarray) -> float:
-        """(L(x + d u) - L(x - d u)) / 2d: the numeric derivative of L along u."""
-        x0, d = self.base[name], self.delta
+    def _pair(self, name, step):
+        """(outputs at x0 + step, outputs at x0 - step)."""
+        x0 = self.base[name]
+        return self.outputs(name, x0 + step), self.outputs(name, x0 - step)
+
+    def directional_estimate(self, name: str, u: np.ndarray, scale: float = 1.0):
+        """(numeric derivative of L along u, error estimate). Float64: Richardson over the
+        steps t and t/2 with t = delta * scale * clip(rms |x| on u's support, ...)."""
+        x0 = self.base[name]
+        u = np.asarray(u, np.float64)
+        t = self.delta * scale
+        if self._adaptive(name):
+            sup = u != 0
+            mag = float(np.abs(x0[sup]).min()) if sup.any() else 1.0
+            t *= float(np.clip(mag, STEP_SCALE_MIN, 1.0))
         try:
-            return (self.loss(name, x0 + d * u) - self.loss(name, x0 - d * u)) / (2 * d)
+            fp, fm = self._pair(name, t * u)
+            d1 = float(np.dot(self.cot, fp - fm)) / (2 * t)
+            rnd = self._eps(name) * float(np.dot(np.abs(self.cot), np.abs(fp) + np.abs(fm))) \
+                / (2 * t)
+            if not self._richardson(name):
+                return d1, rnd
+            fp, fm = self._pair(name, 0.5 * t * u)
+            d2 = float(np.dot(self.cot, fp - fm)) / t
         finally:
             self.restore(name)
+        r = (4 * d2 - d1) / 3
+        return r, abs(d2 - d1) / 3 + 3 * rnd
+
+    def directional(self, name: str, u: np.ndarray) -> float:
+        """The numeric derivative of L along u (see directional_estimate)."""
+        return self.directional_estimate(name, u)[0]
 
     # -- exact mode -------------------------------------------------------------------------
     def discover(self, name: str, max_colours: int | None = None) -> Structure:
@@ -199,34 +276,60 @@ class NumericEngine:
         return ~((f == f0) | (np.isnan(f) & np.isnan(f0)))
 
     def exact(self, name: str, dense: bool = False) -> np.ndarray:
-        """The numeric gradient dL/d(name), float64, by colouring (or densely)."""
+        """The numeric gradient dL/d(name), float64, by colouring (or densely); its error
+        estimate goes to `errors[name]`."""
         x0 = self.base[name]
         info = self.info.setdefault(name, {})
         start = self.forward_runs
-        grad = None
+        res = None
         if x0.size and not dense:
             structure = self.discover(name)
             start = self.forward_runs
-            grad = self._coloured(name, structure)
+            res = self._coloured(name, structure, 1.0)
             info["structure"] = structure
-            if grad is not None and not self._spot_check(name, grad):
-                grad = None
-            info["method"] = "coloured" if grad is not None else "dense (colouring inconsistent)"
-        if grad is None:
-            grad = self._dense(name)
+            if res is not None and not self._spot_check(name, res[0]):
+                res = None
+            info["method"] = "coloured" if res is not None else "dense (colouring inconsistent)"
+        if res is None:
+            res = self._dense(name, 1.0)
             info.setdefault("method", "dense")
         info["forward_runs"] = self.forward_runs - start + info.get("discovery_runs", 0)
-        return grad
+        self._exact[name] = res
+        self.errors[name] = res[1]
+        return res[0]
 
-    def _coloured(self, name: str, s: Structure):
-        x0, d = self.base[name], self.delta
-        grad = np.zeros(x0.size)
+    def refined(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(numeric gradient, error estimate) with every step CONFIRM_FACTOR as large: the
+        second step that confirms a mismatch (same method as `exact`; cached)."""
+        if name not in self._refined:
+            s = self.info.get(name, {}).get("structure")
+            start = self.forward_runs
+            res = None
+            if s is not None and str(self.info[name].get("method")) == "coloured":
+                res = self._coloured(name, s, CONFIRM_FACTOR)
+            if res is None:
+                res = self._dense(name, CONFIRM_FACTOR)
+            self.info.setdefault(name, {})["confirm_runs"] = self.forward_runs - start
+            self._refined[name] = res
+        return self._refined[name]
+
+    def _combine(self, name, d1, d2, rnd):
+        if not self._richardson(name):
+            return d1, rnd
+        return (4 * d2 - d1) / 3, np.abs(d2 - d1) / 3 + 3 * rnd
+
+    def _coloured(self, name: str, s: Structure, factor: float):
+        x0 = self.base[name]
+        h = self.steps(name, factor)
+        d1, d2, rnd = np.zeros(x0.size), np.zeros(x0.size), np.zeros(x0.size)
         sep = list(s.separating)
         valid = np.ones(self.cot.shape, bool)
         for a in sep:
             valid &= (s.owners[a] >= 0) & (s.owners[a] < x0.shape[a])
         free_shape = tuple(x0.shape[a] for a in s.free_axes)
         coords = np.indices(x0.shape) if x0.ndim else None
+        eps = self._eps(name)
+        passes = (1.0, 0.5) if self._richardson(name) else (1.0,)
         try:
             for c in range(s.colours):
                 cidx = np.unravel_index(c, free_shape) if free_shape else ()
@@ -234,27 +337,37 @@ class NumericEngine:
                     mask = np.ones(x0.shape, bool)
                     for a, v in zip(s.free_axes, cidx):
                         mask &= coords[a] == v
+                    free = dict(zip(s.free_axes, cidx))
+                    full = []
+                    for a in range(x0.ndim):
+                        full.append(s.owners[a][valid] if a in s.owners else
+                                    np.full(int(valid.sum()), free[a], np.int64))
+                    flat = np.ravel_multi_index(tuple(full), x0.shape)
                 else:
                     mask = np.ones((), bool)
-                diff = (self.outputs(name, x0 + d * mask) - self.outputs(name, x0 - d * mask)) \
-                    / (2 * d)
-                w = self.cot * diff
-                moved = diff != 0
-                if (moved & ~valid).any():
-                    return None               # an output no element owns changed: not separable
-                if not x0.ndim:
-                    grad[0] = w.sum()
-                    continue
-                full = []
-                free = dict(zip(s.free_axes, cidx))
-                for a in range(x0.ndim):
-                    full.append(s.owners[a][valid] if a in s.owners else
-                                np.full(int(valid.sum()), free[a], np.int64))
-                flat = np.ravel_multi_index(tuple(full), x0.shape)
-                grad += np.bincount(flat, weights=w[valid], minlength=x0.size)
+                    flat = None
+                for k, f in enumerate(passes):
+                    fp, fm = self._pair(name, f * h * mask)
+                    diff = fp - fm
+                    if (diff != 0)[~valid].any():
+                        return None           # an output no element owns changed: not separable
+                    w = self.cot * diff
+                    target = d1 if k == 0 else d2
+                    if flat is None:
+                        target[0] = w.sum() / (2 * f * float(h))
+                        if k == 0:
+                            rnd[0] = eps * float(np.dot(np.abs(self.cot), np.abs(fp) + np.abs(fm))
+                                                 ) / (2 * float(h))
+                        continue
+                    hw = 2 * f * h.reshape(-1)[flat]
+                    target += np.bincount(flat, weights=w[valid] / hw, minlength=x0.size)
+                    if k == 0:
+                        a_ = np.abs(self.cot[valid]) * (np.abs(fp[valid]) + np.abs(fm[valid]))
+                        rnd += eps * np.bincount(flat, weights=a_ / hw, minlength=x0.size)
         finally:
             self.restore(name)
-        return grad.reshape(x0.shape)
+        g, e = self._combine(name, d1, d2, rnd)
+        return g.reshape(x0.shape), e.reshape(x0.shape)
 
     def _spot_check(self, name: str, grad: np.ndarray) -> bool:
         rng = np.random.default_rng(self.seed + 1)
@@ -263,37 +376,54 @@ class NumericEngine:
         terms = grad * u
         return abs(float(terms.sum()) - d) <= 1e-3 * float(np.abs(terms).sum()) + 1e-9
 
-    def _dense(self, name: str) -> np.ndarray:
-        """Paddle's loop: one central difference per element (2N forward runs)."""
-        x0, d = self.base[name], self.delta
-        grad = np.zeros(x0.size)
+    def _dense(self, name: str, factor: float = 1.0):
+        """Paddle's loop: one central difference per element (2N forward runs; 4N with
+        Richardson). Returns (gradient, error estimate)."""
+        x0 = self.base[name]
+        h = self.steps(name, factor).reshape(-1)
+        eps = self._eps(name)
+        d1, d2, rnd = np.zeros(x0.size), np.zeros(x0.size), np.zeros(x0.size)
         x = x0.copy()
         flat = x.reshape(-1)
+        passes = (1.0, 0.5) if self._richardson(name) else (1.0,)
+        acot = np.abs(self.cot)
         try:
             for i in range(x0.size):
                 orig = flat[i]
-                flat[i] = orig + d
-                lp = self.loss(name, x)
-                flat[i] = orig - d
-                lm = self.loss(name, x)
-                flat[i] = orig
-                grad[i] = (lp - lm) / (2 * d)
+                for k, f in enumerate(passes):
+                    flat[i] = orig + f * h[i]
+                    fp = self.outputs(name, x)
+                    flat[i] = orig - f * h[i]
+                    fm = self.outputs(name, x)
+                    flat[i] = orig
+                    val = float(np.dot(self.cot, fp - fm)) / (2 * f * h[i])
+                    if k == 0:
+                        d1[i] = val
+                        rnd[i] = eps * float(np.dot(acot, np.abs(fp) + np.abs(fm))) / (2 * h[i])
+                    else:
+                        d2[i] = val
         finally:
             self.restore(name)
-        return grad.reshape(x0.shape)
+        g, e = self._combine(name, d1, d2, rnd)
+        return g.reshape(x0.shape), e.reshape(x0.shape)
+
+    def element_estimate(self, name: str, flat_index: int, factor: float = 1.0):
+        """(numeric derivative of L along one element, error estimate)."""
+        u = np.zeros(self.base[name].shape)
+        u.reshape(-1)[flat_index] = 1.0
+        return self.directional_estimate(name, u, factor)
 
     def element(self, name: str, flat_index: int) -> float:
         """The numeric derivative of L along one element."""
-        u = np.zeros(self.base[name].shape)
-        u.reshape(-1)[flat_index] = 1.0
-        return self.directional(name, u)
+        return self.element_estimate(name, flat_index)[0]
 
     # -- fast mode --------------------------------------------------------------------------
     def directions(self, name: str, n_dirs: int = FAST_DIRECTIONS, n_blocks: int = FAST_BLOCKS):
-        """[(u, numeric directional derivative)] for random directions split into blocks."""
+        """[(u, numeric directional derivative)] for random directions split into blocks;
+        their error estimates go to `info[name]["direction_errors"]`."""
         x0 = self.base[name]
         rng = np.random.default_rng(self.seed + 2)
-        out = []
+        out, errs = [], []
         start = self.forward_runs
         for _ in range(n_dirs):
             u = rng.choice([-1.0, 1.0], x0.shape)
@@ -301,9 +431,12 @@ class NumericEngine:
             label = rng.permutation(x0.size) % blocks
             for b in range(blocks):
                 ub = np.where(label.reshape(x0.shape) == b, u, 0.0)
-                out.append((ub, self.directional(name, ub)))
+                d, e = self.directional_estimate(name, ub)
+                out.append((ub, d))
+                errs.append(e)
         info = self.info.setdefault(name, {})
         info["method"] = "fast"
+        info["direction_errors"] = errs
         info["forward_runs"] = self.forward_runs - start + info.get("discovery_runs", 0)
         return out
 
@@ -313,30 +446,164 @@ class NumericEngine:
         denom = max(abs(numeric_d), float(np.sqrt((terms ** 2).sum())), GRAD_ABS_FLOOR)
         return abs(float(terms.sum()) - numeric_d) / denom
 
-    def localize(self, name: str, analytic: np.ndarray, u: np.ndarray, tol: float,
+    @staticmethod
+    def direction_denominator(u, analytic, numeric_d) -> float:
+        terms = np.asarray(analytic, np.float64) * u
+        return max(abs(numeric_d), float(np.sqrt((terms ** 2).sum())), GRAD_ABS_FLOOR)
+
+    def localize(self, name: str, analytic: np.ndarray, u: np.ndarray, tol,
                  limit: int = MAX_REPORTED) -> list[Finding]:
-        """Bisect the support of a direction that disagreed, down to the wrong elements."""
+        """Bisect the support of a direction that disagreed, down to the wrong elements.
+        `tol`: a number, or None for the float64 bound from each estimate's error."""
         analytic = np.asarray(analytic, np.float64)
         found: list[Finding] = []
         stack = [np.flatnonzero(u.reshape(-1))]
+
+        def allowed(err_est, denom):
+            if tol is not None:
+                return tol
+            return F64_RTOL + ERROR_FACTOR * err_est / denom
+
         while stack and len(found) < limit:
             support = stack.pop()
             if support.size == 1:
                 i = int(support[0])
-                num = self.element(name, i)
+                num, e = self.element_estimate(name, i)
                 ana = float(analytic.reshape(-1)[i])
                 err = float(relative_error(ana, num))
-                if err > tol:
-                    found.append(Finding(np.unravel_index(i, analytic.shape), ana, num, err))
+                if err > allowed(e, max(abs(num), GRAD_ABS_FLOOR)):
+                    num2, e2 = self.element_estimate(name, i, CONFIRM_FACTOR)   # confirm
+                    err2 = float(relative_error(ana, num2))
+                    if err2 > allowed(e2, max(abs(num2), GRAD_ABS_FLOOR)):
+                        found.append(Finding(np.unravel_index(i, analytic.shape), ana, num2,
+                                             err2))
                 continue
             scored = []
             for half in (support[: support.size // 2], support[support.size // 2:]):
                 uh = np.zeros(u.size)
                 uh[half] = u.reshape(-1)[half]
                 uh = uh.reshape(u.shape)
-                err = self.direction_error(uh, analytic, self.directional(name, uh))
-                if err > tol:
+                d, e = self.directional_estimate(name, uh)
+                err = self.direction_error(uh, analytic, d)
+                if err > allowed(e, self.direction_denominator(uh, analytic, d)):
                     scored.append((err, half))
             scored.sort(key=lambda t: t[0])
             stack.extend(h for _, h in scored)   # the worst half is popped first
         return found
+
+
+def float64_bound(numeric, error, rtol: float = F64_RTOL, factor: float = ERROR_FACTOR,
+                  floor: float = GRAD_ABS_FLOOR):
+    """Per-element max relative error for a float64 analytic gradient: `rtol` plus `factor`
+    times the engine's error estimate, relative to max(|numeric|, floor)."""
+    numeric = np.asarray(numeric, np.float64)
+    return rtol + factor * np.asarray(error, np.float64) / np.maximum(np.abs(numeric), floor)
+
+
+class Comparison:
+    """The verdict of `compare`: ok, worst error, how many elements are wrong (confirmed),
+    the worst one (index, analytic, numeric at both steps, allowed error) and notes."""
+
+    def __init__(self, ok, worst, bad=0, size=0, index=None, analytic=None, numeric=None,
+                 numeric_confirm=None, allowed=None, error=None, unconfirmed=0, vacuous=False):
+        self.ok, self.worst, self.bad, self.size = ok, worst, bad, size
+        self.index, self.analytic, self.numeric = index, analytic, numeric
+        self.numeric_confirm, self.allowed, self.error = numeric_confirm, allowed, error
+        self.unconfirmed, self.vacuous = unconfirmed, vacuous
+        self.mask = None            # the confirmed wrong elements (bool array), on failure
+        self._arrays = None         # (analytic, numeric, numeric at the confirming step,
+        #                              error, allowed) for restrict()
+
+    def restrict(self, flat_indices) -> "Comparison":
+        """The same verdict over only these wrong elements (e.g. after excluding kinks)."""
+        ana, num, num2, err, allowed = self._arrays
+        keep = np.zeros(ana.size, bool)
+        keep[list(flat_indices)] = True
+        return _verdict(ana, num, num2, err, allowed, keep.reshape(ana.shape),
+                        self.unconfirmed, self.vacuous)
+
+
+def compare(engine: NumericEngine, name: str, analytic, tol: float | None = None,
+            numeric=None) -> Comparison:
+    """Analytic gradient of input `name` against the engine's exact numeric one.
+
+    tol None: the float64 bound (`float64_bound` of the engine's error estimate); a number:
+    that max relative error (float32 analytic gradients, user-given numeric gradients).
+    `numeric`: a gradient to use instead of the engine's (e.g. user_defined_grads): no
+    estimate, no confirmation. An element is reported only when it is also wrong with steps
+    CONFIRM_FACTOR as large (`engine.refined`)."""
+    from harness.tolerances import VACUOUS_ABS
+
+    ana = np.asarray(analytic, np.float64)
+    given = numeric is not None
+    if given:
+        num, est = np.asarray(numeric, np.float64), np.zeros(ana.shape)
+    else:
+        num, est = engine._exact[name] if name in engine._exact else \
+            (engine.exact(name), engine.errors[name])
+    if ana.size == 0:
+        return Comparison(True, 0.0, size=0)
+    vacuous = float(np.abs(num).max()) <= VACUOUS_ABS
+
+    def bound(n, e):
+        if tol is not None:
+            return np.full(n.shape, float(tol))
+        return float64_bound(n, e)
+
+    err = relative_error(ana, num)
+    err = np.where(np.isnan(err), np.inf, err)
+    allowed = bound(num, est)
+    bad = err > allowed
+    worst = float(err.max())
+    if not bad.any():
+        return Comparison(True, float(err.max()), size=ana.size, vacuous=vacuous)
+    num2 = None
+    confirmed = bad.copy()
+    if not given:
+        # confirm the worst wrong elements one by one with a 10x smaller step (4 runs each);
+        # only when none of the first CONFIRM_MAX is confirmed and more remain, recompute all
+        flat_bad = np.flatnonzero(bad.reshape(-1))
+        order = flat_bad[np.argsort(-(err / allowed).reshape(-1)[flat_bad], kind="stable")]
+        num2 = num.reshape(-1).copy()
+        confirmed = np.zeros(ana.size, bool)
+        checked = order[:CONFIRM_MAX]
+        for i in checked:
+            n2, e2 = engine.element_estimate(name, int(i), CONFIRM_FACTOR)
+            num2[i] = n2
+            a2 = float(ana.reshape(-1)[i])
+            lim = float(tol) if tol is not None else float(float64_bound(n2, e2))
+            e_ = float(relative_error(a2, n2))
+            confirmed[i] = not (e_ <= lim)
+        if confirmed.any():
+            confirmed[order[CONFIRM_MAX:]] = True   # not re-checked: reported as found
+        elif order.size > CONFIRM_MAX:
+            full, est2 = engine.refined(name)
+            err2 = relative_error(ana, full)
+            err2 = np.where(np.isnan(err2), np.inf, err2)
+            confirmed = (bad & (err2 > bound(full, est2))).reshape(-1)
+            num2 = full.reshape(-1)
+        confirmed = confirmed.reshape(ana.shape)
+        num2 = num2.reshape(ana.shape)
+    unconfirmed = int(bad.sum() - confirmed.sum())
+    if not confirmed.any():
+        return Comparison(True, float(err.max()), size=ana.size, unconfirmed=unconfirmed,
+                          vacuous=vacuous)
+    return _verdict(ana, num, num2, err, allowed, confirmed, unconfirmed, vacuous)
+
+
+def _verdict(ana, num, num2, err, allowed, confirmed, unconfirmed, vacuous) -> Comparison:
+    if not confirmed.any():
+        return Comparison(True, float(err.max()), size=ana.size, unconfirmed=unconfirmed,
+                          vacuous=vacuous)
+    score = np.where(confirmed, err / allowed, -1.0)
+    k = int(np.argmax(score))
+    idx = np.unravel_index(k, ana.shape)
+    c = Comparison(False, float(err[confirmed].max()), bad=int(confirmed.sum()), size=ana.size,
+                   index=idx, analytic=float(ana.reshape(-1)[k]),
+                   numeric=float(num.reshape(-1)[k]),
+                   numeric_confirm=None if num2 is None else float(num2.reshape(-1)[k]),
+                   allowed=float(allowed.reshape(-1)[k]), error=float(err.reshape(-1)[k]),
+                   unconfirmed=unconfirmed, vacuous=vacuous)
+    c.mask = confirmed
+    c._arrays = (ana, num, num2, err, allowed)
+    return c

@@ -13,8 +13,8 @@ import numpy as np
 
 from harness.checks.output import (expected_outputs, first_line, fmt_index, prepare_case,
                                    run_combos)
-from harness.gradient import (AUTO_EXACT_MAX_ELEMENTS, AUTO_MAX_COLOURS, NumericEngine,
-                              relative_error)
+from harness.gradient import (AUTO_EXACT_MAX_ELEMENTS, AUTO_MAX_COLOURS, ERROR_FACTOR,
+                              F64_RTOL, NumericEngine, compare)
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.runner import make_cotangents, normalize_slots
 from harness.tolerances import GRAD_ABS_FLOOR, VACUOUS_ABS, grad_tolerance
@@ -127,6 +127,9 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
     for place, dtype in runnable:
         where = f"op '{op}' on {place}" + (f" {dtype}" if dtype else "")
         tol = grad_tolerance(dtype or num_dtype, max_relative_error)
+        if np.dtype(dtype or num_dtype) == np.float64 and num_dtype == "float64" and \
+                user_defined_grads is None:
+            tol = None                    # float64: the bound from the engine's error estimate
         try:
             p = prepare_case(case, place, dtype, expected)
             run_outs = p.forward()
@@ -149,8 +152,8 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
                 problems.append(f"gradient of {name} has shape {ana.shape}, expected {shape}")
                 continue
             if name in numeric:
-                msg, w, vac = _compare_exact(name, ana, numeric[name], tol,
-                                             engine if user_defined_grads is None else None)
+                msg, w, vac = _compare_exact(engine, name, ana, numeric[name], tol,
+                                             given=user_defined_grads is not None)
             else:
                 msg, w, vac = _compare_fast(engine, name, ana, fast[name], tol)
             worst = max(worst, w)
@@ -180,65 +183,70 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
 
 
 MAX_KINK_PROBES = 64   # elements over tolerance probed one-sidedly before giving up
+KINK_MATCH_TOL = 1e-4  # float64: an analytic value within this of a one-sided slope matches it
 
 
-def _compare_exact(name, ana, num, tol, engine=None):
-    """(failure message or None, worst error, vacuous). Elements over tolerance where the
-    one-sided slopes disagree (a kink) pass when the analytic value equals one of them
-    (harness.kinks); never when it equals neither."""
-    if ana.size == 0:
-        return None, 0.0, False
-    err = relative_error(ana, num)
-    err = np.where(np.isnan(err), np.inf, err)
-    over = np.flatnonzero(err.reshape(-1) > tol)
-    if engine is not None and 0 < over.size <= MAX_KINK_PROBES:
+def _compare_exact(engine, name, ana, num, tol, given=False):
+    """(failure message or None, worst error, vacuous): harness.gradient.compare (float64
+    bound from the engine's error estimate, mismatches confirmed with a smaller step). Then
+    elements still wrong where the one-sided slopes disagree (a kink) pass when the analytic
+    value equals one of them (harness.kinks); never when it equals neither."""
+    c = compare(engine, name, ana, tol, numeric=num if given else None)
+    if not c.ok and not given and 0 < c.bad <= MAX_KINK_PROBES:
         from harness.kinks import kink_verdict, one_sided
 
-        err = err.copy()
-        for k in over:
+        ktol = tol if tol is not None else KINK_MATCH_TOL
+        left_bad = []
+        for k in np.flatnonzero(c.mask.reshape(-1)):
             left, right = one_sided(engine, name, int(k))
-            side = kink_verdict(float(ana.reshape(-1)[k]), left, right, tol)
-            if side in ("left", "right"):
-                err.reshape(-1)[k] = 0.0   # the analytic value is one of the one-sided slopes
-    worst = float(err.max())
-    vacuous = float(np.abs(num).max()) <= VACUOUS_ABS
-    if worst <= tol:
-        return None, worst, vacuous
-    bad = err > tol
-    k = int(np.argmax(err))
-    idx = np.unravel_index(k, ana.shape)
-    a, n = float(ana.reshape(-1)[k]), float(num.reshape(-1)[k])
+            side = kink_verdict(float(ana.reshape(-1)[k]), left, right, ktol)
+            if side not in ("left", "right"):
+                left_bad.append(int(k))
+        if not left_bad:
+            return None, c.worst, c.vacuous
+        c = c.restrict(left_bad)
+    if c.ok:
+        return None, c.worst, c.vacuous
+    bound = (f"max relative error {tol:g}" if tol is not None else
+             f"the float64 bound (max relative error {F64_RTOL:g} + {ERROR_FACTOR:g} x the "
+             f"numeric error estimate; here {c.allowed:.3g})")
     extra = (" (the numeric gradient is zero everywhere: the analytic one should be too)"
-             if vacuous else "")
-    return (f"{name}: {int(bad.sum())} of {bad.size} elements exceed max relative error "
-            f"{tol:g}; worst {fmt_index(name, idx)}: analytic {a!r}, numeric {n!r}, error "
-            f"{err.reshape(-1)[k]:.4g} (|analytic - numeric| / max(|numeric|, "
-            f"{GRAD_ABS_FLOOR:g})){extra}", worst, vacuous)
+             if c.vacuous else "")
+    confirm = (f", confirmed with a {1 / 0.1:g}x smaller step: numeric {c.numeric_confirm!r}"
+               if c.numeric_confirm is not None else "")
+    return (f"{name}: {c.bad} of {c.size} elements exceed {bound}; worst "
+            f"{fmt_index(name, c.index)}: analytic {c.analytic!r}, numeric {c.numeric!r}, "
+            f"error {c.error:.4g} (|analytic - numeric| / max(|numeric|, "
+            f"{GRAD_ABS_FLOOR:g})){confirm}{extra}", c.worst, c.vacuous)
 
 
 def _compare_fast(engine, name, ana, directions, tol):
     worst, bad_u = 0.0, None
-    for u, d in directions:
+    estimates = engine.info.get(name, {}).get("direction_errors") or [0.0] * len(directions)
+    for (u, d), est in zip(directions, estimates):
         e = engine.direction_error(u, ana, d)
+        allowed = tol if tol is not None else \
+            F64_RTOL + ERROR_FACTOR * est / engine.direction_denominator(u, ana, d)
         if e > worst:
             worst = e
-        if e > tol and bad_u is None:
-            bad_u = (u, d, e)
+        if e > allowed and bad_u is None:
+            bad_u = (u, d, e, allowed)
     vacuous = all(abs(d) <= VACUOUS_ABS for _, d in directions) and \
         all(abs(float((ana * u).sum())) <= VACUOUS_ABS for u, _ in directions)
     if bad_u is None:
         return None, worst, vacuous
-    u, d, e = bad_u
+    u, d, e, allowed = bad_u
     found = engine.localize(name, ana, u, tol)
     if not found:
         return (f"{name}: directional derivative along a random direction: analytic "
-                f"{float((ana * u).sum())!r}, numeric {d!r}, error {e:.4g} > {tol:g} (fast "
+                f"{float((ana * u).sum())!r}, numeric {d!r}, error {e:.4g} > {allowed:g} (fast "
                 f"mode could not localize it to single elements; rerun with mode='exact')",
                 worst, False)
     items = ", ".join(f"{fmt_index(name, f.index)}: analytic {f.analytic!r}, numeric "
                       f"{f.numeric!r}, error {f.error:.4g}" for f in found)
+    limit = f"{tol:g}" if tol is not None else "float64 bound"
     return (f"{name}: fast mode found {len(found)} wrong element(s) (max relative error "
-            f"{tol:g}, |analytic - numeric| / max(|numeric|, {GRAD_ABS_FLOOR:g})): {items}",
+            f"{limit}, |analytic - numeric| / max(|numeric|, {GRAD_ABS_FLOOR:g})): {items}",
             max(worst, max(f.error for f in found)), False)
 
 

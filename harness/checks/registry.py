@@ -78,6 +78,10 @@ CHECK_MODULES = [
     "harness.checks.kinks",
     "harness.checks.repeated_input",
     "harness.checks.infer_shape",
+    "harness.checks.precision",
+    "harness.checks.ownership",
+    "harness.checks.attrs",
+    "harness.checks.state",
 ]
 
 _CHECKS: dict[str, CheckSpec] = {}

@@ -29,6 +29,10 @@ EXPECTED = {   # broken op -> the checks it must fail (exactly)
     "broken_dedup_sum": {"repeated_input"},
     "broken_twice_rows": {"infer_shape"},
     "broken_seq_last": {"lod"},
+    "broken_buffer_cache": {"ownership"},
+    "broken_attr_sort": {"attrs"},
+    "broken_scale_cache": {"state"},
+    "broken_f16_tanh": {"precision"},
 }
 
 

@@ -47,7 +47,8 @@ def test_one_wrong_element_is_found_exact_mode(ops):
     with pytest.raises(AssertionError) as info:
         make_test("t_one", X, X * X).check_grad(["X"], "Out", mode="exact")
     msg = str(info.value)
-    assert "1 of 20 elements exceed max relative error 0.005" in msg
+    assert "1 of 20 elements exceed the float64 bound" in msg
+    assert "1 of 20 elements exceed max relative error 0.01" in msg   # float32
     assert "worst X[1, 2]: analytic" in msg
 
 
@@ -133,9 +134,10 @@ def test_colouring_elementwise_uses_one_colour():
     s = engine.info["X"]["structure"]
     assert s.separating == (0, 1) and s.colours == 1
     assert engine.info["X"]["method"] == "coloured"
-    # discovery: 2 runs per bit of each axis (4 + 5 bits), 1 colour pair, 1 spot check pair
-    assert engine.info["X"]["forward_runs"] <= 1 + 2 * (4 + 5) + 2 + 2
-    assert dense.info["X"]["forward_runs"] == 2 * x.size
+    # discovery: 2 runs per bit of each axis (4 + 5 bits); the colour and the spot check
+    # each take 2 central-difference pairs (steps h and h/2: Richardson)
+    assert engine.info["X"]["forward_runs"] <= 1 + 2 * (4 + 5) + 4 + 4
+    assert dense.info["X"]["forward_runs"] == 4 * x.size
 
 
 def test_colouring_softmax_rows_and_mul():
@@ -145,7 +147,7 @@ def test_colouring_softmax_rows_and_mul():
     engine, _ = _dense_and_coloured(case, "X")
     s = engine.info["X"]["structure"]
     assert s.separating == (0,) and s.colours == 10
-    assert engine.info["X"]["forward_runs"] < 2 * 10 + 2 * (4 + 4) + 6
+    assert engine.info["X"]["forward_runs"] < 4 * 10 + 2 * (4 + 4) + 6
 
     case = _mul_case(12, 7, 5)
     engine, _ = _dense_and_coloured(case, "X")

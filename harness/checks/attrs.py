@@ -1,0 +1,137 @@
+"""`attrs`: running an op leaves its attributes as they were.
+
+Bug class: a kernel (forward or grad) that edits an attribute in place --
+`ctx.attr("axes").sort()`, `shape.append(...)`, `paddings[0] += 1` -- so the op, the
+program it sits in and the caller's attrs dict carry other values from then on, and the
+next run of the same op (or of a later case sharing the list) computes something else.
+
+How: the attrs come from a fresh setUp of the OpTest when there is one (earlier runs in this
+process may already have edited the case's own dict); a deep snapshot is taken after the op
+is created; after the forward kernel and again after the grad kernels, the op's attrs, every
+grad op's attrs and the dict given to the op must deep-equal the snapshot (lists, tuples,
+arrays and nested values compared by type and value). A difference names the attribute,
+the value before and after, and which kernel ran.
+"""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from harness.checks.base import Check, WrongValue
+
+__all__ = ["CHECK", "AttrsCheck", "deep_equal", "fresh_attrs"]
+
+
+def deep_equal(a, b) -> bool:
+    """Equal in type and value, recursively (lists vs tuples differ; NaN equals NaN)."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return (isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and a.dtype == b.dtype
+                and a.shape == b.shape and np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(deep_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(deep_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) and a != a:
+        return b != b
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001
+        return a is b
+
+
+def fresh_attrs(case, context):
+    """The OpTest's attrs from a fresh setUp (None when there is no test to set up again)."""
+    test = getattr(context, "test", None)
+    if test is None or getattr(test, "op_type", None) != case.op_type:
+        return None
+    try:
+        from harness.discovery import seed_all
+
+        again = type(test)("runTest") if hasattr(type(test), "runTest") else type(test)()
+        seed_all(getattr(context, "seed", 2024))
+        again.setUp()
+        attrs = dict(getattr(again, "attrs", {}) or {})
+    except Exception:  # noqa: BLE001
+        return None
+    return attrs if attrs.keys() == dict(case.attrs or {}).keys() else None
+
+
+def _changed(before: dict, after: dict):
+    for k in sorted(set(before) | set(after)):
+        if k not in after or k not in before or not deep_equal(before[k], after[k]):
+            return k, before.get(k, "<absent>"), after.get(k, "<absent>")
+    return None
+
+
+class AttrsCheck(Check):
+    name = "attrs"
+    description = "the op's attributes (lists included) are identical after a run"
+    order = 175
+    variants = ("case",)
+
+    def verdict(self, derived, context):
+        from dataclasses import replace
+
+        from harness.checks._support import has_grad, prepare, run_forward_backward
+        from harness.pipeline import raised
+
+        results = []
+        runnable, _ = self.plan(derived, context, results)
+        case = derived.case
+        fresh = fresh_attrs(derived.base, context) if derived.variant == "case" else None
+        seed = getattr(context, "seed", 2024)
+        for combo in runnable:
+            if fresh is not None:
+                earlier = _changed(fresh, dict(case.attrs or {}))
+                if earlier:
+                    k, was, now = earlier
+                    results.append(self.failed(
+                        derived, combo, f"attr '{k}' of the case is {now!r} after earlier runs "
+                        f"in this process; the test set it to {was!r}: a kernel edits its "
+                        "attributes in place", kind=WrongValue))
+                    continue
+            given = copy.deepcopy(fresh if fresh is not None else dict(case.attrs or {}))
+            try:
+                p = prepare(replace(case, attrs=given), combo)
+                snapshot = copy.deepcopy(dict(p.op.attrs))
+                given_snapshot = copy.deepcopy(given)
+                grad_ops = []
+                if case.grad_inputs and has_grad(case.op_type):
+                    grad_ops = p.grad_ops(tuple(case.no_grad_set or ()))
+                grad_snapshots = [copy.deepcopy(dict(g.attrs)) for g in grad_ops]
+                problem = None
+                for stage in ("forward", "backward"):
+                    if stage == "forward":
+                        p.forward()
+                    else:
+                        run_forward_backward(p, case, seed=seed, run_forward=False)
+                    pairs = [("the op's", snapshot, dict(p.op.attrs)),
+                             ("the caller's attrs dict:", given_snapshot, given)]
+                    pairs += [(f"grad op '{g.type}':", snap, dict(g.attrs))
+                              for g, snap in zip(grad_ops, grad_snapshots)]
+                    for who, before, after in pairs:
+                        diff = _changed(before, after)
+                        if diff:
+                            k, was, now = diff
+                            kernel = ("the forward kernel" if stage == "forward" else
+                                      "the grad kernels")
+                            problem = (f"{who} attr '{k}' was {was!r} and is {now!r} after "
+                                       f"{kernel} ran: a kernel edits its attributes in place")
+                            break
+                    if problem:
+                        break
+            except Exception as exc:  # noqa: BLE001
+                results.append(self.failed(derived, combo, "the op raised before the check "
+                                           f"could finish: {raised(exc)}"))
+                continue
+            if problem:
+                results.append(self.failed(derived, combo, problem, kind=WrongValue))
+            else:
+                results.append(self.passed(derived, combo))
+        return results
+
+
+CHECK = AttrsCheck()

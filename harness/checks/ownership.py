@@ -1,0 +1,135 @@
+"""`ownership`: what a run hands out is the caller's to keep.
+
+Bug class: a kernel that keeps an output (or gradient) buffer between calls -- a module-level
+cache keyed by shape, a preallocated array reused by the next call -- so a later run of the
+op (another program, other inputs of the same shapes) overwrites results the caller already
+holds, and two instances of the op in one program share one output buffer.
+
+How: run the case (forward and backward) in one prepared op and keep its output and
+gradient buffers (`LoDTensor.buffer`, no copy) plus a snapshot; run a second instance of the
+op in its own scope on other inputs of the same shapes (every float input rotated by one
+element); the first run's buffers must still equal the snapshot, and no output buffer of the
+second instance may be one of the first's (unless it is a view of an input: `aliasing`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.checks.base import Check, Mismatch
+
+__all__ = ["CHECK", "OwnershipCheck", "other_inputs"]
+
+
+def other_inputs(name: str, array):
+    """Other values of the same shape and dtype: every float input rotated by one element
+    (scaled by 0.5 when that changes nothing, e.g. a constant input)."""
+    if not isinstance(array, np.ndarray) or array.dtype.kind != "f" or array.size == 0:
+        return array
+    new = np.roll(array.reshape(-1), 1).reshape(array.shape)
+    if np.array_equal(new, array):
+        new = array * 0.5 if np.any(array) else array + 0.5
+    return np.ascontiguousarray(new).astype(array.dtype)
+
+
+def _host(buf):
+    from opkit.framework.device import to_host
+
+    return None if buf is None else np.asarray(to_host(buf))
+
+
+def _buffers(prepared, names):
+    out = {}
+    for n in names:
+        value = prepared.value(n)
+        out[n] = getattr(value, "buffer", None) if value is not None else None
+    return out
+
+
+def _same_memory(a, b) -> bool:
+    if a is None or b is None:
+        return False
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        return a.size > 0 and np.shares_memory(a, b)
+    try:
+        return a.data.ptr == b.data.ptr and a.size > 0
+    except AttributeError:
+        return False
+
+
+class OwnershipCheck(Check):
+    name = "ownership"
+    description = ("outputs of one run stay unchanged when another instance of the op runs; "
+                   "two instances share no output buffer")
+    order = 170
+    variants = ("case",)
+
+    def verdict(self, derived, context):
+        from harness.checks._support import fmt_index, prepare, run_forward_backward
+        from harness.pipeline import raised
+        from opkit.framework.grad_maker import grad_var_name
+
+        case = derived.case
+        results = []
+        runnable, _ = self.plan(derived, context, results)
+        seed = getattr(context, "seed", 2024)
+        for combo in runnable:
+            try:
+                p1 = prepare(case, combo)
+                first = run_forward_backward(p1, case, seed=seed)
+                names = {n: (grad_var_name(n[:-5]) if n.endswith("@GRAD") else n)
+                         for n in first}
+                held = _buffers(p1, names.values())
+                inputs1 = [_buffers(p1, [s.name for s in specs]) for specs in
+                           p1.inputs.values()]
+                in1 = [b for d in inputs1 for b in d.values() if b is not None]
+                p2 = prepare(case, combo)
+                for specs in p2.inputs.values():
+                    for s in specs:
+                        new = other_inputs(s.name, s.data)
+                        if new is not s.data:
+                            p2.set_input(s.name, new, s.lod)
+                try:
+                    run_forward_backward(p2, case, seed=seed)
+                except Exception:  # noqa: BLE001 - the other values may be outside the domain
+                    p2 = prepare(case, combo)
+                    run_forward_backward(p2, case, seed=seed)
+                second = _buffers(p2, names.values())
+            except Exception as exc:  # noqa: BLE001
+                results.append(self.failed(derived, combo, "the op raised before the check "
+                                           f"could finish: {raised(exc)}"))
+                continue
+            problem = None
+            for key, var in names.items():
+                before, buf = first.get(key), held.get(var)
+                if before is None or buf is None:
+                    continue
+                now = _host(buf)
+                if now.shape != before.shape or not np.array_equal(
+                        now, before, equal_nan=before.dtype.kind == "f"):
+                    flat = np.flatnonzero(~((now == before) | (np.isnan(now) & np.isnan(before))
+                                            if before.dtype.kind == "f" else now == before)
+                                          .reshape(-1)) if now.shape == before.shape else [0]
+                    k = int(flat[0])
+                    idx = np.unravel_index(k, before.shape) if before.ndim else ()
+                    was = before.reshape(-1)[k].item()
+                    is_ = now.reshape(-1)[k].item() if now.shape == before.shape else now.shape
+                    problem = (f"{fmt_index(key, idx)} of the first run was {was!r} and is "
+                               f"{is_!r} after a second instance of the op ran (its own "
+                               "scope, other inputs of the same shapes): the kernel reuses "
+                               "an output buffer across runs (e.g. a module-level cache "
+                               "keyed by shape)")
+                    break
+                other = second.get(var)
+                if _same_memory(buf, other) and not any(_same_memory(buf, b) for b in in1):
+                    problem = (f"{key}: two instances of the op (two scopes) hand out the "
+                               "same output buffer: the second run overwrites what the first "
+                               "caller holds")
+                    break
+            if problem:
+                results.append(self.failed(derived, combo, problem, kind=Mismatch))
+            else:
+                results.append(self.passed(derived, combo))
+        return results
+
+
+CHECK = OwnershipCheck()

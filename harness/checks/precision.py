@@ -1,0 +1,176 @@
+"""`precision`: float32 kernels compute in float32, not in something lower.
+
+On the same (float32-representable) inputs and cotangent, the float32 kernel's outputs and
+gradients must agree with the float64 kernel's within
+
+    |out32 - out64| <= PRECISION_FACTOR * eps32 * (|out64| + cond)
+
+where `cond` is the case's conditioning: how far the float64 results move when every input
+(and the cotangent) is perturbed by one relative float32 epsilon in random directions
+(max over PROBES probes, divided by eps32) -- the error that rounding the inputs alone
+causes. A kernel that rounds its inputs, intermediates or results to float32 stays within a
+small multiple of that; float16 arithmetic (epsilon 8192 times larger) is far outside it.
+Integer outputs must be identical. Skips an op without both float kernels on a place (the
+`dtypes` check reports that).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.checks._support import (fmt_index, grad_outputs, has_grad, output_slots,
+                                     place_object)
+from harness.checks.base import Check, WrongValue
+from harness.runner import PreparedOp, VarSpec, make_cotangents, normalize_slots
+
+__all__ = ["CHECK", "PrecisionCheck", "NAME", "PRECISION_FACTOR", "PROBES"]
+
+NAME = "precision"
+PRECISION_FACTOR = 64.0     # allowed multiple of eps32 * (|value| + conditioning)
+PROBES = 2                  # random relative perturbations that estimate the conditioning
+EPS32 = float(np.finfo(np.float32).eps)
+
+
+def _specs(case, dtype, scale=None, rng=None):
+    """The case's inputs rounded to float32, fed as `dtype` (optionally perturbed by one
+    relative float32 epsilon in random directions, in float64)."""
+    out = {}
+    for slot, items in normalize_slots(case.inputs).items():
+        out[slot] = []
+        for s in items:
+            data = s.data
+            if isinstance(data, np.ndarray) and data.dtype.kind == "f":
+                data = data.astype(np.float32).astype(np.float64)
+                if scale is not None:
+                    data = data * (1 + scale * rng.choice([-1.0, 1.0], data.shape))
+                data = data.astype(dtype)
+            elif isinstance(data, np.ndarray):
+                data = data.copy()
+            out[slot].append(VarSpec(s.name, data, s.lengths))
+    return out
+
+
+def _run(case, place, dtype, cot=None, wrt=(), scale=None, rng=None):
+    """{name: float64 array} of outputs and (with `cot`) input gradients ('X@GRAD')."""
+    p = PreparedOp(case.op_type, _specs(case, dtype, scale, rng), case.attrs,
+                   output_slots(case, case.op_type), place_object(place))
+    outs = p.forward()
+    res = {n: (None if v is None else np.array(v)) for n, v in outs.items()}
+    if cot is not None and wrt:
+        feed = {n: (c * (1 + scale * rng.choice([-1.0, 1.0], c.shape)) if scale else c)
+                .astype(outs[n].dtype) for n, c in cot.items() if outs.get(n) is not None}
+        for n, g in p.backward(feed, list(wrt), tuple(case.no_grad_set or ())).items():
+            res[n + "@GRAD"] = None if g is None else np.array(g)
+    return res
+
+
+def _wrt(case) -> list[str]:
+    return list(case.grad_inputs) if case.grad_inputs and has_grad(case.op_type) else []
+
+
+class PrecisionCheck(Check):
+    name = NAME
+    description = ("float32 outputs and gradients agree with the float64 kernel within a "
+                   "bound from eps32 and the case's conditioning")
+    order = 160
+    variants = ("case",)
+    needs_float = True
+
+    def verdict(self, derived, context):
+        from opkit.registry import op_info
+
+        case = derived.case
+        kernels = op_info(case.op_type).kernel_places()
+        results = []
+        runnable, _ = self.plan(derived, context, results)
+        places = []
+        for combo in runnable:
+            if combo.place not in places:
+                places.append(combo.place)
+        done = False
+        for place in places:
+            have = kernels.get(place, [])
+            if "float32" not in have or "float64" not in have:
+                continue
+            done = True
+            results.append(self._place(derived, place, context.seed))
+        if not done and not results:
+            results.append(self.skipped(derived.base, "needs float32 and float64 kernels on "
+                                        "one place (the dtypes check reports a missing one)"))
+        return results
+
+    def _place(self, derived, place, seed):
+        from harness.checks._support import Combo
+
+        combo = Combo(place, "float32")
+        problem, worst = _check_place(derived.case, place, seed)
+        if problem:
+            return self.failed(derived, combo, problem, kind=WrongValue, worst=worst)
+        return self.passed(derived, combo, f"within {worst:.2g} of the bound", worst)
+
+
+def _check_place(case, place, seed):
+    """(problem or None, worst |diff| / bound)."""
+    wrt = _wrt(case)
+    ref = _run(case, place, "float64")
+    cot = None
+    if wrt:
+        cot = make_cotangents(ref, grad_outputs(case, ref), seed=seed)
+        cot = {n: c.astype(np.float32).astype(np.float64) for n, c in cot.items()}
+        ref = _run(case, place, "float64", cot, wrt)
+    got = _run(case, place, "float32", cot, wrt)
+    rng = np.random.default_rng(seed + 17)
+    cond = {}
+    for _ in range(PROBES):
+        probe = _run(case, place, "float64", cot, wrt, scale=EPS32, rng=rng)
+        for n, v in ref.items():
+            pv = probe.get(n)
+            if v is None or pv is None or v.dtype.kind != "f" or pv.shape != v.shape:
+                continue
+            moved = np.abs(np.asarray(pv, np.float64) - v) / EPS32
+            cond[n] = np.maximum(cond.get(n, 0.0), moved)
+    worst, problem = 0.0, None
+    for n, v64 in ref.items():
+        v32 = got.get(n)
+        if v64 is None or v32 is None:
+            if (v64 is None) != (v32 is None):
+                problem = f"{n}: produced by one of the float32/float64 kernels only"
+                break
+            continue
+        if v32.shape != v64.shape:
+            problem = f"{n}: shape {v32.shape} in float32, {v64.shape} in float64"
+            break
+        if v64.dtype.kind != "f":
+            if not np.array_equal(v32, v64):
+                k = int(np.flatnonzero(v32.reshape(-1) != v64.reshape(-1))[0])
+                idx = np.unravel_index(k, v64.shape)
+                problem = (f"{fmt_index(n, idx)}: {v32.reshape(-1)[k]!r} from the float32 "
+                           f"kernel, {v64.reshape(-1)[k]!r} from the float64 kernel")
+                break
+            continue
+        a = np.asarray(v32, np.float64)
+        c = cond.get(n, np.zeros(v64.shape))
+        bound = PRECISION_FACTOR * EPS32 * (np.abs(v64) + c)
+        diff = np.abs(a - v64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ratio = np.where(diff == 0, 0.0, diff / np.where(bound > 0, bound, np.inf))
+        ratio = np.where(np.isnan(diff) & ~np.isnan(v64), np.inf, ratio)
+        ratio = np.where(np.isnan(v64) & np.isnan(a), 0.0, np.nan_to_num(ratio, nan=np.inf))
+        if ratio.size and float(ratio.max()) > worst:
+            worst = float(ratio.max())
+        if ratio.size and float(ratio.max()) > 1.0:
+            k = int(np.argmax(ratio))
+            idx = np.unravel_index(k, v64.shape)
+            what = "gradient" if n.endswith("@GRAD") else "output"
+            problem = (f"{what} {fmt_index(n, idx)}: float32 kernel {float(a.reshape(-1)[k])!r}, "
+                       f"float64 kernel {float(v64.reshape(-1)[k])!r} on the same float32 "
+                       f"inputs: |diff| {float(diff.reshape(-1)[k]):.3g} > bound "
+                       f"{float(bound.reshape(-1)[k]):.3g} = {PRECISION_FACTOR:g} x eps32 x "
+                       f"(|value| {abs(float(v64.reshape(-1)[k])):.3g} + conditioning "
+                       f"{float(c.reshape(-1)[k]):.3g}); {int((ratio > 1).sum())} of "
+                       f"{ratio.size} elements exceed it: the float32 kernel computes in "
+                       f"lower precision than float32")
+            break
+    return problem, worst
+
+
+CHECK = PrecisionCheck()

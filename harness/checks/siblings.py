@@ -1,0 +1,105 @@
+"""The other OpTest cases of an op (for the process-level checks `state` and `determinism`),
+and running a list of cases in a fresh forked or spawned process."""
+from __future__ import annotations
+
+import os
+import pickle
+import sys
+
+import numpy as np
+
+__all__ = ["sibling_classes", "case_of", "run_cases", "in_fork", "can_fork"]
+
+
+def sibling_classes(case, context) -> list:
+    """Every discovered OpTest class whose setUp gives `case.op_type`, in discovery order
+    (module, class name); the test's own class included. [] without a test."""
+    from harness.discovery import is_optest_class
+
+    test = getattr(context, "test", None)
+    if test is None:
+        return []
+    mods = [m for n, m in sorted(sys.modules.items()) if n.startswith("opkit_tests.")]
+    own = sys.modules.get(type(test).__module__)
+    if own is not None and own not in mods:
+        mods.append(own)
+    found = []
+    for m in mods:
+        for _, cls in sorted(vars(m).items()):
+            if not is_optest_class(cls) or cls.__module__ != m.__name__ or cls in found:
+                continue
+            if cls is type(test) or _op_type(cls) == case.op_type:
+                found.append(cls)
+    return found
+
+
+def _op_type(cls):
+    t = cls.__dict__.get("op_type") or getattr(cls, "op_type", "")
+    if t:
+        return t
+    try:
+        from harness.discovery import instantiate
+
+        return getattr(instantiate(cls, 2024), "op_type", "")
+    except Exception:  # noqa: BLE001
+        return ""
+
+
+def case_of(cls, seed: int):
+    from harness.discovery import instantiate
+
+    return instantiate(cls, seed).to_case()
+
+
+def run_case_results(case, place: str, dtype: str, seed: int, grads=None) -> dict:
+    """{name: array} of the case's outputs and gradients (grads: names; None: the case's
+    grad_inputs, else every float input) on place/dtype; {} when the op raises."""
+    from harness.checks._support import (Combo, grad_outputs, has_grad, prepare)
+    from harness.runner import make_cotangents
+
+    try:
+        p = prepare(case, Combo(place, dtype))
+        outs = p.forward()
+        res = {n: (None if v is None else np.array(v)) for n, v in outs.items()}
+        wrt = grads if grads is not None else list(case.grad_inputs or [])
+        if wrt and has_grad(case.op_type):
+            cot = make_cotangents(outs, grad_outputs(case, outs), seed=seed)
+            cot = {n: c.astype(outs[n].dtype) for n, c in cot.items()}
+            for n, g in p.backward(cot, wrt, tuple(case.no_grad_set or ())).items():
+                res[n + "@GRAD"] = None if g is None else np.array(g)
+        return res
+    except Exception:  # noqa: BLE001 - another case's failure is that case's report
+        return {}
+
+
+def can_fork() -> bool:
+    return hasattr(os, "fork") and sys.platform != "win32"
+
+
+def in_fork(fn):
+    """fn() run in a forked child; its (picklable) return value, or raises RuntimeError."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:                      # the child
+        os.close(r)
+        code = 0
+        try:
+            data = pickle.dumps(("ok", fn()))
+        except BaseException as exc:  # noqa: BLE001
+            data = pickle.dumps(("error", f"{type(exc).__name__}: {exc}"))
+            code = 1
+        try:
+            with os.fdopen(w, "wb") as f:
+                f.write(data)
+        finally:
+            os._exit(code)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        data = f.read()
+    os.waitpid(pid, 0)
+    if not data:
+        raise RuntimeError("the forked process died without a result")
+    status, value = pickle.loads(data)
+    if status != "ok":
+        raise RuntimeError(value)
+    return value
