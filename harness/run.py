@@ -306,8 +306,7 @@ def _can_fork() -> bool:
     try:
         from opkit.framework.device import DeviceContextPool
 
-        pool = DeviceContextPool._instance
-        if pool is not None and any(p.kind == "GPU" for p in pool._contexts):
+        if any(p.kind == "GPU" for p in DeviceContextPool.places_in_use()):
             return False
     except Exception:
         pass

@@ -20,6 +20,7 @@ from opkit.framework.place import CPUPlace
 from opkit.framework.registry import op_info
 from opkit.framework.scope import Scope
 from opkit.framework.tensor import LoDTensor, LoDTensorArray, lengths_to_offsets
+from opkit.framework.grad_maker import GRAD_SUFFIX
 
 __all__ = ["VarSpec", "normalize_slots", "PreparedOp", "cast_floats", "make_cotangents",
            "FLOAT_DTYPES"]
@@ -167,8 +168,8 @@ class PreparedOp:
         for desc in maker():
             for names in desc.inputs.values():
                 for n in names:
-                    if n.endswith("@GRAD") and n not in produced and \
-                            n[: -len("@GRAD")] not in self.output_names():
+                    if n.endswith(GRAD_SUFFIX) and n not in produced and \
+                            n[: -len(GRAD_SUFFIX)] not in self.output_names():
                         raise errors.InvalidArgument("grad op '%s' reads '%s', which neither an "
                                                      "output gradient nor an earlier grad op "
                                                      "gives", desc.type, n)

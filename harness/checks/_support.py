@@ -11,6 +11,7 @@ import numpy as np
 from harness import settings
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.runner import PreparedOp, cast_floats, make_cotangents, normalize_slots
+from opkit.framework.grad_maker import grad_var_name
 
 __all__ = ["CheckContext", "Combo", "combos", "prepare", "run_forward_backward", "Hooks",
            "result", "first_difference", "ulp_distance", "describe_error", "user_line",
@@ -184,7 +185,7 @@ def run_forward_backward(prepared: PreparedOp, case, hooks=None, backward: bool 
             cot = {n: c.astype(outs[n].dtype) for n, c in cot.items()}  # float32 runs
             for n, g in prepared.backward(cot, wrt, tuple(case.no_grad_set or ()),
                                           hooks=hooks).items():
-                result[n + "@GRAD"] = None if g is None else np.array(g, copy=True)
+                result[grad_var_name(n)] = None if g is None else np.array(g, copy=True)
     return result
 
 

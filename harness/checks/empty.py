@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from harness.checks.base import Check, RawException, WrongShape
 from harness.pipeline import opkit_refusal, raised, run_case
+from opkit.framework.grad_maker import GRAD_SUFFIX
 
 
 class EmptyCheck(Check):
@@ -47,7 +48,7 @@ class EmptyCheck(Check):
                 want = base.get(name)
                 if value is None or want is None:
                     continue
-                if name.endswith("@GRAD"):
+                if name.endswith(GRAD_SUFFIX):
                     src = inputs.get(name[:-5])
                     shape = None if src is None else src.shape
                 elif want.ndim and want.shape[0] == batch and not _has_lod(derived.case):

@@ -18,6 +18,7 @@ from harness.gradient import (AUTO_EXACT_MAX_ELEMENTS, AUTO_MAX_COLOURS, ERROR_F
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.runner import make_cotangents, normalize_slots
 from harness.tolerances import GRAD_ABS_FLOOR, VACUOUS_ABS, grad_tolerance
+from opkit.framework.grad_maker import grad_var_name
 
 __all__ = ["check_grad", "check_case", "resolve_mode", "MODES"]
 
@@ -144,7 +145,7 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
             ana = analytic.get(name)
             if ana is None:
                 problems.append(f"no analytic gradient of {name} (the grad ops did not "
-                                f"produce {name}@GRAD)")
+                                f"produce {grad_var_name(name)})")
                 continue
             ana = np.asarray(ana, dtype=np.float64)
             shape = engine.base[name].shape

@@ -9,6 +9,7 @@ from harness.checks._support import (CheckContext, Hooks, combos, fail, first_di
                                      run_forward_backward)
 from harness.checks.aliasing import shares_memory
 from harness.report import SKIP, CheckResult
+from opkit.framework.grad_maker import GRAD_SUFFIX
 
 NAME = "inplace"
 
@@ -61,8 +62,8 @@ def check(case, context: CheckContext) -> list:
         try:
             ref = run_forward_backward(prepare(case, combo), case, seed=context.seed)
             problems, hooks = [], ReuseHooks()
-            outputs = [n for n in ref if not n.endswith("@GRAD")]
-            grads = [n for n in ref if n.endswith("@GRAD")]
+            outputs = [n for n in ref if not n.endswith(GRAD_SUFFIX)]
+            grads = [n for n in ref if n.endswith(GRAD_SUFFIX)]
             if fwd_pairs:   # the forward in place; only its outputs are compared (the input
                 prepared = prepare(case, combo, enable_inplace=True)   # buffer is consumed)
                 got = run_forward_backward(prepared, case, backward=False, hooks=hooks)

@@ -16,6 +16,7 @@ from harness.checks.base import Check, KernelRaised, WrongValue
 from harness.compare import fmt_index
 from harness.kinks import is_kink, matches, one_sided
 from harness.tolerances import grad_tolerance
+from opkit.framework.grad_maker import grad_var_name
 
 
 class KinksCheck(Check):
@@ -74,12 +75,12 @@ class KinksCheck(Check):
                 continue
             problem = None
             for (name, k), (what, left, right) in slopes.items():
-                ana = got.get(name + "@GRAD")
+                ana = got.get(grad_var_name(name))
                 if ana is None:
                     continue
                 a = float(np.asarray(ana, dtype=np.float64).reshape(-1)[k])
                 shape = engine.base[name].shape
-                where = fmt_index(name + "@GRAD", np.unravel_index(k, shape))
+                where = fmt_index(grad_var_name(name), np.unravel_index(k, shape))
                 if is_kink(left, right, tol):
                     if matches(a, left, tol) or matches(a, right, tol):
                         continue

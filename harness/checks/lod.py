@@ -35,6 +35,7 @@ from harness.checks._support import (
 from harness.lod_cases import edge_inputs, edges_for, has_lod_input
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.runner import PreparedOp, make_cotangents, normalize_slots
+from opkit.framework.grad_maker import grad_var_name
 
 __all__ = ["check", "compile_time_lod_levels", "lod_level_problems"]
 
@@ -141,13 +142,13 @@ def _check_gradients(case, prepared: PreparedOp, outs: dict, numeric: bool, seed
         if spec is None or not isinstance(spec.data, np.ndarray):
             continue
         if tuple(g.shape) != tuple(spec.data.shape):
-            return (f"{name}@GRAD has shape {list(g.shape)}, expected {list(spec.data.shape)} "
+            return (f"{grad_var_name(name)} has shape {list(g.shape)}, expected {list(spec.data.shape)} "
                     f"(the shape of {name})"), None
         want = [list(level) for level in (spec.lengths or [])]
         got = [list(level) for level in (prepared.grad_lod(name) or [])]
         if got != want:
-            return (f"{name}@GRAD has LoD (lengths) {got}, expected {want} (the LoD of "
-                    f"{name}): a grad op must share_lod from {name} to {name}@GRAD"), None
+            return (f"{grad_var_name(name)} has LoD (lengths) {got}, expected {want} (the LoD of "
+                    f"{name}): a grad op must share_lod from {name} to {grad_var_name(name)}"), None
         if not numeric:
             continue
         engine = _engine(prepared, cot, float(case.options.get("numeric_grad_delta") or 1e-4))

@@ -8,6 +8,7 @@ from harness.checks._support import (CheckContext, Hooks, combos, fail, first_di
                                      fmt_index, has_grad, pass_, prepare, run_forward_backward,
                                      user_line, rel)
 from harness.report import SKIP
+from opkit.framework.grad_maker import GRAD_SUFFIX
 
 NAME = "no_need_buffer"
 
@@ -87,7 +88,7 @@ def check(case, context: CheckContext) -> list:
             continue
         problem = None
         for name, value in plain.items():
-            if not name.endswith("@GRAD"):
+            if not name.endswith(GRAD_SUFFIX):
                 continue
             diff = first_difference(value, got.get(name))
             if diff is not None:

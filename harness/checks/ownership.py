@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness.checks.base import Check, Mismatch
+from opkit.framework.grad_maker import GRAD_SUFFIX
 
 __all__ = ["CHECK", "OwnershipCheck", "other_inputs"]
 
@@ -76,7 +77,7 @@ class OwnershipCheck(Check):
             try:
                 p1 = prepare(case, combo)
                 first = run_forward_backward(p1, case, seed=seed)
-                names = {n: (grad_var_name(n[:-5]) if n.endswith("@GRAD") else n)
+                names = {n: (grad_var_name(n[: -len(GRAD_SUFFIX)]) if n.endswith(GRAD_SUFFIX) else n)
                          for n in first}
                 held = _buffers(p1, names.values())
                 inputs1 = [_buffers(p1, [s.name for s in specs]) for specs in

@@ -21,6 +21,7 @@ from harness.checks._support import (fmt_index, grad_outputs, has_grad, output_s
                                      place_object)
 from harness.checks.base import Check, WrongValue
 from harness.runner import PreparedOp, VarSpec, make_cotangents, normalize_slots
+from opkit.framework.grad_maker import GRAD_SUFFIX, grad_var_name
 
 __all__ = ["CHECK", "PrecisionCheck", "NAME", "PRECISION_FACTOR", "PROBES"]
 
@@ -59,7 +60,7 @@ def _run(case, place, dtype, cot=None, wrt=(), scale=None, rng=None):
         feed = {n: (c * (1 + scale * rng.choice([-1.0, 1.0], c.shape)) if scale else c)
                 .astype(outs[n].dtype) for n, c in cot.items() if outs.get(n) is not None}
         for n, g in p.backward(feed, list(wrt), tuple(case.no_grad_set or ())).items():
-            res[n + "@GRAD"] = None if g is None else np.array(g)
+            res[grad_var_name(n)] = None if g is None else np.array(g)
     return res
 
 
@@ -160,7 +161,7 @@ def _check_place(case, place, seed):
         if ratio.size and float(ratio.max()) > 1.0:
             k = int(np.argmax(ratio))
             idx = np.unravel_index(k, v64.shape)
-            what = "gradient" if n.endswith("@GRAD") else "output"
+            what = "gradient" if n.endswith(GRAD_SUFFIX) else "output"
             problem = (f"{what} {fmt_index(n, idx)}: float32 kernel {float(a.reshape(-1)[k])!r}, "
                        f"float64 kernel {float(v64.reshape(-1)[k])!r} on the same float32 "
                        f"inputs: |diff| {float(diff.reshape(-1)[k]):.3g} > bound "

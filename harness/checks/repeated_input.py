@@ -13,6 +13,7 @@ import numpy as np
 
 from harness.checks.base import Check, KernelRaised, Mismatch
 from harness.compare import compare
+from opkit.framework.grad_maker import grad_var_name
 
 
 class RepeatedInputCheck(Check):
@@ -95,7 +96,7 @@ def _run(derived, combo, context, shared: bool) -> dict:
         if all(x is not None for x in g):
             total = g[0].astype(np.float64) if shared else \
                 g[0].astype(np.float64) + g[1].astype(np.float64)
-            result[first.name + "@GRAD"] = total.astype(g[0].dtype)
+            result[grad_var_name(first.name)] = total.astype(g[0].dtype)
     return result
 
 

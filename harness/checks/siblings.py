@@ -7,6 +7,7 @@ import pickle
 import sys
 
 import numpy as np
+from opkit.framework.grad_maker import grad_var_name
 
 __all__ = ["sibling_classes", "case_of", "run_cases", "in_fork", "can_fork"]
 
@@ -66,7 +67,7 @@ def run_case_results(case, place: str, dtype: str, seed: int, grads=None) -> dic
             cot = make_cotangents(outs, grad_outputs(case, outs), seed=seed)
             cot = {n: c.astype(outs[n].dtype) for n, c in cot.items()}
             for n, g in p.backward(cot, wrt, tuple(case.no_grad_set or ())).items():
-                res[n + "@GRAD"] = None if g is None else np.array(g)
+                res[grad_var_name(n)] = None if g is None else np.array(g)
         return res
     except Exception:  # noqa: BLE001 - another case's failure is that case's report
         return {}
