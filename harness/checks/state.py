@@ -80,7 +80,8 @@ class StateCheck(Check):
                                 getattr(t, mname)()
                             bad = [r for r in col if r.status == FAIL and
                                    r.place == combo.place and r.dtype == combo.dtype]
-                            if bad and wrong is None:
+                            if bad and wrong is None and \
+                                    not fails_alone(cls, case.op_type, combo, seed):
                                 wrong = (f"{cls.__name__}, run after {derived.base.name}: "
                                          f"{bad[0].message.splitlines()[0]}")
                     except Exception:  # noqa: BLE001 - that case's own checks report it
@@ -111,6 +112,46 @@ class StateCheck(Check):
             else:
                 results.append(self.passed(derived, combo))
         return results
+
+
+def fails_alone(cls, op_type: str, combo, seed: int) -> bool:
+    """Whether `cls`'s own output test fails in a fresh interpreter, where nothing else ran:
+    then its failure after this case is its own (a wrong expectation), not a state leak.
+    Paid only on the failure path."""
+    import inspect
+    import json
+    import subprocess
+    import sys
+
+    from opkit.registry import op_info
+
+    source = (op_info(op_type).source or "").rsplit(":", 1)[0]
+    code = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from opkit.project import load_op_modules\n"
+        "from harness.discovery import _import_test_file, instantiate, seed_all\n"
+        "from harness.report import FAIL, collecting\n"
+        "src, path, name, place, dtype, seed = json.loads(sys.argv[1])\n"
+        "load_op_modules([src] if src and '/reference_ops/' not in src else [])\n"
+        "cls = getattr(_import_test_file(Path(path)), name)\n"
+        "t = instantiate(cls, seed)\n"
+        "bad = False\n"
+        "for m in sorted(n for n in dir(cls) if n.startswith('test') and 'output' in n):\n"
+        "    seed_all(seed)\n"
+        "    with collecting() as col:\n"
+        "        getattr(t, m)()\n"
+        "    bad = bad or any(r.status == FAIL and r.place == place and r.dtype == dtype "
+        "for r in col)\n"
+        "print(json.dumps(bad))\n")
+    try:
+        args = json.dumps([source, inspect.getfile(cls), cls.__name__, combo.place,
+                           combo.dtype, seed])
+        done = subprocess.run([sys.executable, "-c", code, args], capture_output=True,
+                              text=True, timeout=120)
+        return json.loads(done.stdout.strip().splitlines()[-1])
+    except Exception:  # noqa: BLE001 - unknown: keep the finding (it shows its values)
+        return False
 
 
 CHECK = StateCheck()
