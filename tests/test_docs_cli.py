@@ -181,19 +181,19 @@ def test_tutorial_runs_as_written(tmp_path):
     blocks = re.findall(r"```(\w*)\n(.*?)```", text, re.S)
     python = [b for lang, b in blocks if lang == "python"]
     op = next(b for b in python if "register_operator(" in b)
-    test = next(b for b in python if "class TestSoftsign" in b)
+    test = next(b for b in python if "class TestMySoftsign" in b)
     conftest = next(b for b in python if b.startswith("# plain pytest"))
     toml = next(b for lang, b in blocks if lang == "toml")
     (tmp_path / "my_ops").mkdir()
     (tmp_path / "tests").mkdir()
     (tmp_path / "my_ops" / "__init__.py").write_text("")
-    (tmp_path / "my_ops" / "softsign_op.py").write_text(op)
-    (tmp_path / "tests" / "test_softsign_op.py").write_text(test)
+    (tmp_path / "my_ops" / "my_softsign_op.py").write_text(op)
+    (tmp_path / "tests" / "test_my_softsign_op.py").write_text(test)
     (tmp_path / "tests" / "conftest.py").write_text(conftest)
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "t"\nversion = "0"\n\n' + toml)
-    shown = next(b for lang, b in blocks if b.startswith("$ opkit test softsign"))
+    shown = next(b for lang, b in blocks if b.startswith("$ opkit test my_softsign"))
     env = dict(os.environ, NO_COLOR="1")
-    p = subprocess.run([sys.executable, "-m", "opkit", "test", "softsign"], cwd=tmp_path,
+    p = subprocess.run([sys.executable, "-m", "opkit", "test", "my_softsign"], cwd=tmp_path,
                        capture_output=True, text=True, env=env, timeout=600)
     assert p.returncode == 0, p.stdout + p.stderr
     for line in p.stdout.splitlines():

@@ -13,7 +13,9 @@ from contract_helpers import RULES, json_stdout, run_opkit, write_clip_project
 CHECKS = ("output", "grad", "dtypes", "mutation", "aliasing", "determinism", "lod",
           "no_need_buffer", "inplace", "places", "fuzz",
           # the input variants (harness issue 11)
-          "layout", "empty", "extremal", "kinks", "repeated_input", "infer_shape")
+          "layout", "empty", "extremal", "kinks", "repeated_input", "infer_shape",
+          # state, process and precision checks (verdicts issue 12)
+          "ownership", "attrs", "state", "precision")
 
 
 def test_9_rule_codes_and_names():

@@ -136,8 +136,11 @@ def test_broken_ops_python_api(broken_ops):
     by_op = discover([str(broken_ops)]).by_op()
     reports = run_ops(sorted(by_op), by_op, isolate=False)
     failed = {r.op: {c.check for c in r.results if c.status == "fail"} for r in reports}
+    # in one process (isolate=False) a kernel that keeps state between calls also spoils the
+    # op's later cases: its `output` may fail too (opkit test isolates cases)
+    stateful = {"broken_scale_cache": {"output"}}
     for op, checks in EXPECTED.items():
-        assert failed[op] and failed[op] <= checks, (op, failed[op])
+        assert failed[op] and failed[op] <= checks | stateful.get(op, set()), (op, failed[op])
         assert failed[op.replace("broken_", "good_")] == set()
 
 
