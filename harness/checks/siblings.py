@@ -8,7 +8,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["sibling_classes", "case_of", "run_cases", "in_fork", "can_fork"]
+__all__ = ["sibling_classes", "case_of", "run_case_results", "in_fork", "can_fork"]
 
 
 def sibling_classes(case, context) -> list:
