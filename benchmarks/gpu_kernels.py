@@ -183,7 +183,9 @@ def cases(quick: bool):
             # what an xp kernel looping over the sequences runs: one launch per sequence
             return cp.stack([x[b:e].sum(axis=0) for b, e in zip(offsets[:-1], offsets[1:])])
 
-        def t_index_add(t, x, seg=seg, n=len(lengths)):
+        n_seq = len(lengths)
+
+        def t_index_add(t, x, seg=seg, n=n_seq):
             out = t.zeros((n, x.shape[1]), dtype=x.dtype, device=x.device)
             return out.index_add_(0, t.as_tensor(seg, device=x.device), x)
 
@@ -241,7 +243,7 @@ def main() -> int:
         d_in = [cp.asarray(a) for a in np_in]
         row = {"op": name, "case": shape}
 
-        def check(got, label):
+        def check(got, label, want=want, tol=tol, name=name):
             got = np.asarray(got)
             if tol == 0.0:
                 np.testing.assert_array_equal(got, want, err_msg=f"{name} {label}")
@@ -250,26 +252,26 @@ def main() -> int:
                                            err_msg=f"{name} {label}")
 
         check(cp.asnumpy(ded_fn(cp, *d_in)), "dedicated")
-        row["dedicated_ms"] = _gpu_time_ms(cp, lambda: ded_fn(cp, *d_in), args.repeat)
-        row["dedicated_host_ms"] = _host_time_ms(cp, lambda: ded_fn(cp, *d_in), args.repeat)
+        row["dedicated_ms"] = _gpu_time_ms(cp, lambda f=ded_fn, a=d_in: f(cp, *a), args.repeat)
+        row["dedicated_host_ms"] = _host_time_ms(cp, lambda f=ded_fn, a=d_in: f(cp, *a), args.repeat)
         if cp_fn is not None:
             check(cp.asnumpy(cp_fn(cp, *d_in)), "plain cupy")
-            row["plain_cupy_ms"] = _gpu_time_ms(cp, lambda: cp_fn(cp, *d_in), args.repeat)
-        row["numpy_ms"] = _cpu_time_ms(lambda: np_fn(*np_in), args.repeat)
+            row["plain_cupy_ms"] = _gpu_time_ms(cp, lambda f=cp_fn, a=d_in: f(cp, *a), args.repeat)
+        row["numpy_ms"] = _cpu_time_ms(lambda f=np_fn, a=np_in: f(*a), args.repeat)
         if torch is not None and t_fn is not None:
             t_in = [torch.as_tensor(a, device="cuda") for a in np_in]
             check(t_fn(torch, *t_in).cpu().numpy(), "torch")
-            row["torch_ms"] = _torch_time_ms(torch, lambda: t_fn(torch, *t_in), args.repeat)
+            row["torch_ms"] = _torch_time_ms(torch, lambda f=t_fn, a=t_in: f(torch, *a), args.repeat)
         if name == "sequence_pool SUM":
             os.environ[kernels.NONDETERMINISTIC_ENV] = "1"
             try:
                 check(cp.asnumpy(ded_fn(cp, *d_in)), "atomics")
-                row["atomics_ms"] = _gpu_time_ms(cp, lambda: ded_fn(cp, *d_in), args.repeat)
+                row["atomics_ms"] = _gpu_time_ms(cp, lambda f=ded_fn, a=d_in: f(cp, *a), args.repeat)
             finally:
                 os.environ.pop(kernels.NONDETERMINISTIC_ENV, None)
         info["rows"].append(row)
 
-        def fmt(key):
+        def fmt(key, row=row):
             return f"{row[key]:.3f}" if key in row else "-"
 
         extra = f" (atomics, OPKIT_GPU_NONDETERMINISTIC=1: {row['atomics_ms']:.3f})" \

@@ -185,13 +185,13 @@ def main(argv=None):
             case, names = make_case(op, n)
             opkit(case, names, "auto")          # warm-up (imports, first-call costs)
             total = checked_elements(case, names)
-            t_auto, (_, v_auto, method, _) = median_time(lambda: opkit(case, names, "auto"),
+            t_auto, (_, v_auto, method, _) = median_time(lambda case=case, names=names: opkit(case, names, "auto"),
                                                          args.repeat)
             t_exact, (_, v_exact, m_exact, _) = median_time(
-                lambda: opkit(case, names, "exact"), args.repeat)
+                lambda case=case, names=names: opkit(case, names, "exact"), args.repeat)
             reps = args.repeat if total <= 1000 else 1
             t_base, (_, v_base, extrap) = median_time(
-                lambda: baseline(case, names, args.budget), reps)
+                lambda case=case, names=names: baseline(case, names, args.budget), reps)
             verdicts = {}
             for how in ("element", "sign"):
                 with broken(op, how):

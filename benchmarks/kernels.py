@@ -19,6 +19,7 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_v] = "1"
 
 import argparse  # noqa: E402
+import functools  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
@@ -102,6 +103,11 @@ def cases():
     x_sm = f(256, 1000)
     x_add, y_add = f(32, 64, 28, 28), f(64)
     cat = [f(32, 64, 14, 14) for _ in range(3)]
+    if torch is not None:  # the torch lambdas below close over these
+        tx_conv, tw_conv = torch.from_numpy(x_conv), torch.from_numpy(w_conv)
+        tx_sm = torch.from_numpy(x_sm)
+        tx_add, ty_add = torch.from_numpy(x_add), torch.from_numpy(y_add)
+        tcat = [torch.from_numpy(a) for a in cat]
     out = [
         ("conv2d", "conv2d [8,16,32,32] * [32,16,3,3], pad 1",
          {"x": ("Input", x_conv), "w": ("Filter", w_conv)}, "Output",
@@ -120,12 +126,6 @@ def cases():
          lambda: np.concatenate(cat, axis=1),
          (lambda: torch.cat(tcat, dim=1)) if torch else None),
     ]
-    if torch is not None:
-        g = globals()
-        g["tx_conv"], g["tw_conv"] = torch.from_numpy(x_conv), torch.from_numpy(w_conv)
-        g["tx_sm"] = torch.from_numpy(x_sm)
-        g["tx_add"], g["ty_add"] = torch.from_numpy(x_add), torch.from_numpy(y_add)
-        g["tcat"] = [torch.from_numpy(a) for a in cat]
     return out
 
 
@@ -135,7 +135,7 @@ def run(repeat: int = 9) -> dict:
         main, out = _program(op, inputs, slot, attrs)
         exe, scope = opkit.Executor(opkit.CPUPlace()), opkit.Scope()
         feed = {name: array for name, (_, array) in inputs.items()}
-        exe_fn = lambda: exe.run(main, feed=feed, fetch_list=[out], scope=scope)  # noqa: E731
+        exe_fn = functools.partial(exe.run, main, feed=feed, fetch_list=[out], scope=scope)
         np.testing.assert_allclose(exe_fn()[0], np_fn(), rtol=1e-4, atol=1e-4)
         number = max(1, int(0.02 / max(_median_time(np_fn, 3, 1), 1e-6)))
         fns = {"executor": exe_fn, "numpy": np_fn}

@@ -104,7 +104,7 @@ def main(argv=None):
         want = loop_pool(x, lengths, pooltype)
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
         kernel = timeit(prepared.forward, args.repeat)
-        loop = timeit(lambda: loop_pool(x, lengths, pooltype), args.repeat)
+        loop = timeit(lambda pooltype=pooltype: loop_pool(x, lengths, pooltype), args.repeat)
         row = {"pooltype": pooltype, "kernel_ms": kernel * 1e3, "loop_ms": loop * 1e3,
                "speedup_vs_loop": loop / kernel}
         run, note = paddle_runner(x, lengths, pooltype)

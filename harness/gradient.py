@@ -554,7 +554,6 @@ def compare(engine: NumericEngine, name: str, analytic, tol: float | None = None
     err = np.where(np.isnan(err), np.inf, err)
     allowed = bound(num, est)
     bad = err > allowed
-    worst = float(err.max())
     if not bad.any():
         return Comparison(True, float(err.max()), size=ana.size, vacuous=vacuous)
     num2 = None

@@ -65,7 +65,7 @@ class OpTest(PaddleSurface, unittest.TestCase):
                     inputs=getattr(self, "inputs", {}) or {},
                     attrs=dict(getattr(self, "attrs", {}) or {}),
                     outputs=getattr(self, "outputs", {}) or {},
-                    reference=getattr(self, "reference") if callable(ref) else None,
+                    reference=self.reference if callable(ref) else None,
                     source=self._source())
         recorded = getattr(self, "_opkit_recorded", None)
         if recorded:

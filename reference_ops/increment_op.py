@@ -50,7 +50,6 @@ register_operator("increment", IncrementOp, IncrementOpMaker, grad_maker=Increme
 @register_kernel("increment", place=("CPU", "GPU"),
                  dtypes=("float32", "float64", "int32", "int64"))
 def increment_kernel(ctx):
-    xp = ctx.xp
     x = ctx.input("X")
     step = ctx.attr("step")
     if x.dtype.kind in "iu":

@@ -4,7 +4,7 @@ import numpy as np
 from opkit import (GradOpMaker, OpKernelType, OpMaker, OperatorWithKernel, enforce, errors,
                    grad_var_name, register_kernel, register_operator)
 
-from reference_ops._sequence import check_lod_level, last_level, segment_ids
+from reference_ops._sequence import check_lod_level, last_level
 
 
 class SequencePadOpMaker(OpMaker):

@@ -2,7 +2,7 @@
 import numpy as np
 
 from opkit import (GradOpMaker, OpKernelType, OpMaker, OperatorWithKernel, enforce, errors,
-                   grad_var_name, register_kernel, register_operator)
+                   register_kernel, register_operator)
 
 from reference_ops._sequence import check_lod_level, last_level
 

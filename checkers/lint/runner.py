@@ -84,7 +84,7 @@ def lint_paths(paths: list[str], config: LintConfig, *, fix: bool = False, diff:
 
     outcomes = _run_all([(shown, data, config, fix or diff) for _, _, shown, data in todo],
                         _jobs(jobs if jobs is not None else config.jobs, len(todo)))
-    for (i, path, shown, data), outcome in zip(todo, outcomes):
+    for (i, path, shown, _data), outcome in zip(todo, outcomes):
         findings = outcome.findings
         if cache is not None:
             cache.put(keys[i], [{k: v for k, v in f.to_dict().items() if k != "path"} for f in findings])

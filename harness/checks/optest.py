@@ -45,7 +45,7 @@ def run_optest_methods(test, case_name: str, seed: int | None = None) -> list[Ch
                 error = None
             except unittest.SkipTest as exc:
                 error = ("skip", str(exc))
-            except Exception as exc:  # noqa: BLE001: reported as a failed check
+            except Exception as exc:  # noqa: BLE001 - reported as a failed check
                 error = ("fail", f"{type(test).__name__}.{method} raised "
                                  f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
         for r in collected:

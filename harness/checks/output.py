@@ -117,7 +117,7 @@ def check_output(case, atol=None, rtol=None, no_check_set=None, equal_nan=False,
         try:
             prepared = prepare_case(case, place, dtype, expected)
             prepared.forward()
-        except Exception as exc:  # noqa: BLE001: reported as a failed check
+        except Exception as exc:  # noqa: BLE001 - reported as a failed check
             from harness.checks.mutation import describe_read_only_write
 
             what = describe_read_only_write(case, dtype, exc) or \

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 from opkit.framework.grad_maker import grad_var_name
 
-__all__ = ["sibling_classes", "case_of", "run_cases", "in_fork", "can_fork"]
+__all__ = ["sibling_classes", "case_of", "run_case_results", "in_fork", "can_fork"]
 
 
 def sibling_classes(case, context) -> list:

@@ -35,8 +35,7 @@ class StateCheck(Check):
         from dataclasses import replace
 
         from harness.checks.ownership import other_inputs
-        from harness.checks.siblings import (case_of, in_fork, run_case_results,
-                                             sibling_classes)
+        from harness.checks.siblings import in_fork, run_case_results, sibling_classes
         from harness.pipeline import compare_runs
         from harness.runner import normalize_slots
 

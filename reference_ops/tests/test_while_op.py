@@ -1,6 +1,5 @@
 """while: an OperatorBase (no kernel) running its sub-block in step scopes. It has no float
 kernel and no gradient, so it is tested through programs rather than OpTest."""
-import numpy as np
 import pytest
 
 import opkit

@@ -74,7 +74,7 @@ def test_ops_folder_without_python_files(tmp_path):
 def test_module_errors_name_the_file_and_line(tmp_path):
     (tmp_path / "bad_op.py").write_text("import numpy\n\nraise RuntimeError('boom')\n")
     p = assert_usage_error(run("ops", "--ops", tmp_path / "bad_op.py"), "boom")
-    assert f"bad_op.py:3" in p.stderr
+    assert "bad_op.py:3" in p.stderr
 
 
 # -- [tool.opkit] is validated (library: opkit.project) ------------------------------------

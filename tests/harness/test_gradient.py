@@ -11,7 +11,7 @@ from harness.gradient import NumericEngine
 from harness.report import FAIL, PASS
 from harness.runner import make_cotangents
 
-from test_op_test import X, make_test, ops, register_unary  # noqa: F401  (fixture)
+from test_op_test import X, make_test, register_unary
 
 
 def _square_grad_one_wrong(x, d):

@@ -8,7 +8,6 @@ from harness import OpTest
 from harness.report import FAIL, PASS, SKIP, collecting
 from opkit import (GradOpMaker, OpMaker, OperatorWithKernel, grad_var_name, register_kernel,
                    register_operator)
-from opkit.registry import scratch
 
 
 class _Maker(OpMaker):
@@ -51,12 +50,6 @@ def register_unary(op_type, forward, backward=None, dtypes=("float32", "float64"
         register_kernel(op_type + "_grad", dtypes=dtypes)(
             lambda ctx: ctx.set_output(grad_var_name("X"), backward(
                 ctx.input("X"), ctx.input(grad_var_name("Out")))))
-
-
-@pytest.fixture
-def ops():
-    with scratch():
-        yield
 
 
 def make_test(op_type, x, expected, attrs=None, **extra):

@@ -1,6 +1,6 @@
 # Adapted from PaddlePaddle tools/print_op_desc.py (Apache-2.0). Not part of opkit:
 # run it with paddlepaddle installed (see README.md) to regenerate the dumps here.
-import json, sys
+import json
 try:
     import paddle.base.framework as framework
     from paddle.base import core

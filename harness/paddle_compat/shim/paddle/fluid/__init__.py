@@ -8,8 +8,8 @@ for _sub in ("op", "framework", "executor", "backward", "compiler", "dygraph", "
              "initializer", "optimizer", "param_attr", "layer_helper", "io", "contrib",
              "data_feeder", "incubate", "profiler", "regularizer", "nets", "clip"):
     placeholder_module(f"paddle.fluid.{_sub}")
-from paddle.fluid import (backward, compiler, dygraph, executor, framework, op,  # noqa: E402
-                          unique_name)
+from paddle.fluid import (backward, compiler, dygraph, executor, framework, op,  # noqa: E402,F401
+                          unique_name)  # noqa: F401  (re-exported for Paddle's test files)
 from paddle.fluid import layers  # noqa: E402,F401
 
 
