@@ -166,7 +166,9 @@ def _import_module(module: str, spec: str) -> None:
                              f"{_where(exc, None)}", spec) from None
 
 
-def _import_file(path: Path, spec: str) -> None:
+def exec_op_file(path: Path) -> None:
+    """Import the op file `path` once, under a module name derived from its path; an error
+    propagates (the module is forgotten, so a fixed file can be loaded again)."""
     name = "opkit_user_ops." + "_".join(path.resolve().with_suffix("").parts[-3:]).replace(
         "-", "_")
     if name in sys.modules:
@@ -176,8 +178,15 @@ def _import_file(path: Path, spec: str) -> None:
     sys.modules[name] = module
     try:
         module_spec.loader.exec_module(module)
-    except Exception as exc:
+    except BaseException:
         del sys.modules[name]
+        raise
+
+
+def _import_file(path: Path, spec: str) -> None:
+    try:
+        exec_op_file(path)
+    except Exception as exc:
         raise OpPackageError(f"{path}{_where(exc, str(path))}: loading the op module failed: "
                              f"{_describe(exc)}", spec) from None
 

@@ -223,16 +223,11 @@ def _where(exc: BaseException, path: Path | None) -> str:
 
 
 def _import_file(path: Path, label: str) -> None:
-    name = "opkit_user_ops." + "_".join(path.resolve().with_suffix("").parts[-3:]).replace("-", "_")
-    if name in sys.modules:
-        return
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+    from opkit.plugins import exec_op_file
+
     try:
-        spec.loader.exec_module(module)
+        exec_op_file(path)
     except Exception as exc:  # noqa: BLE001 - reported as a usage error
-        del sys.modules[name]
         where = _where(exc, path) or _where(exc, None)  # the line in the user's file first
         raise ProjectError(f"{label}: loading {path} failed{where}: "
                            f"{describe(exc)}") from None
