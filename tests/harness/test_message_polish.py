@@ -1,0 +1,53 @@
+"""Messages a person reads: the error kind said once, plain numbers, agreeing notes."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness import settings
+from harness.run import run_case
+from harness_test_helpers import make_case
+from opkit import OpMaker, OperatorWithKernel, errors, register_kernel, register_operator
+from opkit.framework.errors import one_line
+
+
+class _Maker(OpMaker):
+    def make(self):
+        self.add_input("X", "(Tensor) input.")
+        self.add_output("Out", "(Tensor) never produced.")
+        self.add_comment("raises InvalidArgument")
+
+
+class _Op(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        ctx.set_output_dim("Out", ctx.get_input_dim("X"))
+
+
+try:
+    register_operator("polish_raises_invalid", _Op, _Maker)
+
+    @register_kernel("polish_raises_invalid", place=("CPU",))
+    def _kernel(ctx):
+        raise errors.InvalidArgument("X must be positive, got %s", -1.5)
+except errors.AlreadyExists:  # pragma: no cover - module imported twice
+    pass
+
+
+def test_one_line_says_the_kind_once():
+    err = errors.InvalidArgument("bad %d", 3).with_context("relu", "X")
+    line = one_line(err)
+    assert line.count("InvalidArgument") == 1
+    assert line.startswith("InvalidArgument: ") and "relu" in line and "bad 3" in line
+    assert one_line(ValueError("oops")) == "ValueError: oops"
+    assert one_line(ValueError("ValueError: oops")) == "ValueError: oops"
+
+
+def test_failing_check_message_names_invalid_argument_once():
+    case = make_case("polish_raises_invalid", reference=lambda x: {"Out": x}, grad=False)
+    with settings.override(place="CPU", dtype="all"):
+        results = run_case(case, checks=["output"])
+    failed = [r for r in results if r.status == "fail"]
+    assert failed, results
+    for r in failed:
+        assert r.message.count("InvalidArgument") == 1, r.message
+        assert "X must be positive, got -1.5" in r.message
