@@ -9,6 +9,7 @@ from harness.checks._support import (CheckContext, Hooks, combos, fail, first_di
                                      run_forward_backward)
 from harness.checks.aliasing import shares_memory
 from harness.report import SKIP, CheckResult
+from harness.values import fmt_value
 
 NAME = "inplace"
 
@@ -43,7 +44,7 @@ def _compare(ref: dict, got: dict, names) -> str | None:
         if isinstance(diff, str):
             return f"{name}: {diff}"
         idx, a, b, ulps = diff
-        return (f"{fmt_index(name, idx)}: out-of-place {a!r}, in-place {b!r} ({ulps} ULP): the "
+        return (f"{fmt_index(name, idx)}: out-of-place {fmt_value(a)}, in-place {fmt_value(b)} ({ulps} ULP): the "
                 f"kernel reads an input element after overwriting it")
     return None
 

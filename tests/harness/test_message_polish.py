@@ -51,3 +51,26 @@ def test_failing_check_message_names_invalid_argument_once():
     for r in failed:
         assert r.message.count("InvalidArgument") == 1, r.message
         assert "X must be positive, got -1.5" in r.message
+
+
+def test_fmt_value_is_plain():
+    from harness.values import fmt_value
+
+    assert fmt_value(np.float64(1.2000000476837158)) == "1.2000000476837158"
+    assert fmt_value(np.float32(0.5)) == "0.5"
+    assert fmt_value([np.int64(1), np.float64(2.5)]) == "[1, 2.5]"
+    assert fmt_value(np.array([1.0, 2.0])) == "[1.0, 2.0]"
+    assert fmt_value("mean") == "'mean'"
+
+
+def test_failing_output_message_has_no_numpy_reprs():
+    import reference_ops  # noqa: F401  (registers relu)
+
+    case = make_case("relu", reference=lambda x: {"Out": x + 0.25}, grad=False)
+    with settings.override(place="CPU", dtype="all"):
+        results = run_case(case, checks=["output"])
+    failed = [r for r in results if r.status == "fail"]
+    assert failed, results
+    for r in failed:
+        assert "np." not in r.message and "float64(" not in r.message, r.message
+        assert "actual " in r.message
