@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 from harness import settings
 from harness.run import run_case
@@ -74,3 +73,15 @@ def test_failing_output_message_has_no_numpy_reprs():
     for r in failed:
         assert "np." not in r.message and "float64(" not in r.message, r.message
         assert "actual " in r.message
+
+
+def test_fuzz_reproduction_prints_plain_attrs():
+    from harness.case import Case
+    from harness.fuzz import format_optest
+
+    case = Case("TestX", "scale", {"X": np.ones((2,), "float32")},
+                {"scale": np.float64(np.float32(1.2)), "bias": np.float32(0.5)},
+                {"Out": np.ones((2,), "float32")})
+    code = format_optest(case)
+    assert "self.attrs = {'scale': 1.2000000476837158, 'bias': 0.5}" in code, code
+    compile(code, "<optest>", "exec")
