@@ -75,6 +75,7 @@ def pytest_configure(config):
     seed = os.environ.get("OPKIT_SEED", "").strip()
     if seed and not (seed.isdigit()):
         raise pytest.UsageError(f"opkit: OPKIT_SEED={seed!r}: not an integer >= 0")
+    settings.set_place_option("--opkit-place")
     if place:
         place = place.upper() if place.lower() != "all" else "all"
         settings.configure(place=place)

@@ -85,3 +85,62 @@ def test_fuzz_reproduction_prints_plain_attrs():
     code = format_optest(case)
     assert "self.attrs = {'scale': 1.2000000476837158, 'bias': 0.5}" in code, code
     compile(code, "<optest>", "exec")
+
+
+def _render(results, cases):
+    import io
+
+    from harness.run import OpReport
+    from harness.table import render_plain
+
+    out = io.StringIO()
+    render_plain([OpReport("myop", results, cases)], stream=out, verbose=True)
+    return out.getvalue()
+
+
+def test_skip_notes_agree_with_the_table():
+    from harness.report import CheckResult
+
+    results = [CheckResult("lod", "pass", "CPU", "float64", "TestA"),
+               CheckResult("lod", "skip", "", "", "TestB", "no LoD input"),
+               CheckResult("inplace", "skip", "", "", "TestA", "no inplace pairs"),
+               CheckResult("inplace", "skip", "", "", "TestB", "no inplace pairs")]
+    for case in ("TestA", "TestB"):
+        results += [CheckResult("output", "pass", "CPU", "float64", case),
+                    CheckResult("output", "skip", "GPU", "float64", case, "GPU not usable: x"),
+                    CheckResult("grad", "pass", "CPU", "float64", case),
+                    CheckResult("grad", "skip", "GPU", "float64", case, "GPU not usable: x")]
+    text = _render(results, ["TestA", "TestB"])
+    # lod passes in the table: its skip note names the case that skipped it
+    assert "skip lod [TestB]: no LoD input" in text, text
+    # a place skipped for every case: the column, once, not every case
+    assert "skip output, grad [GPU/float64]: GPU not usable: x" in text, text
+    # a check skipped everywhere: no brackets
+    assert "skip inplace: no inplace pairs" in text, text
+    assert "1 op:" in text and "(2 cases)" in text
+
+
+def test_compat_header_pluralises_ops():
+    from checkers.compat.compare import CompatReport
+    from checkers.compat.report import text_report
+
+    text = text_report(CompatReport(old_ops=1, new_ops=2), "OLD", "NEW")
+    assert "OLD (1 op) -> NEW (2 ops)" in text, text
+
+
+def test_places_skip_names_the_option_of_the_front_door():
+    from harness import settings
+    from harness.report import SKIP
+
+    case = make_case("relu", reference=lambda x: {"Out": np.maximum(x, 0)}, grad=False)
+    try:
+        for option, want, not_want in (("--place", "--place / OPKIT_PLACE", "--opkit-place"),
+                                       ("--opkit-place", "--opkit-place / OPKIT_PLACE",
+                                        "(--place")):
+            settings.set_place_option(option)
+            with settings.override(place="GPU", dtype="all"):
+                results = run_case(case, checks=["places"])
+            skips = [r.message for r in results if r.status == SKIP]
+            assert skips and all(want in m and not_want not in m for m in skips), skips
+    finally:
+        settings.set_place_option("OPKIT_PLACE")
