@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness.tolerances import output_tolerance, tolerance_note
+from harness.values import fmt_value
 
 __all__ = ["compare", "fmt_index", "first_wrong"]
 
@@ -83,11 +84,11 @@ def compare(name, got, want, run_dtype, atol, rtol, equal_nan, fixed_dtype=None)
         first = ""
         if k0 != k:
             i0 = np.unravel_index(k0, got.shape) if got.ndim else ()
-            first = (f"first at {fmt_index(name, i0)}: actual {float(g64.reshape(-1)[k0])!r}, "
-                     f"expected {float(w64.reshape(-1)[k0])!r}; ")
+            first = (f"first at {fmt_index(name, i0)}: actual {fmt_value(float(g64.reshape(-1)[k0]))}, "
+                     f"expected {fmt_value(float(w64.reshape(-1)[k0]))}; ")
         msg = (f"output '{name}' (shape {tuple(got.shape)}, {got.dtype.name}): "
                f"{int(bad.sum())} of {bad.size} elements differ; {first}worst at "
-               f"{fmt_index(name, idx)}: actual {a!r}, expected {e!r}, abs error {ae:.6g}, "
+               f"{fmt_index(name, idx)}: actual {fmt_value(a)}, expected {fmt_value(e)}, abs error {ae:.6g}, "
                f"rel error {re:.6g} (tolerance: atol {a_tol:g} + rtol {r_tol:g} * |expected|"
                f"{tolerance_note(got.dtype, want_orig.dtype)})")
         return msg, worst
@@ -102,7 +103,7 @@ def compare(name, got, want, run_dtype, atol, rtol, equal_nan, fixed_dtype=None)
     idx = np.unravel_index(k, got.shape) if got.ndim else ()
     return (f"output '{name}' (shape {tuple(got.shape)}, {got.dtype.name}): "
             f"{int(bad.sum())} of {bad.size} elements differ (compared exactly); first at "
-            f"{fmt_index(name, idx)}: actual {got.reshape(-1)[k].item()!r}, expected "
-            f"{want_orig.reshape(-1)[k].item()!r}", None)
+            f"{fmt_index(name, idx)}: actual {fmt_value(got.reshape(-1)[k].item())}, expected "
+            f"{fmt_value(want_orig.reshape(-1)[k].item())}", None)
 
 

@@ -19,6 +19,7 @@ from harness.case import Case
 from harness.checks._support import CheckContext
 from harness.discovery import instantiate, seed_all
 from harness.report import FAIL, PASS, SKIP, CheckResult
+from harness.values import fmt_value
 
 __all__ = ["fuzz_op", "fuzz_test", "format_optest"]
 
@@ -89,7 +90,7 @@ def _literal(value, indent: int = 0) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(f"({n!r}, {_literal(v, indent + 3 + len(repr(n)))})"
                                for n, v in value) + "]"
-    return repr(value)
+    return fmt_value(value)
 
 
 def format_optest(case: Case, base_name: str = "TestFuzz") -> str:
@@ -101,7 +102,7 @@ def format_optest(case: Case, base_name: str = "TestFuzz") -> str:
              "        self.inputs = {"]
     for slot, value in case.inputs.items():
         lines.append(f"            {slot!r}: {_literal(value, 14 + len(repr(slot)))},")
-    lines += ["        }", f"        self.attrs = {case.attrs!r}",
+    lines += ["        }", f"        self.attrs = {fmt_value(case.attrs)}",
               "        self.outputs = {"]
     for slot, value in case.outputs.items():
         lines.append(f"            {slot!r}: {_literal(value, 14 + len(repr(slot)))},")

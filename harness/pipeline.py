@@ -92,4 +92,6 @@ def raised(exc: BaseException) -> str:
     while inner.__cause__ is not None and id(inner.__cause__) not in seen:   # (a re-raised
         inner = inner.__cause__                                              # error is its
         seen.add(id(inner))                                                  # own cause)
-    return f"{type(inner).__name__}: {describe_error(exc)}"
+    text = describe_error(exc)
+    kind = type(inner).__name__
+    return text if inner is exc or text.startswith(f"{kind}:") else f"{kind}: {text}"

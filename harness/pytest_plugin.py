@@ -75,6 +75,7 @@ def pytest_configure(config):
     seed = os.environ.get("OPKIT_SEED", "").strip()
     if seed and not (seed.isdigit()):
         raise pytest.UsageError(f"opkit: OPKIT_SEED={seed!r}: not an integer >= 0")
+    settings.set_place_option("--opkit-place")
     if place:
         place = place.upper() if place.lower() != "all" else "all"
         settings.configure(place=place)
@@ -225,7 +226,9 @@ def _shared_file(config, cls):
     import tempfile
     from pathlib import Path
 
-    folder = Path(tempfile.gettempdir()) / f"opkit-items-{workerinput['testrunuid']}"
+    folder = workerinput.get("opkit_items_dir")     # made (and removed) by the controller
+    folder = Path(folder) if folder else \
+        Path(tempfile.gettempdir()) / f"opkit-items-{workerinput['testrunuid']}"
     folder.mkdir(exist_ok=True)
     key = hashlib.sha1(f"{cls.__module__}.{cls.__qualname__}:{os.environ.get('OPKIT_SEED')}"
                        .encode()).hexdigest()[:16]
@@ -340,8 +343,31 @@ def pytest_runtest_protocol(item, nextitem):
                 time.monotonic() - started
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """pytest-xdist, controller side: one shared-results folder for this run's workers, made
+    here so the controller can remove it at the end."""
+    config = node.config
+    folder = getattr(config, "_opkit_items_dir", None)
+    if folder is None:
+        import tempfile
+
+        folder = config._opkit_items_dir = tempfile.mkdtemp(prefix="opkit-items-")
+    node.workerinput["opkit_items_dir"] = folder
+
+
+def _remove_items_dir(config) -> None:
+    folder = getattr(config, "_opkit_items_dir", None)
+    if folder and not hasattr(config, "workerinput"):      # the controller only
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+        config._opkit_items_dir = None
+
+
 def pytest_sessionfinish(session):
     config = session.config
+    _remove_items_dir(config)
     times = getattr(config, "_opkit_times", {})
     if config.getoption("--opkit-record-durations", default=False) and times:
         from harness.sharding import write_durations

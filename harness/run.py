@@ -163,7 +163,7 @@ def _run_one(spec, case, context) -> list[CheckResult]:
         from harness.checks._support import describe_error
 
         return [CheckResult(spec.name, FAIL, "", "", case.name,
-                            f"raised {type(exc).__name__}: {describe_error(exc)}")]
+                            f"raised {describe_error(exc)}")]
     finally:
         context.cache.setdefault("durations", {})[spec.name] = time.monotonic() - started
     return got

@@ -14,6 +14,7 @@ ALL_DTYPES = ("float32", "float64")
 
 _place: str | None = None   # "CPU" | "GPU" | "all" | None (= environment, else all)
 _dtype: str | None = None   # "float32" | "float64" | "all" | None
+_place_option = "OPKIT_PLACE"   # how the user picks places in this run (named in skip reasons)
 
 
 def _parse(value: str | None, allowed: tuple, what: str) -> tuple:
@@ -42,8 +43,22 @@ def configure(place: str | None = None, dtype: str | None = None) -> None:
 
 
 def reset() -> None:
-    global _place, _dtype
+    global _place, _dtype, _place_option
     _place = _dtype = None
+    _place_option = "OPKIT_PLACE"
+
+
+def set_place_option(name: str) -> None:
+    """Record the command-line option that picks places in this run (`--place` under
+    `opkit test`, `--opkit-place` under pytest), for messages that tell the user what to
+    change."""
+    global _place_option
+    _place_option = name
+
+
+def place_option() -> str:
+    """`--place / OPKIT_PLACE`, `--opkit-place / OPKIT_PLACE` or `OPKIT_PLACE`."""
+    return _place_option if _place_option == "OPKIT_PLACE" else f"{_place_option} / OPKIT_PLACE"
 
 
 def selected_places() -> tuple:

@@ -48,19 +48,33 @@ def _details(report) -> list[tuple[str, str]]:
 
     lines = [(FAIL, line) for line in group_failures(report.results)]
     ran = {r.check for r in report.results if r.status != SKIP}
-    by_reason: dict[str, list[str]] = {}
+    cases_of: dict[str, set] = {}   # check -> every case it has a result for
+    for r in report.results:
+        cases_of.setdefault(r.check, set()).add(r.case)
+    # reason -> check -> (skipped cases, places/dtypes), in order of first appearance
+    by_reason: dict[str, dict[str, tuple[list, list]]] = {}
     for r in report.results:
         if r.status == SKIP and r.message:
-            # a check that also ran elsewhere: say which case/place/dtype was skipped
-            label = r.check
-            if r.check in ran:
-                where = "/".join(x for x in (r.place, r.dtype) if x)
-                label += f" [{', '.join(x for x in (r.case, where) if x)}]"
-            checks = by_reason.setdefault(r.message, [])
-            if label not in checks:
-                checks.append(label)
+            cases, wheres = by_reason.setdefault(r.message, {}).setdefault(r.check, ([], []))
+            where = "/".join(x for x in (r.place, r.dtype) if x)
+            if r.case not in cases:
+                cases.append(r.case)
+            if where and where not in wheres:
+                wheres.append(where)
     for reason, checks in by_reason.items():
-        lines.append((SKIP, f"skip {', '.join(checks)}: {reason}"))
+        # a check that also ran elsewhere says where it was skipped (so the note agrees
+        # with a pass in the table): the place, else the skipped cases
+        labels: dict[str, list[str]] = {}
+        for check, (cases, wheres) in checks.items():
+            named = [c for c in cases if c]
+            if wheres or set(cases) >= cases_of[check]:
+                named = []          # a place skipped (a column of the table), or every case
+            parts = [] if check not in ran else \
+                named[:4] + ([f"+{len(named) - 4} more"] if len(named) > 4 else []) + wheres
+            suffix = f" [{', '.join(parts)}]" if parts else ""
+            labels.setdefault(suffix, []).append(check)
+        text = ", ".join(f"{', '.join(names)}{suffix}" for suffix, names in labels.items())
+        lines.append((SKIP, f"skip {text}: {reason}"))
     return lines
 
 

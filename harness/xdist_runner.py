@@ -82,6 +82,7 @@ def _spec(tasks, checks, seed, timeout, fuzz, context_options, op_modules, test_
         "op_modules": [str(m) for m in (op_modules or [])],
         "test_paths": [str(p) for p in test_paths],
         "places": ",".join(settings.selected_places()),
+        "place_option": settings.place_option().split(" / ")[0],
         "dtypes": ",".join(settings.selected_dtypes()),
         "fork_cases": bool(fork_cases),
     }
@@ -131,6 +132,7 @@ class _WorkerState:
         from harness import settings
 
         settings.configure(spec["places"], spec["dtypes"])
+        settings.set_place_option(spec.get("place_option", "OPKIT_PLACE"))
         from opkit.project import load_op_modules
 
         load_op_modules(spec["op_modules"])

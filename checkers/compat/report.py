@@ -19,11 +19,15 @@ def _groups(entries: list[dict]):
     return [(op, list(items)) for op, items in groupby(ordered, key=lambda e: e["op"])]
 
 
+def _ops(n: int) -> str:
+    return f"{n} op{'' if n == 1 else 's'}"
+
+
 def _lines(report: CompatReport, old_label: str, new_label: str) -> list[tuple[str, str]]:
     """(style, text) pairs; style is a rich style or '' for plain."""
     out: list[tuple[str, str]] = [
-        ("bold", f"opkit compat: {old_label} ({report.old_ops} ops) -> "
-                 f"{new_label} ({report.new_ops} ops)")]
+        ("bold", f"opkit compat: {old_label} ({_ops(report.old_ops)}) -> "
+                 f"{new_label} ({_ops(report.new_ops)})")]
     sections = (("Breaking changes", report.breaking, "bold red", "red"),
                 ("Approved breaks (--allow)", report.allowed, "bold yellow", "yellow"),
                 ("Notes", report.notes, "bold cyan", "cyan"))

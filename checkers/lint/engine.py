@@ -5,6 +5,7 @@ Never raises for any input: problems with the file itself become OPK000 findings
 from __future__ import annotations
 
 import ast
+import warnings
 from dataclasses import dataclass, field
 
 from checkers.lint.catalog import may_apply, rule_name
@@ -32,7 +33,11 @@ def _guard(path: str, text: str):
     """CPython's parser first (C, fast): it is the syntax check, and it refuses nesting that
     would crash libcst's native parser. Returns (finding or None, python_accepts)."""
     try:
-        compile(text, path, "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
+        with warnings.catch_warnings():     # the code is only parsed, never run: its
+            warnings.simplefilter("ignore", SyntaxWarning)    # invalid escapes etc. are
+            warnings.simplefilter("ignore", DeprecationWarning)  # not the linter's output
+            compile(text, path, "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
+                    dont_inherit=True)
     except (RecursionError, MemoryError):
         return _syntax(path, 1, 1, "code too deeply nested to analyse"), False
     except SyntaxError as exc:

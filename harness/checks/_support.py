@@ -330,8 +330,11 @@ def rel(path: str) -> str:
 
 
 def describe_error(exc: BaseException) -> str:
-    """One line: the error and, when it came from user code, where."""
-    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    """One line: the error's kind (once) and message and, when it came from user code,
+    where."""
+    from opkit.framework.errors import one_line
+
+    msg = one_line(exc)
     where = user_line(exc)
     if where:
         msg += f" (at {rel(where[0])}:{where[1]}: {where[2]})"

@@ -19,6 +19,7 @@ import copy
 import numpy as np
 
 from harness.checks.base import Check, WrongValue
+from harness.values import fmt_value
 
 __all__ = ["CHECK", "AttrsCheck", "deep_equal", "fresh_attrs"]
 
@@ -89,8 +90,8 @@ class AttrsCheck(Check):
                 if earlier:
                     k, was, now = earlier
                     results.append(self.failed(
-                        derived, combo, f"attr '{k}' of the case is {now!r} after earlier runs "
-                        f"in this process; the test set it to {was!r}: a kernel edits its "
+                        derived, combo, f"attr '{k}' of the case is {fmt_value(now)} after earlier runs "
+                        f"in this process; the test set it to {fmt_value(was)}: a kernel edits its "
                         "attributes in place", kind=WrongValue))
                     continue
             given = copy.deepcopy(fresh if fresh is not None else dict(case.attrs or {}))
@@ -118,7 +119,7 @@ class AttrsCheck(Check):
                             k, was, now = diff
                             kernel = ("the forward kernel" if stage == "forward" else
                                       "the grad kernels")
-                            problem = (f"{who} attr '{k}' was {was!r} and is {now!r} after "
+                            problem = (f"{who} attr '{k}' was {fmt_value(was)} and is {fmt_value(now)} after "
                                        f"{kernel} ran: a kernel edits its attributes in place")
                             break
                     if problem:

@@ -8,6 +8,7 @@ from harness.checks.base import with_variants
 from harness.checks._support import (CheckContext, combos, fail, first_difference, fmt_index,
                                      pass_, prepare, refeed, run_forward_backward)
 from harness.report import SKIP, CheckResult
+from harness.values import fmt_value
 
 NAME = "determinism"
 
@@ -39,7 +40,7 @@ def check_case(case, context: CheckContext) -> list:
                     else:
                         idx, a, b, ulps = diff
                         problem = (f"run {k + 1} of {runs} differs from run 1 at "
-                                   f"{fmt_index(name, idx)}: {a!r} vs {b!r} ({ulps} ULP)",
+                                   f"{fmt_index(name, idx)}: {fmt_value(a)} vs {fmt_value(b)} ({ulps} ULP)",
                                    None)
                     break
                 if problem:

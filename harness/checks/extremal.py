@@ -13,6 +13,7 @@ import numpy as np
 from harness.checks.base import Check, KernelRaised, NonFinite
 from harness.compare import fmt_index
 from harness.pipeline import opkit_refusal, raised, run_case
+from harness.values import fmt_value
 
 
 class ExtremalCheck(Check):
@@ -58,9 +59,9 @@ class ExtremalCheck(Check):
                 if bad.any():
                     k = int(np.flatnonzero(bad.reshape(-1))[0])
                     idx = np.unravel_index(k, have.shape) if have.ndim else ()
-                    problem = (f"{fmt_index(name, idx)} is {have.reshape(-1)[k].item()!r} where "
+                    problem = (f"{fmt_index(name, idx)} is {fmt_value(have.reshape(-1)[k].item())} where "
                                f"the oracle ({oracle.get('@source')}) is finite: "
-                               f"{want.reshape(-1)[k].item()!r} ({int(bad.sum())} of {bad.size} "
+                               f"{fmt_value(want.reshape(-1)[k].item())} ({int(bad.sum())} of {bad.size} "
                                f"elements non-finite)")
                     break
             if problem:

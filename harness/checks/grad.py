@@ -19,6 +19,7 @@ from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.runner import make_cotangents, normalize_slots
 from harness.tolerances import GRAD_ABS_FLOOR, VACUOUS_ABS, grad_tolerance
 from opkit.framework.grad_maker import grad_var_name
+from harness.values import fmt_value
 
 __all__ = ["check_grad", "check_case", "resolve_mode", "MODES"]
 
@@ -29,7 +30,7 @@ def resolve_mode(mode=None) -> str:
     """The mode argument, else $OPKIT_GRAD_MODE, else "auto"."""
     mode = (mode or os.environ.get("OPKIT_GRAD_MODE") or "auto").strip().lower()
     if mode not in MODES:
-        raise ValueError(f"unknown gradient check mode {mode!r}: choose from {', '.join(MODES)}")
+        raise ValueError(f"unknown gradient check mode {fmt_value(mode)}: choose from {', '.join(MODES)}")
     return mode
 
 
@@ -213,10 +214,10 @@ def _compare_exact(engine, name, ana, num, tol, given=False):
              f"numeric error estimate; here {c.allowed:.3g})")
     extra = (" (the numeric gradient is zero everywhere: the analytic one should be too)"
              if c.vacuous else "")
-    confirm = (f", confirmed with a {1 / 0.1:g}x smaller step: numeric {c.numeric_confirm!r}"
+    confirm = (f", confirmed with a {1 / 0.1:g}x smaller step: numeric {fmt_value(c.numeric_confirm)}"
                if c.numeric_confirm is not None else "")
     return (f"{name}: {c.bad} of {c.size} elements exceed {bound}; worst "
-            f"{fmt_index(name, c.index)}: analytic {c.analytic!r}, numeric {c.numeric!r}, "
+            f"{fmt_index(name, c.index)}: analytic {fmt_value(c.analytic)}, numeric {fmt_value(c.numeric)}, "
             f"error {c.error:.4g} (|analytic - numeric| / max(|numeric|, "
             f"{GRAD_ABS_FLOOR:g})){confirm}{extra}", c.worst, c.vacuous)
 
@@ -240,11 +241,11 @@ def _compare_fast(engine, name, ana, directions, tol):
     found = engine.localize(name, ana, u, tol)
     if not found:
         return (f"{name}: directional derivative along a random direction: analytic "
-                f"{float((ana * u).sum())!r}, numeric {d!r}, error {e:.4g} > {allowed:g} (fast "
+                f"{fmt_value(float((ana * u).sum()))}, numeric {fmt_value(d)}, error {e:.4g} > {allowed:g} (fast "
                 f"mode could not localize it to single elements; rerun with mode='exact')",
                 worst, False)
-    items = ", ".join(f"{fmt_index(name, f.index)}: analytic {f.analytic!r}, numeric "
-                      f"{f.numeric!r}, error {f.error:.4g}" for f in found)
+    items = ", ".join(f"{fmt_index(name, f.index)}: analytic {fmt_value(f.analytic)}, numeric "
+                      f"{fmt_value(f.numeric)}, error {f.error:.4g}" for f in found)
     limit = f"{tol:g}" if tol is not None else "float64 bound"
     return (f"{name}: fast mode found {len(found)} wrong element(s) (max relative error "
             f"{limit}, |analytic - numeric| / max(|numeric|, {GRAD_ABS_FLOOR:g})): {items}",

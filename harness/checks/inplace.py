@@ -10,6 +10,7 @@ from harness.checks._support import (CheckContext, Hooks, combos, fail, first_di
 from harness.checks.aliasing import shares_memory
 from harness.report import SKIP, CheckResult
 from opkit.framework.grad_maker import GRAD_SUFFIX
+from harness.values import fmt_value
 
 NAME = "inplace"
 
@@ -44,7 +45,7 @@ def _compare(ref: dict, got: dict, names) -> str | None:
         if isinstance(diff, str):
             return f"{name}: {diff}"
         idx, a, b, ulps = diff
-        return (f"{fmt_index(name, idx)}: out-of-place {a!r}, in-place {b!r} ({ulps} ULP): the "
+        return (f"{fmt_index(name, idx)}: out-of-place {fmt_value(a)}, in-place {fmt_value(b)} ({ulps} ULP): the "
                 f"kernel reads an input element after overwriting it")
     return None
 

@@ -17,6 +17,7 @@ from harness.compare import fmt_index
 from harness.kinks import is_kink, matches, one_sided
 from harness.tolerances import grad_tolerance
 from opkit.framework.grad_maker import grad_var_name
+from harness.values import fmt_value
 
 
 class KinksCheck(Check):
@@ -84,8 +85,8 @@ class KinksCheck(Check):
                 if is_kink(left, right, tol):
                     if matches(a, left, tol) or matches(a, right, tol):
                         continue
-                    problem = (f"{where} at {name} = {what} (a kink): analytic {a!r} is "
-                               f"neither one-sided slope: left {left!r}, right {right!r}")
+                    problem = (f"{where} at {name} = {what} (a kink): analytic {fmt_value(a)} is "
+                               f"neither one-sided slope: left {fmt_value(left)}, right {fmt_value(right)}")
                 # a point with no kink there is the `grad` check's business
                 if problem:
                     break

@@ -38,7 +38,7 @@ class LayoutCheck(Check):
                 from harness.checks._support import describe_error
 
                 results.append(self.failed(derived, combo, f"the op raised "
-                                           f"{type(exc).__name__}: {describe_error(exc)}",
+                                           f"{describe_error(exc)}",
                                            kind=KernelRaised))
                 continue
             problem = compare_runs(base, got, combo.dtype, "contiguous run")

@@ -36,6 +36,7 @@ from harness.lod_cases import edge_inputs, edges_for, has_lod_input
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.runner import PreparedOp, make_cotangents, normalize_slots
 from opkit.framework.grad_maker import grad_var_name
+from harness.values import fmt_value
 
 __all__ = ["check", "compile_time_lod_levels", "lod_level_problems"]
 
@@ -171,8 +172,8 @@ def _check_gradients(case, prepared: PreparedOp, outs: dict, numeric: bool, seed
                     rel.reshape(-1)[k] = 0.0
         if rel.max() > limit:
             idx = np.unravel_index(int(np.argmax(rel)), rel.shape)
-            return (f"{fmt_index(name, idx)}: analytic gradient {float(g[idx])!r}, numeric "
-                    f"{float(num[idx])!r} (relative error {float(rel[idx]):.3g} > {limit})",
+            return (f"{fmt_index(name, idx)}: analytic gradient {fmt_value(float(g[idx]))}, numeric "
+                    f"{fmt_value(float(num[idx]))} (relative error {float(rel[idx]):.3g} > {limit})",
                     worst)
     return None, worst
 

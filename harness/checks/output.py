@@ -90,8 +90,9 @@ def fmt_index(name: str, idx) -> str:
 
 
 def first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    from opkit.framework.errors import one_line
+
+    return one_line(exc)
 
 
 # -- the check ---------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import numpy as np
 
 from harness.checks.base import Check, Mismatch
 from opkit.framework.grad_maker import GRAD_SUFFIX
+from harness.values import fmt_value
 
 __all__ = ["CHECK", "OwnershipCheck", "other_inputs"]
 
@@ -114,8 +115,8 @@ class OwnershipCheck(Check):
                     idx = np.unravel_index(k, before.shape) if before.ndim else ()
                     was = before.reshape(-1)[k].item()
                     is_ = now.reshape(-1)[k].item() if now.shape == before.shape else now.shape
-                    problem = (f"{fmt_index(key, idx)} of the first run was {was!r} and is "
-                               f"{is_!r} after a second instance of the op ran (its own "
+                    problem = (f"{fmt_index(key, idx)} of the first run was {fmt_value(was)} and is "
+                               f"{fmt_value(is_)} after a second instance of the op ran (its own "
                                "scope, other inputs of the same shapes): the kernel reuses "
                                "an output buffer across runs (e.g. a module-level cache "
                                "keyed by shape)")

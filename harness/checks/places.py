@@ -6,6 +6,7 @@ import numpy as np
 
 from harness.checks._support import (CheckContext, Combo, fail, gpu_unavailable_reason, prepare,
                                      run_forward_backward)
+from harness import settings
 from harness.report import SKIP, CheckResult
 
 NAME = "places"
@@ -20,7 +21,7 @@ def check(case, context: CheckContext) -> list:
         return CheckResult(NAME, SKIP, "GPU", dtype, case.name, msg)
 
     if "GPU" not in context.selected_places() or "CPU" not in context.selected_places():
-        return [skip("needs both CPU and GPU selected (--opkit-place / settings)")]
+        return [skip(f"needs both CPU and GPU selected ({settings.place_option()})")]
     if "GPU" not in kernels:
         return [skip(f"op '{case.op_type}' has no GPU kernel")]
     reason = gpu_unavailable_reason()

@@ -22,6 +22,7 @@ from harness.checks._support import (fmt_index, grad_outputs, has_grad, output_s
 from harness.checks.base import Check, WrongValue
 from harness.runner import PreparedOp, VarSpec, make_cotangents, normalize_slots
 from opkit.framework.grad_maker import GRAD_SUFFIX, grad_var_name
+from harness.values import fmt_value
 
 __all__ = ["CHECK", "PrecisionCheck", "NAME", "PRECISION_FACTOR", "PROBES"]
 
@@ -144,8 +145,8 @@ def _check_place(case, place, seed):
             if not np.array_equal(v32, v64):
                 k = int(np.flatnonzero(v32.reshape(-1) != v64.reshape(-1))[0])
                 idx = np.unravel_index(k, v64.shape)
-                problem = (f"{fmt_index(n, idx)}: {v32.reshape(-1)[k]!r} from the float32 "
-                           f"kernel, {v64.reshape(-1)[k]!r} from the float64 kernel")
+                problem = (f"{fmt_index(n, idx)}: {fmt_value(v32.reshape(-1)[k])} from the float32 "
+                           f"kernel, {fmt_value(v64.reshape(-1)[k])} from the float64 kernel")
                 break
             continue
         a = np.asarray(v32, np.float64)
@@ -162,8 +163,8 @@ def _check_place(case, place, seed):
             k = int(np.argmax(ratio))
             idx = np.unravel_index(k, v64.shape)
             what = "gradient" if n.endswith(GRAD_SUFFIX) else "output"
-            problem = (f"{what} {fmt_index(n, idx)}: float32 kernel {float(a.reshape(-1)[k])!r}, "
-                       f"float64 kernel {float(v64.reshape(-1)[k])!r} on the same float32 "
+            problem = (f"{what} {fmt_index(n, idx)}: float32 kernel {fmt_value(float(a.reshape(-1)[k]))}, "
+                       f"float64 kernel {fmt_value(float(v64.reshape(-1)[k]))} on the same float32 "
                        f"inputs: |diff| {float(diff.reshape(-1)[k]):.3g} > bound "
                        f"{float(bound.reshape(-1)[k]):.3g} = {PRECISION_FACTOR:g} x eps32 x "
                        f"(|value| {abs(float(v64.reshape(-1)[k])):.3g} + conditioning "

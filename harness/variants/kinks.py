@@ -10,6 +10,7 @@ import numpy as np
 
 from harness.checks.base import Derived, Unsupported
 from harness.runner import normalize_slots
+from harness.values import fmt_value
 
 
 def _float_attrs(attrs) -> list:
@@ -39,7 +40,7 @@ def derive(case, context=None):
             if s.name in wrt and isinstance(d, np.ndarray) and d.dtype.kind == "f" and d.size:
                 d = d.copy()
                 flat = d.reshape(-1)
-                picks = [(0.0, "0")] + [(v, f"attr {k}={v!r}") for k, v in
+                picks = [(0.0, "0")] + [(v, f"attr {k}={fmt_value(v)}") for k, v in
                                         _float_attrs(case.attrs)]
                 pts = []
                 for i, (v, what) in enumerate(picks):

@@ -186,6 +186,7 @@ def run(args) -> int:
     seed = _seed(args)
     spec = parse_shard(args.shard)
     checks, fuzzing = _checks(args)
+    settings.set_place_option("--place")
     if args.place or args.dtype:
         settings.configure(args.place, args.dtype)
         if args.place:
@@ -343,7 +344,7 @@ def run(args) -> int:
             print("opkit test: note: durations recorded with --jobs > 1 are approximate",
                   file=sys.stderr)
         write_durations(durations_file, finished)
-        print(f"opkit test: wrote durations of {len(finished)} op(s) to {durations_file}",
+        print(f"opkit test: wrote durations of {len(finished)} op{'' if len(finished) == 1 else 's'} to {durations_file}",
               file=sys.stderr)
     if args.format == "json":
         doc = {"ops": [r.to_json() for r in reports], "seed": seed}

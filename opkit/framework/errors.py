@@ -8,7 +8,7 @@ from __future__ import annotations
 __all__ = [
     "EnforceNotMet", "InvalidArgument", "NotFound", "OutOfRange", "AlreadyExists",
     "ResourceExhausted", "PreconditionNotMet", "PermissionDenied", "ExecutionTimeout",
-    "Unimplemented", "Unavailable", "Fatal", "External", "EmptyMessageError",
+    "Unimplemented", "Unavailable", "Fatal", "External", "EmptyMessageError", "one_line",
 ]
 
 
@@ -80,3 +80,16 @@ Unimplemented = _make("Unimplemented", "The requested feature is not implemented
 Unavailable = _make("Unavailable", "A service or device is not available.")
 Fatal = _make("Fatal", "An unrecoverable internal error.")
 External = _make("External", "An error from a third-party library (numpy, cupy, ...).")
+
+
+def one_line(exc: BaseException) -> str:
+    """`Kind: message` on one line, the kind said once: an opkit error's `str()` already
+    carries its kind (after any `[operator < x > error]` prefix), another error's does not."""
+    if isinstance(exc, EnforceNotMet):
+        kind, text = exc.kind, str(exc).replace(f"{exc.kind}: ", "", 1)
+    else:
+        kind, text = type(exc).__name__, str(exc)
+    text = text.strip().splitlines()[0] if text.strip() else ""
+    if text.startswith(f"{kind}: "):
+        text = text[len(kind) + 2:]
+    return f"{kind}: {text}" if text else kind

@@ -8,13 +8,24 @@ import os
 from functools import lru_cache
 
 
+def _printable(line: str) -> str:
+    """The line safe to print: control characters and undecodable bytes escaped (`\\x00`,
+    `\\xff`), never raw bytes on the user's terminal."""
+    if line.isprintable():
+        return line
+    return "".join(c if c.isprintable() or c == "\t" else
+                   (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}") for c in line)
+
+
 @lru_cache(maxsize=64)
 def _lines(path: str) -> list[str]:
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read().splitlines()
+        with open(path, "rb") as handle:
+            data = handle.read()
     except OSError:
         return []
+    text = data.decode("utf-8", errors="backslashreplace")
+    return [_printable(line.rstrip("\r")) for line in text.split("\n")]
 
 
 def _source(path: str, line: int) -> str | None:
