@@ -85,6 +85,12 @@ def build_reduce(op_type: str) -> SimpleNamespace:
         enforce(ctx.has_output("Out"), f"Output(Out) of {name}Op should not be null.")
         x_dims = list(ctx.get_input_dim("X"))
         dims = reduce_dims(len(x_dims), ctx.attr("dim"), ctx.attr("reduce_all"))
+        if fn_name in ("max", "min"):
+            # the max/min of no elements has no value (Paddle does not define it)
+            empty = [d for d in dims if x_dims[d] == 0]
+            enforce(not empty, errors.InvalidArgument(
+                f"{op_type} reduces dim {empty[0] if empty else ''} of Input(X), whose size "
+                f"is 0 (X's shape {x_dims}): the {fn_name} of no elements is undefined"))
         ctx.set_output_dim("Out", out_dims(x_dims, dims, ctx.attr("keep_dim")))
         if dims and dims[0] != 0:
             ctx.share_lod("X", "Out")

@@ -180,7 +180,7 @@ def _adaptive_pool_grad(xp, x, dout, oh, ow, is_max):
         part = x[win]
         g = dout[:, :, i, j]
         if is_max:      # the first maximum of the window gets the gradient (as in Paddle)
-            flat = xp.reshape(part, (n, c, -1))
+            flat = xp.reshape(part, (n, c, part.shape[2] * part.shape[3]))  # no -1: n may be 0
             arg = xp.argmax(flat, axis=-1)
             onehot = (xp.arange(flat.shape[-1])[None, None, :] == arg[:, :, None])
             dx[win] += xp.reshape(onehot * g[:, :, None], part.shape)

@@ -5,7 +5,10 @@ Bug class: kernels that index `x[0]`, call `max()`/`argmax()` on an empty axis, 
 batch size, or build outputs with a hard-coded leading dimension. A raw numpy/Python
 exception (IndexError, ValueError from `max()` of an empty array, ZeroDivisionError) fails,
 naming the kernel's file:line. Shapes: an output whose leading dimension was the batch size
-in the case must have leading dimension 0; every gradient has its input's shape.
+in the case must have leading dimension 0; every gradient has its input's shape. Where the
+case spells its output shape (an int-list attr or an integer input whose first value is the
+batch size: reshape2's `shape` [10, 0, 3, -1] or ShapeTensor [5, -1, 5]) the output's leading
+dimension is the user's, not X's: the output must then be zero-size with the same rank.
 """
 from __future__ import annotations
 
@@ -44,6 +47,7 @@ class EmptyCheck(Check):
                 continue
             problem = None
             inputs = {s.name: s.data for ss in _specs(derived.case).values() for s in ss}
+            spelled = _spells_batch(derived.case, batch)
             for name, value in got.items():
                 want = base.get(name)
                 if value is None or want is None:
@@ -54,6 +58,13 @@ class EmptyCheck(Check):
                 elif want.ndim and want.shape[0] == batch and not _has_lod(derived.case):
                     # (with LoD inputs the output rows may count sequences, which stay)
                     shape = (0,) + want.shape[1:]
+                    if spelled and value.ndim == want.ndim and value.size == 0:
+                        shape = None    # the leading dim came from the spelled shape
+                    elif spelled:
+                        problem = (f"{name}: shape {tuple(value.shape)}, expected a zero-size "
+                                   f"shape of rank {want.ndim} (its shape for the non-empty "
+                                   f"case was {tuple(want.shape)})")
+                        break
                 else:
                     shape = None
                 if shape is not None and tuple(value.shape) != tuple(shape):
@@ -65,6 +76,26 @@ class EmptyCheck(Check):
             else:
                 results.append(self.passed(derived, combo))
         return results
+
+
+def _spells_batch(case, batch: int) -> bool:
+    """The case spells an output shape starting with the batch size: an int-list attr, or
+    an integer input slot (its tensors' values joined), whose first value is `batch`."""
+    import numpy as np
+
+    for v in dict(case.attrs or {}).values():
+        if isinstance(v, (list, tuple)) and v and all(
+                isinstance(e, (int, np.integer)) and not isinstance(e, bool) for e in v) \
+                and int(v[0]) == batch:
+            return True
+    for ss in _specs(case).values():
+        vals = [np.asarray(s.data).reshape(-1) for s in ss if s.data is not None
+                and np.asarray(s.data).dtype.kind in "iu"]
+        if vals and len(vals) == len(ss):
+            joined = np.concatenate(vals)
+            if joined.size and int(joined[0]) == batch:
+                return True
+    return False
 
 
 def _has_lod(case) -> bool:

@@ -195,14 +195,14 @@ def _compare_exact(engine, name, ana, num, tol, given=False):
     value equals one of them (harness.kinks); never when it equals neither."""
     c = compare(engine, name, ana, tol, numeric=num if given else None)
     if not c.ok and not given and 0 < c.bad <= MAX_KINK_PROBES:
-        from harness.kinks import kink_verdict, one_sided
+        from harness.kinks import ACCEPTED, kink_verdict, one_sided
 
         ktol = tol if tol is not None else KINK_MATCH_TOL
         left_bad = []
         for k in np.flatnonzero(c.mask.reshape(-1)):
             left, right = one_sided(engine, name, int(k))
             side = kink_verdict(float(ana.reshape(-1)[k]), left, right, ktol)
-            if side not in ("left", "right"):
+            if side not in ACCEPTED:
                 left_bad.append(int(k))
         if not left_bad:
             return None, c.worst, c.vacuous

@@ -3,7 +3,10 @@
 On the same (float32-representable) inputs and cotangent, the float32 kernel's outputs and
 gradients must agree with the float64 kernel's within
 
-    |out32 - out64| <= PRECISION_FACTOR * eps32 * (|out64| + cond)
+    |out32 - out64| <= max(PRECISION_FACTOR * eps32 * (|out64| + cond), tiny32)
+
+(tiny32 = finfo(float32).tiny: float32 cannot hold normal values below it, so a float32
+kernel giving 0 where float64 gives 1e-69, sigmoid of -160, is right)
 
 where `cond` is the case's conditioning: how far the float64 results move when every input
 (and the cotangent) is perturbed by one relative float32 epsilon in random directions
@@ -30,6 +33,7 @@ NAME = "precision"
 PRECISION_FACTOR = 64.0     # allowed multiple of eps32 * (|value| + conditioning)
 PROBES = 2                  # random relative perturbations that estimate the conditioning
 EPS32 = float(np.finfo(np.float32).eps)
+TINY32 = float(np.finfo(np.float32).tiny)   # absolute floor of the bound
 
 
 def _specs(case, dtype, scale=None, rng=None):
@@ -151,7 +155,7 @@ def _check_place(case, place, seed):
             continue
         a = np.asarray(v32, np.float64)
         c = cond.get(n, np.zeros(v64.shape))
-        bound = PRECISION_FACTOR * EPS32 * (np.abs(v64) + c)
+        bound = np.maximum(PRECISION_FACTOR * EPS32 * (np.abs(v64) + c), TINY32)
         diff = np.abs(a - v64)
         with np.errstate(invalid="ignore", divide="ignore"):
             ratio = np.where(diff == 0, 0.0, diff / np.where(bound > 0, bound, np.inf))
@@ -168,7 +172,7 @@ def _check_place(case, place, seed):
                        f"inputs: |diff| {float(diff.reshape(-1)[k]):.3g} > bound "
                        f"{float(bound.reshape(-1)[k]):.3g} = {PRECISION_FACTOR:g} x eps32 x "
                        f"(|value| {abs(float(v64.reshape(-1)[k])):.3g} + conditioning "
-                       f"{float(c.reshape(-1)[k]):.3g}); {int((ratio > 1).sum())} of "
+                       f"{float(c.reshape(-1)[k]):.3g}) (floor tiny32 {TINY32:.3g}); {int((ratio > 1).sum())} of "
                        f"{ratio.size} elements exceed it: the float32 kernel computes in "
                        f"lower precision than float32")
             break

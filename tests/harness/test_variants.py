@@ -65,6 +65,45 @@ def test_one_sided_test_tells_kinks_from_curvature():
     assert kink_verdict(0.5, left, right, 0.005) == "neither"
 
 
+def test_extremum_kink_accepts_the_zero_subgradient_only():
+    from harness.kinks import is_subgradient, kink_verdict, one_sided
+
+    left, right = one_sided(_FakeEngine(abs), "X", 1)                  # abs at 0: -1, +1
+    assert left < 0 < right
+    assert kink_verdict(0.0, left, right, 0.005) == "subgradient"      # sign(0) = 0
+    assert kink_verdict(-0.0, left, right, 0.005) == "subgradient"
+    assert kink_verdict(0.5, left, right, 0.005) == "neither"
+    assert kink_verdict(1.0, left, right, 0.005) == "right"
+    left, right = one_sided(_FakeEngine(lambda v: max(v, 0.0)), "X", 1)  # relu: 0, 1
+    assert not is_subgradient(0.5, left, right, 0.005)                 # no extremum there
+    assert kink_verdict(0.5, left, right, 0.005) == "neither"
+
+
+def test_domain_edge_is_no_kink():
+    from harness.kinks import domain_edge, one_sided
+
+    with np.errstate(all="ignore"):
+        left, right = one_sided(_FakeEngine(np.sqrt), "X", 1)          # sqrt at 0
+        assert domain_edge(left, right) and np.isnan(left) and np.isfinite(right)
+        assert not domain_edge(*one_sided(_FakeEngine(abs), "X", 1))
+
+
+def test_kinks_check_passes_abs_and_skips_sqrt_domain_edge():
+    import json
+    import subprocess
+    import sys
+
+    main = "import sys; from opkit.cli.main import main; sys.exit(main())"
+    p = subprocess.run([sys.executable, "-c", main, "test", "abs", "sqrt", "--checks", "kinks",
+                        "--format", "json"], capture_output=True, text=True, timeout=600)
+    doc = json.loads(p.stdout)
+    kinks = {o["op"]: [c for c in o["checks"] if c["check"] == "kinks"
+                       and c["place"] != "GPU"] for o in doc["ops"]}
+    assert kinks["abs"] and all(c["status"] == "pass" for c in kinks["abs"]), kinks["abs"]
+    assert kinks["sqrt"] and all(c["status"] == "skip" and "domain edge" in c["message"]
+                                 for c in kinks["sqrt"]), kinks["sqrt"]
+
+
 @pytest.mark.parametrize("op,check", [
     ("layout_scale", "layout"), ("empty_center", "empty"), ("naive_softmax", "extremal"),
     ("kink_relu", "kinks"), ("dedup_sum", "repeated_input"), ("twice_rows", "infer_shape"),
