@@ -31,7 +31,7 @@ __all__ = ["CHECK", "PrecisionCheck", "NAME", "PRECISION_FACTOR", "PROBES"]
 
 NAME = "precision"
 PRECISION_FACTOR = 64.0     # allowed multiple of eps32 * (|value| + conditioning)
-PROBES = 2                  # random relative perturbations that estimate the conditioning
+PROBES = 4                  # random relative perturbations that estimate the conditioning
 EPS32 = float(np.finfo(np.float32).eps)
 TINY32 = float(np.finfo(np.float32).tiny)   # absolute floor of the bound
 
