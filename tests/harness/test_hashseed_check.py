@@ -62,7 +62,7 @@ def test_case_without_optest_source_is_skipped_with_reason():
 
     case = Case(name="made_in_code", op_type="relu", inputs={"X": np.ones((2, 2))},
                 attrs={}, outputs={})
-    status, reason = cross_process(case, [Combo("CPU", "float64")], 1, [])
+    status, reason = cross_process(case, [Combo("CPU", "float64")], 1)
     assert status == "skip" and "no OpTest source file" in reason
 
 
@@ -77,5 +77,5 @@ def test_child_that_cannot_rebuild_the_case_is_a_skip(tmp_path):
     f.write_text("x = 1\n")
     case = Case(name="TestGone", op_type="relu", inputs={"X": np.ones((2, 2))}, attrs={},
                 outputs={}, source=f"{f}::TestGone")
-    status, reason = cross_process(case, [Combo("CPU", "float64")], 1, [])
+    status, reason = cross_process(case, [Combo("CPU", "float64")], 1)
     assert status == "skip" and "class TestGone not found" in reason, (status, reason)
