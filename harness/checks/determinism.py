@@ -1,6 +1,10 @@
 """`determinism`: several runs (at least 3) of forward and backward on the same inputs give
 bitwise-identical outputs and gradients. A difference names the first differing element and
-its distance in ULPs."""
+its distance in ULPs.
+
+Also (on the case itself, not its variants) two fresh processes started with different
+`PYTHONHASHSEED` values must give bitwise-identical results (harness.checks.hashseed): a
+result that depends on set or dict order over names fails there."""
 from __future__ import annotations
 
 from harness.checks.base import with_variants
@@ -23,6 +27,7 @@ def check_case(case, context: CheckContext) -> list:
                             "attrs (seed 0) draws a fresh seed each run")]
     runs = max(3, int(context.runs or 3))
     runnable, results = combos(case, context, NAME)
+    steady = []          # the combos whose repeated runs agree: then across processes
     for combo in runnable:
         try:
             prepared = prepare(case, combo)
@@ -53,7 +58,49 @@ def check_case(case, context: CheckContext) -> list:
             results.append(fail(NAME, combo, case, problem[0], problem[1]))
         else:
             results.append(pass_(NAME, combo, case, f"{runs} runs bitwise identical"))
+            steady.append(combo)
+    if steady and not case.name.endswith("]"):     # the case itself, not a variant
+        results.extend(_across_processes(case, context, steady, proto))
     return results
+
+
+def _across_processes(case, context, runnable, proto):
+    """The results of the pair of fresh processes with different PYTHONHASHSEED."""
+    import os
+    import sys
+
+    from harness.checks.hashseed import HASH_SEEDS, cross_process
+
+    if os.environ.get("OPKIT_HASHSEED_CHILD"):
+        return []
+    seed_attr = proto.attr("seed") if proto is not None else None
+    if seed_attr is not None and not (case.attrs or {}).get("seed", seed_attr.default):
+        return [CheckResult(NAME, SKIP, "", "", case.name,
+                            "across processes: a random op without a fixed seed (seed 0 "
+                            "draws a fresh seed each run)")]
+    from harness.checks.siblings import sibling_classes
+
+    classes = []
+    for cls in sibling_classes(case, context):      # the op's OpTests: one pair of children
+        mod = sys.modules.get(cls.__module__)
+        if getattr(mod, "__file__", None):
+            classes.append((os.path.abspath(mod.__file__), cls.__name__))
+    status, got = cross_process(case, runnable, context.seed, classes=classes)
+    if status == "skip":
+        return [CheckResult(NAME, SKIP, "", "", case.name, f"across processes: {got}")]
+    if status == "fail":
+        return [fail(NAME, c, case, got) for c in runnable]
+    out = []
+    for c in runnable:
+        problem = got.get((c.place, c.dtype))
+        if problem is False:
+            out.append(CheckResult(NAME, SKIP, c.place, c.dtype, case.name, "across "
+                                   "processes: the op gave no result in the fresh processes"))
+            continue
+        out.append(fail(NAME, c, case, problem) if problem else
+                   pass_(NAME, c, case, f"bitwise identical in fresh processes with "
+                         f"PYTHONHASHSEED={HASH_SEEDS[0]} and {HASH_SEEDS[1]}"))
+    return out
 
 
 # the check runs on the case and on its all-default-attrs variant (harness.variants.basic)
