@@ -71,8 +71,9 @@ def _across_processes(case, context, runnable, proto):
 
     from harness.checks.hashseed import HASH_SEEDS, cross_process
 
-    if os.environ.get("OPKIT_HASHSEED_CHILD"):
-        return []
+    if os.environ.get("OPKIT_HASHSEED_CHILD") or \
+            os.environ.get("OPKIT_HASH_SEEDS", "0").strip() in ("", "0"):
+        return []       # opt-in (OPKIT_HASH_SEEDS=1): two fresh interpreters per op
     seed_attr = proto.attr("seed") if proto is not None else None
     if seed_attr is not None and not (case.attrs or {}).get("seed", seed_attr.default):
         return [CheckResult(NAME, SKIP, "", "", case.name,

@@ -15,7 +15,11 @@ TESTS = ROOT / "tests" / "broken_ops" / "test_hashseed_breakers.py"
 @pytest.fixture(scope="module")
 def reports():
     import importlib.util
+    import os
     import sys
+
+    before = os.environ.get("OPKIT_HASH_SEEDS")
+    os.environ["OPKIT_HASH_SEEDS"] = "1"     # the across-process comparison is opt-in
 
     from harness.discovery import discover
     from harness.run import run_ops
@@ -28,8 +32,14 @@ def reports():
         sys.modules[name] = mod
         spec.loader.exec_module(mod)
     by_op = discover([str(TESTS)]).by_op()
-    return {r.op: r for r in run_ops(["broken_set_sum", "good_set_sum"], by_op,
-                                     isolate=True)}
+    try:
+        yield {r.op: r for r in run_ops(["broken_set_sum", "good_set_sum"], by_op,
+                                        isolate=True)}
+    finally:
+        if before is None:
+            os.environ.pop("OPKIT_HASH_SEEDS", None)
+        else:
+            os.environ["OPKIT_HASH_SEEDS"] = before
 
 
 def test_broken_set_sum_fails_only_determinism_across_processes(reports):
