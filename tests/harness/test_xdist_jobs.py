@@ -37,7 +37,10 @@ BROKEN = ("--ops", "tests/broken_ops", "--tests", "tests/broken_ops", "--format"
 
 
 def opkit(*args, prelude="", timeout=600):
-    env = dict(os.environ, NO_COLOR="1", OPKIT_NO_GPU=os.environ.get("OPKIT_NO_GPU", ""))
+    # a fixed hash seed: tests/broken_ops holds an op whose results depend on it
+    # (broken_set_sum), and these tests compare the stdout of two runs
+    env = dict(os.environ, NO_COLOR="1", OPKIT_NO_GPU=os.environ.get("OPKIT_NO_GPU", ""),
+               PYTHONHASHSEED="0")
     env.pop("PYTEST_XDIST_WORKER", None)
     return subprocess.run([sys.executable, "-c", MAIN.format(prelude=prelude), "test", *args],
                           cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env)
