@@ -22,7 +22,7 @@ from opkit.framework.scope import Scope
 from opkit.framework.tensor import LoDTensor, LoDTensorArray, lengths_to_offsets
 from opkit.framework.grad_maker import GRAD_SUFFIX
 
-__all__ = ["VarSpec", "normalize_slots", "PreparedOp", "cast_floats", "make_cotangents",
+__all__ = ["VarSpec", "normalize_slots", "map_inputs", "as_value", "PreparedOp", "cast_floats", "make_cotangents",
            "FLOAT_DTYPES"]
 
 FLOAT_DTYPES = ("float32", "float64")
@@ -61,6 +61,28 @@ def normalize_slots(slots: dict | None) -> dict[str, list[VarSpec]]:
         else:
             out[slot] = [_spec(slot, value)]
     return out
+
+
+def map_inputs(inputs: dict, fn) -> dict:
+    """`inputs` (Paddle's OpTest format) with every variable replaced by `fn(spec)`: an
+    array, or `(array, recursive_sequence_lengths)`. Absent slots are kept; a duplicable slot
+    stays a list of (name, value) pairs. The inverse of `normalize_slots`, for variants."""
+    specs = normalize_slots(inputs)
+    out = {}
+    for slot, value in inputs.items():
+        items = specs.get(slot)
+        if items is None:
+            out[slot] = value
+            continue
+        new = [(s.name, fn(s)) for s in items]
+        out[slot] = new if isinstance(value, list) else new[0][1]
+    return out
+
+
+def as_value(spec: VarSpec, data=None):
+    """`spec` in Paddle's format (`data` replacing its array when given)."""
+    data = spec.data if data is None else data
+    return (data, spec.lengths) if spec.lengths else data
 
 
 def _spec(name: str, value) -> VarSpec:

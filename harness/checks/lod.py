@@ -34,7 +34,7 @@ from harness.checks._support import (
 )
 from harness.lod_cases import edge_inputs, edges_for, has_lod_input
 from harness.report import FAIL, PASS, SKIP, CheckResult
-from harness.runner import PreparedOp, make_cotangents, normalize_slots
+from harness.runner import PreparedOp, as_value, make_cotangents, map_inputs, normalize_slots
 from opkit.framework.grad_maker import grad_var_name
 from harness.values import fmt_value
 
@@ -294,21 +294,15 @@ def _two_level(case, runnable) -> list[CheckResult]:
     from harness.pipeline import opkit_refusal, raised
 
     name = f"{case.name}/two_level"
-    specs = normalize_slots(case.inputs)
-    inputs, wrapped = {}, []
-    for slot, value in case.inputs.items():
-        items = specs.get(slot)
-        if items is None:
-            inputs[slot] = value
-            continue
-        new = []
-        for s in items:
-            if s.lengths and len(s.lengths) == 1:
-                new.append((s.name, (s.data, [[len(s.lengths[0])], list(s.lengths[0])])))
-                wrapped.append(s.name)
-            else:
-                new.append((s.name, (s.data, s.lengths) if s.lengths else s.data))
-        inputs[slot] = new if isinstance(value, list) else new[0][1]
+    wrapped = []
+
+    def one(s):
+        if s.lengths and len(s.lengths) == 1:
+            wrapped.append(s.name)
+            return s.data, [[len(s.lengths[0])], list(s.lengths[0])]
+        return as_value(s)
+
+    inputs = map_inputs(case.inputs, one)
     if not wrapped:
         return [CheckResult(CHECK, SKIP, "", "", name, "no 1-level LoD input to wrap")]
     two = dataclasses.replace(case, name=name, inputs=inputs, outputs={}, reference=None)

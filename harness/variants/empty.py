@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from harness.checks.base import Derived, Unsupported
-from harness.runner import normalize_slots
+from harness.runner import as_value, map_inputs, normalize_slots
 
 
 def _zero(data: np.ndarray) -> np.ndarray:
@@ -25,30 +25,24 @@ def derive(case, context=None):
     batch = floats[0].data.shape[0]
     if batch == 0:
         return Unsupported("empty", "the case is already empty")
+    def zeroes(s):
+        d = s.data
+        return isinstance(d, np.ndarray) and d.ndim and d.shape[0] == batch and \
+            (not lod or s.lengths or d.dtype.kind == "f")
+
+    if any(zeroes(s) and s.lengths and len(s.lengths) > 1 for ss in specs.values() for s in ss):
+        return Unsupported("empty", "multi-level LoD inputs are not emptied")
     zeroed = []
-    inputs = {}
-    for slot, value in case.inputs.items():
-        items = specs.get(slot)
-        if items is None:
-            inputs[slot] = value
-            continue
-        new = []
-        for s in items:
-            d = s.data
-            if isinstance(d, np.ndarray) and d.ndim and d.shape[0] == batch and \
-                    (not lod or s.lengths or d.dtype.kind == "f"):
-                lengths = None
-                if s.lengths:
-                    lengths = [list(level) for level in s.lengths[:-1]] + \
-                        [[0] * len(s.lengths[-1])]
-                    if len(s.lengths) > 1:
-                        return Unsupported("empty", "multi-level LoD inputs are not emptied")
-                value_new = (_zero(d), lengths) if lengths else _zero(d)
-                zeroed.append(s.name)
-            else:
-                value_new = (d, s.lengths) if s.lengths else d
-            new.append((s.name, value_new))
-        inputs[slot] = new if isinstance(value, list) else new[0][1]
+
+    def one(s):
+        if not zeroes(s):
+            return as_value(s)
+        zeroed.append(s.name)
+        if s.lengths:
+            return _zero(s.data), [[0] * len(s.lengths[-1])]
+        return _zero(s.data)
+
+    inputs = map_inputs(case.inputs, one)
     derived = replace(case, inputs=inputs, outputs={}, reference=None,
                       name=case.name + "[empty]")
     return Derived("empty", derived, case, f"zero-size batch in {', '.join(zeroed)}",

@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 
 from harness.checks.base import Derived, Unsupported
-from harness.runner import normalize_slots
+from harness.runner import as_value, map_inputs, normalize_slots
 
 LARGE = 100.0
 TINY = 1e-30
@@ -42,21 +42,14 @@ KINDS = {"large": _large, "zero_rows": _zero_rows, "tiny": _tiny}
 
 
 def map_floats(case, fn, suffix):
-    specs = normalize_slots(case.inputs)
-    inputs = {}
-    for slot, value in case.inputs.items():
-        items = specs.get(slot)
-        if items is None:
-            inputs[slot] = value
-            continue
-        new = []
-        for s in items:
-            d = s.data
-            if isinstance(d, np.ndarray) and d.dtype.kind == "f" and d.size:
-                d = fn(d.astype(np.float64)).astype(d.dtype)
-            new.append((s.name, (d, s.lengths) if s.lengths else d))
-        inputs[slot] = new if isinstance(value, list) else new[0][1]
-    return replace(case, inputs=inputs, outputs={}, name=f"{case.name}[{suffix}]")
+    def one(s):
+        d = s.data
+        if isinstance(d, np.ndarray) and d.dtype.kind == "f" and d.size:
+            d = fn(d.astype(np.float64)).astype(d.dtype)
+        return as_value(s, d)
+
+    return replace(case, inputs=map_inputs(case.inputs, one), outputs={},
+                   name=f"{case.name}[{suffix}]")
 
 
 def derive(case, context=None):

@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from harness.checks.base import Derived, Unsupported
-from harness.runner import normalize_slots
+from harness.runner import as_value, map_inputs
 from harness.values import fmt_value
 
 
@@ -22,37 +22,31 @@ def _float_attrs(attrs) -> list:
 
 
 def derive(case, context=None):
-    specs = normalize_slots(case.inputs)
     wrt = list(case.grad_inputs or [])
     if not wrt:
         return Unsupported("kinks", "the case checks no gradient (no check_grad call "
                                     "recorded)")
     points = {}
-    inputs = {}
-    for slot, value in case.inputs.items():
-        items = specs.get(slot)
-        if items is None:
-            inputs[slot] = value
-            continue
-        new = []
-        for s in items:
-            d = s.data
-            if s.name in wrt and isinstance(d, np.ndarray) and d.dtype.kind == "f" and d.size:
-                d = d.copy()
-                flat = d.reshape(-1)
-                picks = [(0.0, "0")] + [(v, f"attr {k}={fmt_value(v)}") for k, v in
-                                        _float_attrs(case.attrs)]
-                pts = []
-                for i, (v, what) in enumerate(picks):
-                    k = (i * 7) % flat.size
-                    flat[k] = v
-                    pts.append((k, f"{what}"))
-                if flat.size >= 3:
-                    flat[2] = flat[1 if flat.size > 1 else 0]
-                    pts.append((2, f"tie with element 1 ({float(flat[1])!r})"))
-                points[s.name] = pts
-            new.append((s.name, (d, s.lengths) if s.lengths else d))
-        inputs[slot] = new if isinstance(value, list) else new[0][1]
+
+    def one(s):
+        d = s.data
+        if s.name in wrt and isinstance(d, np.ndarray) and d.dtype.kind == "f" and d.size:
+            d = d.copy()
+            flat = d.reshape(-1)
+            picks = [(0.0, "0")] + [(v, f"attr {k}={fmt_value(v)}") for k, v in
+                                    _float_attrs(case.attrs)]
+            pts = []
+            for i, (v, what) in enumerate(picks):
+                k = (i * 7) % flat.size
+                flat[k] = v
+                pts.append((k, f"{what}"))
+            if flat.size >= 3:
+                flat[2] = flat[1 if flat.size > 1 else 0]
+                pts.append((2, f"tie with element 1 ({float(flat[1])!r})"))
+            points[s.name] = pts
+        return as_value(s, d)
+
+    inputs = map_inputs(case.inputs, one)
     if not points:
         return Unsupported("kinks", "no non-empty float input is differentiated")
     derived = replace(case, inputs=inputs, outputs={}, name=case.name + "[kinks]",
