@@ -1,5 +1,5 @@
-"""The compare ops (equal, not_equal, greater_than, greater_equal, less_equal; less_than has
-its own module), built from one table row each.
+"""The compare ops (equal, not_equal, greater_than, greater_equal, less_equal, less_than),
+built from one table row each.
 
 Not an op module (no ``_op.py`` suffix): each ``<op_type>_op.py`` calls
 ``build_compare(op_type)`` (it registers the kernel and returns the classes that the op file
@@ -28,6 +28,7 @@ COMPARES = {
     "greater_than": (">", "greater"),
     "greater_equal": (">=", "greater_equal"),
     "less_equal": ("<=", "less_equal"),
+    "less_than": ("<", "less"),
 }
 
 
