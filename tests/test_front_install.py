@@ -66,7 +66,7 @@ def clone(tmp_path_factory):
     head = sh(["git", "rev-parse", "HEAD"], ROOT).stdout.strip()
     sh(["git", "clone", "-q", "--no-checkout", str(ROOT), str(dest)], base)
     sh(["git", "checkout", "-q", head], dest)
-    sh(["git", "tag", f"v{version()}"], dest)
+    sh(["git", "tag", "-f", f"v{version()}"], dest)
     return dest
 
 
