@@ -249,7 +249,7 @@ def _compute(config, cls, op, op_classes):
     except (TypeError, ValueError):
         path = str(config.rootpath)
     results = run_test(DiscoveredTest(cls, op, path), seed=seed,
-                       timeout=None, first_case=first)
+                       timeout=None, first_case=first, hash_seeds="own")
     if first and lacks_gradient_test(op, op_classes):
         results.append(no_gradient_test_result(op, op_classes))
     return results

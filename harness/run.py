@@ -31,7 +31,7 @@ from harness.report import FAIL, PASS, SKIP, CheckResult
 
 __all__ = ["OpReport", "run_case", "run_test", "run_ops", "Task", "case_from_test",
            "DEFAULT_TIMEOUT", "CheckTimeout", "selected_specs", "can_fork", "execute_task",
-           "task_name", "crash_message", "plan", "run_tasks"]
+           "task_name", "crash_message", "plan", "run_tasks", "op_level_checks"]
 
 DEFAULT_TIMEOUT = 120.0
 
@@ -126,8 +126,9 @@ def run_checks(case: Case, context: CheckContext, checks=None, first_case: bool 
     """Every selected check on one case; each isolated (errors and time limit)."""
     out: list[CheckResult] = []
     skip_map = (case.options or {}).get("skip", {}) if case.options else {}
+    op_level = getattr(context, "op_level", ())
     for spec in _selected_specs(checks):
-        if not spec.per_case and not first_case:
+        if not spec.per_case and not first_case or spec.name in op_level:
             continue
         if emit:
             emit(("start", spec.name))
@@ -238,9 +239,23 @@ class Task:
     case: Case | None = None
     first_case: bool = True
     name: str = ""
+    check: str = ""                 # "op": the op-level check it runs
 
 
 def _execute(task: Task, checks, seed, timeout, fuzz, emit, context_options):
+    if task.kind == "op":
+        spec = get_check(task.check)
+        context = CheckContext(seed=seed, timeout=timeout, **context_options)
+        emit(("start", spec.name))
+        seed_all(seed)
+        try:
+            with _alarm(timeout):
+                results = list(spec.target.op_results(task.op, task.tests, context) or [])
+        except CheckTimeout:
+            results = [CheckResult(spec.name, FAIL, "", "", task.op, f"timed out after "
+                                   f"{timeout:g}s: the op (or the check) hangs")]
+        emit(("results", results))
+        return
     if task.kind == "fuzz":
         from harness.fuzz import fuzz_op
 
@@ -443,10 +458,22 @@ def _run_xdist(tasks, checks, seed, timeout, jobs, fuzz, on_task_done, context_o
     return done
 
 
+def op_level_checks(checks=None) -> list[str]:
+    """The selected checks that run once per op over all its OpTests (a Check with an
+    `op_results(op, tests, context)` method, e.g. `state`) when cases run in forked
+    workers: one task per op instead of one verdict per case."""
+    if not _can_fork():
+        return []
+    return [s.name for s in _selected_specs(checks)
+            if callable(getattr(s.target, "op_results", None))]
+
+
 def plan(ops: list[str], discovered: dict[str, list[DiscoveredTest]], fuzz: int = 0,
-         checks=None) -> tuple[list[Task], dict[str, str]]:
-    """Tasks for the ops (one per OpTest class, plus one fuzz task per op with --fuzz), and
-    {op: reason} for ops that have no OpTest."""
+         checks=None, op_level=()) -> tuple[list[Task], dict[str, str]]:
+    """Tasks for the ops (one per OpTest class, one per op-level check and op (`op_level`:
+    their names, see `op_level_checks`; the cases' workers must then be told to leave those
+    checks out: `context_options["op_level"]`, as run_ops does), plus one fuzz task per op
+    with --fuzz), and {op: reason} for ops that have no OpTest."""
     tasks, missing = [], {}
     for op in ops:
         tests = discovered.get(op, [])
@@ -455,6 +482,8 @@ def plan(ops: list[str], discovered: dict[str, list[DiscoveredTest]], fuzz: int 
             continue
         for k, t in enumerate(tests):
             tasks.append(Task(op, "test", test=t, first_case=(k == 0)))
+        for name in op_level:
+            tasks.append(Task(op, "op", tests=tests, name=f"{name}({op})", check=name))
         if fuzz:
             tasks.append(Task(op, "fuzz", tests=tests, name=f"fuzz({op})"))
     return tasks, missing
@@ -467,15 +496,37 @@ def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=
             test_paths=None) -> list[OpReport]:
     """One OpReport per op, in the order given. `xdist`, `op_modules`, `test_paths`: as
     `run_tasks`."""
-    tasks, missing = plan(ops, discovered, fuzz, checks)
-    done = run_tasks(tasks, checks, seed, timeout, jobs, isolate, fuzz,
-                     on_task_done=progress, context_options=context_options, xdist=xdist,
-                     op_modules=op_modules, test_paths=test_paths)
+    op_level = op_level_checks(checks) if isolate else []
+    tasks, missing = plan(ops, discovered, fuzz, checks, op_level)
+    if op_level:          # the cases' workers leave those checks to the op tasks
+        context_options = dict(context_options or {}, op_level=tuple(op_level))
+    batch = None
+    if checks is None or "determinism" in checks:
+        # determinism across processes: ONE pair of fresh interpreters for the whole run,
+        # working in the background while the cases run (harness.checks.hashseed)
+        from harness.checks.hashseed import start_batch
+
+        batch = start_batch([op for op in ops if op not in missing], discovered, seed,
+                            timeout)
+        if batch is not None:
+            context_options = dict(context_options or {}, hash_seeds="batch")
+    try:
+        done = run_tasks(tasks, checks, seed, timeout, jobs, isolate, fuzz,
+                         on_task_done=progress, context_options=context_options, xdist=xdist,
+                         op_modules=op_modules, test_paths=test_paths)
+    except BaseException:
+        if batch is not None:
+            batch.close()
+        raise
     reports = {op: OpReport(op) for op in ops}
     for i, task in enumerate(tasks):
         rep = reports[task.op]
         rep.results.extend(done.get(i, []))
-        rep.cases.append(_task_name(task))
+        if task.kind != "op":
+            rep.cases.append(_task_name(task))
+    if batch is not None:
+        for op, results in batch.results(list(reports.values())).items():
+            reports[op].results.extend(results)
     for op, reason in missing.items():
         reports[op].note = reason
         reports[op].results.append(CheckResult("output", SKIP, "", "", "", reason))

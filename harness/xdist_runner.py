@@ -61,9 +61,9 @@ def _task_json(task) -> dict:
     if task.kind == "test":
         return {"op": task.op, "kind": "test", "name": task.name, "first_case": task.first_case,
                 "tests": [[task.test.path, task.test.name]]}
-    if task.kind == "fuzz":
-        return {"op": task.op, "kind": "fuzz", "name": task.name, "first_case": task.first_case,
-                "tests": [[t.path, t.name] for t in task.tests]}
+    if task.kind in ("fuzz", "op"):
+        return {"op": task.op, "kind": task.kind, "name": task.name, "check": task.check,
+                "first_case": task.first_case, "tests": [[t.path, t.name] for t in task.tests]}
     raise XdistUnavailable(f"a '{task.kind}' task cannot be sent to an xdist worker")
 
 
@@ -155,8 +155,8 @@ class _WorkerState:
         if data["kind"] == "test":
             return Task(data["op"], "test", test=tests[0], first_case=data["first_case"],
                         name=data["name"])
-        return Task(data["op"], "fuzz", tests=tests, first_case=data["first_case"],
-                    name=data["name"])
+        return Task(data["op"], data["kind"], tests=tests, first_case=data["first_case"],
+                    name=data["name"], check=data.get("check", ""))
 
 
 _STATE: dict = {}

@@ -30,6 +30,11 @@ class CheckContext:
     test: object = None                # the OpTest instance the case came from, if any
     fuzz: int = 0                      # --fuzz N
     cache: dict = field(default_factory=dict)  # per-case scratch shared by checks
+    hash_seeds: str = "off"            # determinism across processes: "own" pair of fresh
+                                       # processes per op (the pytest items), "batch" (the
+                                       # run's one pair does it: opkit test), "off"
+    op_level: tuple = ()               # checks that run once per op in their own task
+                                       # (harness.run.plan): the case's run skips them
 
     def selected_places(self) -> tuple:
         return tuple(self.places) if self.places is not None else settings.selected_places()

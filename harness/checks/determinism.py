@@ -69,11 +69,11 @@ def _across_processes(case, context, runnable, proto):
     import os
     import sys
 
-    from harness.checks.hashseed import HASH_SEEDS, cross_process
+    from harness.checks.hashseed import HASH_SEEDS, cross_process, enabled
 
-    if os.environ.get("OPKIT_HASHSEED_CHILD") or \
-            os.environ.get("OPKIT_HASH_SEEDS", "0").strip() in ("", "0"):
-        return []       # opt-in (OPKIT_HASH_SEEDS=1): two fresh interpreters per op
+    if not enabled() or getattr(context, "hash_seeds", "off") != "own":
+        return []       # off (OPKIT_HASH_SEEDS=0, or a library call), or the run's one pair
+                        # of children does it (opkit test: harness.run.run_ops)
     seed_attr = proto.attr("seed") if proto is not None else None
     if seed_attr is not None and not (case.attrs or {}).get("seed", seed_attr.default):
         return [CheckResult(NAME, SKIP, "", "", case.name,

@@ -26,7 +26,8 @@ import tempfile
 
 import numpy as np
 
-__all__ = ["HASH_SEEDS", "cross_process", "child_main"]
+__all__ = ["HASH_SEEDS", "cross_process", "child_main", "compare_case", "start_batch",
+           "HashSeedBatch", "enabled"]
 
 HASH_SEEDS = ("0", "1")     # two distinct explicit values
 CHILD_TIMEOUT = 300         # seconds for one child
@@ -157,16 +158,23 @@ def cross_process(case, combos, seed: int, grads=None, classes=None):
     got = _run_children(request, _cache_dir(), _batch_key(request))
     if isinstance(got, tuple):
         return got
-    a, b = got
-    index = str(request["classes"].index(own))
+    return compare_case(got[0], got[1], 0, request["classes"].index(own),
+                        [(c.place, c.dtype) for c in combos])
+
+
+def compare_case(a: dict, b: dict, op_index: int, class_index: int, combos) -> tuple:
+    """('skip', reason) or ('ran', {(place, dtype): None | False | what differs}) for class
+    `class_index` of request `op_index` in the two children's arrays (False: the op gave
+    nothing for that combo in the children)."""
+    from harness.checks._support import first_difference, fmt_index
+
+    index = f"{op_index}|{class_index}"
     missing = json.loads(str(a.get("__missing__", "{}")))
     if index in missing:
         return "skip", f"cannot rebuild the case in a fresh process: {missing[index]}"
-    own_prefix = f"c{index}|"
+    own_prefix = f"o{op_index}|c{class_index}|"
     a = {k[len(own_prefix):]: v for k, v in a.items() if k.startswith(own_prefix)}
     b = {k[len(own_prefix):]: v for k, v in b.items() if k.startswith(own_prefix)}
-    from harness.checks._support import first_difference, fmt_index
-
     for key in sorted(k for k in set(a) | set(b) if k.startswith("__input__|")):
         if key not in a or key not in b or first_difference(a[key], b[key]) is not None:
             return "skip", (f"the OpTest's setUp builds other inputs under another hash seed "
@@ -175,8 +183,8 @@ def cross_process(case, combos, seed: int, grads=None, classes=None):
                             "hash() of a string): the kernels cannot be compared across "
                             "processes")
     verdicts = {}
-    for c in combos:
-        prefix = f"{c.place}/{c.dtype}|"
+    for place, dtype in combos:
+        prefix = f"{place}/{dtype}|"
         keys = sorted(k for k in set(a) | set(b) if k.startswith(prefix))
         problem = None if keys else False     # False: the op gave nothing in the children
         for key in keys:
@@ -198,8 +206,20 @@ def cross_process(case, combos, seed: int, grads=None, classes=None):
                            f"{x!r} vs {y!r} ({ulps} ULP) -- the result depends on the hash "
                            "seed (set or dict order over names)")
             break
-        verdicts[(c.place, c.dtype)] = problem
+        verdicts[(place, dtype)] = problem
     return "ran", verdicts
+
+
+def combos_in(a: dict, op_index: int, class_index: int) -> list:
+    """The (place, dtype) combos the children ran for one class."""
+    prefix = f"o{op_index}|c{class_index}|"
+    found = set()
+    for k in a:
+        if k.startswith(prefix) and not k[len(prefix):].startswith("__input__|"):
+            combo = k[len(prefix):].split("|", 1)[0]
+            place, _, dtype = combo.partition("/")
+            found.add((place, dtype))
+    return sorted(found)
 
 
 def _import_file(path: str) -> None:
@@ -216,18 +236,52 @@ def _import_file(path: str) -> None:
 
 
 def child_main() -> None:
-    """Run in the fresh process: read the request (JSON on stdin), write the .npz."""
+    """Run in the fresh process: read the request (JSON on stdin: one op's request, or
+    {"requests": [...], "out": ...} for many ops), write the .npz."""
     req = json.loads(sys.stdin.read())
+    requests = req["requests"] if "requests" in req else [req]
     from opkit.project import load_op_modules
-    from opkit.registry import all_op_types
 
     try:
         load_op_modules([])
     except Exception:  # noqa: BLE001 - the project's own ops; the op's files follow
         pass
+    if "out_dir" in req:          # the run's batch: one .npz per op, progress as it goes
+        _batch_child(requests, req["out_dir"], int(req.get("start", 0)))
+        return
+    arrays, missing = {}, {}
+    for j, request in enumerate(requests):
+        _run_request(j, request, arrays, missing)
+    arrays["__missing__"] = np.array(json.dumps(missing))
+    np.savez(req["out"], **arrays)
+
+
+def _batch_child(requests: list, out_dir: str, start: int) -> None:
+    """Ops start.. one after another; `progress` names the op under way (the parent restarts
+    a child after an op that crashed or hung it), `o{j}.npz` holds op j's arrays."""
+    for j in range(start, len(requests)):
+        with open(os.path.join(out_dir, "progress"), "w") as f:
+            f.write(str(j))
+        arrays, missing = {}, {}
+        _run_request(j, requests[j], arrays, missing)
+        arrays["__missing__"] = np.array(json.dumps(missing))
+        tmp = os.path.join(out_dir, f"o{j}.part.npz")
+        np.savez(tmp, **arrays)
+        os.replace(tmp, os.path.join(out_dir, f"o{j}.npz"))
+
+
+def _run_request(j: int, req: dict, arrays: dict, missing: dict) -> None:
+    from opkit.registry import all_op_types, op_info
+
     if req["op_type"] not in all_op_types():
         for f in req["op_files"]:
-            _import_file(f)
+            try:
+                _import_file(f)
+            except Exception as exc:  # noqa: BLE001
+                for i in range(len(req["classes"])):
+                    missing[f"{j}|{i}"] = f"importing {f} raised {type(exc).__name__}: {exc}"
+                return
+    from harness.checks._support import CheckContext, combos
     from harness.checks.siblings import run_case_results
     from harness.discovery import discover, instantiate, seed_all
     from harness.runner import normalize_slots
@@ -236,24 +290,34 @@ def child_main() -> None:
     for path in sorted({f for f, _ in req["classes"]}):
         for t in discover([path], seed=req["seed"]).tests:
             found.setdefault((path, t.name), t.cls)
-    arrays, missing = {}, {}
     for i, (path, name) in enumerate(req["classes"]):
         cls = found.get((path, name))
         if cls is None:
-            missing[str(i)] = f"class {name} not found in {path}"
+            missing[f"{j}|{i}"] = f"class {name} not found in {path}"
             continue
         try:
             case = instantiate(cls, req["seed"]).to_case()
         except Exception as exc:  # noqa: BLE001
-            missing[str(i)] = f"setUp of {name} raised {type(exc).__name__}: {exc}"
+            missing[f"{j}|{i}"] = f"setUp of {name} raised {type(exc).__name__}: {exc}"
+            continue
+        proto = op_info(case.op_type).proto
+        seed_attr = proto.attr("seed") if proto is not None else None
+        if seed_attr is not None and not (case.attrs or {}).get("seed", seed_attr.default):
+            missing[f"{j}|{i}"] = ("a random op without a fixed seed (seed 0 draws a fresh "
+                                   "seed each run)")
             continue
         specs_all = [s for specs in normalize_slots(case.inputs).values() for s in specs]
         floats = [s.name for s in specs_all
                   if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"]
         for s in specs_all:            # the inputs setUp built: they must agree too
             if isinstance(s.data, np.ndarray) and s.data.dtype != object:
-                arrays[f"c{i}|__input__|{s.name}"] = np.ascontiguousarray(s.data)
-        for place, dtype in req["combos"]:
+                arrays[f"o{j}|c{i}|__input__|{s.name}"] = np.ascontiguousarray(s.data)
+        wanted = req.get("combos")
+        if wanted is None:
+            ctx = CheckContext(seed=req["seed"], places=tuple(req.get("places") or ()) or None,
+                               dtypes=tuple(req.get("dtypes") or ()) or None)
+            wanted = [[c.place, c.dtype] for c in combos(case, ctx, "determinism")[0]]
+        for place, dtype in wanted:
             seed_all(req["seed"])
             res = run_case_results(case, place, dtype, req["seed"], grads=floats)
             if not res and floats:          # some input has no gradient: outputs only
@@ -261,6 +325,225 @@ def child_main() -> None:
                 res = run_case_results(case, place, dtype, req["seed"], grads=[])
             for out_name, v in res.items():
                 if v is not None and v.dtype != object:
-                    arrays[f"c{i}|{place}/{dtype}|{out_name}"] = np.ascontiguousarray(v)
-    arrays["__missing__"] = np.array(json.dumps(missing))
-    np.savez(req["out"], **arrays)
+                    arrays[f"o{j}|c{i}|{place}/{dtype}|{out_name}"] = np.ascontiguousarray(v)
+
+
+# -- one pair of children per run (opkit test) -------------------------------------------------
+def enabled() -> bool:
+    """The cross-process comparison runs unless OPKIT_HASH_SEEDS=0 (and never inside one of
+    its own children)."""
+    if os.environ.get("OPKIT_HASHSEED_CHILD"):
+        return False
+    return os.environ.get("OPKIT_HASH_SEEDS", "1").strip() not in ("0", "", "no", "false")
+
+
+class HashSeedBatch:
+    """Both children of a run, started in the background; `results()` compares them.
+
+    Each child works through the ops in order and writes one .npz per op. A child that dies
+    on an op (a crashing kernel) or spends more than `op_timeout` seconds on one (a hang) is
+    replaced by a new one that starts at the next op; the op is then reported as failed in
+    the fresh process (only where its in-process determinism passed: elsewhere the op's own
+    checks already report the crash or hang)."""
+
+    def __init__(self, requests: list, folder: str, op_timeout: float | None = None):
+        self.requests = requests
+        self.folder = folder
+        self.op_timeout = op_timeout or CHILD_TIMEOUT
+        self.dirs = [os.path.join(folder, f"hs{hs}") for hs in HASH_SEEDS]
+        self.problems = [{} for _ in HASH_SEEDS]    # op index -> why it has no arrays
+        self.procs = []
+        for k in range(len(HASH_SEEDS)):
+            os.makedirs(self.dirs[k], exist_ok=True)
+            self.procs.append(self._start(k, 0))
+
+    def _start(self, k: int, start: int):
+        hs, folder = HASH_SEEDS[k], self.dirs[k]
+        env = dict(os.environ, PYTHONHASHSEED=hs, OPKIT_HASHSEED_CHILD="1")
+        try:
+            os.remove(os.path.join(folder, "progress"))
+        except OSError:
+            pass
+        with open(os.path.join(folder, "stderr"), "a") as errfile:   # a file, not a pipe:
+            proc = subprocess.Popen(                  # a chatty child never blocks on it
+                [sys.executable, "-c",
+                 "from harness.checks.hashseed import child_main; child_main()"],
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=errfile,
+                env=env, cwd=os.getcwd(), text=True)
+        try:
+            proc.stdin.write(json.dumps({"requests": self.requests, "out_dir": folder,
+                                         "start": start}))
+            proc.stdin.close()
+        except OSError:
+            pass
+        return proc
+
+    def _progress(self, k: int):
+        """(op index under way, since when) of child k, or (None, None)."""
+        path = os.path.join(self.dirs[k], "progress")
+        try:
+            with open(path) as f:
+                return int(f.read().strip() or -1), os.stat(path).st_mtime
+        except (OSError, ValueError):
+            return None, None
+
+    def _stderr_tail(self, k: int) -> str:
+        try:
+            with open(os.path.join(self.dirs[k], "stderr")) as f:
+                lines = f.read().strip().splitlines()
+        except OSError:
+            lines = []
+        return lines[-1] if lines else "no output"
+
+    def _finish(self, k: int) -> None:
+        """Wait for child k, replacing it after an op that kills or hangs it."""
+        import time
+
+        hs = HASH_SEEDS[k]
+        started_at = time.time()
+        while True:
+            proc = self.procs[k]
+            code = proc.poll()
+            j, since = self._progress(k)
+            if code == 0:
+                return
+            if code is not None:                       # died
+                if j is None or j >= len(self.requests) or \
+                        os.path.isfile(os.path.join(self.dirs[k], f"o{j}.npz")):
+                    # died before starting an op (or after finishing one): give up on the rest
+                    for i in range(len(self.requests)):
+                        self.problems[k].setdefault(i, f"the fresh process with "
+                                                       f"PYTHONHASHSEED={hs} failed: "
+                                                       f"{self._stderr_tail(k)}")
+                    return
+                self.problems[k][j] = (f"the fresh process with PYTHONHASHSEED={hs} died "
+                                       f"running this op (exit status {code})")
+            elif j is not None and time.time() - since > self.op_timeout or \
+                    j is None and time.time() - started_at > self.op_timeout:
+                proc.kill()
+                proc.wait()
+                if j is None:
+                    for i in range(len(self.requests)):
+                        self.problems[k].setdefault(i, f"the fresh process with "
+                                                       f"PYTHONHASHSEED={hs} did not start")
+                    return
+                self.problems[k][j] = (f"the fresh process with PYTHONHASHSEED={hs} did not "
+                                       f"finish this op in {self.op_timeout:g} s")
+            else:
+                time.sleep(0.05)
+                continue
+            if j + 1 >= len(self.requests):
+                return
+            self.procs[k] = self._start(k, j + 1)
+            started_at = time.time()
+
+    def _arrays(self, k: int) -> dict:
+        got = {}
+        for j in range(len(self.requests)):
+            path = os.path.join(self.dirs[k], f"o{j}.npz")
+            if not os.path.isfile(path):
+                continue
+            with np.load(path, allow_pickle=False) as z:
+                for key in z.files:
+                    if key == "__missing__":
+                        got.setdefault("__missing_list__", []).append(str(z[key]))
+                    else:
+                        got[key] = z[key]
+        missing = {}
+        for text in got.pop("__missing_list__", []):
+            missing.update(json.loads(text))
+        for j, why in self.problems[k].items():
+            for i in range(len(self.requests[j]["classes"])):
+                missing.setdefault(f"{j}|{i}", why)
+        got["__missing__"] = np.array(json.dumps(missing))
+        return got
+
+    def close(self) -> None:
+        import shutil
+
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def results(self, reports) -> dict:
+        """{op: [CheckResult]} for the ops of `reports` (harness.run.OpReport), one result
+        per case x combo whose in-process `determinism` passed."""
+        from harness.checks._support import Combo, fail, pass_
+        from harness.report import FAIL, PASS, SKIP, CheckResult
+
+        try:
+            for k in range(len(HASH_SEEDS)):
+                self._finish(k)
+            got = [self._arrays(k) for k in range(len(HASH_SEEDS))]
+        finally:
+            self.close()
+        by_op = {r.op: r for r in reports}
+        out: dict = {}
+        for j, request in enumerate(self.requests):
+            rep = by_op.get(request["op_type"])
+            if rep is None:
+                continue
+            steady = {(r.case, r.place, r.dtype) for r in rep.results
+                      if r.check == "determinism" and r.status == PASS}
+            failed = {(r.case, r.place, r.dtype) for r in rep.results
+                      if r.check == "determinism" and r.status == FAIL}
+            mine = out.setdefault(request["op_type"], [])
+            for i, (_, name) in enumerate(request["classes"]):
+                ran = [(p, d) for (c, p, d) in steady - failed if c == name]
+                if not ran:
+                    continue
+                why = [json.loads(str(g["__missing__"])).get(f"{j}|{i}") for g in got]
+                dead = [w for w in why if w and w.startswith("the fresh process")]
+                if dead:
+                    mine.extend(fail("determinism", Combo(p, d), _Named(name), dead[0])
+                                for p, d in sorted(ran))
+                    continue
+                status, verdicts = compare_case(got[0], got[1], j, i, ran)
+                if status == "skip":
+                    mine.append(CheckResult("determinism", SKIP, "", "", name,
+                                            f"across processes: {verdicts}"))
+                    continue
+                for (p, d), problem in sorted(verdicts.items()):
+                    if problem is False:
+                        mine.append(CheckResult("determinism", SKIP, p, d, name, "across "
+                                                "processes: the op gave no result in the "
+                                                "fresh processes"))
+                    elif problem:
+                        mine.append(fail("determinism", Combo(p, d), _Named(name), problem))
+                    else:
+                        mine.append(pass_("determinism", Combo(p, d), _Named(name),
+                                          f"bitwise identical in fresh processes with "
+                                          f"PYTHONHASHSEED={HASH_SEEDS[0]} and "
+                                          f"{HASH_SEEDS[1]}"))
+        return out
+
+
+class _Named:
+    """What fail()/pass_() read of a case: its name."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+
+def start_batch(ops, by_op: dict, seed: int,
+                op_timeout: float | None = None) -> HashSeedBatch | None:
+    """Start the run's pair of children for `ops` (by_op: op -> [DiscoveredTest]); None when
+    the comparison is off or nothing can be rebuilt in a fresh process."""
+    if not enabled():
+        return None
+    from harness import settings
+
+    places, dtypes = list(settings.selected_places()), list(settings.selected_dtypes())
+    requests = []
+    for op in ops:
+        classes = sorted({(os.path.abspath(t.path), t.name) for t in by_op.get(op) or ()
+                          if not t.error and t.path and os.path.isfile(t.path)})
+        if classes:
+            requests.append({"classes": [list(c) for c in classes], "op_type": op,
+                             "op_files": _op_files(op), "seed": int(seed),
+                             "places": places, "dtypes": dtypes})
+    if not requests:
+        return None
+    return HashSeedBatch(requests, tempfile.mkdtemp(prefix="opkit-hashseed-"), op_timeout)

@@ -95,8 +95,18 @@ def in_fork(fn):
         finally:
             os._exit(code)
     os.close(w)
-    with os.fdopen(r, "rb") as f:
-        data = f.read()
+    try:
+        with os.fdopen(r, "rb") as f:
+            data = f.read()
+    except BaseException:            # e.g. the check's time limit: the child must not outlive
+        import signal                # it (a hung kernel would keep running)
+
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        os.waitpid(pid, 0)
+        raise
     os.waitpid(pid, 0)
     if not data:
         raise RuntimeError("the forked process died without a result")

@@ -7,10 +7,12 @@ the same shapes) ran earlier in the same process. Every case passes alone; a tra
 program that uses the op twice gets wrong numbers.
 
 How: the case's outputs and gradients in this process, where none of the op's other cases
-ran (`opkit test` runs each case in its own forked worker), against those in a forked child
-that first runs every other OpTest case of the op and the case itself on other inputs of
-the same shapes (every float input rotated), then the case. They must agree within the
-output tolerances (bitwise agreement is `determinism`'s business).
+ran (`opkit test` runs each case in its own forked worker), against those in ONE forked
+child that first runs (forward and backward) every other OpTest case of the op on every
+place x dtype, then the case itself on other inputs of the same shapes (every float input
+rotated), then the case. They must agree within the output tolerances (bitwise agreement is
+`determinism`'s business). A leak from this case into another case is that case's finding:
+its own `state` runs after this one.
 """
 from __future__ import annotations
 
@@ -26,83 +28,91 @@ class StateCheck(Check):
     order = 180
     variants = ("case",)
 
+    def op_results(self, op, tests, context):
+        """Every case of the op at once (`opkit test`: one task per op); see op_results."""
+        return op_results(op, tests, getattr(context, "seed", 2024), context)
+
     def applies(self, case, context):
         from harness.checks.siblings import can_fork
 
         return None if can_fork() else "needs os.fork to run the other cases in a child process"
 
     def verdict(self, derived, context):
-        from dataclasses import replace
-
-        from harness.checks.ownership import other_inputs
-        from harness.checks.siblings import in_fork, run_case_results, sibling_classes
+        from harness.checks.siblings import in_fork, sibling_classes
         from harness.pipeline import compare_runs
-        from harness.runner import normalize_slots
 
         case = derived.case
         results = []
         runnable, _ = self.plan(derived, context, results)
+        if not runnable:
+            return results
         seed = getattr(context, "seed", 2024)
         own = type(context.test) if getattr(context, "test", None) is not None else None
         others = [c for c in sibling_classes(derived.base, context) if c is not own]
-        shifted = {slot: [(s.name, other_inputs(s.name, s.data), s.lengths)
-                          for s in specs] for slot, specs in normalize_slots(case.inputs).items()}
+        other_case = shifted_case(case)
 
-        def fed(specs):
-            out = {}
-            for slot, items in specs.items():
-                vals = [((a, (d, ln)) if ln else (a, d)) for a, d, ln in items]
-                out[slot] = vals if len(vals) > 1 or slot not in case.inputs or \
-                    isinstance(case.inputs[slot], list) else vals[0][1]
-            return out
+        def run(which, c):
+            return run_seeded(which, c, seed)
 
-        other_case = replace(case, inputs=fed(shifted))
-        names = [c.__name__ for c in others]
-        for combo in runnable:
-            fresh = run_case_results(case, combo.place, combo.dtype, seed)
-            if not fresh:
-                continue   # the op raises on this case: other checks report it
+        fresh = {(c.place, c.dtype): run(case, c) for c in runnable}
 
-            def after_others(combo=combo):
-                from harness.discovery import instantiate, seed_all
-                from harness.report import FAIL, collecting
+        def after_others():
+            # one child for all combos (a cache keyed without the dtype shows up too): every
+            # other case of the op, its outputs checked against ITS expected ones (a leak
+            # from this case into it: forked children inherit this case's state, so only an
+            # expectation that no process state made can show it), then this case on other
+            # inputs of the same shapes, then this case (a leak from the others into it)
+            from harness.discovery import instantiate, seed_all
+            from harness.report import FAIL, collecting
 
-                wrong = None
-                for cls in others:         # each runs after this case ran in this process:
-                    try:                   # its own check_output must still pass
-                        t = instantiate(cls, seed)
-                        methods = sorted(n for n in dir(cls) if n.startswith("test") and
-                                         "output" in n and callable(getattr(cls, n)))
-                        for mname in methods:
-                            seed_all(seed)
-                            with collecting() as col:
-                                getattr(t, mname)()
-                            bad = [r for r in col if r.status == FAIL and
-                                   r.place == combo.place and r.dtype == combo.dtype]
-                            if bad and wrong is None and \
-                                    not fails_alone(cls, case.op_type, combo, seed):
-                                wrong = (f"{cls.__name__}, run after {derived.base.name}: "
-                                         f"{bad[0].message.splitlines()[0]}")
-                    except Exception:  # noqa: BLE001 - that case's own checks report it
-                        continue
-                run_case_results(other_case, combo.place, combo.dtype, seed)
-                return wrong, run_case_results(case, combo.place, combo.dtype, seed)
+            wrong = None
+            combos = {(c.place, c.dtype) for c in runnable}
+            for cls in others:
+                try:       # the OpTest's own output methods: they know what it checks
+                    t = instantiate(cls, seed)
+                    for mname in sorted(n for n in dir(cls) if n.startswith("test") and
+                                        "output" in n and callable(getattr(cls, n))):
+                        seed_all(seed)
+                        with collecting() as col:
+                            getattr(t, mname)()
+                        bad = [r for r in col if r.status == FAIL and
+                               (r.place, r.dtype) in combos]
+                        if bad and wrong is None:
+                            wrong = (cls.__name__, bad[0].place, bad[0].dtype,
+                                     bad[0].message.splitlines()[0])
+                    sibling = t.to_case()
+                except Exception:  # noqa: BLE001 - that case's own checks report it
+                    continue
+                for c in runnable:         # its gradients too: grad kernels keep state too
+                    run(sibling, c)
+            for c in runnable:
+                run(other_case, c)
+            return wrong, {(c.place, c.dtype): run(case, c) for c in runnable}
 
-            try:
-                wrong, later = in_fork(after_others)
-            except RuntimeError as exc:
-                results.append(self.failed(derived, combo, f"the child process that runs the "
-                                           f"op's other cases failed: {exc}"))
-                continue
-            ran = (", ".join(names) + " and " if names else "") + \
-                "this case on other inputs of the same shapes"
-            msg = compare_runs(fresh, later, combo.dtype, "fresh process")
-            if wrong and not msg:
-                results.append(self.failed(
+        try:
+            wrong, later = in_fork(after_others) if any(fresh.values()) else (None, {})
+        except RuntimeError as exc:
+            return results + [self.failed(derived, runnable[0], f"the child process that "
+                                          f"runs the op's other cases failed: {exc}")]
+        if wrong is not None:
+            name, place, dtype, message = wrong
+            cls = next(c for c in others if c.__name__ == name)
+            combo = next((c for c in runnable if (c.place, c.dtype) == (place, dtype)),
+                         runnable[0])
+            if not fails_alone(cls, case.op_type, combo, seed):
+                return results + [self.failed(
                     derived, combo, f"the op's cases depend on what ran before them in the "
-                    f"process: {wrong} -- the kernel keeps state between calls (e.g. a "
-                    "module-level cache keyed too narrowly)", kind=Mismatch))
-                continue
+                    f"process: {name}, run after {derived.base.name}: {message} (it "
+                    "passes in a fresh process) -- the kernel keeps state between calls "
+                    "(e.g. a module-level cache keyed too narrowly)", kind=Mismatch)]
+        names = [c.__name__ for c in others]
+        ran = (", ".join(names) + " and " if names else "") + \
+            "this case on other inputs of the same shapes"
+        for combo in runnable:
+            key = (combo.place, combo.dtype)
+            if not fresh[key]:
+                continue   # the op raises on this case: other checks report it
+            msg = compare_runs(fresh[key], later.get(key) or {}, combo.dtype, "fresh process")
             if msg:
                 results.append(self.failed(
                     derived, combo, f"after {ran} ran in the same process: {msg} -- the "
@@ -111,6 +121,123 @@ class StateCheck(Check):
             else:
                 results.append(self.passed(derived, combo))
         return results
+
+
+def shifted_case(case):
+    """The case on other inputs of the same shapes and dtypes (every float input rotated)."""
+    from dataclasses import replace
+
+    from harness.checks.ownership import other_inputs
+    from harness.runner import normalize_slots
+
+    out = {}
+    for slot, specs in normalize_slots(case.inputs).items():
+        vals = [((s.name, (other_inputs(s.name, s.data), s.lengths)) if s.lengths else
+                 (s.name, other_inputs(s.name, s.data))) for s in specs]
+        out[slot] = vals if len(vals) > 1 or slot not in case.inputs or \
+            isinstance(case.inputs[slot], list) else vals[0][1]
+    return replace(case, inputs=out)
+
+
+def run_seeded(case, combo, seed: int) -> dict:
+    """The case's outputs and gradients on the combo, the global generators seeded first (a
+    random op draws the same numbers in every process)."""
+    from harness.checks.siblings import run_case_results
+    from harness.discovery import seed_all
+
+    seed_all(seed)
+    return run_case_results(case, combo.place, combo.dtype, seed)
+
+
+def op_results(op: str, tests, seed: int, context) -> list:
+    """`state` for every OpTest case of an op at once (what `opkit test` runs: one task per
+    op, in a worker forked from the parent, where no kernel has run yet).
+
+    Each case's fresh results come from its own child forked from that pristine worker; ONE
+    more child runs every case in discovery order (each after the same case on other inputs
+    of the same shapes) and then again in reverse order, so each case runs once after the
+    cases before it and once after all of them. Any difference from the fresh results is a
+    leak of state between calls, with the runs that came before named. O(cases) runs per
+    op, where the per-case verdict (pytest) costs O(cases^2)."""
+    from harness.checks.base import Derived
+    from harness.checks.siblings import in_fork
+    from harness.discovery import instantiate
+    from harness.pipeline import compare_runs
+    from harness.run import case_from_test
+
+    results, entries = [], []
+    for t in tests:
+        if t.error:
+            continue              # its own task reports the broken setUp
+        try:
+            case = case_from_test(instantiate(t.cls, seed), t.source)
+        except Exception:  # noqa: BLE001 - its own task reports it
+            continue
+        skip_map = (case.options or {}).get("skip", {}) if case.options else {}
+        if CHECK.name in skip_map:
+            results.append(CHECK.skipped(case, f"opted out: {skip_map[CHECK.name]}"))
+            continue
+        reason = CHECK.applies(case, context)
+        if reason:
+            results.append(CHECK.skipped(case, reason))
+            continue
+        runnable, _ = CHECK.plan(Derived("case", case, case), context, results)
+        if runnable:
+            entries.append((case, shifted_case(case), runnable))
+    if not entries:
+        return results
+
+    def fresh_of(case, runnable):
+        return {(c.place, c.dtype): run_seeded(case, c, seed) for c in runnable}
+
+    fresh = []
+    for case, _, runnable in entries:
+        try:
+            fresh.append(in_fork(lambda case=case, runnable=runnable: fresh_of(case, runnable)))
+        except RuntimeError:
+            fresh.append({})
+
+    def sequence():
+        forward = []
+        for case, other, runnable in entries:
+            for c in runnable:
+                run_seeded(other, c, seed)
+            forward.append(fresh_of(case, runnable))
+        backward = [fresh_of(case, runnable) for case, _, runnable in reversed(entries)]
+        return forward, backward[::-1]
+
+    try:
+        forward, backward = in_fork(sequence)
+    except RuntimeError as exc:
+        case, _, runnable = entries[0]
+        return results + [CHECK.failed(Derived("case", case, case), runnable[0],
+                                       f"the child process that runs the op's cases one "
+                                       f"after another failed: {exc}")]
+    names = [case.name for case, _, _ in entries]
+    for i, (case, _, runnable) in enumerate(entries):
+        derived = Derived("case", case, case)
+        for combo in runnable:
+            key = (combo.place, combo.dtype)
+            want = fresh[i].get(key)
+            if not want:
+                continue   # the op raises on this case (or the child died): other checks say
+            before = ", ".join(names[:i] + ["this case on other inputs of the same shapes"])
+            msg = compare_runs(want, forward[i].get(key) or {}, combo.dtype, "fresh process")
+            if msg:
+                msg = f"after {before} ran in the same process: {msg}"
+            else:
+                msg = compare_runs(want, backward[i].get(key) or {}, combo.dtype,
+                                   "fresh process")
+                if msg:
+                    msg = f"after every case of the op ({', '.join(names)}) ran in the same " \
+                          f"process: {msg}"
+            if msg:
+                results.append(CHECK.failed(derived, combo, f"{msg} -- the kernel keeps state "
+                                            "between calls (e.g. a module-level cache keyed "
+                                            "too narrowly)", kind=Mismatch))
+            else:
+                results.append(CHECK.passed(derived, combo))
+    return results
 
 
 def fails_alone(cls, op_type: str, combo, seed: int) -> bool:

@@ -306,7 +306,10 @@ def run(args) -> int:
         reports = [OpReport(op, [CheckResult("output", SKIP, "", "", "", unusable)])
                    for op in runnable]
     else:
-        tasks, _ = plan(runnable, by_op, args.fuzz if fuzzing else 0, checks)
+        from harness.run import op_level_checks
+
+        tasks, _ = plan(runnable, by_op, args.fuzz if fuzzing else 0, checks,
+                        [] if args.no_isolate else op_level_checks(checks))
         started = time.monotonic()
         last = [started]
 

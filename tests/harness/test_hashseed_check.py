@@ -12,17 +12,11 @@ ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests" / "broken_ops" / "test_hashseed_breakers.py"
 
 
-@pytest.fixture(scope="module")
-def reports():
+def _load_ops():
     import importlib.util
-    import os
     import sys
 
-    before = os.environ.get("OPKIT_HASH_SEEDS")
-    os.environ["OPKIT_HASH_SEEDS"] = "1"     # the across-process comparison is opt-in
-
     from harness.discovery import discover
-    from harness.run import run_ops
 
     name = "hashseed_breakers_op"
     if name not in sys.modules:
@@ -31,15 +25,63 @@ def reports():
         mod = importlib.util.module_from_spec(spec)
         sys.modules[name] = mod
         spec.loader.exec_module(mod)
-    by_op = discover([str(TESTS)]).by_op()
+    return discover([str(TESTS)]).by_op()
+
+
+@pytest.fixture(scope="module")
+def batch_runs():
+    """run_ops with the comparison on (the default): how many fresh interpreters it
+    started, and the reports. The per-op pair (harness.checks.hashseed._run_children) must
+    not run: the run's one pair does the work (a forked worker calling it would fail)."""
+    import os
+    import subprocess
+
+    from harness.checks import hashseed
+    from harness.run import run_ops
+
+    by_op = _load_ops()
+    before = os.environ.pop("OPKIT_HASH_SEEDS", None)
+    started = []
+    real_popen, real_own = subprocess.Popen, hashseed._run_children
+
+    def counting_popen(*args, **kwargs):
+        started.append(args[0])
+        return real_popen(*args, **kwargs)
+
+    def no_own_pair(*args, **kwargs):
+        raise AssertionError("a worker started its own pair of interpreters")
+
+    hashseed.subprocess.Popen = counting_popen
+    hashseed._run_children = no_own_pair
     try:
-        yield {r.op: r for r in run_ops(["broken_set_sum", "good_set_sum"], by_op,
-                                        isolate=True)}
+        reports = {r.op: r for r in run_ops(["broken_set_sum", "good_set_sum"], by_op,
+                                            isolate=True)}
     finally:
-        if before is None:
-            os.environ.pop("OPKIT_HASH_SEEDS", None)
-        else:
+        hashseed.subprocess.Popen = real_popen
+        hashseed._run_children = real_own
+        if before is not None:
             os.environ["OPKIT_HASH_SEEDS"] = before
+    return started, reports
+
+
+@pytest.fixture(scope="module")
+def reports(batch_runs):
+    return batch_runs[1]
+
+
+def test_one_pair_of_interpreters_per_run(batch_runs):
+    started, _ = batch_runs
+    assert len(started) == 2, started          # two ops, one pair for the whole run
+
+
+def test_off_with_opkit_hash_seeds_0(monkeypatch):
+    from harness.run import run_ops
+
+    by_op = _load_ops()
+    monkeypatch.setenv("OPKIT_HASH_SEEDS", "0")
+    rep = run_ops(["broken_set_sum"], by_op, checks=["determinism"], isolate=True)[0]
+    assert rep.status == "pass"
+    assert not any("PYTHONHASHSEED" in c.message for c in rep.results)
 
 
 def test_broken_set_sum_fails_only_determinism_across_processes(reports):

@@ -12,7 +12,7 @@ TESTS = ROOT / "tests" / "broken_ops" / "test_state_breakers.py"
 EXPECT = {   # broken op -> (its check, text the failure must show)
     "broken_buffer_cache": ("ownership", "of the first run was"),
     "broken_attr_sort": ("attrs", "attr 'axes' was [2, 0] and is [0, 2]"),
-    "broken_scale_cache": ("state", "run after TestBrokenScaleCache"),
+    "broken_scale_cache": ("state", "after TestBrokenScaleCache"),
     "broken_f16_tanh": ("precision", "float32 kernel"),
 }
 
