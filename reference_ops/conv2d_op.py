@@ -176,7 +176,8 @@ def conv2d_kernel(ctx):
     oh, ow = geo[6], geo[7]
     cols, _ = _cols(xp, x, geo, pads, groups)
     m = int(w.shape[0])
-    w3 = xp.reshape(w, (groups, m // groups, -1))
+    k = int(w.shape[1]) * int(w.shape[2]) * int(w.shape[3])   # not -1: m may be 0
+    w3 = xp.reshape(w, (groups, m // groups, k))
     out = xp.matmul(w3[None], cols)                       # [N, g, M/g, oh*ow]
     out = xp.reshape(out, (x.shape[0], m, oh, ow))
     ctx.set_output("Output", xp.ascontiguousarray(xp.transpose(out, (0, 2, 3, 1))) if last
@@ -197,12 +198,13 @@ def conv2d_grad_kernel(ctx):
     n, c, h, wd = (int(d) for d in x.shape)
     m = int(w.shape[0])
     d4 = xp.reshape(xp.ascontiguousarray(dout), (n, groups, m // groups, oh * ow))
-    w3 = xp.reshape(w, (groups, m // groups, -1))
+    k = int(w.shape[1]) * int(w.shape[2]) * int(w.shape[3])   # explicit sizes, never -1:
+    w3 = xp.reshape(w, (groups, m // groups, k))               # m or n may be 0
     if ctx.has_output(grad_var_name("Filter")):
         cols, _ = _cols(xp, x, geo, pads, groups)
         # sum over the batch and output positions: [g, M/g, N*L] @ [g, N*L, K]
-        a = xp.reshape(xp.transpose(d4, (1, 2, 0, 3)), (groups, m // groups, -1))
-        b = xp.reshape(xp.transpose(cols, (1, 0, 3, 2)), (groups, -1, cols.shape[2]))
+        a = xp.reshape(xp.transpose(d4, (1, 2, 0, 3)), (groups, m // groups, n * oh * ow))
+        b = xp.reshape(xp.transpose(cols, (1, 0, 3, 2)), (groups, n * oh * ow, cols.shape[2]))
         ctx.set_output(grad_var_name("Filter"), xp.reshape(xp.matmul(a, b), w.shape))
     if ctx.has_output(grad_var_name("Input")):
         pt, pb, pl, pr = pads

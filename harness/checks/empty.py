@@ -48,13 +48,19 @@ class EmptyCheck(Check):
             problem = None
             inputs = {s.name: s.data for ss in _specs(derived.case).values() for s in ss}
             spelled = _spells_batch(derived.case, batch)
+            compiled = _compiled_shapes(derived.case)
             for name, value in got.items():
                 want = base.get(name)
                 if value is None or want is None:
                     continue
+                known = compiled.get(name)
                 if name.endswith(GRAD_SUFFIX):
                     src = inputs.get(name[:-5])
                     shape = None if src is None else src.shape
+                elif known is not None and all(d >= 0 for d in known):
+                    # the op's own compile-time infer_shape on the zero-size inputs: which
+                    # output dim the zero lands in (transpose moves it), exactly
+                    shape = tuple(known)
                 elif want.ndim and want.shape[0] == batch and not _has_lod(derived.case):
                     # (with LoD inputs the output rows may count sequences, which stay)
                     shape = (0,) + want.shape[1:]
@@ -106,6 +112,23 @@ def _specs(case):
     from harness.runner import normalize_slots
 
     return normalize_slots(case.inputs)
+
+
+
+def _compiled_shapes(case) -> dict:
+    """{output: compile-time dims} of the case (no dim unknown); {} when infer_shape cannot
+    say (it raises, or a dim stays -1)."""
+    from harness.checks._support import output_slots
+    from harness.checks.infer_shape import compile_shapes
+
+    try:
+        if any(s.lengths for ss in _specs(case).values() for s in ss):
+            return {}           # LoD: the rows are the sequences', not the batch's
+        return {n: d for n, d in compile_shapes(case, _specs(case),
+                                                output_slots(case, case.op_type), {}).items()
+                if d is not None}
+    except Exception:  # noqa: BLE001 - no compile-time answer: the run-time rule applies
+        return {}
 
 
 CHECK = EmptyCheck()

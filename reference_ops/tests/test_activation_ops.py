@@ -38,6 +38,13 @@ class _Act:
     def ref(self, x):
         raise NotImplementedError
 
+    def reference(self, inputs, attrs):
+        """The outputs of other inputs (what `opkit test`'s fuzzing draws). `ref` has the
+        class's attrs built in: other attrs are refused (the fuzzer then draws again)."""
+        if dict(attrs) != dict(type(self).attrs):
+            raise ValueError(f"reference knows only attrs {type(self).attrs}")
+        return {"Out": self.ref(np.asarray(inputs["X"]))}
+
     def test_check_output(self):
         self.check_output()
 
@@ -338,6 +345,11 @@ class TestPowFactorTensor(_Act, OpTest):
 
     def ref(self, x):
         return x ** 2.5
+
+    def reference(self, inputs, attrs):
+        # the factor comes from the FactorTensor input (a generated case draws it too)
+        factor = float(np.asarray(inputs["FactorTensor"]).reshape(-1)[0])
+        return {"Out": np.asarray(inputs["X"]) ** factor}
 
     def test_check_grad(self):
         self.check_grad(["X"], "Out", no_grad_set={"FactorTensor"})

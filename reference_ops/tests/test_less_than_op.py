@@ -31,7 +31,16 @@ class TestLessThanBroadcast(TestLessThanOp):
         self.inputs = {"X": rng.uniform(-1, 1, (4, 5, 6)).astype("float64"),
                        "Y": rng.uniform(-1, 1, (5,)).astype("float64")}
         self.attrs = {"axis": 1}
-        self.outputs = {"Out": self.inputs["X"] < self.inputs["Y"].reshape(1, 5, 1)}
+        self.outputs = self.reference(self.inputs, self.attrs)
+
+    def reference(self, inputs, attrs):
+        # Y's dims line up with X's from `axis` on (not numpy's trailing alignment: with
+        # equal dims that would silently compare along another axis)
+        x, y = inputs["X"], inputs["Y"]
+        axis = attrs.get("axis", -1)
+        axis = x.ndim - y.ndim if axis == -1 else axis
+        shape = (1,) * axis + y.shape + (1,) * (x.ndim - axis - y.ndim)
+        return {"Out": x < y.reshape(shape)}
 
 
 class TestLessThanInt64(TestLessThanOp):
