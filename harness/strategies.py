@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import math
 import re
+import zlib
 
 import numpy as np
 from hypothesis import strategies as st
@@ -232,8 +233,24 @@ def case_inputs(inputs: dict, delta: int = 2, max_side: int = 12):
 def _one(data, remap):
     if isinstance(data, tuple) and len(data) == 2:
         arr = np.asarray(data[0])
-        return lod_tensors(arr, levels=len(data[1]) or 1,
-                           inner_shape=tuple(remap.get(d, d) for d in arr.shape[1:]))
+        drawn = lod_tensors(arr, levels=len(data[1]) or 1,
+                            inner_shape=tuple(remap.get(d, d) for d in arr.shape[1:]))
+        if arr.dtype.kind != "f" or not arr.size:
+            return drawn
+        values = _distinct_values(arr, arr.size)
+
+        def untie(pair):
+            # the drawn rows, refilled with distinct values of the test (see arrays_like)
+            rows, lod = pair
+            rows = np.asarray(rows)
+            if rows.dtype.kind != "f" or rows.size == 0:
+                return pair
+            pool = values if rows.size <= values.size else _distinct_values(values, rows.size)
+            seed = zlib.crc32(np.ascontiguousarray(rows).tobytes())
+            order = np.random.default_rng(seed).permutation(pool.size)[:rows.size]
+            return np.resize(pool[order], rows.shape).astype(rows.dtype), lod
+
+        return drawn.map(untie)
     if isinstance(data, np.ndarray):
         if data.dtype.kind not in "fiub":
             return st.just(data.copy())

@@ -16,12 +16,17 @@ BROADCASTS = {
 
 
 def y_view(x_shape, y_shape, axis):
-    """Independent restatement of Paddle's rule: Y aligned with X's dims at `axis`."""
+    """Independent restatement of Paddle's rule: Y aligned with X's dims at `axis` (a Y of
+    X's rank or more: plain broadcasting, axis plays no part)."""
+    if len(y_shape) >= len(x_shape):
+        return list(y_shape)
     if axis == -1:
         axis = len(x_shape) - len(y_shape)
     y = list(y_shape)
     while len(y) > 1 and y[-1] == 1:
         y.pop()
+    if axis < 0 or axis + len(y) > len(x_shape):
+        raise ValueError(f"axis {axis} does not fit Y {y_shape} into X {x_shape}")
     return [1] * axis + y + [1] * (len(x_shape) - axis - len(y))
 
 
