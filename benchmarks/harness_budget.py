@@ -6,7 +6,8 @@ tree is this checkout. Both run the same command line (default options unless gi
 `--`), alternating, `--repeat` times each; the figure is the ratio of the medians.
 Target: after / before <= 2.5.
 
-    python benchmarks/harness_budget.py [--repeat 3] [--base a200d1a] [-- extra opkit args]
+    python benchmarks/harness_budget.py [--repeat 3] [--base a200d1a] [--same-ops]
+                                        [-- extra opkit args]
 
 Threads are pinned to 1 (OMP/OpenBLAS/MKL). Say in the record whether the machine was idle.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -32,31 +34,43 @@ def unpack(commit: str, into: Path) -> Path:
     return into
 
 
-def run_once(tree: Path, args: list[str]) -> tuple[float, int]:
+def run_once(tree: Path, args: list[str], ops=None) -> tuple[float, int, list[str]]:
+    """(wall seconds, exit status, the ops it reported). `ops`: test these ops by name
+    instead of `--all` (the base's op set, on a tree that has more ops)."""
     env = dict(os.environ, PYTHONPATH=str(tree), OMP_NUM_THREADS="1",
                OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    what = list(ops) if ops else ["--all"]
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, "-c", MAIN, "test", "--all", *args], cwd=tree, env=env,
+    p = subprocess.run([sys.executable, "-c", MAIN, "test", *what, *args], cwd=tree, env=env,
                        capture_output=True, text=True)
-    return time.perf_counter() - t0, p.returncode
+    took = time.perf_counter() - t0
+    reported = [m.group(1) for m in re.finditer(r"^(\w+): (PASS|FAIL|SKIP)", p.stdout, re.M)]
+    return took, p.returncode, reported
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--base", default="a200d1a")
+    parser.add_argument("--same-ops", action="store_true",
+                        help="run the base's op set (the ops its --all reports, with an "
+                             "OpTest) by name on this tree too, not this tree's --all")
     parser.add_argument("extra", nargs="*", help="extra `opkit test` arguments (after --)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         before_tree = unpack(args.base, Path(tmp))
         before, after = [], []
+        ops = None
         for _ in range(args.repeat):
-            t, rc_b = run_once(before_tree, args.extra)
+            t, rc_b, reported = run_once(before_tree, args.extra)
             before.append(t)
-            t, rc_a = run_once(ROOT, args.extra)
+            if args.same_ops and ops is None:
+                ops = reported
+            t, rc_a, _ = run_once(ROOT, args.extra, ops)
             after.append(t)
             print(f"before {before[-1]:.1f} s (exit {rc_b})   after {after[-1]:.1f} s "
-                  f"(exit {rc_a})", flush=True)
+                  f"(exit {rc_a})" + (f"   [{len(ops)} ops by name]" if ops else ""),
+                  flush=True)
     b, a = statistics.median(before), statistics.median(after)
     print(f"opkit test --all {' '.join(args.extra)}: before ({args.base}) median {b:.1f} s, "
           f"after median {a:.1f} s, ratio {a / b:.2f} (target <= 2.5; {args.repeat} repeats "
