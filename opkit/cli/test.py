@@ -65,8 +65,8 @@ def add_arguments(parser) -> None:
                         help=f"seed of every random generator, >= 0 (default {DEFAULT_SEED}, "
                              f"or $OPKIT_SEED)")
     parser.add_argument("--checks", metavar="NAMES",
-                        help="comma-separated subset of checks (default: all; 'fuzz' needs "
-                             "--fuzz N)")
+                        help="comma-separated subset of checks (default: all; 'fuzz' runs "
+                             "the --fuzz budget, so not with --fuzz 0)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="time limit per check, > 0 (default 120; 0: none)")
     parser.add_argument("--place", choices=["CPU", "GPU", "all"], default=None,
@@ -169,7 +169,7 @@ def _checks(args) -> tuple[list[str] | None, bool]:
                      f"(known: {', '.join(known)})")
     fuzz = "fuzz" in checks
     if fuzz and args.fuzz == 0:
-        raise _usage("--checks fuzz: say how many cases with --fuzz N")
+        raise _usage("--checks fuzz with --fuzz 0: say how many cases with --fuzz N (N >= 1)")
     if not fuzz:
         if not explicit:
             args.fuzz = 0          # the default budget goes with the default checks

@@ -50,7 +50,7 @@ def project(tmp_path, table: str):
     (["relu"], {"OPKIT_PLACE": "bogus"}, ["OPKIT_PLACE=bogus", "unknown place"]),
     (["relu"], {"OPKIT_DTYPE": "int8"}, ["OPKIT_DTYPE=int8", "unknown dtype"]),
     (["--all", "relu"], {}, ["--all", "relu"]),
-    (["relu", "--checks", "fuzz"], {}, ["--checks fuzz", "--fuzz N"]),
+    (["relu", "--checks", "fuzz", "--fuzz", "0"], {}, ["--checks fuzz", "--fuzz N"]),
     (["relu", "--checks", "output", "--fuzz", "5"], {}, ["--fuzz 5", "--checks output"]),
     (["relu", "--checks", "bogus"], {}, ["bogus"]),
     (["relu", "--jobs", "0"], {}, ["--jobs 0"]),
