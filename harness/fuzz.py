@@ -11,6 +11,7 @@ minimal case, printed as a ready-to-paste OpTest in the `fuzz` result's message.
 """
 from __future__ import annotations
 
+import contextlib
 import re as _re
 
 import numpy as np
@@ -155,6 +156,26 @@ def _takes_inputs_and_attrs(fn) -> bool:
     return True
 
 
+@contextlib.contextmanager
+def _draws_independent_of_loaded_modules():
+    """Hypothesis mixes into its draws the constants of every non-library module loaded so
+    far (`providers._get_local_constants`), so the same seed gave another generated case
+    depending on which ops and tests the process had imported (`--all` against one op, the
+    fork pool against xdist). Fuzzing runs with no local constants: a case is a function of
+    the OpTest and the seed. (A hypothesis without that hook: nothing to do.)"""
+    try:
+        from hypothesis.internal.conjecture import providers
+        real, empty = providers._get_local_constants, providers.Constants()
+    except (ImportError, AttributeError):
+        yield
+        return
+    providers._get_local_constants = lambda: empty
+    try:
+        yield
+    finally:
+        providers._get_local_constants = real
+
+
 def fuzz_test(cls, n: int, seed: int = 2024, timeout=None) -> list[CheckResult]:
     """Fuzz one OpTest class: [a `fuzz` CheckResult]."""
     from hypothesis import HealthCheck, given, settings
@@ -238,7 +259,8 @@ def fuzz_test(cls, n: int, seed: int = 2024, timeout=None) -> list[CheckResult]:
 
     seed_all(seed)
     try:
-        prop()
+        with _draws_independent_of_loaded_modules():
+            prop()
     except AssertionError:
         pass
     except Exception as exc:  # hypothesis errors (Unsatisfiable, ...) or an unexpected one

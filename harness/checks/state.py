@@ -153,12 +153,13 @@ def op_results(op: str, tests, seed: int, context) -> list:
     """`state` for every OpTest case of an op at once (what `opkit test` runs: one task per
     op, in a worker forked from the parent, where no kernel has run yet).
 
-    Each case's fresh results come from its own child forked from that pristine worker; ONE
-    more child runs every case in discovery order (each after the same case on other inputs
-    of the same shapes) and then again in reverse order, so each case runs once after the
-    cases before it and once after all of them. Any difference from the fresh results is a
-    leak of state between calls, with the runs that came before named. O(cases) runs per
-    op, where the per-case verdict (pytest) costs O(cases^2)."""
+    TWO children forked from that pristine worker run every case in turn, each case after
+    the same case on other inputs of the same shapes: one in discovery order, one in reverse
+    order. So the first case of the first child and the last case of the second run in a
+    fresh process, each other run comes after a different history, and a stateless op gives
+    the same results for a case in both children. Any difference is a leak of state between
+    calls, reported with the runs that came before each side. Two forks per op, whatever its
+    number of cases (the per-case verdict under pytest forks once per case)."""
     from harness.checks.base import Derived
     from harness.checks.siblings import in_fork
     from harness.discovery import instantiate
@@ -186,55 +187,58 @@ def op_results(op: str, tests, seed: int, context) -> list:
             entries.append((case, shifted_case(case), runnable))
     if not entries:
         return results
+    n = len(entries)
 
-    def fresh_of(case, runnable):
+    def results_of(case, runnable):
         return {(c.place, c.dtype): run_seeded(case, c, seed) for c in runnable}
 
-    fresh = []
-    for case, _, runnable in entries:
-        try:
-            fresh.append(in_fork(lambda case=case, runnable=runnable: fresh_of(case, runnable)))
-        except RuntimeError:
-            fresh.append({})
+    def sequence(order, fresh_first):
+        got = {}
+        for k, i in enumerate(order):
+            case, other, runnable = entries[i]
+            if k or not fresh_first:
+                for c in runnable:
+                    run_seeded(other, c, seed)
+            got[i] = results_of(case, runnable)
+        return got
 
-    def sequence():
-        forward = []
-        for case, other, runnable in entries:
-            for c in runnable:
-                run_seeded(other, c, seed)
-            forward.append(fresh_of(case, runnable))
-        backward = [fresh_of(case, runnable) for case, _, runnable in reversed(entries)]
-        return forward, backward[::-1]
-
+    forward_order, backward_order = list(range(n)), list(range(n))[::-1]
     try:
-        forward, backward = in_fork(sequence)
+        forward = in_fork(lambda: sequence(forward_order, True))
+        backward = in_fork(lambda: sequence(backward_order, n > 1))
     except RuntimeError as exc:
         case, _, runnable = entries[0]
         return results + [CHECK.failed(Derived("case", case, case), runnable[0],
                                        f"the child process that runs the op's cases one "
                                        f"after another failed: {exc}")]
     names = [case.name for case, _, _ in entries]
+
+    def history(order, i, fresh_first):
+        k = order.index(i)
+        if k == 0 and fresh_first:
+            return "a fresh process"
+        return "after " + ", ".join([names[j] for j in order[:k]] +
+                                    ["this case on other inputs of the same shapes"])
+
     for i, (case, _, runnable) in enumerate(entries):
         derived = Derived("case", case, case)
+        one = history(forward_order, i, True)
+        two = history(backward_order, i, n > 1)
+        if two == "a fresh process":      # the fresh side is the one expected
+            one, two, want_of, got_of = two, one, backward, forward
+        else:
+            want_of, got_of = forward, backward
         for combo in runnable:
             key = (combo.place, combo.dtype)
-            want = fresh[i].get(key)
-            if not want:
-                continue   # the op raises on this case (or the child died): other checks say
-            before = ", ".join(names[:i] + ["this case on other inputs of the same shapes"])
-            msg = compare_runs(want, forward[i].get(key) or {}, combo.dtype, "fresh process")
+            want, got = want_of[i].get(key), got_of[i].get(key)
+            if not want and not got:
+                continue   # the op raises on this case: other checks report it
+            msg = compare_runs(want or {}, got or {}, combo.dtype, one)
             if msg:
-                msg = f"after {before} ran in the same process: {msg}"
-            else:
-                msg = compare_runs(want, backward[i].get(key) or {}, combo.dtype,
-                                   "fresh process")
-                if msg:
-                    msg = f"after every case of the op ({', '.join(names)}) ran in the same " \
-                          f"process: {msg}"
-            if msg:
-                results.append(CHECK.failed(derived, combo, f"{msg} -- the kernel keeps state "
-                                            "between calls (e.g. a module-level cache keyed "
-                                            "too narrowly)", kind=Mismatch))
+                results.append(CHECK.failed(
+                    derived, combo, f"{two} in the same process: {msg} -- the kernel keeps "
+                    "state between calls (e.g. a module-level cache keyed too narrowly)",
+                    kind=Mismatch))
             else:
                 results.append(CHECK.passed(derived, combo))
     return results
