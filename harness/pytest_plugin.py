@@ -248,11 +248,51 @@ def _compute(config, cls, op, op_classes):
         path = os.path.relpath(inspect.getsourcefile(cls) or "", config.rootpath)
     except (TypeError, ValueError):
         path = str(config.rootpath)
-    results = run_test(DiscoveredTest(cls, op, path), seed=seed,
-                       timeout=None, first_case=first, hash_seeds="own")
+    results = _in_zygote(config, cls, op, op_classes, first, seed)
+    if results is None:
+        results = run_test(DiscoveredTest(cls, op, path), seed=seed,
+                           timeout=None, first_case=first, hash_seeds="own")
     if first and lacks_gradient_test(op, op_classes):
         results.append(no_gradient_test_result(op, op_classes))
     return results
+
+
+def _in_zygote(config, cls, op, op_classes, first, seed):
+    """The class's checks as `opkit test` runs them: in a worker forked from the process
+    started before any test ran (harness.zygote), the op-level checks (`state`) once per op
+    over all its classes. None without a zygote (no fork): the caller runs them here."""
+    zygote = getattr(config, "_opkit_zygote", None)
+    if zygote is None:
+        return None
+    from harness.run import op_level_checks
+
+    op_level = tuple(op_level_checks())
+    results = zygote.run_class(cls, op, first, seed, op_level)
+    if results is None:
+        return None
+    done = config.__dict__.setdefault("_opkit_op_level", {})
+    for check in op_level:
+        if (check, op) not in done:
+            done[(check, op)] = zygote.run_op_level(check, op, list(op_classes), seed) or []
+        results += [r for r in done[(check, op)]
+                    if r.case == cls.__name__ or r.case.startswith(cls.__name__ + "/")]
+    return results
+
+
+def _start_zygote(config, classes) -> None:
+    if getattr(config, "_opkit_zygote", None) is not None or not classes:
+        return
+    import inspect
+
+    from harness.zygote import Zygote
+
+    paths = {}
+    for cls in classes:
+        try:
+            paths[cls] = os.path.relpath(inspect.getsourcefile(cls) or "", config.rootpath)
+        except (TypeError, ValueError):
+            paths[cls] = str(config.rootpath)
+    config._opkit_zygote = Zygote.start(paths)
 
 
 def check_item_names() -> list[str]:
@@ -316,6 +356,9 @@ def pytest_collection_modifyitems(session, config, items):
         if dropped:
             config.hook.pytest_deselected(items=dropped)
         items[:] = keep
+    if any(isinstance(it, OpkitCheckItem) for it in items):
+        # before any test runs: the process the check items' workers are forked from
+        _start_zygote(config, list(classes))
 
 
 def _durations(config):
@@ -367,6 +410,10 @@ def _remove_items_dir(config) -> None:
 
 def pytest_sessionfinish(session):
     config = session.config
+    zygote = getattr(config, "_opkit_zygote", None)
+    if zygote is not None:
+        zygote.close()
+        config._opkit_zygote = None
     _remove_items_dir(config)
     times = getattr(config, "_opkit_times", {})
     if config.getoption("--opkit-record-durations", default=False) and times:
