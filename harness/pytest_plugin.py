@@ -250,8 +250,12 @@ def _compute(config, cls, op, op_classes):
         path = str(config.rootpath)
     results = _in_zygote(config, cls, op, op_classes, first, seed)
     if results is None:
+        from harness.fuzz import DEFAULT_FUZZ, fuzz_test
+
         results = run_test(DiscoveredTest(cls, op, path), seed=seed,
                            timeout=None, first_case=first, hash_seeds="own")
+        if DEFAULT_FUZZ:
+            results += fuzz_test(cls, DEFAULT_FUZZ, seed)
     if first and lacks_gradient_test(op, op_classes):
         results.append(no_gradient_test_result(op, op_classes))
     return results
@@ -276,6 +280,13 @@ def _in_zygote(config, cls, op, op_classes, first, seed):
             done[(check, op)] = zygote.run_op_level(check, op, list(op_classes), seed) or []
         results += [r for r in done[(check, op)]
                     if r.case == cls.__name__ or r.case.startswith(cls.__name__ + "/")]
+    from harness.fuzz import DEFAULT_FUZZ
+
+    if DEFAULT_FUZZ:      # opkit test's default budget, per op as there
+        if ("fuzz", op) not in done:
+            done[("fuzz", op)] = zygote.run_fuzz(op, list(op_classes), seed,
+                                                 DEFAULT_FUZZ) or []
+        results += [r for r in done[("fuzz", op)] if r.case == f"fuzz:{cls.__name__}"]
     return results
 
 
@@ -299,7 +310,10 @@ def check_item_names() -> list[str]:
     """The checks that get an item per OpTest class (the harness's default checks)."""
     from harness.checks.registry import all_checks
 
-    return [spec.name for spec in all_checks() if spec.default]
+    from harness.fuzz import DEFAULT_FUZZ
+
+    return [spec.name for spec in all_checks() if spec.default] + \
+        (["fuzz"] if DEFAULT_FUZZ else [])
 
 
 @pytest.hookimpl(trylast=True)

@@ -12,6 +12,7 @@ collection; each request (one OpTest class, or the op-level `state` of an op) is
     z = Zygote.start(classes)              # after collection, before any test ran
     results = z.run_class(cls, op, first_case=True, seed=2024)
     results = z.run_op_level("state", op, classes, seed=2024)
+    results = z.run_fuzz(op, classes, seed=2024, n=1)
     z.close()
 
 Where `os.fork` is unavailable (or a process already initialised CUDA), `start` returns None
@@ -43,12 +44,15 @@ def _serve(conn, by_id: dict, paths: dict) -> None:
             return
         kind, op, classes, first, seed, context_options, check = request
         tests = _tests(classes, by_id, paths)
+        fuzz = 0
         if kind == "test":
             task = Task(op, "test", test=tests[0], first_case=first)
+        elif kind == "fuzz":
+            task, fuzz = Task(op, "fuzz", tests=tests, name=f"fuzz({op})"), int(check)
         else:
             task = Task(op, "op", tests=tests, name=f"{check}({op})", check=check)
         try:
-            done = run_tasks([task], None, seed, None, 1, True, 0,
+            done = run_tasks([task], None, seed, None, 1, True, fuzz,
                              context_options=context_options)
             conn.send(("ok", done.get(0, [])))
         except BaseException as exc:  # noqa: BLE001 - the plugin falls back in-process
@@ -108,6 +112,13 @@ class Zygote:
         if any(id(c) not in self.paths for c in classes):
             return None
         return self._ask(("op", op, [(id(c), op) for c in classes], True, seed, {}, check))
+
+    def run_fuzz(self, op: str, classes: list, seed: int, n: int) -> list | None:
+        """`fuzz` with n generated cases per OpTest class of the op (results per class:
+        case "fuzz:<class name>")."""
+        if any(id(c) not in self.paths for c in classes):
+            return None
+        return self._ask(("fuzz", op, [(id(c), op) for c in classes], True, seed, {}, str(n)))
 
     def close(self) -> None:
         if self.process is None:
