@@ -39,21 +39,28 @@ _ndarray = np.ndarray
 
 
 def plan_key(feed, fetch_list):
-    """(fetch names, (feed name, shape, dtype)...) or None when the run cannot use a plan (a
-    feed that is not a plain numpy array: LoD, LoDTensor, device array, list...)."""
-    names = []
+    """The fetch names, None, then name, shape and dtype of each feed (one flat tuple: cheap
+    to hash); None when the run cannot use a plan (a feed that is not a plain numpy array:
+    LoD, LoDTensor, device array, list...)."""
+    key = []
     for item in fetch_list or ():
         name = item if item.__class__ is str else getattr(item, "name", None)
         if name.__class__ is not str:
             return None
-        names.append(name)
-    key = [tuple(names)]
+        key.append(name)
+    key.append(None)
     if feed:
         for name, value in feed.items():
             if value.__class__ is not _ndarray:
                 return None
-            key.append((name, value.shape, value.dtype))
+            key += (name, value.shape, value.dtype)
     return tuple(key)
+
+
+def _split_key(key):
+    """(fetch names, feed names) of a plan_key."""
+    sep = key.index(None)
+    return key[:sep], key[sep + 1::3]
 
 
 def _signature(value):
@@ -100,7 +107,7 @@ class Plan:
 
         self.busy = False
         self.place = place
-        self.fetch_names = key[0]
+        self.fetch_names, feed_names = _split_key(key)
         self.scope = Scope()
         variables = self.scope._vars
         local = {}
@@ -113,11 +120,10 @@ class Plan:
                 self.fresh_values.append((var, desc))
         self.local_vars = list(local.values())
         self.n_vars = len(variables)
-        self.persistable = prepared.persistable
         # feeds: (name, local Variable or None for a persistable one)
         self.feeds = []
         fed = set()
-        for name, _, _ in key[1:]:
+        for name in feed_names:
             desc = block.vars[name]
             self.feeds.append((name, None if desc.persistable else local[name]))
             fed.add(name)
@@ -191,6 +197,9 @@ class Plan:
                 if src is not None:
                     self._bind(entry, 2, src, local)
         self.externals = [(name, sig, refs) for name, (sig, refs) in self.externals.items()]
+        self.persistable_names = [desc.name for desc in prepared.persistable]
+        # fetched: (name, the local Variable, or None: looked up in the run's scope)
+        self.fetches = [(name, local.get(name)) for name in self.fetch_names]
 
     def _bind(self, container, slot, name, local) -> None:
         """container[slot] = the Variable `name`: a local one now, one from outside the block
@@ -210,38 +219,41 @@ class Plan:
         if self.busy:
             return None
         find = outer.find_var
-        for desc in self.persistable:
-            if find(desc.name) is None:
+        for name in self.persistable_names:
+            if find(name) is None:
                 return None  # the plain path creates it (and makes a new plan)
-        found = []
-        for name, sig, refs in self.externals:
-            var = find(name)
-            if var is None:
-                return None
-            found.append((var, refs))
-            if sig is not None:
-                value = var._value
-                if value.__class__ is not LoDTensor:
+        found = None
+        if self.externals:
+            found = []
+            for name, sig, refs in self.externals:
+                var = find(name)
+                if var is None:
                     return None
-                data = value._data
-                if data.__class__ is not _ndarray or data.shape != sig[0] or \
-                        data.dtype != sig[1] or len(value._lod) != sig[2]:
-                    return None
+                found.append((var, refs))
+                if sig is not None:
+                    value = var._value
+                    if value.__class__ is not LoDTensor:
+                        return None
+                    data = value._data
+                    if data.__class__ is not _ndarray or data.shape != sig[0] or \
+                            data.dtype != sig[1] or len(value._lod) != sig[2]:
+                        return None
         self.busy = True
         scope = self.scope
         scope.parent = outer
-        outer._kids.append(scope)
         place = self.place
         try:
-            for var, refs in found:
-                for container, slot in refs:
-                    container[slot] = var
+            if found:
+                for var, refs in found:
+                    for container, slot in refs:
+                        container[slot] = var
             for name, var in self.feeds:
                 if var is None:
                     var = outer.var(name)
                 var._value = new_tensor(feed[name], place, [])
-            for var, desc in self.fresh_values:
-                var._value = new_value(desc)
+            if self.fresh_values:
+                for var, desc in self.fresh_values:
+                    var._value = new_value(desc)
             op = None
             try:
                 for op, fn, ctx, levels in self.steps:
@@ -253,28 +265,33 @@ class Plan:
                             check_lod_levels(op, levels, scope)
             except Exception as exc:
                 raise op.error_in_run(exc) from exc
-            fetch = executor._fetch
-            return [fetch(scope, name, return_numpy) for name in self.fetch_names]
-        finally:
-            self._finish(outer)
-
-    def _finish(self, outer: Scope) -> None:
-        dirty = self._dirty
-        if dirty:
-            for ctx in dirty:
-                ctx.release()
-            dirty.clear()
-        for var in self.local_vars:
-            var._value = None
-        scope = self.scope
-        if len(scope._vars) != self.n_vars:  # an op made variables of its own: drop them
-            keep = {v.name: v for v in self.local_vars}
-            scope._vars.clear()
-            scope._vars.update(keep)
-        for _, _, refs in self.externals:
-            for container, slot in refs:
-                container[slot] = None
-        scope.drop_kids()
-        outer.drop_kids()
-        scope.parent = None
-        self.busy = False
+            out = []
+            for name, var in self.fetches:
+                value = var._value if var is not None else None
+                if value.__class__ is LoDTensor and return_numpy and \
+                        value._data.__class__ is _ndarray:
+                    out.append(value._data)
+                else:
+                    out.append(executor._fetch(scope, name, return_numpy))
+            return out
+        finally:  # forget the run: nothing of it stays alive
+            if self._dirty:
+                for ctx in self._dirty:
+                    ctx.release()
+                self._dirty.clear()
+            for var in self.local_vars:
+                var._value = None
+            scope = self.scope
+            if len(scope._vars) != self.n_vars:  # an op made variables of its own: drop them
+                keep = {v.name: v for v in self.local_vars}
+                scope._vars.clear()
+                scope._vars.update(keep)
+            for _, _, refs in self.externals:
+                for container, slot in refs:
+                    container[slot] = None
+            if scope._kids:
+                scope.drop_kids()
+            if outer._kids:  # as the plain path, which runs in a child scope of `outer`
+                outer.drop_kids()
+            scope.parent = None
+            self.busy = False
