@@ -133,9 +133,14 @@ class LeanContext(ExecutionContext):
             ro = (array, array)
         else:
             ro = None
+        t = _new(LoDTensor)  # new_tensor(), inlined: this is the hottest line of a plan
+        t._data = array
         if src is not None:
             src_lod = src._value._lod
-            out_lod = [list(level) for level in src_lod] if src_lod else []
+            t._lod = [list(level) for level in src_lod] if src_lod else []
         else:
-            out_lod = []
-        var._value = new_tensor(array, self.place, out_lod, ro)
+            t._lod = []
+        t._place = self.place
+        t._meta = t._no_data_reason = t._alloc = t.name = None
+        t._ro = ro
+        var._value = t
