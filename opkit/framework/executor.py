@@ -36,6 +36,9 @@ class _Prepared:
         # feed of the same shape and dtype needs none of the checks again
         self.feeds_seen: dict = {}
         self.plans: dict = {}  # plan_key(feed, fetch_list) -> Plan (opkit.framework.plan)
+        # keys run once: the second plain run of a key records its plan (a program fed a
+        # new shape every run never pays for recording)
+        self.keys_seen: set = set()
 
 
 def create_variables(prepared: _Prepared, outer: Scope, local: Scope) -> None:
@@ -112,7 +115,13 @@ class Executor:
                     fetched = plan.run(self, outer, feed, return_numpy)
                     if fetched is not None:
                         return fetched
-                record = []  # this plain run records what a plan for its key needs
+                    record = []  # this plain run records what a plan for its key needs
+                elif key in prepared.keys_seen:
+                    record = []
+                else:
+                    if len(prepared.keys_seen) >= 64:
+                        prepared.keys_seen.clear()
+                    prepared.keys_seen.add(key)
         local = outer.new_scope()
         try:
             create_variables(prepared, outer, local)
