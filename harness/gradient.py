@@ -72,6 +72,11 @@ def relative_error(analytic, numeric, floor: float = GRAD_ABS_FLOOR):
     return np.abs(analytic - numeric) / np.maximum(np.abs(numeric), floor)
 
 
+def _differs(f0, f):
+    """NumericEngine._changed for base outputs without a NaN: where f is not f0."""
+    return f != f0
+
+
 class Structure:
     """What discovery found for one input: separating axes and each output's owner."""
 
@@ -158,6 +163,8 @@ class NumericEngine:
             if v is None:
                 raise RuntimeError(f"output '{n}' was not produced")
             parts.append(np.asarray(v, dtype=np.float64).reshape(-1))
+        if len(parts) == 1:  # a copy, as np.concatenate makes (the op may reuse its buffer)
+            return np.array(parts[0])
         return np.concatenate(parts) if parts else np.zeros(0)
 
     def restore(self, name: str) -> None:
@@ -224,10 +231,13 @@ class NumericEngine:
             rng = np.random.default_rng(self.seed)
             bump = rng.uniform(0.5, 1.5, x0.shape) * self.delta
             coords = np.indices(x0.shape) if x0.ndim else np.zeros((0,), int)
+            # x0 + bump * mask, bit for bit, as a choice between two arrays made once
+            # (x0 + 0.0: an unperturbed -0.0 becomes +0.0, as x0 + bump * False does)
+            probe = (f0, x0 + bump, x0 + 0.0, bool(np.isnan(f0).any()))
             state = {}
             for a, size in enumerate(x0.shape):     # phase 1: bit 0 of every axis
                 if size > 1:
-                    state[a] = self._probe_bit(name, f0, x0, bump, coords[a], 0,
+                    state[a] = self._probe_bit(name, probe, coords[a], 0,
                                                np.zeros(f0.shape, np.int64),
                                                np.ones(f0.shape, bool))
             free = [a for a, st in state.items() if st is None]
@@ -241,7 +251,7 @@ class NumericEngine:
                     for b in range(1, int(math.ceil(math.log2(size)))):
                         if st is None:
                             break
-                        st = self._probe_bit(name, f0, x0, bump, coords[a], b, *st)
+                        st = self._probe_bit(name, probe, coords[a], b, *st)
                     state[a] = st
             separating, owners = [], {}
             for a, size in enumerate(x0.shape):
@@ -261,12 +271,15 @@ class NumericEngine:
         self._structures[name] = structure
         return structure
 
-    def _probe_bit(self, name, f0, x0, bump, coord, b, owner, seen_all):
+    def _probe_bit(self, name, probe, coord, b, owner, seen_all):
         """Perturb the elements whose index has bit b set, then those with it clear: None
-        when some output moves both times (the axis is not separating)."""
-        mask = ((coord >> b) & 1).astype(bool)
-        c1 = self._changed(f0, self.outputs(name, x0 + bump * mask))
-        c0 = self._changed(f0, self.outputs(name, x0 + bump * ~mask))
+        when some output moves both times (the axis is not separating). `probe`: (base
+        outputs, x0 + bump, x0 + 0.0, whether the base outputs hold a NaN)."""
+        f0, bumped, same, nan0 = probe
+        mask = (coord & (1 << b)) != 0
+        changed = self._changed if nan0 else _differs
+        c1 = changed(f0, self.outputs(name, np.where(mask, bumped, same)))
+        c0 = changed(f0, self.outputs(name, np.where(mask, same, bumped)))
         if (c1 & c0).any():
             return None
         return owner | (c1.astype(np.int64) << b), seen_all & (c1 | c0)

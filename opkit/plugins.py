@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 __all__ = ["ENTRY_POINT_GROUP", "DEFAULT_OP_PACKAGES", "OpPackageError", "entry_point_packages",
-           "load_entry_point_ops", "load_op_packages", "check_orphan_kernels"]
+           "load_entry_point_ops", "load_op_type", "load_op_packages", "check_orphan_kernels"]
 
 ENTRY_POINT_GROUP = "opkit.ops"
 # used when no distribution declares the group (a source tree run without installing it)
@@ -83,16 +83,59 @@ def entry_point_packages() -> list[tuple[str, str]]:
 
 
 def load_entry_point_ops() -> list[str]:
-    """Import every installed op package once; returns the module names loaded."""
+    """Import every installed op package once (all of its ops, for a package that loads
+    them on demand); returns the module names loaded."""
     loaded = []
     for name, value in entry_point_packages():
         module = value.split(":", 1)[0]
         if module not in _LOADED:
-            _import_module(module, f"entry point {ENTRY_POINT_GROUP}:{name}")
+            package = _import_module(module, f"entry point {ENTRY_POINT_GROUP}:{name}")
+            load_all = getattr(package, "load_all_ops", None)
+            if callable(load_all):
+                _call(load_all, module, f"entry point {ENTRY_POINT_GROUP}:{name}")
             _LOADED.append(module)
         loaded.append(module)
     check_orphan_kernels()
     return loaded
+
+
+def load_op_type(op_type: str) -> None:
+    """The registry's lookup of `op_type` before every package is loaded: a package that
+    loads its ops on demand (it has `load_op(op_type)` and `load_all_ops()`, as
+    `reference_ops`) imports the module of that op only; any other installed package is
+    imported whole, as `load_entry_point_ops` would. The registry falls back to loading
+    everything when the op is still unknown afterwards."""
+    for name, value in _packages():
+        module = value.split(":", 1)[0]
+        if module in _LOADED:
+            continue
+        spec = f"entry point {ENTRY_POINT_GROUP}:{name}"
+        package = _import_module(module, spec)
+        load_op = getattr(package, "load_op", None)
+        if callable(load_op) and callable(getattr(package, "load_all_ops", None)):
+            _call(load_op, module, spec, op_type)
+        else:
+            _LOADED.append(module)
+
+
+_PACKAGES: list = []
+
+
+def _packages() -> list[tuple[str, str]]:
+    """entry_point_packages(), read once per process."""
+    if not _PACKAGES:
+        _PACKAGES.extend(entry_point_packages())
+    return _PACKAGES
+
+
+def _call(fn, module: str, spec: str, *args) -> None:
+    try:
+        fn(*args)
+    except OpPackageError:
+        raise
+    except Exception as exc:
+        raise OpPackageError(f"{spec}: loading the op module failed: {_describe(exc)}"
+                             f"{_where(exc, None)}", spec) from None
 
 
 def load_op_packages(specs=(), base: str | Path | None = None,
@@ -153,9 +196,9 @@ def check_orphan_kernels() -> None:
     raise OpPackageError("\n".join(lines), orphans[0].op_type)
 
 
-def _import_module(module: str, spec: str) -> None:
+def _import_module(module: str, spec: str):
     try:
-        importlib.import_module(module)
+        return importlib.import_module(module)
     except ModuleNotFoundError as exc:
         if exc.name and module.startswith(exc.name):
             raise OpPackageError(f"{spec}: cannot import module ({exc})", spec) from None

@@ -153,8 +153,9 @@ def elementwise_broadcast(x_shape, y_shape, axis: int):
 
 def broadcast_xy(xp, x, y, axis):
     """(X, Y) reshaped so that numpy broadcasting follows Paddle's rule, and their views."""
-    if x.shape == y.shape:
-        return x, y, list(x.shape), list(y.shape)
+    shape = x.shape
+    if shape == y.shape:  # the common case, kept cheap (the view shapes as tuples)
+        return x, y, shape, shape
     xv, yv, _ = elementwise_broadcast(x.shape, y.shape, axis)
     return xp.reshape(x, tuple(xv)), xp.reshape(y, tuple(yv)), xv, yv
 

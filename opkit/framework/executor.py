@@ -4,9 +4,11 @@ from __future__ import annotations
 import numpy as np
 
 from opkit.framework import errors
+from opkit.framework.block_values import check_lod_levels, new_value as _new_value
 from opkit.framework.device import is_device_array, to_device, to_host
 from opkit.framework.place import to_place
-from opkit.framework.program import Program, VarDesc, default_main_program
+from opkit.framework.plan import MAX_PLANS, Plan, plan_key, snapshot
+from opkit.framework.program import Program, default_main_program
 from opkit.framework.scope import Scope, Variable, global_scope
 from opkit.framework.tensor import LoDTensor, LoDTensorArray, SelectedRows
 
@@ -33,30 +35,10 @@ class _Prepared:
         # feed name -> (shape, dtype, persistable) of a plain host array accepted before: a
         # feed of the same shape and dtype needs none of the checks again
         self.feeds_seen: dict = {}
-
-
-def check_lod_levels(op, levels, scope) -> None:
-    """A LoD output must have the LoD level its variable was declared with."""
-    for name, declared in levels:
-        var = scope.find_var(name)
-        value = var._value if var is not None else None
-        if isinstance(value, LoDTensor) and value.is_initialized() and \
-                len(value.lod) != declared:
-            raise errors.InvalidArgument(
-                "output variable '%s' has lod_level %d at compile time but a LoD of level %d "
-                "at run time (%s): infer_shape's share_lod/set_lod_level and the kernel's "
-                "set_output(..., lod=...) disagree", name, declared, len(value.lod),
-                value.lod).with_context(op.type, name)
-
-
-def _new_value(desc: VarDesc):
-    if desc.type == "selected_rows":
-        return SelectedRows()
-    if desc.type == "lod_tensor_array":
-        return LoDTensorArray()
-    if desc.type in ("lod_tensor",):
-        return LoDTensor()
-    return None
+        self.plans: dict = {}  # plan_key(feed, fetch_list) -> Plan (opkit.framework.plan)
+        # keys run once: the second plain run of a key records its plan (a program fed a
+        # new shape every run never pays for recording)
+        self.keys_seen: set = set()
 
 
 def create_variables(prepared: _Prepared, outer: Scope, local: Scope) -> None:
@@ -124,6 +106,22 @@ class Executor:
         outer = scope if scope is not None else global_scope()
         block = program.global_block()
         prepared = _prepare(block, self._cache)
+        record = None
+        if not self.enable_inplace and self.place.kind == "CPU":
+            key = plan_key(feed, fetch_list)
+            if key is not None:
+                plan = prepared.plans.get(key)
+                if plan is not None:
+                    fetched = plan.run(self, outer, feed, return_numpy)
+                    if fetched is not None:
+                        return fetched
+                    record = []  # this plain run records what a plan for its key needs
+                elif key in prepared.keys_seen:
+                    record = []
+                else:
+                    if len(prepared.keys_seen) >= 64:
+                        prepared.keys_seen.clear()
+                    prepared.keys_seen.add(key)
         local = outer.new_scope()
         try:
             create_variables(prepared, outer, local)
@@ -146,8 +144,14 @@ class Executor:
                     op.run_impl(local, place, **options)
                     if levels:
                         check_lod_levels(op, levels, local)
+                    if record is not None:
+                        record.append(snapshot(op, local))
             except Exception as exc:
                 raise op.error_in_run(exc) from exc
+            if record is not None:
+                if len(prepared.plans) >= MAX_PLANS:
+                    prepared.plans.clear()
+                prepared.plans[key] = Plan(prepared, block, place, key, record)
             return [self._fetch(local, item, return_numpy) for item in (fetch_list or [])]
         finally:
             outer.drop_kids()

@@ -88,6 +88,22 @@ def set_op_package_loader(loader) -> None:
     _BUILTINS_LOADED = False
 
 
+def _load_op_type(op_type: str) -> None:
+    """Before the installed op packages are all loaded: load what registers `op_type` only
+    (opkit.plugins.load_op_type: the op's own module for a package that loads its ops on
+    demand). Only with the default loader; a loader set by set_op_package_loader loads
+    everything on the first lookup, as before."""
+    if _BUILTINS_LOADED or _LOADER is not None or op_type in _TRIED:
+        return
+    _TRIED.add(op_type)
+    import importlib
+
+    importlib.import_module("opkit.plugins").load_op_type(op_type)
+
+
+_TRIED: set = set()  # op types whose on-demand load ran (found or not)
+
+
 def _ensure_builtin_ops() -> None:
     """Load the installed op packages once, so that lookups see the built-in ops."""
     global _BUILTINS_LOADED
@@ -251,13 +267,19 @@ def all_op_types() -> list[str]:
 
 
 def has_op(op_type: str) -> bool:
-    _ensure_builtin_ops()
+    if op_type not in _OPS:
+        _load_op_type(op_type)
+        if op_type not in _OPS:
+            _ensure_builtin_ops()
     return op_type in _OPS
 
 
 def op_info(op_type: str) -> OpInfo:
     """The OpInfo of `op_type`; NotFound (listing close names) when it is not registered."""
     info = _OPS.get(op_type)
+    if info is None:
+        _load_op_type(op_type)
+        info = _OPS.get(op_type)
     if info is None:
         _ensure_builtin_ops()
         info = _OPS.get(op_type)
