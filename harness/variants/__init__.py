@@ -23,6 +23,7 @@ VARIANTS = {
     "kinks": "harness.variants.kinks:derive",
     "repeated_input": "harness.variants.repeated:derive",
     "lod2": "harness.variants.lod2:derive",
+    "attr_values": "harness.variants.attr_values:derive",
 }
 
 

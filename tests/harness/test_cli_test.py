@@ -36,6 +36,12 @@ EXPECTED = {   # broken op -> the checks it must fail (exactly)
     # determinism across two fresh processes with other PYTHONHASHSEED values (on by
     # default; tests/harness/test_hashseed_check.py)
     "broken_set_sum": {"determinism"},
+    # the classes a red-team round found uncovered (tests/broken_ops/coverage_breakers_op.py)
+    "broken_onegrad_mul": {"grad"},          # only X requested: wrong gradient
+    "broken_f64in32_tanh": {"precision"},    # float64 grad kernel computes in float32
+    "broken_negaxis_softmax": {"attrs"},     # axis -2 taken as the last axis
+    "broken_bias_scale": {"attrs"},          # bias_after_scale=False ignored
+    "broken_int_relu": {"dtypes"},           # int kernel gives float64
 }
 
 
