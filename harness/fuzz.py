@@ -221,7 +221,7 @@ def fuzz_test(cls, n: int, seed: int = 2024, timeout=None) -> list[CheckResult]:
                     outputs=outputs, reference=reference, no_check_set=base.no_check_set,
                     grad_inputs=list(base.grad_inputs), grad_outputs=list(base.grad_outputs),
                     no_grad_set=base.no_grad_set, options=_case_options(base.options))
-        context = CheckContext(seed=seed, places=("CPU",), timeout=None)
+        context = CheckContext(seed=seed, places=("CPU",), timeout=None, generated=True)
         if _op_refuses(case):
             stats["rejected"] += 1
             assume(False)

@@ -35,6 +35,8 @@ class CheckContext:
                                        # run's one pair does it: opkit test), "off"
     op_level: tuple = ()               # checks that run once per op in their own task
                                        # (harness.run.plan): the case's run skips them
+    generated: bool = False            # a fuzz-generated case (harness.fuzz): checks may
+                                       # leave out what the OpTest's own case already proved
 
     def selected_places(self) -> tuple:
         return tuple(self.places) if self.places is not None else settings.selected_places()

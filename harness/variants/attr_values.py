@@ -30,7 +30,7 @@ from harness.runner import normalize_slots
 
 __all__ = ["derive", "candidates", "MAX_VARIANTS"]
 
-MAX_VARIANTS = 3
+MAX_VARIANTS = 2
 _SKIP_WORDS = ("seed", "dtype")
 
 
@@ -156,5 +156,6 @@ def derive(case, context=None):
         out.append(Derived("attr_values", derived, case,
                            f"attr {name} = {value!r} instead of {_old(proto, case, name)}: "
                            f"{why}",
-                           {"attr": name, "grads": grads}))
+                           {"attr": name, "grads": grads,
+                            "kind": "bool" if isinstance(value, bool) else "axis"}))
     return out   # [] when no other value is accepted: no variant, no skip row
