@@ -24,6 +24,7 @@ VARIANTS = {
     "repeated_input": "harness.variants.repeated:derive",
     "lod2": "harness.variants.lod2:derive",
     "attr_values": "harness.variants.attr_values:derive",
+    "edge_shapes": "harness.variants.shapes:derive",
 }
 
 

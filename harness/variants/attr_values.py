@@ -79,22 +79,6 @@ def candidates(proto, attrs: dict, rank: int | None) -> list[tuple[str, object, 
     return first + rest
 
 
-def _refused(exc) -> bool:
-    """A typed opkit error (not External) from attr checks, infer_shape or the kernel's own
-    validation: the op refuses the value. Not one raised by the framework's check of the
-    kernel's outputs against infer_shape (`_check_outputs`): that is a kernel bug."""
-    from opkit.framework import errors
-
-    if not isinstance(exc, errors.EnforceNotMet) or isinstance(exc, errors.External):
-        return False
-    tb = exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_name == "_check_outputs":
-            return False
-        tb = tb.tb_next
-    return True
-
-
 def _gradients_defined(p, case) -> bool:
     """False when the op, with this attr value, refuses gradients on purpose (a typed opkit
     error: dropout's grad with is_test) or gives them in another form (a sparse gradient
@@ -130,7 +114,7 @@ def _old(proto, case, name) -> str:
 def derive(case, context=None):
     from opkit.registry import op_info
 
-    from harness.checks._support import Combo, prepare
+    from harness.checks._support import Combo, op_refused, prepare
 
     if case.reference is None and not case.grad_inputs:
         return []   # nothing judges other values (the attrs check's own run still reports)
@@ -149,7 +133,7 @@ def derive(case, context=None):
             p = prepare(derived, Combo("CPU", ""))
             p.forward()
         except Exception as exc:  # noqa: BLE001
-            if _refused(exc):
+            if op_refused(exc):
                 continue   # the op refuses the value on purpose: no variant
             p = None       # a raw error, or outputs infer_shape did not promise: judged
         grads = bool(case.grad_inputs) and _gradients_defined(p, derived)

@@ -8,6 +8,8 @@
 | broken_negaxis_softmax | any negative `axis` taken as the last one | attrs (other attr values) |
 | broken_bias_scale | ignores `bias_after_scale=False` | attrs (other attr values) |
 | broken_int_relu | int kernels `np.maximum(x, 0.0)`: int in, float64 out | dtypes (integer kernels) |
+| broken_squeeze_sum | `np.squeeze` drops a batch of 1 | fuzz (edge shapes: a batch of 1) |
+| broken_bcast_add | dY not summed over Y's own size-1 dims | fuzz (edge shapes: a size-1 broadcast dim) |
 """
 import numpy as np
 
@@ -205,3 +207,76 @@ def _relu_grad(broken):
 
 
 _pair("int_relu", _relu, _relu_grad, dtypes=("float32", "float64", "int32", "int64"))
+
+
+# -- fuzz: edge shapes cut out of the OpTest's inputs ------------------------------------------
+class _RowSum(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        dims = list(ctx.get_input_dim("X"))
+        ctx.set_output_dim("Out", dims[:1] + dims[2:])
+
+
+class _RowSumGrad(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        ctx.set_output_dim(DX, ctx.get_input_dim("X"))
+
+
+def _rowsum(broken):
+    def kernel(ctx):
+        x = ctx.input("X")
+        s = x.sum(axis=1, keepdims=True)
+        # BUG: squeeze also drops a batch of 1
+        ctx.set_output("Out", np.squeeze(s) if broken else np.squeeze(s, axis=1))
+    return kernel
+
+
+def _rowsum_grad(broken):
+    def kernel(ctx):
+        x, d = ctx.input("X"), ctx.input(DOUT)
+        ctx.set_output(DX, np.repeat(np.expand_dims(d, 1), x.shape[1], axis=1))
+    return kernel
+
+
+for _kind in ("broken", "good"):
+    _t = f"{_kind}_squeeze_sum"
+    register_operator(_t, _RowSum, _maker(), grad_maker=_grad_maker(_t + "_grad"))
+    register_operator(_t + "_grad", _RowSumGrad)
+    register_kernel(_t)(_rowsum(_kind == "broken"))
+    register_kernel(_t + "_grad")(_rowsum_grad(_kind == "broken"))
+
+
+class _Bcast(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        ctx.set_output_dim("Out", ctx.get_input_dim("X"))
+
+
+def _bcast_add(broken):
+    def kernel(ctx):
+        ctx.set_output("Out", ctx.input("X") + ctx.input("Y"))
+    return kernel
+
+
+def _bcast_add_grad(broken):
+    def kernel(ctx):
+        y, d = ctx.input("Y"), ctx.input(DOUT)
+        if ctx.has_output(DX):
+            ctx.set_output(DX, d.copy())
+        if ctx.has_output(DY):
+            lead = d.ndim - y.ndim
+            dy = d.sum(axis=tuple(range(lead))) if lead else d
+            if broken:   # BUG: Y's own size-1 dims are sliced, not summed
+                dy = dy[tuple(slice(0, 1) if n == 1 else slice(None) for n in y.shape)]
+            else:
+                dy = dy.sum(axis=tuple(i for i, n in enumerate(y.shape) if n == 1),
+                            keepdims=True)
+            ctx.set_output(DY, np.ascontiguousarray(dy.reshape(y.shape)))
+    return kernel
+
+
+for _kind in ("broken", "good"):
+    _t = f"{_kind}_bcast_add"
+    register_operator(_t, _Bcast, _maker(with_y=True),
+                      grad_maker=_grad_maker(_t + "_grad", with_y=True))
+    register_operator(_t + "_grad", _XYGrad)
+    register_kernel(_t)(_bcast_add(_kind == "broken"))
+    register_kernel(_t + "_grad")(_bcast_add_grad(_kind == "broken"))

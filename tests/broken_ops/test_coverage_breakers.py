@@ -125,3 +125,49 @@ class TestBrokenIntRelu(OpTest):
 
 class TestGoodIntRelu(TestBrokenIntRelu):
     op = "good_int_relu"
+
+
+class TestBrokenSqueezeSum(OpTest):
+    op = "broken_squeeze_sum"
+
+    def setUp(self):
+        self.op_type = self.op
+        self.inputs = {"X": _x((3, 4, 5), 7)}
+        self.attrs = {}
+        self.outputs = self.reference(self.inputs, self.attrs)
+
+    def reference(self, inputs, attrs):
+        return {"Out": inputs["X"].sum(axis=1)}
+
+    def test_check_output(self):
+        self.check_output()
+
+    def test_check_grad(self):
+        self.check_grad(["X"], "Out")
+
+
+class TestGoodSqueezeSum(TestBrokenSqueezeSum):
+    op = "good_squeeze_sum"
+
+
+class TestBrokenBcastAdd(OpTest):
+    op = "broken_bcast_add"
+
+    def setUp(self):
+        self.op_type = self.op
+        self.inputs = {"X": _x((2, 3, 4), 8), "Y": _x((3, 4), 9)}
+        self.attrs = {}
+        self.outputs = self.reference(self.inputs, self.attrs)
+
+    def reference(self, inputs, attrs):
+        return {"Out": inputs["X"] + inputs["Y"]}
+
+    def test_check_output(self):
+        self.check_output()
+
+    def test_check_grad(self):
+        self.check_grad(["X", "Y"], "Out")
+
+
+class TestGoodBcastAdd(TestBrokenBcastAdd):
+    op = "good_bcast_add"
