@@ -35,12 +35,32 @@ class CheckContext:
                                        # run's one pair does it: opkit test), "off"
     op_level: tuple = ()               # checks that run once per op in their own task
                                        # (harness.run.plan): the case's run skips them
+    generated: bool = False            # a fuzz-generated case (harness.fuzz): checks may
+                                       # leave out what the OpTest's own case already proved
 
     def selected_places(self) -> tuple:
         return tuple(self.places) if self.places is not None else settings.selected_places()
 
     def selected_dtypes(self) -> tuple:
         return tuple(self.dtypes) if self.dtypes is not None else settings.selected_dtypes()
+
+
+def op_refused(exc: BaseException) -> bool:
+    """True when the op refuses its inputs or attrs on purpose: a typed opkit error (not
+    External, which wraps a raw numpy/Python error) from attr checks, infer_shape or a
+    kernel's own validation. Not the framework's check of a kernel's outputs against
+    infer_shape (`_check_outputs`): a kernel giving other shapes than promised is a bug.
+    Decided by types and the raising frame, never by the message."""
+    from opkit.framework import errors
+
+    if not isinstance(exc, errors.EnforceNotMet) or isinstance(exc, errors.External):
+        return False
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == "_check_outputs":
+            return False
+        tb = tb.tb_next
+    return True
 
 
 def gpu_unavailable_reason() -> str | None:

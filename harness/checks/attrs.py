@@ -69,12 +69,16 @@ def _changed(before: dict, after: dict):
 
 class AttrsCheck(Check):
     name = "attrs"
-    description = "the op's attributes (lists included) are identical after a run"
+    description = ("the op's attributes (lists included) are identical after a run; other "
+                   "attr values (flipped bools, other axis spellings) give correct results")
     order = 175
-    variants = ("case",)
+    variants = ("case", "attr_values")
 
     def verdict(self, derived, context):
         from dataclasses import replace
+
+        if derived.variant == "attr_values":
+            return self._other_value(derived, context)
 
         from harness.checks._support import has_grad, prepare, run_forward_backward
         from harness.pipeline import raised
@@ -133,6 +137,64 @@ class AttrsCheck(Check):
             else:
                 results.append(self.passed(derived, combo))
         return results
+
+    def _other_value(self, derived, context):
+        """The case with one attr at another accepted value (harness.variants.attr_values):
+        outputs against the test's reference(), gradients analytic against numeric, on CPU
+        in float64 (float32 without a float64 kernel)."""
+        from dataclasses import replace
+
+        from opkit.registry import op_info
+
+        from harness.checks.grad import check_grad
+        from harness.checks.output import check_output
+        from harness.report import FAIL
+        from harness.runner import normalize_slots
+
+        case = derived.case
+        opts = case.options or {}
+        cpu = op_info(case.op_type).kernel_places().get("CPU", [])
+        dtypes = ("float64",) if "float64" in cpu else ("float32",) if "float32" in cpu else None
+        results = []
+        repro = self.reproduce(derived.base)
+        expected = None
+        if case.reference is not None:
+            try:
+                expected = case.reference(case.inputs, case.attrs) or None
+            except Exception:  # noqa: BLE001 - the reference does not define this value
+                expected = None
+        case = replace(case, outputs=expected or {}, reference=None)
+        if expected:
+            if normalize_slots(expected):
+                results += check_output(case, atol=opts.get("atol"), rtol=opts.get("rtol"),
+                                        no_check_set=opts.get("no_check_set"),
+                                        equal_nan=bool(opts.get("equal_nan", False)),
+                                        places=("CPU",), dtypes=dtypes)
+        judged_outputs = any(r.check == "output" for r in results)
+        if case.grad_inputs and derived.info.get("grads", True) and \
+                not (judged_outputs and derived.info.get("kind") == "bool") and \
+                not opts.get("user_defined_grads"):
+            outputs = list(case.grad_outputs)
+            if outputs:
+                results += check_grad(case, case.grad_inputs, outputs, case.no_grad_set,
+                                      max_relative_error=opts.get("max_relative_error", 0.005),
+                                      numeric_grad_delta=opts.get("numeric_grad_delta", 0.005),
+                                      mode=opts.get("grad_mode") or "fast", places=("CPU",),
+                                      dtypes=dtypes, seed=getattr(context, "seed", 2024))
+        out = []
+        from harness.checks._support import Combo
+
+        for r in results:
+            combo = Combo(r.place or "CPU", r.dtype)
+            if r.status == FAIL:
+                what = "outputs against reference()" if r.check == "output" else \
+                    "gradients, analytic against numeric"
+                msg = r.message.split("\nreproduce:")[0]
+                out.append(self.failed(derived, combo, f"{what}: {msg}", kind=WrongValue,
+                                       repro=repro))
+            elif r.status == "pass":
+                out.append(self.passed(derived, combo))
+        return out
 
 
 CHECK = AttrsCheck()

@@ -2,6 +2,8 @@
 grad ops, registers kernels."""
 from __future__ import annotations
 
+import numpy as np
+
 from harness.checks._support import CheckContext, Combo, fail, grad_op_types, pass_, result
 from harness.report import SKIP
 
@@ -57,8 +59,9 @@ def check(case, context: CheckContext) -> list:
                          f"op '{case.op_type}' is an OperatorWithKernel but registers no "
                          f"kernels (a typo in register_kernel's op type?)")]
         return [result(NAME, SKIP, None, case, f"op '{case.op_type}' registers no kernels")]
+    int_problems = integer_kernel_problems(case)
     for place in sorted(places):
-        problems = places[place]
+        problems = places[place] + (int_problems if place == "CPU" else [])
         combo = Combo(place, "")
         if problems:
             results.append(fail(NAME, combo, case, "; ".join(problems)))
@@ -66,3 +69,99 @@ def check(case, context: CheckContext) -> list:
             results.append(pass_(NAME, combo, case, "float32 and float64 kernels for " +
                                  ", ".join(t for t in op_types if has_op(t))))
     return results
+
+
+INT_DTYPES = ("int32", "int64")
+INT_RANGE = 4   # integer-valued inputs in [-INT_RANGE, INT_RANGE]
+
+
+def integer_kernel_problems(case) -> list[str]:
+    """The op's CPU integer kernels (int32/int64), which a float OpTest never runs, against
+    its float64 kernel: the case's float inputs rounded to small integers (scaled into
+    [-4, 4]) are fed to both; where the float64 result is integral, the integer kernel must
+    give the same values, in the integer dtype (where the float64 result has the input's
+    dtype) or in the float64 result's own dtype (bool, int64 indices). A kernel that
+    promotes (`np.maximum(x, 0.0)` gives float64), truncates or wraps fails. An integer
+    kernel that refuses the inputs with an opkit error is left alone."""
+    from opkit.framework import errors
+    from opkit.registry import op_info
+
+    from harness.checks._support import output_slots, place_object
+    from harness.runner import PreparedOp, VarSpec, normalize_slots
+
+    cpu = op_info(case.op_type).kernel_places().get("CPU", [])
+    ints = [d for d in INT_DTYPES if d in cpu]
+    if not ints or "float64" not in cpu:
+        return []
+    slots = normalize_slots(case.inputs)
+    floats = [s for items in slots.values() for s in items
+              if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"]
+    if not floats or not all(s.data.size for s in floats):
+        return []
+
+    def specs(dtype):
+        out = {}
+        for slot, items in slots.items():
+            out[slot] = []
+            for s in items:
+                data = s.data
+                if isinstance(data, np.ndarray) and data.dtype.kind == "f":
+                    top = float(np.max(np.abs(data))) if np.all(np.isfinite(data)) else 0.0
+                    data = np.round(data / top * INT_RANGE) if top > 0 else np.zeros_like(data)
+                    data = data.astype(dtype)
+                elif isinstance(data, np.ndarray):
+                    data = data.copy()
+                out[slot].append(VarSpec(s.name, data, s.lengths))
+        return out
+
+    def run(dtype):
+        p = PreparedOp(case.op_type, specs(dtype), case.attrs,
+                       output_slots(case, case.op_type), place_object("CPU"))
+        return {n: (None if v is None else np.array(v)) for n, v in p.forward().items()}
+
+    try:
+        ref = run("float64")
+    except Exception:  # noqa: BLE001 - the float kernel refuses integer values: nothing to judge
+        return []
+    problems = []
+    for dtype in ints:
+        try:
+            got = run(dtype)
+        except errors.EnforceNotMet as exc:
+            if isinstance(exc, errors.External):
+                problems.append(f"op '{case.op_type}' {dtype} kernel on CPU raised on "
+                                f"integer inputs: {exc}".splitlines()[0])
+            continue
+        except Exception as exc:  # noqa: BLE001
+            problems.append(f"op '{case.op_type}' {dtype} kernel on CPU raised on integer "
+                            f"inputs: {type(exc).__name__}: {exc}".splitlines()[0])
+            continue
+        for n, want in ref.items():
+            have = got.get(n)
+            if want is None or have is None:
+                continue
+            want_dtype = np.dtype(dtype) if want.dtype == np.float64 else want.dtype
+            head = f"op '{case.op_type}' {dtype} kernel on CPU (inputs rounded to integers)"
+            if have.dtype != want_dtype:
+                problems.append(f"{head}: output '{n}' is {have.dtype.name}, expected "
+                                f"{want_dtype.name} (the float64 kernel's output follows its "
+                                f"input's dtype)")
+                break
+            if have.shape != want.shape:
+                problems.append(f"{head}: output '{n}' has shape {have.shape}, the float64 "
+                                f"kernel's {want.shape}")
+                break
+            with np.errstate(invalid="ignore"):
+                integral = np.isfinite(want) & (want == np.round(want)) \
+                    if want.dtype.kind == "f" else np.ones(want.shape, bool)
+                bad = integral & (have.astype(np.float64) != want.astype(np.float64))
+            if bad.any():
+                k = int(np.flatnonzero(bad.reshape(-1))[0])
+                idx = tuple(int(i) for i in np.unravel_index(k, want.shape)) if want.ndim else ()
+                where = f"{n}[{', '.join(map(str, idx))}]" if idx else n
+                problems.append(f"{head}: {int(bad.sum())} of {bad.size} elements of '{n}' "
+                                f"differ from the float64 kernel on the same integer values; "
+                                f"first {where}: {dtype} kernel {have.reshape(-1)[k].item()!r}, "
+                                f"float64 kernel {want.reshape(-1)[k].item()!r}")
+                break
+    return problems

@@ -27,13 +27,18 @@ from harness.runner import PreparedOp, VarSpec, make_cotangents, normalize_slots
 from opkit.framework.grad_maker import GRAD_SUFFIX, grad_var_name
 from harness.values import fmt_value
 
-__all__ = ["CHECK", "PrecisionCheck", "NAME", "PRECISION_FACTOR", "PROBES"]
+__all__ = ["CHECK", "PrecisionCheck", "NAME", "PRECISION_FACTOR", "PROBES", "RESOLUTION_STEP",
+           "RESOLUTION_REF_STEP"]
 
 NAME = "precision"
 PRECISION_FACTOR = 64.0     # allowed multiple of eps32 * (|value| + conditioning)
 PROBES = 4                  # random relative perturbations that estimate the conditioning
 EPS32 = float(np.finfo(np.float32).eps)
 TINY32 = float(np.finfo(np.float32).tiny)   # absolute floor of the bound
+EPS64 = float(np.finfo(np.float64).eps)
+RESOLUTION_STEP = 2.0 ** -30      # float64 resolution: relative input step, far below eps32
+RESOLUTION_REF_STEP = 2.0 ** -20  # ... and the step of the first-order prediction
+RESOLUTION_SIGNIFICANT = 1e4      # predicted moves above this x eps64 x |value| are judged
 
 
 def _specs(case, dtype, scale=None, rng=None):
@@ -98,24 +103,29 @@ class PrecisionCheck(Check):
             if "float32" not in have or "float64" not in have:
                 continue
             done = True
-            results.append(self._place(derived, place, context.seed))
+            results.append(self._place(derived, place, context.seed,
+                                       resolution=not getattr(context, "generated", False)))
         if not done and not results:
             results.append(self.skipped(derived.base, "needs float32 and float64 kernels on "
                                         "one place (the dtypes check reports a missing one)"))
         return results
 
-    def _place(self, derived, place, seed):
+    def _place(self, derived, place, seed, resolution=True):
         from harness.checks._support import Combo
 
         combo = Combo(place, "float32")
-        problem, worst = _check_place(derived.case, place, seed)
+        problem, worst, ref = _check_place(derived.case, place, seed)
         if problem:
             return self.failed(derived, combo, problem, kind=WrongValue, worst=worst)
+        # float64 resolution: on the OpTest's own case (a generated one adds nothing)
+        problem = _check_resolution(derived.case, place, seed, ref) if resolution else None
+        if problem:
+            return self.failed(derived, Combo(place, "float64"), problem, kind=WrongValue)
         return self.passed(derived, combo, f"within {worst:.2g} of the bound", worst)
 
 
 def _check_place(case, place, seed):
-    """(problem or None, worst |diff| / bound)."""
+    """(problem or None, worst |diff| / bound, the float64 results)."""
     wrt = _wrt(case)
     ref = _run(case, place, "float64")
     cot = None
@@ -176,7 +186,81 @@ def _check_place(case, place, seed):
                        f"{ratio.size} elements exceed it: the float32 kernel computes in "
                        f"lower precision than float32")
             break
-    return problem, worst
+    return problem, worst, (ref, cot, wrt)
+
+
+def _check_resolution(case, place, seed, ref=None):
+    """The float64 kernels (forward and grad) resolve input changes below float32's precision.
+
+    Every float input is moved by a relative RESOLUTION_STEP (2^-30, 1/128 of eps32) in random
+    directions; each float64 output and gradient must move by the first-order amount
+    predicted from a 2^10 times larger move (within half of it). A kernel that rounds to
+    float32 inside does not move at all (or jumps by a float32 ulp). Judged on the elements
+    whose predicted move is well above float64's rounding; fails when most of them are off
+    (a kink or a jump can put a few elements off). `ref`: (float64 results, cotangent,
+    differentiated inputs) of `_check_place`. None when fine (or not applicable)."""
+    from opkit.registry import op_info
+
+    info = op_info(case.op_type)
+    if "float64" not in info.kernel_places().get(place, []) or ref is None or \
+            any(a.name == "seed" for a in getattr(info.proto, "attrs", None) or []):
+        return None   # no float64 kernel, or a random op (other draws, not other values)
+    base, cot, wrt = ref
+    try:
+        small = _run_moved(case, place, cot, wrt, RESOLUTION_STEP, seed)
+        large = _run_moved(case, place, cot, wrt, RESOLUTION_REF_STEP, seed)
+    except Exception:  # noqa: BLE001 - the other checks report a kernel that raises
+        return None
+    ratio = RESOLUTION_STEP / RESOLUTION_REF_STEP
+    for n, v in base.items():
+        if v is None or v.dtype.kind != "f":
+            continue
+        s, big = small.get(n), large.get(n)
+        if s is None or big is None or s.shape != v.shape or big.shape != v.shape:
+            continue
+        with np.errstate(invalid="ignore", over="ignore"):
+            moved = s - v
+            predicted = (big - v) * ratio
+            judged = np.isfinite(predicted) & np.isfinite(moved) & \
+                (np.abs(predicted) > RESOLUTION_SIGNIFICANT * EPS64 * np.abs(v))
+            off = judged & (np.abs(moved - predicted) > 0.5 * np.abs(predicted))
+        n_judged, n_off = int(judged.sum()), int(off.sum())
+        if n_judged and n_off * 2 > n_judged:
+            err = np.where(off, np.abs(moved - predicted) / np.maximum(np.abs(predicted),
+                                                                        1e-300), -1.0)
+            k = int(np.argmax(err))
+            idx = np.unravel_index(k, v.shape)
+            what = "gradient" if n.endswith(GRAD_SUFFIX) else "output"
+            return (f"the float64 kernel does not resolve input changes below float32's "
+                    f"precision: every float input moved by a relative {RESOLUTION_STEP:.3g} "
+                    f"(1/{EPS32 / RESOLUTION_STEP:g} of eps32) moved {what} "
+                    f"{fmt_index(n, idx)} (value {fmt_value(float(v.reshape(-1)[k]))}) by "
+                    f"{fmt_value(float(moved.reshape(-1)[k]))}, expected "
+                    f"{fmt_value(float(predicted.reshape(-1)[k]))} (first order, from a "
+                    f"{RESOLUTION_REF_STEP / RESOLUTION_STEP:g}x larger move); {n_off} of "
+                    f"{n_judged} judged elements are off by more than half: the float64 "
+                    f"kernel computes in float32 (or lower) somewhere")
+    return None
+
+
+def _run_moved(case, place, cot, wrt, step, seed):
+    """`_run` in float64 with every float input moved by a relative `step` (the same random
+    signs for every step: one direction)."""
+    specs = _specs(case, "float64")
+    rng = np.random.default_rng(seed + 29)
+    for items in specs.values():
+        for s in items:
+            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f":
+                s.data[...] = s.data * (1 + step * rng.choice([-1.0, 1.0], s.data.shape))
+    p = PreparedOp(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
+                   place_object(place))
+    outs = p.forward()
+    res = {n: (None if v is None else np.array(v)) for n, v in outs.items()}
+    if cot is not None and wrt:
+        feed = {n: c.astype(outs[n].dtype) for n, c in cot.items() if outs.get(n) is not None}
+        for n, g in p.backward(feed, list(wrt), tuple(case.no_grad_set or ())).items():
+            res[grad_var_name(n)] = None if g is None else np.array(g)
+    return res
 
 
 CHECK = PrecisionCheck()

@@ -1,0 +1,145 @@
+"""`attr_values`: the case with one attribute at another value the op accepts.
+
+An OpTest author sets each attr once (often to its default); a kernel that ignores a
+non-default value, or handles only some of its forms, passes. Derived, at most
+MAX_VARIANTS cases, each with ONE attr changed:
+
+- a bool attr flipped (`keep_dim`, `bias_after_scale`, `transpose_Y`, ...);
+- an int attr that is a valid axis of the first float input (-n <= v < n) as its other
+  spelling (1 <-> -n+1), then as another negative axis (-2 for -1): kernels that treat any
+  negative axis as the last, or that normalize it in the forward kernel only;
+- an ints attr whose entries are all valid axes: every entry as its other spelling; and,
+  when it is a permutation of 3 or more axes, the permutation rotated (not an involution:
+  a grad kernel that applies the permutation instead of its inverse).
+
+Attrs that pick a random stream (`seed`), a dtype, or that the op declares as extra are left
+alone, and so are string attrs (a layout or mode changes what the inputs mean). A value the
+op refuses (its forward raises) is no variant. The `attrs` check judges each variant: the
+outputs against the test's `reference(inputs, attrs)` when it has one (a reference that
+raises for the value judges nothing) and the gradients the test checks, analytic against
+numeric, in float64.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from harness.checks.base import Derived
+from harness.runner import normalize_slots
+
+__all__ = ["derive", "candidates", "MAX_VARIANTS"]
+
+MAX_VARIANTS = 2
+_SKIP_WORDS = ("seed", "dtype")
+
+
+def _rank(case) -> int | None:
+    for specs in normalize_slots(case.inputs).values():
+        for s in specs:
+            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f":
+                return s.data.ndim
+    return None
+
+
+def _alias(v: int, n: int) -> int:
+    return v - n if v >= 0 else v + n
+
+
+def candidates(proto, attrs: dict, rank: int | None) -> list[tuple[str, object, str]]:
+    """[(attr name, new value, why)], most telling first."""
+    out = []
+    for a in getattr(proto, "attrs", []) or []:
+        if a.extra or a.generated or (a.name not in attrs and not a.has_default):
+            continue
+        if any(w in a.name.lower() for w in _SKIP_WORDS):
+            continue
+        v = attrs[a.name] if a.name in attrs else a.default
+        if a.type == "bool" and isinstance(v, (bool, np.bool_)):
+            out.append((a.name, not bool(v), "flipped"))
+        elif a.type == "int" and rank and isinstance(v, (int, np.integer)) and \
+                not isinstance(v, bool) and -rank <= int(v) < rank and rank >= 2:
+            v = int(v)
+            out.append((a.name, _alias(v, rank), "the same axis spelled the other way"))
+            other = -2 if v in (-1, rank - 1) else -1
+            out.append((a.name, other, "another negative axis"))
+        elif a.type == "ints" and rank and isinstance(v, (list, tuple)) and v and \
+                all(isinstance(x, (int, np.integer)) and -rank <= int(x) < rank for x in v):
+            vals = [int(x) for x in v]
+            if len(vals) >= 3 and sorted(vals) == list(range(len(vals))) and len(vals) == rank:
+                out.append((a.name, vals[1:] + vals[:1], "another permutation"))
+            if rank >= 2 and len(set(_alias(x, rank) % rank for x in vals)) == len(vals):
+                out.append((a.name, [_alias(x, rank) for x in vals],
+                            "the same axes spelled the other way"))
+    # one per attr first, then the second ones
+    first, rest, seen = [], [], set()
+    for c in out:
+        (rest if c[0] in seen else first).append(c)
+        seen.add(c[0])
+    return first + rest
+
+
+def _gradients_defined(p, case) -> bool:
+    """False when the op, with this attr value, refuses gradients on purpose (a typed opkit
+    error: dropout's grad with is_test) or gives them in another form (a sparse gradient
+    with is_sparse): then only the outputs are judged."""
+    from opkit.framework import errors
+
+    from harness.checks._support import grad_outputs
+    from harness.runner import make_cotangents
+
+    if p is None:
+        return True
+    try:
+        outs = {n: p.array(n) for n in p.output_names()}
+        cot = make_cotangents(outs, grad_outputs(case, outs))
+        cot = {n: c.astype(outs[n].dtype) for n, c in cot.items()}
+        got = p.backward(cot, list(case.grad_inputs), tuple(case.no_grad_set or ()))
+    except errors.External:
+        return True
+    except errors.EnforceNotMet:
+        return False
+    except Exception:  # noqa: BLE001 - a raw error: judged (check_grad reports it)
+        return True
+    return all(isinstance(g, np.ndarray) for g in got.values())
+
+
+def _old(proto, case, name) -> str:
+    if name in (case.attrs or {}):
+        return repr(case.attrs[name])
+    a = next((a for a in proto.attrs if a.name == name), None)
+    return f"{a.default!r} (its default)" if a is not None else "its default"
+
+
+def derive(case, context=None):
+    from opkit.registry import op_info
+
+    from harness.checks._support import Combo, op_refused, prepare
+
+    if case.reference is None and not case.grad_inputs:
+        return []   # nothing judges other values (the attrs check's own run still reports)
+    proto = op_info(case.op_type).proto
+    if proto is None or any(a.name == "seed" for a in proto.attrs):
+        return []   # a random op: other attrs (is_test) draw other random numbers
+    out = []
+    for name, value, why in candidates(proto, dict(case.attrs), _rank(case)):
+        if len(out) >= MAX_VARIANTS:
+            break
+        attrs = dict(case.attrs)
+        attrs[name] = value
+        derived = replace(case, attrs=attrs, outputs={},
+                          name=f"{case.name}[{name}={value!r}]")
+        try:
+            p = prepare(derived, Combo("CPU", ""))
+            p.forward()
+        except Exception as exc:  # noqa: BLE001
+            if op_refused(exc):
+                continue   # the op refuses the value on purpose: no variant
+            p = None       # a raw error, or outputs infer_shape did not promise: judged
+        grads = bool(case.grad_inputs) and _gradients_defined(p, derived)
+        out.append(Derived("attr_values", derived, case,
+                           f"attr {name} = {value!r} instead of {_old(proto, case, name)}: "
+                           f"{why}",
+                           {"attr": name, "grads": grads,
+                            "kind": "bool" if isinstance(value, bool) else "axis"}))
+    return out   # [] when no other value is accepted: no variant, no skip row
