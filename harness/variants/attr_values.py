@@ -141,5 +141,6 @@ def derive(case, context=None):
                            f"attr {name} = {value!r} instead of {_old(proto, case, name)}: "
                            f"{why}",
                            {"attr": name, "grads": grads,
-                            "kind": "bool" if isinstance(value, bool) else "axis"}))
+                            "kind": "bool" if isinstance(value, bool) else "axis",
+                            "same_meaning": why.startswith("the same")}))
     return out   # [] when no other value is accepted: no variant, no skip row

@@ -212,3 +212,40 @@ class TestReproMinimal(OpTest):
                    "output") is True
     assert confirm(["scale"], source.replace("OUT", "2 * np.ones((2, 2))"),
                    "TestReproMinimal", "output") is False
+
+
+def _scale_case(reference, attrs):
+    x = np.random.default_rng(3).uniform(-1, 1, (3, 4))
+    return Case("TestScaleRef", "scale", {"X": x}, dict(attrs), reference({"X": x}, attrs),
+                reference=reference, grad_inputs=["X"], grad_outputs=["Out"])
+
+
+def test_other_attr_value_not_judged_by_a_reference_that_ignores_it():
+    """A correct op whose test's reference() hard-codes the one attr value the test uses:
+    the other value cannot be judged against it (no false alarm), the gradients still are."""
+    from harness.checks.registry import get_check
+
+    attrs = {"scale": 2.0, "bias": 0.5, "bias_after_scale": True}
+
+    def lazy(inputs, a):         # ignores bias_after_scale: the test only uses True
+        return {"Out": inputs["X"] * a["scale"] + a["bias"]}
+
+    got = get_check("attrs").function()(_scale_case(lazy, attrs), CPU)
+    assert got and not [r for r in got if r.status == "fail"], got
+
+    def honest(inputs, a):
+        x = inputs["X"]
+        return {"Out": x * a["scale"] + a["bias"] if a["bias_after_scale"]
+                else (x + a["bias"]) * a["scale"]}
+
+    got = get_check("attrs").function()(_scale_case(honest, attrs), CPU)
+    assert got and not [r for r in got if r.status == "fail"], got
+
+    def wrong(inputs, a):        # reads the attr, but gets the other form wrong
+        x = inputs["X"]
+        return {"Out": x * a["scale"] + a["bias"] if a["bias_after_scale"]
+                else x * a["scale"] - a["bias"]}
+
+    bad = [r for r in get_check("attrs").function()(_scale_case(wrong, attrs), CPU)
+           if r.status == "fail"]
+    assert bad and "bias_after_scale" in bad[0].message and "reference" in bad[0].message
