@@ -183,11 +183,19 @@ class AttrsCheck(Check):
                 not opts.get("user_defined_grads"):
             outputs = list(case.grad_outputs)
             if outputs:
-                results += check_grad(case, case.grad_inputs, outputs, case.no_grad_set,
-                                      max_relative_error=opts.get("max_relative_error", 0.005),
-                                      numeric_grad_delta=opts.get("numeric_grad_delta", 0.005),
-                                      mode=opts.get("grad_mode") or "fast", places=("CPU",),
-                                      dtypes=dtypes, seed=getattr(context, "seed", 2024))
+                def grads(mode):
+                    return check_grad(
+                        case, case.grad_inputs, outputs, case.no_grad_set,
+                        max_relative_error=opts.get("max_relative_error", 0.005),
+                        numeric_grad_delta=opts.get("numeric_grad_delta", 0.005), mode=mode,
+                        places=("CPU",), dtypes=dtypes, seed=getattr(context, "seed", 2024))
+
+                got = grads(opts.get("grad_mode") or "fast")
+                if any(r.status == FAIL for r in got) and opts.get("grad_mode") != "exact":
+                    # fast mode compares directional derivatives: one kink (a max-pool
+                    # tie) can tip it; the per-element mode applies the one-sided kink test
+                    got = grads("exact")
+                results += got
         out = []
         from harness.checks._support import Combo
 
