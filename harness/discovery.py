@@ -112,13 +112,22 @@ def builtin_exemptions() -> dict[str, str]:
     return out
 
 
+def _paddle_harness_file(path: Path) -> bool:
+    """In the Paddle mode, Paddle's own harness beside its tests (`op_test.py`, ...) is no
+    test file: the mode's shim stands in for it (as the pytest plugin's ignore hook does)."""
+    from harness import paddle_compat
+
+    return paddle_compat.is_active() and paddle_compat.is_paddle_harness_file(path)
+
+
 def _test_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
     files, problems = [], []
     for p in paths:
         if p.is_dir():
             found = sorted(f for f in p.rglob("*.py") if (f.name.startswith("test_") or
                                                           f.name.endswith("_test.py")))
-            files.extend(f for f in found if "__pycache__" not in f.parts)
+            files.extend(f for f in found if "__pycache__" not in f.parts and
+                         not _paddle_harness_file(f))
         elif p.is_file():
             files.append(p)
         else:

@@ -242,3 +242,19 @@ def test_paddles_own_files_pass_unchanged():
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert "failed" not in tail and " passed" in tail
     assert int(tail.split(" passed")[0].split()[-1]) >= 25
+
+
+def test_opkit_test_paddle_ignores_paddles_own_harness_beside_the_tests(tmp_path):
+    """Paddle's unittests folder holds its own `op_test.py` (importing `six`, paddle.fluid,
+    ...): in the mode the shim stands in for it, so it is no test file that fails."""
+    import shutil
+
+    shutil.copy(FIXTURE, tmp_path / "test_paddle_style_cases.py")
+    (tmp_path / "op_test.py").write_text("import a_module_nobody_has\n")
+    proc = subprocess.run([sys.executable, "-m", "opkit.cli.main", "test", "--paddle",
+                           "--tests", str(tmp_path), "--format", "json", "--checks",
+                           "output", "--fuzz", "0"],
+                          capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=600)
+    doc = json.loads(proc.stdout)
+    assert doc["ops"] and not any("op_test.py" in op["op"] for op in doc["ops"]), doc
+    assert "a_module_nobody_has" not in proc.stdout
