@@ -258,3 +258,49 @@ def test_opkit_test_paddle_ignores_paddles_own_harness_beside_the_tests(tmp_path
     doc = json.loads(proc.stdout)
     assert doc["ops"] and not any("op_test.py" in op["op"] for op in doc["ops"]), doc
     assert "a_module_nobody_has" not in proc.stdout
+
+
+REFUSING = '''
+import numpy as np
+from op_test import OpTest
+import paddle.fluid.core as core
+
+
+class TestClipRefuses(OpTest):
+    def setUp(self):
+        self.op_type = "clip"
+        self.inputs = {"X": np.random.random((4, 5)).astype("float64")}
+        self.attrs = {"min": 0.8, "max": 0.2}
+        self.outputs = {"Out": self.inputs["X"]}
+
+    def test_check_output(self):
+        exception = None
+        try:
+            self.check_output()
+        except core.EnforceNotMet as ex:
+            exception = ex
+        self.assertIsNotNone(exception)
+
+
+class TestClipRefusesUncaught(TestClipRefuses):
+    def test_check_output(self):
+        self.check_output()
+'''
+
+
+def test_opkit_test_paddle_case_that_expects_the_op_to_refuse(tmp_path):
+    """Paddle's tests that expect check_output to raise the op's EnforceNotMet (e.g. a fill
+    value out of range) pass, and the other checks skip with the refusal as the reason; the
+    same case whose test does not expect the error fails."""
+    (tmp_path / "test_refusing.py").write_text(REFUSING)
+    proc = subprocess.run([sys.executable, "-m", "opkit.cli.main", "test", "--paddle",
+                           "--tests", str(tmp_path), "--format", "json", "--fuzz", "0",
+                           "clip"],
+                          capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=600)
+    checks = json.loads(proc.stdout)["ops"][0]["checks"]
+    caught = [c for c in checks if c["case"] == "TestClipRefuses"]
+    assert caught and not [c for c in caught if c["status"] == "fail"], caught
+    assert any(c["check"] == "mutation" and c["status"] == "skip" and
+               "refuses this case" in c["message"] for c in caught), caught
+    uncaught = [c for c in checks if c["case"] == "TestClipRefusesUncaught"]
+    assert any(c["check"] == "output" and c["status"] == "fail" for c in uncaught), uncaught
