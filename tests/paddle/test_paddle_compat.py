@@ -304,3 +304,40 @@ def test_opkit_test_paddle_case_that_expects_the_op_to_refuse(tmp_path):
                "refuses this case" in c["message"] for c in caught), caught
     uncaught = [c for c in checks if c["case"] == "TestClipRefusesUncaught"]
     assert any(c["check"] == "output" and c["status"] == "fail" for c in uncaught), uncaught
+
+
+MATRIX = '''
+import numpy as np
+from op_test import OpTest
+
+
+class TestSumAsMatrix(OpTest):
+    def setUp(self):
+        self.op_type = "reduce_sum"
+        x = np.random.random((6, 4)).astype("float64")
+        self.inputs = {"X": x}
+        self.attrs = {"dim": [1]}
+        self.outputs = {"Out": np.asmatrix(x.sum(axis=1))}    # [1, 6]; the op gives [6]
+
+    def test_check_output(self):
+        self.check_output()
+
+
+class TestSumAsWrongMatrix(TestSumAsMatrix):
+    def setUp(self):
+        super().setUp()
+        self.outputs = {"Out": np.asmatrix(self.inputs["X"].sum(axis=1) + 1.0)}
+'''
+
+
+def test_opkit_test_paddle_matrix_expectation_is_compared_by_value(tmp_path):
+    """np.asmatrix expectations (always 2-D) are compared as Paddle's np.allclose does: by
+    value, against the op's output shape when the two broadcast; wrong values still fail."""
+    (tmp_path / "test_matrix.py").write_text(MATRIX)
+    proc = subprocess.run([sys.executable, "-m", "opkit.cli.main", "test", "--paddle",
+                           "--tests", str(tmp_path), "--format", "json", "--fuzz", "0",
+                           "--checks", "output", "reduce_sum"],
+                          capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=600)
+    checks = json.loads(proc.stdout)["ops"][0]["checks"]
+    status = {c["case"]: c["status"] for c in checks if c["status"] != "skip"}
+    assert status == {"TestSumAsMatrix": "pass", "TestSumAsWrongMatrix": "fail"}, checks
