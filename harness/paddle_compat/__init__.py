@@ -57,7 +57,37 @@ def activate() -> None:
             del sys.modules[name]       # e.g. Paddle's own op_test.py beside the test files
     for name in ("paddle", "op_test"):
         importlib.import_module(name)
+    _numpy1_reshape(True)
     os.environ[ENV] = "1"
+
+
+_REAL_RESHAPE = None
+
+
+def _numpy1_reshape(on: bool) -> None:
+    """Paddle's test files were written for numpy 1.x: `np.reshape(a, newshape=...)`, a
+    keyword numpy 2.4 removed, raised TypeError in their setUp. In the mode, np.reshape also
+    takes `newshape` (the same as `shape`); off again with the mode."""
+    global _REAL_RESHAPE
+    import inspect
+
+    import numpy as np
+
+    if on:
+        if _REAL_RESHAPE is not None or \
+                "newshape" in inspect.signature(np.reshape).parameters:
+            return
+        real = _REAL_RESHAPE = np.reshape
+
+        def reshape(a, *args, newshape=None, **kwargs):
+            if newshape is not None and not args and "shape" not in kwargs:
+                args = (newshape,)
+            return real(a, *args, **kwargs)
+
+        reshape.__doc__ = real.__doc__
+        np.reshape = reshape
+    elif _REAL_RESHAPE is not None:
+        np.reshape, _REAL_RESHAPE = _REAL_RESHAPE, None
 
 
 def deactivate() -> None:
@@ -68,4 +98,5 @@ def deactivate() -> None:
     for name in list(sys.modules):
         if name.split(".")[0] in _MODULES and _ours(sys.modules[name]):
             del sys.modules[name]
+    _numpy1_reshape(False)
     os.environ.pop(ENV, None)
