@@ -280,3 +280,18 @@ def test_other_attr_value_gradient_at_a_max_pool_tie_is_no_failure():
                     grad_outputs=["Out"], options={"max_relative_error": 1.0})
         got = get_check("attrs").function()(case, CPU)
         assert got and not [r for r in got if r.status == "fail"], (seed, got)
+
+
+def test_extremal_gradients_not_judged_where_the_forward_overflows_the_run_dtype():
+    """exp at 88.75 overflows float32 (inf is right) while the float64 gradient, the output
+    times a cotangent below 1, still fits: the float32 gradient made from that inf output
+    is no finding (a false alarm on Paddle's exp test); a naive softmax still fails."""
+    from harness.checks.registry import get_check
+
+    x = np.random.default_rng(1).uniform(-1, 1, (4, 5))
+    x[0, 0] = 1.0                       # the variant scales the largest value to 100
+    x[1:3, :] = 0.8875                  # -> 88.75: exp overflows float32, not float64
+    case = Case("TestExp", "exp", {"X": x}, {}, {"Out": np.exp(x)},
+                grad_inputs=["X"], grad_outputs=["Out"])
+    got = get_check("extremal").function()(case, CPU)
+    assert got and not [r for r in got if r.status == "fail"], got
