@@ -409,3 +409,35 @@ def test_lint_fix_diff_shows_changes_and_exits_1(tmp_path):
     assert p.returncode == 1, p.stdout + p.stderr
     assert "indicate_var_data_type" in p.stdout and "All clear" not in p.stdout
     assert (tmp_path / "foo_op.py").read_text() == src      # nothing written
+
+
+NO_OP_TYPE = """
+import numpy as np
+from harness import OpTest
+
+
+class TestNothingToRun(OpTest):          # a base or leftover class: no op_type, no test
+    def _set_op_type(self):
+        self.op_type = "fx_twice"
+
+
+class TestForgotOpType(OpTest):
+    def setUp(self):
+        self.inputs = {"X": np.ones((2, 3))}
+
+    def test_check_output(self):
+        self.check_output()
+"""
+
+
+def test_class_without_op_type_fails_only_if_it_has_a_test(user_project):
+    """A class with no op_type and no test method runs nothing under unittest or pytest
+    (Paddle's test_split_op.py has one): not a failure. One with a test method fails."""
+    (user_project / "tests" / "test_no_op_type.py").write_text(NO_OP_TYPE)
+    p = run("test", "--all", "--format", "json", "--checks", "output", cwd=user_project)
+    assert p.returncode == 1
+    failed = [c for op in json.loads(p.stdout)["ops"] for c in op["checks"]
+              if c["status"] == "fail"]
+    named = [c for c in failed if c["case"]]      # (fx_untested fails apart: no OpTest)
+    assert [c["case"] for c in named] == ["TestForgotOpType"], failed
+    assert "has no op_type" in named[0]["message"]
