@@ -11,7 +11,8 @@ kernel giving 0 where float64 gives 1e-69, sigmoid of -160, is right)
 where `cond` is the case's conditioning: how far the float64 results move when every input
 (and the cotangent) is perturbed by one relative float32 epsilon in random directions
 (max over PROBES probes, divided by eps32) -- the error that rounding the inputs alone
-causes. A kernel that rounds its inputs, intermediates or results to float32 stays within a
+causes -- and, for gradients, the size of the summed terms (the gradient of |cotangent|:
+a sum that cancels is rounded at the size of its terms). A kernel that rounds its inputs, intermediates or results to float32 stays within a
 small multiple of that; float16 arithmetic (epsilon 8192 times larger) is far outside it.
 Integer outputs must be identical. Skips an op without both float kernels on a place (the
 `dtypes` check reports that).
@@ -144,6 +145,16 @@ def _check_place(case, place, seed):
                 continue
             moved = np.abs(np.asarray(pv, np.float64) - v) / EPS32
             cond[n] = np.maximum(cond.get(n, 0.0), moved)
+    if cot is not None and wrt:
+        # a gradient that sums many cotangent terms (pooling, reductions, broadcasting) can
+        # cancel to a small value while float32 rounds each term at its own size: the same
+        # backward on |cotangent| gives that size (for non-negative Jacobians), which input
+        # perturbations do not reveal (avg-pool's gradient does not depend on X at all)
+        sizes = _run(case, place, "float64", {n: np.abs(c) for n, c in cot.items()}, wrt)
+        for n, v in sizes.items():
+            if n.endswith(GRAD_SUFFIX) and v is not None and v.dtype.kind == "f" and \
+                    ref.get(n) is not None and v.shape == ref[n].shape:
+                cond[n] = np.maximum(cond.get(n, 0.0), np.abs(np.asarray(v, np.float64)))
     worst, problem = 0.0, None
     for n, v64 in ref.items():
         v32 = got.get(n)

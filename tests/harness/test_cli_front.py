@@ -441,3 +441,20 @@ def test_class_without_op_type_fails_only_if_it_has_a_test(user_project):
     named = [c for c in failed if c["case"]]      # (fx_untested fails apart: no OpTest)
     assert [c["case"] for c in named] == ["TestForgotOpType"], failed
     assert "has no op_type" in named[0]["message"]
+
+
+def test_checks_subset_still_knows_what_the_optest_differentiates():
+    """`--checks precision` alone: the OpTest's check_grad arguments are recorded (not run),
+    so the float32 gradient computed in float16 is still found."""
+    p = run("test", "--ops", "tests/broken_ops", "--tests", "tests/broken_ops",
+            "broken_f16_tanh", "good_f16_tanh", "--checks", "precision", "--format", "json")
+    status = {op["op"]: op["status"] for op in json.loads(p.stdout)["ops"]}
+    assert status == {"broken_f16_tanh": "fail", "good_f16_tanh": "pass"}, p.stdout[-2000:]
+
+
+def test_precision_bound_holds_for_a_cancelling_pool_gradient():
+    """avg pool2d's gradient sums cotangents that can cancel to a small value, rounded in
+    float32 at the size of the terms: no false alarm (seed 5 gave one before the gradient's
+    term size entered the bound)."""
+    p = run("test", "pool2d", "--seed", "5", "--checks", "precision")
+    assert p.returncode == 0, p.stdout[-3000:]
