@@ -274,19 +274,20 @@ def _in_zygote(config, cls, op, op_classes, first, seed):
     results = zygote.run_class(cls, op, first, seed, op_level)
     if results is None:
         return None
-    done = config.__dict__.setdefault("_opkit_op_level", {})
-    for check in op_level:
-        if (check, op) not in done:
-            done[(check, op)] = zygote.run_op_level(check, op, list(op_classes), seed) or []
-        results += [r for r in done[(check, op)]
-                    if r.case == cls.__name__ or r.case.startswith(cls.__name__ + "/")]
     from harness.fuzz import DEFAULT_FUZZ
 
-    if DEFAULT_FUZZ:      # opkit test's default budget, per op as there
-        if ("fuzz", op) not in done:
-            done[("fuzz", op)] = zygote.run_fuzz(op, list(op_classes), seed,
-                                                 DEFAULT_FUZZ) or []
-        results += [r for r in done[("fuzz", op)] if r.case == f"fuzz:{cls.__name__}"]
+    # the per-op tasks, once per op as in opkit test: the op-level checks, and fuzz with
+    # opkit test's default budget; each class takes its own cases' results
+    per_op = [(check, check, 0) for check in op_level]
+    if DEFAULT_FUZZ:
+        per_op.append(("fuzz", "", DEFAULT_FUZZ))
+    done = config.__dict__.setdefault("_opkit_op_level", {})
+    name = cls.__name__
+    for key, check, fuzz in per_op:
+        if (key, op) not in done:
+            done[(key, op)] = zygote.run_op(op, list(op_classes), seed, check, fuzz) or []
+        results += [r for r in done[(key, op)] if r.case in (name, f"fuzz:{name}") or
+                    r.case.startswith(name + "/")]
     return results
 
 

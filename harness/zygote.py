@@ -11,8 +11,8 @@ collection; each request (one OpTest class, or the op-level `state` of an op) is
 
     z = Zygote.start(classes)              # after collection, before any test ran
     results = z.run_class(cls, op, first_case=True, seed=2024)
-    results = z.run_op_level("state", op, classes, seed=2024)
-    results = z.run_fuzz(op, classes, seed=2024, n=1)
+    results = z.run_op(op, classes, seed=2024, check="state")
+    results = z.run_op(op, classes, seed=2024, fuzz=1)
     z.close()
 
 Where `os.fork` is unavailable (or a process already initialised CUDA), `start` returns None
@@ -107,18 +107,14 @@ class Zygote:
         options = {"hash_seeds": "own", "op_level": tuple(op_level)}
         return self._ask(("test", op, [(id(cls), op)], first_case, seed, options, ""))
 
-    def run_op_level(self, check: str, op: str, classes: list, seed: int) -> list | None:
-        """An op-level check (e.g. `state`) over every OpTest class of the op."""
+    def run_op(self, op: str, classes: list, seed: int, check: str = "",
+               fuzz: int = 0) -> list | None:
+        """A task over every OpTest class of the op: the op-level check `check` (e.g.
+        `state`), or with `fuzz` N generated cases per class (case "fuzz:<class name>")."""
         if any(id(c) not in self.paths for c in classes):
             return None
-        return self._ask(("op", op, [(id(c), op) for c in classes], True, seed, {}, check))
-
-    def run_fuzz(self, op: str, classes: list, seed: int, n: int) -> list | None:
-        """`fuzz` with n generated cases per OpTest class of the op (results per class:
-        case "fuzz:<class name>")."""
-        if any(id(c) not in self.paths for c in classes):
-            return None
-        return self._ask(("fuzz", op, [(id(c), op) for c in classes], True, seed, {}, str(n)))
+        kind, what = ("fuzz", str(fuzz)) if fuzz else ("op", check)
+        return self._ask((kind, op, [(id(c), op) for c in classes], True, seed, {}, what))
 
     def close(self) -> None:
         if self.process is None:

@@ -59,6 +59,18 @@ def run_optest_methods(test, case_name: str, seed: int | None = None) -> list[Ch
     return results
 
 
+def record_optest_arguments(test, case_name: str, seed: int | None = None) -> None:
+    """What the OpTest's methods would check (check_grad's inputs, outputs, options) is
+    recorded on `test` and its Case; nothing runs (harness.op_test.record_only)."""
+    from harness.op_test import record_only
+
+    try:
+        with record_only():
+            run_optest_methods(test, case_name, seed)
+    except Exception:  # noqa: BLE001 - a broken method is the output check's to report
+        pass
+
+
 def _takes_method(cls) -> bool:
     return issubclass(cls, unittest.TestCase)
 

@@ -63,13 +63,20 @@ def _specs(case, dtype, scale=None, rng=None):
 
 def _run(case, place, dtype, cot=None, wrt=(), scale=None, rng=None):
     """{name: float64 array} of outputs and (with `cot`) input gradients ('X@GRAD')."""
-    p = PreparedOp(case.op_type, _specs(case, dtype, scale, rng), case.attrs,
-                   output_slots(case, case.op_type), place_object(place))
+    perturb = (lambda c: c * (1 + scale * rng.choice([-1.0, 1.0], c.shape))) if scale else None
+    return _run_specs(case, place, _specs(case, dtype, scale, rng), cot, wrt, perturb)
+
+
+def _run_specs(case, place, specs, cot=None, wrt=(), perturb=None):
+    """The op on these input specs: outputs and (with `cot`, each optionally `perturb`ed)
+    input gradients."""
+    p = PreparedOp(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
+                   place_object(place))
     outs = p.forward()
     res = {n: (None if v is None else np.array(v)) for n, v in outs.items()}
     if cot is not None and wrt:
-        feed = {n: (c * (1 + scale * rng.choice([-1.0, 1.0], c.shape)) if scale else c)
-                .astype(outs[n].dtype) for n, c in cot.items() if outs.get(n) is not None}
+        feed = {n: (perturb(c) if perturb else c).astype(outs[n].dtype)
+                for n, c in cot.items() if outs.get(n) is not None}
         for n, g in p.backward(feed, list(wrt), tuple(case.no_grad_set or ())).items():
             res[grad_var_name(n)] = None if g is None else np.array(g)
     return res
@@ -263,15 +270,7 @@ def _run_moved(case, place, cot, wrt, step, seed):
         for s in items:
             if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f":
                 s.data[...] = s.data * (1 + step * rng.choice([-1.0, 1.0], s.data.shape))
-    p = PreparedOp(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
-                   place_object(place))
-    outs = p.forward()
-    res = {n: (None if v is None else np.array(v)) for n, v in outs.items()}
-    if cot is not None and wrt:
-        feed = {n: c.astype(outs[n].dtype) for n, c in cot.items() if outs.get(n) is not None}
-        for n, g in p.backward(feed, list(wrt), tuple(case.no_grad_set or ())).items():
-            res[grad_var_name(n)] = None if g is None else np.array(g)
-    return res
+    return _run_specs(case, place, specs, cot, wrt)
 
 
 CHECK = PrecisionCheck()
