@@ -28,8 +28,9 @@ _EXPORTS = {
     "opkit.framework.executor": ["Executor"],
     "opkit.framework.backward": ["append_backward"],
     "opkit.framework.op_version": ["register_op_version", "OpVersionDesc"],
+    "opkit.framework.sbp": ["register_sbp"],
 }
-_SUBMODULES = {"layers", "optimizer", "registry", "errors", "framework", "cli", "io"}
+_SUBMODULES = {"layers", "optimizer", "registry", "errors", "framework", "cli", "io", "sbp"}
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 __all__ = sorted(_WHERE) + sorted(_SUBMODULES) + ["__version__"]

@@ -311,4 +311,14 @@ def build_activation(op_type: str) -> SimpleNamespace:
     grad_kernel.__name__ = f"{op_type}_grad_kernel"
     register_kernel(op_type, place=("CPU", "GPU"), dtypes=DTYPES)(kernel)
     register_kernel(grad_type, place=("CPU", "GPU"), dtypes=DTYPES)(grad_kernel)
+    _declare_sbp(op_type, spec)
     return SimpleNamespace(op=op_cls, maker=maker, grad_maker=grad_maker, grad_op=grad_cls)
+
+
+def _declare_sbp(op_type: str, spec: Activation) -> None:
+    """The parallel signatures (docs/sbp.md): split along any axis; the grad op is linear in
+    Out@GRAD."""
+    from reference_ops._sbp import declare_unary
+
+    declare_unary(op_type, grad_reads=(spec.dep,) if spec.dep else (),
+                  extra=("FactorTensor",) if op_type == "pow" else ())

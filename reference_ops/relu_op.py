@@ -58,3 +58,9 @@ def relu_grad_kernel(ctx):
     xp = ctx.xp
     out, dout = ctx.input("Out"), ctx.input(grad_var_name("Out"))
     ctx.set_output(grad_var_name("X"), xp.where(out > 0, dout, xp.zeros_like(dout)))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from reference_ops._sbp import declare_unary  # noqa: E402
+
+declare_unary("relu", grad_reads=("Out",))

@@ -1,0 +1,317 @@
+"""`sbp`: the op's declared parallel signatures (OneFlow's SBP, opkit.sbp) hold.
+
+Bug class: a signature that is wrong for the op -- a softmax declared splittable along its
+own axis, a reduction declared `split` where it gives a `partial_sum`, a layout-changing op
+whose output split axis is not remapped, a `partial_sum` input through a non-linear op --
+computes wrong results only when the model runs on more than one device, and nothing else
+notices. For each declared signature (every instance of a template) and N simulated devices
+(2 and 3: uneven splits included), the inputs are split, replicated or cut into random
+partial sums as declared; the kernel runs on each device's slice (a fresh op, so the op's
+own infer_shape gives the physical shapes, which must be the ones the signature implies);
+the outputs are merged (concatenated for split, each device against the single-device value
+for broadcast, summed for partial_sum) and compared with the single-device run. The same is
+done for every grad op (its own declared signatures) on the single-device run's inputs and
+cotangents. A failure names the signature, the number of devices, the device and the first
+wrong element.
+
+Runs once per op (its first case), on CPU in float64 (a declaration does not depend on the
+dtype, and float64 leaves the re-associated sums of partial_sum far from any tolerance).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.checks.base import Check, Failure, KernelRaised, WrongShape, WrongValue
+
+DEVICES = (2, 3)
+
+
+class SbpFailure(Failure):
+    kind = "sbp-mismatch"
+
+
+class SbpCheck(Check):
+    name = "sbp"
+    description = ("declared parallel signatures (split/broadcast/partial_sum): split-compute-"
+                   "merge on 2 and 3 simulated devices equals the single-device run")
+    order = 185
+    per_case = False
+    needs_float = True
+
+    def applies(self, case, context):
+        from opkit.sbp import sbp_signatures
+
+        if sbp_signatures(case.op_type) is None:
+            return (f"op '{case.op_type}' declares no parallel signatures "
+                    "(opkit.register_sbp; see docs/sbp.md)")
+        from harness.runner import normalize_slots
+
+        for slot, specs in normalize_slots(case.inputs).items():
+            for s in specs:
+                if s.lengths:
+                    return f"input '{s.name}' has a LoD: splitting sequences is not modelled"
+                if not isinstance(s.data, np.ndarray):
+                    return f"input '{s.name}' is not a dense tensor"
+        return None
+
+    def verdict(self, derived, context):
+        from harness.checks._support import Combo, prepare
+
+        case = derived.case
+        results: list = []
+        runnable, _ = self.plan(derived, context)   # CPU only: no GPU skip rows
+        cpu = [c for c in runnable if c.place == "CPU"]
+        if not cpu:
+            return results or [self.skipped(derived.base, "no CPU kernel to simulate devices")]
+        combo = next((c for c in cpu if c.dtype == "float64"), cpu[0])
+        rng = np.random.default_rng(getattr(context, "seed", 2024))
+        try:
+            prepared = prepare(case, combo)
+            outs = prepared.forward()
+        except Exception:  # noqa: BLE001 - the plain run failing is `output`'s business
+            return [self.skipped(derived.base, "the single-device run raises: see the output "
+                                 "check", combo)]
+        inputs = {slot: [(s.name, s.data) for s in specs]
+                  for slot, specs in prepared.inputs.items()}
+        outputs = {slot: names for slot, names in prepared.output_slots.items()}
+        results.append(self._judge(derived, combo, case.op_type, inputs, prepared.op.attrs,
+                                   outputs, rng))
+        results.extend(self._grad(derived, combo, case, prepared, outs, rng, context))
+        return [r for r in results if r is not None]
+
+    # -- the grad ops -----------------------------------------------------------------------
+    def _grad(self, derived, combo, case, prepared, outs, rng, context):
+        from harness.checks._support import grad_outputs, grad_wrt, has_grad
+        from harness.runner import make_cotangents
+
+        if not (case.grad_inputs and has_grad(case.op_type)):
+            return []
+        try:
+            wrt = grad_wrt(case, prepared)
+            cot = make_cotangents(outs, grad_outputs(case, outs),
+                                  seed=getattr(context, "seed", 2024))
+            prepared.backward(cot, wrt, tuple(case.no_grad_set or ()))
+            ops = prepared.grad_ops(tuple(case.no_grad_set or ()))
+        except Exception:  # noqa: BLE001 - `grad` reports a backward that raises
+            return [self.skipped(derived.base, "the single-device backward raises: see the "
+                                 "grad check", combo)]
+        results = []
+        for op in ops:
+            inputs = {}
+            for slot, names in op.inputs.items():
+                values = [(n, prepared.array(n)) for n in names if n]
+                if any(v is None for _, v in values):
+                    results.append(self.skipped(derived.base, f"grad op '{op.type}': input "
+                                                f"slot '{slot}' is not a dense tensor", combo))
+                    break
+                if values:
+                    inputs[slot] = values
+            else:
+                outputs = {slot: [n for n in names if n] for slot, names in op.outputs.items()}
+                results.append(self._judge(derived, combo, op.type, inputs, op.attrs, outputs,
+                                           rng))
+        return results
+
+    # -- one op (forward or grad) -------------------------------------------------------------
+    def _judge(self, derived, combo, op_type, inputs, attrs, outputs, rng):
+        from opkit.sbp import SbpContext, sbp_signatures
+
+        sigs = sbp_signatures(op_type)
+        if sigs is None:
+            return self.skipped(derived.base, f"op '{op_type}' declares no parallel "
+                                "signatures", combo)
+        try:
+            ref = _run(op_type, inputs, attrs, outputs, combo.place)
+        except Exception:  # noqa: BLE001
+            return self.skipped(derived.base, f"the single-device run of '{op_type}' raises",
+                                combo)
+        shapes = {slot: [np.shape(v) for _, v in vals] for slot, vals in inputs.items()}
+        for slot, names in outputs.items():
+            got = [ref[n] for n in names if ref.get(n) is not None]
+            if got:
+                shapes[slot] = [g.shape for g in got]
+        ctx = SbpContext(op_type, shapes, attrs)
+        instances = []
+        for sig in sigs:
+            try:
+                instances.extend(sig.resolve(ctx))
+            except Exception as exc:  # noqa: BLE001
+                return self.failed(derived, combo, f"op '{op_type}': signature '{sig.text()}' "
+                                   f"cannot be resolved: {exc}", kind=SbpFailure)
+        if not instances:
+            return self.skipped(derived.base, f"op '{op_type}': no declared signature applies "
+                                f"to this case (shapes {shapes})", combo)
+        runs, left_out = 0, []
+        for inst in instances:
+            missing = [s for s in shapes if s not in inst.specs]
+            if missing:
+                return self.failed(derived, combo, f"op '{op_type}': signature "
+                                   f"'{inst.text()}' (from '{inst.template}') does not say how "
+                                   f"{', '.join(repr(m) for m in missing)} is distributed",
+                                   kind=SbpFailure)
+            for n in DEVICES:
+                too_small = _too_small(inst, shapes, n)
+                if too_small:
+                    left_out.append(f"'{inst.text()}' on {n}: {too_small}")
+                    continue
+                runs += 1
+                problem = self._simulate(op_type, inst, inputs, attrs, outputs, ref, n,
+                                         combo.place, rng)
+                if problem:
+                    message, kind = problem
+                    head = (f"op '{op_type}', signature '{inst.text()}'"
+                            + (f" (from '{inst.template}')" if inst.template != inst.text()
+                               else "") + f" on {n} devices: ")
+                    return self.failed(derived, combo, head + message, kind=kind)
+        if not runs:
+            return self.skipped(derived.base, f"op '{op_type}': every signature splits an "
+                                f"axis smaller than the device count ({'; '.join(left_out)})",
+                                combo)
+        note = f"op '{op_type}': {len(instances)} signature(s) x {len(DEVICES)} device counts"
+        if left_out:
+            note += f" ({len(left_out)} left out: axis smaller than the device count)"
+        return self.passed(derived, combo, note)
+
+    def _simulate(self, op_type, inst, inputs, attrs, outputs, ref, n, place, rng):
+        from opkit.sbp import physical_shape, split_bounds
+
+        per_dev: list[dict] = [{} for _ in range(n)]
+        for slot, vals in inputs.items():
+            spec = inst.specs[slot]
+            for k in range(n):
+                per_dev[k].setdefault(slot, [])
+            for name, v in vals:
+                parts = _distribute(v, spec, n, rng)
+                for k in range(n):
+                    per_dev[k][slot].append((name, parts[k]))
+        got = []
+        for k in range(n):
+            try:
+                got.append(_run(op_type, per_dev[k], attrs, outputs, place))
+            except Exception as exc:  # noqa: BLE001
+                from harness.checks._support import describe_error
+
+                return (f"device {k} raised {describe_error(exc)}", KernelRaised)
+        for slot, names in outputs.items():
+            spec = inst.specs.get(slot)
+            for name in names:
+                want = ref.get(name)
+                if want is None or spec is None:
+                    continue
+                for k in range(n):
+                    have = got[k].get(name)
+                    expect = physical_shape(want.shape, spec, n, k)
+                    if have is None or tuple(have.shape) != expect:
+                        return (f"device {k}: output '{name}' has physical shape "
+                                f"{None if have is None else tuple(have.shape)}, the signature "
+                                f"implies {expect} (logical {tuple(want.shape)}; the physical "
+                                "shape comes from the op's infer_shape on the device's slice)",
+                                WrongShape)
+                if spec.kind == "B":
+                    for k in range(n):
+                        wrong = _first_wrong(got[k][name], want)
+                        if wrong:
+                            return (f"broadcast output '{name}' differs on device {k}: "
+                                    f"{_fmt(name, wrong)}", WrongValue)
+                    continue
+                if spec.kind == "S":
+                    merged = np.concatenate([got[k][name] for k in range(n)], axis=spec.axis)
+                    how = f"concatenated along axis {spec.axis}"
+                else:
+                    merged = got[0][name].astype(np.float64) if want.dtype.kind == "f" \
+                        else got[0][name].copy()
+                    for k in range(1, n):
+                        merged = merged + got[k][name]
+                    merged = merged.astype(want.dtype)
+                    how = "summed (partial_sum)"
+                wrong = _first_wrong(merged, want)
+                if wrong:
+                    where = ""
+                    if spec.kind == "S":
+                        idx = wrong[0][spec.axis]
+                        for k, (a, b) in enumerate(split_bounds(want.shape[spec.axis], n)):
+                            if a <= idx < b:
+                                local = list(wrong[0])
+                                local[spec.axis] = idx - a
+                                where = (f" (device {k} computed it, its element "
+                                         f"[{', '.join(map(str, local))}])")
+                    else:
+                        where = f" (the sum of the {n} devices' partial values)"
+                    return (f"output '{name}' {how}: {_fmt(name, wrong)}{where}", WrongValue)
+        return None
+
+
+def _run(op_type, inputs, attrs, outputs, place):
+    from harness.checks._support import place_object
+    from harness.runner import PreparedOp, VarSpec
+
+    specs = {slot: [VarSpec(name, np.array(v, copy=True)) for name, v in vals]
+             for slot, vals in inputs.items()}
+    op = PreparedOp(op_type, specs, attrs, {s: list(n) for s, n in outputs.items()},
+                    place_object(place))
+    out = op.forward()
+    return {n: (None if v is None else np.array(v, copy=True)) for n, v in out.items()}
+
+
+def _too_small(inst, shapes, n) -> str:
+    for slot, spec in inst.specs.items():
+        if spec.kind != "S" or slot not in shapes:
+            continue
+        for shape in shapes[slot]:
+            if shape[spec.axis] < n:
+                return f"'{slot}' has {shape[spec.axis]} along axis {spec.axis}"
+    return ""
+
+
+def _distribute(v, spec, n, rng) -> list:
+    from opkit.sbp import split_bounds
+
+    v = np.asarray(v)
+    if spec.kind == "S":
+        index = [slice(None)] * v.ndim
+        parts = []
+        for a, b in split_bounds(v.shape[spec.axis], n):
+            index[spec.axis] = slice(a, b)
+            parts.append(np.array(v[tuple(index)], copy=True))
+        return parts
+    if spec.kind == "B":
+        return [np.array(v, copy=True) for _ in range(n)]
+    # partial_sum: random parts that add up to v (not v, 0, 0: that would prove nothing)
+    if v.dtype.kind == "f":
+        scale = float(np.abs(v).mean()) + 1.0 if v.size else 1.0
+        parts = [rng.uniform(-scale, scale, v.shape).astype(v.dtype) for _ in range(n - 1)]
+        parts.append((v.astype(np.float64) - sum(p.astype(np.float64) for p in parts))
+                     .astype(v.dtype))
+        return parts
+    parts = [rng.integers(-3, 4, v.shape).astype(v.dtype) for _ in range(n - 1)]
+    parts.append((v - sum(parts)).astype(v.dtype))
+    return parts
+
+
+def _first_wrong(got, want):
+    from harness.compare import first_wrong
+
+    got, want = np.asarray(got), np.asarray(want)
+    if got.shape != want.shape:
+        return ((), f"shape {got.shape}", f"shape {want.shape}")
+    if want.dtype.kind not in "fc":
+        if np.array_equal(got, want):
+            return None
+        k = int(np.flatnonzero((got != want).reshape(-1))[0])
+        idx = tuple(int(i) for i in np.unravel_index(k, want.shape)) if want.ndim else ()
+        return idx, got.reshape(-1)[k].item(), want.reshape(-1)[k].item()
+    scale = float(np.nanmax(np.abs(want[np.isfinite(want)]))) if np.isfinite(want).any() \
+        else 1.0
+    atol = 1e-9 * max(1.0, scale) if want.dtype.itemsize >= 8 else 1e-5 * max(1.0, scale)
+    rtol = 1e-9 if want.dtype.itemsize >= 8 else 1e-5
+    return first_wrong(got, want, atol, rtol)
+
+
+def _fmt(name, wrong) -> str:
+    from harness.compare import fmt_index
+
+    idx, g, w = wrong
+    return f"{fmt_index(name, idx)} is {g!r}, the single-device run gives {w!r}"
+
+
+CHECK = SbpCheck()
