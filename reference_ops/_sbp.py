@@ -9,8 +9,9 @@ from __future__ import annotations
 from opkit import grad_var_name, register_sbp
 from opkit.sbp import Axis, Signature, Where, broadcast, partial_sum, split
 
-__all__ = ["declare_unary", "elementwise_axis", "elementwise_grad_axis", "reduced_axis",
-           "perm_position", "shifted", "G"]
+__all__ = ["declare_unary", "declare_elementwise", "elementwise_input_axis",
+           "elementwise_grad_axis", "reduced_axis", "is_reduced", "perm_position", "shifted",
+           "channel_axis", "attr_is", "G"]
 
 G = grad_var_name   # "X" -> "X@GRAD"
 
@@ -66,14 +67,6 @@ def _original_axis(shape, view, out, i):
     return None
 
 
-def elementwise_axis(slot: str) -> Axis:
-    """The axis of X or Y that Out's axis i comes from, or broadcast (size 1 or absent)."""
-    def fn(ctx, i):
-        x, y, xv, yv, out = _views(ctx)
-        return _original_axis(x if slot == "X" else y, xv if slot == "X" else yv, out, i)
-    return Axis(f"{slot.lower()}_axis_of_out(i) or B", fn)
-
-
 def elementwise_grad_axis(slot: str) -> Axis:
     """The gradient of X or Y: split along the axis Out's axis i comes from; where the input
     is broadcast along i, each device sums its slice of Out@GRAD: partial_sum."""
@@ -96,28 +89,27 @@ def elementwise_input_axis(slot: str) -> Axis:
 
 
 # -- reductions ------------------------------------------------------------------------------
-def _reduced(ctx):
-    rank = ctx.ndim("X")
-    if ctx.attr("reduce_all"):
-        return set(range(rank))
-    return {int(d) + rank if int(d) < 0 else int(d) for d in ctx.attr("dim")}
+def _reduced(ctx, x="X"):
+    from reference_ops._reduce import reduce_dims
+
+    return set(reduce_dims(ctx.ndim(x), ctx.attr("dim"), ctx.attr("reduce_all")))
 
 
-def reduced_axis() -> Axis:
+def reduced_axis(x: str = "X") -> Axis:
     """Where X's (kept) axis i lands in Out: i with keep_dim, else i less the reduced axes
     before it."""
     def fn(ctx, i):
         if ctx.attr("keep_dim"):
             return i
-        return i - sum(1 for d in _reduced(ctx) if d < i)
+        return i - sum(1 for d in _reduced(ctx, x) if d < i)
     return Axis("axis_after_reduce(i)", fn)
 
 
-def is_reduced(negate: bool = False) -> Where:
+def is_reduced(negate: bool = False, x: str = "X") -> Where:
+    """i is (not) one of the reduced axes (attrs dim and reduce_all)."""
     if negate:
-        return Where("i not reduced (attr dim, reduce_all)",
-                     lambda ctx, i: i not in _reduced(ctx) and ctx.ndim("X") > 0)
-    return Where("i reduced (attr dim, reduce_all)", lambda ctx, i: i in _reduced(ctx))
+        return Where("i not reduced", lambda ctx, i: i not in _reduced(ctx, x))
+    return Where("i reduced", lambda ctx, i: i in _reduced(ctx, x))
 
 
 # -- layout changes ------------------------------------------------------------------------
@@ -133,3 +125,35 @@ def perm_position(attr: str = "axis") -> Axis:
 def shifted(k: int = 1) -> Axis:
     """i + k (XShape: [0] + shape(X))."""
     return Axis(f"i+{k}", lambda ctx, i: i + k)
+
+
+def declare_elementwise(op_type: str, linear_in: str) -> None:
+    """elementwise_add/_sub/_mul with Paddle's broadcast: split Out along any axis, each
+    input along the axis that Out's comes from (broadcast where it has size 1 or lacks the
+    axis); gradients of a broadcast input come out as partial sums. `linear_in`: "both"
+    (add, sub: X:P Y:P -> Out:P) or "either" (mul: one side partial, the other broadcast)."""
+    x, y = elementwise_input_axis("X"), elementwise_input_axis("Y")
+    sigs = [Signature({"X": split(x), "Y": split(y), "Out": split("i")}, each="Out")]
+    if linear_in == "both":
+        sigs.append(Signature({"X": partial_sum, "Y": partial_sum, "Out": partial_sum}))
+    else:
+        sigs.append(Signature({"X": partial_sum, "Y": broadcast, "Out": partial_sum}))
+        sigs.append(Signature({"X": broadcast, "Y": partial_sum, "Out": partial_sum}))
+    register_sbp(op_type, *sigs)
+    register_sbp(op_type + "_grad",
+                 Signature({"X": split(x), "Y": split(y), G("Out"): split("i"),
+                            G("X"): split(elementwise_grad_axis("X")),
+                            G("Y"): split(elementwise_grad_axis("Y"))}, each=G("Out")),
+                 Signature({"X": broadcast, "Y": broadcast, G("Out"): partial_sum,
+                            G("X"): partial_sum, G("Y"): partial_sum}))
+
+
+def channel_axis(attr: str = "data_format") -> Axis:
+    """The channel axis of an image tensor: 1 for NCHW-style layouts, the last for NHWC."""
+    def fn(ctx, i):
+        return -1 if str(ctx.attr(attr)).upper() in ("NHWC", "NDHWC", "NLC") else 1
+    return Axis(f"channel_axis(attr({attr}))", fn)
+
+
+def attr_is(label: str, fn) -> Where:
+    return Where(label, lambda ctx, i: bool(fn(ctx)))

@@ -55,3 +55,9 @@ def elementwise_sub_grad_kernel(ctx):
     if ctx.has_output(grad_var_name("Y")):
         dy = reduce_to_shape(xp, dout, yv, y.shape)
         ctx.set_output(grad_var_name("Y"), xp.negative(dy))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from reference_ops._sbp import declare_elementwise  # noqa: E402
+
+declare_elementwise("elementwise_sub", "both")

@@ -100,3 +100,39 @@ def mul_grad_kernel(ctx):
         ctx.set_output(grad_var_name("X"), xp.reshape(xp.matmul(d2, y2.T), x.shape))
     if ctx.has_output(grad_var_name("Y")):
         ctx.set_output(grad_var_name("Y"), xp.reshape(xp.matmul(x2.T, d2), y.shape))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Axis, Signature, Where, broadcast, partial_sum, split  # noqa: E402
+from reference_ops._sbp import G  # noqa: E402
+
+_ROWS = Where("i < attr(x_num_col_dims)", lambda c, i: i < int(c.attr("x_num_col_dims")))
+_COLS = Where("i >= attr(y_num_col_dims)", lambda c, i: i >= int(c.attr("y_num_col_dims")))
+_OUT_COL = Axis("i - attr(y_num_col_dims) + attr(x_num_col_dims)",
+                lambda c, i: i - int(c.attr("y_num_col_dims")) + int(c.attr("x_num_col_dims")))
+_X_K = Axis("attr(x_num_col_dims)", lambda c, i: int(c.attr("x_num_col_dims")))
+# the contracted axes line up one to one: split the first of them on both sides
+_K_MATCH = Where("X.shape[attr(x_num_col_dims):] == Y.shape[:attr(y_num_col_dims)]",
+                 lambda c, i: tuple(c.shape("X")[int(c.attr("x_num_col_dims")):])
+                 == tuple(c.shape("Y")[:int(c.attr("y_num_col_dims"))]))
+
+register_sbp(
+    "mul",
+    Signature({"X": split("i"), "Y": broadcast, "Out": split("i")}, each="X", where=_ROWS),
+    Signature({"X": broadcast, "Y": split("i"), "Out": split(_OUT_COL)}, each="Y", where=_COLS),
+    Signature({"X": split(_X_K), "Y": split(0), "Out": partial_sum}, where=_K_MATCH),
+    Signature({"X": partial_sum, "Y": broadcast, "Out": partial_sum}),
+    Signature({"X": broadcast, "Y": partial_sum, "Out": partial_sum}),
+)
+register_sbp(
+    "mul_grad",
+    Signature({"X": split("i"), "Y": broadcast, G("Out"): split("i"), G("X"): split("i"),
+               G("Y"): partial_sum}, each="X", where=_ROWS),
+    Signature({"X": broadcast, "Y": split("i"), G("Out"): split(_OUT_COL),
+               G("X"): partial_sum, G("Y"): split("i")}, each="Y", where=_COLS),
+    Signature({"X": split(_X_K), "Y": split(0), G("Out"): broadcast, G("X"): split(_X_K),
+               G("Y"): split(0)}, where=_K_MATCH),
+    Signature({"X": broadcast, "Y": broadcast, G("Out"): partial_sum, G("X"): partial_sum,
+               G("Y"): partial_sum}),
+)

@@ -79,3 +79,17 @@ def softmax_grad_kernel(ctx):
     axis = _axis(ctx, out.ndim)
     ctx.set_output(grad_var_name("X"),
                    out * (dout - xp.sum(dout * out, axis=axis, keepdims=True)))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, broadcast, not_attr_axis, partial_sum, split  # noqa: E402
+from reference_ops._sbp import G  # noqa: E402
+
+# any axis but its own: the normalization needs the whole of that axis on one device
+register_sbp("softmax", Signature({"X": split("i"), "Out": split("i")}, each="X",
+                                  where=not_attr_axis("axis", of="X")))
+register_sbp("softmax_grad",
+             Signature({"Out": split("i"), G("Out"): split("i"), G("X"): split("i")},
+                       each="Out", where=not_attr_axis("axis", of="Out")),
+             Signature({"Out": broadcast, G("Out"): partial_sum, G("X"): partial_sum}))
