@@ -157,5 +157,36 @@ def build_reduce(op_type: str) -> SimpleNamespace:
     grad_kernel.__name__ = f"{op_type}_grad_kernel"
     register_kernel(op_type, place=("CPU", "GPU"), dtypes=dtypes)(kernel)
     register_kernel(grad_type, place=("CPU", "GPU"), dtypes=FLOATS)(grad_kernel)
+    _declare_sbp(op_type, fn_name, grad_reads_values)
     return SimpleNamespace(op=op_cls, maker=maker, grad_maker=grad_maker, grad_op=grad_cls,
                            grad_no_need_buffer=[] if grad_reads_values else ["X"])
+
+
+def _declare_sbp(op_type: str, fn_name: str, grad_reads_out: bool) -> None:
+    """The parallel signatures (docs/sbp.md). A kept axis splits Out along the axis it lands
+    on. A reduced axis: only reduce_sum may split it (each device's sum is a partial sum);
+    the mean of a slice divides by the slice's count and the max of a slice is no partial
+    anything, so they declare no such signature. Their grad ops may: with Out and Out@GRAD
+    whole on every device, the gradient of a slice of X is the slice of the gradient (not
+    for the mean, which divides by the number of elements it sees)."""
+    from opkit import register_sbp
+    from opkit.sbp import Signature, broadcast, partial_sum, split
+    from reference_ops._sbp import G, is_reduced, reduced_axis
+
+    kept, reduced, after = is_reduced(negate=True), is_reduced(), reduced_axis()
+    sigs = [Signature({"X": split("i"), "Out": split(after)}, each="X", where=kept)]
+    if fn_name == "sum":
+        sigs.append(Signature({"X": split("i"), "Out": partial_sum}, each="X", where=reduced))
+    if fn_name in ("sum", "mean"):
+        sigs.append(Signature({"X": partial_sum, "Out": partial_sum}))
+    register_sbp(op_type, *sigs)
+    out = {"Out": split(after)} if grad_reads_out else {}
+    out_b = {"Out": broadcast} if grad_reads_out else {}
+    grads = [Signature({"X": split("i"), **out, G("Out"): split(after), G("X"): split("i")},
+                       each="X", where=kept)]
+    if fn_name != "mean":
+        grads.append(Signature({"X": split("i"), **out_b, G("Out"): broadcast,
+                                G("X"): split("i")}, each="X", where=reduced))
+    grads.append(Signature({"X": broadcast, **out_b, G("Out"): partial_sum,
+                            G("X"): partial_sum}))
+    register_sbp(op_type + "_grad", *grads)

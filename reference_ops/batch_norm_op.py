@@ -180,3 +180,33 @@ def batch_norm_grad_kernel(ctx):
         ctx.set_output(grad_var_name("Scale"), dscale)
     if ctx.has_output(grad_var_name("Bias")):
         ctx.set_output(grad_var_name("Bias"), dbias)
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, Where, broadcast, partial_sum, split  # noqa: E402
+from reference_ops._sbp import G, channel_axis  # noqa: E402
+
+_C = channel_axis("data_layout")
+_PARAMS = ("Scale", "Bias", "Mean", "Variance")
+_STATS = ("MeanOut", "VarianceOut", "SavedMean", "SavedVariance")
+_GLOBAL = Where("attr(is_test) or attr(use_global_stats)",
+                lambda c, i: bool(c.attr("is_test")) or bool(c.attr("use_global_stats")))
+# Every channel is normalized on its own: a channel split always holds. A batch split holds
+# only with the global statistics (is_test, use_global_stats): in training the batch mean and
+# variance would need partial sums of X and X^2 across devices (a cross-device statistic that
+# one kernel call cannot give), so no batch split is declared for training.
+register_sbp(
+    "batch_norm",
+    Signature({"X": split(_C), **{p: split(0) for p in _PARAMS}, "Y": split(_C),
+               **{s: split(0) for s in _STATS}}),
+    Signature({"X": split(0), **{p: broadcast for p in _PARAMS}, "Y": split(0),
+               **{s: broadcast for s in _STATS}}, where=_GLOBAL))
+_GRAD_IN = ("Scale", "SavedMean", "SavedVariance", "Mean", "Variance")
+register_sbp(
+    "batch_norm_grad",
+    Signature({"X": split(_C), **{p: split(0) for p in _GRAD_IN}, G("Y"): split(_C),
+               G("X"): split(_C), G("Scale"): split(0), G("Bias"): split(0)}),
+    Signature({"X": split(0), **{p: broadcast for p in _GRAD_IN}, G("Y"): split(0),
+               G("X"): split(0), G("Scale"): partial_sum, G("Bias"): partial_sum},
+              where=_GLOBAL))

@@ -80,3 +80,9 @@ def clip_grad_kernel(ctx):
     lo, hi = _bounds(ctx)
     mask = (x > lo) & (x < hi)
     ctx.set_output(grad_var_name("X"), xp.where(mask, dout, xp.zeros_like(dout)))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from reference_ops._sbp import declare_unary  # noqa: E402
+
+declare_unary("clip", grad_reads=("X",), extra=("Min", "Max"))

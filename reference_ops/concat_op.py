@@ -138,3 +138,21 @@ def concat_grad_kernel(ctx):
         bounds.append(pos)
     pieces = [xp.array(p, copy=True) for p in xp.split(dout, bounds, axis=axis)]
     ctx.set_outputs(grad_var_name("X"), pieces)
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, broadcast, not_attr_axis, partial_sum, split  # noqa: E402
+from reference_ops._sbp import G  # noqa: E402
+
+# any axis but the one joined along (each device would join its own slices there)
+register_sbp("concat",
+             Signature({"X": split("i"), "AxisTensor": broadcast, "Out": split("i")},
+                       each="X", where=not_attr_axis("axis", of="X")),
+             Signature({"X": partial_sum, "AxisTensor": broadcast, "Out": partial_sum}))
+register_sbp("concat_grad",
+             Signature({"X": split("i"), "AxisTensor": broadcast, G("Out"): split("i"),
+                        G("X"): split("i")}, each=G("Out"),
+                       where=not_attr_axis("axis", of=G("Out"))),
+             Signature({"X": broadcast, "AxisTensor": broadcast, G("Out"): partial_sum,
+                        G("X"): partial_sum}))

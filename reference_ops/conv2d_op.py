@@ -216,3 +216,29 @@ def conv2d_grad_kernel(ctx):
         if last:
             dx = xp.transpose(dx, (0, 2, 3, 1))
         ctx.set_output(grad_var_name("Input"), xp.array(dx, copy=True, order="C"))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, Where, broadcast, partial_sum, split  # noqa: E402
+from reference_ops._sbp import G, channel_axis  # noqa: E402
+
+_ONE_GROUP = Where("attr(groups) == 1", lambda c, i: int(c.attr("groups")) == 1)
+_C = channel_axis("data_format")
+# batch split; with one group also the output channels (Filter's rows) and the input
+# channels (a partial sum over them)
+register_sbp("conv2d",
+             Signature({"Input": split(0), "Filter": broadcast, "Output": split(0)}),
+             Signature({"Input": broadcast, "Filter": split(0), "Output": split(_C)},
+                       where=_ONE_GROUP),
+             Signature({"Input": split(_C), "Filter": split(1), "Output": partial_sum},
+                       where=_ONE_GROUP))
+register_sbp("conv2d_grad",
+             Signature({"Input": split(0), "Filter": broadcast, G("Output"): split(0),
+                        G("Input"): split(0), G("Filter"): partial_sum}),
+             Signature({"Input": broadcast, "Filter": split(0), G("Output"): split(_C),
+                        G("Input"): partial_sum, G("Filter"): split(0)}, where=_ONE_GROUP),
+             Signature({"Input": split(_C), "Filter": split(1), G("Output"): broadcast,
+                        G("Input"): split(_C), G("Filter"): split(1)}, where=_ONE_GROUP),
+             Signature({"Input": broadcast, "Filter": broadcast, G("Output"): partial_sum,
+                        G("Input"): partial_sum, G("Filter"): partial_sum}))

@@ -134,3 +134,25 @@ def cross_entropy_grad_kernel(ctx):
         vals = xp.where(valid, -dy1[:, 0] / x2[rows, safe], xp.zeros_like(dy1[:, 0]))
         dx[rows, safe] = vals
     ctx.set_output(grad_var_name("X"), xp.reshape(dx, x.shape))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, Where, broadcast, partial_sum, split  # noqa: E402
+from reference_ops._sbp import G  # noqa: E402
+
+_ROWS = Where("i < rank(X) - 1", lambda c, i: i < c.ndim("X") - 1)
+_SOFT = Where("attr(soft_label)", lambda c, i: bool(c.attr("soft_label")))
+# any axis but the classes; with soft labels the classes too: Y is then a partial sum
+# (hard labels would need each device to know which ids it holds)
+register_sbp("cross_entropy",
+             Signature({"X": split("i"), "Label": split("i"), "Y": split("i")}, each="X",
+                       where=_ROWS),
+             Signature({"X": split(-1), "Label": split(-1), "Y": partial_sum}, where=_SOFT))
+register_sbp("cross_entropy_grad",
+             Signature({"X": split("i"), "Label": split("i"), G("Y"): split("i"),
+                        G("X"): split("i")}, each="X", where=_ROWS),
+             Signature({"X": split(-1), "Label": split(-1), G("Y"): broadcast,
+                        G("X"): split(-1)}, where=_SOFT),
+             Signature({"X": broadcast, "Label": broadcast, G("Y"): partial_sum,
+                        G("X"): partial_sum}))

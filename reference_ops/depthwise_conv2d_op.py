@@ -20,3 +20,16 @@ register_kernel("depthwise_conv2d", place=("CPU", "GPU"),
                 dtypes=("float32", "float64"))(conv2d_kernel)
 register_kernel("depthwise_conv2d_grad", place=("CPU", "GPU"),
                 dtypes=("float32", "float64"))(conv2d_grad_kernel)
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, broadcast, partial_sum, split  # noqa: E402
+from reference_ops._sbp import G  # noqa: E402
+
+# batch split only: a channel split would need attr groups per device
+register_sbp("depthwise_conv2d",
+             Signature({"Input": split(0), "Filter": broadcast, "Output": split(0)}))
+register_sbp("depthwise_conv2d_grad",
+             Signature({"Input": split(0), "Filter": broadcast, G("Output"): split(0),
+                        G("Input"): split(0), G("Filter"): partial_sum}))

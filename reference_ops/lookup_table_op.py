@@ -143,3 +143,21 @@ def lookup_table_grad_kernel(ctx):
         hot = (xp.arange(height)[:, None] == rows[None, :]).astype(dout.dtype)
         dw = xp.matmul(hot, vals)
     ctx.set_output(grad_var_name("W"), dw)
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, broadcast, partial_sum, split  # noqa: E402
+from reference_ops._sbp import G  # noqa: E402
+
+# split the ids (any axis but a trailing 1, which _too_small leaves out) or the embedding
+# columns; splitting W's rows would need each device to offset and mask the ids
+register_sbp("lookup_table",
+             Signature({"Ids": split("i"), "W": broadcast, "Out": split("i")}, each="Ids"),
+             Signature({"Ids": broadcast, "W": split(1), "Out": split(-1)}))
+register_sbp("lookup_table_grad",
+             Signature({"Ids": split("i"), "W": broadcast, G("Out"): split("i"),
+                        G("W"): partial_sum}, each="Ids"),
+             Signature({"Ids": broadcast, "W": split(1), G("Out"): split(-1), G("W"): split(1)}),
+             Signature({"Ids": broadcast, "W": broadcast, G("Out"): partial_sum,
+                        G("W"): partial_sum}))

@@ -59,3 +59,14 @@ def mean_grad_kernel(ctx):
         n *= d
     value = xp.reshape(dout, (-1,))[0] / max(n, 1)
     ctx.set_output(grad_var_name("X"), xp.full(shape, value, dtype=dout.dtype))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, broadcast, partial_sum  # noqa: E402
+from reference_ops._sbp import G  # noqa: E402
+
+# linear, but no split: the mean of a slice divides by the slice's size, and the gradient
+# divides by the number of elements each device sees
+register_sbp("mean", Signature({"X": partial_sum, "Out": partial_sum}))
+register_sbp("mean_grad", Signature({"X": broadcast, G("Out"): partial_sum, G("X"): partial_sum}))

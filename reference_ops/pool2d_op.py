@@ -248,3 +248,18 @@ def pool2d_grad_kernel(ctx):
     dxpad = scatter_windows(xp, dwin, padded, kh, kw, sh, sw, 1, 1)
     dx = dxpad[:, :, pt:pt + h, pl:pl + w]
     ctx.set_output(grad_var_name("X"), _back(ctx, xp, xp.array(dx, copy=True)))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, split  # noqa: E402
+from reference_ops._sbp import G, channel_axis  # noqa: E402
+
+_C = channel_axis("data_format")
+# every image and every channel is pooled on its own: batch or channel split
+register_sbp("pool2d",
+             Signature({"X": split(0), "Out": split(0)}),
+             Signature({"X": split(_C), "Out": split(_C)}))
+register_sbp("pool2d_grad",
+             Signature({"X": split(0), G("Out"): split(0), G("X"): split(0)}),
+             Signature({"X": split(_C), G("Out"): split(_C), G("X"): split(_C)}))

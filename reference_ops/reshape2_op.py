@@ -125,3 +125,49 @@ def reshape2_grad_kernel(ctx):
     # Out@GRAD -> X@GRAD is declared inplace: X@GRAD may be a view of Out@GRAD.
     dout = ctx.input(grad_var_name("Out"))
     ctx.set_output(grad_var_name("X"), ctx.xp.reshape(dout, grad_x_shape(ctx)))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Axis, Signature, Where, broadcast, partial_sum, split  # noqa: E402
+from reference_ops._sbp import G, shifted  # noqa: E402
+
+
+def _reshape_axis(x_slot, out_slot):
+    """The axis of Out that X's axis i maps to, or None: the dims before both hold the same
+    number of elements, the two dims are equal, and attr shape gives that dim as 0 (copy, at
+    the same index) or -1 (inferred), so that each device's own reshape of its slice comes
+    out right (an explicit number there, or a Shape/ShapeTensor input, is the logical size)."""
+    def fn(ctx, i):
+        if ctx.has("Shape") or ctx.has("ShapeTensor"):
+            return None
+        xs, os_ = ctx.shape(x_slot), ctx.shape(out_slot)
+        target = [int(s) for s in ctx.attr("shape")]
+        before = 1
+        for d in xs[:i]:
+            before *= d
+        acc = 1
+        for j, d in enumerate(os_):
+            if acc == before and d == xs[i] and j < len(target) and \
+                    (target[j] == -1 or (target[j] == 0 and j == i)):
+                return j
+            acc *= d
+        return None
+    return fn
+
+
+_FWD = _reshape_axis("X", "Out")
+_BWD = _reshape_axis(G("X"), G("Out"))
+register_sbp("reshape2",
+             Signature({"X": split("i"), "Out": split(Axis("reshaped_axis(i)", _FWD)),
+                        "XShape": split(shifted())}, each="X",
+                       where=Where("reshaped_axis(i) exists", lambda c, i: _FWD(c, i) is not None)),
+             Signature({"X": partial_sum, "Shape": broadcast, "ShapeTensor": broadcast,
+                        "Out": partial_sum, "XShape": broadcast}))
+register_sbp("reshape2_grad",
+             Signature({"XShape": split(shifted()), "X": split("i"),
+                        G("Out"): split(Axis("reshaped_axis(i)", _BWD)), G("X"): split("i")},
+                       each=G("X"),
+                       where=Where("reshaped_axis(i) exists", lambda c, i: _BWD(c, i) is not None)),
+             Signature({"XShape": broadcast, "X": broadcast, G("Out"): partial_sum,
+                        G("X"): partial_sum}))

@@ -80,3 +80,20 @@ def scale_grad_kernel(ctx):
     dout = ctx.input(grad_var_name("Out"))
     scale = scalar_input(ctx, "ScaleTensor", ctx.attr("scale"))
     ctx.set_output(grad_var_name("X"), dout * dout.dtype.type(scale))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, Where, broadcast, partial_sum, split  # noqa: E402
+from reference_ops._sbp import G  # noqa: E402
+
+# linear only without a bias: n partial sums would each add it
+_NO_BIAS = Where("attr(bias) == 0", lambda c, i: float(c.attr("bias")) == 0.0)
+register_sbp("scale",
+             Signature({"X": split("i"), "ScaleTensor": broadcast, "Out": split("i")}, each="X"),
+             Signature({"X": partial_sum, "ScaleTensor": broadcast, "Out": partial_sum},
+                       where=_NO_BIAS))
+register_sbp("scale_grad",
+             Signature({G("Out"): split("i"), "ScaleTensor": broadcast, G("X"): split("i")},
+                       each=G("Out")),
+             Signature({G("Out"): partial_sum, "ScaleTensor": broadcast, G("X"): partial_sum}))

@@ -156,3 +156,19 @@ def split_grad_kernel(ctx):
     douts = ctx.inputs(grad_var_name("Out"))
     axis = normalize_axis(scalar_input(ctx, "AxisTensor", ctx.attr("axis")), douts[0].ndim)
     ctx.set_output(grad_var_name("X"), xp.concatenate(douts, axis=axis))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, broadcast, not_attr_axis, partial_sum, split  # noqa: E402
+from reference_ops._sbp import G  # noqa: E402
+
+_B = {"AxisTensor": broadcast, "SectionsTensorList": broadcast}
+register_sbp("split",
+             Signature({"X": split("i"), **_B, "Out": split("i")}, each="X",
+                       where=not_attr_axis("axis", of="X")),
+             Signature({"X": partial_sum, **_B, "Out": partial_sum}))
+register_sbp("split_grad",
+             Signature({G("Out"): split("i"), "AxisTensor": broadcast, G("X"): split("i")},
+                       each=G("X"), where=not_attr_axis("axis", of=G("X"))),
+             Signature({G("Out"): partial_sum, "AxisTensor": broadcast, G("X"): partial_sum}))

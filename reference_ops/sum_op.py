@@ -106,3 +106,13 @@ def sum_kernel(ctx):
         elif v is not dense[0]:
             out += v.data
     ctx.set_output("Out", out)
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, partial_sum, split  # noqa: E402
+
+# (its gradient is made of scale ops, which declare their own)
+register_sbp("sum",
+             Signature({"X": split("i"), "Out": split("i")}, each="Out"),
+             Signature({"X": partial_sum, "Out": partial_sum}))

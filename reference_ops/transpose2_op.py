@@ -85,3 +85,20 @@ def transpose2_grad_kernel(ctx):
     for i, a in enumerate(axis):
         inverse[a] = i
     ctx.set_output(grad_var_name("X"), xp.array(xp.transpose(dout, inverse), copy=True))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, broadcast, partial_sum, split  # noqa: E402
+from reference_ops._sbp import G, perm_position, shifted  # noqa: E402
+
+# X's axis i is Out's axis perm.index(i); XShape is [0] + shape(X)
+register_sbp("transpose2",
+             Signature({"X": split("i"), "Out": split(perm_position()), "XShape": split(shifted())},
+                       each="X"),
+             Signature({"X": partial_sum, "Out": partial_sum, "XShape": broadcast}))
+register_sbp("transpose2_grad",
+             Signature({"XShape": split(shifted()), "X": split("i"),
+                        G("Out"): split(perm_position()), G("X"): split("i")}, each=G("X")),
+             Signature({"XShape": broadcast, "X": broadcast, G("Out"): partial_sum,
+                        G("X"): partial_sum}))
