@@ -85,4 +85,16 @@ def build_compare(op_type: str) -> SimpleNamespace:
 
     kernel.__name__ = f"{op_type}_kernel"
     register_kernel(op_type, place=("CPU", "GPU"), dtypes=DTYPES)(kernel)
+    _declare_sbp(op_type)
     return SimpleNamespace(op=op_cls, maker=maker)
+
+
+def _declare_sbp(op_type: str) -> None:
+    """The parallel signatures (docs/sbp.md): Out has X's shape; split X and Out along any
+    axis and Y along the axis that X's comes from (broadcast where Y has size 1 or lacks it)."""
+    from opkit import register_sbp
+    from opkit.sbp import Signature, split
+    from reference_ops._sbp import elementwise_input_axis
+
+    register_sbp(op_type, Signature({"X": split("i"), "Y": split(elementwise_input_axis("Y")),
+                                     "Out": split("i")}, each="X"))

@@ -11,7 +11,7 @@ from opkit.sbp import Axis, Signature, Where, broadcast, partial_sum, split
 
 __all__ = ["declare_unary", "declare_elementwise", "elementwise_input_axis",
            "elementwise_grad_axis", "reduced_axis", "is_reduced", "perm_position", "shifted",
-           "channel_axis", "attr_is", "G"]
+           "channel_axis", "attr_is", "reshaped_axis", "G"]
 
 G = grad_var_name   # "X" -> "X@GRAD"
 
@@ -157,3 +157,26 @@ def channel_axis(attr: str = "data_format") -> Axis:
 
 def attr_is(label: str, fn) -> Where:
     return Where(label, lambda ctx, i: bool(fn(ctx)))
+
+
+def reshaped_axis(x_slot: str, out_slot: str):
+    """The axis of Out that X's axis i maps to, or None: the dims before both hold the same
+    number of elements, the two dims are equal, and attr shape gives that dim as 0 (copy, at
+    the same index) or -1 (inferred), so that each device's own reshape of its slice comes
+    out right (an explicit number there, or a Shape/ShapeTensor input, is the logical size)."""
+    def fn(ctx, i):
+        if ctx.has("Shape") or ctx.has("ShapeTensor"):
+            return None
+        xs, os_ = ctx.shape(x_slot), ctx.shape(out_slot)
+        target = [int(s) for s in ctx.attr("shape")]
+        before = 1
+        for d in xs[:i]:
+            before *= d
+        acc = 1
+        for j, d in enumerate(os_):
+            if acc == before and d == xs[i] and j < len(target) and \
+                    (target[j] == -1 or (target[j] == 0 and j == i)):
+                return j
+            acc *= d
+        return None
+    return fn

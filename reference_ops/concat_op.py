@@ -142,17 +142,27 @@ def concat_grad_kernel(ctx):
 
 # -- parallel signatures (docs/sbp.md) -------------------------------------------------------
 from opkit import register_sbp  # noqa: E402
-from opkit.sbp import Signature, broadcast, not_attr_axis, partial_sum, split  # noqa: E402
+from opkit.sbp import Signature, Where, broadcast, partial_sum, split  # noqa: E402
 from reference_ops._sbp import G  # noqa: E402
+
+
+def _not_axis(of):
+    """i is not the axis of attr axis, and no AxisTensor overrides it (its value is not
+    known when the signature is chosen: then no split is declared)."""
+    def fn(c, i):
+        rank = c.ndim(of)
+        return not c.has("AxisTensor") and i != int(c.attr("axis")) % rank
+    return Where("i != attr(axis) and no AxisTensor", fn)
+
 
 # any axis but the one joined along (each device would join its own slices there)
 register_sbp("concat",
              Signature({"X": split("i"), "AxisTensor": broadcast, "Out": split("i")},
-                       each="X", where=not_attr_axis("axis", of="X")),
+                       each="X", where=_not_axis("X")),
              Signature({"X": partial_sum, "AxisTensor": broadcast, "Out": partial_sum}))
 register_sbp("concat_grad",
              Signature({"X": split("i"), "AxisTensor": broadcast, G("Out"): split("i"),
                         G("X"): split("i")}, each=G("Out"),
-                       where=not_attr_axis("axis", of=G("Out"))),
+                       where=_not_axis(G("Out"))),
              Signature({"X": broadcast, "AxisTensor": broadcast, G("Out"): partial_sum,
                         G("X"): partial_sum}))

@@ -130,34 +130,11 @@ def reshape2_grad_kernel(ctx):
 # -- parallel signatures (docs/sbp.md) -------------------------------------------------------
 from opkit import register_sbp  # noqa: E402
 from opkit.sbp import Axis, Signature, Where, broadcast, partial_sum, split  # noqa: E402
-from reference_ops._sbp import G, shifted  # noqa: E402
+from reference_ops._sbp import G, reshaped_axis, shifted  # noqa: E402
 
 
-def _reshape_axis(x_slot, out_slot):
-    """The axis of Out that X's axis i maps to, or None: the dims before both hold the same
-    number of elements, the two dims are equal, and attr shape gives that dim as 0 (copy, at
-    the same index) or -1 (inferred), so that each device's own reshape of its slice comes
-    out right (an explicit number there, or a Shape/ShapeTensor input, is the logical size)."""
-    def fn(ctx, i):
-        if ctx.has("Shape") or ctx.has("ShapeTensor"):
-            return None
-        xs, os_ = ctx.shape(x_slot), ctx.shape(out_slot)
-        target = [int(s) for s in ctx.attr("shape")]
-        before = 1
-        for d in xs[:i]:
-            before *= d
-        acc = 1
-        for j, d in enumerate(os_):
-            if acc == before and d == xs[i] and j < len(target) and \
-                    (target[j] == -1 or (target[j] == 0 and j == i)):
-                return j
-            acc *= d
-        return None
-    return fn
-
-
-_FWD = _reshape_axis("X", "Out")
-_BWD = _reshape_axis(G("X"), G("Out"))
+_FWD = reshaped_axis("X", "Out")
+_BWD = reshaped_axis(G("X"), G("Out"))
 register_sbp("reshape2",
              Signature({"X": split("i"), "Out": split(Axis("reshaped_axis(i)", _FWD)),
                         "XShape": split(shifted())}, each="X",

@@ -113,3 +113,22 @@ def reshape_grad_kernel(ctx):
     shape = tuple(int(d) for d in ctx.input_tensor("X").shape)
     dout = ctx.input(grad_var_name("Out"))
     ctx.set_output(grad_var_name("X"), ctx.xp.reshape(dout, shape))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Axis, Signature, Where, broadcast, partial_sum, split  # noqa: E402
+from reference_ops._sbp import G, reshaped_axis  # noqa: E402
+
+_FWD = reshaped_axis("X", "Out")
+_BWD = reshaped_axis(G("X"), G("Out"))
+register_sbp("reshape",
+             Signature({"X": split("i"), "Out": split(Axis("reshaped_axis(i)", _FWD))},
+                       each="X",
+                       where=Where("reshaped_axis(i) exists", lambda c, i: _FWD(c, i) is not None)),
+             Signature({"X": partial_sum, "Out": partial_sum}))
+register_sbp("reshape_grad",
+             Signature({"X": split("i"), G("Out"): split(Axis("reshaped_axis(i)", _BWD)),
+                        G("X"): split("i")}, each=G("X"),
+                       where=Where("reshaped_axis(i) exists", lambda c, i: _BWD(c, i) is not None)),
+             Signature({"X": broadcast, G("Out"): partial_sum, G("X"): partial_sum}))

@@ -84,3 +84,13 @@ def sgd_kernel(ctx):
         return
     grad = ctx.input("Grad")
     ctx.set_output("ParamOut", param - lr * grad)
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, broadcast, split  # noqa: E402
+
+# each device updates its slice of the parameter (a dense gradient split the same way)
+register_sbp("sgd", Signature({"Param": split("i"), "Grad": split("i"),
+                               "LearningRate": broadcast, "ParamOut": split("i")},
+                              each="Param"))

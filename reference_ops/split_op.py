@@ -160,15 +160,25 @@ def split_grad_kernel(ctx):
 
 # -- parallel signatures (docs/sbp.md) -------------------------------------------------------
 from opkit import register_sbp  # noqa: E402
-from opkit.sbp import Signature, broadcast, not_attr_axis, partial_sum, split  # noqa: E402
+from opkit.sbp import Signature, Where, broadcast, partial_sum, split  # noqa: E402
 from reference_ops._sbp import G  # noqa: E402
+
+
+def _not_axis(of):
+    """i is not the axis of attr axis, and no AxisTensor overrides it (its value is not
+    known when the signature is chosen: then no split is declared)."""
+    def fn(c, i):
+        rank = c.ndim(of)
+        return not c.has("AxisTensor") and i != int(c.attr("axis")) % rank
+    return Where("i != attr(axis) and no AxisTensor", fn)
+
 
 _B = {"AxisTensor": broadcast, "SectionsTensorList": broadcast}
 register_sbp("split",
              Signature({"X": split("i"), **_B, "Out": split("i")}, each="X",
-                       where=not_attr_axis("axis", of="X")),
+                       where=_not_axis("X")),
              Signature({"X": partial_sum, **_B, "Out": partial_sum}))
 register_sbp("split_grad",
              Signature({G("Out"): split("i"), "AxisTensor": broadcast, G("X"): split("i")},
-                       each=G("X"), where=not_attr_axis("axis", of=G("X"))),
+                       each=G("X"), where=_not_axis(G("X"))),
              Signature({G("Out"): partial_sum, "AxisTensor": broadcast, G("X"): partial_sum}))

@@ -55,3 +55,9 @@ def square_kernel(ctx):
 def square_grad_kernel(ctx):
     x, dout = ctx.input("X"), ctx.input(grad_var_name("Out"))
     ctx.set_output(grad_var_name("X"), dout * (x * x.dtype.type(2)))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from reference_ops._sbp import declare_unary  # noqa: E402
+
+declare_unary("square", grad_reads=("X",))

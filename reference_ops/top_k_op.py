@@ -110,3 +110,17 @@ def top_k_grad_kernel(ctx):
         hot = indices[..., :, None] == xp.arange(dx.shape[-1])
         dx = xp.sum(hot * dout[..., :, None], axis=-2).astype(dout.dtype)
     ctx.set_output(grad_var_name("X"), dx)
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, Where, split  # noqa: E402
+from reference_ops._sbp import G  # noqa: E402
+
+# every row on its own: any axis but the last (the one the top k are taken along)
+_ROWS = Where("i < rank(X) - 1", lambda c, i: i < c.ndim("X") - 1)
+register_sbp("top_k", Signature({"X": split("i"), "Out": split("i"), "Indices": split("i")},
+                                each="X", where=_ROWS))
+register_sbp("top_k_grad", Signature({"X": split("i"), "Indices": split("i"),
+                                      G("Out"): split("i"), G("X"): split("i")},
+                                     each="X", where=_ROWS))

@@ -77,3 +77,17 @@ def transpose_grad_kernel(ctx):
     for i, a in enumerate(axis):
         inverse[a] = i
     ctx.set_output(grad_var_name("X"), xp.array(xp.transpose(dout, inverse), copy=True))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, broadcast, partial_sum, split  # noqa: E402
+from reference_ops._sbp import G, perm_position  # noqa: E402
+
+register_sbp("transpose",
+             Signature({"X": split("i"), "Out": split(perm_position())}, each="X"),
+             Signature({"X": partial_sum, "Out": partial_sum}))
+register_sbp("transpose_grad",
+             Signature({"X": split("i"), G("Out"): split(perm_position()), G("X"): split("i")},
+                       each=G("X")),
+             Signature({"X": broadcast, G("Out"): partial_sum, G("X"): partial_sum}))
