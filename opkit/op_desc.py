@@ -84,7 +84,18 @@ def dump_op_descs() -> dict:
             continue
         out[op_type] = op_desc(proto)
         out[op_type][VERSION_KEY] = version_info(op_type)
+        _add_sbp(out[op_type], op_type)
     return out
+
+
+def _add_sbp(desc: dict, op_type: str) -> None:
+    """The op's declared parallel signatures (and its grad op's), under ``SbpSignatures``
+    (docs/sbp.md; `opkit compat` compares them)."""
+    from opkit.framework.sbp import SBP_KEY, dump_sbp
+
+    sigs = dump_sbp(op_type)
+    if sigs:
+        desc[SBP_KEY] = sigs
 
 
 def dumps_op_descs(descs: dict | None = None) -> str:

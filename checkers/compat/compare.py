@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .kinds import ATTR_FLAGS, FLOAT32_TYPES, VAR_FLAGS, type_name
+from .sbp import compare_sbp
 
 
 @dataclass
@@ -114,6 +115,7 @@ def compare(old: dict, new: dict) -> CompatReport:
             for section, what in (("Inputs", "input"), ("Outputs", "output")):
                 _compare_vars(out, op, what, old[op][section], new[op][section])
             _compare_attrs(out, op, old[op]["Attrs"], new[op]["Attrs"])
+            compare_sbp(out, op, old[op], new[op])
     return report
 
 

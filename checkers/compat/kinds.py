@@ -38,8 +38,11 @@ VERSION_KINDS = ("documented", "undocumented-change")
 # op), `program-incompatible` (a saved program no longer loads or fits NEW's descs: breaking),
 # `program-checked` (a note per saved program that passed).
 PROGRAM_KINDS = ("behavior-changed", "program-incompatible", "program-checked")
+# Declared parallel signatures (checkers.compat.sbp): `sbp-removed` breaks, `sbp-added` is
+# a note.
+SBP_KINDS = ("sbp-removed", "sbp-added")
 # Breaking kinds an allow-list entry may approve.
 ALLOWABLE_KINDS = BREAKING_KINDS + ("undocumented-change", "behavior-changed",
-                                    "program-incompatible")
+                                    "program-incompatible", "sbp-removed")
 ALLOW_KINDS = ("allow-expired", "allow-unused")
-ALL_KINDS = BREAKING_KINDS + NOTE_KINDS + VERSION_KINDS + PROGRAM_KINDS
+ALL_KINDS = BREAKING_KINDS + NOTE_KINDS + VERSION_KINDS + PROGRAM_KINDS + SBP_KINDS

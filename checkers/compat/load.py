@@ -225,6 +225,11 @@ def validate(data: Any, label: str) -> dict:
             "Outputs": _var_section(desc["Outputs"], label, path_join(opath, "Outputs")),
             "Attrs": _attr_section(desc["Attrs"], label, path_join(opath, "Attrs")),
         }
+        if "SbpSignatures" in desc:   # opkit dumps only (checkers.compat.sbp)
+            from .sbp import validate_sbp
+
+            ops[op_type]["SbpSignatures"] = validate_sbp(desc["SbpSignatures"], label,
+                                                         path_join(opath, "SbpSignatures"))
         if "OpVersion" in desc:       # opkit dumps only; Paddle's have no versions
             ops[op_type]["OpVersion"] = _version_section(desc["OpVersion"], label,
                                                          path_join(opath, "OpVersion"))
