@@ -44,6 +44,13 @@ EXPECTED = {   # broken op -> the checks it must fail (exactly)
     "broken_int_relu": {"dtypes"},           # int kernel gives float64
     "broken_squeeze_sum": {"fuzz"},          # np.squeeze drops a batch of 1 (edge shapes)
     "broken_bcast_add": {"fuzz"},            # dY not summed over Y's size-1 dims (edge shapes)
+    # wrong declared parallel signatures (tests/broken_ops/sbp_breakers_op.py)
+    "broken_sbp_softmax": {"sbp"},           # splittable along its own axis
+    "broken_sbp_rowsum": {"sbp"},            # a reduced axis declared split, not partial_sum
+    "broken_sbp_transpose": {"sbp"},         # split axis not remapped by the transpose
+    "broken_sbp_rowmean": {"sbp"},           # grad op: split reduced axis of a mean
+    "broken_sbp_batchnorm": {"sbp"},         # reads the logical row count, declared row-split
+    "broken_sbp_affine": {"sbp"},            # Out = 2X + 1 declared linear (partial_sum)
 }
 FUZZ_ONLY = {op for op, checks in EXPECTED.items() if checks == {"fuzz"}}
 
