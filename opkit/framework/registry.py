@@ -299,9 +299,14 @@ def scratch():
     ops = dict(_OPS)
     kernels = {k: dict(v) for k, v in _KERNELS.items()}
     protos = {k: copy.deepcopy(v.proto) for k, v in _OPS.items()}
+    from opkit.framework import sbp   # the declared parallel signatures (register_sbp)
+
+    sbp_decls = dict(sbp._SBP)
     try:
         yield
     finally:
+        sbp._SBP.clear()
+        sbp._SBP.update(sbp_decls)
         _OPS.clear()
         _OPS.update(ops)
         for k, info in _OPS.items():
