@@ -185,3 +185,32 @@ def slice_grad_kernel(ctx):
     index = slice_bounds(shape, axes, starts, ends)
     dx[index] = xp.reshape(dout, dx[index].shape)   # undoes decrease_axis
     ctx.set_output(grad_var_name("Input"), dx)
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Axis, Signature, broadcast, not_attr_axes, partial_sum, split  # noqa: E402
+from reference_ops._sbp import G  # noqa: E402
+
+
+def _after_decrease(c, i):
+    """Input's axis i in Out: i less the dropped (decrease_axis) axes before it."""
+    rank = c.ndim("Input")
+    dropped = {int(d) % rank for d in c.attr("decrease_axis")}
+    return i - sum(1 for d in dropped if d < i)
+
+
+_KEPT = not_attr_axes("axes", of="Input")
+_T = {s: broadcast for s in ("StartsTensor", "EndsTensor", "StartsTensorList",
+                              "EndsTensorList")}
+_OUT = Axis("axis_after_decrease(i)", _after_decrease)
+# any axis that is not sliced (the slice bounds are logical indices); slicing is linear
+register_sbp("slice",
+             Signature({"Input": split("i"), **_T, "Out": split(_OUT)}, each="Input",
+                       where=_KEPT),
+             Signature({"Input": partial_sum, **_T, "Out": partial_sum}))
+register_sbp("slice_grad",
+             Signature({"Input": split("i"), **_T, G("Out"): split(_OUT),
+                        G("Input"): split("i")}, each="Input", where=_KEPT),
+             Signature({"Input": broadcast, **_T, G("Out"): partial_sum,
+                        G("Input"): partial_sum}))

@@ -230,3 +230,16 @@ def test_where_condition_is_part_of_the_text():
     w = Where("attr(bias) == 0", lambda c, i: True)
     assert Signature({"X": partial_sum, "Out": partial_sum}, where=w).text() == \
         "if attr(bias) == 0: Out:P X:P"
+
+
+def test_attr_axis_conditions():
+    from opkit.sbp import attr_axes, not_attr_axes
+
+    ctx = SbpContext("reduce_sum", {"X": [(2, 3, 4)]},
+                     {"dim": [-1, 0], "reduce_all": False})
+    assert [i for i in range(3) if attr_axes("dim", all_attr="reduce_all").fn(ctx, i)] == [0, 2]
+    assert [i for i in range(3) if not_attr_axes("dim").fn(ctx, i)] == [1]
+    ctx.attrs["reduce_all"] = True
+    assert [i for i in range(3) if attr_axes("dim", all_attr="reduce_all").fn(ctx, i)] == \
+        [0, 1, 2]
+    assert attr_axes("dim", all_attr="reduce_all").label == "i in attr(dim) or attr(reduce_all)"
