@@ -145,6 +145,7 @@ class SbpCheck(Check):
             return self.skipped(derived.base, f"op '{op_type}': no declared signature applies "
                                 f"to this case (shapes {shapes})", combo)
         runs, left_out, lod_left = 0, [], 0
+        pool: dict = {}          # one prepared op per simulated device, fed again per run
         for inst in instances:
             missing = [s for s in shapes if s not in inst.specs]
             if missing:
@@ -164,7 +165,7 @@ class SbpCheck(Check):
                     continue
                 runs += 1
                 problem = self._simulate(op_type, inst, inputs, attrs, outputs, ref, n,
-                                         combo.place, rng)
+                                         combo.place, rng, pool)
                 if problem:
                     message, kind = problem
                     head = (f"op '{op_type}', signature '{inst.text()}'"
@@ -182,7 +183,7 @@ class SbpCheck(Check):
             note += f"; {lod_left} left out: a LoD variable split along its sequences"
         return self.passed(derived, combo, note)
 
-    def _simulate(self, op_type, inst, inputs, attrs, outputs, ref, n, place, rng):
+    def _simulate(self, op_type, inst, inputs, attrs, outputs, ref, n, place, rng, pool):
         from opkit.sbp import physical_shape, split_bounds
 
         per_dev: list[dict] = [{} for _ in range(n)]
@@ -197,7 +198,7 @@ class SbpCheck(Check):
         got = []
         for k in range(n):
             try:
-                got.append(_run(op_type, per_dev[k], attrs, outputs, place))
+                got.append(_run(op_type, per_dev[k], attrs, outputs, place, pool, k))
             except Exception as exc:  # noqa: BLE001
                 from harness.checks._support import describe_error
 
@@ -251,14 +252,28 @@ class SbpCheck(Check):
         return None
 
 
-def _run(op_type, inputs, attrs, outputs, place):
+def _run(op_type, inputs, attrs, outputs, place, pool=None, key=None):
+    """One run of the op on these inputs: {output name: array}. With `pool` (a dict) the
+    prepared op of `key` (a simulated device) is made once and fed again for later runs;
+    every output is reset to an empty tensor first, so nothing of an earlier run survives."""
     from harness.checks._support import place_object
     from harness.runner import PreparedOp, VarSpec
+    from opkit.framework.tensor import LoDTensor
 
     specs = {slot: [VarSpec(name, np.array(v, copy=True), lengths) for name, v, lengths in vals]
              for slot, vals in inputs.items()}
-    op = PreparedOp(op_type, specs, attrs, {s: list(n) for s, n in outputs.items()},
-                    place_object(place))
+    op = pool.get(key) if pool is not None else None
+    if op is None:
+        op = PreparedOp(op_type, specs, attrs, {s: list(n) for s, n in outputs.items()},
+                        place_object(place))
+        if pool is not None:
+            pool[key] = op
+    else:
+        for items in specs.values():
+            for spec in items:
+                op.set_input(spec.name, spec.data, spec.lod)
+        for name in op.output_names():
+            op.scope.var(name).set_value(LoDTensor())
     out = op.forward()
     return {n: (None if v is None else np.array(v, copy=True)) for n, v in out.items()}
 
