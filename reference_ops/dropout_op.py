@@ -112,3 +112,22 @@ def dropout_grad_kernel(ctx):
     if ctx.attr("dropout_implementation") == "upscale_in_train":
         dx = dx * dout.dtype.type(1.0 / (1.0 - p)) if p < 1.0 else xp.zeros_like(dout)
     ctx.set_output(grad_var_name("X"), dx.astype(dout.dtype, copy=False))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, Where, broadcast, partial_sum, split  # noqa: E402
+
+# inference only: a training run draws its mask from one random stream, which the devices
+# would draw differently
+_TEST = Where("attr(is_test)", lambda c, i: bool(c.attr("is_test")))
+register_sbp("dropout",
+             Signature({"X": split("i"), "Seed": broadcast, "Out": split("i")}, each="X",
+                       where=_TEST),
+             Signature({"X": partial_sum, "Seed": broadcast, "Out": partial_sum}, where=_TEST))
+# the grad op only applies the recorded mask: any axis, linear in Out@GRAD
+register_sbp("dropout_grad",
+             Signature({"Mask": split("i"), grad_var_name("Out"): split("i"),
+                        grad_var_name("X"): split("i")}, each="Mask"),
+             Signature({"Mask": broadcast, grad_var_name("Out"): partial_sum,
+                        grad_var_name("X"): partial_sum}))

@@ -139,3 +139,19 @@ def sequence_concat_grad_kernel(ctx):
     else:
         ctx.set_outputs(grad_var_name("X"), [p for p, n in zip(pieces, raw)
                                              if n and n != "@EMPTY@"])
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, Where, broadcast, partial_sum, split  # noqa: E402
+from reference_ops._sbp import G  # noqa: E402
+
+# rows (axis 0, the LoD) stay whole; any feature axis; linear
+_FEATURES = Where("i >= 1", lambda c, i: i >= 1)
+register_sbp("sequence_concat",
+             Signature({"X": split("i"), "Out": split("i")}, each="X", where=_FEATURES),
+             Signature({"X": partial_sum, "Out": partial_sum}))
+register_sbp("sequence_concat_grad",
+             Signature({"X": split("i"), G("Out"): split("i"), G("X"): split("i")}, each="X",
+                       where=_FEATURES),
+             Signature({"X": broadcast, G("Out"): partial_sum, G("X"): partial_sum}))

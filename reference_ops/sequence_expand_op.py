@@ -116,3 +116,21 @@ def sequence_expand_grad_kernel(ctx):
                          "sequence_expand_grad")
     dx = scatter_add_rows(xp, int(x_tensor.shape[0]), xp.asarray(src), dout)
     ctx.set_output(grad_var_name("X"), dx.reshape(tuple(x_tensor.shape)))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, Where, broadcast, partial_sum, split  # noqa: E402
+from reference_ops._sbp import G  # noqa: E402
+
+# rows (axis 0, the LoD) stay whole; any feature axis of X; Y gives only its LoD; linear in X
+_FEATURES = Where("i >= 1", lambda c, i: i >= 1)
+register_sbp("sequence_expand",
+             Signature({"X": split("i"), "Y": broadcast, "Out": split("i")}, each="X",
+                       where=_FEATURES),
+             Signature({"X": partial_sum, "Y": broadcast, "Out": partial_sum}))
+register_sbp("sequence_expand_grad",
+             Signature({"X": split("i"), "Y": broadcast, G("Out"): split("i"),
+                        G("X"): split("i")}, each="X", where=_FEATURES),
+             Signature({"X": broadcast, "Y": broadcast, G("Out"): partial_sum,
+                        G("X"): partial_sum}))

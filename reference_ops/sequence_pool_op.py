@@ -163,3 +163,25 @@ def sequence_pool_grad_kernel(ctx):
         if nonempty.any():
             dx[xp.asarray(src[nonempty])] = dout[xp.asarray(nonempty)]
     ctx.set_output(grad_var_name("X"), xp.ascontiguousarray(dx.astype(dout.dtype, copy=False)))  # opkit: ignore[OPK004] fancy indexing copies
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, Where, broadcast, partial_sum, split  # noqa: E402
+from reference_ops._sbp import G  # noqa: E402
+
+# the sequences (axis 0, the LoD) stay whole; every feature axis is pooled on its own. Every
+# pooling but MAX is linear, when empty sequences get 0 (pad_value) rather than n pad values
+_FEATURES = Where("i >= 1", lambda c, i: i >= 1)
+_LINEAR = Where("attr(pooltype) != MAX and attr(pad_value) == 0",
+                lambda c, i: str(c.attr("pooltype")).upper() != "MAX"
+                and float(c.attr("pad_value")) == 0.0)
+register_sbp("sequence_pool",
+             Signature({"X": split("i"), "Out": split("i"), "MaxIndex": split("i")},
+                       each="X", where=_FEATURES),
+             Signature({"X": partial_sum, "Out": partial_sum}, where=_LINEAR))
+register_sbp("sequence_pool_grad",
+             Signature({"X": split("i"), "MaxIndex": split("i"), G("Out"): split("i"),
+                        G("X"): split("i")}, each="X", where=_FEATURES),
+             Signature({"X": broadcast, "MaxIndex": broadcast, G("Out"): partial_sum,
+                        G("X"): partial_sum}))

@@ -66,3 +66,15 @@ def sequence_reverse_kernel(ctx):
         "rows (%d)", int(off[-1]), x.shape[0]))
     idx = reverse_index(off)
     ctx.set_output("Y", x[xp.asarray(idx)])  # opkit: ignore[OPK004] fancy indexing copies
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, Where, partial_sum, split  # noqa: E402
+
+# the sequences (axis 0, the LoD) stay whole; any feature axis; linear (its grad op is
+# sequence_reverse itself)
+register_sbp("sequence_reverse",
+             Signature({"X": split("i"), "Y": split("i")}, each="X",
+                       where=Where("i >= 1", lambda c, i: i >= 1)),
+             Signature({"X": partial_sum, "Y": partial_sum}))
