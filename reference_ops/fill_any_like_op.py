@@ -49,3 +49,11 @@ def fill_any_like_kernel(ctx):
                 "fill_any_like: the value %s is out of range for the output's dtype %s "
                 "(or nan)", value, dtype.name))
     ctx.set_output("Out", ctx.xp.full(x.shape, value, dtype=dtype))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, split  # noqa: E402
+
+# each device fills its slice (no partial_sum: n devices would sum n values)
+register_sbp("fill_any_like", Signature({"X": split("i"), "Out": split("i")}, each="X"))

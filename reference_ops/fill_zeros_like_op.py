@@ -25,3 +25,12 @@ FILL_TYPES = ("float32", "float64", "int32", "int64")
 def fill_zeros_like_kernel(ctx):
     x = ctx.input_tensor("X")
     ctx.set_output("Out", ctx.xp.zeros(x.shape, dtype=x.dtype))
+
+
+# -- parallel signatures (docs/sbp.md) -------------------------------------------------------
+from opkit import register_sbp  # noqa: E402
+from opkit.sbp import Signature, partial_sum, split  # noqa: E402
+
+# each device fills its slice; zeros sum to zeros
+register_sbp("fill_zeros_like", Signature({"X": split("i"), "Out": split("i")}, each="X"),
+             Signature({"X": partial_sum, "Out": partial_sum}))
