@@ -17,7 +17,7 @@ wrong element.
 Runs on every OpTest case (not on fuzz-generated ones: the signatures' conditions on attrs
 and shapes are what the cases vary), on CPU in float64 only (a declaration does not depend
 on the dtype, and float64 leaves the re-associated sums of partial_sum far from any
-tolerance). Cost on the built-in ops: about 3.5 s of CPU for every case of every op.
+tolerance). Cost on the built-in ops: 3.7-5.5 s of CPU over their 261 cases (loaded machine).
 """
 from __future__ import annotations
 
