@@ -83,6 +83,7 @@ CHECK_MODULES = [
     "harness.checks.attrs",
     "harness.checks.state",
     "harness.checks.double_grad",
+    "harness.checks.grad_outputs",
 ]
 
 _CHECKS: dict[str, CheckSpec] = {}
