@@ -84,6 +84,7 @@ CHECK_MODULES = [
     "harness.checks.state",
     "harness.checks.double_grad",
     "harness.checks.grad_outputs",
+    "harness.checks.distribution",
 ]
 
 _CHECKS: dict[str, CheckSpec] = {}

@@ -3,6 +3,25 @@ import pytest
 
 import opkit
 from harness import OpTest
+from harness.distributions import Bernoulli, Categorical
+
+
+def _kept_scale(a):
+    """What a kept element is multiplied by in training."""
+    p = a["dropout_prob"]
+    return 1.0 / (1.0 - p) if a["dropout_implementation"] == "upscale_in_train" else 1.0
+
+
+# the `distribution` check: Mask ~ Bernoulli(1 - p); Out / X (X != 0) is 0 with probability p
+# and the kept scale otherwise; both implementations are tried
+DROPOUT_DISTRIBUTION = {
+    "Mask": Bernoulli(p=lambda a: 1.0 - a["dropout_prob"]),
+    "Out / X": Categorical(
+        values=lambda a: [0.0, _kept_scale(a)],
+        probs=lambda a: [a["dropout_prob"], 1.0 - a["dropout_prob"]],
+        of=lambda outs, ins: (outs["Out"] / np.where(ins["X"] == 0, 1, ins["X"]))[ins["X"] != 0],
+        vary={"dropout_implementation": ["downgrade_in_infer", "upscale_in_train"]}),
+}
 
 
 class TestDropoutOpZeroProb(OpTest):
@@ -32,6 +51,7 @@ class TestDropoutOpFixSeed(OpTest):
         self.attrs = {"dropout_prob": 0.35, "fix_seed": True, "seed": 11,
                       "dropout_implementation": "upscale_in_train"}
         self.outputs = {"Out": x, "Mask": np.ones(x.shape, dtype="uint8")}
+        self.distribution = DROPOUT_DISTRIBUTION
 
     def test_check_output(self):
         # the sampled values are not reproduced here; statistics are tested below
