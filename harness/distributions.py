@@ -42,6 +42,13 @@ def hoeffding_bound(n: int, alpha: float, k: int = 1) -> float:
     return math.sqrt(math.log(2.0 * k / alpha) / (2.0 * max(n, 1)))
 
 
+def _finite(*xs) -> bool:
+    try:
+        return all(math.isfinite(float(x)) for x in xs)
+    except (TypeError, ValueError):
+        return False
+
+
 class _Spy(dict):
     """An attrs dict that records which attrs a parameter function reads."""
 
@@ -102,6 +109,11 @@ class Law:
         return f"{type(self).__name__}(" + ", ".join(f"{k}={fmt(v)}" for k, v in values.items()
                                                      if not callable(v)) + ")"
 
+    def valid(self, values: dict) -> bool:
+        """Whether these parameter values define a distribution (an attr setting that gives
+        std < 0, min >= max or a probability outside [0, 1] is outside the law: not tested)."""
+        return True
+
     def test(self, samples: np.ndarray, values: dict, alpha: float, rng=None) -> str | None:
         raise NotImplementedError
 
@@ -146,6 +158,9 @@ class Normal(_Continuous):
     kind = "normal"
     names = ("mean", "std")
 
+    def valid(self, values):
+        return _finite(values["mean"], values["std"]) and float(values["std"]) >= 0
+
     def cdf(self, x, values):
         mean, std = float(values["mean"]), float(values["std"])
         if std <= 0:
@@ -167,6 +182,10 @@ class Uniform(_Continuous):
     kind = "uniform"
     names = ("min", "max")
 
+    def valid(self, values):
+        return _finite(values["min"], values["max"]) and \
+            float(values["min"]) < float(values["max"])
+
     def support(self, values):
         return float(values["min"]), float(values["max"])
 
@@ -179,6 +198,9 @@ class Exponential(_Continuous):
     kind = "exponential"
     names = ("rate",)
 
+    def valid(self, values):
+        return _finite(values["rate"]) and float(values["rate"]) > 0
+
     def support(self, values):
         return 0.0, math.inf
 
@@ -189,6 +211,12 @@ class Exponential(_Continuous):
 class Categorical(Law):
     kind = "categorical"
     names = ("values", "probs")
+
+    def valid(self, values):
+        vals = np.asarray(values["values"], np.float64).reshape(-1)
+        probs = np.asarray(values["probs"], np.float64).reshape(-1)
+        return vals.size == probs.size and bool(np.isfinite(vals).all()) and \
+            bool(((probs >= 0) & (probs <= 1)).all()) and abs(float(probs.sum()) - 1) < 1e-9
 
     def test(self, samples, values, alpha, rng=None):
         x = np.asarray(samples, np.float64).reshape(-1)
@@ -219,6 +247,9 @@ class Categorical(Law):
 class Bernoulli(Categorical):
     kind = "bernoulli"
     names = ("p",)
+
+    def valid(self, values):
+        return _finite(values["p"]) and 0.0 <= float(values["p"]) <= 1.0
 
     def test(self, samples, values, alpha, rng=None):
         p = float(values["p"])
