@@ -44,6 +44,16 @@ EXPECTED = {   # broken op -> the checks it must fail (exactly)
     "broken_int_relu": {"dtypes"},           # int kernel gives float64
     "broken_squeeze_sum": {"fuzz"},          # np.squeeze drops a batch of 1 (edge shapes)
     "broken_bcast_add": {"fuzz"},            # dY not summed over Y's size-1 dims (edge shapes)
+    # paths the author's case never takes (tests/broken_ops/contract_breakers_op.py)
+    "broken_dg_tanh": {"double_grad"},       # tanh'' term without its factor 2
+    "broken_dg_sigmoid": {"double_grad"},    # double grad gives no gradient of Out
+    "broken_dg_mul": {"double_grad"},        # X*Y double grad's cross terms swapped
+    "broken_var_mean": {"grad_outputs"},     # Mean@GRAD ignored (the test names Var)
+    "broken_split_pair": {"grad_outputs"},   # Second's gradient halved (the test names First)
+    "broken_normal": {"distribution"},       # std used as the variance (the case has std 1)
+    "broken_uniform": {"distribution"},      # min + r * max (the case has min 0)
+    "broken_dropout_keep": {"distribution"},   # p used as the keep probability (p 0.5)
+    "broken_dropout_scale": {"distribution"},  # kept values scaled by 1/p (p 0.5)
 }
 FUZZ_ONLY = {op for op, checks in EXPECTED.items() if checks == {"fuzz"}}
 
