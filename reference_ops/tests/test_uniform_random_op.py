@@ -44,7 +44,7 @@ def test_uniform_random_rejects_min_ge_max():
         _run("uniform_random", {"shape": [10], "min": 1.0, "max": 1.0})
 
 
-from harness import OpTest
+from harness import OpTest  # noqa: E402
 from harness.distributions import Uniform  # noqa: E402
 
 
