@@ -17,10 +17,10 @@ Opting out (an output whose gradient the op deliberately ignores, say), with the
 """
 from __future__ import annotations
 
-from harness.checks.base import Check
-from harness.report import SKIP
+from harness.checks.base import Check, WrongValue
+from harness.report import PASS, SKIP, CheckResult
 
-__all__ = ["GradOutputsCheck", "CHECK", "unnamed_outputs"]
+__all__ = ["GradOutputsCheck", "CHECK", "unnamed_outputs", "dropped_outputs"]
 
 NAME = "grad_outputs"
 
@@ -43,6 +43,22 @@ def unnamed_outputs(case, prepared, outs) -> list[str]:
     return [n for n in consumed_outputs(prepared, tuple(case.no_grad_set or ()))
             if n not in named and outs.get(n) is not None and outs[n].dtype.kind == "f"
             and outs[n].size > 0]
+
+
+def dropped_outputs(case, prepared, outs) -> list[str]:
+    """Float outputs that the grad maker takes no gradient of, other than intermediate ones,
+    state updates (an output declared inplace with an input: batch_norm's MeanOut) and the
+    test's own output names (which the grad check covers)."""
+    from harness.checks.double_grad import consumed_outputs
+    from opkit.registry import op_info
+
+    info = op_info(case.op_type)
+    proto = info.proto
+    skip = {v.name for v in proto.outputs if v.intermediate} if proto is not None else set()
+    skip |= set((info.inplace or {}).values()) | set(_named(case))
+    cons = set(consumed_outputs(prepared, tuple(case.no_grad_set or ())))
+    return [n for n, v in outs.items() if v is not None and v.dtype.kind == "f" and v.size
+            and n not in cons and n not in skip]
 
 
 class GradOutputsCheck(Check):
@@ -80,7 +96,11 @@ class GradOutputsCheck(Check):
         except Exception as exc:  # noqa: BLE001 - the output and grad checks report it
             return [self.skipped(case, f"the forward or grad maker raised {first_line(exc)}")]
         named = [n for n in _named(case) if outs.get(n) is not None]
+        dropped = dropped_outputs(case, fwd, outs)
+        head = [self._dropped(derived, case, dropped, context)] if dropped else []
         if not extra:
+            if head:
+                return head
             return [self.skipped(case, f"the test's output_names ({', '.join(named) or 'none'})"
                                        f" are every float output the grad maker consumes")]
         opts = case.options or {}
@@ -98,7 +118,51 @@ class GradOutputsCheck(Check):
             if r.status == SKIP:
                 continue
             r.message = f"{note}: {r.message}" if r.message else note
-        return results
+        return head + results
+
+    def _dropped(self, derived, case, dropped, context):
+        """Outputs the grad maker takes no gradient of must not depend on the differentiated
+        inputs: the numeric gradient of sum(cot * output) is zero (float64, CPU)."""
+        import numpy as np
+
+        from harness.checks.double_grad import _judge, _judge_fast
+        from harness.checks.output import expected_outputs, first_line, prepare_case
+        from harness.gradient import NumericEngine
+        from harness.runner import make_cotangents, normalize_slots
+
+        class _Combo:
+            place, dtype = "CPU", "float64"
+
+        seed = getattr(context, "seed", 2024)
+        try:
+            p = prepare_case(case, "CPU", "float64", normalize_slots(expected_outputs(case)))
+            outs = p.forward()
+            engine = NumericEngine(p, make_cotangents(outs, dropped, seed=seed),
+                                   float((case.options or {}).get("numeric_grad_delta", 0.005)),
+                                   seed=seed)
+            problems = []
+            for name in case.grad_inputs:
+                if name not in engine.base:
+                    continue
+                zero = np.zeros(engine.base[name].shape)
+                msg, _ = _judge(engine, name, zero)
+                if msg is False:
+                    msg, _ = _judge_fast(engine, name, zero)
+                if msg:
+                    problems.append(msg)
+        except Exception as exc:  # noqa: BLE001 - the grad check reports a raising op
+            return self.skipped(case, f"numeric gradients of {', '.join(dropped)} raised "
+                                      f"{first_line(exc)}")
+        outs_text = ", ".join(dropped)
+        if problems:
+            grads = ", ".join(f"{n}@GRAD" for n in dropped)
+            return self.failed(derived, _Combo,
+                               f"output(s) {outs_text} depend on the differentiated inputs, "
+                               f"but the grad maker takes no {grads}: their gradient is "
+                               f"dropped (analytic 0): " + "; ".join(problems), kind=WrongValue)
+        return CheckResult(NAME, PASS, "CPU", "float64", derived.base.name,
+                           f"{outs_text}: no gradient taken, and none is due (the numeric "
+                           f"gradient is zero)")
 
 
 CHECK = GradOutputsCheck()

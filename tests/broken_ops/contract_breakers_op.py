@@ -9,6 +9,7 @@ Each with a correct twin (`broken_*` / `good_*`); modelled on real tracker bugs:
 | broken_dg_mul | X*Y double grad's cross terms swapped: DX = DOut*DDX (should be DOut*DDY) | double_grad |
 | broken_var_mean | (Var, Mean) of rows; the grad kernel ignores Mean@GRAD (PyTorch #18731, trident #69) | grad_outputs |
 | broken_split_pair | halves First, Second; the Second half's gradient scaled by 0.5 | grad_outputs |
+| broken_scaled_norm | (2 X, row sums of X^2); the grad maker takes no Norm@GRAD at all | grad_outputs (Norm depends on X, its gradient is dropped) |
 | broken_normal | `std` used as the variance: scale sqrt(std) (Distributions.jl #263, Nx #808) | distribution (std varied: the case has std 1) |
 | broken_uniform | U(min, max) drawn as min + r * max: the width ignored (the case has min 0) | distribution (min varied) |
 | broken_dropout_keep | dropout_prob used as the KEEP probability (CS231n #8; the case has p 0.5) | distribution (p varied) |
@@ -244,6 +245,47 @@ def _halves_grad(bad):
         ctx.set_output(DX, np.concatenate([d1, d2 * d2.dtype.type(0.5 if bad else 1.0)],
                                           axis=-1))
     return kernel
+
+
+# broken_scaled_norm: Y = 2 X and Norm = row sums of X^2; the broken grad maker takes no
+# Norm@GRAD at all (the second output's gradient is silently dropped), its twin takes both
+class _ScaledNorm(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        dims = list(ctx.get_input_dim("X"))
+        ctx.set_output_dim("Y", dims)
+        ctx.set_output_dim("Norm", dims[:-1])
+
+
+for _kind in ("broken", "good"):
+    _t = f"{_kind}_scaled_norm"
+
+    class _NormGradMaker(GradOpMaker):
+        def apply(self, t=_t, bad=(_kind == "broken")):
+            op = self.new_grad_op(t + "_grad")
+            op.set_input("X", self.input("X"))
+            op.set_input(grad_var_name("Y"), self.output_grad("Y"))
+            if not bad:
+                op.set_input(grad_var_name("Norm"), self.output_grad("Norm"))
+            op.set_output(DX, self.input_grad("X"))
+            return [op]
+
+    register_operator(_t, _ScaledNorm, _maker(outputs=("Y", "Norm")),
+                      grad_maker=_NormGradMaker)
+    register_operator(_t + "_grad", _same("X"))
+
+    @register_kernel(_t, dtypes=F)
+    def _scaled_norm(ctx):
+        x = ctx.input("X")
+        ctx.set_output("Y", x * x.dtype.type(2))
+        ctx.set_output("Norm", (x * x).sum(axis=-1))
+
+    @register_kernel(_t + "_grad", dtypes=F)
+    def _scaled_norm_grad(ctx):
+        x = ctx.input("X")
+        dx = ctx.input(grad_var_name("Y")) * x.dtype.type(2)
+        if ctx.has_input(grad_var_name("Norm")):
+            dx = dx + x.dtype.type(2) * x * ctx.input(grad_var_name("Norm"))[..., None]
+        ctx.set_output(DX, dx)
 
 
 _two_output("var_mean", _RowStats, ("Var", "Mean"), _var_mean, _var_mean_grad)

@@ -112,6 +112,26 @@ class TestGoodSplitPair(TestBrokenSplitPair):
     op = "good_split_pair"
 
 
+class TestBrokenScaledNorm(OpTest):
+    op = "broken_scaled_norm"
+
+    def setUp(self):
+        self.op_type = self.op
+        x = np.random.default_rng(37).uniform(-1, 1, (3, 5))
+        self.inputs = {"X": x}
+        self.outputs = {"Y": 2 * x, "Norm": (x * x).sum(axis=-1)}
+
+    def test_check_output(self):
+        self.check_output()
+
+    def test_check_grad(self):
+        self.check_grad(["X"], "Y")
+
+
+class TestGoodScaledNorm(TestBrokenScaledNorm):
+    op = "good_scaled_norm"
+
+
 # -- distribution -------------------------------------------------------------------------
 class TestBrokenNormal(OpTest):
     """std 1: sqrt(std) == std, so only another std shows the bug."""

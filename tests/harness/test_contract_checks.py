@@ -97,6 +97,7 @@ CASES = [
     ("broken_dg_mul", "double_grad", "X: 15 of 15 elements wrong"),
     ("broken_var_mean", "grad_outputs", "cotangents also on Mean"),
     ("broken_split_pair", "grad_outputs", "cotangents also on Second"),
+    ("broken_scaled_norm", "grad_outputs", "the grad maker takes no Norm@GRAD"),
     ("broken_normal", "distribution", "with std="),
     ("broken_uniform", "distribution", "lie outside"),
     ("broken_dropout_keep", "distribution", "with dropout_prob="),
