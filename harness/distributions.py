@@ -293,3 +293,27 @@ class Sampler(Law):
                     f"{fx[k]:.4f}, reference CDF {fr[k]:.4f}; op mean {x.mean():.6g}, std "
                     f"{x.std():.6g}, reference mean {ref.mean():.6g}, std {ref.std():.6g})")
         return None
+
+
+def dropout_laws(prob: str = "dropout_prob",
+                 implementation: str | None = "dropout_implementation") -> dict:
+    """The laws of Paddle's dropout in training: `Mask ~ Bernoulli(1 - p)`, and `Out / X`
+    (where X != 0) is 0 with probability p and the kept scale otherwise (1, or 1 / (1 - p)
+    with `upscale_in_train`); both implementations are tried."""
+
+    def kept(a):
+        p = a[prob]
+        if implementation and a.get(implementation) == "upscale_in_train":
+            return 1.0 / (1.0 - p) if p < 1 else 0.0
+        return 1.0
+
+    def ratio(outs, ins):
+        x = np.asarray(ins["X"], np.float64)
+        return np.asarray(outs["Out"], np.float64)[x != 0] / x[x != 0]
+
+    vary = {implementation: ["downgrade_in_infer", "upscale_in_train"]} if implementation \
+        else {}
+    return {"Mask": Bernoulli(p=lambda a: 1.0 - a[prob]),
+            "Out / X": Categorical(values=lambda a: [0.0, kept(a)],
+                                   probs=lambda a: [a[prob], 1.0 - a[prob]], of=ratio,
+                                   vary=vary)}

@@ -27,12 +27,14 @@ import numpy as np
 from harness.checks.base import Check, WrongValue
 from harness.report import CheckResult, PASS
 
-__all__ = ["DistributionCheck", "CHECK", "ALPHA", "TARGET_SAMPLES", "MAX_RUNS"]
+__all__ = ["DistributionCheck", "CHECK", "ALPHA", "TARGET_SAMPLES", "MAX_RUNS", "MAX_SAMPLES",
+           "declared", "inferred"]
 
 NAME = "distribution"
 ALPHA = 1e-6              # the probability that a correct op fails one case, at most
 TARGET_SAMPLES = 10000    # samples per declared output and attrs setting ...
 MAX_RUNS = 100            # ... from at most this many runs of the op
+MAX_SAMPLES = 50000       # at most this many samples tested per output and setting
 NO_VARY = ("seed", "fix_seed", "dtype", "shape")
 
 
@@ -41,7 +43,54 @@ def declared(case, context):
     d = getattr(test, "distribution", None) if test is not None else None
     if d is None:
         d = (case.options or {}).get("distribution")
-    return d
+    return d or inferred(case)
+
+
+def inferred(case) -> dict | None:
+    """The law of a random op that follows Paddle's conventions, for an OpTest that declares
+    none: an op with an int attr `seed` and
+    * attrs `mean` and `std`, no float input, an output Out: Out ~ Normal(mean, std);
+    * attrs `min` and `max` (and `diag_num` 0 where it has one), no float input, an output
+      Out: Out ~ Uniform(min, max);
+    * attr `dropout_prob`, input X, outputs Out and Mask, not `is_test`: dropout's laws
+      (harness.distributions.dropout_laws).
+    None otherwise. A declared `distribution` always takes precedence."""
+    from harness.distributions import Normal, Uniform, dropout_laws
+    from opkit.registry import op_info
+
+    info = op_info(case.op_type)
+    proto = info.proto
+    if proto is None:
+        return None
+    pattrs = {a.name: a for a in proto.attrs}
+    seed = pattrs.get("seed")
+    if seed is None or seed.type not in ("int", "long"):
+        return None
+    attrs = {a.name: a.default for a in proto.attrs if a.has_default}
+    attrs.update(case.attrs or {})
+    outs = {v.name for v in proto.outputs}
+    ins = {v.name for v in proto.inputs}
+    float_in = _has_float_input(case)
+    fl = ("float", "float64")
+    if "Out" in outs and not float_in:
+        if {"mean", "std"} <= set(pattrs) and pattrs["mean"].type in fl and \
+                pattrs["std"].type in fl:
+            return {"Out": Normal(mean="mean", std="std")}
+        if {"min", "max"} <= set(pattrs) and pattrs["min"].type in fl and \
+                pattrs["max"].type in fl and not attrs.get("diag_num"):
+            return {"Out": Uniform(min="min", max="max")}
+    if "dropout_prob" in pattrs and "X" in ins and {"Out", "Mask"} <= outs and \
+            not attrs.get("is_test") and float_in:
+        impl = "dropout_implementation" if "dropout_implementation" in pattrs else None
+        return dropout_laws("dropout_prob", impl)
+    return None
+
+
+def _has_float_input(case) -> bool:
+    from harness.runner import normalize_slots
+
+    return any(isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"
+               for specs in normalize_slots(case.inputs).values() for s in specs)
 
 
 def _candidates(proto_attr, value, law_vary) -> list:
@@ -80,6 +129,10 @@ class DistributionCheck(Check):
 
         case = derived.case
         decl = declared(case, context)
+        own = getattr(getattr(context, "test", None), "distribution", None) or \
+            (case.options or {}).get("distribution")
+        how = "" if own else " (inferred from the op's attrs: declare `distribution` on the " \
+                             "OpTest to change it)"
         if not isinstance(decl, dict) or not all(isinstance(v, Law) for v in decl.values()):
             return [self._fail(derived, "distribution must be a dict {output name: "
                                         "harness.distributions Law}")]
@@ -129,13 +182,14 @@ class DistributionCheck(Check):
                 if msg:
                     head = "" if not change else f"with {label} (other attrs as the case): "
                     return [self._fail(derived, f"{head}{out} does not follow the declared "
-                                                f"{law.describe(values)}: {msg}{note}")]
+                                                f"{law.describe(values)}{how}: {msg}{note}")]
             tested.append(label)
         text = (f"{', '.join(f'{o} ~ {type(law).__name__}' for o, law in decl.items())}: "
                 f"{len(tested)} attr settings ({'; '.join(tested)}), {total} samples, "
                 f"false-alarm rate <= {ALPHA:g}")
         if refused:
             text += f"; not tested: {', '.join(refused)}"
+        text += how
         return [CheckResult(NAME, PASS, "CPU", "", derived.base.name, text)]
 
     def _fail(self, derived, message):
@@ -192,7 +246,10 @@ def _sample(case, attrs, decl, pattrs, seed):
         n += this[key].size
         if n >= TARGET_SAMPLES or this[key].size == 0:
             break
-    return {k: np.concatenate(v) if v else np.zeros(0) for k, v in got.items()}, note
+    # the first MAX_SAMPLES of each (independent draws: an unbiased subsample) bound the
+    # cost of a large output
+    return {k: np.concatenate(v)[:MAX_SAMPLES] if v else np.zeros(0)
+            for k, v in got.items()}, note
 
 
 def _with_attrs(case, attrs):

@@ -3,25 +3,12 @@ import pytest
 
 import opkit
 from harness import OpTest
-from harness.distributions import Bernoulli, Categorical
-
-
-def _kept_scale(a):
-    """What a kept element is multiplied by in training."""
-    p = a["dropout_prob"]
-    return 1.0 / (1.0 - p) if a["dropout_implementation"] == "upscale_in_train" else 1.0
-
+from harness.distributions import dropout_laws
 
 # the `distribution` check: Mask ~ Bernoulli(1 - p); Out / X (X != 0) is 0 with probability p
-# and the kept scale otherwise; both implementations are tried
-DROPOUT_DISTRIBUTION = {
-    "Mask": Bernoulli(p=lambda a: 1.0 - a["dropout_prob"]),
-    "Out / X": Categorical(
-        values=lambda a: [0.0, _kept_scale(a)],
-        probs=lambda a: [a["dropout_prob"], 1.0 - a["dropout_prob"]],
-        of=lambda outs, ins: (outs["Out"] / np.where(ins["X"] == 0, 1, ins["X"]))[ins["X"] != 0],
-        vary={"dropout_implementation": ["downgrade_in_infer", "upscale_in_train"]}),
-}
+# and the kept scale otherwise; both implementations are tried (the check would infer these
+# laws for dropout anyway: declared here as an example)
+DROPOUT_DISTRIBUTION = dropout_laws()
 
 
 class TestDropoutOpZeroProb(OpTest):
