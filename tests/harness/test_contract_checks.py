@@ -125,3 +125,29 @@ def test_builtin_ops_pass_double_grad_and_distribution():
         assert not [r for r in results if r.status == "fail"], (op, results)
     assert any(r.check == "double_grad" and r.status == "pass" for r in got["softmax"])
     assert any(r.check == "distribution" and r.status == "pass" for r in got["dropout"])
+
+
+def test_distribution_is_inferred_for_paddle_convention_ops(broken_ops):
+    from harness.case import Case
+    from harness.checks.distribution import inferred
+
+    law = inferred(Case("c", "gaussian_random", {}, {"shape": [3], "seed": 1}))
+    assert list(law) == ["Out"] and type(law["Out"]).__name__ == "Normal"
+    assert type(inferred(Case("c", "good_uniform", {}, {}))["Out"]).__name__ == "Uniform"
+    x = np.ones((2, 3))
+    assert set(inferred(Case("c", "dropout", {"X": x}, {"dropout_prob": 0.3}))) == \
+        {"Mask", "Out / X"}
+    assert inferred(Case("c", "dropout", {"X": x}, {"is_test": True})) is None
+    assert inferred(Case("c", "relu", {"X": x}, {})) is None
+
+
+def test_grad_outputs_opt_out(broken_ops, tmp_path):
+    src = tmp_path / "test_opt_out.py"
+    src.write_text(
+        "from tests.broken_ops.test_contract_breakers import TestBrokenScaledNorm\n"
+        "class TestOptedOut(TestBrokenScaledNorm):\n"
+        "    opkit_skip = {'grad_outputs': 'Norm is a diagnostic: no gradient by design'}\n",
+        encoding="utf-8")
+    got = _run(["broken_scaled_norm"], ["grad_outputs"], tests=str(src))
+    (r,) = got["broken_scaled_norm"]
+    assert r.status == "skip" and "no gradient by design" in r.message
