@@ -73,6 +73,8 @@ class Law:
 
     kind = "law"
     names: tuple = ()
+    rtol = 1e-6        # discrete laws: how close a sample must be to a declared value (the
+    #                    check sets it from the output dtype: 16 eps of float16)
 
     def __init__(self, *args, of=None, vary=None, **params):
         for name, value in zip(self.names, args):
@@ -228,7 +230,7 @@ class Categorical(Law):
         hit = np.zeros(n, bool)
         counts = []
         for v in vals:
-            m = np.abs(x - v) <= 1e-6 * max(abs(float(v)), 1.0)
+            m = np.abs(x - v) <= self.rtol * max(abs(float(v)), 1.0)
             m &= ~hit
             counts.append(int(m.sum()))
             hit |= m

@@ -36,6 +36,7 @@ TARGET_SAMPLES = 10000    # samples per declared output and attrs setting ...
 MAX_RUNS = 100            # ... from at most this many runs of the op
 MAX_SAMPLES = 50000       # at most this many samples tested per output and setting
 NO_VARY = ("seed", "fix_seed", "dtype", "shape")
+CAST = "\0cast"            # a plan entry: the other float dtype
 
 
 def declared(case, context):
@@ -156,18 +157,26 @@ class DistributionCheck(Check):
         except Exception as exc:  # noqa: BLE001 - a bad declaration
             return [self._fail(derived, f"cannot resolve the declared distribution: "
                                         f"{type(exc).__name__}: {exc}")]
+        other = _other_float_dtype(case, attrs, pattrs)
+        if other:
+            plan.append((f"{other} ({'the dtype attr' if 'dtype' in pattrs else 'inputs'} "
+                         f"cast)", {CAST: other}))
         alpha = ALPHA / (len(plan) * len(decl))
         seed = int(getattr(context, "seed", 2024))
         tested, refused, total = [], [], 0
         for label, change in plan:
+            change = dict(change)
+            cast = change.pop(CAST, "")
             run_attrs = dict(attrs, **change)
-            if change and not all(law.valid(law.resolve(run_attrs)[0]) for law in decl.values()):
+            if cast and isinstance(attrs.get("dtype"), str) and "dtype" in pattrs:
+                run_attrs["dtype"] = cast
+            if (change or cast) and not all(law.valid(law.resolve(run_attrs)[0]) for law in decl.values()):
                 refused.append(f"{label} (outside the declared law)")
                 continue
             try:
-                samples, note = _sample(case, run_attrs, decl, pattrs, seed)
+                samples, note = _sample(case, run_attrs, decl, pattrs, seed, cast)
             except _Refused as exc:
-                if not change:
+                if not (change or cast):
                     return [self.skipped(case, f"the op refuses the case: {exc}")]
                 refused.append(label)
                 continue
@@ -180,7 +189,8 @@ class DistributionCheck(Check):
                 total += x.size
                 msg = law.test(x, values, alpha, rng=np.random.default_rng(seed))
                 if msg:
-                    head = "" if not change else f"with {label} (other attrs as the case): "
+                    head = "" if not (change or cast) else \
+                        f"with {label} (other attrs as the case): "
                     return [self._fail(derived, f"{head}{out} does not follow the declared "
                                                 f"{law.describe(values)}{how}: {msg}{note}")]
             tested.append(label)
@@ -203,8 +213,9 @@ class _Refused(Exception):
     pass
 
 
-def _sample(case, attrs, decl, pattrs, seed):
-    """{declared name: samples (1-D float64)} from repeated runs, and a note."""
+def _sample(case, attrs, decl, pattrs, seed, cast=""):
+    """{declared name: samples (1-D float64)} from repeated runs (float inputs cast to `cast`
+    when given), and a note."""
     from harness.checks._support import op_refused
     from harness.checks.output import prepare_case
     from harness.runner import normalize_slots
@@ -220,7 +231,7 @@ def _sample(case, attrs, decl, pattrs, seed):
             run_attrs["fix_seed"] = True
         run_case = _with_attrs(case, run_attrs)
         try:
-            p = prepare_case(run_case, "CPU", "")
+            p = prepare_case(run_case, "CPU", cast)
             outs = p.forward()
         except Exception as exc:  # noqa: BLE001
             if op_refused(exc):
@@ -234,6 +245,7 @@ def _sample(case, attrs, decl, pattrs, seed):
                 raise KeyError(f"'{name}' is not an output of the op (outputs: "
                                f"{', '.join(outs)}); give of=fn(outputs, inputs)")
             this[name] = np.asarray(x, np.float64).reshape(-1)
+            law.rtol = _rtol(outs)
         key = next(iter(this))
         if first is not None and this[key].size and np.array_equal(this[key], first):
             note = ("; note: another seed gave the same samples, so one run was tested (the "
@@ -250,6 +262,32 @@ def _sample(case, attrs, decl, pattrs, seed):
     # cost of a large output
     return {k: np.concatenate(v)[:MAX_SAMPLES] if v else np.zeros(0)
             for k, v in got.items()}, note
+
+
+def _rtol(outs) -> float:
+    """How close a sample must be to a declared value: 1e-6, or 16 eps of the least precise
+    float output (float16 results)."""
+    eps = [float(np.finfo(v.dtype).eps) for v in outs.values()
+           if isinstance(v, np.ndarray) and v.dtype.kind == "f"]
+    return max([1e-6] + [16 * e for e in eps])
+
+
+def _other_float_dtype(case, attrs, pattrs) -> str:
+    """float32 for a float64 case and the reverse (the dtype attr of a creation op, else the
+    float inputs), where the op has a CPU kernel for it; '' otherwise."""
+    from opkit.registry import op_info
+
+    from harness.runner import normalize_slots
+
+    if isinstance(attrs.get("dtype"), str) and "dtype" in pattrs:
+        now = attrs["dtype"]
+    else:
+        kinds = [str(s.data.dtype) for specs in normalize_slots(case.inputs).values()
+                 for s in specs if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"]
+        now = kinds[0] if kinds else ""
+    other = {"float32": "float64", "float64": "float32"}.get(now, "")
+    cpu = op_info(case.op_type).kernel_places().get("CPU", [])
+    return other if other in cpu else ""
 
 
 def _with_attrs(case, attrs):

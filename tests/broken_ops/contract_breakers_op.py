@@ -11,6 +11,7 @@ Each with a correct twin (`broken_*` / `good_*`); modelled on real tracker bugs:
 | broken_split_pair | halves First, Second; the Second half's gradient scaled by 0.5 | grad_outputs |
 | broken_scaled_norm | (2 X, row sums of X^2); the grad maker takes no Norm@GRAD at all | grad_outputs (Norm depends on X, its gradient is dropped) |
 | broken_normal | `std` used as the variance: scale sqrt(std) (Distributions.jl #263, Nx #808) | distribution (std varied: the case has std 1) |
+| broken_normal_f32 | the float32 kernel squares std (the case samples float64, std 2) | distribution (the other float dtype) |
 | broken_uniform | U(min, max) drawn as min + r * max: the width ignored (the case has min 0) | distribution (min varied) |
 | broken_dropout_keep | dropout_prob used as the KEEP probability (CS231n #8; the case has p 0.5) | distribution (p varied) |
 | broken_dropout_scale | upscale_in_train scales kept values by 1/p, not 1/(1-p) (convnetjs #61; p 0.5) | distribution (p varied) |
@@ -328,7 +329,17 @@ def _uniform(rng, ctx, shape, bad):
     return lo + r * (hi if bad else hi - lo)
 
 
+def _normal_f32(rng, ctx, shape, bad):
+    # broken: the float32 branch (a kernel of its own in a real framework) squares std
+    std = float(ctx.attr("std"))
+    if bad and ctx.attr("dtype") == "float32":
+        std = std * std
+    return rng.normal(ctx.attr("mean"), std, size=shape)
+
+
 _creation("normal", [("mean", "float", 0.0, "Mean."), ("std", "float", 1.0, "Std.")], _normal)
+_creation("normal_f32", [("mean", "float", 0.0, "Mean."), ("std", "float", 1.0, "Std.")],
+          _normal_f32)
 _creation("uniform", [("min", "float", -1.0, "Min."), ("max", "float", 1.0, "Max.")], _uniform)
 
 

@@ -154,6 +154,27 @@ class TestGoodNormal(TestBrokenNormal):
     op = "good_normal"
 
 
+class TestBrokenNormalF32(OpTest):
+    """The case samples float64: only the float32 run shows the bug."""
+
+    op = "broken_normal_f32"
+
+    def setUp(self):
+        self.op_type = self.op
+        self.inputs = {}
+        self.attrs = {"shape": [50, 20], "mean": -1.0, "std": 2.0, "seed": 8,
+                      "dtype": "float64"}
+        self.outputs = {"Out": np.zeros((50, 20))}
+        self.distribution = {"Out": Normal(mean="mean", std="std")}
+
+    def test_check_output(self):
+        self.check_output(no_check_set=["Out"])
+
+
+class TestGoodNormalF32(TestBrokenNormalF32):
+    op = "good_normal_f32"
+
+
 class TestBrokenUniform(OpTest):
     """min 0: min + r * max == min + r * (max - min), so only another min shows the bug."""
 

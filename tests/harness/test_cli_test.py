@@ -52,6 +52,7 @@ EXPECTED = {   # broken op -> the checks it must fail (exactly)
     "broken_split_pair": {"grad_outputs"},   # Second's gradient halved (the test names First)
     "broken_scaled_norm": {"grad_outputs"},  # the grad maker takes no Norm@GRAD at all
     "broken_normal": {"distribution"},       # std used as the variance (the case has std 1)
+    "broken_normal_f32": {"distribution"},   # the float32 kernel squares std (case: float64)
     "broken_uniform": {"distribution"},      # min + r * max (the case has min 0)
     "broken_dropout_keep": {"distribution"},   # p used as the keep probability (p 0.5)
     "broken_dropout_scale": {"distribution"},  # kept values scaled by 1/p (p 0.5)

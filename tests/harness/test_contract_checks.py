@@ -99,6 +99,7 @@ CASES = [
     ("broken_split_pair", "grad_outputs", "cotangents also on Second"),
     ("broken_scaled_norm", "grad_outputs", "the grad maker takes no Norm@GRAD"),
     ("broken_normal", "distribution", "with std="),
+    ("broken_normal_f32", "distribution", "with float32"),
     ("broken_uniform", "distribution", "lie outside"),
     ("broken_dropout_keep", "distribution", "with dropout_prob="),
     ("broken_dropout_scale", "distribution", "none of the declared values"),
