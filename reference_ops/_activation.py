@@ -223,6 +223,27 @@ ACTIVATIONS = {
 }
 
 
+# Second derivatives, for the double-grad ops (Paddle's <op>_grad_grad): the grad op computes
+# dX = dOut * h(dep) with dep = X or Out (ACTIVATIONS[op].dep); SECOND[op](xp, dep, attrs) is
+# h'(dep). The double-grad op reads dep, DOut and DDX (the gradient flowing into dX) and
+# writes DDOut = DDX * h(dep) (the gradient of DOut) and DX / DOutNew = DDX * DOut * h'(dep)
+# (the gradient of dep: DX when dep is X, DOutNew when it is Out).
+SECOND = {
+    "tanh": lambda xp, o, a: _c(o, -2) * o,
+    "sigmoid": lambda xp, o, a: _c(o, 1) - _c(o, 2) * o,
+    "sqrt": lambda xp, o, a: _c(o, -0.5) / (o * o),
+    "rsqrt": lambda xp, o, a: _c(o, -1.5) * o * o,
+    "exp": lambda xp, o, a: xp.ones_like(o),
+    "reciprocal": lambda xp, o, a: _c(o, -2) * o,
+    "log": lambda xp, x, a: _c(x, -1) / (x * x),
+    "leaky_relu": lambda xp, x, a: xp.zeros_like(x),
+    "abs": lambda xp, x, a: xp.zeros_like(x),
+    "elu": lambda xp, x, a: xp.where(x > 0, _c(x, 0),
+                                     _c(x, a["alpha"]) * xp.exp(xp.minimum(x, _c(x, 0)))),
+    "softplus": lambda xp, x, a: _sigmoid(xp, x) * (_c(x, 1) - _sigmoid(xp, x)),
+}
+
+
 def _camel(op_type: str) -> str:
     return "".join(p.capitalize() for p in op_type.split("_"))
 
@@ -312,7 +333,11 @@ def build_activation(op_type: str) -> SimpleNamespace:
     register_kernel(op_type, place=("CPU", "GPU"), dtypes=DTYPES)(kernel)
     register_kernel(grad_type, place=("CPU", "GPU"), dtypes=DTYPES)(grad_kernel)
     _declare_sbp(op_type, spec)
-    return SimpleNamespace(op=op_cls, maker=maker, grad_maker=grad_maker, grad_op=grad_cls)
+    ns = SimpleNamespace(op=op_cls, maker=maker, grad_maker=grad_maker, grad_op=grad_cls,
+                         double_grad_maker=None, double_grad_op=None)
+    if op_type in SECOND:
+        _build_double_grad(ns, op_type, spec, name, attrs_of)
+    return ns
 
 
 def _declare_sbp(op_type: str, spec: Activation) -> None:
@@ -322,3 +347,50 @@ def _declare_sbp(op_type: str, spec: Activation) -> None:
 
     declare_unary(op_type, grad_reads=(spec.dep,) if spec.dep else (),
                   extra=("FactorTensor",) if op_type == "pow" else ())
+
+
+def _build_double_grad(ns, op_type, spec, name, attrs_of):
+    """``<op>_grad``'s grad maker and ``<op>_grad_grad`` (see SECOND), onto ``ns``."""
+    dd_type = op_type + "_grad_grad"
+    dout_name, dx_name = grad_var_name("Out"), grad_var_name("X")
+    dep_out = "DX" if spec.dep == "X" else "DOutNew"
+
+    def apply(self):
+        op = self.new_grad_op(dd_type)
+        op.set_input(spec.dep, self.input(spec.dep))
+        op.set_input("DOut", self.input(dout_name))
+        op.set_input("DDX", self.output_grad(dx_name))
+        op.set_output("DDOut", self.input_grad(dout_name))
+        op.set_output(dep_out, self.input_grad(spec.dep))
+        return [op]
+
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("DDX"), f"Input(DDX) of {name}DoubleGradOp should not be null.")
+        for slot in ("DDOut", dep_out):
+            if ctx.has_output(slot):
+                ctx.set_output_dim(slot, ctx.get_input_dim("DDX"))
+                ctx.share_lod("DDX", slot)
+
+    def expected_kernel_type(self, ctx):
+        return OpKernelType(self.indicate_var_data_type(ctx, "DDX"), ctx.place)
+
+    def kernel(ctx):
+        xp, ddx = ctx.xp, ctx.input("DDX")
+        dep = ctx.input(spec.dep)
+        x, out = (dep, None) if spec.dep == "X" else (None, dep)
+        attrs = attrs_of(ctx)
+        if ctx.has_output("DDOut"):
+            ctx.set_output("DDOut", spec.backward(xp, x, out, ddx, attrs).astype(
+                ddx.dtype, copy=False))
+        if ctx.has_output(dep_out):
+            d = ddx * ctx.input("DOut") * SECOND[op_type](xp, dep, attrs)
+            ctx.set_output(dep_out, d.astype(ddx.dtype, copy=False))
+
+    kernel.__name__ = f"{op_type}_grad_grad_kernel"
+    register_kernel(dd_type, place=("CPU", "GPU"), dtypes=DTYPES)(kernel)
+    ns.double_grad_maker = type(f"{name}DoubleGradMaker", (GradOpMaker,),
+                                {"apply": apply, "__module__": __name__})
+    ns.double_grad_op = type(f"{name}DoubleGradOp", (OperatorWithKernel,),
+                             {"infer_shape": infer_shape,
+                              "get_expected_kernel_type": expected_kernel_type,
+                              "__module__": __name__})

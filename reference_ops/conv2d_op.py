@@ -141,7 +141,6 @@ class Conv2DGradOp(OperatorWithKernel):
 
 
 register_operator("conv2d", Conv2DOp, Conv2DOpMaker, grad_maker=Conv2DGradMaker)
-register_operator("conv2d_grad", Conv2DGradOp)
 
 
 def _geometry(ctx, x_shape, w_shape):
@@ -218,6 +217,94 @@ def conv2d_grad_kernel(ctx):
         ctx.set_output(grad_var_name("Input"), xp.array(dx, copy=True, order="C"))
 
 
+# -- conv2d_grad_grad (Paddle's op): conv2d_grad gives dX = convT(DOut, W) and
+# dW = corr(X, DOut), both bilinear; with DDInput, DDFilter flowing into dX, dW:
+# DDOutput = conv(DDInput, W) + conv(X, DDFilter), DFilter = corr(DDInput, DOut) (conv2d_grad's
+# filter gradient with DDInput as the input), DInput = convT(DOut, DDFilter) (its input
+# gradient with DDFilter as the filter). The kernels below reuse conv2d's through _Remapped.
+class Conv2DDoubleGradMaker(GradOpMaker):
+    def apply(self):
+        from opkit.framework.context import EMPTY_VAR_NAME
+
+        op = self.new_grad_op(self.fwd_type + "_grad")   # conv2d_grad -> conv2d_grad_grad
+        op.set_input("Input", self.input("Input"))
+        op.set_input("Filter", self.input("Filter"))
+        op.set_input("DOutput", self.input(grad_var_name("Output")))
+        for slot, out in (("DDInput", "Input"), ("DDFilter", "Filter")):
+            names = [n for n in self.output(grad_var_name(out)) if n != EMPTY_VAR_NAME]
+            if names:
+                op.set_input(slot, [grad_var_name(n) for n in names])
+        op.set_output("DDOutput", self.input_grad(grad_var_name("Output")))
+        op.set_output("DInput", self.input_grad("Input"))
+        op.set_output("DFilter", self.input_grad("Filter"))
+        return [op]
+
+
+class Conv2DDoubleGradOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("DOutput"),
+                "Input(DOutput) of Conv2DDoubleGradOp should not be null.")
+        for slot, src in (("DDOutput", "DOutput"), ("DInput", "Input"), ("DFilter", "Filter")):
+            if ctx.has_output(slot):
+                ctx.set_output_dim(slot, ctx.get_input_dim(src))
+
+
+register_operator("conv2d_grad", Conv2DGradOp, grad_maker=Conv2DDoubleGradMaker)
+register_operator("conv2d_grad_grad", Conv2DDoubleGradOp)
+
+
+class _Remapped:
+    """An ExecutionContext view with other arrays as inputs and only `wanted` outputs, whose
+    values it keeps (to run conv2d's kernels on DDInput / DDFilter)."""
+
+    def __init__(self, ctx, inputs, wanted):
+        self.xp, self._ctx, self._inputs, self._wanted = ctx.xp, ctx, inputs, set(wanted)
+        self.outputs = {}
+
+    def attr(self, name):
+        return self._ctx.attr(name)
+
+    def input(self, name):
+        return self._inputs[name]
+
+    def has_output(self, name):
+        return name in self._wanted
+
+    def set_output(self, name, value, lod=None):
+        self.outputs[name] = value
+
+
+@register_kernel("conv2d_grad_grad", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+def conv2d_grad_grad_kernel(ctx):
+    xp = ctx.xp
+    x, w, dout = ctx.input("Input"), ctx.input("Filter"), ctx.input("DOutput")
+    ddx = ctx.input("DDInput") if ctx.has_input("DDInput") else None
+    ddw = ctx.input("DDFilter") if ctx.has_input("DDFilter") else None
+    dx_name, dw_name = grad_var_name("Input"), grad_var_name("Filter")
+    if ctx.has_output("DDOutput"):
+        ddout = xp.zeros(dout.shape, dtype=dout.dtype)
+        for a, b in ((ddx, w), (x, ddw)):
+            if a is not None and b is not None:
+                sub = _Remapped(ctx, {"Input": a, "Filter": b}, ["Output"])
+                conv2d_kernel(sub)
+                ddout = ddout + sub.outputs["Output"]
+        ctx.set_output("DDOutput", ddout)
+    if ctx.has_output("DFilter"):
+        dw = xp.zeros(w.shape, dtype=dout.dtype)
+        if ddx is not None:
+            sub = _Remapped(ctx, {"Input": ddx, "Filter": w, grad_var_name("Output"): dout},
+                            [dw_name])
+            conv2d_grad_kernel(sub)
+            dw = sub.outputs[dw_name]
+        ctx.set_output("DFilter", xp.array(dw, copy=True))
+    if ctx.has_output("DInput"):
+        dx = xp.zeros(x.shape, dtype=dout.dtype)
+        if ddw is not None:
+            sub = _Remapped(ctx, {"Input": x, "Filter": ddw, grad_var_name("Output"): dout},
+                            [dx_name])
+            conv2d_grad_kernel(sub)
+            dx = sub.outputs[dx_name]
+        ctx.set_output("DInput", xp.array(dx, copy=True))
 # -- parallel signatures (docs/sbp.md) -------------------------------------------------------
 from opkit import register_sbp  # noqa: E402
 from opkit.sbp import Signature, Where, broadcast, partial_sum, split  # noqa: E402

@@ -2,6 +2,7 @@
 from opkit import (OpMaker, OperatorWithKernel, register_operator,
                    register_kernel, grad_var_name)
 
+from reference_ops._double_grad import build_elementwise_double_grad
 from reference_ops._common import (XYGradMaker, add_elementwise_proto,
                                    elementwise_infer_shape,
                                    elementwise_grad_infer_shape, broadcast_xy, reduce_to_shape,
@@ -33,7 +34,10 @@ class ElementwiseAddGradOp(OperatorWithKernel):
 
 register_operator("elementwise_add", ElementwiseAddOp, ElementwiseAddOpMaker,
                   grad_maker=XYGradMaker)
-register_operator("elementwise_add_grad", ElementwiseAddGradOp, no_need_buffer=["X", "Y"])
+_DoubleGradMaker, _DoubleGradOp = build_elementwise_double_grad("elementwise_add")
+register_operator("elementwise_add_grad", ElementwiseAddGradOp, no_need_buffer=["X", "Y"],
+                  grad_maker=_DoubleGradMaker)
+register_operator("elementwise_add_grad_grad", _DoubleGradOp)
 
 
 # the GPU kernel of elementwise_add is a dedicated cupy kernel: reference_ops/gpu/

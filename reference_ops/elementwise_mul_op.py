@@ -2,6 +2,7 @@
 from opkit import (OpMaker, OperatorWithKernel, register_operator,
                    register_kernel, grad_var_name)
 
+from reference_ops._double_grad import build_elementwise_double_grad
 from reference_ops._common import (XYGradMaker, add_elementwise_proto,
                                    elementwise_infer_shape,
                                    elementwise_grad_infer_shape, broadcast_xy, reduce_to_shape)
@@ -32,7 +33,10 @@ class ElementwiseMulGradOp(OperatorWithKernel):
 
 register_operator("elementwise_mul", ElementwiseMulOp, ElementwiseMulOpMaker,
                   grad_maker=XYGradMaker)
-register_operator("elementwise_mul_grad", ElementwiseMulGradOp)
+_DoubleGradMaker, _DoubleGradOp = build_elementwise_double_grad("elementwise_mul")
+register_operator("elementwise_mul_grad", ElementwiseMulGradOp,
+                  grad_maker=_DoubleGradMaker)
+register_operator("elementwise_mul_grad_grad", _DoubleGradOp)
 
 
 @register_kernel("elementwise_mul", place=("CPU", "GPU"), dtypes=("float32", "float64"))

@@ -2,6 +2,7 @@
 from opkit import (OpMaker, OperatorWithKernel, register_operator,
                    register_kernel, grad_var_name)
 
+from reference_ops._double_grad import build_elementwise_double_grad
 from reference_ops._common import (XYGradMaker, add_elementwise_proto,
                                    elementwise_infer_shape,
                                    elementwise_grad_infer_shape, broadcast_xy, reduce_to_shape,
@@ -33,7 +34,10 @@ class ElementwiseSubGradOp(OperatorWithKernel):
 
 register_operator("elementwise_sub", ElementwiseSubOp, ElementwiseSubOpMaker,
                   grad_maker=XYGradMaker)
-register_operator("elementwise_sub_grad", ElementwiseSubGradOp, no_need_buffer=["X", "Y"])
+_DoubleGradMaker, _DoubleGradOp = build_elementwise_double_grad("elementwise_sub")
+register_operator("elementwise_sub_grad", ElementwiseSubGradOp, no_need_buffer=["X", "Y"],
+                  grad_maker=_DoubleGradMaker)
+register_operator("elementwise_sub_grad_grad", _DoubleGradOp)
 
 
 @register_kernel("elementwise_sub", place=("CPU", "GPU"), dtypes=("float32", "float64"))

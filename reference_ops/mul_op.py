@@ -1,5 +1,5 @@
 """mul: flatten X and Y to matrices and multiply them."""
-from opkit import (OpMaker, OperatorWithKernel, register_operator,
+from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce, enforce_eq, errors)
 from reference_ops._extra import add_extra_attrs
 from reference_ops._common import XYGradMaker, numel
@@ -66,7 +66,6 @@ class MulGradOp(OperatorWithKernel):
 
 
 register_operator("mul", MulOp, MulOpMaker, grad_maker=XYGradMaker)
-register_operator("mul_grad", MulGradOp)
 
 
 def _flat(xp, a, k):
@@ -102,6 +101,62 @@ def mul_grad_kernel(ctx):
         ctx.set_output(grad_var_name("Y"), xp.reshape(xp.matmul(x2.T, d2), y.shape))
 
 
+# -- mul_grad_grad: dX = DOut Y^T and dY = X^T DOut (flattened), so with DDX, DDY flowing
+# into dX, dY: DDOut = DDX Y + X DDY, DX = DOut DDY^T, DY = DDX^T DOut (Paddle's op).
+class MulDoubleGradMaker(GradOpMaker):
+    def apply(self):
+        from opkit.framework.context import EMPTY_VAR_NAME
+
+        op = self.new_grad_op("mul_grad_grad")
+        op.set_input("X", self.input("X"))
+        op.set_input("Y", self.input("Y"))
+        op.set_input("DOut", self.input(grad_var_name("Out")))
+        for slot, out in (("DDX", grad_var_name("X")), ("DDY", grad_var_name("Y"))):
+            names = [n for n in self.output(out) if n != EMPTY_VAR_NAME]
+            if names:
+                op.set_input(slot, [grad_var_name(n) for n in names])
+        op.set_output("DDOut", self.input_grad(grad_var_name("Out")))
+        op.set_output("DX", self.input_grad("X"))
+        op.set_output("DY", self.input_grad("Y"))
+        return [op]
+
+
+class MulDoubleGradOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("DOut"), "Input(DOut) of MulDoubleGradOp should not be null.")
+        for slot, src in (("DDOut", "DOut"), ("DX", "X"), ("DY", "Y")):
+            if ctx.has_output(slot):
+                ctx.set_output_dim(slot, ctx.get_input_dim(src))
+
+
+register_operator("mul_grad", MulGradOp, grad_maker=MulDoubleGradMaker)
+register_operator("mul_grad_grad", MulDoubleGradOp)
+
+
+@register_kernel("mul_grad_grad", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+def mul_grad_grad_kernel(ctx):
+    xp = ctx.xp
+    x, y, dout = ctx.input("X"), ctx.input("Y"), ctx.input("DOut")
+    xk, yk = int(ctx.attr("x_num_col_dims")), int(ctx.attr("y_num_col_dims"))
+    x2, y2 = _flat(xp, x, xk), _flat(xp, y, yk)
+    d2 = xp.reshape(dout, (x2.shape[0], y2.shape[1]))
+    ddx = xp.reshape(ctx.input("DDX"), x2.shape) if ctx.has_input("DDX") else None
+    ddy = xp.reshape(ctx.input("DDY"), y2.shape) if ctx.has_input("DDY") else None
+    if ctx.has_output("DDOut"):
+        ddout = xp.zeros(d2.shape, dtype=dout.dtype)
+        if ddx is not None:
+            ddout = ddout + xp.matmul(ddx, y2)
+        if ddy is not None:
+            ddout = ddout + xp.matmul(x2, ddy)
+        ctx.set_output("DDOut", xp.reshape(ddout, dout.shape))
+    if ctx.has_output("DX"):
+        dx = xp.zeros(x.shape, dtype=dout.dtype) if ddy is None else \
+            xp.reshape(xp.matmul(d2, ddy.T), x.shape)
+        ctx.set_output("DX", dx)
+    if ctx.has_output("DY"):
+        dy = xp.zeros(y.shape, dtype=dout.dtype) if ddx is None else \
+            xp.reshape(xp.matmul(ddx.T, d2), y.shape)
+        ctx.set_output("DY", dy)
 # -- parallel signatures (docs/sbp.md) -------------------------------------------------------
 from opkit import register_sbp  # noqa: E402
 from opkit.sbp import Axis, Signature, Where, broadcast, partial_sum, split  # noqa: E402

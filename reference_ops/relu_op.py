@@ -44,9 +44,6 @@ class ReluGradOp(OperatorWithKernel):
 
 
 register_operator("relu", ReluOp, ReluOpMaker, grad_maker=ReluGradMaker)
-register_operator("relu_grad", ReluGradOp)
-
-
 @register_kernel("relu", place=("CPU", "GPU"), dtypes=("float32", "float64"))
 def relu_kernel(ctx):
     x = ctx.input("X")
@@ -60,6 +57,35 @@ def relu_grad_kernel(ctx):
     ctx.set_output(grad_var_name("X"), xp.where(out > 0, dout, xp.zeros_like(dout)))
 
 
+# -- relu_grad_grad: dX = dOut * (Out > 0) is linear in dOut and piecewise constant in Out, so
+# the gradient of dOut is DDOut = DDX * (Out > 0) and that of Out is zero (Paddle's op).
+class ReluDoubleGradMaker(GradOpMaker):
+    def apply(self):
+        op = self.new_grad_op("relu_grad_grad")
+        op.set_input("Out", self.input("Out"))
+        op.set_input("DDX", self.output_grad(grad_var_name("X")))
+        op.set_output("DDOut", self.input_grad(grad_var_name("Out")))
+        return [op]
+
+
+class ReluDoubleGradOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("DDX"), "Input(DDX) of ReluDoubleGradOp should not be null.")
+        if ctx.has_output("DDOut"):
+            ctx.set_output_dim("DDOut", ctx.get_input_dim("DDX"))
+            ctx.share_lod("DDX", "DDOut")
+
+
+register_operator("relu_grad", ReluGradOp, grad_maker=ReluDoubleGradMaker)
+register_operator("relu_grad_grad", ReluDoubleGradOp)
+
+
+@register_kernel("relu_grad_grad", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+def relu_grad_grad_kernel(ctx):
+    xp = ctx.xp
+    out, ddx = ctx.input("Out"), ctx.input("DDX")
+    if ctx.has_output("DDOut"):
+        ctx.set_output("DDOut", xp.where(out > 0, ddx, xp.zeros_like(ddx)))
 # -- parallel signatures (docs/sbp.md) -------------------------------------------------------
 from reference_ops._sbp import declare_unary  # noqa: E402
 

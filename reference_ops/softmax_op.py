@@ -50,7 +50,6 @@ class SoftmaxGradOp(OperatorWithKernel):
 
 
 register_operator("softmax", SoftmaxOp, SoftmaxOpMaker, grad_maker=SoftmaxGradMaker)
-register_operator("softmax_grad", SoftmaxGradOp)
 
 
 def _axis(ctx, ndim):
@@ -81,6 +80,45 @@ def softmax_grad_kernel(ctx):
                    out * (dout - xp.sum(dout * out, axis=axis, keepdims=True)))
 
 
+# -- softmax_grad_grad: dX = Out * (DOut - sum(DOut * Out)) along axis. With DDX flowing into
+# dX: DDOut = Out * (DDX - sum(DDX * Out)) (dX is linear in DOut) and
+# DOutNew = DDX * (DOut - sum(DOut * Out)) - DOut * sum(DDX * Out), the gradient of Out.
+class SoftmaxDoubleGradMaker(GradOpMaker):
+    def apply(self):
+        op = self.new_grad_op("softmax_grad_grad")
+        op.set_input("Out", self.input("Out"))
+        op.set_input("DOut", self.input(grad_var_name("Out")))
+        op.set_input("DDX", self.output_grad(grad_var_name("X")))
+        op.set_output("DDOut", self.input_grad(grad_var_name("Out")))
+        op.set_output("DOutNew", self.input_grad("Out"))
+        return [op]
+
+
+class SoftmaxDoubleGradOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("DDX"), "Input(DDX) of SoftmaxDoubleGradOp should not be null.")
+        for slot in ("DDOut", "DOutNew"):
+            if ctx.has_output(slot):
+                ctx.set_output_dim(slot, ctx.get_input_dim("Out"))
+                ctx.share_lod("Out", slot)
+
+
+register_operator("softmax_grad", SoftmaxGradOp, grad_maker=SoftmaxDoubleGradMaker)
+register_operator("softmax_grad_grad", SoftmaxDoubleGradOp)
+
+
+@register_kernel("softmax_grad_grad", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+def softmax_grad_grad_kernel(ctx):
+    xp = ctx.xp
+    out, dout, ddx = ctx.input("Out"), ctx.input("DOut"), ctx.input("DDX")
+    axis = _axis(ctx, out.ndim)
+    # (0-D: axis None sums the one element, as softmax_grad does)
+    s_dd = xp.sum(ddx * out, axis=axis, keepdims=True)
+    if ctx.has_output("DDOut"):
+        ctx.set_output("DDOut", out * (ddx - s_dd))
+    if ctx.has_output("DOutNew"):
+        s_d = xp.sum(dout * out, axis=axis, keepdims=True)
+        ctx.set_output("DOutNew", ddx * (dout - s_d) - dout * s_dd)
 # -- parallel signatures (docs/sbp.md) -------------------------------------------------------
 from opkit import register_sbp  # noqa: E402
 from opkit.sbp import Signature, broadcast, not_attr_axis, partial_sum, split  # noqa: E402

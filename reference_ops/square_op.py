@@ -41,8 +41,31 @@ class SquareGradOp(OperatorWithKernel):
         ctx.share_lod("X", grad_var_name("X"))
 
 
+# -- square_grad_grad: dX = 2 X dOut, so DDOut = 2 X DDX (the gradient of dOut) and
+# DX = 2 dOut DDX (the gradient of X), as Paddle's op.
+class SquareDoubleGradMaker(GradOpMaker):
+    def apply(self):
+        op = self.new_grad_op("square_grad_grad")
+        op.set_input("X", self.input("X"))
+        op.set_input("DOut", self.input(grad_var_name("Out")))
+        op.set_input("DDX", self.output_grad(grad_var_name("X")))
+        op.set_output("DX", self.input_grad("X"))
+        op.set_output("DDOut", self.input_grad(grad_var_name("Out")))
+        return [op]
+
+
+class SquareDoubleGradOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("DDX"), "Input(DDX) of SquareDoubleGradOp should not be null.")
+        for slot in ("DX", "DDOut"):
+            if ctx.has_output(slot):
+                ctx.set_output_dim(slot, ctx.get_input_dim("X"))
+                ctx.share_lod("X", slot)
+
+
 register_operator("square", SquareOp, SquareOpMaker, grad_maker=SquareGradMaker)
-register_operator("square_grad", SquareGradOp)
+register_operator("square_grad", SquareGradOp, grad_maker=SquareDoubleGradMaker)
+register_operator("square_grad_grad", SquareDoubleGradOp)
 
 
 @register_kernel("square", place=("CPU", "GPU"), dtypes=("float32", "float64"))
@@ -57,6 +80,14 @@ def square_grad_kernel(ctx):
     ctx.set_output(grad_var_name("X"), dout * (x * x.dtype.type(2)))
 
 
+@register_kernel("square_grad_grad", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+def square_grad_grad_kernel(ctx):
+    x, dout, ddx = ctx.input("X"), ctx.input("DOut"), ctx.input("DDX")
+    two = x.dtype.type(2)
+    if ctx.has_output("DX"):
+        ctx.set_output("DX", two * dout * ddx)
+    if ctx.has_output("DDOut"):
+        ctx.set_output("DDOut", two * x * ddx)
 # -- parallel signatures (docs/sbp.md) -------------------------------------------------------
 from reference_ops._sbp import declare_unary  # noqa: E402
 

@@ -83,6 +83,9 @@ CHECK_MODULES = [
     "harness.checks.attrs",
     "harness.checks.state",
     "harness.checks.sbp",
+    "harness.checks.double_grad",
+    "harness.checks.grad_outputs",
+    "harness.checks.distribution",
 ]
 
 _CHECKS: dict[str, CheckSpec] = {}

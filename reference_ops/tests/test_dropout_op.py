@@ -3,6 +3,12 @@ import pytest
 
 import opkit
 from harness import OpTest
+from harness.distributions import dropout_laws
+
+# the `distribution` check: Mask ~ Bernoulli(1 - p); Out / X (X != 0) is 0 with probability p
+# and the kept scale otherwise; both implementations are tried (the check would infer these
+# laws for dropout anyway: declared here as an example)
+DROPOUT_DISTRIBUTION = dropout_laws()
 
 
 class TestDropoutOpZeroProb(OpTest):
@@ -32,6 +38,7 @@ class TestDropoutOpFixSeed(OpTest):
         self.attrs = {"dropout_prob": 0.35, "fix_seed": True, "seed": 11,
                       "dropout_implementation": "upscale_in_train"}
         self.outputs = {"Out": x, "Mask": np.ones(x.shape, dtype="uint8")}
+        self.distribution = DROPOUT_DISTRIBUTION
 
     def test_check_output(self):
         # the sampled values are not reproduced here; statistics are tested below

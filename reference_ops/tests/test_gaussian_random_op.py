@@ -36,6 +36,7 @@ def test_gaussian_random_seed_zero_is_random():
 
 
 from harness import OpTest  # noqa: E402
+from harness.distributions import Normal  # noqa: E402
 
 
 class TestGaussianRandomOpHarness(OpTest):
@@ -47,6 +48,8 @@ class TestGaussianRandomOpHarness(OpTest):
         self.inputs = {}
         self.attrs = {"shape": [20, 10], "mean": 1.0, "std": 2.0, "seed": 7, "dtype": "float64"}
         self.outputs = {"Out": np.zeros((20, 10))}
+        # the `distribution` check: Out ~ N(mean, std^2), mean and std varied
+        self.distribution = {"Out": Normal(mean="mean", std="std")}
 
     def test_check_output(self):
         self.check_output(no_check_set=["Out"])

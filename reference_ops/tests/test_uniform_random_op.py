@@ -45,6 +45,7 @@ def test_uniform_random_rejects_min_ge_max():
 
 
 from harness import OpTest  # noqa: E402
+from harness.distributions import Uniform  # noqa: E402
 
 
 class TestUniformRandomOpHarness(OpTest):
@@ -57,6 +58,8 @@ class TestUniformRandomOpHarness(OpTest):
         self.inputs = {}
         self.attrs = {"shape": [20, 10], "min": -2.0, "max": 3.0, "seed": 7, "dtype": "float64"}
         self.outputs = {"Out": np.zeros((20, 10))}
+        # the `distribution` check: Out ~ U(min, max), min and max varied
+        self.distribution = {"Out": Uniform(min="min", max="max")}
 
     def test_check_output(self):
         self.check_output(no_check_set=["Out"])

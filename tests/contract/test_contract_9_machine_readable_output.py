@@ -17,7 +17,9 @@ CHECKS = ("output", "grad", "dtypes", "mutation", "aliasing", "determinism", "lo
           # state, process and precision checks (verdicts issue 12)
           "ownership", "attrs", "state", "precision",
           # declared parallel signatures (issue 28)
-          "sbp")
+          "sbp",
+          # second-order gradients, every output's gradient, random ops (issue 23)
+          "double_grad", "grad_outputs", "distribution")
 
 
 def test_9_rule_codes_and_names():

@@ -51,6 +51,18 @@ EXPECTED = {   # broken op -> the checks it must fail (exactly)
     "broken_sbp_rowmean": {"sbp"},           # grad op: split reduced axis of a mean
     "broken_sbp_batchnorm": {"sbp"},         # reads the logical row count, declared row-split
     "broken_sbp_affine": {"sbp"},            # Out = 2X + 1 declared linear (partial_sum)
+    # paths the author's case never takes (tests/broken_ops/contract_breakers_op.py)
+    "broken_dg_tanh": {"double_grad"},       # tanh'' term without its factor 2
+    "broken_dg_sigmoid": {"double_grad"},    # double grad gives no gradient of Out
+    "broken_dg_mul": {"double_grad"},        # X*Y double grad's cross terms swapped
+    "broken_var_mean": {"grad_outputs"},     # Mean@GRAD ignored (the test names Var)
+    "broken_split_pair": {"grad_outputs"},   # Second's gradient halved (the test names First)
+    "broken_scaled_norm": {"grad_outputs"},  # the grad maker takes no Norm@GRAD at all
+    "broken_normal": {"distribution"},       # std used as the variance (the case has std 1)
+    "broken_normal_f32": {"distribution"},   # the float32 kernel squares std (case: float64)
+    "broken_uniform": {"distribution"},      # min + r * max (the case has min 0)
+    "broken_dropout_keep": {"distribution"},   # p used as the keep probability (p 0.5)
+    "broken_dropout_scale": {"distribution"},  # kept values scaled by 1/p (p 0.5)
 }
 FUZZ_ONLY = {op for op, checks in EXPECTED.items() if checks == {"fuzz"}}
 

@@ -1,0 +1,299 @@
+"""distribution: a random op samples the distribution its OpTest declares, and its attrs move
+that distribution as declared.
+
+The OpTest declares `distribution = {output: Law}` (harness.distributions: Normal, Uniform,
+Exponential, Bernoulli, Categorical, or a reference Sampler; parameters bound to attrs).
+The check
+1. runs the case's op on CPU repeatedly until it has TARGET_SAMPLES samples of each declared
+   output (at most MAX_RUNS runs), the op's `seed` attr set to a value derived from the run's
+   `--seed` and the run number (and `fix_seed` set), so every run is reproducible and the
+   runs are independent draws; an op that gives the same samples for another seed (a seed
+   fed as an input) is tested on one run;
+2. applies the law's goodness-of-fit test (harness.distributions) with the case's attrs;
+3. again with each attr the law's parameters read set to other values (floats: 0.25, 0.75 and
+   2.5 v + 0.5; bools flipped; ints v + 1 and 2 v + 2; strings: the law's `vary` values),
+   values the op refuses being left out: an attr that the kernel ignores or misuses (std used
+   as the variance, min and max swapped, the keep probability used as the drop probability)
+   moves the samples away from the declared law there.
+
+False alarms: each test has a rigorous finite-sample bound (DKW-Massart, Hoeffding), at
+ALPHA / (number of tests of the case): the probability that a correct op fails a case is at
+most ALPHA = 1e-6 (a union bound), whatever the seed.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.checks.base import Check, WrongValue
+from harness.report import CheckResult, PASS
+
+__all__ = ["DistributionCheck", "CHECK", "ALPHA", "TARGET_SAMPLES", "MAX_RUNS", "MAX_SAMPLES",
+           "declared", "inferred"]
+
+NAME = "distribution"
+ALPHA = 1e-6              # the probability that a correct op fails one case, at most
+TARGET_SAMPLES = 10000    # samples per declared output and attrs setting ...
+MAX_RUNS = 100            # ... from at most this many runs of the op
+MAX_SAMPLES = 50000       # at most this many samples tested per output and setting
+NO_VARY = ("seed", "fix_seed", "dtype", "shape")
+CAST = "\0cast"            # a plan entry: the other float dtype
+
+
+def declared(case, context):
+    test = getattr(context, "test", None)
+    d = getattr(test, "distribution", None) if test is not None else None
+    if d is None:
+        d = (case.options or {}).get("distribution")
+    return d or inferred(case)
+
+
+def inferred(case) -> dict | None:
+    """The law of a random op that follows Paddle's conventions, for an OpTest that declares
+    none: an op with an int attr `seed` and
+    * attrs `mean` and `std`, no float input, an output Out: Out ~ Normal(mean, std);
+    * attrs `min` and `max` (and `diag_num` 0 where it has one), no float input, an output
+      Out: Out ~ Uniform(min, max);
+    * attr `dropout_prob`, input X, outputs Out and Mask, not `is_test`: dropout's laws
+      (harness.distributions.dropout_laws).
+    None otherwise. A declared `distribution` always takes precedence."""
+    from harness.distributions import Normal, Uniform, dropout_laws
+    from opkit.registry import op_info
+
+    info = op_info(case.op_type)
+    proto = info.proto
+    if proto is None:
+        return None
+    pattrs = {a.name: a for a in proto.attrs}
+    seed = pattrs.get("seed")
+    if seed is None or seed.type not in ("int", "long"):
+        return None
+    attrs = {a.name: a.default for a in proto.attrs if a.has_default}
+    attrs.update(case.attrs or {})
+    outs = {v.name for v in proto.outputs}
+    ins = {v.name for v in proto.inputs}
+    float_in = _has_float_input(case)
+    fl = ("float", "float64")
+    if "Out" in outs and not float_in:
+        if {"mean", "std"} <= set(pattrs) and pattrs["mean"].type in fl and \
+                pattrs["std"].type in fl:
+            return {"Out": Normal(mean="mean", std="std")}
+        if {"min", "max"} <= set(pattrs) and pattrs["min"].type in fl and \
+                pattrs["max"].type in fl and not attrs.get("diag_num"):
+            return {"Out": Uniform(min="min", max="max")}
+    if "dropout_prob" in pattrs and "X" in ins and {"Out", "Mask"} <= outs and \
+            not attrs.get("is_test") and float_in:
+        impl = "dropout_implementation" if "dropout_implementation" in pattrs else None
+        return dropout_laws("dropout_prob", impl)
+    return None
+
+
+def _has_float_input(case) -> bool:
+    from harness.runner import normalize_slots
+
+    return any(isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"
+               for specs in normalize_slots(case.inputs).values() for s in specs)
+
+
+def _candidates(proto_attr, value, law_vary) -> list:
+    out = list(law_vary or [])
+    t = getattr(proto_attr, "type", "")
+    if t in ("float", "float64") and isinstance(value, (int, float)):
+        out += [0.25, 0.75, 2.5 * float(value) + 0.5]
+    elif t in ("int", "long") and isinstance(value, int) and not isinstance(value, bool):
+        out += [value + 1, 2 * value + 2]
+    elif t == "bool":
+        out += [not value]
+    seen, res = [], []
+    for v in out:
+        if v != value and v not in seen:
+            seen.append(v)
+            res.append(v)
+    return res
+
+
+class DistributionCheck(Check):
+    name = NAME
+    description = ("a random op's samples fit the distribution its OpTest declares (and the "
+                   "attrs move it as declared), at a false-alarm rate <= 1e-6")
+    order = 165
+    variants = ("case",)
+
+    def applies(self, case, context):
+        if not declared(case, context):
+            return ("the test declares no distribution (a random op's OpTest sets "
+                    "distribution = {output: Law}, harness.distributions)")
+        return None
+
+    def verdict(self, derived, context):
+        from harness.distributions import Law
+        from opkit.registry import op_info
+
+        case = derived.case
+        decl = declared(case, context)
+        own = getattr(getattr(context, "test", None), "distribution", None) or \
+            (case.options or {}).get("distribution")
+        how = "" if own else " (inferred from the op's attrs: declare `distribution` on the " \
+                             "OpTest to change it)"
+        if not isinstance(decl, dict) or not all(isinstance(v, Law) for v in decl.values()):
+            return [self._fail(derived, "distribution must be a dict {output name: "
+                                        "harness.distributions Law}")]
+        proto = op_info(case.op_type).proto
+        pattrs = {a.name: a for a in proto.attrs} if proto is not None else {}
+        attrs = dict(case.attrs)
+        for a in pattrs.values():
+            if a.name not in attrs and a.has_default:
+                attrs[a.name] = a.default
+        # which attrs each law reads: those get other values too
+        plan = [("the case's attrs", {})]
+        try:
+            for law in decl.values():
+                _, read = law.resolve(attrs)
+                for name in read:
+                    if name in NO_VARY or name not in pattrs:
+                        continue
+                    for v in _candidates(pattrs[name], attrs.get(name), law.vary.get(name)):
+                        if not any(ch == {name: v} for _, ch in plan):
+                            plan.append((f"{name}={v!r}", {name: v}))
+        except Exception as exc:  # noqa: BLE001 - a bad declaration
+            return [self._fail(derived, f"cannot resolve the declared distribution: "
+                                        f"{type(exc).__name__}: {exc}")]
+        other = _other_float_dtype(case, attrs, pattrs)
+        if other:
+            plan.append((f"{other} ({'the dtype attr' if 'dtype' in pattrs else 'inputs'} "
+                         f"cast)", {CAST: other}))
+        alpha = ALPHA / (len(plan) * len(decl))
+        seed = int(getattr(context, "seed", 2024))
+        tested, refused, total = [], [], 0
+        for label, change in plan:
+            change = dict(change)
+            cast = change.pop(CAST, "")
+            run_attrs = dict(attrs, **change)
+            if cast and isinstance(attrs.get("dtype"), str) and "dtype" in pattrs:
+                run_attrs["dtype"] = cast
+            if (change or cast) and not all(law.valid(law.resolve(run_attrs)[0]) for law in decl.values()):
+                refused.append(f"{label} (outside the declared law)")
+                continue
+            try:
+                samples, note = _sample(case, run_attrs, decl, pattrs, seed, cast)
+            except _Refused as exc:
+                if not (change or cast):
+                    return [self.skipped(case, f"the op refuses the case: {exc}")]
+                refused.append(label)
+                continue
+            except Exception as exc:  # noqa: BLE001
+                return [self._fail(derived, f"with {label} the op raised "
+                                            f"{type(exc).__name__}: {exc}")]
+            for out, law in decl.items():
+                values, _ = law.resolve(run_attrs)
+                x = samples[out]
+                total += x.size
+                msg = law.test(x, values, alpha, rng=np.random.default_rng(seed))
+                if msg:
+                    head = "" if not (change or cast) else \
+                        f"with {label} (other attrs as the case): "
+                    return [self._fail(derived, f"{head}{out} does not follow the declared "
+                                                f"{law.describe(values)}{how}: {msg}{note}")]
+            tested.append(label)
+        text = (f"{', '.join(f'{o} ~ {type(law).__name__}' for o, law in decl.items())}: "
+                f"{len(tested)} attr settings ({'; '.join(tested)}), {total} samples, "
+                f"false-alarm rate <= {ALPHA:g}")
+        if refused:
+            text += f"; not tested: {', '.join(refused)}"
+        text += how
+        return [CheckResult(NAME, PASS, "CPU", "", derived.base.name, text)]
+
+    def _fail(self, derived, message):
+        class _Combo:
+            place, dtype = "CPU", ""
+
+        return self.failed(derived, _Combo, message, kind=WrongValue)
+
+
+class _Refused(Exception):
+    pass
+
+
+def _sample(case, attrs, decl, pattrs, seed, cast=""):
+    """{declared name: samples (1-D float64)} from repeated runs (float inputs cast to `cast`
+    when given), and a note."""
+    from harness.checks._support import op_refused
+    from harness.checks.output import prepare_case
+    from harness.runner import normalize_slots
+
+    inputs = {s.name: s.data for specs in normalize_slots(case.inputs).values() for s in specs}
+    got = {k: [] for k in decl}
+    n, first, note = 0, None, ""
+    for k in range(MAX_RUNS):
+        run_attrs = dict(attrs)
+        if "seed" in pattrs:
+            run_attrs["seed"] = 1 + (seed * 1000003 + 7919 * (k + 1)) % 2147483000
+        if "fix_seed" in pattrs:
+            run_attrs["fix_seed"] = True
+        run_case = _with_attrs(case, run_attrs)
+        try:
+            p = prepare_case(run_case, "CPU", cast)
+            outs = p.forward()
+        except Exception as exc:  # noqa: BLE001
+            if op_refused(exc):
+                raise _Refused(str(exc).splitlines()[0] if str(exc) else
+                               type(exc).__name__) from exc
+            raise
+        this = {}
+        for name, law in decl.items():
+            x = law.of(outs, inputs) if law.of is not None else outs.get(name)
+            if x is None:
+                raise KeyError(f"'{name}' is not an output of the op (outputs: "
+                               f"{', '.join(outs)}); give of=fn(outputs, inputs)")
+            this[name] = np.asarray(x, np.float64).reshape(-1)
+            law.rtol = _rtol(outs)
+        key = next(iter(this))
+        if first is not None and this[key].size and np.array_equal(this[key], first):
+            note = ("; note: another seed gave the same samples, so one run was tested (the "
+                    "op ignores its seed attr, or a seed is fed as an input)")
+            break
+        if first is None:
+            first = this[key]
+        for name, x in this.items():
+            got[name].append(x)
+        n += this[key].size
+        if n >= TARGET_SAMPLES or this[key].size == 0:
+            break
+    # the first MAX_SAMPLES of each (independent draws: an unbiased subsample) bound the
+    # cost of a large output
+    return {k: np.concatenate(v)[:MAX_SAMPLES] if v else np.zeros(0)
+            for k, v in got.items()}, note
+
+
+def _rtol(outs) -> float:
+    """How close a sample must be to a declared value: 1e-6, or 16 eps of the least precise
+    float output (float16 results)."""
+    eps = [float(np.finfo(v.dtype).eps) for v in outs.values()
+           if isinstance(v, np.ndarray) and v.dtype.kind == "f"]
+    return max([1e-6] + [16 * e for e in eps])
+
+
+def _other_float_dtype(case, attrs, pattrs) -> str:
+    """float32 for a float64 case and the reverse (the dtype attr of a creation op, else the
+    float inputs), where the op has a CPU kernel for it; '' otherwise."""
+    from opkit.registry import op_info
+
+    from harness.runner import normalize_slots
+
+    if isinstance(attrs.get("dtype"), str) and "dtype" in pattrs:
+        now = attrs["dtype"]
+    else:
+        kinds = [str(s.data.dtype) for specs in normalize_slots(case.inputs).values()
+                 for s in specs if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"]
+        now = kinds[0] if kinds else ""
+    other = {"float32": "float64", "float64": "float32"}.get(now, "")
+    cpu = op_info(case.op_type).kernel_places().get("CPU", [])
+    return other if other in cpu else ""
+
+
+def _with_attrs(case, attrs):
+    import dataclasses
+
+    return dataclasses.replace(case, attrs=attrs)
+
+
+CHECK = DistributionCheck()

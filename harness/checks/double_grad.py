@@ -1,0 +1,264 @@
+"""double_grad: second-order gradients (a grad op's own grad maker) against numeric ones.
+
+Where a grad op of the case (the ops the forward op's grad maker makes, e.g. `tanh_grad`)
+registers a grad maker of its own (e.g. making `tanh_grad_grad`), the grad op is itself a
+differentiable function of its inputs (forward inputs and outputs it reads, the output
+gradients). This check runs the case's forward and first-order backward in float64 on CPU
+(random cotangents on every float output the grad maker consumes), then treats each such grad
+op as an op of its own:
+
+* its inputs are the values the first-order backward fed it (the forward's X, Out, the
+  cotangent Out@GRAD, ...), renamed so that their gradients get names of their own
+  (`Out@GRAD` becomes `Out@G`, whose gradient is `Out@G@GRAD`);
+* numeric: the derivative of `sum(cot2 * grad_op_outputs)` (a fixed random cotangent `cot2`)
+  with respect to every float input, by the coloured engine (`harness.gradient`), float64;
+* analytic: the grad op's grad maker (the double-grad ops) run on `cot2`; an input whose
+  gradient the maker does not produce counts as a zero gradient, so a term the double-grad
+  op leaves out (the `Out` term of tanh's, Paddle's DOutNew) is a wrong value, not a skip;
+* a mismatch at a point where the grad op is not differentiable (relu_grad in Out at 0) is
+  accepted when the analytic value is one of the one-sided slopes (`harness.kinks`).
+
+Compared with PyTorch's gradgradcheck and Paddle's double_grad_check, the grad op's inputs
+vary independently (Out is not recomputed from X): each double-grad output is checked on its
+own, and a failure names the grad op, its input and the element.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.checks.base import Check, WrongValue
+from harness.report import CheckResult, PASS, SKIP
+
+__all__ = ["DoubleGradCheck", "CHECK", "grad_op_function", "consumed_outputs"]
+
+NAME = "double_grad"
+MAX_KINK_PROBES = 1024     # wrong elements probed one-sidedly before giving up
+KINK_MATCH_TOL = 1e-4      # an analytic value within this of a one-sided slope matches it
+MAX_COLOURS = 16          # exact (coloured) numerics up to this many colours, else ...
+EXACT_MAX_ELEMENTS = 4096  # ... (or beyond this size) the randomized directional check
+RENAMED = "@G"             # "Out@GRAD" in the grad op's own scope: "Out@G"
+
+
+def consumed_outputs(prepared, no_grad_set=()) -> list[str]:
+    """The forward outputs whose gradient (`Out@GRAD`) the op's grad ops read."""
+    from opkit.framework.grad_maker import GRAD_SUFFIX
+
+    outs = set(prepared.output_names())
+    read = []
+    for op in prepared.grad_ops(no_grad_set):
+        for names in op.inputs.values():
+            for n in names:
+                if n.endswith(GRAD_SUFFIX) and n[: -len(GRAD_SUFFIX)] in outs and \
+                        n[: -len(GRAD_SUFFIX)] not in read:
+                    read.append(n[: -len(GRAD_SUFFIX)])
+    return read
+
+
+def _rename(name: str) -> str:
+    return name.replace("@GRAD", RENAMED)
+
+
+def _shown(name: str) -> str:
+    return name.replace(RENAMED, "@GRAD")
+
+
+def grad_op_function(fwd, gop):
+    """A PreparedOp running grad op `gop` alone on the values the first-order backward gave
+    it in `fwd`'s scope (variables renamed), or a string: why it cannot be made."""
+    from opkit.framework.context import EMPTY_VAR_NAME
+    from opkit.framework.tensor import LoDTensor
+    from harness.runner import PreparedOp, VarSpec
+
+    specs = {}
+    for slot, names in gop.inputs.items():
+        items = []
+        for n in names:
+            if n == EMPTY_VAR_NAME:
+                continue
+            value = fwd.value(n)
+            if value is None:
+                continue
+            if not isinstance(value, LoDTensor):
+                return f"grad op '{gop.type}' reads {type(value).__name__} '{n}'"
+            if not value.is_initialized():
+                continue
+            items.append(VarSpec(_rename(n), np.array(fwd.array(n)), fwd.lod_lengths(n) or None))
+        if items:
+            specs[slot] = items
+    outputs = {slot: [_rename(n) for n in names if n != EMPTY_VAR_NAME]
+               for slot, names in gop.outputs.items()}
+    outputs = {k: v for k, v in outputs.items() if v}
+    return PreparedOp(gop.type, specs, gop.attrs, outputs, fwd.place)
+
+
+def _float64_cpu(op_type: str) -> bool:
+    from opkit.registry import op_info
+
+    return "float64" in op_info(op_type).kernel_places().get("CPU", [])
+
+
+class DoubleGradCheck(Check):
+    name = NAME
+    description = ("second-order gradients: a grad op's own grad maker against the numeric "
+                   "derivative of the grad op (float64)")
+    order = 22
+    variants = ("case",)
+    needs_float = True
+
+    def applies(self, case, context):
+        from opkit.registry import op_info
+
+        if not case.grad_inputs:
+            return "the case names no gradients"
+        if op_info(case.op_type).grad_maker is None:
+            return "the op registers no grad maker"
+        if not _float64_cpu(case.op_type):
+            return "the op has no float64 CPU kernel"
+        return None
+
+    def verdict(self, derived, context):
+        from opkit.registry import op_info
+        from harness.checks.output import expected_outputs, first_line, prepare_case
+        from harness.runner import make_cotangents, normalize_slots
+
+        case = derived.case
+        seed = getattr(context, "seed", 2024)
+        no_grad = tuple(case.no_grad_set or ())
+        try:
+            fwd = prepare_case(case, "CPU", "float64", normalize_slots(expected_outputs(case)))
+            gops = fwd.grad_ops(no_grad)
+        except Exception as exc:  # noqa: BLE001 - the output and grad checks report it
+            return [self.skipped(case, f"the first-order run raised {first_line(exc)}")]
+        with_maker = [g for g in gops if op_info(g.type).grad_maker is not None]
+        if not with_maker:
+            names = ", ".join(sorted({g.type for g in gops})) or "none"
+            return [self.skipped(case, f"no grad op registers a grad maker of its own "
+                                       f"(grad ops: {names})")]
+        try:
+            outs = fwd.forward()
+            cot = make_cotangents(outs, consumed_outputs(fwd, no_grad), seed=seed)
+            fwd.backward(cot, list(case.grad_inputs), no_grad)
+        except Exception as exc:  # noqa: BLE001
+            return [self.skipped(case, f"the first-order backward raised {first_line(exc)}")]
+        results = []
+        for gop in with_maker:
+            results.extend(self._check_grad_op(derived, fwd, gop, seed))
+        return results
+
+    def _check_grad_op(self, derived, fwd, gop, seed):
+        from opkit.registry import op_info
+        from harness.checks.output import first_line
+        from harness.gradient import NumericEngine
+        from harness.runner import make_cotangents
+
+        case = derived.case
+        where = f"grad op '{gop.type}'"
+        if not _float64_cpu(gop.type):
+            return [CheckResult(NAME, SKIP, "CPU", "float64", derived.base.name,
+                                f"{where} has no float64 CPU kernel")]
+        g = grad_op_function(fwd, gop)
+        if isinstance(g, str):
+            return [CheckResult(NAME, SKIP, "CPU", "float64", derived.base.name, g)]
+        delta = float((case.options or {}).get("numeric_grad_delta", 0.005))
+        try:
+            gouts = g.forward()
+            cot2 = make_cotangents(gouts, [n for n, v in gouts.items() if v is not None],
+                                   seed=seed + 1)
+            engine = NumericEngine(g, cot2, delta, seed=seed)
+            # a no_need_buffer input's data is never read (the no_need_buffer check holds the
+            # grad kernel to that): its gradient is zero by construction, not worth the runs
+            unread = {v.name for slot in (op_info(gop.type).no_need_buffer or [])
+                      for v in g.inputs.get(slot, [])}
+            wrt = [n for n in engine.base if n not in unread]
+        except Exception as exc:  # noqa: BLE001
+            return [self.failed(derived, None, f"{where} raised {first_line(exc)} when run "
+                                f"on its own", kind=WrongValue)]
+        if not cot2 or not wrt:
+            return [CheckResult(NAME, SKIP, "CPU", "float64", derived.base.name,
+                                f"{where} has no float input or output to differentiate")]
+        double = None
+        try:
+            analytic = g.backward(cot2, wrt)
+            double = ", ".join(sorted({o.type for o in g.grad_ops()}))
+        except Exception as exc:  # noqa: BLE001
+            return [self._fail(derived, f"{where}: its grad maker's ops raised "
+                                        f"{first_line(exc)}")]
+        problems, worst = [], 0.0
+        for name in wrt:
+            ana = analytic.get(name)
+            missing = ana is None
+            shape = engine.base[name].shape
+            ana = np.zeros(shape) if missing else np.asarray(ana, dtype=np.float64)
+            if ana.shape != shape:
+                problems.append(f"gradient of {_shown(name)} has shape {ana.shape}, expected "
+                                f"{shape}")
+                continue
+            try:
+                msg, w = _judge(engine, name, ana)
+                if msg is False:     # many colours: the randomized directional check
+                    msg, w = _judge_fast(engine, name, ana)
+            except Exception as exc:  # noqa: BLE001
+                problems.append(f"numeric derivative in {_shown(name)} raised "
+                                f"{first_line(exc)}")
+                continue
+            worst = max(worst, w)
+            if msg:
+                if missing:
+                    msg += (f" (the grad maker of '{gop.type}' gives no gradient of "
+                            f"{_shown(name)}: taken as zero)")
+                problems.append(msg)
+        if problems:
+            return [self._fail(derived, f"{where} (double grad ops: {double or 'none'}): "
+                               f"second-order gradients w.r.t. its inputs: "
+                               + "; ".join(problems), worst)]
+        return [CheckResult(NAME, PASS, "CPU", "float64", derived.base.name,
+                            f"{where} -> {double or 'no ops'}: "
+                            f"{', '.join(_shown(n) for n in wrt)}", worst)]
+
+    def _fail(self, derived, message, worst=None):
+        class _Combo:
+            place, dtype = "CPU", "float64"
+
+        return self.failed(derived, _Combo, message, kind=WrongValue, worst=worst)
+
+
+def _judge(engine, name, ana):
+    """(failure message or None, worst error): the float64 bound of harness.gradient.compare;
+    wrong elements where the grad op has a kink pass when the analytic value is one of the
+    one-sided slopes."""
+    from harness.checks.output import fmt_index
+    from harness.gradient import compare
+    from harness.kinks import ACCEPTED, kink_verdict, one_sided
+    from harness.values import fmt_value
+
+    if engine.base[name].size > EXACT_MAX_ELEMENTS or \
+            engine.discover(name, max_colours=MAX_COLOURS).colours > MAX_COLOURS:
+        return False, 0.0
+    c = compare(engine, name, ana, None)
+    if not c.ok and 0 < c.bad <= MAX_KINK_PROBES:
+        left = []
+        for k in np.flatnonzero(c.mask.reshape(-1)):
+            lo, hi = one_sided(engine, name, int(k))
+            if kink_verdict(float(ana.reshape(-1)[k]), lo, hi, KINK_MATCH_TOL) not in ACCEPTED:
+                left.append(int(k))
+        if not left:
+            return None, c.worst
+        c = c.restrict(left)
+    if c.ok:
+        return None, c.worst
+    shown = _shown(name)
+    return (f"{shown}: {c.bad} of {c.size} elements wrong; worst {fmt_index(shown, c.index)}: "
+            f"analytic {fmt_value(c.analytic)}, numeric {fmt_value(c.numeric)} (error "
+            f"{c.error:.4g} > allowed {c.allowed:.3g})", c.worst)
+
+
+def _judge_fast(engine, name, ana):
+    """(failure message or None, worst error) from random directional derivatives, a
+    disagreeing direction bisected down to the wrong elements (harness.gradient)."""
+    from harness.checks.grad import _compare_fast
+
+    msg, worst, _ = _compare_fast(engine, name, ana, engine.directions(name), None)
+    return (_shown(msg) if msg else None), worst
+
+
+CHECK = DoubleGradCheck()

@@ -1,0 +1,168 @@
+"""grad_outputs: gradients with random cotangents on EVERY differentiable output.
+
+An OpTest's `check_grad(inputs, output_names)` differentiates the loss over the outputs it
+names; the others get a zero cotangent. A grad kernel that drops or mis-scales the gradient
+flowing in through another output (the second output of split or top-k's values beside the
+indices, a Mean or Variance output beside Out, the second of two results) passes such a test.
+
+This check finds the float outputs whose gradient (`Out@GRAD`) the op's grad maker feeds its
+grad ops, and, where some of them are not among the test's output names, runs the `grad`
+check again (same inputs, tolerances and numeric engine, `harness.checks.grad.check_grad`)
+with a fixed random cotangent on all of them. It is skipped when the test already names
+every such output, when the test gives `user_defined_grads` (Paddle's convention ties those
+to the named outputs) or when the op has no gradient.
+
+Opting out (an output whose gradient the op deliberately ignores, say), with the reason:
+`opkit_skip = {"grad_outputs": "Mask's gradient is ignored by design: ..."}` on the OpTest.
+"""
+from __future__ import annotations
+
+from harness.checks.base import Check, WrongValue
+from harness.report import PASS, SKIP, CheckResult
+
+__all__ = ["GradOutputsCheck", "CHECK", "unnamed_outputs", "dropped_outputs"]
+
+NAME = "grad_outputs"
+
+
+def _named(case) -> list[str]:
+    if case.grad_outputs:
+        return list(case.grad_outputs)
+    from opkit.registry import op_info
+
+    proto = op_info(case.op_type).proto
+    return [v.name for v in proto.outputs if not v.duplicable and not v.intermediate] \
+        if proto is not None else []
+
+
+def unnamed_outputs(case, prepared, outs) -> list[str]:
+    """Float outputs whose gradient the grad maker consumes and the case does not name."""
+    from harness.checks.double_grad import consumed_outputs
+
+    named = set(_named(case))
+    return [n for n in consumed_outputs(prepared, tuple(case.no_grad_set or ()))
+            if n not in named and outs.get(n) is not None and outs[n].dtype.kind == "f"
+            and outs[n].size > 0]
+
+
+def dropped_outputs(case, prepared, outs) -> list[str]:
+    """Float outputs that the grad maker takes no gradient of, other than intermediate ones,
+    state updates (an output declared inplace with an input: batch_norm's MeanOut) and the
+    test's own output names (which the grad check covers)."""
+    from harness.checks.double_grad import consumed_outputs
+    from opkit.registry import op_info
+
+    info = op_info(case.op_type)
+    proto = info.proto
+    skip = {v.name for v in proto.outputs if v.intermediate} if proto is not None else set()
+    skip |= set((info.inplace or {}).values()) | set(_named(case))
+    cons = set(consumed_outputs(prepared, tuple(case.no_grad_set or ())))
+    return [n for n, v in outs.items() if v is not None and v.dtype.kind == "f" and v.size
+            and n not in cons and n not in skip]
+
+
+class GradOutputsCheck(Check):
+    name = NAME
+    description = ("gradients with random cotangents on every float output the grad maker "
+                   "consumes, not only the test's output_names")
+    order = 21
+    variants = ("case",)
+    needs_float = True
+
+    def applies(self, case, context):
+        from opkit.registry import op_info
+
+        if not case.grad_inputs:
+            return "the case names no gradients"
+        if op_info(case.op_type).grad_maker is None:
+            return "the op registers no grad maker"
+        if (case.options or {}).get("user_defined_grads") is not None:
+            return "the test gives user_defined_grads (tied to the outputs it names)"
+        return None
+
+    def verdict(self, derived, context):
+        from harness.checks.grad import _numeric_dtype, check_grad
+        from harness.checks.output import expected_outputs, first_line, prepare_case
+        from harness.runner import normalize_slots
+
+        case = derived.case
+        dtype = _numeric_dtype(case)
+        if dtype is None:
+            return [self.skipped(case, "the op has no float CPU kernel")]
+        try:
+            fwd = prepare_case(case, "CPU", dtype, normalize_slots(expected_outputs(case)))
+            outs = fwd.forward()
+            extra = unnamed_outputs(case, fwd, outs)
+        except Exception as exc:  # noqa: BLE001 - the output and grad checks report it
+            return [self.skipped(case, f"the forward or grad maker raised {first_line(exc)}")]
+        named = [n for n in _named(case) if outs.get(n) is not None]
+        dropped = dropped_outputs(case, fwd, outs)
+        head = [self._dropped(derived, case, dropped, context)] if dropped else []
+        if not extra:
+            if head:
+                return head
+            return [self.skipped(case, f"the test's output_names ({', '.join(named) or 'none'})"
+                                       f" are every float output the grad maker consumes")]
+        opts = case.options or {}
+        results = check_grad(case, case.grad_inputs, named + extra, case.no_grad_set,
+                             max_relative_error=opts.get("max_relative_error", 0.005),
+                             numeric_grad_delta=opts.get("numeric_grad_delta", 0.005),
+                             mode=opts.get("grad_mode"), repro=self.reproduce(case),
+                             places=getattr(context, "places", None),
+                             dtypes=getattr(context, "dtypes", None),
+                             seed=getattr(context, "seed", 2024))
+        note = (f"cotangents also on {', '.join(extra)} (the test names "
+                f"{', '.join(named) or 'none'})")
+        for r in results:
+            r.check = NAME
+            if r.status == SKIP:
+                continue
+            r.message = f"{note}: {r.message}" if r.message else note
+        return head + results
+
+    def _dropped(self, derived, case, dropped, context):
+        """Outputs the grad maker takes no gradient of must not depend on the differentiated
+        inputs: the numeric gradient of sum(cot * output) is zero (float64, CPU)."""
+        import numpy as np
+
+        from harness.checks.double_grad import _judge, _judge_fast
+        from harness.checks.output import expected_outputs, first_line, prepare_case
+        from harness.gradient import NumericEngine
+        from harness.runner import make_cotangents, normalize_slots
+
+        class _Combo:
+            place, dtype = "CPU", "float64"
+
+        seed = getattr(context, "seed", 2024)
+        try:
+            p = prepare_case(case, "CPU", "float64", normalize_slots(expected_outputs(case)))
+            outs = p.forward()
+            engine = NumericEngine(p, make_cotangents(outs, dropped, seed=seed),
+                                   float((case.options or {}).get("numeric_grad_delta", 0.005)),
+                                   seed=seed)
+            problems = []
+            for name in case.grad_inputs:
+                if name not in engine.base:
+                    continue
+                zero = np.zeros(engine.base[name].shape)
+                msg, _ = _judge(engine, name, zero)
+                if msg is False:
+                    msg, _ = _judge_fast(engine, name, zero)
+                if msg:
+                    problems.append(msg)
+        except Exception as exc:  # noqa: BLE001 - the grad check reports a raising op
+            return self.skipped(case, f"numeric gradients of {', '.join(dropped)} raised "
+                                      f"{first_line(exc)}")
+        outs_text = ", ".join(dropped)
+        if problems:
+            grads = ", ".join(f"{n}@GRAD" for n in dropped)
+            return self.failed(derived, _Combo,
+                               f"output(s) {outs_text} depend on the differentiated inputs, "
+                               f"but the grad maker takes no {grads}: their gradient is "
+                               f"dropped (analytic 0): " + "; ".join(problems), kind=WrongValue)
+        return CheckResult(NAME, PASS, "CPU", "float64", derived.base.name,
+                           f"{outs_text}: no gradient taken, and none is due (the numeric "
+                           f"gradient is zero)")
+
+
+CHECK = GradOutputsCheck()
