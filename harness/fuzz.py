@@ -74,7 +74,7 @@ def _run_case_checks(case: Case, context: CheckContext, with_grad: bool) -> list
         from harness.checks.registry import get_check
 
         for name in FUZZ_VARIANT_CHECKS + (("precision",) if semantic is not context else ()):
-            results += get_check(name).function()(case, context)
+            results += get_check(name)(case, context)
     return results
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 
 from harness.case import Case
 from harness.checks._support import CheckContext
+from harness.checks.base import Crashed, KernelRaised, TimedOut
 from harness.checks.registry import all_checks, get_check
 from harness.discovery import DiscoveredTest, seed_all
 from harness.report import FAIL, PASS, SKIP, CheckResult
@@ -146,28 +147,24 @@ def run_checks(case: Case, context: CheckContext, checks=None, first_case: bool 
     return out
 
 
-def _run_one(spec, case, context) -> list[CheckResult]:
-    try:
-        fn = spec.function()
-    except (ImportError, AttributeError) as exc:
-        return [CheckResult(spec.name, SKIP, "", "", case.name,
-                            f"check '{spec.name}' is not available: {exc}")]
+def _run_one(check, case, context) -> list[CheckResult]:
+    fn = check
     seed_all(context.seed)
     started = time.monotonic()
     try:
         with _alarm(context.timeout):
             got = list(fn(case, context) or [])
     except CheckTimeout:
-        return [CheckResult(spec.name, FAIL, "", "", case.name,
+        return [CheckResult(check.name, FAIL, "", "", case.name,
                             f"timed out after {context.timeout:g}s: the op (or the check) "
-                            f"hangs")]
+                            f"hangs", kind=TimedOut.kind)]
     except Exception as exc:  # noqa: BLE001 - a failing kernel is a failed check
         from harness.checks._support import describe_error
 
-        return [CheckResult(spec.name, FAIL, "", "", case.name,
-                            f"raised {describe_error(exc)}")]
+        return [CheckResult(check.name, FAIL, "", "", case.name,
+                            f"raised {describe_error(exc)}", kind=KernelRaised.kind)]
     finally:
-        context.cache.setdefault("durations", {})[spec.name] = time.monotonic() - started
+        context.cache.setdefault("durations", {})[check.name] = time.monotonic() - started
     return got
 
 
@@ -204,8 +201,7 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = 2024,
     pre = []
     # the OpTest's own methods record what it differentiates (grad_inputs/grad_outputs):
     # output and grad report them; the variant checks need the recorded gradients
-    if any(n in ("output", "grad") or getattr(get_check(n).target, "variants", ("case",))
-           != ("case",) for n in wanted):
+    if any(n in ("output", "grad") or get_check(n).variants != ("case",) for n in wanted):
         # the OpTest's own methods first: they record grad_inputs/grad_outputs on its Case
         from harness.checks.optest import run_optest_methods
 
@@ -279,10 +275,11 @@ def _execute_task(task: Task, checks, seed, timeout, fuzz, emit, context_options
         seed_all(seed)
         try:
             with _alarm(timeout):
-                results = list(spec.target.op_results(task.op, task.tests, context) or [])
+                results = list(spec.op_results(task.op, task.tests, context) or [])
         except CheckTimeout:
             results = [CheckResult(spec.name, FAIL, "", "", task.op, f"timed out after "
-                                   f"{timeout:g}s: the op (or the check) hangs")]
+                                   f"{timeout:g}s: the op (or the check) hangs",
+                                   kind=TimedOut.kind)]
         emit(("results", results))
         return
     if task.kind == "fuzz":
@@ -422,7 +419,7 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = 2024,
                 out[i].append(CheckResult(current or "output", FAIL, "", "",
                                           _task_name(tasks[i]),
                                           f"{_crash_message(proc.exitcode)} while running "
-                                          f"check '{current or '?'}'"))
+                                          f"check '{current or '?'}'", kind=Crashed.kind))
                 finished = True
             else:
                 if msg[0] == "start":
@@ -451,7 +448,8 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = 2024,
                 out[i].append(CheckResult(current or "output", FAIL, "", "",
                                           _task_name(tasks[i]),
                                           f"timed out after {now - started:.0f}s (killed) "
-                                          f"while running check '{current or '?'}'"))
+                                          f"while running check '{current or '?'}'",
+                                          kind=TimedOut.kind))
                 conn.close()
                 del running[conn]
                 if on_task_done:
@@ -466,11 +464,7 @@ def preload(checks=None, fuzz: int = 0) -> None:
     compiles them again -- measured as a third of the workers' time on `--all`."""
     import pkgutil
 
-    for spec in _selected_specs(checks):
-        try:
-            spec.function()
-        except Exception:  # noqa: BLE001 - a broken check is reported when it runs
-            pass
+    _selected_specs(checks)        # imports every selected check's module
     names = ["harness.gradient", "harness.lod_cases", "harness.pipeline", "harness.kinks",
              "harness.checks.optest", "harness.checks.output", "harness.checks.grad",
              "harness.checks.siblings"]
@@ -530,7 +524,7 @@ def op_level_checks(checks=None) -> list[str]:
     if not _can_fork():
         return []
     return [s.name for s in _selected_specs(checks)
-            if callable(getattr(s.target, "op_results", None))]
+            if callable(getattr(s, "op_results", None))]
 
 
 def plan(ops: list[str], discovered: dict[str, list[DiscoveredTest]], fuzz: int = 0,

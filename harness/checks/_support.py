@@ -242,17 +242,17 @@ class Hooks:
 
 
 def result(check: str, status: str, combo: Combo | None, case, message: str = "",
-           worst_error: float | None = None) -> CheckResult:
+           worst_error: float | None = None, kind: str = "") -> CheckResult:
     return CheckResult(check, status, combo.place if combo else "", combo.dtype if combo else "",
-                       case.name, message, worst_error)
+                       case.name, message, worst_error, kind=kind)
 
 
 def pass_(check, combo, case, message=""):
     return result(check, PASS, combo, case, message)
 
 
-def fail(check, combo, case, message, worst_error=None):
-    return result(check, FAIL, combo, case, message, worst_error)
+def fail(check, combo, case, message, worst_error=None, kind: str = ""):
+    return result(check, FAIL, combo, case, message, worst_error, kind)
 
 
 # -- comparisons --------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness.checks._support import CheckContext, Combo, fail, grad_op_types, pass_, result
+from harness.checks.base import Check, MissingKernel
 from harness.report import SKIP
 
 NAME = "dtypes"
@@ -165,3 +166,16 @@ def integer_kernel_problems(case) -> list[str]:
                                 f"float64 kernel {want.reshape(-1)[k].item()!r}")
                 break
     return problems
+
+
+class DtypesCheck(Check):
+    name = NAME
+    description = ("float32 and float64 kernels on every place, for the op and its grad op")
+    order = 30
+    scope = "op"        # a fact of the op's registrations: once per op (its first case)
+
+    def verdict(self, derived, context):
+        return self.adopt(derived, check(derived.case, context), MissingKernel)
+
+
+CHECK = DtypesCheck()

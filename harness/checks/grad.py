@@ -315,3 +315,24 @@ def check_case(case, context=None) -> list[CheckResult]:
                       user_defined_grads=opts.get("user_defined_grads"),
                       mode=opts.get("grad_mode"), repro=repro, places=places, dtypes=dtypes,
                       seed=seed)
+
+
+# -- the registered check ----------------------------------------------------------------------
+from harness.checks.base import Check, WrongValue  # noqa: E402
+
+
+class GradCheck(Check):
+    """`grad`: the OpTest's own check_grad calls when the case came from an OpTest; else the
+    case's named gradients against numeric ones."""
+
+    name = "grad"
+    description = "analytic gradients against numeric ones"
+    order = 20
+
+    def verdict(self, derived, context):
+        from harness.checks.optest import check_grad as from_optest
+
+        return self.adopt(derived, from_optest(derived.case, context), WrongValue)
+
+
+CHECK = GradCheck()

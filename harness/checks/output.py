@@ -182,3 +182,24 @@ def check_case(case, context=None) -> list[CheckResult]:
                         no_check_set=opts.get("no_check_set"),
                         equal_nan=bool(opts.get("equal_nan", False)), repro=repro,
                         places=places, dtypes=dtypes)
+
+
+# -- the registered check ----------------------------------------------------------------------
+from harness.checks.base import Check, WrongValue  # noqa: E402
+
+
+class OutputCheck(Check):
+    """`output`: the OpTest's own test_* methods (their check_output calls, with the author's
+    tolerances) when the case came from an OpTest; else the case's expected outputs."""
+
+    name = "output"
+    description = "forward outputs (and output LoD) against the expected ones"
+    order = 10
+
+    def verdict(self, derived, context):
+        from harness.checks.optest import check_output as from_optest
+
+        return self.adopt(derived, from_optest(derived.case, context), WrongValue)
+
+
+CHECK = OutputCheck()
