@@ -232,17 +232,20 @@ class Check:
     # -- the template: run the base, run the variant, compare ---------------------------------
     def compare_each(self, derived: Derived, context, *, variant, compare, base=None,
                      base_fails: str = "skip", refused: str = "fail",
+                     base_skip: str = "the base run raises: see the output check",
+                     raised_prefix: str = "the op raised ", raised_kind: type | None = None,
                      passed_message=None) -> list[CheckResult]:
         """THE "run the base, run the variant, compare" loop of the harness, per planned
         place x dtype combo (skips of the rest added):
 
         - `base(combo) -> runs` (optional): the reference run. When it raises, the combo is
-          a skip ("the base run raises: see the output check", `base_fails="skip"`) or a
-          failure (`base_fails="fail"`, kind KernelRaised);
-        - `variant(combo) -> runs`: the run under test. An exception is a failure (kind
-          KernelRaised, naming the kernel line), except the op refusing on purpose (a typed
-          opkit error with a message, harness.engine.refusal): then `refused` decides --
-          "pass", "skip" or "fail";
+          a skip (`base_skip`, when `base_fails="skip"`) or a failure (`base_fails="fail"`,
+          kind KernelRaised);
+        - `variant(combo) -> runs`: the run under test. An exception is a failure
+          (`raised_prefix` + the error and kernel line; kind `raised_kind`, default
+          KernelRaised), except the op refusing on purpose (a typed opkit error with a
+          message, harness.engine.refusal): then `refused` decides -- "pass", "skip" or
+          "fail";
         - `compare(base_runs, variant_runs, combo)`: None when they agree, else the problem:
           a message (kind Mismatch), a (message, FailureKind) pair, or ready CheckResults.
         `passed_message(base_runs, variant_runs, combo)` may give the pass's message."""
@@ -261,22 +264,21 @@ class Check:
                                                    f"check could finish: {raised(exc)}",
                                                    kind=KernelRaised))
                     else:
-                        results.append(self.skipped(derived.base, "the base run raises: see "
-                                                    "the output check", combo))
+                        results.append(self.skipped(derived.base, base_skip, combo))
                     continue
             try:
                 got = variant(combo)
             except Exception as exc:  # noqa: BLE001 - a failing kernel is a finding
                 why = refusal(exc)
                 if why and refused == "pass":
-                    results.append(self.passed(derived, combo, f"refused: {why[:100]}"))
+                    results.append(self.passed(derived, combo, f"refused: {why[:120]}"))
                 elif why and refused == "skip":
                     results.append(self.skipped(derived.base, (f"{derived.note}: " if
                                                                derived.note else "") +
-                                                f"refused ({why[:100]})", combo))
+                                                f"refused ({why[:120]})", combo))
                 else:
-                    results.append(self.failed(derived, combo, f"the op raised {raised(exc)}",
-                                               kind=KernelRaised))
+                    results.append(self.failed(derived, combo, raised_prefix + raised(exc),
+                                               kind=raised_kind or KernelRaised))
                 continue
             problem = compare(want, got, combo)
             if not problem:
