@@ -301,7 +301,7 @@ def fuzz_test(cls, n: int, seed: int = 2024, timeout=None) -> list[CheckResult]:
                 f"a generated case (seed {seed})")
         msg = (f"{first.check} failed on {what}: {first.message}\n"
                f"minimal case:\n{text}\n{note}")
-        return [CheckResult("fuzz", FAIL, first.place, first.dtype, name, msg)]
+        return [CheckResult("fuzz", FAIL, first.place, first.dtype, name, msg, kind=first.kind)]
     if not stats["ran"]:
         return [CheckResult("fuzz", SKIP, "", "", name,
                             f"no generated case could run: {stats['rejected']} draws in a row "

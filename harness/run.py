@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from harness.case import Case
 from harness.checks._support import CheckContext
-from harness.checks.base import Crashed, KernelRaised, TimedOut
+from harness.checks.base import Crashed, TimedOut, Uncaught
 from harness.checks.registry import all_checks, get_check
 from harness.discovery import DiscoveredTest, seed_all
 from harness.report import FAIL, PASS, SKIP, CheckResult
@@ -162,7 +162,7 @@ def _run_one(check, case, context) -> list[CheckResult]:
         from harness.checks._support import describe_error
 
         return [CheckResult(check.name, FAIL, "", "", case.name,
-                            f"raised {describe_error(exc)}", kind=KernelRaised.kind)]
+                            f"raised {describe_error(exc)}", kind=Uncaught.kind)]
     finally:
         context.cache.setdefault("durations", {})[check.name] = time.monotonic() - started
     return got

@@ -59,7 +59,7 @@ from harness.report import FAIL, PASS, SKIP, CheckResult
 
 __all__ = ["Check", "FunctionCheck", "Derived", "Unsupported", "Failure", "KernelRaised",
            "WrongValue", "WrongShape", "NonFinite", "RawException", "Mismatch", "failure_kind",
-           "InputWritten", "AliasedOutput", "UndeclaredRead", "MissingKernel", "TimedOut",
+           "InputWritten", "AliasedOutput", "UndeclaredRead", "MissingKernel", "TimedOut", "Uncaught",
            "Crashed", "SCOPES"]
 
 
@@ -120,6 +120,13 @@ class MissingKernel(Failure):
     """A kernel the op must register is missing (a float dtype, a place)."""
 
     kind = "missing-kernel"
+
+
+class Uncaught(Failure):
+    """An exception escaped the check: the op raised where the check did not expect it, so
+    the check could not run (harness.run reports it; the report says it once per op)."""
+
+    kind = "uncaught"
 
 
 class TimedOut(Failure):
