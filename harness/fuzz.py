@@ -11,6 +11,8 @@ minimal case, printed as a ready-to-paste OpTest in the `fuzz` result's message.
 """
 from __future__ import annotations
 
+from harness.options import DEFAULT_SEED  # noqa: I001
+
 import contextlib
 import re as _re
 from dataclasses import replace
@@ -189,7 +191,7 @@ def prepare_hypothesis() -> None:
         pass
 
 
-def fuzz_test(cls, n: int, seed: int = 2024, timeout=None) -> list[CheckResult]:
+def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[CheckResult]:
     """Fuzz one OpTest class: [a `fuzz` CheckResult]."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hyp_seed
@@ -340,7 +342,7 @@ def _edge_cases(base: Case, seed: int, with_grad: bool):
     return None
 
 
-def fuzz_op(op_type: str, classes, n: int, seed: int = 2024, timeout=None) -> list:
+def fuzz_op(op_type: str, classes, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list:
     """Fuzz every OpTest class of an op (the first one that has a reference, and each after
     it): a list of `fuzz` CheckResults."""
     results = []

@@ -15,6 +15,8 @@
 """
 from __future__ import annotations
 
+from harness.options import DEFAULT_SEED  # noqa: I001
+
 import importlib
 import multiprocessing
 import os
@@ -168,14 +170,14 @@ def _run_one(check, case, context) -> list[CheckResult]:
     return got
 
 
-def run_case(case: Case, checks=None, seed: int = 2024, timeout: float | None = None,
+def run_case(case: Case, checks=None, seed: int = DEFAULT_SEED, timeout: float | None = None,
              test=None, first_case: bool = True, **context_options) -> list[CheckResult]:
     """Run the checks on a hand-made (or converted) Case in this process."""
     context = CheckContext(seed=seed, timeout=timeout, test=test, **context_options)
     return run_checks(case, context, checks, first_case)
 
 
-def run_test(discovered: DiscoveredTest, checks=None, seed: int = 2024,
+def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
              timeout: float | None = None, first_case: bool = True, emit=None,
              **context_options) -> list[CheckResult]:
     """Set up an OpTest class afresh (seeded) and run the checks on it, in this process.
@@ -354,7 +356,7 @@ def _can_fork() -> bool:
     return True
 
 
-def run_tasks(tasks: list[Task], checks=None, seed: int = 2024,
+def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
               timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1, isolate: bool = True,
               fuzz: int = 0, on_task_done=None, context_options=None, xdist: bool = False,
               op_modules=None, test_paths=None) -> dict[int, list]:
@@ -549,7 +551,7 @@ def plan(ops: list[str], discovered: dict[str, list[DiscoveredTest]], fuzz: int 
 
 
 def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=None,
-            seed: int = 2024, timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1,
+            seed: int = DEFAULT_SEED, timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1,
             isolate: bool = True, fuzz: int = 0, progress=None,
             context_options=None, xdist: bool = False, op_modules=None,
             test_paths=None) -> list[OpReport]:

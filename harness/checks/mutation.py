@@ -11,6 +11,8 @@ Two nets:
 """
 from __future__ import annotations
 
+from harness.options import DEFAULT_SEED  # noqa: I001
+
 import hashlib
 
 import numpy as np
@@ -147,7 +149,7 @@ def _find_line(case, combo, context):
     return ""
 
 
-def describe_read_only_write(case, dtype: str, exc: BaseException, seed: int = 2024):
+def describe_read_only_write(case, dtype: str, exc: BaseException, seed: int = DEFAULT_SEED):
     """When `exc` is numpy's read-only error from a kernel writing to an input: one line
     naming the op, the input and the kernel line (for check_output under pytest too); else
     None."""
