@@ -31,6 +31,7 @@ from harness.checks._support import CheckContext
 from harness.checks.base import Crashed, TimedOut, Uncaught
 from harness.checks.registry import all_checks, get_check
 from harness.discovery import DiscoveredTest, seed_all
+from harness.forking import can_fork
 from harness.report import FAIL, PASS, SKIP, CheckResult
 
 __all__ = ["OpReport", "run_case", "run_test", "run_ops", "Task", "case_from_test",
@@ -343,17 +344,7 @@ def _crash_message(exitcode) -> str:
 
 
 def _can_fork() -> bool:
-    if not hasattr(os, "fork") or "fork" not in multiprocessing.get_all_start_methods():
-        return False
-    # a process that already initialised CUDA must not fork (the child's CUDA is unusable)
-    try:
-        from opkit.framework.device import DeviceContextPool
-
-        if any(p.kind == "GPU" for p in DeviceContextPool.places_in_use()):
-            return False
-    except Exception:
-        pass
-    return True
+    return can_fork()
 
 
 def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
@@ -596,7 +587,6 @@ def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=
 
 # public names of the helpers the xdist runner shares with the fork pool
 selected_specs = _selected_specs
-can_fork = _can_fork
 execute_task = _execute
 task_name = _task_name
 crash_message = _crash_message

@@ -177,7 +177,7 @@ def _worker_id() -> str:
 
 def _run_in_worker(spec_path: Path, index: int) -> list:
     from harness.report import FAIL, CheckResult
-    from harness.run import can_fork as _can_fork
+    from harness.forking import can_fork as _can_fork
     from harness.run import execute_task as _execute
     from harness.run import run_tasks
     from harness.run import task_name as _task_name

@@ -2,8 +2,6 @@
 and running a list of cases in a fresh forked or spawned process."""
 from __future__ import annotations
 
-import os
-import pickle
 import sys
 
 
@@ -62,44 +60,5 @@ def run_case_results(case, place: str, dtype: str, seed: int, grads=None) -> dic
         return {}
 
 
-def can_fork() -> bool:
-    return hasattr(os, "fork") and sys.platform != "win32"
-
-
-def in_fork(fn):
-    """fn() run in a forked child; its (picklable) return value, or raises RuntimeError."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:                      # the child
-        os.close(r)
-        code = 0
-        try:
-            data = pickle.dumps(("ok", fn()))
-        except BaseException as exc:  # noqa: BLE001
-            data = pickle.dumps(("error", f"{type(exc).__name__}: {exc}"))
-            code = 1
-        try:
-            with os.fdopen(w, "wb") as f:
-                f.write(data)
-        finally:
-            os._exit(code)
-    os.close(w)
-    try:
-        with os.fdopen(r, "rb") as f:
-            data = f.read()
-    except BaseException:            # e.g. the check's time limit: the child must not outlive
-        import signal                # it (a hung kernel would keep running)
-
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-        os.waitpid(pid, 0)
-        raise
-    os.waitpid(pid, 0)
-    if not data:
-        raise RuntimeError("the forked process died without a result")
-    status, value = pickle.loads(data)
-    if status != "ok":
-        raise RuntimeError(value)
-    return value
+# the one fork primitive (harness.forking); re-exported for the state check
+from harness.forking import can_fork, in_fork  # noqa: E402,F401
