@@ -9,8 +9,9 @@ __all__ = [
     "EnforceNotMet", "InvalidArgument", "NotFound", "OutOfRange", "AlreadyExists",
     "ResourceExhausted", "PreconditionNotMet", "PermissionDenied", "ExecutionTimeout",
     "Unimplemented", "Unavailable", "Fatal", "External", "EmptyMessageError", "one_line",
-    "KernelContractError", "KernelInvalidArgument", "KernelPreconditionNotMet",
 ]
+# (KernelContractError and its Kernel* classes are raised by the framework itself, never by
+# an op author: not in __all__, so not among the kinds `opkit lint` knows as user errors)
 
 
 class EmptyMessageError(ValueError):
