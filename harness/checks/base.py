@@ -39,8 +39,14 @@ Adding a check is ONE module plus ONE line:
 
 2. one line in ``harness.checks.registry.CHECK_MODULES``: ``"harness.checks.my_check"``.
 
-A check may also be a plain function ``fn(case, context) -> list[CheckResult]`` registered
-with ``register_check`` (the older style; still supported).
+``scope = "op"`` runs a check once per op (on its first case) instead of on every case
+(the older spelling ``per_case = False`` still works). ``self.compare_each(derived, context,
+base=..., variant=..., compare=...)`` is the one "run the base, run the variant, compare"
+loop (exceptions, refusals and skips handled once); use it rather than writing the loop.
+
+Every check is a ``Check``: a plain function ``fn(case, context) -> list[CheckResult]``
+registered with ``register_check`` (or named by an ``opkit.checks`` entry point) is wrapped
+as a ``FunctionCheck``.
 
 Opting out: an OpTest (or Case) sets ``opkit_skip = {"empty": "reason ..."}`` (Case:
 ``options["skip"]``); the check is then *skip* with that reason, printed in the report.
@@ -48,7 +54,7 @@ A variant that cannot apply to a case (no float input, no LoD, ...) is *skip* wi
 the variant gives, never *pass*.
 
 Failure kinds are types (``harness.checks.base.Failure`` subclasses), never message searches:
-``result.kind`` (on CheckResults made by ``failed``) names the class.
+``CheckResult.kind`` (a field, kept in JSON) holds the class's ``kind``.
 """
 from __future__ import annotations
 
