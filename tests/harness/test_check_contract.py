@@ -146,3 +146,42 @@ def test_refusal_is_decided_by_type_not_by_frame_name():
     assert refusal(errors.InvalidArgument("X must be 2-D"))
     assert not op_refused(errors.External("numpy said no"))
     assert not op_refused(ValueError("raw"))
+
+
+@pytest.mark.parametrize("refused,status", [("pass", "pass"), ("skip", "skip"),
+                                            ("fail", "fail")])
+def test_compare_each_handles_refusals_base_failures_and_kinds(refused, status):
+    """The template decides once: a typed opkit refusal of the variant follows `refused`; a
+    raw exception is a KernelRaised failure; a failing base run is a skip; a compare message
+    is a Mismatch; a (message, kind) pair keeps its kind."""
+    from harness.checks._support import CheckContext
+    from harness.checks.base import Check, Derived, WrongShape
+    from opkit.framework import errors
+
+    class T(Check):
+        name = "t"
+
+    case = _case("relu", np.ones((2, 3)))
+    d = Derived("case", case, case)
+    ctx = CheckContext(places=("CPU",), dtypes=("float64",))
+
+    def refuse(combo):
+        raise errors.InvalidArgument("X must be 2-D")
+
+    got = T().compare_each(d, ctx, base=lambda c: {}, variant=refuse,
+                           compare=lambda *a: None, refused=refused)
+    assert [r.status for r in got] == [status], got
+
+    def raw(combo):
+        raise IndexError("index 0 is out of bounds")
+
+    got = T().compare_each(d, ctx, variant=raw, compare=lambda *a: None, refused="pass")
+    assert [(r.status, r.kind) for r in got] == [("fail", "kernel-raised")], got
+    assert "IndexError" in got[0].message
+    got = T().compare_each(d, ctx, base=raw, variant=lambda c: {}, compare=lambda *a: None)
+    assert [r.status for r in got] == ["skip"]
+    got = T().compare_each(d, ctx, variant=lambda c: {}, compare=lambda *a: "X: differs")
+    assert [(r.status, r.kind) for r in got] == [("fail", "mismatch")]
+    got = T().compare_each(d, ctx, variant=lambda c: {},
+                           compare=lambda *a: ("X: shape (0,)", WrongShape))
+    assert [r.kind for r in got] == ["wrong-shape"]
