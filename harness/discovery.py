@@ -6,6 +6,8 @@ paths come from `--tests` or `[tool.opkit] tests` in pyproject.toml (relative to
 """
 from __future__ import annotations
 
+from harness.options import DEFAULT_SEED  # noqa: I001
+
 import importlib.util
 import inspect
 import random
@@ -204,7 +206,7 @@ def _error_location(exc: BaseException, path: Path) -> str:
     return where
 
 
-def discover(paths: list[str | Path] | None = None, seed: int = 2024) -> Discovery:
+def discover(paths: list[str | Path] | None = None, seed: int = DEFAULT_SEED) -> Discovery:
     """Import the test files under `paths` and set up every OpTest class found there."""
     result = Discovery()
     files, result.problems = _test_files([Path(p) for p in (paths or [])] if paths

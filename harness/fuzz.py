@@ -11,6 +11,8 @@ minimal case, printed as a ready-to-paste OpTest in the `fuzz` result's message.
 """
 from __future__ import annotations
 
+from harness.options import DEFAULT_SEED  # noqa: I001
+
 import contextlib
 import re as _re
 from dataclasses import replace
@@ -74,7 +76,7 @@ def _run_case_checks(case: Case, context: CheckContext, with_grad: bool) -> list
         from harness.checks.registry import get_check
 
         for name in FUZZ_VARIANT_CHECKS + (("precision",) if semantic is not context else ()):
-            results += get_check(name).function()(case, context)
+            results += get_check(name)(case, context)
     return results
 
 
@@ -189,7 +191,7 @@ def prepare_hypothesis() -> None:
         pass
 
 
-def fuzz_test(cls, n: int, seed: int = 2024, timeout=None) -> list[CheckResult]:
+def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[CheckResult]:
     """Fuzz one OpTest class: [a `fuzz` CheckResult]."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hyp_seed
@@ -301,7 +303,7 @@ def fuzz_test(cls, n: int, seed: int = 2024, timeout=None) -> list[CheckResult]:
                 f"a generated case (seed {seed})")
         msg = (f"{first.check} failed on {what}: {first.message}\n"
                f"minimal case:\n{text}\n{note}")
-        return [CheckResult("fuzz", FAIL, first.place, first.dtype, name, msg)]
+        return [CheckResult("fuzz", FAIL, first.place, first.dtype, name, msg, kind=first.kind)]
     if not stats["ran"]:
         return [CheckResult("fuzz", SKIP, "", "", name,
                             f"no generated case could run: {stats['rejected']} draws in a row "
@@ -340,7 +342,7 @@ def _edge_cases(base: Case, seed: int, with_grad: bool):
     return None
 
 
-def fuzz_op(op_type: str, classes, n: int, seed: int = 2024, timeout=None) -> list:
+def fuzz_op(op_type: str, classes, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list:
     """Fuzz every OpTest class of an op (the first one that has a reference, and each after
     it): a list of `fuzz` CheckResults."""
     results = []

@@ -42,6 +42,8 @@ Float32 numerics (an op with no float64 CPU kernel) keep the fixed step `delta`.
 """
 from __future__ import annotations
 
+from harness.options import DEFAULT_SEED  # noqa: I001
+
 import math
 
 import numpy as np
@@ -109,7 +111,7 @@ class NumericEngine:
     estimate of the last `exact`; `refined(name)` recomputes with steps CONFIRM_FACTOR as
     large; `compare(...)` (module function) turns them into a verdict."""
 
-    def __init__(self, prepared, cotangents: dict, delta: float = 0.005, seed: int = 2024,
+    def __init__(self, prepared, cotangents: dict, delta: float = 0.005, seed: int = DEFAULT_SEED,
                  adaptive: bool | None = None):
         self.prepared = prepared
         self.order = [n for n in prepared.output_names() if n in cotangents]

@@ -1,10 +1,10 @@
 """Failure messages a person can act on: one block per root cause.
 
 A mutating kernel fails the same way for every check x place x dtype x case; printing one
-line each buries the cause. `group_failures` folds failures with the same message (after
-taking out the place, dtype and case names) into one block that lists where it happened;
-failures that are the op raising (the checks could not run) are said once, naming the
-checks that could not run.
+line each buries the cause. `group_failures` folds failures of the same kind
+(`CheckResult.kind`) with the same message (after taking out the place, dtype and case
+names) into one block that lists where it happened; failures of kind "uncaught" (the op
+raised, so the checks could not run) are said once, naming the checks that could not run.
 """
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import re
 
 __all__ = ["group_failures", "root_cause"]
 
-_RAISED = re.compile(r"^raised (\w+): ")
+UNCAUGHT = "uncaught"      # harness.checks.base.Uncaught.kind
 
 
 def root_cause(result) -> str:
@@ -23,7 +23,7 @@ def root_cause(result) -> str:
     for word in (result.case, result.place, result.dtype, "float32", "float64"):
         if word:
             text = text.replace(word, "*")
-    text = text.split(": ")[-1] if ": " in text and not _RAISED.match(text) else text
+    text = text.split(": ")[-1] if ": " in text and result.kind != UNCAUGHT else text
     text = re.sub(r"\[[^\[\]]*\]", "[]", text)
     text = re.sub(r"\[[^\[\]]*\]", "[]", text)
     return re.sub(r"-?\d+(\.\d+)?(e[-+]?\d+)?", "#", text)
@@ -49,20 +49,20 @@ def group_failures(results) -> list[str]:
     raised: dict[str, list] = {}
     groups: dict[tuple, list] = {}
     for r in failed:
-        if _RAISED.match(r.message or ""):
+        if r.kind == UNCAUGHT:
             raised.setdefault(root_cause(r), []).append(r)
         else:
-            groups.setdefault((r.check, root_cause(r)), []).append(r)
-    # the same message under several checks: one block naming the checks
-    by_message: dict[str, list] = {}
-    for (check, cause), rs in groups.items():
-        by_message.setdefault(cause, []).append((check, rs))
+            groups.setdefault((r.check, r.kind, root_cause(r)), []).append(r)
+    # the same kind and message under several checks: one block naming the checks
+    by_message: dict[tuple, list] = {}
+    for (check, kind, cause), rs in groups.items():
+        by_message.setdefault((kind, cause), []).append((check, rs))
     lines = []
     for entries in raised.values():
         checks = list(dict.fromkeys(r.check for r in entries))
         where = _where(entries)
         lines.append(f"FAIL the op raised{' ' + where if where else ''}: "
-                     f"{entries[0].message[len('raised '):]}"
+                     f"{entries[0].message.removeprefix('raised ')}"
                      + (f"\n    (so these checks could not run: {', '.join(checks)})"
                         if len(checks) > 1 else f" (check {checks[0]})"))
     for entries in by_message.values():

@@ -27,7 +27,7 @@ class OpTest(PaddleSurface, unittest.TestCase):
 
     op_type: str = ""
     #: numeric gradient mode: "auto" (default), "exact", "fast" or "dense"; None: the
-    #: OPKIT_GRAD_MODE environment variable, else "auto"
+    #: run's option (harness.options; the OPKIT_GRAD_MODE environment variable), else "auto"
     grad_check_mode: str | None = None
 
     # -- the case ---------------------------------------------------------------------------

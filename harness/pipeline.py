@@ -13,8 +13,9 @@ from __future__ import annotations
 import numpy as np
 
 from harness.compare import compare
+from harness.engine import prepare, raised, refusal, run_forward_backward
 
-__all__ = ["run_case", "compare_runs"]
+__all__ = ["run_case", "compare_runs", "opkit_refusal", "raised"]
 
 
 def run_case(case, combo, context, transform=None, backward: bool = True) -> dict:
@@ -39,8 +40,6 @@ def run_case(case, combo, context, transform=None, backward: bool = True) -> dic
 
 
 def _run_case(case, combo, context, transform, backward) -> dict:
-    from harness.checks._support import prepare, run_forward_backward
-
     prepared = prepare(case, combo)
     if transform is not None:
         for specs in prepared.inputs.values():
@@ -71,27 +70,5 @@ def compare_runs(want: dict, got: dict, dtype: str, what: str) -> str | None:
     return None
 
 
-def opkit_refusal(exc: BaseException) -> str | None:
-    """The message when `exc` is an opkit error raised on purpose (an enforce with a
-    non-empty message), else None: a raw numpy/Python exception (which the framework wraps as
-    External) or an empty message is no refusal."""
-    from opkit.framework import errors
-
-    if isinstance(exc, errors.EnforceNotMet) and not isinstance(exc, errors.External):
-        text = (exc.raw_message or "").strip()
-        return str(exc) if text else None
-    return None
-
-
-def raised(exc: BaseException) -> str:
-    """One line: the innermost error's type and message, and the kernel file:line it came
-    from."""
-    from harness.checks._support import describe_error
-
-    inner, seen = exc, {id(exc)}
-    while inner.__cause__ is not None and id(inner.__cause__) not in seen:   # (a re-raised
-        inner = inner.__cause__                                              # error is its
-        seen.add(id(inner))                                                  # own cause)
-    text = describe_error(exc)
-    kind = type(inner).__name__
-    return text if inner is exc or text.startswith(f"{kind}:") else f"{kind}: {text}"
+# the one refusal decision and the one error line: harness.engine
+opkit_refusal = refusal

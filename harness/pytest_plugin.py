@@ -26,6 +26,8 @@ and subprocesses agree); OpTest reads them through `harness.settings`.
 """
 from __future__ import annotations
 
+from harness.options import DEFAULT_SEED  # noqa: I001
+
 import os
 
 import pytest
@@ -66,23 +68,17 @@ def pytest_configure(config):
         from harness import paddle_compat
 
         paddle_compat.activate()
+    from harness import options as run_options
+
     place = config.getoption("--opkit-place", default=None)
     dtype = config.getoption("--opkit-dtype", default=None)
-    try:
-        settings.validate_environment()
+    try:        # THE run's options, built once here (harness.options) for every item
+        opts = run_options.Options.from_env(places=place, dtypes=dtype,
+                                            place_option="--opkit-place")
     except ValueError as exc:
         raise pytest.UsageError(f"opkit: {exc}") from None
-    seed = os.environ.get("OPKIT_SEED", "").strip()
-    if seed and not (seed.isdigit()):
-        raise pytest.UsageError(f"opkit: OPKIT_SEED={seed!r}: not an integer >= 0")
+    run_options.use(opts)
     settings.set_place_option("--opkit-place")
-    if place:
-        place = place.upper() if place.lower() != "all" else "all"
-        settings.configure(place=place)
-        os.environ["OPKIT_PLACE"] = place
-    if dtype:
-        settings.configure(dtype=dtype)
-        os.environ["OPKIT_DTYPE"] = dtype
     from harness.sharding import ShardError, parse_shard
 
     try:
@@ -129,7 +125,7 @@ def _op_type(cls) -> str | None:
     from harness.discovery import instantiate
 
     try:
-        return getattr(instantiate(cls, seed=2024), "op_type", None)
+        return getattr(instantiate(cls, seed=DEFAULT_SEED), "op_type", None)
     except BaseException:  # noqa: BLE001 - the class's own items report it
         return None
 
@@ -230,7 +226,9 @@ def _shared_file(config, cls):
     folder = Path(folder) if folder else \
         Path(tempfile.gettempdir()) / f"opkit-items-{workerinput['testrunuid']}"
     folder.mkdir(exist_ok=True)
-    key = hashlib.sha1(f"{cls.__module__}.{cls.__qualname__}:{os.environ.get('OPKIT_SEED')}"
+    from harness.options import current
+
+    key = hashlib.sha1(f"{cls.__module__}.{cls.__qualname__}:{current().seed}"
                        .encode()).hexdigest()[:16]
     return folder / f"{key}.json"
 
@@ -242,7 +240,9 @@ def _compute(config, cls, op, op_classes):
 
     import inspect
 
-    seed = int(os.environ.get("OPKIT_SEED", "").strip() or 2024)
+    from harness.options import current
+
+    seed = current().seed
     first = op_classes[0] is cls if op_classes else True
     try:
         path = os.path.relpath(inspect.getsourcefile(cls) or "", config.rootpath)

@@ -3,8 +3,18 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import asdict, dataclass
+from enum import StrEnum
 
-PASS, FAIL, SKIP = "pass", "fail", "skip"
+
+class Status(StrEnum):
+    """A check result's status; a str (``Status.PASS == "pass"``), so JSON keeps the text."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    SKIP = "skip"
+
+
+PASS, FAIL, SKIP = Status.PASS, Status.FAIL, Status.SKIP
 
 
 @dataclass
@@ -18,11 +28,19 @@ class CheckResult:
     case: str = ""      # the OpTest class name (or a generated case's name)
     message: str = ""
     worst_error: float | None = None
+    kind: str = ""      # a failure's kind (harness.checks.base.Failure subclasses), e.g.
+                        # "wrong-value", "kernel-raised"; "" when not classified
+
+    def __post_init__(self):
+        self.status = Status(self.status)
 
     def to_json(self) -> dict:
         data = asdict(self)
+        data["status"] = str(self.status)
         if data["worst_error"] is None:
             data.pop("worst_error")
+        if not data["kind"]:
+            data.pop("kind")
         return data
 
     @property

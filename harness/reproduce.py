@@ -8,6 +8,8 @@ that failed runs on its case. Returns True when it fails there too, False when i
 """
 from __future__ import annotations
 
+from harness.options import DEFAULT_SEED  # noqa: I001
+
 import json
 import os
 import subprocess
@@ -67,7 +69,7 @@ def _kernel_modules(op_types) -> list:
     return out
 
 
-def confirm(op_types, source: str, cls_name: str, check: str, seed: int = 2024,
+def confirm(op_types, source: str, cls_name: str, check: str, seed: int = DEFAULT_SEED,
             timeout: float = 120.0):
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "repro_case.py")

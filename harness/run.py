@@ -15,6 +15,8 @@
 """
 from __future__ import annotations
 
+from harness.options import DEFAULT_SEED  # noqa: I001
+
 import importlib
 import multiprocessing
 import os
@@ -26,8 +28,10 @@ from dataclasses import dataclass, field
 
 from harness.case import Case
 from harness.checks._support import CheckContext
+from harness.checks.base import Crashed, TimedOut, Uncaught
 from harness.checks.registry import all_checks, get_check
 from harness.discovery import DiscoveredTest, seed_all
+from harness.forking import can_fork
 from harness.report import FAIL, PASS, SKIP, CheckResult
 
 __all__ = ["OpReport", "run_case", "run_test", "run_ops", "Task", "case_from_test",
@@ -146,39 +150,35 @@ def run_checks(case: Case, context: CheckContext, checks=None, first_case: bool 
     return out
 
 
-def _run_one(spec, case, context) -> list[CheckResult]:
-    try:
-        fn = spec.function()
-    except (ImportError, AttributeError) as exc:
-        return [CheckResult(spec.name, SKIP, "", "", case.name,
-                            f"check '{spec.name}' is not available: {exc}")]
+def _run_one(check, case, context) -> list[CheckResult]:
+    fn = check
     seed_all(context.seed)
     started = time.monotonic()
     try:
         with _alarm(context.timeout):
             got = list(fn(case, context) or [])
     except CheckTimeout:
-        return [CheckResult(spec.name, FAIL, "", "", case.name,
+        return [CheckResult(check.name, FAIL, "", "", case.name,
                             f"timed out after {context.timeout:g}s: the op (or the check) "
-                            f"hangs")]
+                            f"hangs", kind=TimedOut.kind)]
     except Exception as exc:  # noqa: BLE001 - a failing kernel is a failed check
         from harness.checks._support import describe_error
 
-        return [CheckResult(spec.name, FAIL, "", "", case.name,
-                            f"raised {describe_error(exc)}")]
+        return [CheckResult(check.name, FAIL, "", "", case.name,
+                            f"raised {describe_error(exc)}", kind=Uncaught.kind)]
     finally:
-        context.cache.setdefault("durations", {})[spec.name] = time.monotonic() - started
+        context.cache.setdefault("durations", {})[check.name] = time.monotonic() - started
     return got
 
 
-def run_case(case: Case, checks=None, seed: int = 2024, timeout: float | None = None,
+def run_case(case: Case, checks=None, seed: int = DEFAULT_SEED, timeout: float | None = None,
              test=None, first_case: bool = True, **context_options) -> list[CheckResult]:
     """Run the checks on a hand-made (or converted) Case in this process."""
     context = CheckContext(seed=seed, timeout=timeout, test=test, **context_options)
     return run_checks(case, context, checks, first_case)
 
 
-def run_test(discovered: DiscoveredTest, checks=None, seed: int = 2024,
+def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
              timeout: float | None = None, first_case: bool = True, emit=None,
              **context_options) -> list[CheckResult]:
     """Set up an OpTest class afresh (seeded) and run the checks on it, in this process.
@@ -204,8 +204,7 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = 2024,
     pre = []
     # the OpTest's own methods record what it differentiates (grad_inputs/grad_outputs):
     # output and grad report them; the variant checks need the recorded gradients
-    if any(n in ("output", "grad") or getattr(get_check(n).target, "variants", ("case",))
-           != ("case",) for n in wanted):
+    if any(n in ("output", "grad") or get_check(n).variants != ("case",) for n in wanted):
         # the OpTest's own methods first: they record grad_inputs/grad_outputs on its Case
         from harness.checks.optest import run_optest_methods
 
@@ -279,10 +278,11 @@ def _execute_task(task: Task, checks, seed, timeout, fuzz, emit, context_options
         seed_all(seed)
         try:
             with _alarm(timeout):
-                results = list(spec.target.op_results(task.op, task.tests, context) or [])
+                results = list(spec.op_results(task.op, task.tests, context) or [])
         except CheckTimeout:
             results = [CheckResult(spec.name, FAIL, "", "", task.op, f"timed out after "
-                                   f"{timeout:g}s: the op (or the check) hangs")]
+                                   f"{timeout:g}s: the op (or the check) hangs",
+                                   kind=TimedOut.kind)]
         emit(("results", results))
         return
     if task.kind == "fuzz":
@@ -344,20 +344,10 @@ def _crash_message(exitcode) -> str:
 
 
 def _can_fork() -> bool:
-    if not hasattr(os, "fork") or "fork" not in multiprocessing.get_all_start_methods():
-        return False
-    # a process that already initialised CUDA must not fork (the child's CUDA is unusable)
-    try:
-        from opkit.framework.device import DeviceContextPool
-
-        if any(p.kind == "GPU" for p in DeviceContextPool.places_in_use()):
-            return False
-    except Exception:
-        pass
-    return True
+    return can_fork()
 
 
-def run_tasks(tasks: list[Task], checks=None, seed: int = 2024,
+def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
               timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1, isolate: bool = True,
               fuzz: int = 0, on_task_done=None, context_options=None, xdist: bool = False,
               op_modules=None, test_paths=None) -> dict[int, list]:
@@ -422,7 +412,7 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = 2024,
                 out[i].append(CheckResult(current or "output", FAIL, "", "",
                                           _task_name(tasks[i]),
                                           f"{_crash_message(proc.exitcode)} while running "
-                                          f"check '{current or '?'}'"))
+                                          f"check '{current or '?'}'", kind=Crashed.kind))
                 finished = True
             else:
                 if msg[0] == "start":
@@ -451,7 +441,8 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = 2024,
                 out[i].append(CheckResult(current or "output", FAIL, "", "",
                                           _task_name(tasks[i]),
                                           f"timed out after {now - started:.0f}s (killed) "
-                                          f"while running check '{current or '?'}'"))
+                                          f"while running check '{current or '?'}'",
+                                          kind=TimedOut.kind))
                 conn.close()
                 del running[conn]
                 if on_task_done:
@@ -466,11 +457,7 @@ def preload(checks=None, fuzz: int = 0) -> None:
     compiles them again -- measured as a third of the workers' time on `--all`."""
     import pkgutil
 
-    for spec in _selected_specs(checks):
-        try:
-            spec.function()
-        except Exception:  # noqa: BLE001 - a broken check is reported when it runs
-            pass
+    _selected_specs(checks)        # imports every selected check's module
     names = ["harness.gradient", "harness.lod_cases", "harness.pipeline", "harness.kinks",
              "harness.checks.optest", "harness.checks.output", "harness.checks.grad",
              "harness.checks.siblings"]
@@ -530,7 +517,7 @@ def op_level_checks(checks=None) -> list[str]:
     if not _can_fork():
         return []
     return [s.name for s in _selected_specs(checks)
-            if callable(getattr(s.target, "op_results", None))]
+            if callable(getattr(s, "op_results", None))]
 
 
 def plan(ops: list[str], discovered: dict[str, list[DiscoveredTest]], fuzz: int = 0,
@@ -555,7 +542,7 @@ def plan(ops: list[str], discovered: dict[str, list[DiscoveredTest]], fuzz: int 
 
 
 def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=None,
-            seed: int = 2024, timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1,
+            seed: int = DEFAULT_SEED, timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1,
             isolate: bool = True, fuzz: int = 0, progress=None,
             context_options=None, xdist: bool = False, op_modules=None,
             test_paths=None) -> list[OpReport]:
@@ -600,7 +587,6 @@ def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=
 
 # public names of the helpers the xdist runner shares with the fork pool
 selected_specs = _selected_specs
-can_fork = _can_fork
 execute_task = _execute
 task_name = _task_name
 crash_message = _crash_message

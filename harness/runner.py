@@ -7,6 +7,8 @@ operators once; `forward()` and `backward()` then only swap data and run.
 """
 from __future__ import annotations
 
+from harness.options import DEFAULT_SEED  # noqa: I001
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -225,7 +227,7 @@ class PreparedOp:
 _SIGNS = np.array([-1.0, 1.0])
 
 
-def make_cotangents(outputs: dict[str, np.ndarray], names, seed: int = 2024) -> dict:
+def make_cotangents(outputs: dict[str, np.ndarray], names, seed: int = DEFAULT_SEED) -> dict:
     """A fixed random cotangent per output (not ones: a mean loss hides softmax's gradient)."""
     rng = np.random.default_rng(seed)
     out = {}

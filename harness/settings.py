@@ -1,34 +1,24 @@
 """Run-wide harness settings: which places and dtypes OpTest and the checks exercise.
 
-Set by the pytest plugin (`--opkit-place`, `--opkit-dtype`), by `opkit test` and by the
-environment (`OPKIT_PLACE`, `OPKIT_DTYPE`, read when nothing else set them, so worker
-processes inherit them). Readers call `selected_places()` / `selected_dtypes()`.
+The run's typed options (harness.options: built once by the front door -- `opkit test`, the
+pytest plugin, or the environment on first use -- and inherited by forked workers) give the
+places and dtypes; `configure` / `override` restrict them further (tests, a library call).
+Readers call `selected_places()` / `selected_dtypes()`. Nothing here reads the environment.
 """
 from __future__ import annotations
 
 import contextlib
-import os
 
-ALL_PLACES = ("CPU", "GPU")
-ALL_DTYPES = ("float32", "float64")
+from harness import options as _options
+from harness.options import ALL_DTYPES, ALL_PLACES, parse_choice
 
 _place: str | None = None   # "CPU" | "GPU" | "all" | None (= environment, else all)
 _dtype: str | None = None   # "float32" | "float64" | "all" | None
 _place_option = "OPKIT_PLACE"   # how the user picks places in this run (named in skip reasons)
 
 
-def _parse(value: str | None, allowed: tuple, what: str) -> tuple:
-    if value is None or str(value).strip().lower() in ("", "all"):
-        return allowed
-    picked = []
-    for item in str(value).split(","):
-        item = item.strip()
-        match = [a for a in allowed if a.lower() == item.lower() or
-                 (what == "place" and item.upper() == "CUDA" and a == "GPU")]
-        if not match:
-            raise ValueError(f"unknown {what} {item!r}: choose from {', '.join(allowed)} or all")
-        picked.extend(m for m in match if m not in picked)
-    return tuple(picked)
+def _parse(value, allowed: tuple, what: str) -> tuple:
+    return parse_choice(value, allowed, what)
 
 
 def configure(place: str | None = None, dtype: str | None = None) -> None:
@@ -58,19 +48,23 @@ def set_place_option(name: str) -> None:
 
 def place_option() -> str:
     """`--place / OPKIT_PLACE`, `--opkit-place / OPKIT_PLACE` or `OPKIT_PLACE`."""
-    return _place_option if _place_option == "OPKIT_PLACE" else f"{_place_option} / OPKIT_PLACE"
+    name = _place_option if _place_option != "OPKIT_PLACE" else \
+        _options.current().place_option
+    return name if name == "OPKIT_PLACE" else f"{name} / OPKIT_PLACE"
 
 
 def selected_places() -> tuple:
     """The place kinds to run on ("CPU", "GPU"); GPU still needs a usable device."""
-    return _parse(_place if _place is not None else os.environ.get("OPKIT_PLACE"),
-                  ALL_PLACES, "place")
+    if _place is not None:
+        return _parse(_place, ALL_PLACES, "place")
+    return tuple(_options.current().places)
 
 
 def selected_dtypes() -> tuple:
     """The float dtypes to run ("float32", "float64")."""
-    return _parse(_dtype if _dtype is not None else os.environ.get("OPKIT_DTYPE"),
-                  ALL_DTYPES, "dtype")
+    if _dtype is not None:
+        return _parse(_dtype, ALL_DTYPES, "dtype")
+    return tuple(_options.current().dtypes)
 
 
 def place_selected(place) -> bool:
@@ -100,7 +94,7 @@ def place_unavailable_reason(kind: str) -> str | None:
     """Why a place kind cannot run here (None: it can). CPU always runs."""
     if kind != "GPU":
         return None
-    if os.environ.get("OPKIT_NO_GPU"):
+    if _options.current().no_gpu:
         return "OPKIT_NO_GPU is set"
     from opkit.framework.place import cupy_unavailable_reason
 
@@ -116,12 +110,6 @@ def unusable_selection() -> str | None:
 
 
 def validate_environment() -> None:
-    """Raise ValueError naming the variable when OPKIT_PLACE / OPKIT_DTYPE is bad."""
-    for var, allowed, what in (("OPKIT_PLACE", ALL_PLACES, "place"),
-                               ("OPKIT_DTYPE", ALL_DTYPES, "dtype")):
-        value = os.environ.get(var)
-        if value is not None:
-            try:
-                _parse(value, allowed, what)
-            except ValueError as exc:
-                raise ValueError(f"{var}={value}: {exc}") from None
+    """Raise ValueError naming the variable when an OPKIT_* variable is bad (the options are
+    built from the environment: harness.options.Options.from_env)."""
+    _options.Options.from_env()

@@ -26,6 +26,8 @@ left over in its fork pool.
 """
 from __future__ import annotations
 
+from harness.options import DEFAULT_SEED  # noqa: I001
+
 import contextlib
 import io
 import json
@@ -175,7 +177,7 @@ def _worker_id() -> str:
 
 def _run_in_worker(spec_path: Path, index: int) -> list:
     from harness.report import FAIL, CheckResult
-    from harness.run import can_fork as _can_fork
+    from harness.forking import can_fork as _can_fork
     from harness.run import execute_task as _execute
     from harness.run import run_tasks
     from harness.run import task_name as _task_name
@@ -351,7 +353,7 @@ def _environment(**values):
                 os.environ[k] = v
 
 
-def run_tasks_xdist(tasks, checks=None, seed: int = 2024, timeout=None, jobs: int = 2,
+def run_tasks_xdist(tasks, checks=None, seed: int = DEFAULT_SEED, timeout=None, jobs: int = 2,
                     fuzz: int = 0, on_task_done=None, context_options=None, op_modules=None,
                     test_paths=None, fork_cases: bool = True, log=None) -> dict[int, list]:
     """Run the tasks on `jobs` xdist workers; {task index: [CheckResult, ...]} for the tasks

@@ -66,7 +66,7 @@ class Zygote:
     @classmethod
     def start(cls, classes: dict) -> Zygote | None:
         """`classes`: {OpTest class: its source path}. None where forking is not safe."""
-        from harness.run import _can_fork
+        from harness.forking import can_fork as _can_fork
 
         if not _can_fork():
             return None

@@ -145,7 +145,7 @@ def elementwise_broadcast(x_shape, y_shape, axis: int):
         if b < 0 or s_ < 0:
             out.append(max(b, s_) if max(b, s_) > 1 else UNKNOWN)
         else:
-            out.append(max(b, s_))
+            out.append(s_ if b == 1 else b)   # numpy's rule: 1 broadcasts, also against 0
     if x_big:
         return list(x_shape), small_view, out
     return small_view, list(y_shape), out

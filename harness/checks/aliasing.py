@@ -2,9 +2,9 @@
 unless the op declared that pair `inplace`."""
 from __future__ import annotations
 
-from harness.checks.base import with_variants
-
 import numpy as np
+
+from harness.checks.base import AliasedOutput, Check
 
 from harness.checks._support import (CheckContext, Hooks, combos, fail, pass_, prepare,
                                      run_forward_backward)
@@ -68,7 +68,7 @@ def check_case(case, context: CheckContext) -> list:
             run_forward_backward(prepare(case, combo), case, hooks=hooks, seed=context.seed)
         except Exception as exc:
             results.append(fail(NAME, combo, case, "the op raised before the check could "
-                                f"finish: {str(exc).splitlines()[0]}"))
+                                f"finish: {str(exc).splitlines()[0]}", kind="kernel-raised"))
             continue
         if hooks.found:
             msgs = [f"op '{t}': Output({os_}) variable '{on}' shares memory with Input({is_}) "
@@ -80,5 +80,15 @@ def check_case(case, context: CheckContext) -> list:
     return results
 
 
-# the check runs on the case and on its all-default-attrs variant (harness.variants.basic)
-check = with_variants(NAME, check_case, ("case", "default_attrs"))
+class AliasingCheck(Check):
+    name = NAME
+    description = "no output shares memory with an input unless declared inplace"
+    order = 50
+    variants = ("case", "default_attrs")   # the case and its all-default-attrs variant
+
+    def verdict(self, derived, context):
+        return self.adopt(derived, check_case(derived.case, context), AliasedOutput)
+
+
+CHECK = AliasingCheck()
+check = CHECK       # callable(case, context), as before

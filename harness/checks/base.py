@@ -39,8 +39,14 @@ Adding a check is ONE module plus ONE line:
 
 2. one line in ``harness.checks.registry.CHECK_MODULES``: ``"harness.checks.my_check"``.
 
-A check may also be a plain function ``fn(case, context) -> list[CheckResult]`` registered
-with ``register_check`` (the older style; still supported).
+``scope = "op"`` runs a check once per op (on its first case) instead of on every case
+(the older spelling ``per_case = False`` still works). ``self.compare_each(derived, context,
+base=..., variant=..., compare=...)`` is the one "run the base, run the variant, compare"
+loop (exceptions, refusals and skips handled once); use it rather than writing the loop.
+
+Every check is a ``Check``: a plain function ``fn(case, context) -> list[CheckResult]``
+registered with ``register_check`` (or named by an ``opkit.checks`` entry point) is wrapped
+as a ``FunctionCheck``.
 
 Opting out: an OpTest (or Case) sets ``opkit_skip = {"empty": "reason ..."}`` (Case:
 ``options["skip"]``); the check is then *skip* with that reason, printed in the report.
@@ -48,7 +54,7 @@ A variant that cannot apply to a case (no float input, no LoD, ...) is *skip* wi
 the variant gives, never *pass*.
 
 Failure kinds are types (``harness.checks.base.Failure`` subclasses), never message searches:
-``result.kind`` (on CheckResults made by ``failed``) names the class.
+``CheckResult.kind`` (a field, kept in JSON) holds the class's ``kind``.
 """
 from __future__ import annotations
 
@@ -57,8 +63,10 @@ from typing import Iterable
 
 from harness.report import FAIL, PASS, SKIP, CheckResult
 
-__all__ = ["Check", "Derived", "Unsupported", "Failure", "KernelRaised", "WrongValue",
-           "WrongShape", "NonFinite", "RawException", "Mismatch", "failure_kind"]
+__all__ = ["Check", "FunctionCheck", "Derived", "Unsupported", "Failure", "KernelRaised",
+           "WrongValue", "WrongShape", "NonFinite", "RawException", "Mismatch", "failure_kind",
+           "InputWritten", "AliasedOutput", "UndeclaredRead", "MissingKernel", "TimedOut", "Uncaught",
+           "Crashed", "SCOPES"]
 
 
 # -- failure kinds (types, not messages) ------------------------------------------------------
@@ -96,6 +104,49 @@ class Mismatch(Failure):
     kind = "mismatch"
 
 
+class InputWritten(Failure):
+    """A kernel wrote to one of its inputs."""
+
+    kind = "input-written"
+
+
+class AliasedOutput(Failure):
+    """An output shares memory with an input without an inplace declaration."""
+
+    kind = "aliased-output"
+
+
+class UndeclaredRead(Failure):
+    """A kernel read data it declared it does not need (no_need_buffer)."""
+
+    kind = "undeclared-read"
+
+
+class MissingKernel(Failure):
+    """A kernel the op must register is missing (a float dtype, a place)."""
+
+    kind = "missing-kernel"
+
+
+class Uncaught(Failure):
+    """An exception escaped the check: the op raised where the check did not expect it, so
+    the check could not run (harness.run reports it; the report says it once per op)."""
+
+    kind = "uncaught"
+
+
+class TimedOut(Failure):
+    """The check (or the op) ran past its time limit."""
+
+    kind = "timeout"
+
+
+class Crashed(Failure):
+    """The worker process running the check died (a segfault, os._exit)."""
+
+    kind = "crash"
+
+
 def failure_kind(exc: BaseException) -> str:
     return getattr(exc, "kind", type(exc).__name__)
 
@@ -110,6 +161,7 @@ class Derived:
     base: object            # the original Case
     note: str = ""          # what was derived, e.g. "X fed transposed (Fortran order)"
     info: dict = field(default_factory=dict)   # variant-specific facts for the check
+    seed: int | None = None  # the run's seed (set by Check.__call__): in `reproduce:` lines
 
 
 @dataclass
@@ -121,16 +173,35 @@ class Unsupported:
 
 
 # -- the base class ---------------------------------------------------------------------------
+SCOPES = ("case", "op")
+
+
 class Check:
-    """A named check. Subclasses set `name` and implement `verdict` (see the module doc)."""
+    """A named check. Subclasses set `name` and implement `verdict` (see the module doc).
+
+    Every check of `opkit test` -- `output` and `grad` included, third-party ones too -- is an
+    instance of this class; `harness.checks.registry` holds them in one table."""
 
     name: str = ""
     description: str = ""
     order: int = 150
     variants: tuple = ("case",)
     default: bool = True        # run by `opkit test` without --checks
-    per_case: bool = True       # False: once per op (its first case)
+    scope: str = "case"         # "case": every case; "op": once per op (on its first case)
     needs_float: bool = False
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # the older spelling `per_case = False` is scope "op"
+        if "per_case" in cls.__dict__ and "scope" not in cls.__dict__:
+            cls.scope = "case" if cls.__dict__["per_case"] else "op"
+        if cls.scope not in SCOPES:
+            raise TypeError(f"check {cls.__name__}: scope must be one of {SCOPES}, "
+                            f"not {cls.scope!r}")
+
+    @property
+    def per_case(self) -> bool:
+        return self.scope == "case"
 
     # -- hooks a subclass may override ---------------------------------------------------------
     def applies(self, case, context) -> str | None:
@@ -154,18 +225,103 @@ class Check:
             return [self.skipped(case, reason)]
         out: list[CheckResult] = []
         for vname in self.variants:
-            if vname in skip_map:
+            if vname != "case" and vname in skip_map:
                 out.append(self.skipped(case, f"variant '{vname}' opted out: {skip_map[vname]}"))
                 continue
             got = derive(vname, case, context)
             for d in (got if isinstance(got, list) else [got]):
-                if isinstance(d, Unsupported):
-                    out.append(self.skipped(case, d.reason))
+                if isinstance(d, Unsupported):       # always a skip, with the reason
+                    out.append(self.skipped(case, d.reason if vname == "case" else
+                                            f"variant '{vname}': {d.reason}"))
                     continue
-                out.extend(self.verdict(d, context) or [])
+                if d.seed is None:
+                    d.seed = getattr(context, "seed", None)
+                for r in self.verdict(d, context) or []:
+                    if not r.case:
+                        r.case = case.name
+                    out.append(r)
         return out
 
+    # -- the template: run the base, run the variant, compare ---------------------------------
+    def compare_each(self, derived: Derived, context, *, variant, compare, base=None,
+                     base_fails: str = "skip", refused: str = "fail",
+                     base_skip: str = "the base run raises: see the output check",
+                     raised_prefix: str = "the op raised ", raised_kind: type | None = None,
+                     passed_message=None) -> list[CheckResult]:
+        """THE "run the base, run the variant, compare" loop of the harness, per planned
+        place x dtype combo (skips of the rest added):
+
+        - `base(combo) -> runs` (optional): the reference run. When it raises, the combo is
+          a skip (`base_skip`, when `base_fails="skip"`) or a failure (`base_fails="fail"`,
+          kind KernelRaised);
+        - `variant(combo) -> runs`: the run under test. An exception is a failure
+          (`raised_prefix` + the error and kernel line; kind `raised_kind`, default
+          KernelRaised), except the op refusing on purpose (a typed opkit error with a
+          message, harness.engine.refusal): then `refused` decides -- "pass", "skip" or
+          "fail";
+        - `compare(base_runs, variant_runs, combo)`: None when they agree, else the problem:
+          a message (kind Mismatch), a (message, FailureKind) pair, or ready CheckResults.
+        `passed_message(base_runs, variant_runs, combo)` may give the pass's message."""
+        from harness.engine import raised, refusal
+
+        results: list[CheckResult] = []
+        runnable, _ = self.plan(derived, context, results)
+        for combo in runnable:
+            want = None
+            if base is not None:
+                try:
+                    want = base(combo)
+                except Exception as exc:  # noqa: BLE001 - the base failing is output's business
+                    if base_fails == "fail":
+                        results.append(self.failed(derived, combo, "the op raised before the "
+                                                   f"check could finish: {raised(exc)}",
+                                                   kind=KernelRaised))
+                    else:
+                        results.append(self.skipped(derived.base, base_skip, combo))
+                    continue
+            try:
+                got = variant(combo)
+            except Exception as exc:  # noqa: BLE001 - a failing kernel is a finding
+                why = refusal(exc)
+                if why and refused == "pass":
+                    results.append(self.passed(derived, combo, f"refused: {why[:120]}"))
+                elif why and refused == "skip":
+                    results.append(self.skipped(derived.base, (f"{derived.note}: " if
+                                                               derived.note else "") +
+                                                f"refused ({why[:120]})", combo))
+                else:
+                    results.append(self.failed(derived, combo, raised_prefix + raised(exc),
+                                               kind=raised_kind or KernelRaised))
+                continue
+            problem = compare(want, got, combo)
+            if not problem:
+                msg = passed_message(want, got, combo) if passed_message else ""
+                results.append(self.passed(derived, combo, msg or ""))
+            elif isinstance(problem, list):
+                results.extend(problem)
+            elif isinstance(problem, tuple):
+                results.append(self.failed(derived, combo, problem[0], kind=problem[1]))
+            else:
+                results.append(self.failed(derived, combo, problem, kind=Mismatch))
+        return results
+
     # -- helpers -----------------------------------------------------------------------------
+    def adopt(self, derived: Derived, results, kind: type | None = None) -> list[CheckResult]:
+        """Results made on `derived.case` by case-level code, as this check's: the base
+        case's name; a failure on a variant says which variant (as `failed` does) and has a
+        kind (`kind`'s when it has none)."""
+        out = list(results or [])
+        for r in out:
+            if derived.variant != "case":
+                r.case = derived.base.name
+                if r.status == FAIL:
+                    r.message = (f"variant '{derived.variant}'"
+                                 + (f" ({derived.note})" if derived.note else "")
+                                 + f": {r.message}")
+            if r.status == FAIL and not r.kind and kind is not None:
+                r.kind = kind.kind
+        return out
+
     def plan(self, derived: Derived, context, skips: list | None = None):
         """The runnable combos of the derived case; skip results go into `skips`."""
         from harness.checks._support import combos
@@ -191,25 +347,39 @@ class Check:
         text = f"{head}: {message}" if derived.variant != "case" else message
         if where:
             text += f" (at {where})"
-        repro = repro or self.reproduce(derived.base)
+        repro = repro or self.reproduce(derived.base, derived.seed)
         if repro:
             text += f"\nreproduce: {repro}"
-        r = CheckResult(self.name, FAIL, combo.place if combo else "",
-                        combo.dtype if combo else "", derived.base.name, text, worst)
-        r.kind = kind.kind
-        return r
+        return CheckResult(self.name, FAIL, combo.place if combo else "",
+                           combo.dtype if combo else "", derived.base.name, text, worst,
+                           kind=kind.kind)
 
-
-    def reproduce(self, case) -> str:
+    def reproduce(self, case, seed: int | None = None) -> str:
         """One line that re-runs this check on this case."""
-        import os
-
         src = (case.source or "").split("::")[0]
         if not src:
             return ""
-        seed = os.environ.get("OPKIT_SEED", "")
+        from harness.options import DEFAULT_SEED
+
         return (f"opkit test {case.op_type} --tests {src} --checks {self.name}"
-                + (f" --seed {seed}" if seed else ""))
+                + (f" --seed {seed}" if seed is not None and seed != DEFAULT_SEED else ""))
+
+
+class FunctionCheck(Check):
+    """A plain function `fn(case, context) -> list[CheckResult]` as a Check (the older
+    style: `register_check`, or an entry point naming a function). It runs on each of its
+    variants' derived cases like every other check."""
+
+    def __init__(self, name: str, fn, *, order: int = 150, description: str = "",
+                 default: bool = True, scope: str = "case", variants: tuple = ("case",)):
+        if scope not in SCOPES:
+            raise ValueError(f"check {name!r}: scope must be one of {SCOPES}, not {scope!r}")
+        self.name, self.fn, self.order = name, fn, order
+        self.description = description or (fn.__doc__ or "").strip().split("\n")[0]
+        self.default, self.scope, self.variants = default, scope, tuple(variants)
+
+    def verdict(self, derived, context):
+        return self.adopt(derived, self.fn(derived.case, context))
 
 
 def _has_float_input(case) -> bool:
@@ -222,39 +392,3 @@ def _has_float_input(case) -> bool:
             if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f":
                 return True
     return False
-
-
-def with_variants(name: str, fn, variants: tuple):
-    """A function-style check `fn(case, context) -> list[CheckResult]` run on each variant
-    (e.g. mutation on the case and on its all-default-attrs variant). Results of a variant
-    other than "case" carry the variant's name in their message."""
-
-    def run(case, context):
-        from harness.variants import derive
-
-        skip_map = (case.options or {}).get("skip", {}) if case.options else {}
-        out = []
-        for vname in variants:
-            if vname != "case" and vname in skip_map:
-                out.append(CheckResult(name, SKIP, "", "", case.name,
-                                       f"variant '{vname}' opted out: {skip_map[vname]}"))
-                continue
-            got = derive(vname, case, context)
-            for d in (got if isinstance(got, list) else [got]):
-                if isinstance(d, Unsupported):
-                    if vname != "case":
-                        continue   # e.g. no attrs to default: the case run covers it
-                    out.append(CheckResult(name, SKIP, "", "", case.name, d.reason))
-                    continue
-                for r in fn(d.case, context) or []:
-                    r.case = case.name
-                    if vname != "case" and r.status == FAIL:
-                        r.message = f"variant '{vname}' ({d.note}): {r.message}"
-                    if vname != "case" and r.status == SKIP:
-                        continue
-                    out.append(r)
-        return out
-
-    run.__name__ = name
-    run.__doc__ = fn.__doc__
-    return run

@@ -7,8 +7,7 @@ Also (on the case itself, not its variants) two fresh processes started with dif
 result that depends on set or dict order over names fails there."""
 from __future__ import annotations
 
-from harness.checks.base import with_variants
-
+from harness.checks.base import Check, Mismatch
 from harness.checks._support import (CheckContext, combos, fail, first_difference, fmt_index,
                                      pass_, prepare, refeed, run_forward_backward)
 from harness.report import SKIP, CheckResult
@@ -17,11 +16,11 @@ from harness.values import fmt_value
 NAME = "determinism"
 
 
-def check_case(case, context: CheckContext) -> list:
+def check_case(case, context: CheckContext, variant: str = "case") -> list:
     from opkit.registry import op_info
 
     proto = op_info(case.op_type).proto
-    if case.name.endswith("[default_attrs]") and proto is not None and \
+    if variant == "default_attrs" and proto is not None and \
             proto.attr("seed") is not None:
         return [CheckResult(NAME, SKIP, "", "", case.name, "a random op with its default "
                             "attrs (seed 0) draws a fresh seed each run")]
@@ -52,14 +51,14 @@ def check_case(case, context: CheckContext) -> list:
                     break
         except Exception as exc:
             results.append(fail(NAME, combo, case, "the op raised before the check could "
-                                f"finish: {str(exc).splitlines()[0]}"))
+                                f"finish: {str(exc).splitlines()[0]}", kind="kernel-raised"))
             continue
         if problem:
             results.append(fail(NAME, combo, case, problem[0], problem[1]))
         else:
             results.append(pass_(NAME, combo, case, f"{runs} runs bitwise identical"))
             steady.append(combo)
-    if steady and not case.name.endswith("]"):     # the case itself, not a variant
+    if steady and variant == "case":     # the case itself, not a variant
         results.extend(_across_processes(case, context, steady, proto))
     return results
 
@@ -104,5 +103,16 @@ def _across_processes(case, context, runnable, proto):
     return out
 
 
-# the check runs on the case and on its all-default-attrs variant (harness.variants.basic)
-check = with_variants(NAME, check_case, ("case", "default_attrs"))
+class DeterminismCheck(Check):
+    name = NAME
+    description = "repeated runs give bitwise-identical outputs and gradients"
+    order = 60
+    variants = ("case", "default_attrs")   # the case and its all-default-attrs variant
+
+    def verdict(self, derived, context):
+        return self.adopt(derived, check_case(derived.case, context, derived.variant),
+                          Mismatch)
+
+
+CHECK = DeterminismCheck()
+check = CHECK       # callable(case, context), as before

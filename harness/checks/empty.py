@@ -13,7 +13,7 @@ dimension is the user's, not X's: the output must then be zero-size with the sam
 from __future__ import annotations
 
 from harness.checks.base import Check, RawException, WrongShape
-from harness.pipeline import opkit_refusal, raised, run_case
+from harness.pipeline import run_case
 from opkit.framework.grad_maker import GRAD_SUFFIX
 
 
@@ -25,63 +25,53 @@ class EmptyCheck(Check):
     needs_float = True
 
     def verdict(self, derived, context):
-        results = []
-        runnable, _ = self.plan(derived, context, results)
-        batch = derived.info["batch"]
-        for combo in runnable:
-            try:
-                base = run_case(derived.base, combo, context)
-            except Exception:  # noqa: BLE001 - the case itself failing is `output`'s business
-                results.append(self.skipped(derived.base, "the case itself raises", combo))
-                continue
-            try:
-                got = run_case(derived.case, combo, context)
-            except Exception as exc:  # noqa: BLE001
-                refusal = opkit_refusal(exc)
-                if refusal:
-                    results.append(self.passed(derived, combo, f"refused: {refusal[:120]}"))
-                else:
-                    results.append(self.failed(
-                        derived, combo, f"raised a raw exception instead of running or "
-                        f"refusing with an opkit error: {raised(exc)}", kind=RawException))
-                continue
-            problem = None
-            inputs = {s.name: s.data for ss in _specs(derived.case).values() for s in ss}
-            spelled = _spells_batch(derived.case, batch)
-            compiled = _compiled_shapes(derived.case)
-            for name, value in got.items():
-                want = base.get(name)
-                if value is None or want is None:
-                    continue
-                known = compiled.get(name)
-                if name.endswith(GRAD_SUFFIX):
-                    src = inputs.get(name[:-5])
-                    shape = None if src is None else src.shape
-                elif known is not None and all(d >= 0 for d in known):
-                    # the op's own compile-time infer_shape on the zero-size inputs: which
-                    # output dim the zero lands in (transpose moves it), exactly
-                    shape = tuple(known)
-                elif want.ndim and want.shape[0] == batch and not _has_lod(derived.case):
-                    # (with LoD inputs the output rows may count sequences, which stay)
-                    shape = (0,) + want.shape[1:]
-                    if spelled and value.ndim == want.ndim and value.size == 0:
-                        shape = None    # the leading dim came from the spelled shape
-                    elif spelled:
-                        problem = (f"{name}: shape {tuple(value.shape)}, expected a zero-size "
-                                   f"shape of rank {want.ndim} (its shape for the non-empty "
-                                   f"case was {tuple(want.shape)})")
-                        break
-                else:
-                    shape = None
-                if shape is not None and tuple(value.shape) != tuple(shape):
-                    problem = (f"{name}: shape {tuple(value.shape)}, expected {tuple(shape)} "
-                               f"(its shape for the non-empty case was {tuple(want.shape)})")
-                    break
-            if problem:
-                results.append(self.failed(derived, combo, problem, kind=WrongShape))
-            else:
-                results.append(self.passed(derived, combo))
-        return results
+        return self.compare_each(
+            derived, context,
+            base=lambda combo: run_case(derived.base, combo, context),
+            variant=lambda combo: run_case(derived.case, combo, context),
+            compare=lambda base, got, combo: _compare(derived, base, got),
+            base_skip="the case itself raises", refused="pass",
+            raised_prefix="raised a raw exception instead of running or refusing with an "
+                          "opkit error: ", raised_kind=RawException)
+
+
+def _compare(derived, base, got):
+    """None, or (the problem, WrongShape): every output and gradient of the zero-size run
+    has the shape it must have."""
+    batch = derived.info["batch"]
+    problem = None
+    inputs = {s.name: s.data for ss in _specs(derived.case).values() for s in ss}
+    spelled = _spells_batch(derived.case, batch)
+    compiled = _compiled_shapes(derived.case)
+    for name, value in got.items():
+        want = base.get(name)
+        if value is None or want is None:
+            continue
+        known = compiled.get(name)
+        if name.endswith(GRAD_SUFFIX):
+            src = inputs.get(name[:-5])
+            shape = None if src is None else src.shape
+        elif known is not None and all(d >= 0 for d in known):
+            # the op's own compile-time infer_shape on the zero-size inputs: which
+            # output dim the zero lands in (transpose moves it), exactly
+            shape = tuple(known)
+        elif want.ndim and want.shape[0] == batch and not _has_lod(derived.case):
+            # (with LoD inputs the output rows may count sequences, which stay)
+            shape = (0,) + want.shape[1:]
+            if spelled and value.ndim == want.ndim and value.size == 0:
+                shape = None    # the leading dim came from the spelled shape
+            elif spelled:
+                problem = (f"{name}: shape {tuple(value.shape)}, expected a zero-size "
+                           f"shape of rank {want.ndim} (its shape for the non-empty "
+                           f"case was {tuple(want.shape)})")
+                break
+        else:
+            shape = None
+        if shape is not None and tuple(value.shape) != tuple(shape):
+            problem = (f"{name}: shape {tuple(value.shape)}, expected {tuple(shape)} "
+                       f"(its shape for the non-empty case was {tuple(want.shape)})")
+            break
+    return (problem, WrongShape) if problem else None
 
 
 def _spells_batch(case, batch: int) -> bool:

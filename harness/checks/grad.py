@@ -7,7 +7,8 @@ place x float dtype with a kernel. One CheckResult per place x dtype. See docs/g
 """
 from __future__ import annotations
 
-import os
+from harness.options import DEFAULT_SEED  # noqa: I001
+
 
 import numpy as np
 
@@ -27,8 +28,11 @@ MODES = ("auto", "exact", "fast", "dense")
 
 
 def resolve_mode(mode=None) -> str:
-    """The mode argument, else $OPKIT_GRAD_MODE, else "auto"."""
-    mode = (mode or os.environ.get("OPKIT_GRAD_MODE") or "auto").strip().lower()
+    """The mode argument, else the run's option (harness.options: $OPKIT_GRAD_MODE), else
+    "auto"."""
+    from harness.options import current
+
+    mode = (mode or current().grad_mode or "auto").strip().lower()
     if mode not in MODES:
         raise ValueError(f"unknown gradient check mode {fmt_value(mode)}: choose from {', '.join(MODES)}")
     return mode
@@ -46,7 +50,7 @@ def _numeric_dtype(case) -> str | None:
 
 def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
                max_relative_error=0.005, numeric_grad_delta=0.005, user_defined_grads=None,
-               mode=None, repro="", places=None, dtypes=None, seed=2024) -> list[CheckResult]:
+               mode=None, repro="", places=None, dtypes=None, seed=DEFAULT_SEED) -> list[CheckResult]:
     """Analytic against numeric gradients of `inputs_to_check` for the loss over
     `output_names`, on every place x float dtype with a kernel."""
     tail = f"\nreproduce: {repro}" if repro else ""
@@ -315,3 +319,24 @@ def check_case(case, context=None) -> list[CheckResult]:
                       user_defined_grads=opts.get("user_defined_grads"),
                       mode=opts.get("grad_mode"), repro=repro, places=places, dtypes=dtypes,
                       seed=seed)
+
+
+# -- the registered check ----------------------------------------------------------------------
+from harness.checks.base import Check, WrongValue  # noqa: E402
+
+
+class GradCheck(Check):
+    """`grad`: the OpTest's own check_grad calls when the case came from an OpTest; else the
+    case's named gradients against numeric ones."""
+
+    name = "grad"
+    description = "analytic gradients against numeric ones"
+    order = 20
+
+    def verdict(self, derived, context):
+        from harness.checks.optest import check_grad as from_optest
+
+        return self.adopt(derived, from_optest(derived.case, context), WrongValue)
+
+
+CHECK = GradCheck()

@@ -31,6 +31,7 @@ __all__ = ["HASH_SEEDS", "cross_process", "child_main", "compare_case", "start_b
 
 HASH_SEEDS = ("0", "1")     # two distinct explicit values
 CHILD_TIMEOUT = 300         # seconds for one child
+CHILD_MARKER = "OPKIT_HASHSEED_CHILD"   # set in the children's environment (the protocol)
 
 
 def _op_files(op_type: str) -> list[str]:
@@ -113,7 +114,7 @@ def _run_children(request: dict, folder: str, key: str):
         for hs, out in zip(HASH_SEEDS, outs):
             if os.path.isfile(out):
                 continue
-            env = dict(os.environ, PYTHONHASHSEED=hs, OPKIT_HASHSEED_CHILD="1")
+            env = dict(os.environ, PYTHONHASHSEED=hs, **{CHILD_MARKER: "1"})
             tmp = out + ".part.npz"
             try:
                 p = subprocess.run(
@@ -330,11 +331,14 @@ def _run_request(j: int, req: dict, arrays: dict, missing: dict) -> None:
 
 # -- one pair of children per run (opkit test) -------------------------------------------------
 def enabled() -> bool:
-    """The cross-process comparison runs unless OPKIT_HASH_SEEDS=0 (and never inside one of
-    its own children)."""
-    if os.environ.get("OPKIT_HASHSEED_CHILD"):
+    """The cross-process comparison runs unless the run's options turn it off
+    (harness.options: OPKIT_HASH_SEEDS=0), and never inside one of its own children (the
+    child marker is the protocol's, not an option)."""
+    from harness.options import current
+
+    if os.environ.get(CHILD_MARKER):
         return False
-    return os.environ.get("OPKIT_HASH_SEEDS", "1").strip() not in ("0", "", "no", "false")
+    return current().hash_seeds
 
 
 class HashSeedBatch:
@@ -359,7 +363,7 @@ class HashSeedBatch:
 
     def _start(self, k: int, start: int):
         hs, folder = HASH_SEEDS[k], self.dirs[k]
-        env = dict(os.environ, PYTHONHASHSEED=hs, OPKIT_HASHSEED_CHILD="1")
+        env = dict(os.environ, PYTHONHASHSEED=hs, **{CHILD_MARKER: "1"})
         try:
             os.remove(os.path.join(folder, "progress"))
         except OSError:

@@ -96,3 +96,10 @@ def check(case, context: CheckContext) -> list:
                                                                          hooks.reused)))
             results.append(pass_(NAME, combo, case, "; ".join(how)))
     return results
+
+
+# registration (harness.checks.registry.CHECK_MODULES): the function above as a Check
+from harness.checks.base import FunctionCheck  # noqa: E402
+
+CHECK = FunctionCheck(NAME, check, order=90, description="declared inplace pairs give the "
+                      "same results when buffers are reused")

@@ -32,20 +32,21 @@ from harness.checks._support import (
     has_grad,
     prepare,
 )
+from harness.checks.base import Check, WrongValue
 from harness.lod_cases import edge_inputs, edges_for, has_lod_input
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.runner import PreparedOp, as_value, make_cotangents, map_inputs, normalize_slots
 from opkit.framework.grad_maker import grad_var_name
 from harness.values import fmt_value
 
-__all__ = ["check", "compile_time_lod_levels", "lod_level_problems"]
+__all__ = ["check", "CHECK", "compile_time_lod_levels", "lod_level_problems"]
 
-CHECK = "lod"
+NAME = "lod"
 GRAD_ABS_FLOOR = 1e-3
 
 
 def _result(status, combo, name, message="", worst=None):
-    return CheckResult(CHECK, status, combo.place if combo else "", combo.dtype if combo else "",
+    return CheckResult(NAME, status, combo.place if combo else "", combo.dtype if combo else "",
                        name, message, worst)
 
 
@@ -253,17 +254,17 @@ def _run_one(case, combo: Combo, expected: dict | None, name: str, seed: int,
 def check(case, context: CheckContext | None = None) -> list[CheckResult]:
     context = context or CheckContext()
     if not has_lod_input(case.inputs):
-        return [CheckResult(CHECK, SKIP, "", "", case.name, "no LoD input")]
-    runnable, results = combos(case, context, CHECK)
+        return [CheckResult(NAME, SKIP, "", "", case.name, "no LoD input")]
+    runnable, results = combos(case, context, NAME)
     if not runnable:
-        return results or [CheckResult(CHECK, SKIP, "", "", case.name,
+        return results or [CheckResult(NAME, SKIP, "", "", case.name,
                                        "no kernel on the selected places and dtypes")]
     for combo in runnable:
         results.append(_run_one(case, combo, None, f"{case.name}/given", context.seed,
                                 "the test's own case"))
     results.extend(_two_level(case, runnable))
     if case.reference is None:
-        results.append(CheckResult(CHECK, SKIP, "", "", f"{case.name}/edges",
+        results.append(CheckResult(NAME, SKIP, "", "", f"{case.name}/edges",
                                    f"{case.name} defines no reference(inputs, attrs): LoD "
                                    "edge cases not generated (gradient LoD checked on the "
                                    "test's own case)"))
@@ -275,7 +276,7 @@ def check(case, context: CheckContext | None = None) -> list[CheckResult]:
         try:
             expected = case.reference(inputs, dict(case.attrs))
         except Exception as exc:  # noqa: BLE001 - the reference rejects this edge
-            results.append(CheckResult(CHECK, SKIP, "", "", name,
+            results.append(CheckResult(NAME, SKIP, "", "", name,
                                        f"{edge.description}: the reference rejects it "
                                        f"({type(exc).__name__}: {exc})"))
             continue
@@ -304,7 +305,7 @@ def _two_level(case, runnable) -> list[CheckResult]:
 
     inputs = map_inputs(case.inputs, one)
     if not wrapped:
-        return [CheckResult(CHECK, SKIP, "", "", name, "no 1-level LoD input to wrap")]
+        return [CheckResult(NAME, SKIP, "", "", name, "no 1-level LoD input to wrap")]
     two = dataclasses.replace(case, name=name, inputs=inputs, outputs={}, reference=None)
     out = []
     what = f"{', '.join(wrapped)} wrapped in an outer LoD level"
@@ -325,3 +326,15 @@ def _two_level(case, runnable) -> list[CheckResult]:
             continue
         out.append(_result(PASS, combo, name, f"{what}: runs"))
     return out
+
+
+class LodCheck(Check):
+    name = NAME
+    description = "LoD edge cases (empty sequences, all-empty batch, one sequence)"
+    order = 70
+
+    def verdict(self, derived, context):
+        return self.adopt(derived, check(derived.case, context), WrongValue)
+
+
+CHECK = LodCheck()

@@ -11,12 +11,13 @@ Two nets:
 """
 from __future__ import annotations
 
-from harness.checks.base import with_variants
+from harness.options import DEFAULT_SEED  # noqa: I001
 
 import hashlib
 
 import numpy as np
 
+from harness.checks.base import Check, InputWritten
 from harness.checks._support import (CheckContext, Combo, Hooks, combos, fail, grad_op_types,
                                      pass_, prepare,
                                      rel, run_forward_backward, user_line)
@@ -148,7 +149,7 @@ def _find_line(case, combo, context):
     return ""
 
 
-def describe_read_only_write(case, dtype: str, exc: BaseException, seed: int = 2024):
+def describe_read_only_write(case, dtype: str, exc: BaseException, seed: int = DEFAULT_SEED):
     """When `exc` is numpy's read-only error from a kernel writing to an input: one line
     naming the op, the input and the kernel line (for check_output under pytest too); else
     None."""
@@ -176,7 +177,7 @@ def check_case(case, context: CheckContext) -> list:
             op_type = getattr(exc, "op_type", None) or case.op_type
             if ro is None:
                 results.append(fail(NAME, combo, case, f"op '{op_type}' raised before the "
-                                    f"check could finish: {str(exc).splitlines()[0]}"))
+                                    f"check could finish: {str(exc).splitlines()[0]}", kind="kernel-raised"))
                 continue
             written = _find_written_input(case, combo, op_type, context)
             which = ", ".join(f"Input({s}) variable '{n}'" for s, n in written) or "an input"
@@ -195,5 +196,15 @@ def check_case(case, context: CheckContext) -> list:
     return results
 
 
-# the check runs on the case and on its all-default-attrs variant (harness.variants.basic)
-check = with_variants(NAME, check_case, ("case", "default_attrs"))
+class MutationCheck(Check):
+    name = NAME
+    description = "no kernel wrote to any of its inputs"
+    order = 40
+    variants = ("case", "default_attrs")   # the case and its all-default-attrs variant
+
+    def verdict(self, derived, context):
+        return self.adopt(derived, check_case(derived.case, context), InputWritten)
+
+
+CHECK = MutationCheck()
+check = CHECK       # callable(case, context), as before

@@ -7,6 +7,7 @@ from __future__ import annotations
 from harness.checks._support import (CheckContext, Hooks, combos, fail, first_difference,
                                      fmt_index, has_grad, pass_, prepare, run_forward_backward,
                                      user_line, rel)
+from harness.checks.base import Check, UndeclaredRead
 from harness.report import SKIP
 from opkit.framework.grad_maker import GRAD_SUFFIX
 
@@ -73,7 +74,7 @@ def check(case, context: CheckContext) -> list:
             plain = run_forward_backward(prepare(case, combo), case, seed=context.seed)
         except Exception as exc:
             results.append(fail(NAME, combo, case, "the op raised before the check could "
-                                f"finish: {str(exc).splitlines()[0]}"))
+                                f"finish: {str(exc).splitlines()[0]}", kind="kernel-raised"))
             continue
         hooks = MetaOnlyHooks()
         prepared = prepare(case, combo)
@@ -114,3 +115,15 @@ def CheckResult_skip(case, message):
     from harness.report import CheckResult
 
     return CheckResult(NAME, SKIP, "", "", case.name, message)
+
+
+class NoNeedBufferCheck(Check):
+    name = NAME
+    description = "grad kernels never read the data of no_need_buffer variables"
+    order = 80
+
+    def verdict(self, derived, context):
+        return self.adopt(derived, check(derived.case, context), UndeclaredRead)
+
+
+CHECK = NoNeedBufferCheck()

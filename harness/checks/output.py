@@ -6,32 +6,17 @@ call it. Tolerances: harness.tolerances.
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
+from harness.engine import Combo, gpu_unavailable_reason, prepare
 from harness.report import FAIL, PASS, SKIP, CheckResult
-from harness.runner import PreparedOp, VarSpec, cast_floats, normalize_slots
+from harness.runner import PreparedOp, normalize_slots
 
 __all__ = ["check_output", "check_case", "run_combos", "prepare_case", "fmt_index",
            "gpu_unavailable_reason", "float_input_dtype"]
 
 
 # -- shared with checks/grad.py ---------------------------------------------------------------
-def gpu_unavailable_reason() -> str | None:
-    if os.environ.get("OPKIT_NO_GPU"):
-        return "OPKIT_NO_GPU is set"
-    from opkit.framework.place import cupy_unavailable_reason
-
-    return cupy_unavailable_reason()
-
-
-def _place(kind: str):
-    from opkit.framework.place import CPUPlace, CUDAPlace
-
-    return CPUPlace() if kind == "CPU" else CUDAPlace(0)
-
-
 def float_input_dtype(case):
     """The dtype of the case's floating inputs (the first found), or None without any."""
     for specs in normalize_slots(case.inputs).values():
@@ -51,29 +36,12 @@ def run_combos(case, check: str, places=None, dtypes=None, op_type=None):
     return [(c.place, c.dtype) for c in runnable], skips
 
 
-def output_slots(case, op_type: str, expected: dict) -> dict:
-    from opkit.registry import op_info
-
-    slots = {slot: [s.name for s in specs] for slot, specs in expected.items()}
-    proto = op_info(op_type).proto
-    if proto is not None:
-        for vp in proto.outputs:
-            if vp.name not in slots and not vp.duplicable and not vp.dispensable:
-                slots[vp.name] = [vp.name]
-    return slots
-
-
 def prepare_case(case, place: str, dtype: str, expected: dict | None = None) -> PreparedOp:
-    """A PreparedOp of the case on `place`, float inputs cast to `dtype` (fresh copies)."""
-    specs = normalize_slots(case.inputs)
-    if dtype:
-        specs = cast_floats(specs, dtype)
-    specs = {slot: [VarSpec(s.name, s.data.copy() if isinstance(s.data, np.ndarray) else s.data,
-                            s.lengths) for s in items] for slot, items in specs.items()}
+    """A PreparedOp of the case on `place`, float inputs cast to `dtype` (fresh copies): the
+    engine's `prepare` (harness.engine), with the expected outputs' slots."""
     if expected is None:
         expected = normalize_slots(expected_outputs(case))
-    return PreparedOp(case.op_type, specs, case.attrs, output_slots(case, case.op_type, expected),
-                      _place(place))
+    return prepare(case, Combo(place, dtype), expected=expected)
 
 
 def expected_outputs(case) -> dict:
@@ -182,3 +150,24 @@ def check_case(case, context=None) -> list[CheckResult]:
                         no_check_set=opts.get("no_check_set"),
                         equal_nan=bool(opts.get("equal_nan", False)), repro=repro,
                         places=places, dtypes=dtypes)
+
+
+# -- the registered check ----------------------------------------------------------------------
+from harness.checks.base import Check, WrongValue  # noqa: E402
+
+
+class OutputCheck(Check):
+    """`output`: the OpTest's own test_* methods (their check_output calls, with the author's
+    tolerances) when the case came from an OpTest; else the case's expected outputs."""
+
+    name = "output"
+    description = "forward outputs (and output LoD) against the expected ones"
+    order = 10
+
+    def verdict(self, derived, context):
+        from harness.checks.optest import check_output as from_optest
+
+        return self.adopt(derived, from_optest(derived.case, context), WrongValue)
+
+
+CHECK = OutputCheck()

@@ -7,6 +7,7 @@ import numpy as np
 from harness.checks._support import (CheckContext, Combo, fail, gpu_unavailable_reason, prepare,
                                      run_forward_backward)
 from harness import settings
+from harness.checks.base import Check, Mismatch
 from harness.report import SKIP, CheckResult
 
 NAME = "places"
@@ -44,7 +45,7 @@ def check(case, context: CheckContext) -> list:
             gpu = run_forward_backward(prepare(case, combo), case, seed=context.seed)
         except Exception as exc:
             results.append(fail(NAME, combo, case, "the op raised before the check could "
-                                f"finish: {str(exc).splitlines()[0]}"))
+                                f"finish: {str(exc).splitlines()[0]}", kind="kernel-raised"))
             continue
         worst, problem = 0.0, None
         for name, a in cpu.items():
@@ -72,3 +73,15 @@ def check(case, context: CheckContext) -> list:
             results.append(CheckResult(NAME, "pass", "GPU", combo.dtype, case.name,
                                        "CPU and GPU agree", worst))
     return results
+
+
+class PlacesCheck(Check):
+    name = NAME
+    description = "CPU and GPU agree"
+    order = 100
+
+    def verdict(self, derived, context):
+        return self.adopt(derived, check(derived.case, context), Mismatch)
+
+
+CHECK = PlacesCheck()

@@ -21,11 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks._support import (fmt_index, grad_outputs, has_grad, output_slots,
-                                     place_object)
+from harness.checks._support import (fmt_index, grad_outputs, has_grad)
 from harness.checks.base import Check, WrongValue
-from harness.runner import PreparedOp, VarSpec, make_cotangents, normalize_slots
-from opkit.framework.grad_maker import GRAD_SUFFIX, grad_var_name
+from harness.runner import VarSpec, make_cotangents, normalize_slots
+from opkit.framework.grad_maker import GRAD_SUFFIX
 from harness.values import fmt_value
 
 __all__ = ["CHECK", "PrecisionCheck", "NAME", "PRECISION_FACTOR", "PROBES", "RESOLUTION_STEP",
@@ -70,16 +69,13 @@ def _run(case, place, dtype, cot=None, wrt=(), scale=None, rng=None):
 def _run_specs(case, place, specs, cot=None, wrt=(), perturb=None):
     """The op on these input specs: outputs and (with `cot`, each optionally `perturb`ed)
     input gradients."""
-    p = PreparedOp(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
-                   place_object(place))
-    outs = p.forward()
-    res = {n: (None if v is None else np.array(v)) for n, v in outs.items()}
-    if cot is not None and wrt:
-        feed = {n: (perturb(c) if perturb else c).astype(outs[n].dtype)
-                for n, c in cot.items() if outs.get(n) is not None}
-        for n, g in p.backward(feed, list(wrt), tuple(case.no_grad_set or ())).items():
-            res[grad_var_name(n)] = None if g is None else np.array(g)
-    return res
+    from harness.engine import Combo, prepare, run_forward_backward
+
+    p = prepare(case, Combo(place, ""), inputs=specs)
+    if cot is None or not wrt:
+        return run_forward_backward(p, case, backward=False)
+    feed = {n: (perturb(c) if perturb else c) for n, c in cot.items()}
+    return run_forward_backward(p, case, wrt=wrt, cot=feed)
 
 
 def _wrt(case) -> list[str]:

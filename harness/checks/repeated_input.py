@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.base import Check, KernelRaised, Mismatch
+from harness.checks.base import Check, Mismatch
 from harness.compare import compare
+from harness.options import DEFAULT_SEED
 from opkit.framework.grad_maker import grad_var_name
 
 
@@ -24,53 +25,29 @@ class RepeatedInputCheck(Check):
     needs_float = True
 
     def verdict(self, derived, context):
-        from harness.pipeline import opkit_refusal, raised
+        return self.compare_each(
+            derived, context,
+            base=lambda combo: _run(derived, combo, context, shared=False),
+            variant=lambda combo: _run(derived, combo, context, shared=True),
+            compare=_compare, base_skip="the case itself raises", refused="pass")
 
-        results = []
-        runnable, _ = self.plan(derived, context, results)
-        for combo in runnable:
-            try:
-                distinct = _run(derived, combo, context, shared=False)
-            except Exception:  # noqa: BLE001 - the case itself failing is `output`'s business
-                results.append(self.skipped(derived.base, "the case itself raises", combo))
-                continue
-            try:
-                shared = _run(derived, combo, context, shared=True)
-            except Exception as exc:  # noqa: BLE001
-                if opkit_refusal(exc):
-                    results.append(self.passed(derived, combo, f"refused: "
-                                               f"{opkit_refusal(exc)[:100]}"))
-                else:
-                    results.append(self.failed(derived, combo, f"the op raised {raised(exc)}",
-                                               kind=KernelRaised))
-                continue
-            problem = None
-            for name, want in distinct.items():
-                got = shared.get(name)
-                if want is None or got is None or np.asarray(want).dtype.kind != "f":
-                    continue
-                msg, _ = compare(name, got, want, combo.dtype, None, None, True)
-                if msg:
-                    problem = msg.replace("expected", "distinct copies gave")
-                    break
-            if problem:
-                results.append(self.failed(derived, combo, problem, kind=Mismatch))
-            else:
-                results.append(self.passed(derived, combo))
-        return results
+
+def _compare(distinct, shared, combo):
+    for name, want in distinct.items():
+        got = shared.get(name)
+        if want is None or got is None or np.asarray(want).dtype.kind != "f":
+            continue
+        msg, _ = compare(name, got, want, combo.dtype, None, None, True)
+        if msg:
+            return msg.replace("expected", "distinct copies gave"), Mismatch
+    return None
 
 
 def _run(derived, combo, context, shared: bool) -> dict:
     """Outputs and the gradient of the first aliased variable (summed over both places when
     `shared` is False: what the shared variable's gradient must equal)."""
-    from harness.checks._support import (
-        case_inputs,
-        grad_outputs,
-        has_grad,
-        output_slots,
-        place_object,
-    )
-    from harness.runner import PreparedOp, VarSpec, make_cotangents
+    from harness.engine import case_inputs, prepare, run_forward_backward
+    from harness.runner import VarSpec
 
     case = derived.case
     sa, ia, sb, ib = derived.info["alias"]
@@ -83,20 +60,16 @@ def _run(derived, combo, context, shared: bool) -> dict:
     else:
         name = second.name if second.name != first.name else second.name + "@copy"
         specs[sb][ib] = VarSpec(name, copy, first.lengths)
-    prepared = PreparedOp(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
-                          place_object(combo.place))
-    outs = prepared.forward()
-    result = {n: (None if v is None else v.copy()) for n, v in outs.items()}
-    if case.grad_inputs and has_grad(case.op_type) and first.name not in (case.no_grad_set or ()):
-        cot = make_cotangents(outs, grad_outputs(case, outs), seed=getattr(context, "seed", 2024))
-        cot = {n: c.astype(outs[n].dtype) for n, c in cot.items()}
-        wrt = [first.name] if shared else [first.name, specs[sb][ib].name]
-        grads = prepared.backward(cot, wrt, tuple(case.no_grad_set or ()))
-        g = [grads.get(n) for n in wrt]
-        if all(x is not None for x in g):
-            total = g[0].astype(np.float64) if shared else \
-                g[0].astype(np.float64) + g[1].astype(np.float64)
-            result[grad_var_name(first.name)] = total.astype(g[0].dtype)
+    wrt = [first.name] if shared else [first.name, specs[sb][ib].name]
+    if not case.grad_inputs or first.name in (case.no_grad_set or ()):
+        wrt = []
+    result = run_forward_backward(prepare(case, combo, inputs=specs), case, wrt=wrt,
+                                  seed=getattr(context, "seed", DEFAULT_SEED))
+    g = [result.pop(grad_var_name(n), None) for n in wrt]
+    if wrt and all(x is not None for x in g):
+        total = g[0].astype(np.float64) if shared else \
+            g[0].astype(np.float64) + g[1].astype(np.float64)
+        result[grad_var_name(first.name)] = total.astype(g[0].dtype)
     return result
 
 

@@ -2,12 +2,8 @@
 and running a list of cases in a fresh forked or spawned process."""
 from __future__ import annotations
 
-import os
-import pickle
 import sys
 
-import numpy as np
-from opkit.framework.grad_maker import grad_var_name
 
 __all__ = ["sibling_classes", "case_of", "run_case_results", "in_fork", "can_fork"]
 
@@ -54,63 +50,15 @@ def case_of(cls, seed: int):
 
 def run_case_results(case, place: str, dtype: str, seed: int, grads=None) -> dict:
     """{name: array} of the case's outputs and gradients (grads: names; None: the case's
-    grad_inputs, else every float input) on place/dtype; {} when the op raises."""
-    from harness.checks._support import (Combo, grad_outputs, has_grad, prepare)
-    from harness.runner import make_cotangents
+    grad_inputs) on place/dtype; {} when the op raises."""
+    from harness.engine import Combo, prepare, run_forward_backward
 
     try:
-        p = prepare(case, Combo(place, dtype))
-        outs = p.forward()
-        res = {n: (None if v is None else np.array(v)) for n, v in outs.items()}
-        wrt = grads if grads is not None else list(case.grad_inputs or [])
-        if wrt and has_grad(case.op_type):
-            cot = make_cotangents(outs, grad_outputs(case, outs), seed=seed)
-            cot = {n: c.astype(outs[n].dtype) for n, c in cot.items()}
-            for n, g in p.backward(cot, wrt, tuple(case.no_grad_set or ())).items():
-                res[grad_var_name(n)] = None if g is None else np.array(g)
-        return res
+        return run_forward_backward(prepare(case, Combo(place, dtype)), case, seed=seed,
+                                    wrt=grads)
     except Exception:  # noqa: BLE001 - another case's failure is that case's report
         return {}
 
 
-def can_fork() -> bool:
-    return hasattr(os, "fork") and sys.platform != "win32"
-
-
-def in_fork(fn):
-    """fn() run in a forked child; its (picklable) return value, or raises RuntimeError."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:                      # the child
-        os.close(r)
-        code = 0
-        try:
-            data = pickle.dumps(("ok", fn()))
-        except BaseException as exc:  # noqa: BLE001
-            data = pickle.dumps(("error", f"{type(exc).__name__}: {exc}"))
-            code = 1
-        try:
-            with os.fdopen(w, "wb") as f:
-                f.write(data)
-        finally:
-            os._exit(code)
-    os.close(w)
-    try:
-        with os.fdopen(r, "rb") as f:
-            data = f.read()
-    except BaseException:            # e.g. the check's time limit: the child must not outlive
-        import signal                # it (a hung kernel would keep running)
-
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-        os.waitpid(pid, 0)
-        raise
-    os.waitpid(pid, 0)
-    if not data:
-        raise RuntimeError("the forked process died without a result")
-    status, value = pickle.loads(data)
-    if status != "ok":
-        raise RuntimeError(value)
-    return value
+# the one fork primitive (harness.forking); re-exported for the state check
+from harness.forking import can_fork, in_fork  # noqa: E402,F401

@@ -83,7 +83,6 @@ def _gradients_defined(p, case) -> bool:
     """False when the op, with this attr value, refuses gradients on purpose (a typed opkit
     error: dropout's grad with is_test) or gives them in another form (a sparse gradient
     with is_sparse): then only the outputs are judged."""
-    from opkit.framework import errors
 
     from harness.checks._support import grad_outputs
     from harness.runner import make_cotangents
@@ -95,12 +94,10 @@ def _gradients_defined(p, case) -> bool:
         cot = make_cotangents(outs, grad_outputs(case, outs))
         cot = {n: c.astype(outs[n].dtype) for n, c in cot.items()}
         got = p.backward(cot, list(case.grad_inputs), tuple(case.no_grad_set or ()))
-    except errors.External:
-        return True
-    except errors.EnforceNotMet:
-        return False
-    except Exception:  # noqa: BLE001 - a raw error: judged (check_grad reports it)
-        return True
+    except Exception as exc:  # noqa: BLE001 - a raw error: judged (check_grad reports it)
+        from harness.engine import op_refused
+
+        return not op_refused(exc)
     return all(isinstance(g, np.ndarray) for g in got.values())
 
 

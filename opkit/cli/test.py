@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sys
 import time
 
+from harness.options import DEFAULT_SEED
 from opkit.cli.config import add_format_option, add_ops_option
-
-DEFAULT_SEED = 2024
 EXIT_CODES = {0: "every check passed (or was skipped / exempt)",
               1: "a check failed (or a test file or OpTest is broken)",
               2: "usage error (bad flag, environment variable or configuration)"}
@@ -111,21 +109,24 @@ def forward_op_types() -> list[str]:
     return [t for t in types if not (t.endswith("_grad") and t[: -len("_grad")] in known)]
 
 
-def _seed(args) -> int:
-    if args.seed is not None:
-        if args.seed < 0:
-            raise _usage(f"--seed {args.seed}: must be >= 0")
-        return args.seed
-    text = os.environ.get("OPKIT_SEED")
-    if text is None or not text.strip():
-        return DEFAULT_SEED
+def _options(args):
+    """THE run's options (harness.options.Options), built once here from the flags over the
+    OPKIT_* variables; installed for this process and every worker."""
+    from harness.options import DEFAULT_TIMEOUT, Options, OptionsError
+
+    if args.seed is not None and args.seed < 0:
+        raise _usage(f"--seed {args.seed}: must be >= 0")
     try:
-        value = int(text)
-    except ValueError:
-        raise _usage(f"OPKIT_SEED={text!r}: not an integer") from None
-    if value < 0:
-        raise _usage(f"OPKIT_SEED={text!r}: must be >= 0")
-    return value
+        opts = Options.from_env(seed=args.seed, places=args.place, dtypes=args.dtype,
+                                place_option="--place")
+    except OptionsError as exc:
+        raise _usage(str(exc)) from None
+    return opts.replace(timeout=DEFAULT_TIMEOUT if args.timeout is None else
+                        (args.timeout or None))
+
+
+def _seed(args) -> int:
+    return _options(args).seed
 
 
 def _validate(args) -> None:
@@ -189,16 +190,14 @@ def run(args) -> int:
     from harness import settings
 
     _validate(args)
-    seed = _seed(args)
+    from harness import options as run_options
+
+    opts = _options(args)
+    run_options.use(opts)       # forked workers inherit it; fresh interpreters get its JSON
+    seed = opts.seed
     spec = parse_shard(args.shard)
     checks, fuzzing = _checks(args)
     settings.set_place_option("--place")
-    if args.place or args.dtype:
-        settings.configure(args.place, args.dtype)
-        if args.place:
-            os.environ["OPKIT_PLACE"] = args.place
-        if args.dtype:
-            os.environ["OPKIT_DTYPE"] = args.dtype
 
     if getattr(args, "paddle", False):
         from harness import paddle_compat
@@ -298,10 +297,10 @@ def run(args) -> int:
             raise _usage(str(exc)) from None
 
     print(f"opkit test: seed {seed} (reproduce with --seed {seed})", file=sys.stderr)
-    from harness.run import DEFAULT_TIMEOUT, plan, run_ops
+    from harness.run import plan, run_ops
     from harness.table import progress, render
 
-    timeout = DEFAULT_TIMEOUT if args.timeout is None else (args.timeout or None)
+    timeout = opts.timeout
     runnable = [op for op in ops if op not in broken or op in by_op]
     runnable = [op for op in runnable if has_op(op)]
     notes = []

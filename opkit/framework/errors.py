@@ -10,6 +10,8 @@ __all__ = [
     "ResourceExhausted", "PreconditionNotMet", "PermissionDenied", "ExecutionTimeout",
     "Unimplemented", "Unavailable", "Fatal", "External", "EmptyMessageError", "one_line",
 ]
+# (KernelContractError and its Kernel* classes are raised by the framework itself, never by
+# an op author: not in __all__, so not among the kinds `opkit lint` knows as user errors)
 
 
 class EmptyMessageError(ValueError):
@@ -80,6 +82,26 @@ Unimplemented = _make("Unimplemented", "The requested feature is not implemented
 Unavailable = _make("Unavailable", "A service or device is not available.")
 Fatal = _make("Fatal", "An unrecoverable internal error.")
 External = _make("External", "An error from a third-party library (numpy, cupy, ...).")
+
+
+class KernelContractError(EnforceNotMet):
+    """Base of the errors the framework raises when a KERNEL breaks its op's declared
+    contract (an output infer_shape declared is missing, or has other dims or another dtype):
+    a bug in the kernel, never the op refusing its inputs. Each concrete class is also the
+    usual kind (`KernelInvalidArgument` is an `InvalidArgument`), so messages are unchanged."""
+
+
+def _kernel_fault(base):
+    name = "Kernel" + base.__name__
+    cls = type(name, (base, KernelContractError),
+               {"__doc__": f"{base.__name__} raised because a kernel broke its op's contract.",
+                "kind": base.kind})
+    globals()[name] = cls
+    return cls
+
+
+KernelInvalidArgument = _kernel_fault(InvalidArgument)
+KernelPreconditionNotMet = _kernel_fault(PreconditionNotMet)
 
 
 def one_line(exc: BaseException) -> str:

@@ -401,7 +401,7 @@ class OperatorWithKernel(OperatorBase):
             value = var._value if var is not None else None
             if name not in written:
                 if value is None or not var.is_initialized():
-                    raise errors.PreconditionNotMet(
+                    raise errors.KernelPreconditionNotMet(
                         "the %s kernel did not produce output variable '%s' (Output(%s)), which "
                         "infer_shape declared", entry.describe(), name,
                         self.slot_of(name)).with_context(self.type, name)
@@ -412,7 +412,7 @@ class OperatorWithKernel(OperatorBase):
             shape = data.shape
             if shape != dims and (len(shape) != len(dims) or
                                   any(d >= 0 and d != s for d, s in zip(dims, shape))):
-                raise errors.InvalidArgument(
+                raise errors.KernelInvalidArgument(
                     "the %s kernel produced Output(%s) variable '%s' of shape %s, but "
                     "infer_shape says %s", entry.describe(), self.slot_of(name), name,
                     list(shape), list(dims)).with_context(self.type, name)
@@ -432,12 +432,12 @@ class OperatorWithKernel(OperatorBase):
         expected = expected_dtypes.get(name)
         if expected is not None:
             if actual != expected:
-                raise errors.InvalidArgument(
+                raise errors.KernelInvalidArgument(
                     "the %s kernel produced Output(%s) variable '%s' as %s, but "
                     "infer_shape says %s", entry.describe(), self.slot_of(name), name,
                     actual, expected).with_context(self.type, name)
         elif actual != kernel_dtype and kernel_dtype.kind == "f" and actual.kind == "f":
-            raise errors.InvalidArgument(
+            raise errors.KernelInvalidArgument(
                 "the %s kernel produced Output(%s) variable '%s' as %s; a float output of "
                 "a %s kernel must be %s (or declared with set_output_dtype in "
                 "infer_shape)", entry.describe(), self.slot_of(name), name, actual,

@@ -247,7 +247,13 @@ for _kind in ("broken", "good"):
 
 class _Bcast(OperatorWithKernel):
     def infer_shape(self, ctx):
-        ctx.set_output_dim("Out", ctx.get_input_dim("X"))
+        # numpy's broadcast of X and Y (right-aligned; 1 broadcasts, also against 0; -1
+        # unknown). Out = X's dims alone is wrong where Y broadcasts X up (a zero-size Y)
+        x, y = list(ctx.get_input_dim("X")), list(ctx.get_input_dim("Y"))
+        n = max(len(x), len(y))
+        x, y = [1] * (n - len(x)) + x, [1] * (n - len(y)) + y
+        ctx.set_output_dim("Out", [b if a == 1 else a if b == 1 else (a if a >= 0 else b)
+                                   for a, b in zip(x, y)])
 
 
 def _bcast_add(broken):
@@ -258,9 +264,13 @@ def _bcast_add(broken):
 
 def _bcast_add_grad(broken):
     def kernel(ctx):
-        y, d = ctx.input("Y"), ctx.input(DOUT)
-        if ctx.has_output(DX):
-            ctx.set_output(DX, d.copy())
+        x, y, d = ctx.input("X"), ctx.input("Y"), ctx.input(DOUT)
+        if ctx.has_output(DX):   # X may be broadcast up too (a zero-size Y): sum back
+            lead = d.ndim - x.ndim
+            dx = d.sum(axis=tuple(range(lead))) if lead else d
+            dx = dx.sum(axis=tuple(i for i, n in enumerate(x.shape)
+                                   if n == 1 and dx.shape[i] != 1), keepdims=True)
+            ctx.set_output(DX, np.ascontiguousarray(dx.reshape(x.shape)))
         if ctx.has_output(DY):
             lead = d.ndim - y.ndim
             dy = d.sum(axis=tuple(range(lead))) if lead else d

@@ -40,7 +40,11 @@ def batch_runs():
     from harness.run import run_ops
 
     by_op = _load_ops()
+    from harness import options
+
     before = os.environ.pop("OPKIT_HASH_SEEDS", None)
+    saved_options = options._current
+    options.use(None)                     # built again from the environment, without it
     started = []
     real_popen, real_own = subprocess.Popen, hashseed._run_children
 
@@ -61,6 +65,7 @@ def batch_runs():
         hashseed._run_children = real_own
         if before is not None:
             os.environ["OPKIT_HASH_SEEDS"] = before
+        options.use(saved_options)
     return started, reports
 
 
@@ -79,6 +84,8 @@ def test_off_with_opkit_hash_seeds_0(monkeypatch):
 
     by_op = _load_ops()
     monkeypatch.setenv("OPKIT_HASH_SEEDS", "0")
+    from harness import options
+    monkeypatch.setattr(options, "_current", None)   # a front door: built from the env again
     rep = run_ops(["broken_set_sum"], by_op, checks=["determinism"], isolate=True)[0]
     assert rep.status == "pass"
     assert not any("PYTHONHASHSEED" in c.message for c in rep.results)

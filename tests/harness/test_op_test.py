@@ -164,6 +164,8 @@ def test_collecting_appends_results_instead_of_raising(ops):
 
 def test_gpu_is_a_skip_with_the_reason_when_unusable(ops, monkeypatch):
     monkeypatch.setenv("OPKIT_NO_GPU", "1")
+    from harness import options
+    monkeypatch.setattr(options, "_current", None)   # a front door: built from the env again
     register_operator("t_gpu", _SameShape, _Maker)
     register_kernel("t_gpu", place=("CPU", "GPU"))(lambda ctx: ctx.set_output(
         "Out", ctx.input("X") * 1.0))

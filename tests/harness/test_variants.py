@@ -18,7 +18,7 @@ def test_every_variant_check_is_registered():
     names = check_names()
     for name in VARIANT_CHECKS + ("lod", "mutation", "aliasing", "determinism"):
         assert name in names
-    assert get_check("layout").function().variants == ("layout",)
+    assert get_check("layout").variants == ("layout",)
 
 
 def test_float32_expectation_in_float64_run_uses_float32_tolerance():
@@ -128,7 +128,7 @@ def test_variant_that_cannot_apply_is_skip_with_reason():
 
     case = Case("TestInt", "increment", {"X": np.array([1], dtype=np.int64)}, {"step": 1.0})
     for name in ("layout", "empty", "extremal", "repeated_input"):
-        got = get_check(name).function()(case, CPU)
+        got = get_check(name)(case, CPU)
         assert got and all(r.status == "skip" and r.message for r in got), (name, got)
 
 
@@ -137,7 +137,7 @@ def test_opting_out_of_a_variant_prints_the_reason():
 
     case = Case("TestScale", "scale", {"X": np.ones((2, 3))}, {"scale": 2.0},
                 options={"skip": {"empty": "a zero batch is meaningless here"}})
-    got = get_check("empty").function()(case, CPU)
+    got = get_check("empty")(case, CPU)
     assert [(r.status, r.message) for r in got] == [
         ("skip", "opted out: a zero batch is meaningless here")]
 
@@ -230,7 +230,7 @@ def test_other_attr_value_not_judged_by_a_reference_that_ignores_it():
     def lazy(inputs, a):         # ignores bias_after_scale: the test only uses True
         return {"Out": inputs["X"] * a["scale"] + a["bias"]}
 
-    got = get_check("attrs").function()(_scale_case(lazy, attrs), CPU)
+    got = get_check("attrs")(_scale_case(lazy, attrs), CPU)
     assert got and not [r for r in got if r.status == "fail"], got
 
     def honest(inputs, a):
@@ -238,7 +238,7 @@ def test_other_attr_value_not_judged_by_a_reference_that_ignores_it():
         return {"Out": x * a["scale"] + a["bias"] if a["bias_after_scale"]
                 else (x + a["bias"]) * a["scale"]}
 
-    got = get_check("attrs").function()(_scale_case(honest, attrs), CPU)
+    got = get_check("attrs")(_scale_case(honest, attrs), CPU)
     assert got and not [r for r in got if r.status == "fail"], got
 
     def wrong(inputs, a):        # reads the attr, but gets the other form wrong
@@ -246,7 +246,7 @@ def test_other_attr_value_not_judged_by_a_reference_that_ignores_it():
         return {"Out": x * a["scale"] + a["bias"] if a["bias_after_scale"]
                 else x * a["scale"] - a["bias"]}
 
-    bad = [r for r in get_check("attrs").function()(_scale_case(wrong, attrs), CPU)
+    bad = [r for r in get_check("attrs")(_scale_case(wrong, attrs), CPU)
            if r.status == "fail"]
     assert bad and "bias_after_scale" in bad[0].message and "reference" in bad[0].message
 
@@ -261,7 +261,7 @@ def test_precision_does_not_judge_an_output_fixed_to_float32():
     case = Case("TestFillFromTensor", "fill_constant", {"ValueTensor": value},
                 {"shape": [20, 30], "dtype": "float32"},
                 {"Out": np.full((20, 30), 3.8, dtype=np.float32)})
-    got = get_check("precision").function()(case, CPU)
+    got = get_check("precision")(case, CPU)
     assert got and not [r for r in got if r.status == "fail"], got
 
 
@@ -278,7 +278,7 @@ def test_other_attr_value_gradient_at_a_max_pool_tie_is_no_failure():
         x = np.random.default_rng(seed).random((2, 3, 7, 7))
         case = Case("TestMaxPool", "pool2d", {"X": x}, attrs, {}, grad_inputs=["X"],
                     grad_outputs=["Out"], options={"max_relative_error": 1.0})
-        got = get_check("attrs").function()(case, CPU)
+        got = get_check("attrs")(case, CPU)
         assert got and not [r for r in got if r.status == "fail"], (seed, got)
 
 
@@ -293,5 +293,5 @@ def test_extremal_gradients_not_judged_where_the_forward_overflows_the_run_dtype
     x[1:3, :] = 0.8875                  # -> 88.75: exp overflows float32, not float64
     case = Case("TestExp", "exp", {"X": x}, {}, {"Out": np.exp(x)},
                 grad_inputs=["X"], grad_outputs=["Out"])
-    got = get_check("extremal").function()(case, CPU)
+    got = get_check("extremal")(case, CPU)
     assert got and not [r for r in got if r.status == "fail"], got

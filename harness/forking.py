@@ -1,0 +1,68 @@
+"""The one fork primitive of the harness: whether this process may fork, and running a
+function in a forked child.
+
+`can_fork()` is False without os.fork, and in a process that already initialised CUDA (a
+forked child's CUDA is unusable). Every forking path uses it: the fork pool
+(harness.run), the pytest zygote (harness.zygote), `in_fork` (the state check), the xdist
+workers.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import pickle
+
+__all__ = ["can_fork", "in_fork"]
+
+
+def can_fork() -> bool:
+    if not hasattr(os, "fork") or "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    # a process that already initialised CUDA must not fork (the child's CUDA is unusable)
+    try:
+        from opkit.framework.device import DeviceContextPool
+
+        if any(p.kind == "GPU" for p in DeviceContextPool.places_in_use()):
+            return False
+    except Exception:  # noqa: BLE001 - no device layer: CPU only
+        pass
+    return True
+
+
+def in_fork(fn):
+    """fn() run in a forked child; its (picklable) return value, or raises RuntimeError."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:                      # the child
+        os.close(r)
+        code = 0
+        try:
+            data = pickle.dumps(("ok", fn()))
+        except BaseException as exc:  # noqa: BLE001
+            data = pickle.dumps(("error", f"{type(exc).__name__}: {exc}"))
+            code = 1
+        try:
+            with os.fdopen(w, "wb") as f:
+                f.write(data)
+        finally:
+            os._exit(code)
+    os.close(w)
+    try:
+        with os.fdopen(r, "rb") as f:
+            data = f.read()
+    except BaseException:            # e.g. the check's time limit: the child must not outlive
+        import signal                # it (a hung kernel would keep running)
+
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        os.waitpid(pid, 0)
+        raise
+    os.waitpid(pid, 0)
+    if not data:
+        raise RuntimeError("the forked process died without a result")
+    status, value = pickle.loads(data)
+    if status != "ok":
+        raise RuntimeError(value)
+    return value
