@@ -126,12 +126,9 @@ def _is_optest(cls) -> bool:
 
 
 def _op_type(cls) -> str | None:
-    from harness.discovery import instantiate
+    from harness.suite import op_type_of
 
-    try:
-        return getattr(instantiate(cls, seed=2024), "op_type", None)
-    except BaseException:  # noqa: BLE001 - the class's own items report it
-        return None
+    return op_type_of(cls, seed=2024)
 
 
 class OpkitCheckItem(pytest.Item):
@@ -238,7 +235,7 @@ def _shared_file(config, cls):
 def _compute(config, cls, op, op_classes):
     from harness.discovery import DiscoveredTest
     from harness.run import run_test
-    from harness.verdicts import lacks_gradient_test, no_gradient_test_result
+    from harness.suite import op_verdicts
 
     import inspect
 
@@ -256,8 +253,15 @@ def _compute(config, cls, op, op_classes):
                            timeout=None, first_case=first, hash_seeds="own")
         if DEFAULT_FUZZ:
             results += fuzz_test(cls, DEFAULT_FUZZ, seed)
-    if first and lacks_gradient_test(op, op_classes):
-        results.append(no_gradient_test_result(op, op_classes))
+    if first and len(op_classes) > 1:
+        # the op-level verdicts come from what every class of the op ran (each class's
+        # results are computed once and cached: this only runs them earlier)
+        ran = list(results)
+        for other in op_classes[1:]:
+            ran += _class_results(config, other, op, op_classes)
+        results += op_verdicts(op, op_classes, ran)
+    elif first:
+        results += op_verdicts(op, op_classes, results)
     return results
 
 

@@ -6,9 +6,7 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 
-import pytest
 
 from harness_test_helpers import ROOT
 
@@ -79,3 +77,16 @@ def test_fuzz_on_an_optest_without_attrs(tmp_path):
                 "--format", "json", cwd=tmp_path)
     assert "AttributeError" not in got.stdout + got.stderr
     assert got.returncode == 0, got.stdout + got.stderr
+
+
+def pytest_run(*args, cwd, timeout=300):
+    env = dict(os.environ, NO_COLOR="1")
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def test_the_pytest_plugin_gives_the_same_no_gradient_test_verdict(tmp_path):
+    _scale_test(tmp_path, "pass  # self.check_grad(['X'], 'Out')")
+    got = pytest_run("test_scale_op.py", "-rA", "-q", "-k", "grad", cwd=tmp_path)
+    assert "no gradient test" in got.stdout, got.stdout[-3000:]
+    assert got.returncode == 1
