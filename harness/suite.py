@@ -269,12 +269,11 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
                 "output", FAIL, "", "", t.name, f"{where}: {t.name} has no op_type after "
                 f"setUp" + (f" ({t.error})" if t.error else "")))
         elif not has_op(t.op_type):
-            text = (f"{where}: OpTest {t.name} tests op '{t.op_type}', which is not "
-                    f"registered{unregistered_hint(t.op_type)}")
+            text = f"{where}: OpTest {t.name} tests op '{t.op_type}', which is not registered"
             unregistered.setdefault(t.op_type, []).append(text)
             broken.setdefault(t.op_type, []).append(CheckResult(
-                "output", FAIL, "", "", t.name, f"{text}; load it with --ops or "
-                f"[tool.opkit] ops"))
+                "output", FAIL, "", "", t.name, f"{text}{unregistered_hint(t.op_type)}; "
+                f"load it with --ops or [tool.opkit] ops"))
     if op_names:
         broken = {k: v for k, v in broken.items() if k in op_names}
 
@@ -293,7 +292,7 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
             for op in missing:
                 for typo in difflib.get_close_matches(op, list(unregistered), n=3,
                                                       cutoff=0.6):
-                    text += f"; {unregistered[typo][0]} -- did you mean op_type = '{op}'?"
+                    text += f"; {unregistered[typo][0]}: did you mean op_type = '{op}'?"
             raise SuiteError(text)
     else:
         ops = sorted(op for op in by_op if has_op(op))

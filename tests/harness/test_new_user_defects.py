@@ -90,3 +90,37 @@ def test_the_pytest_plugin_gives_the_same_no_gradient_test_verdict(tmp_path):
     got = pytest_run("test_scale_op.py", "-rA", "-q", "-k", "grad", cwd=tmp_path)
     assert "no gradient test" in got.stdout, got.stdout[-3000:]
     assert got.returncode == 1
+
+
+# -- 7. a misspelt op_type gets the did-you-mean hint for a named op too --------------------
+def test_named_op_whose_optest_misspells_op_type_gets_the_hint(tmp_path):
+    path = _scale_test(tmp_path)
+    path.write_text(path.read_text().replace('"scale"', '"scalee"'))
+    got = opkit("test", "scale", "--tests", str(path), cwd=tmp_path)
+    assert got.returncode == 2, got.stdout + got.stderr
+    assert "no OpTest found for op 'scale'" in got.stderr
+    assert "test_scale_op.py:6: OpTest TestScaleNoAttrs tests op 'scalee'" in got.stderr
+    assert "did you mean op_type = 'scale'?" in got.stderr, got.stderr
+
+
+# -- 4. an installed copy and a checkout of the same OpTests: collected once -----------------
+def test_the_builtin_optests_in_the_project_and_installed_run_once(tmp_path):
+    from harness.discovery import builtin_test_paths
+
+    (installed,) = [p for p in builtin_test_paths() if p.parent.name == "reference_ops"]
+    checkout = tmp_path / "reference_ops" / "tests"
+    checkout.mkdir(parents=True)
+    (checkout / "test_relu_op.py").write_text((installed / "test_relu_op.py").read_text())
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "x"\n[tool.opkit]\ntests = ["reference_ops/tests"]\n')
+    # the console script (`python -c` would import the copy's folder as reference_ops)
+    script = os.path.join(os.path.dirname(sys.executable), "opkit")
+    got = subprocess.run([script, "test", "relu", "--checks", "output", "--format", "json"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert got.returncode == 0, got.stdout + got.stderr
+    (op,) = json.loads(got.stdout)["ops"]
+    cases = [c["case"] for c in op["checks"] if c["check"] == "output"]
+    # one result per place x dtype of the one class, not two copies of each
+    assert len(cases) == len(set((c["case"], c["place"], c["dtype"]) for c in op["checks"]
+                                 if c["check"] == "output")), op["checks"]
+    assert set(cases) == {"TestReluOp"}
