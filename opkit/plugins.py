@@ -217,6 +217,8 @@ def exec_op_file(path: Path) -> None:
     if name in sys.modules:
         return
     module_spec = importlib.util.spec_from_file_location(name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise ImportError(f"{path} is not a Python file (.py)")
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[name] = module
     try:

@@ -117,9 +117,10 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as exc:  # noqa: BLE001
+        from opkit.plugins import OpPackageError
         from opkit.project import ProjectError
 
-        if isinstance(exc, ProjectError):
+        if isinstance(exc, (ProjectError, OpPackageError)):
             return _usage_error(name, str(exc), as_json)
         raise
 

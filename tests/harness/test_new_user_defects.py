@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 
 from harness_test_helpers import ROOT
 
@@ -124,3 +125,32 @@ def test_the_builtin_optests_in_the_project_and_installed_run_once(tmp_path):
     assert len(cases) == len(set((c["case"], c["place"], c["dtype"]) for c in op["checks"]
                                  if c["check"] == "output")), op["checks"]
     assert set(cases) == {"TestReluOp"}
+
+
+# -- 3. --ops with an orphan kernel or a file that is no Python: a clear error, exit 2 --------
+ORPHAN = '''from opkit.registry import register_kernel
+
+
+@register_kernel("nobody_registers_this")
+def kernel(ctx):
+    pass
+'''
+
+
+@pytest.mark.parametrize("command", [["ops"], ["test", "--all", "--checks", "output"]])
+def test_ops_file_with_a_kernel_for_an_unregistered_op(tmp_path, command):
+    (tmp_path / "orphan_kernel.py").write_text(ORPHAN)
+    got = opkit(*command, "--ops", "orphan_kernel.py", cwd=tmp_path)
+    assert got.returncode == 2, got.stdout + got.stderr
+    assert "Traceback" not in got.stderr
+    assert "orphan_kernel.py:4: a kernel is registered for op 'nobody_registers_this'" \
+        in got.stderr, got.stderr
+
+
+def test_ops_file_that_is_not_python(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("some notes\n")
+    got = opkit("ops", "--ops", str(notes), cwd=tmp_path)
+    assert got.returncode == 2, got.stdout + got.stderr
+    assert "AttributeError" not in got.stderr and "Traceback" not in got.stderr
+    assert f"--ops {notes}: {notes} is not a Python file" in got.stderr, got.stderr
