@@ -154,3 +154,53 @@ def test_ops_file_that_is_not_python(tmp_path):
     assert got.returncode == 2, got.stdout + got.stderr
     assert "AttributeError" not in got.stderr and "Traceback" not in got.stderr
     assert f"--ops {notes}: {notes} is not a Python file" in got.stderr, got.stderr
+
+
+# -- 5. the table: GPU columns without a GPU, a failing row's worst error, block order -------
+def _report(results):
+    from harness.run import OpReport
+
+    return OpReport("boom", results, cases=["TestBoom"])
+
+
+def test_table_a_check_that_names_no_place_fills_only_the_places_that_ran():
+    from harness.report import FAIL, PASS, SKIP, CheckResult
+    from harness.table import grid
+
+    rep = _report([CheckResult("output", PASS, "CPU", "float32", "TestBoom"),
+                   CheckResult("output", PASS, "CPU", "float64", "TestBoom"),
+                   CheckResult("output", SKIP, "GPU", "", "TestBoom", "no GPU"),
+                   CheckResult("dtypes", PASS, "", "", "TestBoom"),
+                   CheckResult("precision", FAIL, "", "", "TestBoom", "raised X: y")])
+    _, g = grid(rep)
+    assert g["cells"][("dtypes", "CPU", "float32")] == PASS
+    assert g["cells"][("precision", "CPU", "float64")] == FAIL
+    for check in ("dtypes", "precision"):
+        assert ("GPU" not in {p for (c, p, _) in g["cells"] if c == check}), g["cells"]
+
+
+def test_table_a_failing_row_shows_no_worst_error_of_zero(capsys):
+    from harness.report import FAIL, PASS, CheckResult
+    from harness.table import render_plain
+
+    rep = _report([CheckResult("output", PASS, "CPU", "float32", "TestBoom", "", 0.0),
+                   CheckResult("output", FAIL, "CPU", "float64", "TestBoom",
+                               "output 'Out' has shape (2, 3), expected (3, 2)")])
+    render_plain([rep])
+    (row,) = [line for line in capsys.readouterr().out.splitlines()
+              if line.strip().startswith("output")]
+    assert row.split()[-1] != "0", row
+    assert row.split()[1:3] == ["pass", "fail"], row
+
+
+def test_failure_blocks_follow_the_table_order():
+    from harness.report import FAIL, CheckResult
+    from harness.table import _details
+
+    rep = _report([CheckResult("precision", FAIL, "", "", "TestBoom",
+                               "raised ValueError: kernel exploded"),
+                   CheckResult("output", FAIL, "CPU", "float32", "TestBoom",
+                               "op 'boom': the op raised ValueError: kernel exploded")])
+    lines = [text for _, text in _details(rep)]
+    assert lines[0].startswith("FAIL output"), lines
+    assert "(check precision)" in lines[1], lines
