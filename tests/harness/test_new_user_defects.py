@@ -80,9 +80,10 @@ def test_fuzz_on_an_optest_without_attrs(tmp_path):
     assert got.returncode == 0, got.stdout + got.stderr
 
 
-def pytest_run(*args, cwd, timeout=300):
+def pytest_run(*args, cwd, timeout=300, cache=False):
     env = dict(os.environ, NO_COLOR="1")
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+    no_cache = [] if cache else ["-p", "no:cacheprovider"]
+    return subprocess.run([sys.executable, "-m", "pytest", *no_cache, *args],
                           cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
@@ -204,3 +205,42 @@ def test_failure_blocks_follow_the_table_order():
     lines = [text for _, text in _details(rep)]
     assert lines[0].startswith("FAIL output"), lines
     assert "(check precision)" in lines[1], lines
+
+
+# -- 6. pytest: the check items are collected, selectable and rerunnable ---------------------
+def _relu_file(tmp_path, wrong=False):
+    text = (ROOT / "reference_ops" / "tests" / "test_relu_op.py").read_text()
+    if wrong:
+        text = text.replace('{"Out": np.maximum(inputs["X"], 0)}',
+                            '{"Out": np.maximum(inputs["X"], 0) + 1.0}')
+        assert "+ 1.0" in text
+    (tmp_path / "test_relu_op.py").write_text(text)
+
+
+def test_pytest_collects_the_check_items_with_their_class(tmp_path):
+    _relu_file(tmp_path)
+    got = pytest_run("--co", "-q", cwd=tmp_path)
+    ids = [line for line in got.stdout.splitlines() if "::" in line]
+    assert "test_relu_op.py::TestReluOp::opkit[grad]" in ids, got.stdout
+    assert f"{len(ids)} tests collected" in got.stdout, got.stdout   # counted when collected
+
+
+def test_pytest_selects_a_check_item_by_its_id_and_by_k(tmp_path):
+    _relu_file(tmp_path)
+    got = pytest_run("test_relu_op.py::TestReluOp::opkit[dtypes]", "-q", "-rA", cwd=tmp_path)
+    assert got.returncode == 0 and "1 passed" in got.stdout, got.stdout[-2000:]
+    got = pytest_run("-q", "-rA", "-k", "mutation", cwd=tmp_path)
+    assert got.returncode == 0, got.stdout[-2000:]
+    assert "PASSED test_relu_op.py::TestReluOp::opkit[mutation]" in got.stdout
+    assert "1 passed" in got.stdout, got.stdout[-2000:]
+
+
+def test_pytest_last_failed_reruns_only_the_failed_items(tmp_path):
+    _relu_file(tmp_path, wrong=True)
+    first = pytest_run("-q", "-k", "output", cwd=tmp_path, cache=True)
+    assert "2 failed" in first.stdout, first.stdout[-2000:]
+    again = pytest_run("-q", "-rA", "--lf", cwd=tmp_path, cache=True)
+    ran = sorted(line.split(" - ")[0] for line in again.stdout.splitlines()
+                 if line.startswith(("PASSED", "FAILED")))
+    assert ran == ["FAILED test_relu_op.py::TestReluOp::opkit[output]",
+                   "FAILED test_relu_op.py::TestReluOp::test_check_output"], again.stdout[-3000:]
