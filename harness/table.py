@@ -227,7 +227,8 @@ HEARTBEAT_S = 3.0
 
 
 @contextlib.contextmanager
-def heartbeat(total: int, description: str = "opkit test", every: float = HEARTBEAT_S):
+def heartbeat(total: int, description: str = "opkit test", every: float = HEARTBEAT_S,
+              unit: str = "tasks"):
     """Off a terminal: a progress line on stderr every `every` seconds (also while a slow
     case runs). Written with os.write from a thread: no Python-level lock is held that a
     forked worker could inherit."""
@@ -240,7 +241,7 @@ def heartbeat(total: int, description: str = "opkit test", every: float = HEARTB
 
     def beat():
         while not stop.wait(every):
-            line = (f"{description}: {done[0]}/{total} done, "
+            line = (f"{description}: {done[0]}/{total} {unit} done, "
                     f"{time.monotonic() - started:.0f}s\n")
             try:
                 os.write(2, line.encode())
@@ -261,14 +262,15 @@ def heartbeat(total: int, description: str = "opkit test", every: float = HEARTB
 
 
 @contextlib.contextmanager
-def progress(total: int, description: str = "opkit test", enabled: bool = True):
+def progress(total: int, description: str = "opkit test", enabled: bool = True,
+             unit: str = "tasks"):
     """A progress bar on stderr when it is a terminal, else a heartbeat line every few
-    seconds; yields `advance()`."""
+    seconds ("54/443 <unit> done"); yields `advance()`."""
     if not enabled or total <= 1:
         yield lambda *_: None
         return
     if plain_output(sys.stderr):
-        with heartbeat(total, description) as advance:
+        with heartbeat(total, description, unit=unit) as advance:
             yield advance
         return
     from rich.console import Console
@@ -277,5 +279,5 @@ def progress(total: int, description: str = "opkit test", enabled: bool = True):
     with Progress("[progress.description]{task.description}", BarColumn(),
                   MofNCompleteColumn(), TimeElapsedColumn(),
                   console=Console(file=sys.stderr), transient=True) as bar:
-        task = bar.add_task(description, total=total)
+        task = bar.add_task(f"{description} ({unit.split(' (')[0]})", total=total)
         yield lambda *_: bar.advance(task)

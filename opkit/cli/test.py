@@ -26,6 +26,10 @@ EXIT_CODES = {0: "every check passed (or was skipped / exempt)",
               2: "usage error (bad flag, environment variable or configuration)"}
 
 
+# what the progress line counts (harness.suite.plan's tasks)
+TASKS = "tasks (OpTest classes, per-op checks, fuzzed ops)"
+
+
 def add_arguments(parser) -> None:
     parser.add_argument("op", nargs="*", help="op types to test")
     parser.add_argument("--all", action="store_true",
@@ -68,7 +72,8 @@ def add_arguments(parser) -> None:
                         help="comma-separated subset of checks (default: all; 'fuzz' runs "
                              "the --fuzz budget, so not with --fuzz 0)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                        help="time limit per check, > 0 (default 120; 0: none)")
+                        help="time limit per check, a finite number of seconds >= 0 "
+                             "(default 120; 0: none)")
     parser.add_argument("--place", choices=["CPU", "GPU", "all"], default=None,
                         help="places to run on (default all; $OPKIT_PLACE)")
     parser.add_argument("--dtype", choices=["float32", "float64", "all"], default=None,
@@ -245,8 +250,8 @@ def run(args) -> int:
             last[0] = now
             advance()
 
-        with progress(len(tasks), "opkit test",
-                      enabled=args.all or len(tasks) > 4) as advance:
+        with progress(len(tasks), "opkit test", enabled=args.all or len(tasks) > 4,
+                      unit=TASKS) as advance:
             reports = run_ops(runnable, by_op, checks=checks, seed=seed, timeout=timeout,
                               jobs=args.jobs, isolate=not args.no_isolate,
                               fuzz=args.fuzz if fuzzing else 0, progress=done,

@@ -189,7 +189,7 @@ def test_heartbeat_off_a_terminal():
         os.close(w)
     text = os.read(r, 10000).decode()
     os.close(r)
-    assert "opkit test: 1/5 done" in text
+    assert "opkit test: 1/5 tasks done" in text   # says what it counts
 
 
 def test_failing_op_gets_a_table_and_summary():

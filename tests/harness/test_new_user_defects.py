@@ -244,3 +244,78 @@ def test_pytest_last_failed_reruns_only_the_failed_items(tmp_path):
                  if line.startswith(("PASSED", "FAILED")))
     assert ran == ["FAILED test_relu_op.py::TestReluOp::opkit[output]",
                    "FAILED test_relu_op.py::TestReluOp::test_check_output"], again.stdout[-3000:]
+
+
+# -- 9. the docs and messages say what is true -------------------------------------------------
+def _doc(name):
+    return (ROOT / "docs" / name).read_text(encoding="utf-8")
+
+
+def test_opmaker_add_attr_signature_is_documented():
+    import inspect
+
+    from opkit import OpMaker
+
+    params = inspect.signature(OpMaker.add_attr).parameters
+    parts = []
+    for name, p in params.items():
+        if name == "self":
+            continue
+        if p.default is inspect.Parameter.empty:
+            parts.append(name)
+        elif name == "default":
+            parts.append("default=NO_DEFAULT")
+        else:
+            parts.append(f"{name}={p.default!r}".replace("''", '""'))
+    shown = ", ".join(parts)
+    assert f"add_attr({shown})" in _doc("tutorial.md"), shown
+
+
+def test_timeout_help_and_docs_agree():
+    got = opkit("test", "--help")
+    help_text = " ".join(got.stdout.split())
+    assert "--timeout SECONDS time limit per check, a finite number of seconds >= 0" in help_text
+    assert "a finite number >= 0 (default 120 s; 0 = none)" in _doc("harness.md")
+
+
+def test_harness_md_says_while_is_exempt():
+    line = next(ln for ln in _doc("harness.md").splitlines() if ln.startswith("| `while`"))
+    assert "`EXEMPT`" in line and "as `skip`" not in line, line
+    from harness.run import OpReport
+    from harness.suite import no_optest_result
+    from harness.table import one_line
+
+    result, reason = no_optest_result("while", {"while": "control flow"})
+    assert one_line(OpReport("while", [result], exempt=reason)).startswith("while: EXEMPT")
+
+
+def test_the_progress_line_says_what_it_counts():
+    from opkit.cli.test import TASKS
+
+    assert "tasks" in TASKS and "OpTest classes" in TASKS
+    r, w = os.pipe()
+    saved = os.dup(2)
+    os.dup2(w, 2)
+    try:
+        from harness import table
+
+        with table.heartbeat(443, "opkit test", every=0.05, unit=TASKS) as advance:
+            advance()
+            import time
+
+            time.sleep(0.3)
+    finally:
+        os.dup2(saved, 2)
+        os.close(w)
+    text = os.read(r, 10000).decode()
+    os.close(r)
+    assert f"opkit test: 1/443 {TASKS} done" in text, text
+
+
+def test_one_note_is_one_note():
+    from checkers.compat.compare import CompatReport
+    from checkers.compat.report import text_report
+
+    note = {"op": "clip", "kind": "input-flag-changed", "message": "m"}
+    text = text_report(CompatReport(notes=[note], old_ops=1, new_ops=1))
+    assert "(1 note)" in text and "1 notes" not in text, text
