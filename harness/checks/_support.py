@@ -307,11 +307,11 @@ def _skip_prefixes() -> tuple:
     package itself and the standard library."""
     import sysconfig
 
-    import harness
     import opkit.framework
 
+    harness_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # no cycle
     dirs = [os.path.dirname(np.__file__), os.path.dirname(opkit.framework.__file__),
-            os.path.dirname(harness.__file__), sysconfig.get_paths().get("stdlib", "")]
+            harness_dir, sysconfig.get_paths().get("stdlib", "")]
     try:
         import hypothesis
 

@@ -16,6 +16,8 @@ import importlib
 import json
 import sys
 
+from opkit.cli.config import UsageError  # noqa: F401 - raised by the subcommands
+
 COMMANDS = {
     "lint": ("opkit.cli.lint", "static checks on Python files and folders"),
     "test": ("opkit.cli.test", "run every harness check for ops"),
@@ -26,10 +28,6 @@ COMMANDS = {
 
 USAGE_ERROR = 2
 DEFAULT_EXIT_CODES = {0: "success", 2: "usage error (bad flag, file or configuration)"}
-
-
-class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit code 2, never a traceback."""
 
 
 class _Parser(argparse.ArgumentParser):
