@@ -187,11 +187,11 @@ def _skip_prefixes() -> tuple:
     import sys
     import sysconfig
 
-    import harness
     import opkit.framework
 
+    harness_dir = os.path.dirname(os.path.abspath(__file__))   # this package: no `import harness`
     dirs = [os.path.dirname(np.__file__), os.path.dirname(opkit.framework.__file__),
-            os.path.dirname(harness.__file__), sysconfig.get_paths().get("stdlib", "")]
+            harness_dir, sysconfig.get_paths().get("stdlib", "")]
     hyp = sys.modules.get("hypothesis")
     if hyp is None:
         try:

@@ -218,9 +218,10 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
     base = case_from_test(test)
     with_grad = bool(base.grad_inputs)
     proto = op_info(test.op_type).proto
-    attrs_strategy = st.just(dict(test.attrs or {}))
+    # the Case's attrs: an OpTest need not set `self.attrs` (most of Paddle's do not)
+    attrs_strategy = st.just(dict(base.attrs or {}))
     if proto is not None and proto.attrs:
-        attrs_strategy = st.one_of(attrs_strategy, hs.attrs_for(proto, test.attrs or {}))
+        attrs_strategy = st.one_of(attrs_strategy, hs.attrs_for(proto, dict(base.attrs or {})))
     stats = {"ran": 0, "rejected": 0}
     last_failure: dict = {}
 

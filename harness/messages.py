@@ -43,9 +43,14 @@ def _where(results) -> str:
     return " ".join(parts)
 
 
-def group_failures(results) -> list[str]:
-    """One line (or block) per root cause, in order of first appearance."""
-    failed = [r for r in results if r.status == "fail"]
+def group_failures(results, order=()) -> list[str]:
+    """One line (or block) per root cause (a failure's kind and its message's shape). With
+    `order` (the check names in the table's order) the blocks follow the table -- the first
+    block is the first failing row's, not that of whichever check happened to finish first --
+    and each block lists its checks in that order; else in order of first appearance."""
+    rank = {name: i for i, name in enumerate(order)}
+    failed = sorted((r for r in results if r.status == "fail"),
+                    key=lambda r: rank.get(r.check, len(rank)))
     raised: dict[str, list] = {}
     groups: dict[tuple, list] = {}
     for r in failed:
@@ -57,19 +62,22 @@ def group_failures(results) -> list[str]:
     by_message: dict[tuple, list] = {}
     for (check, kind, cause), rs in groups.items():
         by_message.setdefault((kind, cause), []).append((check, rs))
-    lines = []
+    blocks = []
     for entries in raised.values():
         checks = list(dict.fromkeys(r.check for r in entries))
         where = _where(entries)
-        lines.append(f"FAIL the op raised{' ' + where if where else ''}: "
-                     f"{entries[0].message.removeprefix('raised ')}"
-                     + (f"\n    (so these checks could not run: {', '.join(checks)})"
-                        if len(checks) > 1 else f" (check {checks[0]})"))
+        blocks.append((checks[0], f"FAIL the op raised{' ' + where if where else ''}: "
+                       f"{entries[0].message.removeprefix('raised ')}"
+                       + (f"\n    (so these checks could not run: {', '.join(checks)})"
+                          if len(checks) > 1 else f" (check {checks[0]})")))
     for entries in by_message.values():
         checks = [c for c, _ in entries]
         rs = [r for _, group in entries for r in group]
         where = _where(rs)
         sample = rs[0].message
         count = f" ({len(rs)} times)" if len(rs) > 1 else ""
-        lines.append(f"FAIL {', '.join(checks)}{' ' + where if where else ''}{count}: {sample}")
-    return lines
+        blocks.append((checks[0], f"FAIL {', '.join(checks)}{' ' + where if where else ''}"
+                                  f"{count}: {sample}"))
+    if rank:   # the table's order (stable: ties keep the order of appearance)
+        blocks.sort(key=lambda b: rank.get(b[0], len(rank)))
+    return [text for _, text in blocks]

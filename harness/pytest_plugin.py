@@ -122,12 +122,9 @@ def _is_optest(cls) -> bool:
 
 
 def _op_type(cls) -> str | None:
-    from harness.discovery import instantiate
+    from harness.suite import op_type_of
 
-    try:
-        return getattr(instantiate(cls, seed=DEFAULT_SEED), "op_type", None)
-    except BaseException:  # noqa: BLE001 - the class's own items report it
-        return None
+    return op_type_of(cls, seed=DEFAULT_SEED)
 
 
 class OpkitCheckItem(pytest.Item):
@@ -236,7 +233,7 @@ def _shared_file(config, cls):
 def _compute(config, cls, op, op_classes):
     from harness.discovery import DiscoveredTest
     from harness.run import run_test
-    from harness.verdicts import lacks_gradient_test, no_gradient_test_result
+    from harness.suite import op_verdicts
 
     import inspect
 
@@ -256,8 +253,15 @@ def _compute(config, cls, op, op_classes):
                            timeout=None, first_case=first, hash_seeds="own")
         if DEFAULT_FUZZ:
             results += fuzz_test(cls, DEFAULT_FUZZ, seed)
-    if first and lacks_gradient_test(op, op_classes):
-        results.append(no_gradient_test_result(op, op_classes))
+    if first and len(op_classes) > 1:
+        # the op-level verdicts come from what every class of the op ran (each class's
+        # results are computed once and cached: this only runs them earlier)
+        ran = list(results)
+        for other in op_classes[1:]:
+            ran += _class_results(config, other, op, op_classes)
+        results += op_verdicts(op, op_classes, ran)
+    elif first:
+        results += op_verdicts(op, op_classes, results)
     return results
 
 
@@ -307,6 +311,50 @@ def _start_zygote(config, classes) -> None:
     config._opkit_zygote = Zygote.start(paths)
 
 
+def _check_items_on(config) -> bool:
+    return config.getoption("opkit_check_items") is not False
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    """The check items are children of their OpTest class, collected with its test methods:
+    so `file::Class::opkit[grad]` selects one again, `-k mutation` and `--lf` see them, and
+    "collected N items" counts them. A module's OpTest classes are grouped by op as the
+    module is collected (what `first` and the op-level verdicts need)."""
+    outcome = yield
+    report = outcome.get_result()
+    config = collector.config
+    if report.outcome != "passed" or not _check_items_on(config):
+        return
+    by_op = config.__dict__.setdefault("_opkit_by_op", {})
+    ops = config.__dict__.setdefault("_opkit_op_of", {})
+    if isinstance(collector, pytest.Module):
+        for node in report.result:
+            cls = getattr(node, "obj", None) if isinstance(node, pytest.Class) else None
+            if _is_optest(cls) and cls not in ops:
+                ops[cls] = op = _op_type(cls)
+                if op:
+                    by_op.setdefault(op, []).append(cls)
+        return
+    cls = getattr(collector, "obj", None) if isinstance(collector, pytest.Class) else None
+    if not _is_optest(cls):
+        return
+    if cls not in ops:
+        ops[cls] = op = _op_type(cls)
+        if op:
+            by_op.setdefault(op, []).append(cls)
+    op = ops[cls]
+    if not op:
+        return
+    # the id given as a string: pytest parses `opkit[grad]` as a name and its parameters,
+    # as it does when it reads the id back (--lf, a node id on the command line)
+    report.result.extend(
+        OpkitCheckItem.from_parent(collector, name=f"{ITEM_PREFIX}[{check}]",
+                                   nodeid=f"{collector.nodeid}::{ITEM_PREFIX}[{check}]",
+                                   optest=cls, check=check, op=op, op_classes=by_op[op])
+        for check in check_item_names())
+
+
 def check_item_names() -> list[str]:
     """The checks that get an item per OpTest class (the harness's default checks)."""
     from harness.checks.registry import all_checks
@@ -321,32 +369,14 @@ def check_item_names() -> list[str]:
 def pytest_collection_modifyitems(session, config, items):
     from harness import settings
 
-    classes: dict = {}     # OpTest class -> (parent collector, index of its last item)
-    for i, item in enumerate(items):
-        cls = getattr(item, "cls", None)
-        if _is_optest(cls) and not isinstance(item, OpkitCheckItem):
-            classes[cls] = (item.parent, i)
-    ops = {cls: _op_type(cls) for cls in classes}
-    by_op: dict = {}
-    for cls, op in ops.items():
-        if op:
-            by_op.setdefault(op, []).append(cls)
-
-    if config.getoption("opkit_check_items") is not False and classes:
-        names = check_item_names()
-        extra_after: dict[int, list] = {}
-        for cls, (parent, last) in classes.items():
-            op = ops[cls]
-            if not op:
-                continue
-            extra_after[last] = [OpkitCheckItem.from_parent(
-                parent, name=f"{ITEM_PREFIX}[{check}]", optest=cls, check=check, op=op,
-                op_classes=by_op[op]) for check in names]
-        new = []
-        for i, item in enumerate(items):
-            new.append(item)
-            new.extend(extra_after.get(i, []))
-        items[:] = new
+    # the check items were collected with their class (pytest_make_collect_report)
+    classes: dict = {}     # OpTest class -> None, in the order of the items
+    for item in items:
+        cls = item.optest if isinstance(item, OpkitCheckItem) else getattr(item, "cls", None)
+        if _is_optest(cls):
+            classes.setdefault(cls, None)
+    known = config.__dict__.setdefault("_opkit_op_of", {})
+    ops = {cls: known[cls] if cls in known else _op_type(cls) for cls in classes}
 
     unusable = settings.unusable_selection()
     if unusable:

@@ -31,10 +31,15 @@ def grid(report) -> tuple[list[str], dict]:
     order = {n: i for i, n in enumerate(check_names() + ["fuzz"])}
     checks = sorted({r.check for r in report.results}, key=lambda c: (order.get(c, 999), c))
     cells, worst = {}, {}
+    failed = {r.check for r in report.results if r.status == FAIL}
+    # a result that names no place (or dtype) stands for the places that ran: without a
+    # GPU, a check that is not place-specific is no pass (or fail) on the GPU
+    ran = {r.place for r in report.results if r.place and r.status != SKIP}
     for r in report.results:
-        if r.worst_error is not None:
+        # a failing check's worst error is its failures' (a pass's 0 is not the answer)
+        if r.worst_error is not None and (r.check not in failed or r.status == FAIL):
             worst[r.check] = max(worst.get(r.check, 0.0), r.worst_error)
-        cols = [c for c in COLUMNS if _applies(r, *c)]
+        cols = [c for c in COLUMNS if _applies(r, *c) and (r.place or not ran or c[0] in ran)]
         for col in cols:
             key = (r.check, *col)
             if _RANK[r.status] > _RANK[cells.get(key)]:
@@ -46,7 +51,10 @@ def _details(report) -> list[tuple[str, str]]:
     """(status, line) for every failure and each distinct skip reason."""
     from harness.messages import group_failures
 
-    lines = [(FAIL, line) for line in group_failures(report.results)]
+    from harness.checks.registry import check_names
+
+    lines = [(FAIL, line) for line in group_failures(report.results,
+                                                     order=check_names() + ["fuzz"])]
     ran = {r.check for r in report.results if r.status != SKIP}
     cases_of: dict[str, set] = {}   # check -> every case it has a result for
     for r in report.results:
@@ -111,6 +119,15 @@ def _fmt_err(value) -> str:
     return "" if value is None else f"{value:.3g}"
 
 
+def _worst(g, check) -> str:
+    """The worst error cell: blank for a failing check whose failures measured none (a
+    shape, LoD or raised failure), never the 0 of its passing places."""
+    value = g["worst"].get(check)
+    if value == 0 and any(s == FAIL for (c, _, _), s in g["cells"].items() if c == check):
+        return ""
+    return _fmt_err(value)
+
+
 def render_plain(reports, seed=None, stream=None, verbose=False, notes=()) -> None:
     stream = stream or sys.stdout
     for rep in reports:
@@ -123,7 +140,7 @@ def render_plain(reports, seed=None, stream=None, verbose=False, notes=()) -> No
               + (f" - {rep.note}" if rep.note else ""), file=stream)
         header = ["check"] + [f"{p} {d}" for p, d in COLUMNS] + ["worst error"]
         rows = [[c] + [g["cells"].get((c, p, d)) or "-" for p, d in COLUMNS] +
-                [_fmt_err(g["worst"].get(c))] for c in checks]
+                [_worst(g, c)] for c in checks]
         widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
         for row in [header] + rows:
             print("  " + "  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip(),
@@ -188,7 +205,7 @@ def render_rich(reports, seed=None, stream=None, verbose=False, notes=()) -> Non
             for p, d in COLUMNS:
                 status = g["cells"].get((c, p, d))
                 cells.append(Text(status or "-", style=_STYLE.get(status, "dim")))
-            table.add_row(c, *cells, _fmt_err(g["worst"].get(c)))
+            table.add_row(c, *cells, _worst(g, c))
         console.print(table)
         for status, line in _details(rep):
             console.print("  " + line, style="red" if status == FAIL else "yellow",
@@ -210,7 +227,8 @@ HEARTBEAT_S = 3.0
 
 
 @contextlib.contextmanager
-def heartbeat(total: int, description: str = "opkit test", every: float = HEARTBEAT_S):
+def heartbeat(total: int, description: str = "opkit test", every: float = HEARTBEAT_S,
+              unit: str = "tasks"):
     """Off a terminal: a progress line on stderr every `every` seconds (also while a slow
     case runs). Written with os.write from a thread: no Python-level lock is held that a
     forked worker could inherit."""
@@ -223,7 +241,7 @@ def heartbeat(total: int, description: str = "opkit test", every: float = HEARTB
 
     def beat():
         while not stop.wait(every):
-            line = (f"{description}: {done[0]}/{total} done, "
+            line = (f"{description}: {done[0]}/{total} {unit} done, "
                     f"{time.monotonic() - started:.0f}s\n")
             try:
                 os.write(2, line.encode())
@@ -244,14 +262,15 @@ def heartbeat(total: int, description: str = "opkit test", every: float = HEARTB
 
 
 @contextlib.contextmanager
-def progress(total: int, description: str = "opkit test", enabled: bool = True):
+def progress(total: int, description: str = "opkit test", enabled: bool = True,
+             unit: str = "tasks"):
     """A progress bar on stderr when it is a terminal, else a heartbeat line every few
-    seconds; yields `advance()`."""
+    seconds ("54/443 <unit> done"); yields `advance()`."""
     if not enabled or total <= 1:
         yield lambda *_: None
         return
     if plain_output(sys.stderr):
-        with heartbeat(total, description) as advance:
+        with heartbeat(total, description, unit=unit) as advance:
             yield advance
         return
     from rich.console import Console
@@ -260,5 +279,5 @@ def progress(total: int, description: str = "opkit test", enabled: bool = True):
     with Progress("[progress.description]{task.description}", BarColumn(),
                   MofNCompleteColumn(), TimeElapsedColumn(),
                   console=Console(file=sys.stderr), transient=True) as bar:
-        task = bar.add_task(description, total=total)
+        task = bar.add_task(f"{description} ({unit.split(' (')[0]})", total=total)
         yield lambda *_: bar.advance(task)

@@ -30,10 +30,29 @@ _EXPORTS = {
     "opkit.framework.op_version": ["register_op_version", "OpVersionDesc"],
     "opkit.framework.sbp": ["register_sbp"],
 }
-_SUBMODULES = {"layers", "optimizer", "registry", "errors", "framework", "cli", "io", "sbp"}
+_SUBMODULES = {"layers", "optimizer", "registry", "errors", "framework", "io", "sbp"}
 _WHERE = {name: module for module, names in _EXPORTS.items() for name in names}
 
 __all__ = sorted(_WHERE) + sorted(_SUBMODULES) + ["__version__"]
+
+
+def _load_all_op_packages() -> None:
+    from opkit.plugins import load_entry_point_ops
+
+    load_entry_point_ops()
+
+
+def _load_op_package_of(op_type: str) -> None:
+    from opkit.plugins import load_op_type
+
+    load_op_type(op_type)
+
+
+# the registry (opkit.framework) imports nothing above it: the op packages it loads on its
+# first lookup are found by opkit.plugins, installed here (a small module, no numpy)
+from opkit.framework import packages as _packages  # noqa: E402
+
+_packages.install(_load_all_op_packages, _load_op_package_of)
 
 
 def __getattr__(name: str):

@@ -20,12 +20,14 @@ import os
 import sys
 from pathlib import Path
 
-__all__ = ["ENTRY_POINT_GROUP", "DEFAULT_OP_PACKAGES", "OpPackageError", "entry_point_packages",
+__all__ = ["ENTRY_POINT_GROUP", "DISTRIBUTION", "OpPackageError", "entry_point_packages",
            "load_entry_point_ops", "load_op_type", "load_op_packages", "check_orphan_kernels"]
 
 ENTRY_POINT_GROUP = "opkit.ops"
-# used when no distribution declares the group (a source tree run without installing it)
-DEFAULT_OP_PACKAGES = ("reference_ops",)
+# opkit's own distribution: its op packages (the built-in ops) come first. When no installed
+# distribution declares the group (a source tree run without installing it), the group is
+# read from the pyproject.toml beside the opkit package: opkit names no op package itself.
+DISTRIBUTION = "opkit-dl"
 
 _LOADED: list[str] = []
 
@@ -39,8 +41,15 @@ class OpPackageError(Exception):
         self.spec = spec
 
 
-def _entry_points(group: str) -> set[tuple[str, str]]:
-    """(name, value) of the entry points of `group` in the distributions on sys.path.
+def _dist_name(folder: str) -> str:
+    """'opkit_dl' of 'opkit_dl-0.1.0.dist-info' or 'opkit_dl.egg-info' (normalized)."""
+    stem = folder.rsplit(".", 1)[0] if folder.endswith(".dist-info") else folder[:-9]
+    return stem.split("-")[0].replace(".", "_").lower()
+
+
+def _entry_points(group: str, own: set | None = None) -> set[tuple[str, str]]:
+    """(name, value) of the entry points of `group` in the distributions on sys.path; those
+    of opkit's own distribution are also added to `own`.
 
     What `importlib.metadata.entry_points(group=...)` answers, read straight from the
     `entry_points.txt` files: importing importlib.metadata costs more than the whole first
@@ -70,15 +79,38 @@ def _entry_points(group: str) -> set[tuple[str, str]]:
                 elif section == group and "=" in line:
                     key, value = line.split("=", 1)
                     found.add((key.strip(), value.strip()))
+                    if own is not None and _dist_name(name) == \
+                            DISTRIBUTION.replace("-", "_"):
+                        own.add((key.strip(), value.strip()))
     return found
 
 
+def _source_tree_entry_points(group: str) -> set[tuple[str, str]]:
+    """The group as opkit's own pyproject.toml declares it, when opkit runs from a source
+    tree that was not installed."""
+    path = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    try:
+        try:
+            import tomllib
+        except ImportError:  # Python 3.10
+            import tomli as tomllib
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, ValueError, ImportError):
+        return set()
+    table = data.get("project", {}).get("entry-points", {}).get(group, {})
+    return {(str(k), str(v)) for k, v in table.items()} if isinstance(table, dict) else set()
+
+
 def entry_point_packages() -> list[tuple[str, str]]:
-    """(entry-point name, module) of every installed op package, `reference_ops` first."""
-    found = sorted(_entry_points(ENTRY_POINT_GROUP))
+    """(entry-point name, module) of every installed op package, opkit's own (the built-in
+    ops) first."""
+    own: set = set()
+    found = sorted(_entry_points(ENTRY_POINT_GROUP, own))
     if not found:
-        return [(name, name) for name in DEFAULT_OP_PACKAGES]
-    found.sort(key=lambda item: (item[1] not in DEFAULT_OP_PACKAGES, item[0]))
+        own = _source_tree_entry_points(ENTRY_POINT_GROUP)
+        found = sorted(own)
+    found.sort(key=lambda item: (item not in own, item[0]))
     return found
 
 
@@ -217,6 +249,8 @@ def exec_op_file(path: Path) -> None:
     if name in sys.modules:
         return
     module_spec = importlib.util.spec_from_file_location(name, path)
+    if module_spec is None or module_spec.loader is None:
+        raise ImportError(f"{path} is not a Python file (.py)")
     module = importlib.util.module_from_spec(module_spec)
     sys.modules[name] = module
     try:

@@ -189,6 +189,9 @@ def load_op_modules(extra: list[str] | None = None, project: Project | None = No
         elif path.suffix == ".py" or looks_like_path:
             if not path.is_file():
                 raise ProjectError(f"{label}: no such file or folder")
+            if path.suffix != ".py":
+                raise ProjectError(f"{label}: {path} is not a Python file: name a .py "
+                                   f"file, a folder of *_op.py files or a module")
             _import_file(path, label)
             loaded.append(str(path))
         else:
@@ -205,6 +208,18 @@ def load_op_modules(extra: list[str] | None = None, project: Project | None = No
                 raise ProjectError(f"{label}: loading the op module failed"
                                    f"{_where(exc, None)}: {describe(exc)}") from None
             loaded.append(entry)
+    if entries:
+        # a kernel for an op type nobody registers (a typo in register_kernel) is an
+        # error of the entry that registered it, not a traceback at the first lookup
+        # (has_op loads an installed op on demand: a kernel for a built-in op is no orphan)
+        from opkit.plugins import OpPackageError, check_orphan_kernels
+        from opkit.registry import has_op, orphan_kernels
+
+        if any(not has_op(e.op_type) for e in orphan_kernels()):
+            try:
+                check_orphan_kernels()
+            except OpPackageError as exc:
+                raise ProjectError(str(exc)) from None
     return loaded
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "broadcast_xy",
     "elementwise_infer_shape",
     "reduce_to_shape",
+    "reduce_dims",
     "flatten_to_2d_dims",
     "add_elementwise_proto",
     "elementwise_grad_infer_shape",
@@ -295,3 +296,17 @@ class XYGradMaker(GradOpMaker):
         op.set_output(grad_var_name("X"), self.input_grad("X"))
         op.set_output(grad_var_name("Y"), self.input_grad("Y"))
         return [op]
+
+
+def reduce_dims(rank: int, dim, reduce_all: bool):
+    """The sorted, normalized dims reduced over (every dim when reduce_all)."""
+    if reduce_all:
+        return list(range(rank))
+    dims = []
+    for d in dim:
+        d = int(d)
+        enforce(-rank <= d < rank, errors.InvalidArgument(
+            "Attr(dim) %s of the reduce op is out of range for X of rank %d: each entry "
+            "should be in [%d, %d).", list(dim), rank, -rank, rank))
+        dims.append(d + rank if d < 0 else d)
+    return sorted(set(dims))

@@ -17,6 +17,7 @@ from types import SimpleNamespace
 
 from opkit import (GradOpMaker, OperatorWithKernel, OpKernelType, OpMaker, enforce, errors,
                    grad_var_name, register_kernel)
+from reference_ops._common import reduce_dims
 
 __all__ = ["REDUCES", "build_reduce", "reduce_dims"]
 
@@ -29,20 +30,6 @@ REDUCES = {
     "reduce_min": (r"\min", "min", FLOATS + ("int32", "int64"), True),
     "reduce_prod": (r"\prod", "prod", FLOATS + ("int32", "int64"), True),
 }
-
-
-def reduce_dims(rank: int, dim, reduce_all: bool):
-    """The sorted, normalized dims reduced over (every dim when reduce_all)."""
-    if reduce_all:
-        return list(range(rank))
-    dims = []
-    for d in dim:
-        d = int(d)
-        enforce(-rank <= d < rank, errors.InvalidArgument(
-            "Attr(dim) %s of the reduce op is out of range for X of rank %d: each entry "
-            "should be in [%d, %d).", list(dim), rank, -rank, rank))
-        dims.append(d + rank if d < 0 else d)
-    return sorted(set(dims))
 
 
 def out_dims(x_dims, dims, keep_dim: bool):

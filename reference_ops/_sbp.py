@@ -90,7 +90,7 @@ def elementwise_input_axis(slot: str) -> Axis:
 
 # -- reductions ------------------------------------------------------------------------------
 def _reduced(ctx, x="X"):
-    from reference_ops._reduce import reduce_dims
+    from reference_ops._common import reduce_dims
 
     return set(reduce_dims(ctx.ndim(x), ctx.attr("dim"), ctx.attr("reduce_all")))
 

@@ -1,7 +1,7 @@
 """docs/ops.md is generated from the op registry: fail when it is stale."""
 import difflib
 
-from opkit import docs_gen
+from reference_ops import docs_gen
 
 
 def test_docs_ops_md_is_up_to_date():

@@ -1,11 +1,15 @@
-"""A newcomer's path, for real: a tagged scratch clone of this repository, the README's
-install command (a plain, non-editable install into a fresh virtual environment), the
-built-in OpTests from any folder, `--all` in a user's project, the pre-commit snippet of
-docs/lint.md with real pre-commit, and the CI recipes of docs/lint.md and docs/compat.md
-run step by step in scratch projects.
+"""A newcomer's path, for real, with what a user has: a scratch copy (clone) of this
+repository, the release build of docs/tutorial.md ("A release for your team": a wheel built
+with pip, pinned in a requirements file) installed into a fresh virtual environment, the
+README's install command (`pip install ./opkit`), the built-in OpTests from any folder,
+`--all` in a user's project, both pre-commit configurations of docs/lint.md with real
+pre-commit, and the CI recipes of docs/lint.md and docs/compat.md run step by step in
+scratch projects. Every recipe is taken from the docs and run as written (only a
+placeholder path or commit hash is filled in).
 
-Slow (two installs, about a minute): the installs happen once per module. The clone is of
-the committed HEAD (uncommitted edits are not in it)."""
+Slow (one install into a fresh environment and one in pre-commit's, a minute or two): the
+installs happen once per module. The copy is of the committed HEAD (uncommitted edits are
+not in it)."""
 from __future__ import annotations
 
 import json
@@ -20,7 +24,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-REPO_URL = "https://github.com/opkit/opkit"
+RELEASE = "A release for your team"
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -41,15 +45,16 @@ def version() -> str:
     return __version__
 
 
-def doc_block(doc: str, section: str, lang: str) -> str:
-    """The first ```lang block under the '## section' heading of docs/<doc>."""
+def doc_block(doc: str, section: str, lang: str, index: int = 0) -> str:
+    """The `index`-th ```lang block under the '## section' (or '### section') heading of
+    `doc`, up to the next '## ' heading."""
     text = (ROOT / doc).read_text(encoding="utf-8")
     start = text.index(f"## {section}\n")
     end = text.find("\n## ", start + 3)
     body = text[start:end if end > 0 else None]
-    m = re.search(rf"```{lang}\n(.*?)```", body, re.S)
-    assert m, f"{doc}: no ```{lang} block under ## {section}"
-    return m.group(1)
+    blocks = re.findall(rf"```{lang}\n(.*?)```", body, re.S)
+    assert len(blocks) > index, f"{doc}: no ```{lang} block #{index} under ## {section}"
+    return blocks[index]
 
 
 def git_env(home: Path) -> dict:
@@ -58,31 +63,70 @@ def git_env(home: Path) -> dict:
                 HOME=str(home), GIT_CONFIG_NOSYSTEM="1")
 
 
+def with_path(bin_dir, env=None) -> dict:
+    full = dict(env or os.environ, NO_COLOR="1", PATH=f"{bin_dir}:{os.environ['PATH']}")
+    full.pop("PYTHONPATH", None)
+    full.pop("VIRTUAL_ENV", None)
+    return full
+
+
+def run_block(block: str, cwd: Path, bin_dir, timeout=900):
+    """A shell block of the docs, as written, with `bin_dir` first on PATH (an activated
+    environment)."""
+    return subprocess.run(["bash", "-e", "-c", block], cwd=cwd, capture_output=True,
+                          text=True, env=with_path(bin_dir), timeout=timeout)
+
+
 @pytest.fixture(scope="module")
 def clone(tmp_path_factory):
-    """This repository's HEAD, tagged as the docs say a release is tagged."""
-    base = tmp_path_factory.mktemp("clone")
+    """A copy of this repository's HEAD in a folder `opkit`, as a user has one."""
+    base = tmp_path_factory.mktemp("copy")
     dest = base / "opkit"
     head = sh(["git", "rev-parse", "HEAD"], ROOT).stdout.strip()
     sh(["git", "clone", "-q", "--no-checkout", str(ROOT), str(dest)], base)
     sh(["git", "checkout", "-q", head], dest)
-    sh(["git", "tag", "-f", f"v{version()}"], dest)
     return dest
 
 
 @pytest.fixture(scope="module")
-def venv(clone, tmp_path_factory):
-    """A fresh virtual environment with opkit installed by the README's command."""
-    readme = (ROOT / "README.md").read_text()
-    m = re.search(r'pip install "(opkit-dl @ git\+\S+?@v[\d.]+)"', readme)
-    assert m, "README: no `pip install \"opkit-dl @ git+URL@vX.Y.Z\"` command"
-    spec = m.group(1)
-    assert spec.endswith(f"@v{version()}") and REPO_URL in spec
-    spec = spec.replace(REPO_URL, f"file://localhost{clone}")   # git clones it at the tag
-    env_dir = tmp_path_factory.mktemp("venv") / "env"
-    sh([sys.executable, "-m", "venv", str(env_dir)], env_dir.parent)
-    sh([str(env_dir / "bin" / "pip"), "install", "-q", spec], env_dir.parent, timeout=900)
+def wheel(clone):
+    """The release build of docs/tutorial.md, run as written next to the copy."""
+    build = doc_block("docs/tutorial.md", RELEASE, "bash")
+    assert build.startswith("cd opkit\n") and "pip wheel" in build, build
+    p = run_block(build, clone.parent, Path(sys.executable).parent)
+    if p.returncode != 0 and ("No matching distribution" in p.stderr or
+                              "Could not find a version" in p.stderr):
+        pytest.skip(f"building the wheel needs setuptools from a package index: "
+                    f"{p.stderr.strip().splitlines()[-1]}")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert sh(["git", "rev-parse", "HEAD"], clone).stdout.strip() in p.stdout
+    (built,) = (clone / "dist").glob("opkit_dl-*.whl")
+    assert built.name == f"opkit_dl-{version()}-py3-none-any.whl", built
+    return built
+
+
+@pytest.fixture(scope="module")
+def venv(wheel, tmp_path_factory):
+    """A fresh virtual environment with opkit installed as a team project pins it: the
+    requirements file of docs/tutorial.md (its shared folder is the wheel's)."""
+    requirements = doc_block("docs/tutorial.md", RELEASE, "text")
+    assert f"opkit-dl=={version()}" in requirements and "/shared/wheels" in requirements
+    text = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
+    assert "`pip install -r requirements-dev.txt` installs exactly that build" in text
+    base = tmp_path_factory.mktemp("team")
+    (base / "requirements-dev.txt").write_text(
+        requirements.replace("/shared/wheels", str(wheel.parent)))
+    env_dir = base / "env"
+    sh([sys.executable, "-m", "venv", str(env_dir)], base)
+    p = run_block("pip install -q -r requirements-dev.txt", base, env_dir / "bin")
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     return env_dir
+
+
+def requirements_file(wheel: Path) -> str:
+    """The tutorial's pin, pointing at the wheel's folder (a project's requirements-dev.txt)."""
+    return doc_block("docs/tutorial.md", RELEASE, "text").replace("/shared/wheels",
+                                                                  str(wheel.parent))
 
 
 def opkit_in(venv, *args, cwd, env=None, timeout=600):
@@ -91,6 +135,18 @@ def opkit_in(venv, *args, cwd, env=None, timeout=600):
     full.update(env or {})
     return subprocess.run([str(venv / "bin" / "opkit"), *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, timeout=timeout, env=full)
+
+
+def test_the_readme_install_command_from_a_copy(venv, clone):
+    """README's `pip install ./opkit`, as written, in the folder that holds the copy."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = doc_block("README.md", "Installing opkit into your own project", "bash")
+    assert block.strip() == "pip install ./opkit", block
+    assert "git+" not in readme and "@v" not in readme   # no URL or tag a user does not have
+    p = run_block(block, clone.parent, venv / "bin")
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    assert opkit_in(venv, "--version", cwd=clone.parent).stdout.strip() == \
+        f"opkit {version()}"
 
 
 def test_the_install_is_not_editable(venv, tmp_path):
@@ -157,8 +213,10 @@ class TestMyHalf(OpTest):
 '''
 
 
-def user_project(path: Path, op_source: str = USER_OP) -> Path:
+def user_project(path: Path, op_source: str = USER_OP, requirements: str = "") -> Path:
     (path / "my_ops").mkdir(parents=True)
+    if requirements:
+        (path / "requirements-dev.txt").write_text(requirements)
     (path / "my_ops" / "my_half_op.py").write_text(op_source)
     (path / "tests").mkdir()
     (path / "tests" / "test_my_half_op.py").write_text(USER_TEST)
@@ -185,34 +243,61 @@ def test_all_in_a_user_project_tests_the_users_ops(venv, tmp_path):
     assert "my_half" in ops and "relu" in ops
 
 
-def test_pre_commit_snippet_works_as_written(clone, tmp_path):
-    if shutil.which("pre-commit") is None and not (Path(sys.executable).parent /
-                                                   "pre-commit").exists():
+def _pre_commit() -> str:
+    found = shutil.which("pre-commit") or str(Path(sys.executable).parent / "pre-commit")
+    if not Path(found).exists():
         pytest.skip("pre-commit is not installed")
-    pre_commit = shutil.which("pre-commit") or str(Path(sys.executable).parent / "pre-commit")
-    snippet = doc_block("docs/lint.md", "pre-commit", "yaml")
-    assert f"rev: v{version()}" in snippet, snippet
-    assert REPO_URL in snippet
+    return found
+
+
+def _pre_commit_run(config: str, tmp_path, bin_dirs) -> tuple:
+    """`pre-commit run --all-files` with `config` in a user project, then again after a
+    kernel that writes to its input was staged."""
     proj = user_project(tmp_path / "proj")
-    (proj / ".pre-commit-config.yaml").write_text(snippet.replace(REPO_URL, str(clone)))
+    (proj / ".pre-commit-config.yaml").write_text(config)
     env = git_env(tmp_path)
     env["PRE_COMMIT_HOME"] = str(tmp_path / "pre-commit-home")
+    env = with_path(":".join(str(b) for b in bin_dirs), env)
     sh(["git", "init", "-q"], proj, env)
     sh(["git", "add", "-A"], proj, env)
-    p = sh([pre_commit, "run", "--all-files"], proj, env, timeout=900, check=False)
-    assert p.returncode == 0 and "Passed" in p.stdout, p.stdout + p.stderr
-    # a kernel that writes to its input: the hook fails naming the rule
+    good = sh([_pre_commit(), "run", "--all-files"], proj, env, timeout=900, check=False)
     bad = USER_OP.replace('ctx.set_output("Out", ctx.input("X") * ctx.attr("scale"))',
                           'x = ctx.input("X")\n    x *= 2\n    ctx.set_output("Out", x)')
     (proj / "my_ops" / "my_half_op.py").write_text(bad)
     sh(["git", "add", "-A"], proj, env)
-    p = sh([pre_commit, "run", "--all-files"], proj, env, timeout=600, check=False)
-    assert p.returncode == 1 and "OPK001" in p.stdout, p.stdout + p.stderr
+    failing = sh([_pre_commit(), "run", "--all-files"], proj, env, timeout=600, check=False)
+    return good, failing
+
+
+def test_pre_commit_local_hook_works_as_written(venv, tmp_path):
+    """The `repo: local` hook runs the installed `opkit lint`: no remote, no tag."""
+    pre_commit = Path(_pre_commit()).parent
+    snippet = doc_block("docs/lint.md", "pre-commit", "yaml")
+    assert "repo: local" in snippet and "rev:" not in snippet, snippet
+    good, failing = _pre_commit_run(snippet, tmp_path, [venv / "bin", pre_commit])
+    assert good.returncode == 0 and "Passed" in good.stdout, good.stdout + good.stderr
+    assert failing.returncode == 1 and "OPK001" in failing.stdout, \
+        failing.stdout + failing.stderr
+
+
+def test_pre_commit_hook_at_a_commit_of_your_copy(clone, tmp_path):
+    """The second configuration: pre-commit installs opkit from a copy at a commit hash."""
+    snippet = doc_block("docs/lint.md", "pre-commit", "yaml", index=1)
+    assert "repo: /path/to/your/opkit" in snippet and "rev: <full commit hash>" in snippet
+    head = sh(["git", "rev-parse", "HEAD"], clone).stdout.strip()
+    config = snippet.replace("/path/to/your/opkit", str(clone)).replace(
+        "<full commit hash>", head)
+    good, failing = _pre_commit_run(config, tmp_path, [Path(_pre_commit()).parent])
+    if good.returncode != 0 and "Could not find a version" in good.stdout + good.stderr:
+        pytest.skip("pre-commit's environment needs opkit's dependencies from an index")
+    assert good.returncode == 0 and "Passed" in good.stdout, good.stdout + good.stderr
+    assert failing.returncode == 1 and "OPK001" in failing.stdout, \
+        failing.stdout + failing.stderr
 
 
 def _run_steps(yaml_text: str, cwd: Path, venv: Path, env: dict, subst: dict) -> list:
-    """Run the `run:` steps of a GitHub Actions job (the opkit install step is checked to be
-    the README's command and skipped: `venv` holds that install)."""
+    """Run the `run:` steps of a GitHub Actions job, every one as written (the install step
+    installs the project's requirements-dev.txt into `venv`, where they are satisfied)."""
     import yaml
 
     doc = yaml.safe_load(yaml_text)
@@ -222,9 +307,6 @@ def _run_steps(yaml_text: str, cwd: Path, venv: Path, env: dict, subst: dict) ->
         if "run" not in step:
             continue
         script = step["run"]
-        if "pip install" in script and "opkit-dl" in script:
-            assert f'"opkit-dl @ git+{REPO_URL}@v{version()}"' in script, script
-            continue
         for a, b in subst.items():
             script = script.replace(a, b)
         full = dict(env, PATH=f"{venv / 'bin'}:{os.environ['PATH']}", NO_COLOR="1")
@@ -236,9 +318,10 @@ def _run_steps(yaml_text: str, cwd: Path, venv: Path, env: dict, subst: dict) ->
     return results
 
 
-def test_lint_ci_recipe_in_a_scratch_project(venv, tmp_path):
+def test_lint_ci_recipe_in_a_scratch_project(venv, wheel, tmp_path):
     recipe = doc_block("docs/lint.md", "CI recipe", "yaml")
-    proj = user_project(tmp_path / "proj")
+    assert "pip install -q -r requirements-dev.txt" in recipe, recipe
+    proj = user_project(tmp_path / "proj", requirements=requirements_file(wheel))
     env = dict(os.environ)
     steps = _run_steps(recipe, proj, venv, env, {})
     assert steps and steps[-1][1].returncode == 0, steps[-1][1].stdout + steps[-1][1].stderr
@@ -250,10 +333,11 @@ def test_lint_ci_recipe_in_a_scratch_project(venv, tmp_path):
     assert last.returncode == 1 and "::error file=my_ops/my_half_op.py" in last.stdout, last.stdout
 
 
-def test_compat_ci_recipe_in_a_scratch_project(venv, tmp_path):
+def test_compat_ci_recipe_in_a_scratch_project(venv, wheel, tmp_path):
     recipe = doc_block("docs/compat.md", "CI recipe", "yaml")
+    assert "pip install -q -r requirements-dev.txt" in recipe, recipe
     env = git_env(tmp_path)
-    origin = user_project(tmp_path / "origin")
+    origin = user_project(tmp_path / "origin", requirements=requirements_file(wheel))
     sh(["git", "init", "-q", "-b", "main"], origin, env)
     sh(["git", "add", "-A"], origin, env)
     sh(["git", "commit", "-qm", "base"], origin, env)

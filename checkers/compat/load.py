@@ -226,8 +226,6 @@ def validate(data: Any, label: str) -> dict:
             "Attrs": _attr_section(desc["Attrs"], label, path_join(opath, "Attrs")),
         }
         if "SbpSignatures" in desc:   # opkit dumps only (checkers.compat.sbp)
-            from .sbp import validate_sbp
-
             ops[op_type]["SbpSignatures"] = validate_sbp(desc["SbpSignatures"], label,
                                                          path_join(opath, "SbpSignatures"))
         if "OpVersion" in desc:       # opkit dumps only; Paddle's have no versions
@@ -244,3 +242,19 @@ def load_op_descs(path: str | os.PathLike, label: str | None = None) -> dict:
 
 def loads_op_descs(text: str, label: str = "<string>") -> dict:
     return validate(parse_json(text, label), label)
+
+
+# the parallel signatures of an opkit dump (compared by checkers.compat.sbp)
+def validate_sbp(section: Any, label: str, jpath: str) -> dict:
+    """``{op type: sorted [text, ...]}``; DescError (naming the file and JSON path) else."""
+    if not isinstance(section, dict):
+        raise DescError(label, jpath, "expected an object mapping op types to lists of "
+                        f"signature strings, got {describe(section)}")
+    out = {}
+    for op_type, sigs in section.items():
+        p = path_join(jpath, op_type)
+        if not isinstance(sigs, list) or not all(isinstance(s, str) and s for s in sigs):
+            raise DescError(label, p, "expected a list of non-empty signature strings, got "
+                            f"{describe(sigs)}")
+        out[op_type] = sorted(set(sigs))
+    return out

@@ -49,12 +49,16 @@ def _lines(report: CompatReport, old_label: str, new_label: str) -> list[tuple[s
         n_ops = len({e["op"] for e in report.breaking})
         out.append(("bold red", f"incompatible: {len(report.breaking)} breaking change"
                     f"{'s' if len(report.breaking) != 1 else ''} in {n_ops} op"
-                    f"{'s' if n_ops != 1 else ''}, {len(report.notes)} notes"))
+                    f"{'s' if n_ops != 1 else ''}, {_count(len(report.notes), 'note')}"))
     else:
         extra = f", {len(report.allowed)} approved" if report.allowed else ""
-        out.append(("bold green", f"compatible: no breaking changes ({len(report.notes)} "
-                    f"notes{extra})"))
+        out.append(("bold green", f"compatible: no breaking changes "
+                    f"({_count(len(report.notes), 'note')}{extra})"))
     return out
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def use_color(stream: TextIO) -> bool:

@@ -11,29 +11,12 @@ an op's first declaration gives `sbp-added` notes and dropping them all `sbp-rem
 """
 from __future__ import annotations
 
-from typing import Any
+from .load import validate_sbp  # noqa: F401 - the loader validates the section
 
 SBP_KEY = "SbpSignatures"
 SBP_KINDS = ("sbp-removed", "sbp-added")
 
 __all__ = ["SBP_KEY", "SBP_KINDS", "validate_sbp", "compare_sbp"]
-
-
-def validate_sbp(section: Any, label: str, jpath: str) -> dict:
-    """``{op type: sorted [text, ...]}``; DescError (naming the file and JSON path) else."""
-    from .load import DescError, describe, path_join
-
-    if not isinstance(section, dict):
-        raise DescError(label, jpath, "expected an object mapping op types to lists of "
-                        f"signature strings, got {describe(section)}")
-    out = {}
-    for op_type, sigs in section.items():
-        p = path_join(jpath, op_type)
-        if not isinstance(sigs, list) or not all(isinstance(s, str) and s for s in sigs):
-            raise DescError(label, p, "expected a list of non-empty signature strings, got "
-                            f"{describe(sigs)}")
-        out[op_type] = sorted(set(sigs))
-    return out
 
 
 def compare_sbp(out, op: str, old: dict, new: dict) -> None:

@@ -34,7 +34,7 @@ def add_arguments(parser) -> None:
 def run(args) -> int:
     from checkers.compat import (DescError, apply_allow, apply_versions, compare, load_allow,
                                  load_op_descs, render_json, render_text)
-    from opkit.cli.main import UsageError
+    from opkit.cli.config import UsageError
 
     try:
         old, new = load_op_descs(args.old), load_op_descs(args.new)

@@ -7,6 +7,12 @@ from pathlib import Path
 from opkit.project import ProjectError, find_pyproject, load_project  # noqa: F401
 
 
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit code 2, never a traceback (here,
+    below opkit.cli.main, so that the subcommands need not import the module that imports
+    them)."""
+
+
 def load_config(section: str = "", start: Path | None = None) -> tuple[dict, Path | None]:
     """`[tool.opkit.<section>]` (a raw dict for the command owning it) and its file."""
     from opkit.project import load_section

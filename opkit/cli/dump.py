@@ -26,7 +26,7 @@ def add_arguments(parser) -> None:
 
 
 def _write(path: str, text: str) -> None:
-    from opkit.cli.main import UsageError
+    from opkit.cli.config import UsageError
 
     target = Path(path)
     parent = target.parent if str(target.parent) else Path(".")

@@ -37,7 +37,7 @@ def add_arguments(parser) -> None:
 
 def run(args) -> int:
     from opkit.cli.config import load_config
-    from opkit.cli.main import UsageError
+    from opkit.cli.config import UsageError
 
     from checkers.lint.config import ConfigError, build_config
     from checkers.lint.files import PathProblem

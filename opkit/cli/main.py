@@ -16,6 +16,8 @@ import importlib
 import json
 import sys
 
+from opkit.cli.config import UsageError  # noqa: F401 - raised by the subcommands
+
 COMMANDS = {
     "lint": ("opkit.cli.lint", "static checks on Python files and folders"),
     "test": ("opkit.cli.test", "run every harness check for ops"),
@@ -26,10 +28,6 @@ COMMANDS = {
 
 USAGE_ERROR = 2
 DEFAULT_EXIT_CODES = {0: "success", 2: "usage error (bad flag, file or configuration)"}
-
-
-class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit code 2, never a traceback."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -117,9 +115,10 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except Exception as exc:  # noqa: BLE001
+        from opkit.plugins import OpPackageError
         from opkit.project import ProjectError
 
-        if isinstance(exc, ProjectError):
+        if isinstance(exc, (ProjectError, OpPackageError)):
             return _usage_error(name, str(exc), as_json)
         raise
 

@@ -24,6 +24,10 @@ EXIT_CODES = {0: "every check passed (or was skipped / exempt)",
               2: "usage error (bad flag, environment variable or configuration)"}
 
 
+# what the progress line counts (harness.suite.plan's tasks)
+TASKS = "tasks (OpTest classes, per-op checks, fuzzed ops)"
+
+
 def add_arguments(parser) -> None:
     parser.add_argument("op", nargs="*", help="op types to test")
     parser.add_argument("--all", action="store_true",
@@ -66,7 +70,8 @@ def add_arguments(parser) -> None:
                         help="comma-separated subset of checks (default: all; 'fuzz' runs "
                              "the --fuzz budget, so not with --fuzz 0)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
-                        help="time limit per check, > 0 (default 120; 0: none)")
+                        help="time limit per check, a finite number of seconds >= 0 "
+                             "(default 120; 0: none)")
     parser.add_argument("--place", choices=["CPU", "GPU", "all"], default=None,
                         help="places to run on (default all; $OPKIT_PLACE)")
     parser.add_argument("--dtype", choices=["float32", "float64", "all"], default=None,
@@ -79,7 +84,7 @@ def add_arguments(parser) -> None:
 
 
 def _usage(msg: str):
-    from opkit.cli.main import UsageError
+    from opkit.cli.config import UsageError
 
     return UsageError(msg)
 
@@ -152,12 +157,6 @@ def _validate(args) -> None:
         raise _usage(str(exc)) from None
 
 
-def _runs_anything(cls) -> bool:
-    """Whether an OpTest class has a test method of its own (not only the base's)."""
-    return any(name.startswith("test") and callable(getattr(cls, name, None))
-               for name in dir(cls))
-
-
 def _checks(args) -> tuple[list[str] | None, bool]:
     """(the harness checks to run or None for all, whether fuzz runs)."""
     from harness.checks.registry import check_names
@@ -203,87 +202,20 @@ def run(args) -> int:
         from harness import paddle_compat
 
         paddle_compat.activate()
-    from harness.discovery import (builtin_exemptions, builtin_test_paths, discover,
-                                   test_paths)
-    from harness.verdicts import (class_location, guess_op_from_file, lacks_gradient_test,
-                                  no_gradient_test_result, no_optest_result)
-    from opkit.project import load_builtin_ops, load_op_modules, load_project
+    from harness.suite import SuiteError, select
+    from opkit.project import load_project
 
     project = load_project()
-    load_builtin_ops()
-    from opkit.registry import has_op, op_info
-
-    builtin_ops = set(forward_op_types())
-    load_op_modules(args.ops, project, builtins=False)
-    own_ops = [op for op in forward_op_types() if op not in builtin_ops]
-
-    for op in args.op:
-        if not has_op(op):
-            try:
-                op_info(op)
-            except Exception as exc:  # NotFound with the close names
-                raise _usage(str(exc).split("NotFound: ")[-1]) from None
-
-    with_builtins = args.all and (args.builtins or project.builtin_tests or not own_ops)
-    paths = test_paths(args.tests)
-    if not args.tests and (with_builtins or any(op in builtin_ops for op in args.op)):
-        paths = paths + [p for p in builtin_test_paths() if p not in paths]
-    exempt = dict(project.exempt)
-    if with_builtins or any(op in builtin_ops for op in args.op):
-        exempt = {**builtin_exemptions(), **exempt}
-    discovery = discover(paths, seed=seed)
-    for problem in discovery.problems:
-        if not any(problem == b.text for b in discovery.broken):
-            print(f"opkit test: warning: {problem}", file=sys.stderr)
-    by_op = discovery.by_op()
-
-    # broken test files and OpTests: failures of their op (or of the file itself)
-    from harness.report import FAIL, CheckResult
+    try:
+        selection = select(args.op, all_ops=args.all, builtins=args.builtins,
+                           tests=args.tests, op_modules=args.ops, seed=seed)
+    except SuiteError as exc:
+        raise _usage(str(exc)) from None
+    for problem in selection.warnings:
+        print(f"opkit test: warning: {problem}", file=sys.stderr)
+    ops, by_op = selection.ops, selection.by_op
+    from harness.report import CheckResult
     from harness.run import OpReport
-
-    broken: dict[str, list[CheckResult]] = {}
-    for b in discovery.broken:
-        guess = guess_op_from_file(b.path)
-        key = guess if guess and (guess in args.op or not args.op) else f"<{b.path}>"
-        broken.setdefault(key, []).append(CheckResult("output", FAIL, "", "", "", b.text))
-    for t in discovery.tests:
-        where = class_location(t.cls)
-        if not t.op_type and not t.error and not _runs_anything(t.cls):
-            continue   # no op_type and no test method: unittest and pytest run nothing either
-        if not t.op_type:
-            broken.setdefault(f"<{t.path}>", []).append(CheckResult(
-                "output", FAIL, "", "", t.name, f"{where}: {t.name} has no op_type after "
-                f"setUp" + (f" ({t.error})" if t.error else "")))
-        elif not has_op(t.op_type):
-            try:
-                op_info(t.op_type)
-                hint = ""
-            except Exception as exc:  # noqa: BLE001 - NotFound with the close names
-                hint = f" ({str(exc).split('NotFound: ')[-1]})"
-            broken.setdefault(t.op_type, []).append(CheckResult(
-                "output", FAIL, "", "", t.name, f"{where}: OpTest {t.name} tests op "
-                f"'{t.op_type}', which is not registered{hint}; load it with --ops or "
-                f"[tool.opkit] ops"))
-    if args.op:
-        broken = {k: v for k, v in broken.items() if k in args.op}
-
-    if args.all:
-        ops = sorted(own_ops) + (sorted(builtin_ops) if with_builtins else [])
-        ops += sorted(op for op in by_op if op not in ops and has_op(op))
-    elif args.op:
-        ops = list(dict.fromkeys(args.op))
-        missing = [op for op in ops if op not in by_op and op not in broken
-                   and op not in exempt]
-        if missing:
-            where = ", ".join(str(p) for p in paths) or "(no test paths)"
-            raise _usage(f"no OpTest found for op{'s' if len(missing) > 1 else ''} "
-                         f"{', '.join(repr(m) for m in missing)} under {where}")
-    else:
-        ops = sorted(op for op in by_op if has_op(op))
-        if not ops and not broken:
-            where = ", ".join(str(p) for p in paths) or "(no test paths)"
-            raise _usage(f"no OpTest found under {where}; name ops, use --all or --tests")
-    ops += sorted(k for k in broken if k not in ops)
 
     from harness.sharding import read_durations, write_durations
 
@@ -297,12 +229,12 @@ def run(args) -> int:
             raise _usage(str(exc)) from None
 
     print(f"opkit test: seed {seed} (reproduce with --seed {seed})", file=sys.stderr)
-    from harness.run import plan, run_ops
+    from harness.run import run_ops
+    from harness.suite import plan
     from harness.table import progress, render
 
     timeout = opts.timeout
-    runnable = [op for op in ops if op not in broken or op in by_op]
-    runnable = [op for op in runnable if has_op(op)]
+    runnable = [op for op in selection.runnable if op in ops]
     notes = []
     unusable = settings.unusable_selection()
     finished: dict[str, float] = {}
@@ -313,10 +245,8 @@ def run(args) -> int:
         reports = [OpReport(op, [CheckResult("output", SKIP, "", "", "", unusable)])
                    for op in runnable]
     else:
-        from harness.run import op_level_checks
-
         tasks, _ = plan(runnable, by_op, args.fuzz if fuzzing else 0, checks,
-                        [] if args.no_isolate else op_level_checks(checks))
+                        isolate=not args.no_isolate)
         started = time.monotonic()
         last = [started]
 
@@ -327,28 +257,15 @@ def run(args) -> int:
             last[0] = now
             advance()
 
-        with progress(len(tasks), "opkit test",
-                      enabled=args.all or len(tasks) > 4) as advance:
+        with progress(len(tasks), "opkit test", enabled=args.all or len(tasks) > 4,
+                      unit=TASKS) as advance:
             reports = run_ops(runnable, by_op, checks=checks, seed=seed, timeout=timeout,
                               jobs=args.jobs, isolate=not args.no_isolate,
                               fuzz=args.fuzz if fuzzing else 0, progress=done,
-                              xdist=args.xdist, op_modules=args.ops, test_paths=paths)
-    by_name = {r.op: r for r in reports}
-    out = []
-    for op in ops:
-        rep = by_name.get(op) or OpReport(op)
-        if op in broken:
-            rep.results = broken[op] + rep.results
-        if not by_op.get(op) and op not in broken and not unusable:
-            result, reason = no_optest_result(op, exempt)
-            rep.results = [result]
-            rep.exempt = reason
-            rep.note = ""
-        elif (by_op.get(op) and not unusable and (checks is None or "grad" in checks)
-              and lacks_gradient_test(op, [t.cls for t in by_op[op]])):
-            rep.results.append(no_gradient_test_result(op, [t.cls for t in by_op[op]]))
-        out.append(rep)
-    reports = out
+                              xdist=args.xdist, op_modules=args.ops,
+                              test_paths=selection.paths)
+    reports = selection.verdicts(reports, checks, unusable)
+    reports = [r for r in reports if r.op in ops]
     if args.record_durations and finished:
         if args.jobs > 1:
             print("opkit test: note: durations recorded with --jobs > 1 are approximate",

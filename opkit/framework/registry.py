@@ -9,7 +9,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 
-from opkit.framework import errors
+from opkit.framework import errors, packages
 from opkit.framework.kernel_type import OpKernel, dtype_name, kernel_key
 from opkit.framework.place import place_kind
 from opkit.framework.proto import OpMaker, OpProto
@@ -76,13 +76,14 @@ class OpInfo:
 _OPS: dict[str, OpInfo] = {}
 _KERNELS: dict[str, dict[tuple, KernelEntry]] = {}
 _BUILTINS_LOADED = False
-_LOADER = None  # set by opkit.plugins: loads the installed op packages (entry points)
+_LOADER = None  # set_op_package_loader's; else the default one (opkit.framework.packages)
 
 
 def set_op_package_loader(loader) -> None:
     """Public seam: `loader()` is called once, on the first registry lookup, to load the
-    installed op packages (opkit.plugins installs the entry-point loader). The registry
-    itself imports no op package."""
+    installed op packages instead of the default one that `import opkit` installs in
+    opkit.framework.packages (opkit.plugins: the entry points). The registry itself imports
+    no op package."""
     global _LOADER, _BUILTINS_LOADED
     _LOADER = loader
     _BUILTINS_LOADED = False
@@ -96,9 +97,7 @@ def _load_op_type(op_type: str) -> None:
     if _BUILTINS_LOADED or _LOADER is not None or op_type in _TRIED:
         return
     _TRIED.add(op_type)
-    import importlib
-
-    importlib.import_module("opkit.plugins").load_op_type(op_type)
+    packages.load_one(op_type)
 
 
 _TRIED: set = set()  # op types whose on-demand load ran (found or not)
@@ -110,12 +109,7 @@ def _ensure_builtin_ops() -> None:
     if _BUILTINS_LOADED:
         return
     _BUILTINS_LOADED = True
-    loader = _LOADER
-    if loader is None:
-        import importlib
-
-        loader = importlib.import_module("opkit.plugins").load_entry_point_ops
-    loader()
+    (_LOADER or packages.load_all)()
 
 
 @functools.lru_cache(maxsize=None)
@@ -139,12 +133,13 @@ def register_operator(op_type: str, op_class, maker=None, *, grad_maker=None,
                       infer_var_type=None, inplace=None, no_need_buffer=None) -> OpInfo:
     """Register an op type. Registering the same type twice is an error (unless the same
     class from the same file registers again, as when a module is loaded a second time)."""
-    from opkit.framework.operator import OperatorBase
-
     if not isinstance(op_type, str) or not op_type:
         raise errors.InvalidArgument("register_operator needs a non-empty op type, got %r",
                                      op_type)
-    if not (inspect.isclass(op_class) and issubclass(op_class, OperatorBase)):
+    # an operator class, known by its base's name: the registry sits below the module of
+    # OperatorBase (which looks kernels up here) and does not import it
+    if not (inspect.isclass(op_class) and
+            any(k.__name__ == "OperatorBase" for k in op_class.__mro__)):
         raise errors.InvalidArgument(
             "register_operator('%s', ...): op_class must subclass OperatorWithKernel or "
             "OperatorBase, got %r", op_type, op_class)
@@ -292,6 +287,11 @@ def op_info(op_type: str) -> OpInfo:
     return info
 
 
+# op type -> its declared parallel signatures (filled by opkit.framework.sbp.register_sbp;
+# kept here so that scratch() restores them without importing that module)
+SBP_DECLARATIONS: dict = {}
+
+
 @contextlib.contextmanager
 def scratch():
     """Snapshot the registry and restore it on exit (for tests that register ops)."""
@@ -299,14 +299,12 @@ def scratch():
     ops = dict(_OPS)
     kernels = {k: dict(v) for k, v in _KERNELS.items()}
     protos = {k: copy.deepcopy(v.proto) for k, v in _OPS.items()}
-    from opkit.framework import sbp   # the declared parallel signatures (register_sbp)
-
-    sbp_decls = dict(sbp._SBP)
+    sbp_decls = dict(SBP_DECLARATIONS)
     try:
         yield
     finally:
-        sbp._SBP.clear()
-        sbp._SBP.update(sbp_decls)
+        SBP_DECLARATIONS.clear()
+        SBP_DECLARATIONS.update(sbp_decls)
         _OPS.clear()
         _OPS.update(ops)
         for k, info in _OPS.items():

@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from opkit.framework import errors
+from opkit.framework.registry import SBP_DECLARATIONS
 
 __all__ = ["Spec", "split", "broadcast", "partial_sum", "Axis", "Where", "Signature",
            "Instance", "SbpContext", "register_sbp", "sbp_signatures", "has_sbp",
@@ -250,7 +251,7 @@ class SbpContext:
 
 
 # -- the registry ---------------------------------------------------------------------------
-_SBP: dict[str, list[Signature]] = {}
+_SBP: dict[str, list[Signature]] = SBP_DECLARATIONS   # lives in the registry (scratch())
 
 
 def register_sbp(op_type: str, *signatures: Signature) -> list[Signature]:

@@ -24,7 +24,7 @@ def test_exit_0_when_compatible(tmp_path, capsys):
     new = changed(clip(), lambda d: d["clip"]["Attrs"].update(k=attr(0, 1)))
     assert main(["compat", *files(tmp_path, new)]) == 0
     out = capsys.readouterr().out
-    assert "compatible: no breaking changes (1 notes)" in out
+    assert "compatible: no breaking changes (1 note)" in out
 
 
 def test_exit_0_for_identical(tmp_path, capsys):
@@ -98,7 +98,7 @@ def test_usage_errors(capsys):
 
 def test_checker_imports_no_numpy_and_no_framework():
     code = ("import sys, checkers.compat; "
-            "bad = [m for m in ('numpy', 'opkit.framework') if m in sys.modules]; "
+            "bad = [m for m in ('numpy', 'opkit.framework.registry') if m in sys.modules]; "
             "print(bad); sys.exit(1 if bad else 0)")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -108,6 +108,6 @@ def test_compat_command_never_loads_numpy(tmp_path):
     old, new = files(tmp_path, broken())
     code = ("import sys; from opkit.cli.main import main; "
             f"rc = main(['compat', {old!r}, {new!r}, '--format', 'json']); "
-            "sys.stderr.write(repr([m for m in ('numpy', 'opkit.framework') if m in sys.modules]))")
+            "sys.stderr.write(repr([m for m in ('numpy', 'opkit.framework.registry') if m in sys.modules]))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.stderr.strip().endswith("[]"), proc.stderr

@@ -33,6 +33,12 @@ def test_example_reports_each_change(tmp_path):
     assert _kinds(b["notes"]) == [("rescale", "undocumented-change", "attr-default-changed")]
     changed = next(e for e in b["breaking"] if e["kind"] == "behavior-changed")
     assert changed["var"] == "price" and changed["old"] != changed["new"]
+    # docs/compat.md ("A worked example") quotes this message: it must be the real one
+    doc = (DEMO.parents[2] / "docs" / "compat.md").read_text(encoding="utf-8")
+    example = doc.split("(the model predates the attr, so it now rounds: `", 1)[1]
+    quoted, differ = example.split("`", 1)[0].split(" ...; ")
+    assert quoted in changed["message"], (quoted, changed["message"])
+    assert differ in changed["message"], (differ, changed["message"])
 
     code, c = reports["c. deleted attr with an upgrader"]
     assert code == 0 and c["breaking"] == []

@@ -189,7 +189,7 @@ def test_heartbeat_off_a_terminal():
         os.close(w)
     text = os.read(r, 10000).decode()
     os.close(r)
-    assert "opkit test: 1/5 done" in text
+    assert "opkit test: 1/5 tasks done" in text   # says what it counts
 
 
 def test_failing_op_gets_a_table_and_summary():
@@ -317,7 +317,8 @@ def test_unregistered_op_type_fails_with_file_and_line(user_project):
 
 
 def test_no_gradient_test_fails_grad_unless_opted_out(tmp_path):
-    from harness.verdicts import NO_GRADIENT_TEST, lacks_gradient_test
+    from harness.report import PASS, SKIP, CheckResult
+    from harness.suite import NO_GRADIENT_TEST, lacks_gradient_test
 
     class WithoutGrad:
         pass
@@ -326,13 +327,18 @@ def test_no_gradient_test_fails_grad_unless_opted_out(tmp_path):
         opkit_skip = {"grad": "integer-valued op"}
 
     class WithGrad:
-        def test_check_grad(self):
-            self.check_grad(["X"], "Out")
+        pass
 
-    assert lacks_gradient_test("relu", [WithoutGrad])
-    assert not lacks_gradient_test("relu", [WithoutGrad, WithGrad])
-    assert not lacks_gradient_test("relu", [OptedOut])
-    assert not lacks_gradient_test("fill_constant", [WithoutGrad])   # no grad op
+    never = CheckResult("grad", SKIP, "", "", "WithoutGrad",
+                        "WithoutGrad never calls check_grad()")
+    checked = CheckResult("grad", PASS, "CPU", "float64", "WithGrad", "")
+    # decided from what ran: the results, not the source text
+    assert lacks_gradient_test("relu", [WithoutGrad], [never])
+    assert not lacks_gradient_test("relu", [WithoutGrad, WithGrad], [never, checked])
+    assert not lacks_gradient_test("relu", [OptedOut], [])
+    assert not lacks_gradient_test("fill_constant", [WithoutGrad], [never])   # no grad op
+    # a class whose methods never ran (setUp raised): cannot tell, no accusation
+    assert not lacks_gradient_test("relu", [WithoutGrad, WithGrad], [never])
     # end to end: relu's OpTest without check_grad
     (tmp_path / "test_relu_nograd.py").write_text(TEST_FILE.format(cls="ReluNoGrad", op="relu")
                                                   .replace("2 * x", "np.maximum(x, 0)"))

@@ -2,8 +2,8 @@
 attrs (with defaults), formula (the OpMaker's `add_comment`), kernels by place and dtype,
 and its gradient and buffer declarations.
 
-    python -m opkit.docs_gen            # rewrite docs/ops.md
-    python -m opkit.docs_gen --check    # exit 1 when docs/ops.md is stale
+    python -m reference_ops.docs_gen            # rewrite docs/ops.md
+    python -m reference_ops.docs_gen --check    # exit 1 when docs/ops.md is stale
 
 Only the ops registered by the `reference_ops` package (its `<op>_op.py` files and the
 dedicated GPU kernels of `reference_ops.gpu`) are listed, so the page does not depend on
@@ -12,21 +12,22 @@ which other modules a process happened to import.
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import pathlib
 import sys
 
-REFRESH_COMMAND = "python -m opkit.docs_gen"
+REFRESH_COMMAND = "python -m reference_ops.docs_gen"
 DOC_PATH = pathlib.Path(__file__).resolve().parents[1] / "docs" / "ops.md"
 
 __all__ = ["render", "main", "DOC_PATH", "REFRESH_COMMAND"]
 
 
 def _load_builtin_ops():
-    importlib.import_module("reference_ops")
-    importlib.import_module("reference_ops.gpu")  # dedicated GPU kernels (no cupy needed)
-    return pathlib.Path(importlib.import_module("reference_ops").__file__).resolve().parent
+    import reference_ops
+    import reference_ops.gpu  # noqa: F401 - dedicated GPU kernels (no cupy needed)
+
+    reference_ops.load_all_ops()
+    return pathlib.Path(reference_ops.__file__).resolve().parent
 
 
 def _is_builtin(source: str, root: pathlib.Path) -> bool:
@@ -140,7 +141,7 @@ def render() -> str:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m opkit.docs_gen", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m reference_ops.docs_gen", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--check", action="store_true",
                         help="exit 1 (writing nothing) when the page is stale")

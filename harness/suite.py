@@ -1,0 +1,314 @@
+"""One suite: which ops run, which OpTests test them, which tasks that makes, and the
+op-level verdicts the per-case checks cannot give. `opkit test` and the pytest plugin both
+decide these here, so their verdicts cannot drift apart.
+
+Op selection and discovery (`select`): the named ops, `--all` (the project's own ops, the
+built-in ops with --builtins or when the project has none), or every op the discovered
+OpTests cover; the test paths (`--tests`, `[tool.opkit] tests`, and the built-in ops'
+OpTests when built-in ops are tested -- each folder once, also when an installed copy and
+a checkout hold the same OpTests); test files that cannot be imported and OpTests for op
+types nobody registers (failures of their op, with file, line and the close names).
+
+Task planning (`plan`): one task per OpTest class, one per op for each op-level check, one
+per op for `fuzz` (`harness.run` runs them).
+
+Op-level verdicts (`op_verdicts`), decided from what RAN, never from source text:
+- an op with no OpTest fails `output`, unless it is exempt (`[tool.opkit.exempt]`, or
+  `OPKIT_EXEMPT` beside the built-in OpTests) -- then it is *exempt*;
+- an op with a grad op fails `grad` with "no gradient test" when every one of its OpTest
+  classes ran its test methods and none of them called `check_grad` (a `test_check_grad`
+  whose body is `pass` checks nothing), unless an OpTest opts out with
+  `opkit_skip = {"grad": "reason"}`; a class whose methods did not get to run (setUp
+  raised, the worker crashed) leaves the question open: it fails on its own;
+- an OpTest whose `op_type` is not registered, or a test file that cannot be imported,
+  fails with the file and line.
+"""
+from __future__ import annotations
+
+import difflib
+import inspect
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.report import FAIL, SKIP, CheckResult
+
+__all__ = ["SuiteError", "Selection", "select", "plan", "op_verdicts", "op_type_of",
+           "forward_op_types", "runs_anything", "class_location", "guess_op_from_file",
+           "no_optest_result", "lacks_gradient_test", "gradient_test_ran",
+           "no_gradient_test_result", "NO_GRADIENT_TEST", "unregistered_hint"]
+
+NO_GRADIENT_TEST = "no gradient test"
+# what the `grad` check reports for an OpTest class whose methods ran and never called
+# check_grad (harness.checks.optest)
+_NEVER_CALLED = "never calls check_grad()"
+
+
+class SuiteError(Exception):
+    """A selection that cannot run (unknown op, no OpTest for a named op, ...): a usage
+    error of the front door."""
+
+
+# -- small helpers ---------------------------------------------------------------------------
+def class_location(cls) -> str:
+    """'path:line' of a class definition (best effort)."""
+    try:
+        path = inspect.getsourcefile(cls) or "?"
+        line = inspect.getsourcelines(cls)[1]
+        return f"{path}:{line}"
+    except (OSError, TypeError):
+        return getattr(cls, "__module__", "?")
+
+
+def guess_op_from_file(path) -> str | None:
+    """`test_relu_op.py` -> 'relu' (the file naming convention of OpTest files)."""
+    m = re.fullmatch(r"test_(.+?)(_op)?\.py", Path(str(path)).name)
+    return m.group(1) if m else None
+
+
+def runs_anything(cls) -> bool:
+    """Whether an OpTest class has a test method (unittest and pytest run nothing else)."""
+    return any(name.startswith("test") and callable(getattr(cls, name, None))
+               for name in dir(cls))
+
+
+def forward_op_types() -> list[str]:
+    """The registered op types that are not the grad op of another."""
+    from opkit.registry import all_op_types
+
+    types = all_op_types()
+    known = set(types)
+    return [t for t in types if not (t.endswith("_grad") and t[: -len("_grad")] in known)]
+
+
+def op_type_of(cls, seed: int = 2024) -> str | None:
+    """The op an OpTest class tests (its `op_type` after a seeded setUp); None when setUp
+    fails (the class's own items report that)."""
+    from harness.discovery import instantiate
+
+    try:
+        return getattr(instantiate(cls, seed=seed), "op_type", None)
+    except BaseException:  # noqa: BLE001 - reported by the class's own tests
+        return None
+
+
+def unregistered_hint(op_type: str) -> str:
+    """' (did you mean ...)' for an op type nobody registers (the registry's close names)."""
+    from opkit.registry import op_info
+
+    try:
+        op_info(op_type)
+    except Exception as exc:  # noqa: BLE001 - NotFound with the close names
+        return f" ({str(exc).split('NotFound: ')[-1]})"
+    return ""
+
+
+# -- op-level verdicts -------------------------------------------------------------------------
+def no_optest_result(op: str, exempt: dict) -> tuple[CheckResult, str]:
+    """(the result, the op's exempt reason or "") for an op without any OpTest."""
+    reason = exempt.get(op)
+    if reason:
+        return CheckResult("output", SKIP, "", "", "", f"exempt: {reason}"), reason
+    return CheckResult("output", FAIL, "", "", "",
+                       f"no OpTest found for op '{op}': write one, or exempt it with a "
+                       f"reason in pyproject.toml ([tool.opkit.exempt] {op} = \"...\")"), ""
+
+
+def _opt_out(cls) -> str | None:
+    skips = getattr(cls, "opkit_skip", None) or {}
+    reason = skips.get("grad") if isinstance(skips, dict) else None
+    return str(reason) if reason else None
+
+
+def _never_called(result: CheckResult) -> bool:
+    return result.check == "grad" and result.status == SKIP and \
+        result.message.endswith(_NEVER_CALLED)
+
+
+def gradient_test_ran(results) -> bool:
+    """Whether a gradient was checked in these results: a `grad` result other than "the
+    class never calls check_grad()" (a check_grad call that passed, failed or skipped, or a
+    test_*grad* method that raised)."""
+    return any(r.check == "grad" and not _never_called(r) for r in results)
+
+
+def lacks_gradient_test(op: str, classes: list, results) -> bool:
+    """The op has a grad op, every one of its OpTest classes ran its methods without
+    calling check_grad (the `grad` check said so for each), and none opts out."""
+    from opkit.registry import has_op, op_info
+
+    if not classes or not has_op(op) or op_info(op).grad_maker is None:
+        return False
+    if any(_opt_out(c) for c in classes) or gradient_test_ran(results):
+        return False
+    told = {r.case for r in results if _never_called(r)}
+    return all(c.__name__ in told for c in classes)
+
+
+def no_gradient_test_result(op: str, classes: list) -> CheckResult:
+    names = ", ".join(c.__name__ for c in classes)
+    return CheckResult("grad", FAIL, "", "", "",
+                       f"{NO_GRADIENT_TEST}: op '{op}' has a grad op but none of its OpTests "
+                       f"({names}) calls check_grad; add one, or opt out with "
+                       f"opkit_skip = {{\"grad\": \"<reason>\"}} on the OpTest")
+
+
+def op_verdicts(op: str, classes: list, results: list, checks=None) -> list[CheckResult]:
+    """The op-level results to add to an op's results, from what ran (`results`: every
+    result of the op's classes): "no gradient test" when `grad` was among the checks."""
+    if classes and (checks is None or "grad" in checks) and \
+            lacks_gradient_test(op, classes, results):
+        return [no_gradient_test_result(op, classes)]
+    return []
+
+
+# -- selection -------------------------------------------------------------------------------
+@dataclass
+class Selection:
+    """What a run of `opkit test` covers."""
+    ops: list[str]                               # every op to report, in order
+    by_op: dict                                  # op -> [DiscoveredTest]
+    broken: dict = field(default_factory=dict)   # op (or <file>) -> [failed CheckResult]
+    exempt: dict = field(default_factory=dict)   # op -> reason
+    paths: list = field(default_factory=list)    # the test paths discovered
+    warnings: list = field(default_factory=list)
+
+    @property
+    def runnable(self) -> list[str]:
+        from opkit.registry import has_op
+
+        return [op for op in self.ops if (op not in self.broken or op in self.by_op)
+                and has_op(op)]
+
+    def verdicts(self, reports, checks=None, unusable: str = "") -> list:
+        """The reports of every selected op with the broken files / OpTests and the op-level
+        verdicts added (`reports`: harness.run.OpReport of the runnable ops)."""
+        from harness.run import OpReport
+
+        by_name = {r.op: r for r in reports}
+        out = []
+        for op in self.ops:
+            rep = by_name.get(op) or OpReport(op)
+            if op in self.broken:
+                rep.results = self.broken[op] + rep.results
+            tests = self.by_op.get(op) or []
+            if not tests and op not in self.broken and not unusable:
+                result, reason = no_optest_result(op, self.exempt)
+                rep.results = [result]
+                rep.exempt = reason
+                rep.note = ""
+            elif tests and not unusable:
+                rep.results += op_verdicts(op, [t.cls for t in tests], rep.results, checks)
+            out.append(rep)
+        return out
+
+
+def _with_builtin_paths(paths, builtin) -> list[Path]:
+    """`paths` and the installed op packages' OpTest folders, each once: also when the
+    project's paths hold another copy of an installed package's OpTests (a checkout of it
+    whose `[tool.opkit] tests` names `reference_ops/tests` while a non-editable install
+    puts the package's own copy in site-packages), the project's copy is the one run."""
+    out, seen = [], set()
+    for p in list(paths) + list(builtin):
+        p = Path(p)
+        real = p.resolve()
+        key = (real.parent.name, real.name) if p in builtin else None
+        if real in seen or (key and key in seen):
+            continue
+        seen.add(real)
+        seen.add((real.parent.name, real.name))
+        out.append(p)
+    return out
+
+
+def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
+           op_modules=(), seed: int = 2024) -> Selection:
+    """Load the project's ops, discover its OpTests and choose the ops to run (SuiteError
+    for a selection that cannot run)."""
+    from harness.discovery import (builtin_exemptions, builtin_test_paths, discover,
+                                   test_paths)
+    from opkit.project import load_builtin_ops, load_op_modules, load_project
+    from opkit.registry import has_op, op_info
+
+    project = load_project()
+    load_builtin_ops()
+    builtin_ops = set(forward_op_types())
+    load_op_modules(list(op_modules or ()), project, builtins=False)
+    own_ops = [op for op in forward_op_types() if op not in builtin_ops]
+    op_names = list(op_names or ())
+    for op in op_names:
+        if not has_op(op):
+            try:
+                op_info(op)
+            except Exception as exc:  # noqa: BLE001 - NotFound with the close names
+                raise SuiteError(str(exc).split("NotFound: ")[-1]) from None
+
+    with_builtins = all_ops and (builtins or project.builtin_tests or not own_ops)
+    paths = test_paths(list(tests or ()) or None)
+    if not tests and (with_builtins or any(op in builtin_ops for op in op_names)):
+        paths = _with_builtin_paths(paths, builtin_test_paths())
+    exempt = dict(project.exempt)
+    if with_builtins or any(op in builtin_ops for op in op_names):
+        exempt = {**builtin_exemptions(), **exempt}
+    discovery = discover(paths, seed=seed)
+    warnings = [p for p in discovery.problems if not any(p == b.text for b in discovery.broken)]
+    by_op = discovery.by_op()
+
+    broken: dict[str, list[CheckResult]] = {}
+    unregistered: dict[str, list[str]] = {}    # op type -> what tests it
+    for b in discovery.broken:
+        guess = guess_op_from_file(b.path)
+        key = guess if guess and (guess in op_names or not op_names) else f"<{b.path}>"
+        broken.setdefault(key, []).append(CheckResult("output", FAIL, "", "", "", b.text))
+    for t in discovery.tests:
+        where = class_location(t.cls)
+        if not t.op_type and not t.error and not runs_anything(t.cls):
+            continue   # no op_type and no test method: unittest and pytest run nothing either
+        if not t.op_type:
+            broken.setdefault(f"<{t.path}>", []).append(CheckResult(
+                "output", FAIL, "", "", t.name, f"{where}: {t.name} has no op_type after "
+                f"setUp" + (f" ({t.error})" if t.error else "")))
+        elif not has_op(t.op_type):
+            text = f"{where}: OpTest {t.name} tests op '{t.op_type}', which is not registered"
+            unregistered.setdefault(t.op_type, []).append(text)
+            broken.setdefault(t.op_type, []).append(CheckResult(
+                "output", FAIL, "", "", t.name, f"{text}{unregistered_hint(t.op_type)}; "
+                f"load it with --ops or [tool.opkit] ops"))
+    if op_names:
+        broken = {k: v for k, v in broken.items() if k in op_names}
+
+    if all_ops:
+        ops = sorted(own_ops) + (sorted(builtin_ops) if with_builtins else [])
+        ops += sorted(op for op in by_op if op not in ops and has_op(op))
+    elif op_names:
+        ops = list(dict.fromkeys(op_names))
+        missing = [op for op in ops if op not in by_op and op not in broken
+                   and op not in exempt]
+        if missing:
+            where = ", ".join(str(p) for p in paths) or "(no test paths)"
+            text = (f"no OpTest found for op{'s' if len(missing) > 1 else ''} "
+                    f"{', '.join(repr(m) for m in missing)} under {where}")
+            # an OpTest whose op_type is misspelt is the likely reason: say which
+            for op in missing:
+                for typo in difflib.get_close_matches(op, list(unregistered), n=3,
+                                                      cutoff=0.6):
+                    text += f"; {unregistered[typo][0]}: did you mean op_type = '{op}'?"
+            raise SuiteError(text)
+    else:
+        ops = sorted(op for op in by_op if has_op(op))
+        if not ops and not broken:
+            where = ", ".join(str(p) for p in paths) or "(no test paths)"
+            raise SuiteError(f"no OpTest found under {where}; name ops, use --all or --tests")
+    ops += sorted(k for k in broken if k not in ops)
+    return Selection(ops, by_op, broken, exempt, paths, warnings)
+
+
+# -- task planning ---------------------------------------------------------------------------
+def plan(ops, by_op, fuzz: int = 0, checks=None, isolate: bool = True):
+    """(tasks, {op: reason}) for the ops: one task per OpTest class, one per op-level check
+    and op (when cases run in forked workers), one fuzz task per op with `fuzz`."""
+    from harness.run import op_level_checks
+    from harness.run import plan as make_tasks
+
+    return make_tasks(ops, by_op, fuzz, checks, op_level_checks(checks) if isolate else [])
+
