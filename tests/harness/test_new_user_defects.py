@@ -198,8 +198,10 @@ def test_failure_blocks_follow_the_table_order():
     from harness.report import FAIL, CheckResult
     from harness.table import _details
 
+    from harness.messages import UNCAUGHT
+
     rep = _report([CheckResult("precision", FAIL, "", "", "TestBoom",
-                               "raised ValueError: kernel exploded"),
+                               "raised ValueError: kernel exploded", kind=UNCAUGHT),
                    CheckResult("output", FAIL, "CPU", "float32", "TestBoom",
                                "op 'boom': the op raised ValueError: kernel exploded")])
     lines = [text for _, text in _details(rep)]
