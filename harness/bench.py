@@ -1,0 +1,307 @@
+"""`opkit bench`: per-op forward and backward time, and side-by-side comparison with a ref.
+
+Cases come from the op's OpTests: each case's inputs are scaled up along their first
+(batch) dimension until the largest input holds at least `elements` values (default
+65,536), so that the time measured is the kernel's and not the framework's fixed cost. A
+case whose scaled inputs the op refuses is timed at its written size (the table says so).
+
+Timing (`time_cases`): one `PreparedOp` per case, a warm-up run, then `repeats` batches of
+calls each lasting at least `min_batch_s`; a phase's time is the median per-call time of
+its batches. Backward times the grad ops alone (the forward has run).
+
+Comparison (`compare`): `rounds` rounds; each round starts two fresh worker processes,
+this side and the ref side, in alternating order, each timing every case once. The ratio
+of an op in a round is the geometric mean over its cases and phases of this side's time
+over the ref's; the estimate is the geometric mean over rounds, and its confidence interval
+a percentile bootstrap over rounds. An op is *slower* when the whole interval lies above
+1 + threshold.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["BenchCase", "Side", "DEFAULT_ELEMENTS", "DEFAULT_THRESHOLD", "DEFAULT_ROUNDS",
+           "derive_cases", "scale_case", "time_cases", "compare", "bootstrap_interval",
+           "OpComparison"]
+
+DEFAULT_ELEMENTS = 65536
+DEFAULT_THRESHOLD = 0.05
+DEFAULT_ROUNDS = 10
+DEFAULT_CONFIDENCE = 0.95
+
+
+@dataclass
+class BenchCase:
+    """One timed configuration: an OpTest case's inputs (scaled) and attrs."""
+
+    op_type: str
+    name: str                       # "TestClass" (the OpTest it comes from)
+    inputs: dict                    # Paddle's OpTest format
+    attrs: dict
+    wrt: list = field(default_factory=list)   # float inputs whose gradients backward gives
+    scale: int = 1                  # the factor the first dimension was multiplied by
+    note: str = ""                  # why it was not scaled, when it was not
+
+    def shapes(self) -> str:
+        from harness.runner import normalize_slots
+
+        parts = []
+        for slot, specs in normalize_slots(self.inputs).items():
+            for s in specs:
+                if isinstance(s.data, np.ndarray):
+                    parts.append(f"{slot}{list(s.data.shape)}")
+        return " ".join(parts)
+
+
+# -- cases ------------------------------------------------------------------------------------
+def _largest(specs) -> int:
+    sizes = [s.data.size for items in specs.values() for s in items
+             if isinstance(s.data, np.ndarray)]
+    return max(sizes, default=0)
+
+
+def _tiled(spec, k: int):
+    from harness.runner import as_value
+
+    data = spec.data
+    if spec.lengths:   # k copies of every sequence; the data follows
+        tiled = np.concatenate([data] * k, axis=0)
+        lengths = [list(level) * k for level in spec.lengths]
+        return (tiled, lengths)
+    return as_value(spec, np.concatenate([data] * k, axis=0))
+
+
+def _runs(case: BenchCase) -> bool:
+    from harness.runner import PreparedOp, normalize_slots
+
+    try:
+        op = PreparedOp(case.op_type, normalize_slots(case.inputs), case.attrs)
+        op.forward()
+        return True
+    except Exception:  # noqa: BLE001 - the op refuses these inputs: try the next scaling
+        return False
+
+
+def scale_case(case: BenchCase, elements: int = DEFAULT_ELEMENTS) -> BenchCase:
+    """`case` with its batch dimension multiplied until the largest input holds at least
+    `elements` values: first every input whose first dimension equals the largest input's,
+    then the largest input alone; the case as written when the op refuses both."""
+    from harness.runner import map_inputs, normalize_slots
+
+    specs = normalize_slots(case.inputs)
+    largest = _largest(specs)
+    if largest == 0 or largest >= elements:
+        return case
+    k = math.ceil(elements / largest)
+    arrays = [s for items in specs.values() for s in items
+              if isinstance(s.data, np.ndarray) and s.data.ndim >= 1]
+    if not arrays:
+        return case
+    big = max(arrays, key=lambda s: s.data.size)
+    groups = [{s.name for s in arrays if s.data.shape[0] == big.data.shape[0]}, {big.name}]
+    for names in groups:
+        inputs = map_inputs(case.inputs, lambda s, names=names: _tiled(s, k)
+                            if s.name in names else _as_is(s))
+        scaled = BenchCase(case.op_type, case.name, inputs, case.attrs, case.wrt, k)
+        if _runs(scaled):
+            return scaled
+    return BenchCase(case.op_type, case.name, case.inputs, case.attrs, case.wrt, 1,
+                     "the op refuses its inputs scaled along the first dimension")
+
+
+def _as_is(spec):
+    from harness.runner import as_value
+
+    return as_value(spec)
+
+
+def derive_cases(op_type: str, tests, seed: int = 2024, elements: int = DEFAULT_ELEMENTS,
+                 max_cases: int = 2) -> list[BenchCase]:
+    """Up to `max_cases` scaled cases of `op_type` from its discovered OpTests (the first
+    ones whose setUp runs and whose op runs)."""
+    from harness.discovery import instantiate
+    from harness.run import case_from_test
+    from harness.runner import normalize_slots
+
+    out: list[BenchCase] = []
+    for t in tests:
+        if len(out) >= max_cases:
+            break
+        try:
+            case = case_from_test(instantiate(t.cls, seed), t.source)
+        except Exception:  # noqa: BLE001 - a broken setUp is `opkit test`'s business
+            continue
+        wrt = list(case.grad_inputs) or [
+            s.name for slot, items in normalize_slots(case.inputs).items() for s in items
+            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"]
+        bench = BenchCase(case.op_type, case.name, case.inputs, dict(case.attrs), wrt)
+        if _largest(normalize_slots(case.inputs)) < 2 or not _runs(bench):
+            continue   # an empty or 0-D case times the framework, not the kernel
+        out.append(scale_case(bench, elements))
+    return out
+
+
+# -- timing -----------------------------------------------------------------------------------
+def _per_call(fn, min_batch_s: float, repeats: int) -> float:
+    fn()
+    n, elapsed = 1, 0.0
+    while True:                       # calibrate: a batch lasts at least min_batch_s
+        start = time.perf_counter()
+        for _ in range(n):
+            fn()
+        elapsed = time.perf_counter() - start
+        if elapsed >= min_batch_s or n >= 1 << 20:
+            break
+        n = max(n * 2, int(n * min_batch_s / max(elapsed, 1e-9) * 1.2))
+    times = [elapsed / n]
+    for _ in range(repeats - 1):
+        start = time.perf_counter()
+        for _ in range(n):
+            fn()
+        times.append((time.perf_counter() - start) / n)
+    return float(np.median(times))
+
+
+def time_cases(cases: list[BenchCase], repeats: int = 5,
+               min_batch_s: float = 0.02) -> list[dict]:
+    """[{"op", "case", "forward_s", "backward_s" (None without a gradient)}, ...]."""
+    from harness.runner import PreparedOp, make_cotangents, normalize_slots
+    from opkit.framework.registry import op_info
+
+    rows = []
+    for case in cases:
+        op = PreparedOp(case.op_type, normalize_slots(case.inputs), case.attrs)
+        outputs = op.forward()
+        forward = _per_call(op.forward, min_batch_s, repeats)
+        backward = None
+        if case.wrt and op_info(case.op_type).grad_maker is not None:
+            cot = make_cotangents(outputs, list(outputs))
+            try:
+                op.backward(cot, case.wrt)
+            except Exception:  # noqa: BLE001 - no usable grad op for this case
+                pass
+            else:
+                backward = _per_call(lambda: op.backward(cot, case.wrt), min_batch_s,
+                                     repeats)
+        rows.append({"op": case.op_type, "case": case.name, "forward_s": forward,
+                     "backward_s": backward})
+    return rows
+
+
+# -- comparison -------------------------------------------------------------------------------
+@dataclass
+class Side:
+    """Where one side's op code comes from, for a worker process."""
+
+    label: str
+    cwd: str                              # the worker's folder (its pyproject.toml is read)
+    ops: list = field(default_factory=list)          # --ops entries
+    path_prefix: list = field(default_factory=list)  # put first on sys.path after start-up
+    project: bool = True            # load the `[tool.opkit] ops` of the pyproject in cwd
+    builtins: bool = True           # load every built-in op up front (else on demand)
+
+
+def _worker_command(side: Side, cases_file: str, out_file: str, repeats: int) -> list[str]:
+    spec = json.dumps({"ops": side.ops, "path_prefix": side.path_prefix,
+                       "project": side.project, "builtins": side.builtins,
+                       "cases": cases_file, "out": out_file, "repeats": repeats})
+    return [sys.executable, "-m", "harness.bench_worker", spec]
+
+
+def _run_worker(side: Side, cases_file: str, repeats: int) -> list[dict]:
+    with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as f:
+        out_file = f.name
+    try:
+        env = dict(os.environ)
+        for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            env.setdefault(k, "1")
+        proc = subprocess.run(_worker_command(side, cases_file, out_file, repeats),
+                              cwd=side.cwd, env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["(no output)"]
+            raise RuntimeError(f"the {side.label} side's worker failed: {tail[0]}")
+        return json.loads(Path(out_file).read_text())
+    finally:
+        Path(out_file).unlink(missing_ok=True)
+
+
+def _log_ratios(a_rows: list[dict], b_rows: list[dict]) -> dict[str, float]:
+    """op -> mean log(a/b) over its cases and phases."""
+    b_by = {(r["op"], r["case"], i): r for i, r in enumerate(b_rows)}
+    sums: dict[str, list[float]] = {}
+    for i, r in enumerate(a_rows):
+        b = b_by.get((r["op"], r["case"], i))
+        if b is None:
+            continue
+        for phase in ("forward_s", "backward_s"):
+            if r[phase] and b[phase]:
+                sums.setdefault(r["op"], []).append(math.log(r[phase] / b[phase]))
+    return {op: float(np.mean(v)) for op, v in sums.items()}
+
+
+def bootstrap_interval(logs: list[float], confidence: float = DEFAULT_CONFIDENCE,
+                       resamples: int = 4000, seed: int = 0) -> tuple[float, float, float]:
+    """(estimate, low, high) of exp(mean(logs)): a percentile bootstrap over the rounds."""
+    values = np.asarray(logs, dtype=float)
+    estimate = float(np.exp(values.mean()))
+    if values.size < 2:
+        return estimate, estimate, estimate
+    rng = np.random.default_rng(seed)
+    means = values[rng.integers(0, values.size, (resamples, values.size))].mean(axis=1)
+    alpha = (1.0 - confidence) / 2
+    low, high = np.quantile(means, [alpha, 1.0 - alpha])
+    return estimate, float(np.exp(low)), float(np.exp(high))
+
+
+@dataclass
+class OpComparison:
+    op: str
+    ratio: float          # this side's time / the ref's (> 1: slower)
+    low: float
+    high: float
+    rounds: int
+    slower: bool          # the whole interval lies above 1 + threshold
+
+    def to_json(self) -> dict:
+        return {"op": self.op, "ratio": round(self.ratio, 4), "low": round(self.low, 4),
+                "high": round(self.high, 4), "rounds": self.rounds, "slower": self.slower}
+
+
+def compare(cases: list[BenchCase], this: Side, ref: Side, rounds: int = DEFAULT_ROUNDS,
+            threshold: float = DEFAULT_THRESHOLD, repeats: int = 3,
+            confidence: float = DEFAULT_CONFIDENCE, progress=None) -> list[OpComparison]:
+    """Time `cases` on both sides in alternating fresh processes; one OpComparison per op."""
+    with tempfile.NamedTemporaryFile("wb", suffix=".pkl", delete=False) as f:
+        pickle.dump(cases, f)
+        cases_file = f.name
+    per_op: dict[str, list[float]] = {}
+    try:
+        for r in range(rounds):
+            if r % 2 == 0:
+                a = _run_worker(this, cases_file, repeats)
+                b = _run_worker(ref, cases_file, repeats)
+            else:
+                b = _run_worker(ref, cases_file, repeats)
+                a = _run_worker(this, cases_file, repeats)
+            for op, value in _log_ratios(a, b).items():
+                per_op.setdefault(op, []).append(value)
+            if progress:
+                progress(r + 1, rounds)
+    finally:
+        Path(cases_file).unlink(missing_ok=True)
+    out = []
+    for op, logs in per_op.items():
+        ratio, low, high = bootstrap_interval(logs, confidence)
+        out.append(OpComparison(op, ratio, low, high, len(logs), low > 1.0 + threshold))
+    return out
