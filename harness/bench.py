@@ -33,6 +33,7 @@ import numpy as np
 
 __all__ = ["BenchCase", "Side", "DEFAULT_ELEMENTS", "DEFAULT_THRESHOLD", "DEFAULT_ROUNDS",
            "derive_cases", "scale_case", "time_cases", "compare", "bootstrap_interval",
+           "prepare_calls", "calibrate", "time_batch",
            "OpComparison"]
 
 DEFAULT_ELEMENTS = 65536
@@ -153,49 +154,64 @@ def derive_cases(op_type: str, tests, seed: int = 2024, elements: int = DEFAULT_
 
 
 # -- timing -----------------------------------------------------------------------------------
-def _per_call(fn, min_batch_s: float, repeats: int) -> float:
+def prepare_calls(cases: list[BenchCase]) -> dict:
+    """{(case index, "forward" | "backward"): a no-argument call running that phase once},
+    each run once already (backward only where the op has a usable grad op)."""
+    from harness.runner import PreparedOp, make_cotangents, normalize_slots
+    from opkit.framework.registry import op_info
+
+    calls = {}
+    for i, case in enumerate(cases):
+        op = PreparedOp(case.op_type, normalize_slots(case.inputs), case.attrs)
+        outputs = op.forward()
+        calls[(i, "forward")] = op.forward
+        if case.wrt and op_info(case.op_type).grad_maker is not None:
+            cot = make_cotangents(outputs, list(outputs))
+
+            def backward(op=op, cot=cot, wrt=case.wrt):
+                return op.backward(cot, wrt)
+            try:
+                backward()
+            except Exception:  # noqa: BLE001 - no usable grad op for this case
+                continue
+            calls[(i, "backward")] = backward
+    return calls
+
+
+def time_batch(fn, n: int) -> float:
+    """Seconds that `n` calls of `fn` take."""
+    start = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return time.perf_counter() - start
+
+
+def calibrate(fn, min_batch_s: float) -> int:
+    """The number of calls of `fn` that last at least `min_batch_s`."""
     fn()
-    n, elapsed = 1, 0.0
-    while True:                       # calibrate: a batch lasts at least min_batch_s
-        start = time.perf_counter()
-        for _ in range(n):
-            fn()
-        elapsed = time.perf_counter() - start
+    n = 1
+    while True:
+        elapsed = time_batch(fn, n)
         if elapsed >= min_batch_s or n >= 1 << 20:
-            break
+            return n
         n = max(n * 2, int(n * min_batch_s / max(elapsed, 1e-9) * 1.2))
-    times = [elapsed / n]
-    for _ in range(repeats - 1):
-        start = time.perf_counter()
-        for _ in range(n):
-            fn()
-        times.append((time.perf_counter() - start) / n)
-    return float(np.median(times))
 
 
 def time_cases(cases: list[BenchCase], repeats: int = 5,
                min_batch_s: float = 0.02) -> list[dict]:
-    """[{"op", "case", "forward_s", "backward_s" (None without a gradient)}, ...]."""
-    from harness.runner import PreparedOp, make_cotangents, normalize_slots
-    from opkit.framework.registry import op_info
-
+    """[{"op", "case", "forward_s", "backward_s" (None without a gradient)}, ...]: the
+    median per-call time of `repeats` batches per phase."""
+    calls = prepare_calls(cases)
     rows = []
-    for case in cases:
-        op = PreparedOp(case.op_type, normalize_slots(case.inputs), case.attrs)
-        outputs = op.forward()
-        forward = _per_call(op.forward, min_batch_s, repeats)
-        backward = None
-        if case.wrt and op_info(case.op_type).grad_maker is not None:
-            cot = make_cotangents(outputs, list(outputs))
-            try:
-                op.backward(cot, case.wrt)
-            except Exception:  # noqa: BLE001 - no usable grad op for this case
-                pass
-            else:
-                backward = _per_call(lambda: op.backward(cot, case.wrt), min_batch_s,
-                                     repeats)
-        rows.append({"op": case.op_type, "case": case.name, "forward_s": forward,
-                     "backward_s": backward})
+    for i, case in enumerate(cases):
+        row = {"op": case.op_type, "case": case.name, "forward_s": None, "backward_s": None}
+        for phase in ("forward", "backward"):
+            fn = calls.get((i, phase))
+            if fn is not None:
+                n = calibrate(fn, min_batch_s)
+                row[f"{phase}_s"] = float(np.median([time_batch(fn, n) / n
+                                                     for _ in range(repeats)]))
+        rows.append(row)
     return rows
 
 
@@ -212,42 +228,75 @@ class Side:
     builtins: bool = True           # load every built-in op up front (else on demand)
 
 
-def _worker_command(side: Side, cases_file: str, out_file: str, repeats: int) -> list[str]:
-    spec = json.dumps({"ops": side.ops, "path_prefix": side.path_prefix,
-                       "project": side.project, "builtins": side.builtins,
-                       "cases": cases_file, "out": out_file, "repeats": repeats})
-    return [sys.executable, "-m", "harness.bench_worker", spec]
+_WORKER_MAIN = ("import sys; del sys.path[0]; import harness.bench_worker as w; "
+                "sys.exit(w.main(sys.argv[1:]))")
 
 
-def _run_worker(side: Side, cases_file: str, repeats: int) -> list[dict]:
-    with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as f:
-        out_file = f.name
-    try:
+class _Worker:
+    """A fresh worker process of one side (harness.bench_worker), driven line by line."""
+
+    def __init__(self, side: Side, cases_file: str, min_batch_s: float):
         env = dict(os.environ)
         for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             env.setdefault(k, "1")
-        proc = subprocess.run(_worker_command(side, cases_file, out_file, repeats),
-                              cwd=side.cwd, env=env, capture_output=True, text=True)
-        if proc.returncode != 0:
-            tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["(no output)"]
-            raise RuntimeError(f"the {side.label} side's worker failed: {tail[0]}")
-        return json.loads(Path(out_file).read_text())
+        spec = json.dumps({"ops": side.ops, "path_prefix": side.path_prefix,
+                           "project": side.project, "builtins": side.builtins,
+                           "cases": cases_file, "min_batch_s": min_batch_s})
+        self.side = side
+        # not `-m`: that would import the worker from the side's folder (a ref's tree)
+        self.proc = subprocess.Popen([sys.executable, "-c", _WORKER_MAIN, spec],
+                                     cwd=side.cwd, env=env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, bufsize=1)
+
+    def ready(self) -> set:
+        line = self.proc.stdout.readline()
+        if not line.startswith("ready "):
+            self.close()
+            err = self.proc.stderr.read().strip().splitlines()
+            raise RuntimeError(f"the {self.side.label} side's worker failed: "
+                               f"{err[-1] if err else line.strip() or '(no output)'}")
+        return {(i, p) for i, p in json.loads(line[6:])}
+
+    def ask(self, text: str) -> str:
+        self.proc.stdin.write(text + "\n")
+        self.proc.stdin.flush()
+        return self.proc.stdout.readline()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write("quit\n")
+                self.proc.stdin.close()
+            except (BrokenPipeError, OSError):
+                pass
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def _round(cases, this: Side, ref: Side, cases_file: str, repeats: int,
+           min_batch_s: float, ref_first: bool) -> dict[str, float]:
+    """One round: both sides' fresh workers time the same batches, interleaved pairwise;
+    op -> mean log(this / ref) over its cases, phases and batches."""
+    a, b = _Worker(this, cases_file, min_batch_s), _Worker(ref, cases_file, min_batch_s)
+    try:
+        phases = sorted(a.ready() & b.ready())
+        logs: dict[str, list[float]] = {}
+        for i, phase in phases:
+            n = int(a.ask(f"calibrate {i} {phase}"))
+            b.ask(f"calibrate {i} {phase}")         # the same warm-up on both sides
+            for j in range(repeats):
+                first, second = (b, a) if (j % 2 == 0) == ref_first else (a, b)
+                t_first = float(first.ask(f"time {i} {phase} {n}"))
+                t_second = float(second.ask(f"time {i} {phase} {n}"))
+                t_a, t_b = (t_first, t_second) if first is a else (t_second, t_first)
+                logs.setdefault(cases[i].op_type, []).append(math.log(t_a / t_b))
+        return {op: float(np.mean(v)) for op, v in logs.items()}
     finally:
-        Path(out_file).unlink(missing_ok=True)
-
-
-def _log_ratios(a_rows: list[dict], b_rows: list[dict]) -> dict[str, float]:
-    """op -> mean log(a/b) over its cases and phases."""
-    b_by = {(r["op"], r["case"], i): r for i, r in enumerate(b_rows)}
-    sums: dict[str, list[float]] = {}
-    for i, r in enumerate(a_rows):
-        b = b_by.get((r["op"], r["case"], i))
-        if b is None:
-            continue
-        for phase in ("forward_s", "backward_s"):
-            if r[phase] and b[phase]:
-                sums.setdefault(r["op"], []).append(math.log(r[phase] / b[phase]))
-    return {op: float(np.mean(v)) for op, v in sums.items()}
+        a.close()
+        b.close()
 
 
 def bootstrap_interval(logs: list[float], confidence: float = DEFAULT_CONFIDENCE,
@@ -279,22 +328,19 @@ class OpComparison:
 
 
 def compare(cases: list[BenchCase], this: Side, ref: Side, rounds: int = DEFAULT_ROUNDS,
-            threshold: float = DEFAULT_THRESHOLD, repeats: int = 3,
-            confidence: float = DEFAULT_CONFIDENCE, progress=None) -> list[OpComparison]:
-    """Time `cases` on both sides in alternating fresh processes; one OpComparison per op."""
+            threshold: float = DEFAULT_THRESHOLD, repeats: int = 4,
+            confidence: float = DEFAULT_CONFIDENCE, min_batch_s: float = 0.02,
+            progress=None) -> list[OpComparison]:
+    """Time `cases` on both sides, `rounds` rounds of two fresh worker processes whose
+    batches alternate; one OpComparison per op."""
     with tempfile.NamedTemporaryFile("wb", suffix=".pkl", delete=False) as f:
         pickle.dump(cases, f)
         cases_file = f.name
     per_op: dict[str, list[float]] = {}
     try:
         for r in range(rounds):
-            if r % 2 == 0:
-                a = _run_worker(this, cases_file, repeats)
-                b = _run_worker(ref, cases_file, repeats)
-            else:
-                b = _run_worker(ref, cases_file, repeats)
-                a = _run_worker(this, cases_file, repeats)
-            for op, value in _log_ratios(a, b).items():
+            for op, value in _round(cases, this, ref, cases_file, repeats, min_batch_s,
+                                    ref_first=r % 2 == 1).items():
                 per_op.setdefault(op, []).append(value)
             if progress:
                 progress(r + 1, rounds)

@@ -1,9 +1,14 @@
-"""One side of `opkit bench --against`: a fresh process that loads one side's ops and times
-the cases (`python -m harness.bench_worker SPEC_JSON`).
+"""One side of `opkit bench --against`: a fresh process that loads one side's ops, prepares
+the cases and times batches on request (started by `harness.bench` with the installed harness, never the side's own).
 
-The measuring code (the framework, `harness.runner`, this module) is imported first, from
-the installed opkit; only then is the side's `path_prefix` put first on `sys.path` and its
-ops loaded, so that both sides time their own op code with the same measuring code.
+The measuring code (the framework, `harness.runner`, `harness.bench`) is imported first,
+from the installed opkit; only then is the side's `path_prefix` put first on `sys.path` and
+its ops loaded, so that both sides time their own op code with the same measuring code.
+
+Protocol (one line each way): the worker prints `ready PHASES_JSON` once its cases are
+prepared (the phases it can time: `[[case_index, "forward"|"backward"], ...]`); then
+`calibrate I PHASE` -> the number of calls a batch of at least the minimum time needs;
+`time I PHASE N` -> the seconds N calls took; `quit` ends it.
 """
 from __future__ import annotations
 
@@ -25,9 +30,20 @@ def main(argv: list[str]) -> int:
     project.load_op_modules(spec["ops"], own, builtins=spec["builtins"])
     with open(spec["cases"], "rb") as f:
         cases = pickle.load(f)
-    rows = bench.time_cases(cases, repeats=spec["repeats"])
-    with open(spec["out"], "w") as f:
-        json.dump(rows, f)
+    calls = bench.prepare_calls(cases)
+    out = sys.stdout
+    out.write("ready " + json.dumps(sorted([i, p] for i, p in calls)) + "\n")
+    out.flush()
+    for line in sys.stdin:
+        words = line.split()
+        if not words or words[0] == "quit":
+            break
+        fn = calls[(int(words[1]), words[2])]
+        if words[0] == "calibrate":
+            out.write(f"{bench.calibrate(fn, float(spec['min_batch_s']))}\n")
+        else:
+            out.write(f"{bench.time_batch(fn, int(words[3]))!r}\n")
+        out.flush()
     return 0
 
 

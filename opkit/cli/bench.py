@@ -44,7 +44,7 @@ def add_arguments(parser) -> None:
                         help=f"scale each case's first dimension until its largest input "
                              f"holds at least this many values (default {DEFAULT_ELEMENTS})")
     parser.add_argument("--repeats", type=int, default=None,
-                        help="timed batches per phase (default 5 alone, 3 per round with "
+                        help="timed batches per phase (default 5 alone, 4 per round with "
                              "--against)")
     parser.add_argument("--seed", type=int, default=2024, help="seed of the OpTests' setUp")
     add_ops_option(parser)
@@ -190,7 +190,7 @@ def run(args) -> int:
 
         try:
             results = compare(cases, this, ref, rounds=args.rounds,
-                              threshold=args.threshold, repeats=args.repeats or 3,
+                              threshold=args.threshold, repeats=args.repeats or 4,
                               progress=progress)
         except RuntimeError as exc:
             raise _usage(str(exc)) from None
