@@ -10,11 +10,12 @@ calls each lasting at least `min_batch_s`; a phase's time is the median per-call
 its batches. Backward times the grad ops alone (the forward has run).
 
 Comparison (`compare`): `rounds` rounds; each round starts two fresh worker processes,
-this side and the ref side, in alternating order, each timing every case once. The ratio
-of an op in a round is the geometric mean over its cases and phases of this side's time
-over the ref's; the estimate is the geometric mean over rounds, and its confidence interval
-a percentile bootstrap over rounds. An op is *slower* when the whole interval lies above
-1 + threshold.
+this side and the ref side, pinned to one CPU (rotating over the CPUs from round to round),
+which time the same batches in turn (the side going first alternates). The figure of an
+op in a round is the median over its cases, phases and batch pairs of log(this side's time
+/ the ref's); the estimate is the geometric mean over rounds, and its interval the wider of
+a 95% Student-t interval and a percentile bootstrap over rounds. An op is *slower* when
+the whole interval lies above 1 + threshold.
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ import numpy as np
 
 __all__ = ["BenchCase", "Side", "DEFAULT_ELEMENTS", "DEFAULT_THRESHOLD", "DEFAULT_ROUNDS",
            "derive_cases", "scale_case", "time_cases", "compare", "bootstrap_interval",
+           "t_interval", "interval",
            "prepare_calls", "calibrate", "time_batch",
            "OpComparison"]
 
@@ -276,11 +278,23 @@ class _Worker:
                 self.proc.kill()
 
 
+def _pin(workers, cpu) -> None:
+    """Both workers on one CPU (they never run at once: each batch sees that CPU's load)."""
+    if cpu is None:
+        return
+    for w in workers:
+        try:
+            os.sched_setaffinity(w.proc.pid, {cpu})
+        except OSError:
+            return
+
+
 def _round(cases, this: Side, ref: Side, cases_file: str, repeats: int,
-           min_batch_s: float, ref_first: bool) -> dict[str, float]:
-    """One round: both sides' fresh workers time the same batches, interleaved pairwise;
-    op -> mean log(this / ref) over its cases, phases and batches."""
+           min_batch_s: float, ref_first: bool, cpu=None) -> dict[str, float]:
+    """One round: both sides' fresh workers time the same batches, interleaved pairwise, on
+    one CPU; op -> median log(this / ref) over its cases, phases and batch pairs."""
     a, b = _Worker(this, cases_file, min_batch_s), _Worker(ref, cases_file, min_batch_s)
+    _pin((a, b), cpu)
     try:
         phases = sorted(a.ready() & b.ready())
         logs: dict[str, list[float]] = {}
@@ -293,10 +307,30 @@ def _round(cases, this: Side, ref: Side, cases_file: str, repeats: int,
                 t_second = float(second.ask(f"time {i} {phase} {n}"))
                 t_a, t_b = (t_first, t_second) if first is a else (t_second, t_first)
                 logs.setdefault(cases[i].op_type, []).append(math.log(t_a / t_b))
-        return {op: float(np.mean(v)) for op, v in logs.items()}
+        # the median pair: one batch that a burst of load hit does not move the round
+        return {op: float(np.median(v)) for op, v in logs.items()}
     finally:
         a.close()
         b.close()
+
+
+# two-sided 95% quantiles of Student's t by degrees of freedom (1..30); 1.96 beyond
+_T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+         2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+         2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def t_interval(logs: list[float]) -> tuple[float, float, float]:
+    """(estimate, low, high) of exp(mean(logs)) with a 95% Student-t interval over the
+    rounds (each round's log ratio is one observation)."""
+    values = np.asarray(logs, dtype=float)
+    estimate = float(np.exp(values.mean()))
+    if values.size < 2:
+        return estimate, estimate, estimate
+    df = values.size - 1
+    t = _T975[df - 1] if df <= len(_T975) else 1.96
+    half = t * values.std(ddof=1) / math.sqrt(values.size)
+    return estimate, float(np.exp(values.mean() - half)), float(np.exp(values.mean() + half))
 
 
 def bootstrap_interval(logs: list[float], confidence: float = DEFAULT_CONFIDENCE,
@@ -311,6 +345,15 @@ def bootstrap_interval(logs: list[float], confidence: float = DEFAULT_CONFIDENCE
     alpha = (1.0 - confidence) / 2
     low, high = np.quantile(means, [alpha, 1.0 - alpha])
     return estimate, float(np.exp(low)), float(np.exp(high))
+
+
+def interval(logs: list[float]) -> tuple[float, float, float]:
+    """The verdict's interval: the wider of the Student-t and the bootstrap intervals (with
+    ten rounds a percentile bootstrap alone is too narrow: 3 false alarms in 100 A/A runs
+    on a loaded machine)."""
+    est, t_low, t_high = t_interval(logs)
+    _, b_low, b_high = bootstrap_interval(logs)
+    return est, min(t_low, b_low), max(t_high, b_high)
 
 
 @dataclass
@@ -338,9 +381,11 @@ def compare(cases: list[BenchCase], this: Side, ref: Side, rounds: int = DEFAULT
         cases_file = f.name
     per_op: dict[str, list[float]] = {}
     try:
+        cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
         for r in range(rounds):
+            cpu = cpus[r % len(cpus)] if cpus else None     # rounds rotate over the CPUs
             for op, value in _round(cases, this, ref, cases_file, repeats, min_batch_s,
-                                    ref_first=r % 2 == 1).items():
+                                    ref_first=r % 2 == 1, cpu=cpu).items():
                 per_op.setdefault(op, []).append(value)
             if progress:
                 progress(r + 1, rounds)
@@ -348,6 +393,6 @@ def compare(cases: list[BenchCase], this: Side, ref: Side, rounds: int = DEFAULT
         Path(cases_file).unlink(missing_ok=True)
     out = []
     for op, logs in per_op.items():
-        ratio, low, high = bootstrap_interval(logs, confidence)
+        ratio, low, high = interval(logs)
         out.append(OpComparison(op, ratio, low, high, len(logs), low > 1.0 + threshold))
     return out
