@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.bench import BenchCase, bootstrap_interval, scale_case
+from harness.bench import BenchCase, bootstrap_interval, interval, scale_case, t_interval
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -132,6 +132,16 @@ def test_scale_case_keeps_lod_consistent():
     scaled = scale_case(case, elements=60)
     data, lengths = scaled.inputs["X"]
     assert data.shape == (20, 3) and lengths == [[2, 3] * 4]
+
+
+def test_the_verdict_interval_is_the_wider_of_t_and_bootstrap():
+    logs = list(np.log([1.02, 0.97, 1.10, 0.95, 1.01, 1.04, 0.99, 1.06, 0.93, 1.03]))
+    est, low, high = interval(logs)
+    _, t_low, t_high = t_interval(logs)
+    _, b_low, b_high = bootstrap_interval(logs)
+    assert low == min(t_low, b_low) and high == max(t_high, b_high)
+    assert t_high - t_low > b_high - b_low      # with 10 rounds the bootstrap is narrower
+    assert low < 1.0 < high and abs(est - 1.0) < 0.02
 
 
 # -- the command ---------------------------------------------------------------------------
