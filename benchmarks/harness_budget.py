@@ -1,12 +1,14 @@
 """Wall time of `opkit test --all` before the case-pipeline rebuild and now, back to back.
 
-The "before" tree is commit a200d1a (the last commit before the rebuild), unpacked with
-`git archive` into a temporary folder and run with PYTHONPATH pointing at it; the "after"
-tree is this checkout. Both run the same command line (default options unless given after
+The "before" tree is commit 992903a (issue 27's baseline; a200d1a was the previous one),
+unpacked with `git archive` into a temporary folder and run with PYTHONPATH pointing at it;
+the "after" tree is this checkout. With `--installed`, each tree is instead installed
+non-editable (`pip install --no-deps TREE`) into a venv of its own that sees this
+interpreter's packages (numpy, hypothesis, ...), and run from a folder outside both trees. Both run the same command line (default options unless given after
 `--`), alternating, `--repeat` times each; the figure is the ratio of the medians.
 Target: after / before <= 2.5.
 
-    python benchmarks/harness_budget.py [--repeat 3] [--base a200d1a] [--same-ops]
+    python benchmarks/harness_budget.py [--repeat 3] [--base 992903a] [--same-ops] [--installed]
                                         [-- extra opkit args]
 
 Threads are pinned to 1 (OMP/OpenBLAS/MKL). Say in the record whether the machine was idle.
@@ -34,15 +36,30 @@ def unpack(commit: str, into: Path) -> Path:
     return into
 
 
-def run_once(tree: Path, args: list[str], ops=None) -> tuple[float, int, list[str]]:
+def install(tree: Path, venv: Path) -> str:
+    """A venv (seeing this interpreter's packages) with `tree` installed non-editable; its
+    python."""
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
+                   check=True)
+    python = str(venv / "bin" / "python")
+    subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps", str(tree)], check=True,
+                   capture_output=True)
+    return python
+
+
+def run_once(tree: Path, args: list[str], ops=None, python=None,
+             cwd=None) -> tuple[float, int, list[str]]:
     """(wall seconds, exit status, the ops it reported). `ops`: test these ops by name
-    instead of `--all` (the base's op set, on a tree that has more ops)."""
-    env = dict(os.environ, PYTHONPATH=str(tree), OMP_NUM_THREADS="1",
-               OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    instead of `--all` (the base's op set, on a tree that has more ops). `python`: an
+    interpreter with the tree installed (else the tree goes on PYTHONPATH)."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+               MKL_NUM_THREADS="1")
+    if python is None:
+        env["PYTHONPATH"] = str(tree)
     what = list(ops) if ops else ["--all"]
     t0 = time.perf_counter()
-    p = subprocess.run([sys.executable, "-c", MAIN, "test", *what, *args], cwd=tree, env=env,
-                       capture_output=True, text=True)
+    p = subprocess.run([python or sys.executable, "-c", MAIN, "test", *what, *args],
+                       cwd=cwd or tree, env=env, capture_output=True, text=True)
     took = time.perf_counter() - t0
     reported = [m.group(1) for m in re.finditer(r"^(\w+): (PASS|FAIL|SKIP)", p.stdout, re.M)]
     return took, p.returncode, reported
@@ -51,22 +68,31 @@ def run_once(tree: Path, args: list[str], ops=None) -> tuple[float, int, list[st
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--base", default="a200d1a")
+    parser.add_argument("--base", default="992903a")
+    parser.add_argument("--installed", action="store_true",
+                        help="install each tree non-editable into a venv of its own")
     parser.add_argument("--same-ops", action="store_true",
                         help="run the base's op set (the ops its --all reports, with an "
                              "OpTest) by name on this tree too, not this tree's --all")
     parser.add_argument("extra", nargs="*", help="extra `opkit test` arguments (after --)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        before_tree = unpack(args.base, Path(tmp))
+        (Path(tmp) / "before").mkdir()
+        before_tree = unpack(args.base, Path(tmp) / "before")
+        py_b = py_a = cwd = None
+        if args.installed:
+            py_b = install(before_tree, Path(tmp) / "venv-before")
+            py_a = install(ROOT, Path(tmp) / "venv-after")
+            cwd = Path(tmp) / "run"
+            cwd.mkdir()
         before, after = [], []
         ops = None
         for _ in range(args.repeat):
-            t, rc_b, reported = run_once(before_tree, args.extra)
+            t, rc_b, reported = run_once(before_tree, args.extra, python=py_b, cwd=cwd)
             before.append(t)
             if args.same_ops and ops is None:
                 ops = reported
-            t, rc_a, _ = run_once(ROOT, args.extra, ops)
+            t, rc_a, _ = run_once(ROOT, args.extra, ops, python=py_a, cwd=cwd)
             after.append(t)
             print(f"before {before[-1]:.1f} s (exit {rc_b})   after {after[-1]:.1f} s "
                   f"(exit {rc_a})" + (f"   [{len(ops)} ops by name]" if ops else ""),

@@ -24,6 +24,7 @@ COMMANDS = {
     "dump": ("opkit.cli.dump", "op descriptions of every registered op, as JSON"),
     "compat": ("opkit.cli.compat", "incompatible changes between two op-description files"),
     "ops": ("opkit.cli.ops", "the registered ops and their kernels"),
+    "bench": ("opkit.cli.bench", "per-op forward/backward time, alone or against a ref"),
 }
 
 USAGE_ERROR = 2

@@ -391,7 +391,7 @@ class ExecutionContext:
                 arr = ro[1]
             elif arr.flags.writeable:
                 view = arr.view()
-                view.setflags(write=False)
+                view.setflags(False)  # positional: numpy parses a keyword ~1 us slower
                 tensor._ro = (arr, view)
                 arr = view
         else:

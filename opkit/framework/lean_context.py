@@ -114,7 +114,7 @@ class LeanContext(ExecutionContext):
             return ro[1]
         if data.__class__ is _ndarray:
             view = data.view()
-            view.setflags(write=False)
+            view.setflags(False)  # positional: numpy parses a keyword ~1 us slower
             tensor._ro = (data, view)
             return view
         return ExecutionContext.input(self, name)
@@ -129,7 +129,7 @@ class LeanContext(ExecutionContext):
             # only a kernel that went through none of the generic accessors (which hand out
             # the stored arrays themselves) has made `array` itself: only then may it be
             # frozen in place
-            array.setflags(write=False)
+            array.setflags(False)  # positional: numpy parses a keyword ~1 us slower
             ro = (array, array)
         else:
             ro = None

@@ -1,0 +1,224 @@
+"""`opkit bench`: times, scaled cases, --against a git ref or an op path, usage errors, and
+the CI recipe of docs/performance.md run as written in a scratch project."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.bench import BenchCase, bootstrap_interval, interval, scale_case, t_interval
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SLEEPY_OP = '''import time
+from opkit import (OpMaker, OperatorWithKernel, register_operator, register_kernel,
+                   DefaultGradOpMaker, grad_var_name)
+
+DELAY = {delay}
+
+
+class M(OpMaker):
+    def make(self):
+        self.add_input("X", "x")
+        self.add_output("Out", "x, after DELAY seconds")
+        self.add_comment("sleepy: Out = X")
+
+
+class Op(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        ctx.set_output_dim("Out", ctx.get_input_dim("X"))
+
+
+class GradOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        ctx.set_output_dim(grad_var_name("X"), ctx.get_input_dim("X"))
+
+
+register_operator("sleepy", Op, M, grad_maker=DefaultGradOpMaker)
+register_operator("sleepy_grad", GradOp)
+
+
+@register_kernel("sleepy")
+def sleepy(ctx):
+    time.sleep(DELAY)
+    ctx.set_output("Out", ctx.input("X").copy())
+
+
+@register_kernel("sleepy_grad")
+def sleepy_grad(ctx):
+    time.sleep(DELAY)
+    ctx.set_output(grad_var_name("X"), ctx.input(grad_var_name("Out")).copy())
+'''
+
+SLEEPY_TEST = '''import numpy as np
+from harness import OpTest
+
+
+class TestSleepy(OpTest):
+    def setUp(self):
+        self.op_type = "sleepy"
+        x = np.random.rand(4, 3)
+        self.inputs = {"X": x}
+        self.outputs = {"Out": x}
+
+    def test_check_output(self):
+        self.check_output()
+'''
+
+PYPROJECT = '''[project]
+name = "sleepy-ops"
+version = "0"
+
+[tool.opkit]
+ops = ["sleepy_op.py"]
+tests = ["test_sleepy.py"]
+'''
+
+
+def _git(root, *args):
+    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=root,
+                   check=True, capture_output=True)
+
+
+def _project(root: Path, delay: float) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text(PYPROJECT)
+    (root / "sleepy_op.py").write_text(SLEEPY_OP.format(delay=delay))
+    (root / "test_sleepy.py").write_text(SLEEPY_TEST)
+    return root
+
+
+def _opkit(cwd, *args):
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    return subprocess.run([sys.executable, "-m", "opkit", "bench", *args], cwd=cwd,
+                          capture_output=True, text=True, env=env, timeout=300)
+
+
+# -- the parts -----------------------------------------------------------------------------
+def test_bootstrap_interval_brackets_the_geometric_mean():
+    logs = list(np.log([1.18, 1.22, 1.20, 1.21, 1.19, 1.2]))
+    ratio, low, high = bootstrap_interval(logs)
+    assert low <= ratio <= high
+    assert 1.18 <= low and high <= 1.22
+    assert abs(ratio - 1.2) < 0.01
+    # noisy rounds give a wide interval, a single round none
+    wide = bootstrap_interval(list(np.log([0.8, 1.3, 1.0, 1.25, 0.85])))
+    assert wide[2] - wide[1] > 0.1
+    assert bootstrap_interval([0.0])[1:] == (1.0, 1.0)
+
+
+def test_scale_case_multiplies_the_batch_dimension_of_matching_inputs():
+    import reference_ops  # noqa: F401 - registers on demand
+
+    x, y = np.random.rand(6, 4), np.random.rand(6, 4)
+    case = BenchCase("elementwise_add", "t", {"X": x, "Y": y}, {"axis": -1}, ["X", "Y"])
+    scaled = scale_case(case, elements=240)
+    assert scaled.scale == 10
+    assert scaled.inputs["X"].shape == (60, 4) and scaled.inputs["Y"].shape == (60, 4)
+    np.testing.assert_array_equal(scaled.inputs["X"][6:12], x)
+
+
+def test_scale_case_keeps_lod_consistent():
+    import reference_ops  # noqa: F401
+
+    x = np.random.rand(5, 3)
+    case = BenchCase("sequence_pool", "t", {"X": (x, [[2, 3]])}, {"pooltype": "SUM"}, ["X"])
+    scaled = scale_case(case, elements=60)
+    data, lengths = scaled.inputs["X"]
+    assert data.shape == (20, 3) and lengths == [[2, 3] * 4]
+
+
+def test_the_verdict_interval_is_the_wider_of_t_and_bootstrap():
+    logs = list(np.log([1.02, 0.97, 1.10, 0.95, 1.01, 1.04, 0.99, 1.06, 0.93, 1.03]))
+    est, low, high = interval(logs)
+    _, t_low, t_high = t_interval(logs)
+    _, b_low, b_high = bootstrap_interval(logs)
+    assert low == min(t_low, b_low) and high == max(t_high, b_high)
+    assert t_high - t_low > b_high - b_low      # with 10 rounds the bootstrap is narrower
+    assert low < 1.0 < high and abs(est - 1.0) < 0.02
+
+
+# -- the command ---------------------------------------------------------------------------
+def test_bench_prints_forward_and_backward_times_of_builtin_ops():
+    proc = _opkit(ROOT, "relu", "mul", "--format", "json", "--repeats", "1")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)["cases"]
+    assert {r["op"] for r in rows} == {"relu", "mul"}
+    for r in rows:
+        assert r["forward_s"] > 0 and r["backward_s"] > 0
+        assert r["scale"] > 1          # scaled up from the OpTest's small inputs
+
+
+@pytest.mark.parametrize("args, message", [
+    (["no_such_op"], "no_such_op"),
+    (["relu", "--against", "no-such-ref-or-path"], "no-such-ref-or-path"),
+    (["relu", "--rounds", "1", "--against", "HEAD"], "--rounds"),
+])
+def test_bench_bad_input_is_a_usage_error(args, message):
+    proc = _opkit(ROOT, *args, "--format", "json")
+    assert proc.returncode == 2
+    assert message in json.loads(proc.stdout)["error"]
+    assert "Traceback" not in proc.stderr
+
+
+def test_bench_against_a_git_ref_finds_a_planted_slowdown(tmp_path):
+    root = _project(tmp_path / "p", delay=0.002)
+    _git(root, "init", "-q")
+    _git(root, "add", ".")
+    _git(root, "commit", "-qm", "fast")
+    (root / "sleepy_op.py").write_text(SLEEPY_OP.format(delay=0.006))   # 3x slower
+    proc = _opkit(root, "sleepy", "--against", "HEAD", "--rounds", "3", "--format", "json")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout)
+    assert result["slower"] == ["sleepy"]
+    assert 2.0 < result["ops"][0]["low"] <= result["ops"][0]["ratio"] < 4.0
+    # the same code on both sides: a ratio near 1 and no alarm
+    (root / "sleepy_op.py").write_text(SLEEPY_OP.format(delay=0.002))
+    proc = _opkit(root, "sleepy", "--against", "HEAD", "--rounds", "3", "--format", "json")
+    same = json.loads(proc.stdout)["ops"][0]
+    assert 0.8 < same["ratio"] < 1.25, same
+
+
+def test_bench_against_another_op_path(tmp_path):
+    root = _project(tmp_path / "p", delay=0.001)
+    other = tmp_path / "old_ops"
+    other.mkdir()
+    (other / "sleepy_op.py").write_text(SLEEPY_OP.format(delay=0.004))   # the ref is slower
+    proc = _opkit(root, "sleepy", "--against", str(other), "--rounds", "2", "--format",
+                  "json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert json.loads(proc.stdout)["ops"][0]["high"] < 0.5
+
+
+def _recipe() -> str:
+    text = (ROOT / "docs" / "performance.md").read_text()
+    match = re.search(r"<!-- bench-ci-recipe -->\s*```bash\n(.*?)```", text, re.S)
+    assert match, "docs/performance.md lost its bench CI recipe"
+    return match.group(1)
+
+
+def test_the_documented_ci_recipe_fails_a_slower_pull_request(tmp_path):
+    """The recipe, as written, in a scratch project: a base branch on a remote, a pull
+    request branch whose kernel is slower."""
+    origin = tmp_path / "origin.git"
+    root = _project(tmp_path / "work", delay=0.002)
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", ".")
+    _git(root, "commit", "-qm", "base")
+    subprocess.run(["git", "clone", "-q", "--bare", str(root), str(origin)], check=True)
+    _git(root, "remote", "add", "origin", str(origin))
+    _git(root, "checkout", "-q", "-b", "pr")
+    (root / "sleepy_op.py").write_text(SLEEPY_OP.format(delay=0.006))
+    _git(root, "commit", "-qam", "slower")
+    env = dict(os.environ, BASE_REF="main", OPS="sleepy", ROUNDS="3",
+               PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    proc = subprocess.run(["bash", "-e", "-c", _recipe()], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "SLOWER" in proc.stdout
