@@ -74,6 +74,23 @@ def relative_error(analytic, numeric, floor: float = GRAD_ABS_FLOOR):
     return np.abs(analytic - numeric) / np.maximum(np.abs(numeric), floor)
 
 
+def _axis_index(shape, axis):
+    """The index along `axis` of every element, as an array that broadcasts over `shape`
+    (np.indices(shape)[axis] without materializing it)."""
+    view = [1] * len(shape)
+    view[axis] = shape[axis]
+    return np.arange(shape[axis]).reshape(view)
+
+
+def _signs(rng, shape):
+    """= rng.choice([-1.0, 1.0], shape), the same draws bit for bit (choice draws
+    integers(0, 2)), without choice's own overhead."""
+    return _SIGNS[rng.integers(0, 2, shape)]
+
+
+_SIGNS = np.array([-1.0, 1.0])
+
+
 def _differs(f0, f):
     """NumericEngine._changed for base outputs without a NaN: where f is not f0."""
     return f != f0
@@ -232,14 +249,13 @@ class NumericEngine:
             f0 = self.base_outputs(name)
             rng = np.random.default_rng(self.seed)
             bump = rng.uniform(0.5, 1.5, x0.shape) * self.delta
-            coords = np.indices(x0.shape) if x0.ndim else np.zeros((0,), int)
             # x0 + bump * mask, bit for bit, as a choice between two arrays made once
             # (x0 + 0.0: an unperturbed -0.0 becomes +0.0, as x0 + bump * False does)
             probe = (f0, x0 + bump, x0 + 0.0, bool(np.isnan(f0).any()))
             state = {}
             for a, size in enumerate(x0.shape):     # phase 1: bit 0 of every axis
                 if size > 1:
-                    state[a] = self._probe_bit(name, probe, coords[a], 0,
+                    state[a] = self._probe_bit(name, probe, _axis_index(x0.shape, a), 0,
                                                np.zeros(f0.shape, np.int64),
                                                np.ones(f0.shape, bool))
             free = [a for a, st in state.items() if st is None]
@@ -253,7 +269,7 @@ class NumericEngine:
                     for b in range(1, int(math.ceil(math.log2(size)))):
                         if st is None:
                             break
-                        st = self._probe_bit(name, probe, coords[a], b, *st)
+                        st = self._probe_bit(name, probe, _axis_index(x0.shape, a), b, *st)
                     state[a] = st
             separating, owners = [], {}
             for a, size in enumerate(x0.shape):
@@ -278,13 +294,18 @@ class NumericEngine:
         when some output moves both times (the axis is not separating). `probe`: (base
         outputs, x0 + bump, x0 + 0.0, whether the base outputs hold a NaN)."""
         f0, bumped, same, nan0 = probe
-        mask = (coord & (1 << b)) != 0
+        mask = (coord & (1 << b)) != 0            # over one axis, broadcast over the others
         changed = self._changed if nan0 else _differs
         c1 = changed(f0, self.outputs(name, np.where(mask, bumped, same)))
         c0 = changed(f0, self.outputs(name, np.where(mask, same, bumped)))
-        if (c1 & c0).any():
+        both = np.logical_and(c1, c0)
+        if both.any():
             return None
-        return owner | (c1.astype(np.int64) << b), seen_all & (c1 | c0)
+        # in place (the state arrays belong to this axis): owner |= c1 << b, seen &= c1 | c0
+        np.bitwise_or(owner, np.int64(1) << b, out=owner, where=c1)
+        np.logical_or(c1, c0, out=c1)
+        np.logical_and(seen_all, c1, out=seen_all)
+        return owner, seen_all
 
     @staticmethod
     def _changed(f0, f):
@@ -337,47 +358,58 @@ class NumericEngine:
         x0 = self.base[name]
         h = self.steps(name, factor)
         d1, d2, rnd = np.zeros(x0.size), np.zeros(x0.size), np.zeros(x0.size)
-        sep = list(s.separating)
         valid = np.ones(self.cot.shape, bool)
-        for a in sep:
+        for a in s.separating:
             valid &= (s.owners[a] >= 0) & (s.owners[a] < x0.shape[a])
+        all_valid = bool(valid.all())
         free_shape = tuple(x0.shape[a] for a in s.free_axes)
-        coords = np.indices(x0.shape) if x0.ndim else None
         eps = self._eps(name)
         passes = (1.0, 0.5) if self._richardson(name) else (1.0,)
+        acot = np.abs(self.cot) if all_valid else np.abs(self.cot[valid])
+        cot = self.cot if all_valid else self.cot[valid]
+        h_flat = h.reshape(-1)
+        if x0.ndim:
+            # every output's owner element with the free axes at 0; a colour adds its offset
+            strides = np.cumprod((x0.shape[1:] + (1,))[::-1])[::-1]
+            base_flat = np.zeros(int(valid.sum()), np.int64)
+            for a in s.owners:
+                base_flat += (s.owners[a] if all_valid else s.owners[a][valid]) * strides[a]
+            hw_base = h_flat[base_flat] if not s.free_axes else None
         try:
             for c in range(s.colours):
                 cidx = np.unravel_index(c, free_shape) if free_shape else ()
                 if x0.ndim:
-                    mask = np.ones(x0.shape, bool)
+                    mask = None                    # all elements (no free axis)
                     for a, v in zip(s.free_axes, cidx):
-                        mask &= coords[a] == v
-                    free = dict(zip(s.free_axes, cidx))
-                    full = []
-                    for a in range(x0.ndim):
-                        full.append(s.owners[a][valid] if a in s.owners else
-                                    np.full(int(valid.sum()), free[a], np.int64))
-                    flat = np.ravel_multi_index(tuple(full), x0.shape)
+                        m = _axis_index(x0.shape, a) == v
+                        mask = m if mask is None else mask & m
+                    offset = sum(int(v) * int(strides[a]) for a, v in zip(s.free_axes, cidx))
+                    flat = base_flat + offset if offset else base_flat
                 else:
-                    mask = np.ones((), bool)
+                    mask = None
                     flat = None
                 for k, f in enumerate(passes):
-                    fp, fm = self._pair(name, f * h * mask)
+                    # f * h * mask: a True mask multiplies by 1.0, bit for bit
+                    step = f * h if mask is None else f * h * mask
+                    fp, fm = self._pair(name, step)
                     diff = fp - fm
-                    if (diff != 0)[~valid].any():
+                    if not all_valid and (diff != 0)[~valid].any():
                         return None           # an output no element owns changed: not separable
-                    w = self.cot * diff
                     target = d1 if k == 0 else d2
                     if flat is None:
+                        w = self.cot * diff
                         target[0] = w.sum() / (2 * f * float(h))
                         if k == 0:
                             rnd[0] = eps * float(np.dot(np.abs(self.cot), np.abs(fp) + np.abs(fm))
                                                  ) / (2 * float(h))
                         continue
-                    hw = 2 * f * h.reshape(-1)[flat]
-                    target += np.bincount(flat, weights=w[valid] / hw, minlength=x0.size)
+                    if not all_valid:
+                        diff, fp, fm = diff[valid], fp[valid], fm[valid]
+                    w = cot * diff
+                    hw = 2 * f * (hw_base if hw_base is not None else h_flat[flat])
+                    target += np.bincount(flat, weights=w / hw, minlength=x0.size)
                     if k == 0:
-                        a_ = np.abs(self.cot[valid]) * (np.abs(fp[valid]) + np.abs(fm[valid]))
+                        a_ = acot * (np.abs(fp) + np.abs(fm))
                         rnd += eps * np.bincount(flat, weights=a_ / hw, minlength=x0.size)
         finally:
             self.restore(name)
@@ -386,7 +418,7 @@ class NumericEngine:
 
     def _spot_check(self, name: str, grad: np.ndarray) -> bool:
         rng = np.random.default_rng(self.seed + 1)
-        u = rng.choice([-1.0, 1.0], grad.shape)   # random signs: exact for separable ops
+        u = _signs(rng, grad.shape)   # random signs: exact for separable ops
         d = self.directional(name, u)
         terms = grad * u
         return abs(float(terms.sum()) - d) <= 1e-3 * float(np.abs(terms).sum()) + 1e-9
@@ -441,7 +473,7 @@ class NumericEngine:
         out, errs = [], []
         start = self.forward_runs
         for _ in range(n_dirs):
-            u = rng.choice([-1.0, 1.0], x0.shape)
+            u = _signs(rng, x0.shape)
             blocks = min(n_blocks, x0.size)
             label = rng.permutation(x0.size) % blocks
             for b in range(blocks):
