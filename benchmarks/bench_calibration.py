@@ -118,7 +118,7 @@ def bench(root: Path) -> tuple[int, dict]:
     try:
         data = json.loads(proc.stdout)
     except json.JSONDecodeError:
-        raise SystemExit(f"opkit bench failed (exit {proc.returncode}): {proc.stderr}")
+        raise SystemExit(f"opkit bench failed (exit {proc.returncode}): {proc.stderr}") from None
     return proc.returncode, data
 
 

@@ -71,13 +71,13 @@ def main(argv=None) -> int:
         out_name = "Output" if name == "conv2d" else "Out"
         tensors = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays]
 
-        def run_opkit():
+        def run_opkit(case=case, names=names, out_name=out_name):
             results = check_grad(case, names, [out_name], places=("CPU",),
                                  dtypes=("float64",))
             assert not any(r.status == FAIL for r in results), results
             return results
 
-        def run_torch():
+        def run_torch(fn=fn, tensors=tensors):
             assert torch.autograd.gradcheck(fn, tensors, fast_mode=True)
 
         run_opkit(), run_torch()
