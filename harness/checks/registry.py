@@ -82,6 +82,7 @@ CHECK_MODULES = [
     "harness.checks.ownership",
     "harness.checks.attrs",
     "harness.checks.state",
+    "harness.checks.explore",
 ]
 
 _CHECKS: dict[str, CheckSpec] = {}
