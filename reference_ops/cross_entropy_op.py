@@ -18,6 +18,7 @@ class CrossEntropyOpMaker(OpMaker):
                       "value contributes zero loss and zero gradient.").set_default(-100)
         # declared domains (docs/domains.md)
         self.proto.input("X").set_domain(D.probabilities())
+        self.proto.input("Label").set_domain(D.integers(0, D.dim("X", -1)))
         self.add_comment(r"""CrossEntropy Operator.
 
 Hard labels (soft_label = false):

@@ -133,7 +133,44 @@ def _value_cases(case, specs, proto, rng) -> list[Explored]:
                 out += _float_values(case, s, a, k, dom, rng, attrs, shapes)
             elif a.dtype.kind in "iu":
                 out += _int_values(case, s, a, k, dom, attrs, shapes)
+    out += _shared_nan(case, specs, proto, rng)
     return out
+
+
+def _shared_nan(case, specs, proto, rng) -> list[Explored]:
+    """NaN at the same element of every float input of the first float input's shape
+    (NaN against NaN: equality, max/min of two NaNs, equal_nan flags)."""
+    floats = [(slot, s) for slot, items in specs.items() for s in items[:1]
+              if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f" and s.data.size
+              and not s.lengths]
+    if len(floats) < 2:
+        return []
+    shape = floats[0][1].data.shape
+    same = [(slot, s) for slot, s in floats if s.data.shape == shape]
+    if len(same) < 2:
+        return []
+    for slot, _ in same:
+        vp = proto.input(slot) if proto is not None else None
+        dom = getattr(vp, "domain", None) if vp is not None else None
+        if dom is not None and not dom.allows_nan():
+            return []
+    k = int(rng.integers(floats[0][1].data.size))
+    names = {s.name for _, s in same}
+
+    def nan_at(s):
+        from harness.runner import as_value
+
+        if s.name not in names:
+            return as_value(s)
+        b = s.data.copy()
+        b.reshape(-1)[k] = np.nan
+        return as_value(s, b)
+
+    from harness.runner import map_inputs
+
+    return [Explored("value", f"NaN at the same element of {', '.join(sorted(names))}",
+                     map_inputs(case.inputs, nan_at), dict(case.attrs or {}), strict=True,
+                     info={"var": sorted(names)[0]})]
 
 
 def _float_values(case, s, a, k, dom, rng, attrs, shapes) -> list[Explored]:
@@ -335,7 +372,7 @@ def _attr_cases(case, specs, proto) -> tuple[list, list, list]:
             new[a.name] = v
             singles.append(Explored("attr", f"attr {a.name} = {v!r} (the case: {value!r})",
                                     case.inputs, new, strict=strict, grads=True,
-                                    info={"attr": a.name}))
+                                    info={"attr": a.name, "alts": {a.name: values}}))
         if strict and values and (a.type == "bool" or (a.domain is not None and
                                                        a.domain.kind in ("set", "dtype"))):
             discrete.append((a, value, values))
@@ -397,7 +434,8 @@ def _shape_cases(case, specs) -> list[Explored]:
 
 def _combined_cases(case, discrete, values) -> list[Explored]:
     out = []
-    picks = [v for v in values if "NaN" in v.note or "negative" in v.note][:2]
+    picks = [v for v in values if "NaN at the same" in v.note][:1] + \
+        [v for v in values if "NaN" in v.note or "negative" in v.note][:2]
     for a, value, others in discrete:
         for v in others[:2]:
             for val in picks:
@@ -611,16 +649,8 @@ class ExploreCheck(Check):
             return None
         if combo.dtype != "float64":
             return None
-        from harness.checks._support import prepare
-        from harness.variants.attr_values import _gradients_defined
-
-        try:
-            p = prepare(new, combo)
-            p.forward()
-            if not _gradients_defined(p, new):
-                return None   # no dense gradient for these attrs (is_sparse, is_test)
-        except Exception:  # noqa: BLE001
-            return None
+        if not _dense_gradients(new, combo):
+            return None   # no dense gradient for these attrs (is_sparse, is_test)
         args = dict(max_relative_error=opts.get("max_relative_error", 0.005),
                     numeric_grad_delta=opts.get("numeric_grad_delta", 0.005),
                     places=("CPU",), dtypes=("float64",), seed=seed)
@@ -779,10 +809,10 @@ def _nan_note(have, want) -> str:
 
 
 def _reference_reads(case, ex, expected) -> bool:
-    """Whether reference() reads every attr the derived case changed: with any one of them
-    put back to the case's value, it gives other outputs on the same inputs (else it ignores
-    that attr -- a reference written for the one value the test uses -- and cannot judge
-    the op's outputs for it)."""
+    """Whether reference() reads every attr the derived case changed: with that attr at the
+    case's value or at another derived value, it gives other outputs on the same inputs
+    (else it ignores that attr -- a reference written for the one value the test uses --
+    and cannot judge the op's outputs for it)."""
     from harness.checks.attrs import _same
 
     proto = _proto(case.op_type)
@@ -792,16 +822,41 @@ def _reference_reads(case, ex, expected) -> bool:
                                                  "default", None)
         if k in base and base[k] == v or old is None or old == v:
             continue
-        attrs = dict(ex.attrs)
-        attrs[k] = old
-        try:
-            with np.errstate(all="ignore"):
-                before = case.reference(_copy_inputs(ex.inputs), attrs)
-        except Exception:  # noqa: BLE001
-            continue
-        if _same(before, expected):
+        tries = [old] + [x for x in ex.info.get("alts", {}).get(k, []) if x != v][:3]
+        reads = False
+        for value in tries:
+            attrs = dict(ex.attrs)
+            attrs[k] = value
+            try:
+                with np.errstate(all="ignore"):
+                    other = case.reference(_copy_inputs(ex.inputs), attrs)
+            except Exception:  # noqa: BLE001
+                continue
+            if not _same(other, expected):
+                reads = True
+                break
+        if not reads:
             return False
     return True
+
+
+def _dense_gradients(case, combo) -> bool:
+    """False when the op refuses gradients for this case on purpose (a typed opkit error
+    outside the framework's output-shape check: dropout's grad with is_test) or gives them
+    in another form (a sparse gradient with is_sparse)."""
+    from harness.checks._support import grad_outputs, op_refused, prepare
+    from harness.runner import make_cotangents
+
+    try:
+        p = prepare(case, combo)
+        outs = p.forward()
+        outs = {n: p.array(n) for n in p.output_names()}
+        cot = make_cotangents(outs, grad_outputs(case, outs))
+        cot = {n: c.astype(outs[n].dtype) for n, c in cot.items()}
+        got = p.backward(cot, list(case.grad_inputs), tuple(case.no_grad_set or ()))
+    except Exception as exc:  # noqa: BLE001
+        return not op_refused(exc)
+    return all(isinstance(g, np.ndarray) for g in got.values())
 
 
 def _finite_inputs(inputs) -> bool:
