@@ -15,7 +15,9 @@ CHECKS = ("output", "grad", "dtypes", "mutation", "aliasing", "determinism", "lo
           # the input variants (harness issue 11)
           "layout", "empty", "extremal", "kinks", "repeated_input", "infer_shape",
           # state, process and precision checks (verdicts issue 12)
-          "ownership", "attrs", "state", "precision")
+          "ownership", "attrs", "state", "precision",
+          # the declared contract explored (issue 23)
+          "explore")
 
 
 def test_9_rule_codes_and_names():
