@@ -58,7 +58,7 @@ __all__ = ["CHECK", "ExploreCheck", "budget", "derive_cases", "DEFAULT_BUDGET",
            "GRAD_BUDGET", "Explored"]
 
 DEFAULT_BUDGET = 16     # derived cases judged per OpTest case (opkit test --explore N)
-GRAD_BUDGET = 2         # of those, how many also get a gradient check
+GRAD_BUDGET = 3         # of those, how many also get a gradient check
 RESEEDS = 1             # without reference(): setUp re-run under this many other seeds
                         # (one more per 32 of budget: --explore 64 gives 3)
 _SKIP_ATTR_WORDS = ("seed", "use_", "is_test", "fix_seed", "mkldnn", "cudnn", "op_role",
@@ -119,7 +119,7 @@ def _proto(op_type):
 
 
 def _value_cases(case, specs, proto, rng) -> list[Explored]:
-    out = []
+    per_input = []
     attrs = dict(case.attrs or {})
     shapes = _shapes(specs)
     for slot, items in specs.items():
@@ -131,11 +131,23 @@ def _value_cases(case, specs, proto, rng) -> list[Explored]:
                 continue
             k = int(rng.integers(a.size))
             if a.dtype.kind == "f":
-                out += _float_values(case, s, a, k, dom, rng, attrs, shapes)
+                per_input.append(_float_values(case, s, a, k, dom, rng, attrs, shapes))
             elif a.dtype.kind in "iu":
-                out += _int_values(case, s, a, k, dom, attrs, shapes)
-    out += _shared_nan(case, specs, proto, rng)
-    return out
+                per_input.append(_int_values(case, s, a, k, dom, attrs, shapes, rng))
+            elif a.dtype.kind == "b":
+                per_input.append(_bool_values(case, s, a))
+    shared = _shared_nan(case, specs, proto, rng)
+    if shared:
+        per_input.insert(1, shared)
+    # one of each input's values in turn: a budget that ends early still covers every input
+    return [x for group in itertools.zip_longest(*per_input) for x in group if x is not None]
+
+
+def _bool_values(case, s, a) -> list[Explored]:
+    return [Explored("value", f"{s.name}: all {v}", _map_spec(case.inputs, s.name,
+                                                              lambda _, v=v: np.full_like(a, v)),
+                     dict(case.attrs or {}), strict=True, info={"var": s.name})
+            for v in (True, False) if not (a == v).all()]
 
 
 def _shared_nan(case, specs, proto, rng) -> list[Explored]:
@@ -192,27 +204,27 @@ def _float_values(case, s, a, k, dom, rng, attrs, shapes) -> list[Explored]:
 
     idx = np.unravel_index(k, a.shape) if a.ndim else ()
     where = f"[{', '.join(str(int(i)) for i in idx)}]" if a.ndim else ""
-    add(f"NaN at {s.name}{where}", at(np.nan))
-    add(f"+inf at {s.name}{where}", at(np.inf))
-    add(f"-inf at {s.name}{where}", at(-np.inf))
-    neg = -(np.abs(a) + 0.25)
-    add("every value negative (-|x| - 0.25)", neg.astype(a.dtype), grads=True)
     if a.size > 1:
         signs = np.where(rng.random(a.shape) < 0.5, -1.0, 1.0)
         if (signs > 0).all() or (signs < 0).all():
             signs.reshape(-1)[0] *= -1
         add("mixed signs (x with random signs)", (np.abs(a) * signs + 0.0).astype(a.dtype),
             grads=True)
+    add(f"NaN at {s.name}{where}", at(np.nan))
+    neg = -(np.abs(a) + 0.25)
+    add("every value negative (-|x| - 0.25)", neg.astype(a.dtype), grads=True)
+    add(f"+inf at {s.name}{where}", at(np.inf))
     halves = (rng.permutation(a.size) % 7 - 3 + 0.5).reshape(a.shape).astype(a.dtype)
     add("exact halves (-2.5 .. 3.5)", halves)
-    add(f"-0.0 at {s.name}{where}", at(-0.0))
+    add(f"-inf at {s.name}{where}", at(-np.inf))
     if a.size > 1:
         add("ties (values rounded to multiples of 0.5)",
             (np.round(a * 2) / 2).astype(a.dtype))
+    add(f"-0.0 at {s.name}{where}", at(-0.0))
     return out
 
 
-def _int_values(case, s, a, k, dom, attrs, shapes) -> list[Explored]:
+def _int_values(case, s, a, k, dom, attrs, shapes, rng) -> list[Explored]:
     out = []
     info = np.iinfo(a.dtype)
 
@@ -243,6 +255,13 @@ def _int_values(case, s, a, k, dom, attrs, shapes) -> list[Explored]:
         return out
     if dom is not None:
         return out
+    if info.min < 0 and a.size > 1 and a.min() >= 0 and a.max() > 0:
+        signs = np.where(rng.random(a.shape) < 0.5, -1, 1)
+        b = (a * signs).astype(a.dtype)
+        if (b < 0).any():
+            out.append(Explored("value", f"{s.name}: mixed signs (x with random signs)",
+                                _map_spec(case.inputs, s.name, lambda _: b),
+                                dict(case.attrs or {}), strict=True, info={"var": s.name}))
     if info.min < 0:
         add("-1 (a negative integer)", -1, True)
     add(f"{int(a.max()) + 1} (one above the case's largest)", int(a.max()) + 1, True)

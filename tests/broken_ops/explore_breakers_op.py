@@ -31,6 +31,8 @@ rank).
 | broken_isclose_nan | isclose ignores equal_nan (needs NaN and the flag together) | attr + NaN |
 | broken_perm_transpose | transpose's grad applies perm, not its inverse | perms (grads) |
 | broken_onehot_wrap | one_hot: ids >= depth silently give a zero row, not an error | int extremes |
+| broken_logabs_prod | prod's grad through log abs(x): the sign of negative factors lost (pytorch #995) | negatives (grads) |
+| broken_masked_mean | masked mean divides 0 by 0 on an all-False row (pytorch #85063 family) | bool inputs |
 """
 import numpy as np
 
@@ -603,3 +605,56 @@ def _perm_dims(ctx, dims):
 _pair("perm_transpose", _maker(attrs=[("perm", "ints", [1, 0], "the permutation")],
                                domains={"perm": D.perm_of("X")}),
       _op(_perm_dims), _transpose, grad=_transpose_grad)
+
+
+# -- gradients on negatives, boolean masks ---------------------------------------------------------
+def _prod(broken):
+    def kernel(ctx):
+        ctx.set_output("Out", np.prod(ctx.input("X"), axis=-1))
+    return kernel
+
+
+def _prod_grad(broken):
+    def kernel(ctx):
+        x, d = ctx.input("X"), ctx.input(DOUT)
+        if broken:   # BUG: through log|x|: the sign of the other factors is lost
+            others = np.exp(np.log(np.abs(x)).sum(axis=-1, keepdims=True) - np.log(np.abs(x)))
+        else:        # the product of the other factors, exactly (zeros included)
+            n = x.shape[-1]
+            others = np.stack([np.prod(np.delete(x, i, axis=-1), axis=-1) for i in range(n)],
+                              axis=-1)
+        ctx.set_output(DX, others * d[..., None])
+    return kernel
+
+
+class _ProdOp(_ShapeOp):
+    shape = staticmethod(_last_dropped)
+
+
+_pair("logabs_prod", _maker(), _ProdOp, _prod, grad=_prod_grad)
+
+
+def _masked_mean(broken):
+    def kernel(ctx):
+        x, m = ctx.input("X"), ctx.input("Mask")
+        n = m.sum(axis=-1)
+        with np.errstate(all="ignore"):
+            s = (x * m).sum(axis=-1)
+            if broken:   # BUG: an all-False row divides 0 by 0
+                ctx.set_output("Out", (s / n).astype(x.dtype))
+            else:
+                ctx.set_output("Out", np.where(n > 0, s / np.maximum(n, 1), 0.0)
+                               .astype(x.dtype))
+    return kernel
+
+
+class _MaskedOp(_ShapeOp):
+    def infer_shape(self, ctx):
+        enforce(list(ctx.get_input_dim("X")) == list(ctx.get_input_dim("Mask")) or
+                -1 in ctx.get_input_dim("X") or -1 in ctx.get_input_dim("Mask"),
+                "X and Mask must have one shape")
+        enforce(len(ctx.get_input_dim("X")) >= 1, "X must have a dimension")
+        ctx.set_output_dim("Out", list(ctx.get_input_dim("X"))[:-1])
+
+
+_pair("masked_mean", _maker(inputs=("X", "Mask")), _MaskedOp, _masked_mean)

@@ -346,6 +346,35 @@ class TestBrokenPermTranspose(_Case):
         self.check_grad(["X"], "Out")
 
 
+class TestBrokenLogabsProd(_Case):
+    op = "broken_logabs_prod"
+
+    def make(self):
+        return {"X": _u((3, 4), 0.5, 1.5)}, {}
+
+    def reference(self, inputs, attrs):
+        if inputs["X"].ndim < 1:
+            raise ValueError("X must have a dimension")
+        return {"Out": np.prod(inputs["X"], axis=-1)}
+
+    def test_check_grad(self):
+        self.check_grad(["X"], "Out")
+
+
+class TestBrokenMaskedMean(_Case):
+    op = "broken_masked_mean"
+
+    def make(self):
+        mask = np.array([[1, 0, 1, 1], [0, 1, 1, 0], [1, 1, 1, 1]], dtype=bool)
+        return {"X": _u((3, 4)), "Mask": mask}, {}
+
+    def reference(self, inputs, attrs):
+        x, m = inputs["X"], inputs["Mask"]
+        n = m.sum(axis=-1)
+        with np.errstate(all="ignore"):
+            return {"Out": np.where(n > 0, (x * m).sum(axis=-1) / np.maximum(n, 1), 0.0)}
+
+
 BROKEN = [cls for name, cls in list(globals().items()) if name.startswith("TestBroken")]
 for _cls in BROKEN:
     _name = _cls.__name__.replace("TestBroken", "TestGood")
