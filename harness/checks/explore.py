@@ -57,7 +57,7 @@ from harness.runner import normalize_slots
 __all__ = ["CHECK", "ExploreCheck", "budget", "derive_cases", "DEFAULT_BUDGET",
            "GRAD_BUDGET", "Explored"]
 
-DEFAULT_BUDGET = 16     # derived cases judged per OpTest case (opkit test --explore N)
+DEFAULT_BUDGET = 24     # derived cases judged per OpTest case (opkit test --explore N)
 GRAD_BUDGET = 3         # of those, how many also get a gradient check
 RESEEDS = 1             # without reference(): setUp re-run under this many other seeds
                         # (one more per 32 of budget: --explore 64 gives 3)
@@ -452,18 +452,24 @@ def _shape_cases(case, specs) -> list[Explored]:
     return out
 
 
-def _combined_cases(case, discrete, values) -> list[Explored]:
-    out = []
-    picks = [v for v in values if "NaN at the same" in v.note][:1] + \
-        [v for v in values if "NaN" in v.note or "negative" in v.note][:2]
-    for a, value, others in discrete:
-        for v in others[:2]:
-            for val in picks:
-                new = dict(case.attrs or {})
-                new[a.name] = v
-                out.append(Explored("attr+value", f"attr {a.name} = {v!r} (the case: "
-                                                  f"{value!r}) with {val.note}", val.inputs,
-                                    new, strict=False, info=dict(val.info)))
+def _combined_cases(case, singles, values) -> list[Explored]:
+    """Each attr's first two other values together with NaN (in one input, and at one
+    element of every input of a shape) and with all-negative inputs: a flag that matters
+    only on NaN (equal_nan), a padding that shows only under negative values."""
+    picks = []
+    for key in ("NaN at the same", "NaN at", "every value negative"):
+        hit = next((v for v in values if key in v.note and v not in picks), None)
+        if hit is not None:
+            picks.append(hit)
+    out, per_attr = [], {}
+    for single in singles:
+        name = single.info.get("attr")
+        if per_attr.get(name, 0) >= 2:
+            continue
+        per_attr[name] = per_attr.get(name, 0) + 1
+        for val in picks:
+            out.append(Explored("attr+value", f"{single.note} with {val.note}", val.inputs,
+                                dict(single.attrs), strict=False, info=dict(val.info)))
     return out
 
 
@@ -477,7 +483,7 @@ def derive_cases(case, seed: int = 2024, limit: int | None = None) -> list[Explo
         ([], [], [])
     values = _value_cases(case, specs, proto, rng)
     shapes = _shape_cases(case, specs)
-    combined = _combined_cases(case, discrete, values)
+    combined = _combined_cases(case, singles, values)
     groups = [singles, values, shapes, pairs, combined]
     for g in groups[3:]:
         rng.shuffle(g)
