@@ -296,3 +296,52 @@ def test_explore_breakers_caught_and_twins_pass():
     assert twins == {}, twins
     caught = [n for n in names if "explore" in failed[f"broken_{n}"]]
     assert len(caught) >= 0.9 * len(names), sorted(set(names) - set(caught))
+
+
+def test_grad_steps_scaled_to_the_point_near_close_kinks():
+    """clip's bounds at -1e-7 and 1e-7, inputs at 0 and 5e-8: the numeric step (5e-3) spans
+    both kinks, the central difference is ~0 while the (right) analytic gradient is 1. Steps
+    scaled toward the point see the local slope: no false failure. A wrong gradient there
+    still fails."""
+    from harness.case import Case
+    from harness.run import run_case
+
+    x = np.random.default_rng(0).uniform(-1, 1, (3, 4))
+    x[0, 0], x[1, 1] = 0.0, 5e-8
+    case = Case("TestClipTiny", "clip", {"X": x}, {"min": -1e-7, "max": 1e-7},
+                {"Out": np.clip(x, -1e-7, 1e-7)}, grad_inputs=["X"], grad_outputs=["Out"])
+    got = [r for r in run_case(case, checks=["grad"], places=("CPU",)) if r.status != "skip"]
+    assert got and all(r.status == "pass" for r in got), [r.message for r in got]
+
+    with registry.scratch():
+        from opkit import GradOpMaker, grad_var_name
+
+        class _Grad(GradOpMaker):
+            def apply(self):
+                op = self.new_grad_op("half_clip_grad")
+                op.set_input("X", self.input("X"))
+                op.set_input(grad_var_name("Out"), self.output_grad("Out"))
+                op.set_output(grad_var_name("X"), self.input_grad("X"))
+                return [op]
+
+        class _GradOp(OperatorWithKernel):
+            def infer_shape(self, ctx):
+                ctx.set_output_dim(grad_var_name("X"), ctx.get_input_dim("X"))
+
+        register_operator("half_clip", _SameOp, _UnaryMaker, grad_maker=_Grad)
+        register_operator("half_clip_grad", _GradOp)
+
+        @register_kernel("half_clip")
+        def fwd(ctx):
+            ctx.set_output("Out", np.clip(ctx.input("X"), -1e-7, 1e-7))
+
+        @register_kernel("half_clip_grad")
+        def bwd(ctx):
+            x, d = ctx.input("X"), ctx.input(grad_var_name("Out"))
+            inside = (x > -1e-7) & (x < 1e-7)
+            ctx.set_output(grad_var_name("X"), d * inside * 0.5)     # BUG: half
+
+        bad = Case("TestHalfClip", "half_clip", {"X": x}, {}, {"Out": np.clip(x, -1e-7, 1e-7)},
+                   grad_inputs=["X"], grad_outputs=["Out"])
+        got = [r for r in run_case(bad, checks=["grad"], places=("CPU",)) if r.status == "fail"]
+    assert got, "a wrong gradient between close kinks must still fail"
