@@ -146,7 +146,7 @@ def _value_cases(case, specs, proto, rng) -> list[Explored]:
 def _bool_values(case, s, a) -> list[Explored]:
     return [Explored("value", f"{s.name}: all {v}", _map_spec(case.inputs, s.name,
                                                               lambda _, v=v: np.full_like(a, v)),
-                     dict(case.attrs or {}), strict=True, info={"var": s.name})
+                     dict(case.attrs or {}), info={"var": s.name})
             for v in (True, False) if not (a == v).all()]
 
 
@@ -182,7 +182,7 @@ def _shared_nan(case, specs, proto, rng) -> list[Explored]:
     from harness.runner import map_inputs
 
     return [Explored("value", f"NaN at the same element of {', '.join(sorted(names))}",
-                     map_inputs(case.inputs, nan_at), dict(case.attrs or {}), strict=True,
+                     map_inputs(case.inputs, nan_at), dict(case.attrs or {}),
                      info={"var": sorted(names)[0]})]
 
 
@@ -199,7 +199,7 @@ def _float_values(case, s, a, k, dom, rng, attrs, shapes) -> list[Explored]:
             return
         out.append(Explored("value", f"{s.name}: {note}", _map_spec(case.inputs, s.name,
                                                                       lambda _: b),
-                            dict(case.attrs or {}), strict=True, grads=grads,
+                            dict(case.attrs or {}), strict=dom is not None, grads=grads,
                             info={"var": s.name}))
 
     idx = np.unravel_index(k, a.shape) if a.ndim else ()
@@ -238,8 +238,8 @@ def _int_values(case, s, a, k, dom, attrs, shapes, rng) -> list[Explored]:
             return
         out.append(Explored("value", f"{s.name}: {note}", _map_spec(case.inputs, s.name,
                                                                       lambda _: at(value)),
-                            dict(case.attrs or {}), in_domain=in_domain, strict=in_domain,
-                            info={"var": s.name}))
+                            dict(case.attrs or {}), in_domain=in_domain,
+                            strict=in_domain and dom is not None, info={"var": s.name}))
 
     if dom is not None and dom.kind == "integers":
         from opkit.framework.domains import Ref
@@ -261,7 +261,7 @@ def _int_values(case, s, a, k, dom, attrs, shapes, rng) -> list[Explored]:
         if (b < 0).any():
             out.append(Explored("value", f"{s.name}: mixed signs (x with random signs)",
                                 _map_spec(case.inputs, s.name, lambda _: b),
-                                dict(case.attrs or {}), strict=True, info={"var": s.name}))
+                                dict(case.attrs or {}), info={"var": s.name}))
     if info.min < 0:
         add("-1 (a negative integer)", -1, True)
     add(f"{int(a.max()) + 1} (one above the case's largest)", int(a.max()) + 1, True)
@@ -296,7 +296,7 @@ def _attr_values(a, value, specs, attrs) -> tuple[list, bool]:
         vals = list(dom.values) or ["float32", "float64", "int32", "int64"]
         return [v for v in vals if v != value and _dtype_eq(v, value) is False], True
     if a.type == "bool":
-        return [not bool(value)], True
+        return [not bool(value)], False
     if kind in ("axis", "axes", "perm"):
         rank = _rank_of(specs, dom.of) if dom.of else _first_float_rank(specs)
         if not rank:
@@ -390,11 +390,14 @@ def _attr_cases(case, specs, proto) -> tuple[list, list, list]:
         for v in values:
             new = dict(attrs)
             new[a.name] = v
+            is_discrete = a.type == "bool" or (a.domain is not None and
+                                               a.domain.kind in ("set", "dtype"))
             singles.append(Explored("attr", f"attr {a.name} = {v!r} (the case: {value!r})",
                                     case.inputs, new, strict=strict, grads=True,
-                                    info={"attr": a.name, "alts": {a.name: values}}))
-        if strict and values and (a.type == "bool" or (a.domain is not None and
-                                                       a.domain.kind in ("set", "dtype"))):
+                                    info={"attr": a.name, "alts": {a.name: values},
+                                          "discrete": is_discrete}))
+        if values and (a.type == "bool" or (a.domain is not None and
+                                            a.domain.kind in ("set", "dtype"))):
             discrete.append((a, value, values))
     pairs = []
     for (a1, v1, o1), (a2, v2, o2) in itertools.combinations(discrete, 2):
@@ -462,7 +465,8 @@ def _combined_cases(case, singles, values) -> list[Explored]:
         if hit is not None:
             picks.append(hit)
     out, per_attr = [], {}
-    for single in singles:
+    # declared discrete values (bools, value sets) first: a flag that matters only on NaN
+    for single in sorted(singles, key=lambda x: not x.info.get("discrete")):
         name = single.info.get("attr")
         if per_attr.get(name, 0) >= 2:
             continue
@@ -484,9 +488,8 @@ def derive_cases(case, seed: int = 2024, limit: int | None = None) -> list[Explo
     values = _value_cases(case, specs, proto, rng)
     shapes = _shape_cases(case, specs)
     combined = _combined_cases(case, singles, values)
+    rng.shuffle(pairs)
     groups = [singles, values, shapes, pairs, combined]
-    for g in groups[3:]:
-        rng.shuffle(g)
     out = []
     for items in itertools.zip_longest(*groups):
         for x in items:

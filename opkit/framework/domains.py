@@ -418,3 +418,31 @@ class VarDomainMixin:
     @property
     def parameter(self) -> bool:
         return bool(self.__dict__.get("_parameter"))
+
+
+def input_allows(op_type: str, inputs: dict, attrs: dict, var_name: str, array) -> bool:
+    """Whether `array`, fed as variable `var_name` of a case of `op_type` (inputs in the
+    OpTest format), lies inside the declared domain of its input slot (True without one).
+    The harness's variants use it so that derived inputs stay inside the op's contract."""
+    try:
+        from opkit.registry import op_info
+
+        proto = op_info(op_type).proto
+    except Exception:  # noqa: BLE001 - an unknown op: nothing declared
+        return True
+    if proto is None:
+        return True
+    slot, shapes = None, {}
+    for name, value in (inputs or {}).items():
+        items = value if isinstance(value, list) else [(name, value)]
+        for var, data in items:
+            arr = data[0] if isinstance(data, tuple) else data
+            shape = getattr(arr, "shape", None)
+            if shape is not None:
+                shapes.setdefault(name, shape)
+                shapes[var] = shape
+            if var == var_name:
+                slot = name
+    vp = proto.input(slot) if slot is not None else None
+    dom = var_domain(vp) if vp is not None else None
+    return dom is None or dom.contains(array, attrs=attrs, shapes=shapes)
