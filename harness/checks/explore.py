@@ -660,7 +660,7 @@ class ExploreCheck(Check):
                                       "input inside its declared domains that reference() "
                                       f"computes: {_first(op_error)}", kind=KernelRaised)
                 return None
-            if ex.info.get("other_rank") or ex.info.get("lax"):
+            if (ex.info.get("other_rank") or ex.info.get("lax")) and _raw(op_error):
                 return None   # infer_shape of many ops does not check the rank: a kernel
                               # written for the case's rank that raises on another is not
                               # judged (wrong values there are)
@@ -774,6 +774,15 @@ def _copy_inputs(inputs):
 
 def _structure(outputs) -> dict:
     return {slot: (len(v) if isinstance(v, list) else None) for slot, v in (outputs or {}).items()}
+
+
+def _raw(exc) -> bool:
+    """A raw numpy/Python error inside a kernel (wrapped as External), not the framework's
+    check of the kernel's outputs against infer_shape (a kernel giving other shapes than
+    promised is judged)."""
+    from opkit.framework import errors
+
+    return isinstance(exc, errors.External) or not isinstance(exc, errors.EnforceNotMet)
 
 
 def _first(exc) -> str:
