@@ -22,6 +22,7 @@ __all__ = ["DEFAULT_SEED", "DEFAULT_TIMEOUT", "ALL_PLACES", "ALL_DTYPES", "GRAD_
            "Options", "OptionsError", "current", "use", "using", "parse_choice"]
 
 DEFAULT_SEED = 2024
+DEFAULT_EXPLORE = 24       # harness.checks.explore: derived cases per OpTest case
 DEFAULT_TIMEOUT = 120.0
 ALL_PLACES = ("CPU", "GPU")
 ALL_DTYPES = ("float32", "float64")
@@ -61,6 +62,7 @@ class Options:
     no_gpu: bool = False                # treat the GPU as unusable (OPKIT_NO_GPU)
     timeout: float | None = DEFAULT_TIMEOUT   # seconds per check (None: no limit)
     place_option: str = "OPKIT_PLACE"   # how the user picks places (named in skip reasons)
+    explore: int = DEFAULT_EXPLORE      # derived cases per OpTest case of `explore` (0: off)
 
     @classmethod
     def from_env(cls, environ=None, **given) -> Options:
@@ -96,6 +98,14 @@ class Options:
                                     not in ("0", "", "no", "false"))
         if "no_gpu" not in values:
             values["no_gpu"] = bool(env.get("OPKIT_NO_GPU"))
+        if "explore" not in values and (env.get("OPKIT_EXPLORE") or "").strip():
+            text = env["OPKIT_EXPLORE"].strip()
+            try:
+                values["explore"] = int(text)
+            except ValueError:
+                raise OptionsError(f"OPKIT_EXPLORE={text!r}: not an integer") from None
+        if values.get("explore", 0) < 0:
+            raise OptionsError(f"explore budget {values['explore']}: must be >= 0")
         return cls(**values)
 
     def replace(self, **changes) -> Options:

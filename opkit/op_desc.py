@@ -61,11 +61,37 @@ def op_desc(proto) -> dict:
             "quant": bool(a.quant),
             "type": type_ids[a.type],
         }
-    return {
+    desc = {
         "Attrs": attrs,
         "Inputs": {v.name: _var(v) for v in sorted(proto.inputs, key=lambda v: v.name)},
         "Outputs": {v.name: _var(v) for v in sorted(proto.outputs, key=lambda v: v.name)},
     }
+    _add_domains(desc, proto)
+    return desc
+
+
+def _json_tree(value):
+    if isinstance(value, dict):
+        return {str(k): _json_tree(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_tree(v) for v in value]
+    return _jsonable(value)
+
+
+def _add_domains(desc: dict, proto) -> None:
+    """The declared domains (docs/domains.md): a "domain" object on each attr and input that
+    declares one, "parameter": true on a parameter input. Absent where nothing is declared,
+    so a description without domains is unchanged."""
+    for a in proto.attrs:
+        dom = getattr(a, "domain", None)
+        if dom is not None:
+            desc["Attrs"][a.name]["domain"] = _json_tree(dom.to_json())
+    for v in proto.inputs:
+        dom = getattr(v, "domain", None)
+        if dom is not None:
+            desc["Inputs"][v.name]["domain"] = _json_tree(dom.to_json())
+        if getattr(v, "parameter", False):
+            desc["Inputs"][v.name]["parameter"] = True
 
 
 # The per-op key holding the op's version and checkpoints (Paddle's readers ignore it).

@@ -18,6 +18,7 @@ from types import SimpleNamespace
 from opkit import (GradOpMaker, OperatorWithKernel, OpKernelType, OpMaker, enforce, errors,
                    grad_var_name, register_kernel)
 from reference_ops._common import reduce_dims
+from opkit.framework import domains as D
 
 __all__ = ["REDUCES", "build_reduce", "reduce_dims"]
 
@@ -62,6 +63,8 @@ def build_reduce(op_type: str) -> SimpleNamespace:
                       "reducing; only -1 (none) is supported.", default=-1).in_set([-1])
         self.add_attr("out_dtype", "int", "(int, default -1) Paddle's cast of Out; only -1 "
                       "(X's dtype) is supported.", default=-1).in_set([-1])
+        # declared domains (docs/domains.md)
+        self.proto.attr("dim").set_domain(D.axes_of("X"))
         self.add_comment(f"{name} Operator.\n\n$$Out = {formula}_{{dim}} X$$\nreduce_all "
                          "(or a `dim` naming every dimension) reduces over all of them; "
                          "keep_dim keeps the reduced dimensions as 1, otherwise they are "

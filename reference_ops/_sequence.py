@@ -154,7 +154,9 @@ def segment_argmax(xp, x, offsets, seg_max=None):
     ids = segment_ids(xp, off)
     rows = xp.arange(x.shape[0], dtype=np.int64).reshape((-1,) + (1,) * (x.ndim - 1))
     big = np.int64(x.shape[0])
-    cand = xp.where(x == seg_max[ids], rows, big)   # rows holding the max, else `big`
+    at_max = seg_max[ids]
+    # rows holding the max, else `big`; a NaN maximum is held by the segment's NaN rows
+    cand = xp.where((x == at_max) | (xp.isnan(x) & xp.isnan(at_max)), rows, big)
     cand = xp.broadcast_to(cand, x.shape)
     if xp is np:
         nonempty = off[1:] > off[:-1]

@@ -4,6 +4,7 @@ from opkit import (OpMaker, OperatorWithKernel, OpKernelType, GradOpMaker, regis
 from reference_ops._extra import add_extra_attrs
 from reference_ops._common import normalize_axis
 from reference_ops._tensor_attr import given, scalar_input
+from opkit.framework import domains as D
 
 
 class ConcatOpMaker(OpMaker):
@@ -16,6 +17,8 @@ class ConcatOpMaker(OpMaker):
         self.add_attr("axis", "int", "(int, default 0) The axis along which the inputs are "
                       "joined; negative counts from the end.").set_default(0)
         add_extra_attrs(self, "use_mkldnn", "use_quantizer")
+        # declared domains (docs/domains.md)
+        self.proto.attr("axis").set_domain(D.axis_of("X"))
         self.add_comment(r"""Concat Operator.
 
 Concatenates the inputs along `axis`; all other dimensions must agree:

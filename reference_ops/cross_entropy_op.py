@@ -1,6 +1,7 @@
 """cross_entropy: Y = -log(X[label]) (hard labels) or -sum(Label * log(X)) (soft)."""
 from opkit import (OpMaker, OperatorWithKernel, OpKernelType, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce, errors)
+from opkit.framework import domains as D
 
 
 class CrossEntropyOpMaker(OpMaker):
@@ -15,6 +16,9 @@ class CrossEntropyOpMaker(OpMaker):
                       "labels (distributions) instead of class indices.").set_default(False)
         self.add_attr("ignore_index", "int", "(int, default -100) A hard label equal to this "
                       "value contributes zero loss and zero gradient.").set_default(-100)
+        # declared domains (docs/domains.md)
+        self.proto.input("X").set_domain(D.probabilities())
+        self.proto.input("Label").set_domain(D.integers(0, D.dim("X", -1)))
         self.add_comment(r"""CrossEntropy Operator.
 
 Hard labels (soft_label = false):

@@ -4,6 +4,7 @@ import numpy as np
 from opkit import (OpMaker, OperatorWithKernel, OpKernelType, GradOpMaker, SelectedRows,
                    register_operator, register_kernel, grad_var_name, enforce, errors)
 from reference_ops._extra import add_extra_attrs
+from opkit.framework import domains as D
 
 NO_PADDING = -1
 
@@ -24,6 +25,9 @@ class LookupTableOpMaker(OpMaker):
                       default=NO_PADDING)
         add_extra_attrs(self, "is_distributed", "remote_prefetch", "trainer_id",
                         "height_sections", "epmap", "table_names")
+        # declared domains (docs/domains.md)
+        self.proto.input("W").as_parameter()
+        self.proto.input("Ids").set_domain(D.integers(0, D.dim("W", 0)))
         self.add_comment(r"""Lookup Table (embedding) operator.
 
 Looks up the rows of the table W selected by the ids:

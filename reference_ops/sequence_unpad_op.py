@@ -5,6 +5,7 @@ from opkit import (GradOpMaker, OpKernelType, OpMaker, OperatorWithKernel, enfor
                    grad_var_name, register_kernel, register_operator)
 
 from reference_ops.sequence_pad_op import pad_positions
+from opkit.framework import domains as D
 
 
 class SequenceUnpadOpMaker(OpMaker):
@@ -14,6 +15,8 @@ class SequenceUnpadOpMaker(OpMaker):
                        "every sequence.")
         self.add_output("Out", "(LoDTensor) The rows of X that are not padding, with LoD "
                         "[Length] (lod_level 1).")
+        # declared domains (docs/domains.md)
+        self.proto.input("Length").set_domain(D.integers(0, D.dim("X", 1) + 1))
         self.add_comment(r"""Sequence Unpad Operator.
 
 With $L_i$ = Length[i] and $o_i = \sum_{k<i} L_k$:

@@ -2,6 +2,7 @@
 from opkit import (OpMaker, OperatorWithKernel, OpKernelType, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce, errors)
 from reference_ops._tensor_attr import given, int_list_input
+from opkit.framework import domains as D
 
 _TENSOR_SLOTS = ("StartsTensor", "EndsTensor", "StartsTensorList", "EndsTensorList")
 
@@ -34,6 +35,8 @@ class SliceOpMaker(OpMaker):
         self.add_attr("decrease_axis", "ints", "(list<int>, default []) Axes (of size 1 after "
                       "slicing) removed from Out; removing every axis leaves shape [1].",
                       default=[])
+        # declared domains (docs/domains.md)
+        self.proto.attr("axes").set_domain(D.axes_of("Input"))
         self.add_comment(r"""Slice Operator.
 
 For each axis in `axes` takes the range [start, end) (negative values count

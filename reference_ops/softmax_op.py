@@ -3,6 +3,7 @@ from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce)
 from reference_ops._extra import add_extra_attrs
 from reference_ops._common import normalize_axis
+from opkit.framework import domains as D
 
 
 class SoftmaxOpMaker(OpMaker):
@@ -13,6 +14,8 @@ class SoftmaxOpMaker(OpMaker):
                       "perform softmax along; -1 is the last dimension.").set_default(-1)
         add_extra_attrs(self, "use_cudnn", "use_mkldnn", "data_format", "is_test",
                         "mkldnn_data_type")
+        # declared domains (docs/domains.md)
+        self.proto.attr("axis").set_domain(D.axis_of("X"))
         self.add_comment(r"""Softmax Operator.
 
 Normalizes X along `axis` into a probability distribution:

@@ -4,6 +4,7 @@ from opkit import (OpMaker, OperatorWithKernel, OpKernelType, GradOpMaker, regis
 
 from reference_ops._common import normalize_axis
 from reference_ops._tensor_attr import given, int_list_input, scalar_input
+from opkit.framework import domains as D
 
 
 class SplitOpMaker(OpMaker):
@@ -22,6 +23,8 @@ class SplitOpMaker(OpMaker):
                       "`sections` is empty.").set_default(0).greater_than(-1)
         self.add_attr("sections", "ints", "(list<int>, default []) The size of each part along "
                       "`axis`; one entry may be -1 (inferred).").set_default([])
+        # declared domains (docs/domains.md)
+        self.proto.attr("axis").set_domain(D.axis_of("X"))
         self.add_comment(r"""Split operator.
 
 Splits X along `axis` into `num` equal parts or into parts of the sizes in

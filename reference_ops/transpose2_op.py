@@ -5,6 +5,7 @@ from opkit import (GradOpMaker, OperatorWithKernel, OpKernelType, OpMaker, enfor
 from reference_ops._extra import add_extra_attrs
 from reference_ops.reshape2_op import grad_x_shape, x_dims_of_grad
 from reference_ops.transpose_op import _check_perm
+from opkit.framework import domains as D
 
 
 class Transpose2OpMaker(OpMaker):
@@ -17,6 +18,8 @@ class Transpose2OpMaker(OpMaker):
         self.add_attr("axis", "ints", "(list<int>) A permutation of [0, rank(X)): dimension i "
                       "of Out is dimension axis[i] of X.")
         add_extra_attrs(self, "use_mkldnn", "data_format", "use_quantizer", "mkldnn_data_type")
+        # declared domains (docs/domains.md)
+        self.proto.attr("axis").set_domain(D.perm_of("X"))
         self.add_comment(r"""Transpose2 Operator.
 
 Permutes the dimensions of X according to `axis` (as transpose):

@@ -2,6 +2,7 @@
 from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce, errors)
 from reference_ops._extra import add_extra_attrs
+from opkit.framework import domains as D
 
 
 class TransposeOpMaker(OpMaker):
@@ -12,6 +13,8 @@ class TransposeOpMaker(OpMaker):
         self.add_attr("axis", "ints", "(list<int>) A permutation of [0, rank(X)): dimension i "
                       "of Out is dimension axis[i] of X.")
         add_extra_attrs(self, "use_mkldnn", "data_format")
+        # declared domains (docs/domains.md)
+        self.proto.attr("axis").set_domain(D.perm_of("X"))
         self.add_comment(r"""Transpose Operator.
 
 Permutes the dimensions of X according to `axis`:

@@ -116,6 +116,7 @@ def compare(old: dict, new: dict) -> CompatReport:
                 _compare_vars(out, op, what, old[op][section], new[op][section])
             _compare_attrs(out, op, old[op]["Attrs"], new[op]["Attrs"])
             compare_sbp(out, op, old[op], new[op])
+            _compare_domains(out, op, old[op], new[op])
     return report
 
 
@@ -236,3 +237,44 @@ def _compare_attrs(out: _Collector, op: str, old: dict, new: dict) -> None:
             else:                   # quant
                 breaking = True
             out.add(breaking, op, "attr-flag-changed", name, fa, fb, text, field=flag)
+
+
+# -- declared domains (docs/domains.md) ------------------------------------------------------
+def _compare_domains(out: _Collector, op: str, old: dict, new: dict) -> None:
+    """`domain-narrowed` (breaking) / `domain-widened` (a note) for every attr and input
+    whose declared domain changed; only where both sides declare one (a description from a
+    tool that writes no domains, Paddle's print_op_desc.py, compares nothing here). A domain
+    removed on the new side is a widening."""
+    from opkit.framework.domains import Domain
+
+    for section, what in (("Attrs", "attr"), ("Inputs", "input")):
+        o_sec, n_sec = old.get(section, {}), new.get(section, {})
+        for name in sorted(o_sec.keys() & n_sec.keys()):
+            a, b = o_sec[name].get("domain"), n_sec[name].get("domain")
+            if a is None or a == b:
+                continue
+            subject = f"{what} '{name}' of op '{op}'"
+            try:
+                da = Domain.from_json(a)
+                db = Domain.from_json(b) if b is not None else None
+            except (KeyError, TypeError, ValueError, IndexError):
+                continue
+            if db is None:
+                out.add(False, op, "domain-widened", name, a, None,
+                        f"{subject}: domain {da.describe()} no longer declared (any value)")
+                continue
+            wider = db.covers(da)
+            narrower = da.covers(db)
+            if wider and not narrower:
+                out.add(False, op, "domain-widened", name, a, b,
+                        f"{subject}: domain widened from {da.describe()} to {db.describe()}")
+            elif not wider:
+                left_out = ""
+                if da.kind == db.kind and da.kind in ("set", "dtype"):
+                    gone = [v for v in da.values if v not in db.values]
+                    if gone:
+                        left_out = f" ({', '.join(repr(v) for v in gone)} no longer accepted)"
+                out.add(True, op, "domain-narrowed", name, a, b,
+                        f"{subject}: domain narrowed from {da.describe()} to "
+                        f"{db.describe()}{left_out}: saved programs that use the values left "
+                        "out stop working")

@@ -46,3 +46,10 @@ ALLOWABLE_KINDS = BREAKING_KINDS + ("undocumented-change", "behavior-changed",
                                     "program-incompatible", "sbp-removed")
 ALLOW_KINDS = ("allow-expired", "allow-unused")
 ALL_KINDS = BREAKING_KINDS + NOTE_KINDS + VERSION_KINDS + PROGRAM_KINDS + SBP_KINDS
+
+# Declared domains (docs/domains.md): an attr's or input's domain made smaller breaks saved
+# programs that use the values left out (`domain-narrowed`, breaking, allowable); a larger
+# one is a note (`domain-widened`). Compared only where both descriptions declare one.
+DOMAIN_KINDS = ("domain-narrowed", "domain-widened")
+ALLOWABLE_KINDS = ALLOWABLE_KINDS + ("domain-narrowed",)
+ALL_KINDS = ALL_KINDS + DOMAIN_KINDS

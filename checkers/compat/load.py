@@ -118,7 +118,20 @@ def _var_section(section: Any, label: str, jpath: str) -> dict:
         entry = _expect_object(entry, label, epath, "an object of flags")
         out[name] = {flag: _expect_bool(entry, flag, label, epath, flag in _REQUIRED_VAR_FLAGS)
                      for flag in VAR_FLAGS}
+        _keep_domain(entry, out[name], label, epath)
     return out
+
+
+def _keep_domain(entry: dict, out: dict, label: str, jpath: str) -> None:
+    """A declared domain (docs/domains.md), kept as given when it is an object with a
+    string "kind"."""
+    if "domain" not in entry:
+        return
+    dom = entry["domain"]
+    if not isinstance(dom, dict) or not isinstance(dom.get("kind"), str):
+        raise DescError(label, path_join(jpath, "domain"),
+                        f"expected an object with a string 'kind', got {describe(dom)}")
+    out["domain"] = dom
 
 
 def _attr_section(section: Any, label: str, jpath: str) -> dict:
@@ -141,6 +154,7 @@ def _attr_section(section: Any, label: str, jpath: str) -> dict:
         attr = {"type": type_id, "default_value": entry["default_value"]}
         for flag in ATTR_FLAGS:
             attr[flag] = _expect_bool(entry, flag, label, epath, False)
+        _keep_domain(entry, attr, label, epath)
         out[name] = attr
     return out
 

@@ -55,8 +55,21 @@ class InferShapeCheck(Check):
                 shapes = compile_shapes(case, specs, outs, unknown)
             except Exception as exc:  # noqa: BLE001
                 refusal = opkit_refusal(exc)
-                return [self.failed(derived, None, f"with {what}: compile-time infer_shape "
-                                    f"raised {refusal or raised(exc)}", kind=WrongShape)]
+                # a dim unknown in one input while a sibling that must match keeps it
+                # known (mul's K in X but not in Y): infer_shape may refuse to compare
+                # them; the same dim unknown in every input that has that size is the
+                # consistent program, and judged instead
+                consistent = _consistent(arrays, unknown) if refusal else None
+                try:
+                    if consistent is None:
+                        raise exc
+                    shapes = compile_shapes(case, specs, outs, consistent)
+                    what += " (and every dim of that size in the other inputs)"
+                except Exception as exc2:  # noqa: BLE001
+                    refusal = opkit_refusal(exc2)
+                    return [self.failed(derived, None, f"with {what}: compile-time "
+                                        f"infer_shape raised {refusal or raised(exc2)}",
+                                        kind=WrongShape)]
             for name, shape in shapes.items():
                 arr = runtime.get(name)
                 if shape is None or arr is None:
@@ -67,6 +80,21 @@ class InferShapeCheck(Check):
                                         f"compile-time shape {list(shape)}, run-time shape "
                                         f"{list(arr.shape)}: {problem}", kind=WrongShape)]
         return [self.passed(derived, None, f"{len(plans)} compile-time variants agree")]
+
+
+def _consistent(arrays: dict, unknown: dict):
+    """`unknown` ({input: dim}) widened to {input: [dims]}: every dim of every other input
+    whose size equals an unknown dim's size; None when that adds nothing."""
+    sizes = {arrays[n].data.shape[j] for n, j in unknown.items()
+             if n in arrays and j < arrays[n].data.ndim}
+    out = {n: [j] for n, j in unknown.items()}
+    added = False
+    for n, s in arrays.items():
+        for j, d in enumerate(s.data.shape):
+            if d in sizes and j not in out.get(n, []):
+                out.setdefault(n, []).append(j)
+                added = True
+    return out if added else None
 
 
 def _disagree(compiled: list, run: list) -> str | None:
@@ -90,8 +118,10 @@ def compile_shapes(case, specs, outs: dict, unknown: dict) -> dict:
     for ss in specs.values():
         for s in ss:
             shape = list(s.data.shape)
-            if s.name in unknown and unknown[s.name] < len(shape):
-                shape[unknown[s.name]] = -1
+            dims = unknown.get(s.name, [])
+            for j in (dims if isinstance(dims, list) else [dims]):
+                if j < len(shape):
+                    shape[j] = -1
             block.create_var(name=s.name, shape=shape, dtype=s.data.dtype.name,
                              lod_level=len(s.lengths or []))
     ins = {slot: [s.name for s in ss] for slot, ss in specs.items()}

@@ -47,6 +47,7 @@ CHECK_MODULES = [
     "harness.checks.double_grad",
     "harness.checks.grad_outputs",
     "harness.checks.distribution",
+    "harness.checks.explore",
 ]
 
 # the names of the table's checks, known without importing them (a module's name is its

@@ -15,10 +15,50 @@ def _zero(data: np.ndarray) -> np.ndarray:
     return np.zeros((0,) + data.shape[1:], dtype=data.dtype)
 
 
-def derive(case, context=None):
+def _parameters(case) -> set:
+    """The input slots the op declares as parameters (`VarProto.as_parameter()`: weights,
+    an embedding table): none of their dims is a batch dim, so they are never emptied."""
+    try:
+        from opkit.registry import op_info
+
+        proto = op_info(case.op_type).proto
+    except Exception:  # noqa: BLE001
+        return set()
+    return {v.name for v in getattr(proto, "inputs", []) or [] if getattr(v, "parameter", False)}
+
+
+def _tables(case, params) -> set:
+    """Float inputs that an integer input indexes (an embedding table W and its ids, whose
+    values all lie in [0, W's rows) while the ids' own first dim differs): a table is no
+    batch, and emptying it would leave the ids out of range."""
     specs = normalize_slots(case.inputs)
+    ints = [s for slot, ss in specs.items() if slot not in params for s in ss
+            if isinstance(s.data, np.ndarray) and s.data.dtype.kind in "iu" and s.data.size]
+    out = set()
+    for slot, ss in specs.items():
+        for s in ss:
+            d = s.data
+            if slot in params or not isinstance(d, np.ndarray) or d.dtype.kind != "f" or \
+                    not d.ndim or d.shape[0] < 2:
+                continue
+            rows = d.shape[0]
+            if any(i.data.shape[:1] != (rows,) and i.data.min() >= 0 and i.data.max() < rows
+                   and i.data.max() >= 1 for i in ints):
+                out.add(slot)
+    return out
+
+
+def derive(case, context=None):
+    params = _parameters(case)
+    params |= _tables(case, params)
+    specs = {slot: ss for slot, ss in normalize_slots(case.inputs).items() if slot not in params}
     floats = [s for ss in specs.values() for s in ss
               if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f" and s.data.ndim]
+    if not floats:
+        # a float parameter (an embedding table) and an integer batch input (the ids):
+        # the batch is the integer input's
+        floats = [s for ss in specs.values() for s in ss
+                  if isinstance(s.data, np.ndarray) and s.data.ndim and params]
     if not floats:
         return Unsupported("empty", "the case has no float input with a batch dimension")
     lod = [s for s in floats if s.lengths]
@@ -33,9 +73,11 @@ def derive(case, context=None):
     if any(zeroes(s) and s.lengths and len(s.lengths) > 1 for ss in specs.values() for s in ss):
         return Unsupported("empty", "multi-level LoD inputs are not emptied")
     zeroed = []
+    param_names = {s.name for slot, ss in normalize_slots(case.inputs).items() if slot in params
+                   for s in ss}
 
     def one(s):
-        if not zeroes(s):
+        if s.name in param_names or not zeroes(s):
             return as_value(s)
         zeroed.append(s.name)
         if s.lengths:

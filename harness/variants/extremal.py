@@ -42,10 +42,16 @@ KINDS = {"large": _large, "zero_rows": _zero_rows, "tiny": _tiny}
 
 
 def map_floats(case, fn, suffix):
+    from opkit.framework.domains import input_allows
+
     def one(s):
         d = s.data
         if isinstance(d, np.ndarray) and d.dtype.kind == "f" and d.size:
-            d = fn(d.astype(np.float64)).astype(d.dtype)
+            new = fn(d.astype(np.float64)).astype(d.dtype)
+            # an input's declared domain (docs/domains.md) bounds what is derived: values
+            # outside it are no input the op has to take
+            if input_allows(case.op_type, case.inputs, case.attrs, s.name, new):
+                d = new
         return as_value(s, d)
 
     return replace(case, inputs=map_inputs(case.inputs, one), outputs={},

@@ -43,6 +43,10 @@ def derive(case, context=None):
             if flat.size >= 3:
                 flat[2] = flat[1 if flat.size > 1 else 0]
                 pts.append((2, f"tie with element 1 ({float(flat[1])!r})"))
+            from opkit.framework.domains import input_allows
+
+            if not input_allows(case.op_type, case.inputs, case.attrs, s.name, d):
+                return as_value(s)   # outside the input's declared domain: not derived
             points[s.name] = pts
         return as_value(s, d)
 

@@ -63,6 +63,11 @@ def add_arguments(parser) -> None:
     parser.add_argument("--fuzz", type=int, default=None, metavar="N",
                         help=f"draw N generated cases per OpTest, with the input variants "
                              f"applied (check 'fuzz'; default {DEFAULT_FUZZ}, 0: off)")
+    from harness.checks.explore import DEFAULT_BUDGET
+
+    parser.add_argument("--explore", type=int, default=None, metavar="N",
+                        help=f"derived cases the 'explore' check judges per OpTest case "
+                             f"(default {DEFAULT_BUDGET}, or $OPKIT_EXPLORE; 0: off)")
     parser.add_argument("--seed", type=int, default=None,
                         help=f"seed of every random generator, >= 0 (default {DEFAULT_SEED}, "
                              f"or $OPKIT_SEED)")
@@ -123,6 +128,7 @@ def _options(args):
         raise _usage(f"--seed {args.seed}: must be >= 0")
     try:
         opts = Options.from_env(seed=args.seed, places=args.place, dtypes=args.dtype,
+                                explore=getattr(args, "explore", None),
                                 place_option="--place")
     except OptionsError as exc:
         raise _usage(str(exc)) from None
@@ -139,6 +145,8 @@ def _validate(args) -> None:
         raise _usage(f"--jobs {args.jobs}: must be >= 1")
     if args.fuzz is not None and args.fuzz < 0:
         raise _usage(f"--fuzz {args.fuzz}: must be >= 0")
+    if getattr(args, "explore", None) is not None and args.explore < 0:
+        raise _usage(f"--explore {args.explore}: must be >= 0")
     if args.timeout is not None and (not math.isfinite(args.timeout) or args.timeout < 0):
         raise _usage(f"--timeout {args.timeout:g}: must be a finite number of seconds >= 0 "
                      f"(0: no limit)")

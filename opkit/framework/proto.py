@@ -5,6 +5,7 @@ import numbers
 from dataclasses import dataclass, field
 
 from opkit.framework import errors
+from opkit.framework.domains import AttrDomainMixin, VarDomainMixin  # declared domains
 
 __all__ = ["OpMaker", "OpProto", "VarProto", "AttrProto", "ATTR_TYPE_IDS", "NO_DEFAULT"]
 
@@ -84,7 +85,7 @@ def coerce_attr(attr_type: str, value):
 
 
 @dataclass
-class VarProto:
+class VarProto(VarDomainMixin):
     name: str
     comment: str = ""
     duplicable: bool = False
@@ -116,7 +117,7 @@ class VarProto:
 
 
 @dataclass
-class AttrProto:
+class AttrProto(AttrDomainMixin):
     name: str
     type: str
     comment: str = ""

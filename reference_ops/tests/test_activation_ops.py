@@ -112,7 +112,7 @@ class TestHardShrink(_Act, OpTest):
     attrs = {"threshold": 0.3}
 
     def ref(self, x):
-        return np.where(np.abs(x) > 0.3, x, 0.0)
+        return x * (np.abs(x) > 0.3)   # NaN stays NaN, as Paddle's x * mask
 
 
 class TestSoftShrink(_Act, OpTest):
@@ -121,7 +121,8 @@ class TestSoftShrink(_Act, OpTest):
     attrs = {"lambda": 0.4}
 
     def ref(self, x):
-        return np.where(x > 0.4, x - 0.4, np.where(x < -0.4, x + 0.4, 0.0))
+        # (x > l)(x - l) + (x < -l)(x + l), as Paddle's: NaN stays NaN
+        return (x > 0.4) * (x - 0.4) + (x < -0.4) * (x + 0.4)
 
 
 class TestSqrt(_Act, OpTest):
@@ -385,7 +386,7 @@ class TestThresholdedRelu(_Act, OpTest):
     attrs = {"threshold": 0.5}
 
     def ref(self, x):
-        return np.where(x > 0.5, x, 0.0)
+        return x * (x > 0.5)   # NaN stays NaN, as Paddle's x * mask
 
 
 class TestHardSigmoid(_Act, OpTest):

@@ -19,7 +19,9 @@ CHECKS = ("output", "grad", "dtypes", "mutation", "aliasing", "determinism", "lo
           # declared parallel signatures (issue 28)
           "sbp",
           # second-order gradients, every output's gradient, random ops (issue 23)
-          "double_grad", "grad_outputs", "distribution")
+          "double_grad", "grad_outputs", "distribution",
+          # the declared contract explored (issue 23)
+          "explore")
 
 
 def test_9_rule_codes_and_names():
