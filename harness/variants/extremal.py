@@ -50,7 +50,7 @@ def map_floats(case, fn, suffix):
             new = fn(d.astype(np.float64)).astype(d.dtype)
             # an input's declared domain (docs/domains.md) bounds what is derived: values
             # outside it are no input the op has to take
-            if input_allows(case.op_type, case.inputs, case.attrs, s.name, new):
+            if input_allows(_proto(case.op_type), case.inputs, case.attrs, s.name, new):
                 d = new
         return as_value(s, d)
 
@@ -68,3 +68,13 @@ def derive(case, context=None):
         out.append(Derived("extremal", map_floats(case, fn, kind), case,
                            f"{kind} float inputs", {"kind": kind}))
     return out
+
+
+def _proto(op_type: str):
+    """The op's OpProto, or None (an unknown op declares nothing)."""
+    from opkit.registry import op_info
+
+    try:
+        return op_info(op_type).proto
+    except Exception:  # noqa: BLE001 - an unknown op: nothing declared
+        return None

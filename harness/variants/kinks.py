@@ -45,7 +45,7 @@ def derive(case, context=None):
                 pts.append((2, f"tie with element 1 ({float(flat[1])!r})"))
             from opkit.framework.domains import input_allows
 
-            if not input_allows(case.op_type, case.inputs, case.attrs, s.name, d):
+            if not input_allows(_proto(case.op_type), case.inputs, case.attrs, s.name, d):
                 return as_value(s)   # outside the input's declared domain: not derived
             points[s.name] = pts
         return as_value(s, d)
@@ -57,3 +57,13 @@ def derive(case, context=None):
                       grad_inputs=list(case.grad_inputs or points))
     return Derived("kinks", derived, case, "inputs on kinks (0, float attr values, a tie)",
                    {"points": points})
+
+
+def _proto(op_type: str):
+    """The op's OpProto, or None (an unknown op declares nothing)."""
+    from opkit.registry import op_info
+
+    try:
+        return op_info(op_type).proto
+    except Exception:  # noqa: BLE001 - an unknown op: nothing declared
+        return None

@@ -55,7 +55,7 @@ def add_arguments(parser) -> None:
 
 
 def _usage(msg: str):
-    from opkit.cli.main import UsageError
+    from opkit.cli.config import UsageError
 
     return UsageError(msg)
 
