@@ -54,6 +54,8 @@ class ModuleIndex:
         self.module = module
         self.array_modules: set[str] = set()  # local names bound to numpy / cupy
         self.from_imports: dict[str, str] = {}  # local name -> "module.name"
+        self.import_levels: dict[str, int] = {}  # local name -> dots of a relative import
+        self.module_imports: dict[str, str] = {}  # `import pkg.mod as m`: "m" -> "pkg.mod"
         self._const_nodes: dict[str, object] = {}
         self.functions: dict[str, cst.FunctionDef] = {}
         self.classes: dict[str, cst.ClassDef] = {}
@@ -118,6 +120,8 @@ class ModuleIndex:
                     else full.split(".")[0]
                 if full in ARRAY_MODULES:
                     self.array_modules.add(local)
+                elif alias.asname is not None and full.split(".")[0] not in ("opkit", "cupy"):
+                    self.module_imports[local] = full
         elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
             module = dotted(small.module) if small.module else ""
             for alias in small.names:
@@ -125,6 +129,8 @@ class ModuleIndex:
                 local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) \
                     else name
                 self.from_imports[local] = f"{module}.{name}"
+                if small.relative:
+                    self.import_levels[local] = len(small.relative)
                 if module == "" and name in ARRAY_MODULES:
                     self.array_modules.add(local)
         elif isinstance(small, cst.Assign):
