@@ -978,7 +978,7 @@ class KernelAnalysis:
         if flags is None:
             return FRESH  # a numpy call the table does not know takes its arguments as read-only
         if "w" in flags:
-            self._arg0_write(call, values, state)
+            self._arg0_write(call, values, state, nps.written_param(name))
         if "s" in flags:
             return Taint(first.slot, "list") if isinstance(first, Taint) and first.kind == "array" \
                 else FRESH

@@ -10,6 +10,8 @@ What is recorded:
   position: arguments nin .. nin+nout-1 are written.
 * OUT_POSITION: every other function (and array method) with an `out` parameter -> the
   position `out` may be given at (-1 when keyword-only), from its signature.
+* WRITTEN_PARAM: for the functions that write their first array, that parameter's name
+  (`np.copyto(dst=x, src=0)` passes it by keyword).
 * ATTRS: array attributes (`T`, `real`, ...) -> the same flags, for reading the attribute.
 * FUNCS / METHODS / RANDOM: what a call does to its first array argument (for methods: to
   the array it is called on; for RANDOM: to the array passed to a random generator's method
@@ -54,15 +56,17 @@ def _arrays(np):
 def _patterns(np):
     """Positional argument lists tried after the array, by count (the first that works)."""
     mask = np.ones((2, 3), dtype=bool)
-    return {0: [()], 1: [(1,), (-1,), ("float64",)], 2: [([0], 7.5), (mask, 7.5), (0, 1)],
+    return {0: [()], 1: [(1,), (-1,), ("float64",), ((2, 3),)], 2: [([0], 7.5), (mask, 7.5), (0, 1)],
             3: [(np.zeros((2, 1), dtype=np.intp), 7.5, 1)]}
 
 
-def _probe(np, call, form_args, keywords=None) -> str | None:
-    """Flags of one form, joined over the sample arrays (None: no sample takes it)."""
+def _probe(np, call, form_args, keywords=None, finite: bool = False) -> str | None:
+    """Flags of one form, joined over the sample arrays (None: no sample takes it).
+    `finite`: only the finite sample (random samplers given a nan or inf parameter can crash
+    numpy itself, e.g. Generator.standard_gamma)."""
     flags = set()
     worked = False
-    for sample in _arrays(np):
+    for sample in _arrays(np)[:1] if finite else _arrays(np):
         a = sample.copy()
         try:
             with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()), \
@@ -84,19 +88,19 @@ def _probe(np, call, form_args, keywords=None) -> str | None:
     return "".join(sorted(flags)) or "n"
 
 
-def _forms(np, call, offset: int, params: set) -> dict:
+def _forms(np, call, offset: int, params: set, finite: bool = False) -> dict:
     out = {}
     fixed = {"refcheck": False} if "refcheck" in params else {}
     for count, alternatives in _patterns(np).items():
         for args in alternatives:
-            flags = _probe(np, call, args, fixed)
+            flags = _probe(np, call, args, fixed, finite)
             if flags is not None:
                 out[str(count + offset)] = flags
                 break
     for name, value in (("copy", False), ("inplace", True)):
         if name in params:
             for args in ((), ("float64",), (1,)):
-                flags = _probe(np, call, args, {name: value, **fixed})
+                flags = _probe(np, call, args, {name: value, **fixed}, finite)
                 if flags is not None:
                     out[f"{name}={value}"] = flags
                     break
@@ -120,10 +124,19 @@ def _params(func) -> tuple[set, int | None]:
     return set(names), out_pos
 
 
+def _first_param(func) -> str | None:
+    import inspect
+
+    try:
+        return next(iter(inspect.signature(func).parameters), None)
+    except (TypeError, ValueError):
+        return None
+
+
 def build() -> dict:
     import numpy as np
 
-    ufuncs, out_position, funcs, methods, random = {}, {}, {}, {}, {}
+    ufuncs, out_position, funcs, methods, random, written = {}, {}, {}, {}, {}, {}
     for name in sorted(dir(np)):
         if name.startswith("_") or name in SKIP:
             continue
@@ -139,6 +152,9 @@ def build() -> dict:
         forms = _forms(np, obj, 1, params)
         if forms:
             funcs[name] = forms
+            first = _first_param(obj)
+            if any("w" in f for f in forms.values()) and first:
+                written[name] = first
     sample = _arrays(np)[0]
     for name in sorted(dir(sample)):
         if name.startswith("__") or name in SKIP:
@@ -171,7 +187,7 @@ def build() -> dict:
                 continue
             params, _ = _params(getattr(owner, name))
             forms = _forms(np, lambda a, *args, _n=name, _m=make, **kw: getattr(_m(), _n)(a, *args, **kw),
-                           1, params)
+                           1, params, finite=True)
             if forms:
                 merged = random.setdefault(name, {})
                 for key, flags in forms.items():  # a form that writes anywhere writes
@@ -179,7 +195,8 @@ def build() -> dict:
                     merged[key] = "".join(sorted(set(old + flags) - ({"n"} if old + flags != "n" else set()))) \
                         or "n"
     return {"NUMPY_VERSION": np.__version__, "UFUNCS": ufuncs, "OUT_POSITION": out_position,
-            "FUNCS": funcs, "METHODS": methods, "ATTRS": attrs, "RANDOM": random}
+            "FUNCS": funcs, "METHODS": methods, "ATTRS": attrs, "RANDOM": random,
+            "WRITTEN_PARAM": written}
 
 
 def render(table: dict) -> str:

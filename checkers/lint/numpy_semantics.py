@@ -70,3 +70,7 @@ def known_method(name: str) -> bool:
 
 def known_random(name: str) -> bool:
     return name in T.RANDOM
+
+
+def written_param(name: str) -> str:
+    return T.WRITTEN_PARAM.get(name, "")
