@@ -337,16 +337,22 @@ class KernelAnalysis:
                     self.block(suite_statements(stmt.orelse.body), other)
             self._replace(state, merge(branch, other))
         elif isinstance(stmt, (cst.For, cst.While)):
+            elements = [None]
             if isinstance(stmt, cst.For):
-                element = element_of(self.eval(stmt.iter, state))
+                iterated = self.eval(stmt.iter, state)
+                # a tuple of several inputs (`for a in (x, y)`, `*args`): each one in turn
+                many = iterated.items if isinstance(iterated, TupleVal) else ()
+                elements = list(dict.fromkeys(many)) if 1 < len(many) <= 8 and \
+                    sum(1 for v in many if _taints(v)) > 1 else [element_of(iterated)]
             else:
                 self.eval(stmt.test, state)
             loop = dict(state)
             for _ in range(2):
-                if isinstance(stmt, cst.For):
-                    self.bind(stmt.target, element, loop)
-                self.block(suite_statements(stmt.body), loop)
-                loop = merge(state, loop)
+                for element in elements:
+                    if isinstance(stmt, cst.For):
+                        self.bind(stmt.target, element, loop)
+                    self.block(suite_statements(stmt.body), loop)
+                    loop = merge(state, loop)
             self._replace(state, merge(state, loop))
             if stmt.orelse is not None:
                 self.block(suite_statements(stmt.orelse.body), state)

@@ -17,7 +17,8 @@ CASES = [(rule, kind, i, as_example(ex)) for rule in CATALOG_RULES
 @pytest.mark.parametrize("rule,kind,i,example", CASES,
                          ids=[f"{r.code}-{k}-{i}" for r, k, i, _ in CASES])
 def test_example(rule, kind, i, example):
-    result = lint(example.code, example.path, dedent=False, fix=rule.fixable)
+    result = lint(example.code, example.path, dedent=False, fix=rule.fixable,
+                  **{k.replace("-", "_"): v for k, v in example.config})
     findings = result.findings
     found = {f.rule for f in findings}
     if kind == "invalid":
