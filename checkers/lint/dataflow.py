@@ -161,6 +161,12 @@ RNG = "<random generator>"
 
 
 @dataclass(frozen=True)
+class NumpyFunc:
+    """`np.add`, `np.maximum` held in a name (`reducer = np.add`)."""
+    name: str
+
+
+@dataclass(frozen=True)
 class ForeignModule:
     """`import pkg.mod as m`: a module of the project, read for its functions."""
     origin: str
@@ -715,6 +721,8 @@ class KernelAnalysis:
         base = self.eval(expr.value, state)
         if base is CTX and attr == "xp":
             return XP
+        if base is XP and nps.known_function(attr):
+            return NumpyFunc(attr)
         if isinstance(base, Taint):
             if base.kind == "array":
                 if attr in VIEW_ATTRS:
@@ -755,6 +763,11 @@ class KernelAnalysis:
                 return self._module_call(method, call, values, state)
             if receiver is RNG:
                 return self._random_call(method, call, values, state)
+            if isinstance(receiver, NumpyFunc):  # np.add.at(x, ...), reducer.reduceat(...)
+                if method == "at" and receiver.name in nps.UFUNCS:
+                    self._arg0_write(call, values, state)
+                    return None
+                return FRESH
             if isinstance(func.value, cst.Attribute) and self.eval(func.value.value, state) is XP:
                 inner = func.value.attr.value
                 if inner == "random":
@@ -812,6 +825,8 @@ class KernelAnalysis:
                     return self._inline(held, call, values, state)
                 if isinstance(held, ForeignFunc):
                     return self._foreign(held, call, values, state)
+                if isinstance(held, NumpyFunc):
+                    return self._module_call(held.name, call, values, state)
                 if isinstance(held, SelfVal):
                     return None
                 self._unknown_call(call, values, state)
@@ -850,8 +865,9 @@ class KernelAnalysis:
             foreign = self._foreign_function(name)
             if foreign is not None:
                 return self._foreign(foreign, call, values, state)
-            if name in PURE_BUILTINS or (kind or "").startswith("enforce") or name in ERROR_CLASSES:
-                return None
+            if name in PURE_BUILTINS or (kind or "").startswith("enforce") or name in ERROR_CLASSES \
+                    or origin.split(".")[0] == "opkit":
+                return None  # builtins and opkit's own API take their arguments as read-only
             self._unknown_call(call, values, state)
         else:
             self.eval(func, state)
