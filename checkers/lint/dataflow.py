@@ -1238,6 +1238,11 @@ class KernelAnalysis:
             return None
         p = node.params
         names = [x.name.value for x in (*p.posonly_params, *p.params)]
+        if not positional and any(a.star for a in call.args):
+            if any(_taints(v) for v in values):
+                self.note(call, f"`{self.index.code(call.func)}` is called with `*`/`**` "
+                                "arguments: which parameter gets what is unknown")
+            return None
         local = dict(state)
         for name in names:
             local.pop(name, None)
