@@ -158,6 +158,7 @@ class ForeignFunc:
 
 
 RNG = "<random generator>"
+OPKIT_API = "<opkit function>"  # imported from opkit inside the kernel: takes arrays read-only
 
 
 @dataclass(frozen=True)
@@ -415,6 +416,10 @@ class KernelAnalysis:
                 value = state.get(target.value)
                 if isinstance(value, Taint) and value.kind in ("array", "var") and not value.maybe_scalar:
                     self.write(value, target.value, small)
+                elif isinstance(value, Taint) and value.maybe_scalar:
+                    self.note(small, f"'{target.value}' is an element of input {_show(value.slot)} "
+                                     "of unknown rank: a scalar (this rebinds it) or a view (this "
+                                     "writes the input); not reported")
             else:
                 # `self.x += v`, `d["x"] += v`: in place on the array the attribute/item holds
                 held = self._held(target, state)
@@ -435,6 +440,13 @@ class KernelAnalysis:
         elif isinstance(small, cst.Assert):
             self.eval(small.test, state)
             self._rank_facts(condition_equalities(small.test), state)
+        elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
+            module = cst.Module([]).code_for_node(small.module) if small.module else ""
+            for alias in small.names:
+                local = alias.asname.name if alias.asname is not None else alias.name
+                if isinstance(local, cst.Name):
+                    state[local.value] = OPKIT_API if module.split(".")[0] == "opkit" and \
+                        not small.relative else None
         elif isinstance(small, cst.Import):
             for alias in small.names:
                 full = cst.Module([]).code_for_node(alias.name)
@@ -827,6 +839,8 @@ class KernelAnalysis:
                     return self._foreign(held, call, values, state)
                 if isinstance(held, NumpyFunc):
                     return self._module_call(held.name, call, values, state)
+                if held is OPKIT_API:
+                    return None
                 if isinstance(held, SelfVal):
                     return None
                 self._unknown_call(call, values, state)

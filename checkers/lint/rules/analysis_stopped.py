@@ -20,7 +20,8 @@ class AnalysisStopped(Rule):
         "a quiet run is not mistaken for a checked one: an input passed to a call the linter "
         "cannot read (another library, a function stored in a variable), an index whose kind "
         "(view or copy) cannot be told from the code, `*args`/`**kwargs` of unknown content, "
-        "helpers nested deeper than 8 calls. Off by default; turn it on with `notes = true` in "
+        "helpers nested deeper than 8 calls, an element of an input of unknown rank updated with "
+        "`+=`, a kernel registration whose op type, place or dtypes cannot be computed. Off by default; turn it on with `notes = true` in "
         "`[tool.opkit.lint]`, or `--select OPK009` (the code or name given explicitly)."
     )
     VALID = [
@@ -47,6 +48,23 @@ class AnalysisStopped(Rule):
     ]
 
     def check(self, ctx):
+        from checkers.lint.astutil import UNRESOLVED
+
+        for reg in ctx.index.kernel_regs:
+            what = [name for name, value in (("op type", reg.op), ("place", reg.places),
+                                             ("dtypes", reg.dtypes)) if value is UNRESOLVED]
+            if what:
+                yield Report(reg.call, f"registration: the {', '.join(what)} cannot be computed "
+                                       "(not a literal, a module constant, a loop over a literal "
+                                       "tuple/list or a registration helper called with literals): "
+                                       "OPK003 does not check it")
+            elif reg.target is None:
+                yield Report(reg.call, "registration: the registered kernel cannot be named, so "
+                                       "OPK001/OPK004 do not analyse it")
+        for kernel in ctx.index.kernels:
+            if any(ctx.index.inplace_for(op) is UNRESOLVED for op in kernel.ops):
+                yield Report(kernel.func.name, f"kernel '{kernel.name}': the op's `inplace` "
+                                               "declaration cannot be read: OPK004 does not check it")
         for kernel, events in ctx.kernel_events:
             for event in events:
                 if event.kind == "note":
