@@ -506,12 +506,14 @@ class KernelAnalysis:
                 self.target_write(target, state, target)
 
     def _held(self, target, state: dict):
-        """What `obj.attr` / `d[key]` holds, when obj is an object or d a dict we follow."""
+        """What `obj.attr` / `d[key]` / `items[0]` holds, when the base is an object, a dict or
+        a list we follow (`x[0]` of an input is not: that is a write to x itself)."""
         base = self.eval(target.value, state)
         if isinstance(target, cst.Attribute) and isinstance(base, SelfVal):
             return base.get(target.attr.value)
-        if isinstance(target, cst.Subscript) and isinstance(base, DictVal) and len(target.slice) == 1:
-            return base.get(self._key(target.slice[0], state))
+        if isinstance(target, cst.Subscript) and (isinstance(base, (DictVal, TupleVal)) or
+                                                  (isinstance(base, Taint) and base.kind == "list")):
+            return self.eval(target, state)
         return None
 
     def _key(self, el, state: dict):
@@ -522,17 +524,23 @@ class KernelAnalysis:
         return None
 
     def _store(self, target, value, state: dict) -> bool:
-        """`obj.attr = v` on an object we follow, `d[key] = v` on a dict: remember it."""
-        if not isinstance(target.value, cst.Name):
-            return False
-        name = target.value.value
-        base = state.get(name)
+        """`obj.attr = v` on an object we follow, `d[key] = v` on a dict (also nested:
+        `self.cache["x"] = v`): remember it."""
+        base = self.eval(target.value, state)
         if isinstance(target, cst.Attribute) and isinstance(base, SelfVal):
-            state[name] = base.set(target.attr.value, value)
+            new = base.set(target.attr.value, value)
+        elif isinstance(target, cst.Subscript) and isinstance(base, DictVal) and len(target.slice) == 1:
+            new = base.set(self._key(target.slice[0], state), value)
+        elif isinstance(target, cst.Subscript) and isinstance(base, TupleVal):
+            new = TupleVal(base.items + (value,))  # items[i] = v: one more value it may hold
+        else:
+            return False
+        holder = target.value
+        if isinstance(holder, cst.Name):
+            state[holder.value] = new
             return True
-        if isinstance(target, cst.Subscript) and isinstance(base, DictVal) and len(target.slice) == 1:
-            state[name] = base.set(self._key(target.slice[0], state), value)
-            return True
+        if isinstance(holder, (cst.Attribute, cst.Subscript)):
+            return self._store(holder, new, state)
         return False
 
     def target_write(self, target, state: dict, node) -> None:
@@ -799,6 +807,12 @@ class KernelAnalysis:
                 return FRESH
             if isinstance(receiver, DictVal):
                 return self._dict_method(receiver, method, func, call, values, state)
+            if receiver is None and isinstance(func.value, cst.Name) and self.path is not None \
+                    and func.value.value in self.index.from_imports and func.value.value not in state:
+                origin = self.index.from_imports[func.value.value]  # from pkg import rows
+                if origin.split(".")[0] not in ("numpy", "cupy", "opkit"):
+                    receiver = ForeignModule(origin, self.path,
+                                             self.index.import_levels.get(func.value.value, 0))
             if isinstance(receiver, ForeignModule):
                 target = receiver.function(method)
                 if target is not None:
