@@ -304,6 +304,7 @@ class KernelAnalysis:
         self.index = index
         self.path = path  # the file, to find the project modules it imports helpers from
         self._inlining: frozenset = frozenset()
+        self._expanding = 0
         self.ranks = ranks or {}  # slot -> rank the op's infer_shape asserts
         self.kernel = kernel
         self.depth = depth
@@ -349,17 +350,19 @@ class KernelAnalysis:
                 iterated = self.eval(stmt.iter, state)
                 # a tuple of several inputs (`for a in (x, y)`, `*args`): each one in turn
                 many = iterated.items if isinstance(iterated, TupleVal) else ()
-                elements = list(dict.fromkeys(many)) if 1 < len(many) <= 8 and \
-                    sum(1 for v in many if _taints(v)) > 1 else [element_of(iterated)]
+                elements = list(dict.fromkeys(many)) if 1 < len(many) <= 8 and not self._expanding \
+                    and sum(1 for v in many if _taints(v)) > 1 else [element_of(iterated)]
             else:
                 self.eval(stmt.test, state)
             loop = dict(state)
+            self._expanding += len(elements) > 1  # nested loops over tuples: joined elements
             for _ in range(2):
                 for element in elements:
                     if isinstance(stmt, cst.For):
                         self.bind(stmt.target, element, loop)
                     self.block(suite_statements(stmt.body), loop)
                     loop = merge(state, loop)
+            self._expanding -= len(elements) > 1
             self._replace(state, merge(state, loop))
             if stmt.orelse is not None:
                 self.block(suite_statements(stmt.orelse.body), state)
@@ -532,7 +535,7 @@ class KernelAnalysis:
         elif isinstance(target, cst.Subscript) and isinstance(base, DictVal) and len(target.slice) == 1:
             new = base.set(self._key(target.slice[0], state), value)
         elif isinstance(target, cst.Subscript) and isinstance(base, TupleVal):
-            new = TupleVal(base.items + (value,))  # items[i] = v: one more value it may hold
+            new = TupleVal(tuple(dict.fromkeys(base.items + (value,))))  # items[i] = v
         else:
             return False
         holder = target.value
@@ -923,7 +926,7 @@ class KernelAnalysis:
                 extra = element_of(extra)
             elif method == "insert":
                 extra = values[1] if len(values) > 1 else None
-            state[name] = TupleVal(receiver.items + (extra,))
+            state[name] = TupleVal(tuple(dict.fromkeys(receiver.items + (extra,))))
 
     def _dict_call(self, call: cst.Call, values: list):
         out = DictVal()
