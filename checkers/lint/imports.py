@@ -25,7 +25,10 @@ def _candidates(base: Path, parts: list[str]):
 
 
 def find_module(importer: str, dotted: str, level: int = 0) -> Path | None:
-    """The file of module `dotted` as imported from the file `importer`."""
+    """The file of module `dotted` as imported from the file `importer` (which must be a
+    file on disk: source given on standard input or in memory imports nothing)."""
+    if not Path(importer).is_file():
+        return None
     here = Path(importer).resolve().parent
     parts = [p for p in dotted.split(".") if p]
     if level > 0:

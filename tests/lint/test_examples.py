@@ -22,6 +22,7 @@ def test_example(rule, kind, i, example, tmp_path):
         for rel, text in example.files:
             (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
             (tmp_path / rel).write_text(text)
+        (tmp_path / example.path).write_text(example.code)
         path = str(tmp_path / example.path)
     result = lint(example.code, path, dedent=False, fix=rule.fixable,
                   **{k.replace("-", "_"): v for k, v in example.config})
