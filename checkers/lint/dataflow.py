@@ -1294,7 +1294,7 @@ class KernelAnalysis:
             sub.run(node, local)
             result = sub.returns
         for event in sub.events:
-            self.emit(Event(event.kind, event.slot, event.via, event.node, self.kernel,
+            self.emit(Event(event.kind, event.slot, None, event.node, self.kernel,
                             output=event.output, helper=event.helper or fn.label,
                             helper_via=event.helper_via if event.helper else event.via,
                             chain=(fn.label, *event.chain), call=call))
