@@ -75,10 +75,22 @@ class LintCache:
         return digest.hexdigest()
 
     def get(self, key: str):
-        return self.entries.get(key)
+        """The findings stored for `key`; None when absent or when a file the analysis read
+        (a helper imported from another module of the project) has changed since."""
+        entry = self.entries.get(key)
+        if isinstance(entry, dict):
+            for dep, digest in entry.get("deps", {}).items():
+                try:
+                    now = hashlib.sha256(Path(dep).read_bytes()).hexdigest()
+                except OSError:
+                    now = ""
+                if now != digest:
+                    return None
+            return entry.get("findings")
+        return entry
 
-    def put(self, key: str, findings: list[dict]) -> None:
-        self.entries[key] = findings
+    def put(self, key: str, findings: list[dict], deps: dict | None = None) -> None:
+        self.entries[key] = {"findings": findings, "deps": deps} if deps else findings
         self.dirty = True
 
     def save(self) -> None:

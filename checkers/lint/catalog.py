@@ -30,6 +30,9 @@ RULES: dict[str, tuple[str, str]] = {
                'input/output names not UpperCamelCase, or attr names not snake_case'),
     'OPK008': ('missing-op-comment',
                'an `OpMaker` without an `add_comment`, or with an empty one'),
+    'OPK009': ('analysis-stopped',
+               "a note (off by default): where OPK001/OPK004 stop following a kernel's input, "
+               'and why'),
 }
 ERROR_NAMES = ('InvalidArgument', 'NotFound', 'OutOfRange', 'AlreadyExists',
                'ResourceExhausted', 'PreconditionNotMet', 'PermissionDenied',
@@ -47,6 +50,7 @@ TRIGGERS: dict[str, tuple[str, ...]] = {
     'OPK006': ('register_operator',),
     'OPK007': ('add_input', 'add_output', 'add_attr'),
     'OPK008': ('OpMaker',),
+    'OPK009': ('register_kernel',),
 }
 FILE_SUFFIX: dict[str, str] = {
     'OPK006': '_op.py',

@@ -13,7 +13,9 @@ DEFAULT_EXCLUDES = (".git", ".venv", "venv", ".ci-venv", "build", "dist", "__pyc
                     ".pytest_cache", ".mypy_cache")
 
 KNOWN_KEYS = {"exclude", "extend-exclude", "select", "ignore", "per-file-ignores",
-              "min-message-length", "require-error-type", "jobs", "cache"}
+              "min-message-length", "require-error-type", "jobs", "cache", "notes"}
+# rules that report nothing unless asked for: `notes = true`, or named in `select`/`--select`
+OFF_BY_DEFAULT = frozenset({"OPK009"})
 
 
 class ConfigError(ValueError):
@@ -22,7 +24,7 @@ class ConfigError(ValueError):
 
 @dataclass
 class LintConfig:
-    select: frozenset = field(default_factory=lambda: frozenset(RULES))
+    select: frozenset = field(default_factory=lambda: frozenset(RULES) - OFF_BY_DEFAULT)
     exclude: tuple = ()
     per_file_ignores: dict = field(default_factory=dict)  # glob -> frozenset of codes
     min_message_length: int = 0
@@ -88,6 +90,13 @@ def build_config(table: dict, source: Path | None, *, select: list[str] | None =
         chosen = _codes(select, "--select") | {"OPK000"}
     if ignore:
         chosen -= _codes(ignore, "--ignore")
+    notes = table.get("notes", False)
+    if not isinstance(notes, bool):
+        raise ConfigError(f"{where}: key 'notes' must be true or false, got {notes!r}")
+    named = set(select or (_str_list(table, "select", where) if "select" in table else []))
+    for code in OFF_BY_DEFAULT:
+        if not notes and code not in named and RULES[code][0] not in named:
+            chosen.discard(code)
     config.select = frozenset(chosen)
 
     pfi = table.get("per-file-ignores", {})

@@ -34,7 +34,7 @@ class FileContext:
     def kernel_events(self):
         from checkers.lint.dataflow import analyse_kernels
 
-        return analyse_kernels(self.index)
+        return analyse_kernels(self.index, self.path)
 
     @cached_property
     def wrapper(self) -> cst.MetadataWrapper:

@@ -23,6 +23,7 @@ class FileResult:
     findings: list = field(default_factory=list)
     fixed: str | None = None  # the rewritten source, when fixes were asked for and applied
     original: str | None = None
+    deps: dict = field(default_factory=dict)  # other files read (imported helpers) -> content hash
 
 
 def _syntax(path: str, line: int, col: int, message: str) -> Finding:
@@ -50,7 +51,9 @@ def _guard(path: str, text: str):
 
 def lint_source(path: str, data: bytes, config: LintConfig, *, fix: bool = False) -> FileResult:
     try:
-        return _lint(path, data, config, fix)
+        result = _lint(path, data, config, fix)
+        result.deps = dependency_hashes(path)
+        return result
     except RecursionError:
         return FileResult([_syntax(path, 1, 1, "code too deeply nested to analyse")])
     except Exception as exc:  # noqa: BLE001 - the linter must never crash on input
@@ -89,6 +92,35 @@ def _lint(path: str, data: bytes, config: LintConfig, fix: bool) -> FileResult:
     from checkers.lint.context import FileContext
 
     ctx = FileContext(path, text, module, config)
+    from checkers.lint import imports
+
+    imports.reset_used()
+    try:
+        return _check(path, text, module, ctx, rules, fix)
+    finally:
+        deps = imports.used_files()
+        if deps:
+            _DEPS[path] = deps
+
+
+_DEPS: dict = {}
+
+
+def dependency_hashes(path: str) -> dict:
+    """Content hashes of the project files the last analysis of `path` read."""
+    import hashlib
+    from pathlib import Path
+
+    out = {}
+    for dep in _DEPS.pop(path, ()):
+        try:
+            out[dep] = hashlib.sha256(Path(dep).read_bytes()).hexdigest()
+        except OSError:
+            out[dep] = ""
+    return out
+
+
+def _check(path, text, module, ctx, rules, fix) -> FileResult:
     reports = []
     for rule in rules:
         try:

@@ -45,8 +45,14 @@ class CallCollector:
     def __init__(self, module: cst.Module) -> None:
         from checkers.lint.astutil import walk
 
-        self.calls: list[tuple[cst.Call, bool]] = [
-            (node, dynamic) for node, dynamic in walk(module) if type(node) is cst.Call]
+        self.calls: list[tuple[cst.Call, bool]] = []
+        self.raises: list[cst.Raise] = []
+        for node, dynamic in walk(module):
+            kind = type(node)
+            if kind is cst.Call:
+                self.calls.append((node, dynamic))
+            elif kind is cst.Raise:
+                self.raises.append(node)
 
 
 class ModuleIndex:
@@ -54,11 +60,14 @@ class ModuleIndex:
         self.module = module
         self.array_modules: set[str] = set()  # local names bound to numpy / cupy
         self.from_imports: dict[str, str] = {}  # local name -> "module.name"
+        self.import_levels: dict[str, int] = {}  # local name -> dots of a relative import
+        self.module_imports: dict[str, str] = {}  # `import pkg.mod as m`: "m" -> "pkg.mod"
         self._const_nodes: dict[str, object] = {}
         self.functions: dict[str, cst.FunctionDef] = {}
         self.classes: dict[str, cst.ClassDef] = {}
         self._scan(module.body)
         self._resolving: set[str] = set()
+        self._env: dict = {}  # names bound while unrolling a registration loop or helper
         self.kernel_regs: list[KernelRegistration] = []
         self.operator_regs: list[OperatorRegistration] = []
         self.unresolved_kernel_ops = False
@@ -118,6 +127,8 @@ class ModuleIndex:
                     else full.split(".")[0]
                 if full in ARRAY_MODULES:
                     self.array_modules.add(local)
+                elif alias.asname is not None and full.split(".")[0] not in ("opkit", "cupy"):
+                    self.module_imports[local] = full
         elif isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
             module = dotted(small.module) if small.module else ""
             for alias in small.names:
@@ -125,6 +136,8 @@ class ModuleIndex:
                 local = alias.asname.name.value if alias.asname and isinstance(alias.asname.name, cst.Name) \
                     else name
                 self.from_imports[local] = f"{module}.{name}"
+                if small.relative:
+                    self.import_levels[local] = len(small.relative)
                 if module == "" and name in ARRAY_MODULES:
                     self.array_modules.add(local)
         elif isinstance(small, cst.Assign):
@@ -149,7 +162,7 @@ class ModuleIndex:
         if text is not None:
             return text
         if isinstance(expr, cst.Name):
-            node = self._const_nodes.get(expr.value, UNRESOLVED)
+            node = self._env.get(expr.value) or self._const_nodes.get(expr.value, UNRESOLVED)
             if node is UNRESOLVED or expr.value in self._resolving:
                 return UNRESOLVED
             self._resolving.add(expr.value)
@@ -251,16 +264,8 @@ class ModuleIndex:
                     if isinstance(call, cst.Call) and self.call_kind(call) == "register_kernel":
                         seen.add(id(call))
                         self._kernel_reg(call, stmt.name.value, dynamic=False)
-            elif isinstance(stmt, cst.SimpleStatementLine):
-                for small in stmt.body:
-                    value = getattr(small, "value", None)
-                    # register_kernel("op", ...)(target)
-                    if isinstance(value, cst.Call) and isinstance(value.func, cst.Call) \
-                            and self.call_kind(value.func) == "register_kernel":
-                        seen.add(id(value.func))
-                        arg = value.args[0].value if value.args else None
-                        target = arg.value if isinstance(arg, cst.Name) else None
-                        self._kernel_reg(value.func, target, dynamic=False)
+            elif isinstance(stmt, (cst.SimpleStatementLine, cst.For)):
+                self._unroll([stmt], {}, seen, 0)
         for call, dynamic in (collector.calls if collector else []):
             kind = self.call_kind(call)
             if kind == "register_kernel" and id(call) not in seen:
@@ -288,6 +293,98 @@ class ModuleIndex:
                 label = f"{name}.compute"
             if func is not None:
                 self.kernels.append(Kernel(label, func, ctx, ops))
+
+    def _unroll(self, statements, env: dict, seen: set, depth: int) -> None:
+        """Registrations the linter can compute: `register_kernel("op", ...)(target)` at the top
+        level, in a loop over a literal tuple/list (`for dt in ("float32", "float64"):`), and
+        in a helper of the module called at the top level with literal arguments."""
+        for stmt in statements:
+            if isinstance(stmt, cst.For):
+                items = self._literal_items(stmt.iter, env)
+                if items is None:
+                    continue
+                for item in items:
+                    inner = self._bind_target(stmt.target, item, env)
+                    if inner is not None:
+                        self._unroll(suite_statements_of(stmt.body), inner, seen, depth)
+                continue
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            for small in stmt.body:
+                value = getattr(small, "value", None)
+                if not isinstance(value, cst.Call):
+                    continue
+                if isinstance(value.func, cst.Call) and self.call_kind(value.func) == "register_kernel":
+                    # register_kernel("op", ...)(target)
+                    seen.add(id(value.func))
+                    arg = value.args[0].value if value.args else None
+                    while isinstance(arg, cst.Name) and isinstance(env.get(arg.value), cst.Name) \
+                            and env[arg.value] is not arg:
+                        arg = env[arg.value]
+                    target = arg.value if isinstance(arg, cst.Name) else None
+                    saved, self._env = self._env, env
+                    try:
+                        self._kernel_reg(value.func, target, dynamic=False)
+                    finally:
+                        self._env = saved
+                elif isinstance(value.func, cst.Name) and value.func.value in self.functions \
+                        and depth < 3 and not has_star(value):
+                    func = self.functions[value.func.value]
+                    if "register_kernel" not in self.code(func.body):
+                        continue
+                    inner = self._bind_call(func, value, env)
+                    if inner is not None:
+                        self._unroll(suite_statements_of(func.body), inner, seen, depth + 1)
+
+    def _literal_items(self, expr, env: dict):
+        if isinstance(expr, cst.Name):
+            node = env.get(expr.value) or self._const_nodes.get(expr.value, UNRESOLVED)
+            if node is UNRESOLVED or node is expr:
+                return None
+            return self._literal_items(node, env)
+        if isinstance(expr, (cst.Tuple, cst.List)) and \
+                not any(isinstance(el, cst.StarredElement) for el in expr.elements):
+            return [el.value for el in expr.elements]
+        return None
+
+    def _bind_target(self, target, item, env: dict):
+        if isinstance(target, cst.Name):
+            return {**env, target.value: item}
+        if isinstance(target, (cst.Tuple, cst.List)) and isinstance(item, (cst.Tuple, cst.List)) \
+                and len(target.elements) == len(item.elements):
+            out = env
+            for t, i in zip(target.elements, item.elements):
+                out = self._bind_target(t.value, i.value, out)
+                if out is None:
+                    return None
+            return out
+        return None
+
+    @staticmethod
+    def _bind_call(func: cst.FunctionDef, call: cst.Call, env: dict):
+        """Parameters of a registration helper bound to the call's argument expressions."""
+        p = func.params
+        if p.star_arg is not None and isinstance(p.star_arg, cst.Param) or p.star_kwarg is not None:
+            return None
+        positional = [x for x in (*p.posonly_params, *p.params)]
+        by_name = {x.name.value: x for x in (*positional, *p.kwonly_params)}
+        out: dict = {}
+        for x in by_name.values():
+            if x.default is not None:
+                out[x.name.value] = x.default
+        for i, arg in enumerate(call.args):
+            value = arg.value
+            if isinstance(value, cst.Name) and value.value in env:
+                value = env[value.value]
+            if arg.keyword is None:
+                if i >= len(positional):
+                    return None
+                out[positional[i].name.value] = value
+            elif arg.keyword.value in by_name:
+                out[arg.keyword.value] = value
+            else:
+                return None
+        return out if len(out) == len(by_name) else None
 
     def inplace_for(self, op) -> object:
         """input -> outputs declared inplace for `op` in this module (UNRESOLVED if unknown)."""
@@ -328,6 +425,12 @@ def _method(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
 
 def method(cls: cst.ClassDef, name: str) -> cst.FunctionDef | None:
     return _method(cls, name)
+
+
+def suite_statements_of(body):
+    from checkers.lint.astutil import suite_statements
+
+    return suite_statements(body)
 
 
 def _blocks(stmt):

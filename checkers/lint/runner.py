@@ -87,7 +87,8 @@ def lint_paths(paths: list[str], config: LintConfig, *, fix: bool = False, diff:
     for (i, path, shown, _data), outcome in zip(todo, outcomes):
         findings = outcome.findings
         if cache is not None:
-            cache.put(keys[i], [{k: v for k, v in f.to_dict().items() if k != "path"} for f in findings])
+            cache.put(keys[i], [{k: v for k, v in f.to_dict().items() if k != "path"} for f in findings],
+                      outcome.deps)
         if outcome.fixed is not None:
             findings = _apply_fix(path, shown, outcome, config, diff, result)
         found[i] = findings

@@ -16,8 +16,16 @@ CASES = [(rule, kind, i, as_example(ex)) for rule in CATALOG_RULES
 
 @pytest.mark.parametrize("rule,kind,i,example", CASES,
                          ids=[f"{r.code}-{k}-{i}" for r, k, i, _ in CASES])
-def test_example(rule, kind, i, example):
-    result = lint(example.code, example.path, dedent=False, fix=rule.fixable)
+def test_example(rule, kind, i, example, tmp_path):
+    path = example.path
+    if example.files:  # a project: the example's file beside the modules it imports
+        for rel, text in example.files:
+            (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tmp_path / rel).write_text(text)
+        (tmp_path / example.path).write_text(example.code)
+        path = str(tmp_path / example.path)
+    result = lint(example.code, path, dedent=False, fix=rule.fixable,
+                  **{k.replace("-", "_"): v for k, v in example.config})
     findings = result.findings
     found = {f.rule for f in findings}
     if kind == "invalid":

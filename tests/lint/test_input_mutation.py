@@ -16,7 +16,7 @@ def mutation(body: str, **kw) -> list:
     "x = ctx.input('X')\nx.sort()",
     "x = ctx.input('X')\nx.fill(0)",
     "x = ctx.input('X')\nx.put([0], [1])",
-    "x = ctx.input('X')\nx.itemset(0, 1)",
+    "x = ctx.input('X')\nx.partition(1)",
     "x = ctx.input('X')\nx.resize((2, 2))",
     "x = ctx.input('X')\nx.partition(1)",
     "x = ctx.input('X')\nx.setflags(write=True)",

@@ -187,9 +187,10 @@ def test_star_args_helpers():
     assert len(found(kernel("_zero_all(*ctx.inputs('X'))", extra=helper))) == 1
     safe = "def _total(*arrs):\n    out = 0\n    for a in arrs:\n        out = out + a\n    return out\n"
     assert found(kernel("t = _total(ctx.input('X'), ctx.input('Y'))\nt += 1", extra=safe)) == []
-    # **kwargs: which parameter gets what is unknown; not followed
+    # **kwargs: a dict of the arguments the helper's named parameters do not take
     kw = "def _f(**kw):\n    kw['a'].fill(0)\n"
-    assert found(kernel("_f(**{'a': ctx.input('X')})", extra=kw)) == []
+    assert [f.line for f in found(kernel("_f(**{'a': ctx.input('X')})", extra=kw))] == [5]
+    assert found(kernel("_f(a=ctx.input('X').copy())", extra=kw)) == []
 
 
 OP = ("from opkit import OperatorWithKernel, enforce_eq\n\n"

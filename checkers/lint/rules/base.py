@@ -18,6 +18,8 @@ class Example:
     path: str = "example.py"  # some rules look at the file name
     line: int | tuple | None = None  # INVALID: the line(s) reported (a test asserts them)
     fixed: str | None = None  # INVALID of a fixable rule: the file after `--fix` (None: no fix)
+    files: tuple = ()  # other files of the project: ((relative path, text), ...), next to `path`
+    config: tuple = ()  # [tool.opkit.lint] settings the example is linted with: (("notes", True),)
 
     @property
     def lines(self) -> tuple:

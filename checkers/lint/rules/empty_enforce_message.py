@@ -46,12 +46,20 @@ class EmptyEnforceMessage(Rule):
         "from opkit import enforce, errors\n\n_MSG = 'Input(X) of ClipOp should not be null.'\n"
         "\ndef check(ctx, _EMPTY=''):\n    enforce(ctx.has_input('X'), _MSG)\n\n"
         "def other(ctx, msg='x'):\n    raise errors.NotFound(msg)\n\nmsg = ''\n")
+    # an error instance made earlier, and an error class used without raising it
+    VALID.append(
+        "from opkit import enforce, errors\n\ndef check(x):\n"
+        "    err = errors.InvalidArgument('X must be set')\n    kind = errors.NotFound\n"
+        "    enforce(kind is not None, 'no NotFound')\n    if x is None:\n        raise err\n")
     INVALID = [
         Example("from opkit import enforce\n\ndef check(ctx):\n    enforce(ctx.has_input('X'))\n", line=4),
         Example("from opkit import enforce_eq\n\ndef check(a, b):\n    enforce_eq(a, b, '  ')\n", line=4),
         Example("from opkit import errors\n\ndef check():\n    raise errors.InvalidArgument('')\n", line=4),
         Example("import opkit\n\ndef check(x):\n    opkit.enforce_not_none(x, opkit.errors.NotFound())\n", line=4),
         Example("from opkit import EnforceNotMet\n\ndef check():\n    raise EnforceNotMet(\"\" '')\n", line=4),
+        # the error class raised without being called: no message at all
+        Example("from opkit import errors\n\ndef check(x):\n    if x is None:\n"
+                "        raise errors.InvalidArgument\n", line=5),
     ]
 
     def check(self, ctx):
@@ -66,6 +74,16 @@ class EmptyEnforceMessage(Rule):
                 yield from self._enforce(call, kind, minimum, typed, ctx)
             elif kind in ERRORS and self._is_error(call.func, index):
                 yield from self._error(call, kind, minimum, ctx)
+        for node in ctx.collector.raises:
+            exc = node.exc
+            # `raise errors.InvalidArgument`: the class itself, raised with no message at all
+            if isinstance(exc, (cst.Name, cst.Attribute)):
+                kind = exc.value if isinstance(exc, cst.Name) else exc.attr.value
+                if isinstance(exc, cst.Name):
+                    kind = index.canonical(kind)
+                if kind in ERRORS and self._is_error(exc, index):
+                    yield Report(node, f"raise {kind} has no error message (the class is raised "
+                                       f"without being called)")
 
     @staticmethod
     def _is_error(func, index) -> bool:

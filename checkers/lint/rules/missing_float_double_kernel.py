@@ -16,8 +16,10 @@ class MissingFloatDoubleKernel(Rule):
     rationale = (
         "Gradient checks run in float64 and models train in float32: every op (grad ops "
         "included) needs both kernels on each place where it registers any. `place` defaults "
-        "to \"CPU\" and `dtypes` to both floats. Registrations whose op type, place or dtypes "
-        "the linter cannot resolve (computed in a loop or by a call) are not guessed at: an "
+        "to \"CPU\" and `dtypes` to both floats. Registrations in a loop over a literal tuple or "
+        "list, and in a helper function of the module called at the top level with literal "
+        "arguments, are computed. Registrations whose op type, place or dtypes "
+        "the linter cannot resolve otherwise are not guessed at: an "
         "op with such a registration is skipped, and a module registering kernels for an "
         "unresolvable op type is skipped entirely."
     )
@@ -28,11 +30,23 @@ class MissingFloatDoubleKernel(Rule):
         _HEAD + "@register_kernel('abs', dtypes='float32')\ndef abs32(ctx):\n    pass\n\n"
                 "@register_kernel('abs', dtypes='float64')\ndef abs64(ctx):\n    pass\n",
         _HEAD + "for dt in FLOAT_TYPES[:1]:\n    register_kernel('neg', dtypes=dt)(print)\n",
+        # computed registrations: a loop over a literal tuple, a registration helper
+        _HEAD + "def k(ctx):\n    pass\n\nfor dt in ('float32', 'float64'):\n"
+                "    register_kernel('neg', dtypes=dt)(k)\n",
+        _HEAD + "def k(ctx):\n    pass\n\ndef _register(op, fn, dtypes=FLOAT_TYPES):\n"
+                "    for dt in dtypes:\n        register_kernel(op, dtypes=dt)(fn)\n\n"
+                "_register('neg', k)\n",
     ]
     INVALID = [
         Example(_HEAD + "@register_kernel('relu', dtypes='float32')\ndef relu_kernel(ctx):\n    pass\n", line=5),
         Example(_HEAD + "@register_kernel('relu_grad', place='GPU', dtypes=('float64', 'float16'))\n"
                 "def relu_grad_kernel(ctx):\n    pass\n", line=5),
+        # a loop over a literal tuple is unrolled
+        Example(_HEAD + "def k(ctx):\n    pass\n\nfor dt in ('float32',):\n"
+                        "    register_kernel('neg', dtypes=dt)(k)\n", line=9),
+        # a registration helper of the module called with literal arguments
+        Example(_HEAD + "def k(ctx):\n    pass\n\ndef _register(op, fn):\n"
+                        "    register_kernel(op, dtypes='float64')(fn)\n\n_register('neg', k)\n", line=9),
     ]
 
     def check(self, ctx):

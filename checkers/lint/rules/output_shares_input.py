@@ -38,6 +38,13 @@ class OutputSharesInput(Rule):
         _HEAD + "def _to_2d(a):\n    return a.reshape(-1, a.shape[-1]).copy()\n\n"
                 "@register_kernel('flatten2d')\ndef flatten2d_kernel(ctx):\n"
                 "    ctx.set_output('Out', _to_2d(ctx.input('X')))\n",
+        # a kernel registered in a loop, for an op declaring the pair inplace
+        _HEAD + "register_operator('ident', object, inplace={'X': 'Out'})\n\ndef _ident(ctx):\n"
+                "    ctx.set_output('Out', ctx.input('X'))\n\nfor dt in ('float32', 'float64'):\n"
+                "    register_kernel('ident', dtypes=dt)(_ident)\n",
+        # an attribute holding a copy
+        _HEAD + "class K:\n    def compute(self, ctx):\n        self.y = ctx.input('X').copy()\n"
+                "        ctx.set_output('Out', self.y)\n\nregister_kernel('k')(K)\n",
     ]
     INVALID = [
         Example(_HEAD + "@register_kernel('identity')\ndef identity_kernel(ctx):\n"
@@ -60,6 +67,13 @@ class OutputSharesInput(Rule):
                         "    first, second = _halves(ctx.input('X'))\n"
                         "    ctx.set_output('Out', first.copy())\n    ctx.set_output('Rest', second)\n",
                 line=12),
+        # a kernel registered in a loop over a literal tuple
+        Example(_HEAD + "def _ident(ctx):\n    ctx.set_output('Out', ctx.input('X'))\n\n"
+                        "for dt in ('float32', 'float64'):\n    register_kernel('ident', dtypes=dt)(_ident)\n",
+                line=5),
+        # an attribute holding the input, in a dict
+        Example(_HEAD + "class K:\n    def compute(self, ctx):\n        self.d = {'y': ctx.input('X')}\n"
+                        "        ctx.set_output('Out', self.d['y'])\n\nregister_kernel('k')(K)\n", line=7),
     ]
 
     def check(self, ctx):

@@ -1,0 +1,26 @@
+"""loop_alias: a blind-set op file for `opkit lint` (see tests/lint/test_blind.py)."""
+import numpy as np
+from opkit import OpMaker, OperatorWithKernel, enforce, errors, register_kernel, register_operator
+
+
+class LoopAliasOpMaker(OpMaker):
+    def make(self):
+        self.add_input("X", "(Tensor) input")
+        self.add_output("Out", "(Tensor) output")
+        self.add_comment("LoopAlias operator.")
+
+
+class LoopAliasOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("X"), "Input(X) of loop_alias should not be null.")
+        ctx.set_output_dim("Out", ctx.get_input_dim("X"))
+
+
+register_operator("loop_alias", LoopAliasOp, LoopAliasOpMaker)
+
+def _identity(ctx):
+    ctx.set_output("Out", ctx.input("X"))  # expect: OPK004
+
+
+for _dt in ("float32", "float64"):
+    register_kernel("loop_alias", dtypes=_dt)(_identity)

@@ -1,0 +1,6 @@
+"""Row helpers shared by blind-set op files (read by `opkit lint`, never imported)."""
+
+
+def normalize_rows(a):
+    a /= a.sum(axis=-1, keepdims=True)
+    return a

@@ -1,0 +1,30 @@
+"""holder_copy: a blind-set op file for `opkit lint` (see tests/lint/test_blind.py)."""
+import numpy as np
+from opkit import OpMaker, OperatorWithKernel, enforce, errors, register_kernel, register_operator
+
+
+class HolderCopyOpMaker(OpMaker):
+    def make(self):
+        self.add_input("X", "(Tensor) input")
+        self.add_output("Out", "(Tensor) output")
+        self.add_comment("HolderCopy operator.")
+
+
+class HolderCopyOp(OperatorWithKernel):
+    def infer_shape(self, ctx):
+        enforce(ctx.has_input("X"), "Input(X) of holder_copy should not be null.")
+        ctx.set_output_dim("Out", ctx.get_input_dim("X"))
+
+
+register_operator("holder_copy", HolderCopyOp, HolderCopyOpMaker)
+
+class _Holder:
+    def __init__(self, data):
+        self.data = data.copy()
+
+
+@register_kernel("holder_copy")
+def holder_copy_kernel(ctx):
+    h = _Holder(ctx.input("X"))
+    h.data += 1
+    ctx.set_output("Out", h.data)
