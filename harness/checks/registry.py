@@ -82,6 +82,10 @@ CHECK_MODULES = [
     "harness.checks.ownership",
     "harness.checks.attrs",
     "harness.checks.state",
+    "harness.checks.declared_inputs",
+    "harness.checks.concurrency",
+    "harness.checks.sparse",
+    "harness.checks.plan",
 ]
 
 _CHECKS: dict[str, CheckSpec] = {}

@@ -1,0 +1,184 @@
+"""`concurrency`: N threads (default 4) running the op at once, each on other inputs of the same
+shapes, each get what a single-threaded run gives them.
+
+Bug class: inference servers and parallel executors run one op from several threads. A
+module-level scratch buffer, a cache filled without a lock, a global random state: every
+OpTest (one call at a time) passes, concurrent calls corrupt each other.
+
+How: once per op (its first case), on each CPU place x dtype: N input sets of the case's
+shapes (the case's own and N-1 with every float input rotated), each run forward and backward
+alone; then N threads, each with its own prepared op, released together by a barrier, run
+their set ROUNDS times, taking turns line by line in kernel code (`Lockstep`: at every line
+of user code a thread hands over to the next one, so each line of one thread's kernel runs
+between the same lines of the others' and a race shows on every run, not by chance); every
+result must be bitwise equal to the same set's single-threaded one.
+
+Opting out: an op whose kernels are not thread-safe by design says so with a class attribute
+of its operator class, `not_thread_safe = "reason"` (e.g. a random op drawing from one global
+generator); the check is then a skip that gives the reason.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+
+from harness.checks._modes import bitwise_problem, error_line, first_line, kernel_line, producer
+from harness.checks._support import grad_op_types, prepare, run_forward_backward
+from harness.checks.base import Check, KernelRaised, Mismatch
+
+__all__ = ["CHECK", "ConcurrencyCheck", "THREADS", "ROUNDS"]
+
+THREADS = 4
+ROUNDS = 2
+
+
+class ConcurrencyCheck(Check):
+    name = "concurrency"
+    description = (f"{THREADS} threads running the op at once on other inputs of the same "
+                   "shapes each get the single-threaded results")
+    order = 190
+    variants = ("case",)
+    per_case = False
+
+    def applies(self, case, context):
+        from opkit.registry import op_info
+
+        reason = getattr(op_info(case.op_type).op_class, "not_thread_safe", None)
+        if reason:
+            return f"op '{case.op_type}' declares its kernels not thread-safe: {reason}"
+        return None
+
+    def verdict(self, derived, context):
+        from harness.checks.state import shifted_case
+
+        results = []
+        runnable, _ = self.plan(derived, context, results)
+        case = derived.case
+        seed = getattr(context, "seed", 2024)
+        cases = [case]
+        while len(cases) < THREADS:
+            cases.append(shifted_case(cases[-1]))
+        grads = grad_op_types(case)
+        for combo in [c for c in runnable if c.place == "CPU"]:
+            try:
+                alone = [run_forward_backward(prepare(c, combo), c, seed=seed) for c in cases]
+            except Exception:  # noqa: BLE001 - the case itself failing is `output`'s business
+                results.append(self.skipped(derived.base, "the case itself raises", combo))
+                continue
+            got = _threaded(cases, combo, seed)
+            problem = None
+            for k, runs in enumerate(got):
+                for r, res in enumerate(runs):
+                    if isinstance(res, BaseException):
+                        problem = (f"{THREADS} threads at once: thread {k} (round {r + 1}) "
+                                   f"raised {first_line(res)}{error_line(res)}", KernelRaised)
+                        break
+                    found = bitwise_problem(alone[k], res, "alone", f"with {THREADS} threads")
+                    if found:
+                        var, text = found
+                        where = kernel_line(producer(var, case.op_type, grads), combo.dtype)
+                        problem = (f"{THREADS} threads at once: thread {k} (round {r + 1}, "
+                                   f"{'the case' if k == 0 else 'other inputs of its shapes'}"
+                                   f"): {text} -- {where} shares state between calls (a "
+                                   "module-level buffer or cache, a global generator)",
+                                   Mismatch)
+                        break
+                if problem:
+                    break
+            if problem:
+                results.append(self.failed(derived, combo, problem[0], kind=problem[1]))
+            else:
+                results.append(self.passed(derived, combo, f"{THREADS} threads x {ROUNDS} "
+                                           "rounds"))
+        return results
+
+
+class Lockstep:
+    """Makes N threads take turns line by line in kernel code: at each line of user code (not
+    numpy, the framework, the harness or the standard library) a thread hands the turn to the
+    next live thread and waits for its own. So every kernel line of one thread runs between
+    the same lines of the others: a race on shared state shows on every run, not by chance.
+    A wait gives up after WAIT seconds (a thread blocked on a lock the waiter holds)."""
+
+    WAIT = 0.02
+
+    def __init__(self, n: int):
+        from harness.checks._support import _skip_prefixes
+
+        self.cv = threading.Condition()
+        self.turn = 0
+        self.live = list(range(n))
+        self.skip = _skip_prefixes()
+        self.user: dict = {}
+
+    def _is_user(self, filename: str) -> bool:
+        known = self.user.get(filename)
+        if known is None:
+            import os
+
+            known = not (filename.startswith("<") or
+                         os.path.realpath(filename).startswith(self.skip))
+            self.user[filename] = known
+        return known
+
+    def _next(self, k: int) -> int:
+        live = self.live
+        if not live:
+            return k
+        later = [i for i in live if i > k]
+        return later[0] if later else live[0]
+
+    def step(self, k: int) -> None:
+        with self.cv:
+            self.turn = self._next(k)
+            self.cv.notify_all()
+            if self.turn != k:
+                self.cv.wait_for(lambda: self.turn == k, timeout=self.WAIT)
+
+    def done(self, k: int) -> None:
+        with self.cv:
+            if k in self.live:
+                self.live.remove(k)
+            if self.turn == k:
+                self.turn = self._next(k)
+            self.cv.notify_all()
+
+    def tracer(self, k: int):
+        def local(frame, event, arg):
+            if event == "line":
+                self.step(k)
+            return local
+
+        def on_call(frame, event, arg):
+            return local if self._is_user(frame.f_code.co_filename) else None
+        return on_call
+
+
+def _threaded(cases, combo, seed) -> list[list]:
+    """Each thread's results per round (or the exception it raised)."""
+    prepared = [prepare(c, combo) for c in cases]
+    lockstep = Lockstep(len(cases))
+    out = [[] for _ in cases]
+
+    def work(k):
+        sys.settrace(lockstep.tracer(k))
+        try:
+            for _ in range(ROUNDS):
+                try:
+                    out[k].append(run_forward_backward(prepared[k], cases[k], seed=seed))
+                except Exception as exc:  # noqa: BLE001 - reported with its line
+                    out[k].append(exc)
+                    return
+        finally:
+            sys.settrace(None)
+            lockstep.done(k)
+
+    threads = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(len(cases))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    return out
+
+
+CHECK = ConcurrencyCheck()
