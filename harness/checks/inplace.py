@@ -111,7 +111,10 @@ class InplaceCheck(Check):
                 if hooks.own - hooks.reused:
                     how.append("own buffer (set_output): " +
                                ", ".join(sorted(hooks.own - hooks.reused)))
-                results.append(self.passed(derived, combo, "; ".join(how)))
+                note = "; ".join(how)
+                if derived.variant != "case":
+                    note = f"variant '{derived.variant}' ({derived.note}): {note}"
+                results.append(self.passed(derived, combo, note))
                 continue
             var, text = found
             where = self._where(derived, combo, var, hooks, seed, grads)

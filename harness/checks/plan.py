@@ -113,7 +113,7 @@ def _frozen_outputs(exe, op_type) -> list[str]:
     names = []
     for prepared in exe._cache.values():
         for plan in prepared.plans.values():
-            for op, fn, ctx, _ in plan.steps:
+            for op, _fn, ctx, _ in plan.steps:
                 if op.type != op_type or ctx is None:
                     continue
                 for slot, entry in ctx.bind_out.items():

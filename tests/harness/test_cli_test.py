@@ -44,6 +44,14 @@ EXPECTED = {   # broken op -> the checks it must fail (exactly)
     "broken_int_relu": {"dtypes"},           # int kernel gives float64
     "broken_squeeze_sum": {"fuzz"},          # np.squeeze drops a batch of 1 (edge shapes)
     "broken_bcast_add": {"fuzz"},            # dY not summed over Y's size-1 dims (edge shapes)
+    # the execution modes (tests/broken_ops/mode_breakers_op.py)
+    "broken_inplace_sigmoid": {"inplace"},   # grad reads X, overwritten by the in-place forward
+    "broken_inplace_axpy": {"inplace"},      # in place with X and Y one variable
+    "broken_undeclared_exp": {"declared_inputs"},   # grad fetches the forward's Out by name
+    "broken_nnb_fill": {"declared_inputs"},  # forward reads a no_need_buffer input's data
+    "broken_scratch_softmax": {"concurrency"},      # a module-level scratch buffer
+    "broken_sparse_sgd": {"sparse"},         # one update per duplicate row lost
+    "broken_reuse_scale": {"plan"},          # writes into the output it handed out last run
 }
 FUZZ_ONLY = {op for op, checks in EXPECTED.items() if checks == {"fuzz"}}
 
