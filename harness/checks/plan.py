@@ -11,11 +11,12 @@ on the second run of a plan.
 
 How: a program of the op, a `scale` (x1) op reading each float output (so the outputs are
 temporaries, as in a real network) and the op's grad ops (their output gradients fed), run
-RUNS times by ONE Executor on input sets of the case's shapes (the case's own and ones with
-every float input rotated, in turn): the first run is plain, the second records the plan, the
-others run the plan. Each run's fetches (the scaled outputs, the gradients) must be bitwise
+RUNS (4) times by ONE Executor on 3 input sets of the case's shapes (the case's own and two
+with every float input rotated, in turn): the first run is plain, the second records the plan,
+the third and the fourth (the first set again) run the plan. Each run's fetches (the scaled outputs, the gradients) must be bitwise
 equal to the same input set's run in a fresh Executor (the plain path). CPU only (plans are a
-CPU path); a case with LoD or a non-array input skips (those feeds never take a plan).
+CPU path), in float64 (else the kernel's dtype): the bug class does not depend on the dtype;
+a case with LoD or a non-array input skips (those feeds never take a plan).
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from opkit.framework.grad_maker import GRAD_SUFFIX, grad_var_name
 
 __all__ = ["CHECK", "PlanCheck", "RUNS"]
 
-RUNS = 5
+RUNS = 4
 SUFFIX = "@plan_fetch"
 
 
@@ -60,7 +61,9 @@ class PlanCheck(Check):
         seed = getattr(context, "seed", 2024)
         sets = [case, shifted_case(case)]
         sets.append(shifted_case(sets[-1]))
-        for combo in [c for c in runnable if c.place == "CPU"]:
+        from harness.checks.concurrency import one_cpu_combo
+
+        for combo in one_cpu_combo(runnable):
             try:
                 program, fetch, feeds = _program(case, combo, seed)
                 plain = [_run_fresh(program, fetch, feeds(c)) for c in sets]
@@ -72,8 +75,8 @@ class PlanCheck(Check):
             if problem:
                 results.append(self.failed(derived, combo, problem[0], kind=problem[1]))
             else:
-                results.append(self.passed(derived, combo, f"{RUNS} runs, the 3rd on of a "
-                                           "prepared plan"))
+                results.append(self.passed(derived, combo, f"{RUNS} runs, the last "
+                                           f"{RUNS - 2} on a prepared plan"))
         return results
 
     def _planned(self, case, combo, program, fetch, feeds, sets, plain):
