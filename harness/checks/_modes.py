@@ -14,7 +14,7 @@ from harness.checks._support import first_difference, fmt_index, rel, user_line
 from harness.values import fmt_value
 from opkit.framework.grad_maker import GRAD_SUFFIX
 
-__all__ = ["kernel_line", "producer", "bitwise_problem", "error_line"]
+__all__ = ["kernel_line", "producer", "bitwise_problem", "error_line", "reproducible", "UNSTABLE"]
 
 
 def kernel_line(op_type: str, dtype: str = "", place: str = "CPU") -> str:
@@ -61,6 +61,17 @@ def bitwise_problem(want: dict, got: dict, want_label: str, got_label: str,
                       f"{fmt_value(y)}" + (f" ({ulps} ULP)" if isinstance(ulps, int) and
                                            np.asarray(a).dtype.kind == "f" else ""))
     return None
+
+
+UNSTABLE = ("the plain run itself is not reproducible (two runs on the same inputs differ: "
+            "`determinism` reports it), so this mode cannot be judged bitwise")
+
+
+def reproducible(first: dict, rerun) -> bool:
+    """Whether two more plain runs (`rerun()`) give bitwise what the first gave. Asked only
+    when a mode's run differs: a nondeterministic op is `determinism`'s finding, not the
+    mode's."""
+    return all(bitwise_problem(first, rerun(), "", "") is None for _ in range(2))
 
 
 def error_line(exc: BaseException) -> str:
