@@ -15,7 +15,9 @@ CHECKS = ("output", "grad", "dtypes", "mutation", "aliasing", "determinism", "lo
           # the input variants (harness issue 11)
           "layout", "empty", "extremal", "kinks", "repeated_input", "infer_shape",
           # state, process and precision checks (verdicts issue 12)
-          "ownership", "attrs", "state", "precision")
+          "ownership", "attrs", "state", "precision",
+          # execution modes (issue 24)
+          "declared_inputs", "concurrency", "sparse", "plan")
 
 
 def test_9_rule_codes_and_names():
