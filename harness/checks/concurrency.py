@@ -24,7 +24,7 @@ import threading
 
 from harness.checks._modes import (UNSTABLE, bitwise_problem, error_line, first_line,
                                    kernel_line, producer, reproducible)
-from harness.checks._support import grad_op_types, prepare, run_forward_backward
+from harness.checks._support import Hooks, grad_op_types, prepare, run_forward_backward
 from harness.checks.base import Check, KernelRaised, Mismatch
 
 __all__ = ["CHECK", "ConcurrencyCheck", "THREADS", "ROUNDS", "one_cpu_combo"]
@@ -108,20 +108,29 @@ class ConcurrencyCheck(Check):
 
 
 class Lockstep:
-    """Makes N threads take turns line by line in kernel code: at each line of user code (not
-    numpy, the framework, the harness or the standard library) a thread hands the turn to the
-    next live thread and waits for its own. So every kernel line of one thread runs between
-    the same lines of the others: a race on shared state shows on every run, not by chance.
-    A wait gives up after WAIT seconds (a thread blocked on a lock the waiter holds)."""
+    """Makes N threads take turns line by line inside kernels.
+
+    A thread entering its i-th kernel waits (at most ENTER_WAIT seconds) until every live
+    thread has entered its i-th kernel (they run the same ops in the same order); inside a
+    kernel, at each line of user code (not numpy, the framework, the harness or the standard
+    library) a thread hands the turn to the next thread inside a kernel and waits for its own
+    (at most WAIT seconds: a thread blocked on a lock the waiter holds). So every kernel line of
+    one thread runs between the same lines of the others, and a race on shared state shows on
+    every run, not by chance. Only kernels are traced (`sys.settrace` from the kernel hooks):
+    the framework between them runs at full speed."""
 
     WAIT = 0.02
+    ENTER_WAIT = 0.2
 
     def __init__(self, n: int):
         from harness.checks._support import _skip_prefixes
 
         self.cv = threading.Condition()
-        self.turn = 0
-        self.live = list(range(n))
+        self.turn = None
+        self.inside: list = []
+        self.live = n
+        self.entered = [0] * n
+        self.arrived: dict = {}
         self.skip = _skip_prefixes()
         self.user: dict = {}
 
@@ -135,27 +144,48 @@ class Lockstep:
             self.user[filename] = known
         return known
 
-    def _next(self, k: int) -> int:
-        live = self.live
-        if not live:
-            return k
-        later = [i for i in live if i > k]
-        return later[0] if later else live[0]
+    def _next(self, k: int):
+        inside = self.inside
+        if not inside:
+            return None
+        later = [i for i in inside if i > k]
+        return later[0] if later else inside[0]
 
-    def step(self, k: int) -> None:
+    def enter(self, k: int) -> None:
         with self.cv:
-            self.turn = self._next(k)
+            i = self.entered[k]
+            self.entered[k] += 1
+            self.arrived[i] = self.arrived.get(i, 0) + 1
+            self.inside = sorted(self.inside + [k])    # in the ring before anyone runs a line
+            if self.turn not in self.inside:
+                self.turn = k
             self.cv.notify_all()
-            if self.turn != k:
-                self.cv.wait_for(lambda: self.turn == k, timeout=self.WAIT)
+            self.cv.wait_for(lambda: self.arrived[i] >= self.live, timeout=self.ENTER_WAIT)
 
-    def done(self, k: int) -> None:
+    def leave(self, k: int) -> None:
         with self.cv:
-            if k in self.live:
-                self.live.remove(k)
-            if self.turn == k:
+            if k in self.inside:
+                self.inside.remove(k)
+            if self.turn == k or self.turn not in self.inside:
                 self.turn = self._next(k)
             self.cv.notify_all()
+
+    def done(self, k: int) -> None:
+        self.leave(k)
+        with self.cv:
+            self.live -= 1
+            self.cv.notify_all()
+
+    def step(self, k: int) -> None:
+        """At a line of thread k: if the turn is k's (it ran its previous line), hand it on;
+        then wait for k's turn to run this line."""
+        with self.cv:
+            if self.turn == k or self.turn not in self.inside:
+                self.turn = self._next(k)
+                self.cv.notify_all()
+            if self.turn != k:
+                self.cv.wait_for(lambda: self.turn == k or self.turn not in self.inside,
+                                 timeout=self.WAIT)
 
     def tracer(self, k: int):
         def local(frame, event, arg):
@@ -168,6 +198,23 @@ class Lockstep:
         return on_call
 
 
+class _KernelTurns(Hooks):
+    """Kernel hooks of thread k: enter the lockstep and trace the kernel's lines."""
+
+    def __init__(self, lockstep: Lockstep, k: int):
+        super().__init__()
+        self.lockstep, self.k = lockstep, k
+        self.trace = lockstep.tracer(k)
+
+    def before_kernel(self, op, ctx):
+        self.lockstep.enter(self.k)
+        sys.settrace(self.trace)
+
+    def after_kernel(self, op, ctx):
+        sys.settrace(None)
+        self.lockstep.leave(self.k)
+
+
 def _threaded(cases, combo, seed) -> list[list]:
     """Each thread's results per round (or the exception it raised)."""
     prepared = [prepare(c, combo) for c in cases]
@@ -175,11 +222,12 @@ def _threaded(cases, combo, seed) -> list[list]:
     out = [[] for _ in cases]
 
     def work(k):
-        sys.settrace(lockstep.tracer(k))
+        hooks = _KernelTurns(lockstep, k)
         try:
             for _ in range(ROUNDS):
                 try:
-                    out[k].append(run_forward_backward(prepared[k], cases[k], seed=seed))
+                    out[k].append(run_forward_backward(prepared[k], cases[k], seed=seed,
+                                                       hooks=hooks))
                 except Exception as exc:  # noqa: BLE001 - reported with its line
                     out[k].append(exc)
                     return
