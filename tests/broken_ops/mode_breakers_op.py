@@ -11,6 +11,13 @@ run (see tests/broken_ops/README.md):
 | broken_scratch_softmax | a module-level scratch buffer shared by every call | concurrency |
 | broken_sparse_sgd | `param[rows] -= lr * values`: one update per duplicate row is lost | sparse |
 | broken_reuse_scale | keeps its output array per op and writes the next run's result into it | plan |
+
+Modelled on real reports: an inplace activation whose grad needs X (PaddlePaddle/Paddle#17960:
+"inplace op is overwriting X and we may need X for grad op"; pytorch/pytorch#1029, different
+gradients for relu inplace=True/False); sparse Adam applying duplicate rows one by one
+(PaddlePaddle/Paddle#7045: "FIXME: row id may be duplicate", sparse Adagrad merges rows first);
+grad ops and memory optimization dropping undeclared variables and no_need_buffer data (Paddle's
+garbage collector); module-level scratch buffers in kernels run by multi-threaded predictors.
 """
 import weakref
 
