@@ -1,105 +1,202 @@
-"""`inplace`: for every declared inplace pair (of the op or its grad ops), a run with
-`enable_inplace=True` -- where `output_tensor(out).mutable_data(...)` hands out the input's
-buffer -- matches the out-of-place run bitwise. Ops that use `set_output` simply produce the
-same result."""
+"""`inplace`: the op gives bitwise the same outputs AND gradients with in-place on as off.
+
+With `enable_inplace=True` (what `Executor(enable_inplace=True)` passes to every op) an op that
+declares an inplace pair In -> Out gets In's buffer from `output_tensor(Out).mutable_data(...)`:
+the forward overwrites its input. Bug classes:
+
+* a kernel that reads an input element after overwriting it (a forward walk);
+* a grad op that reads the input the forward overwrote (it gets the output instead): declaring
+  X -> Out inplace promises that nothing after the op needs X;
+* an in-place kernel that writes its first input before reading its second, wrong when both
+  slots hold ONE variable (variant `repeated_input`: X's variable also fed to Y).
+
+How: the case forward then backward in one prepared op with in-place off, and again with it on
+(forward and grad ops in place); every output (copied right after the forward) and every
+gradient must be bitwise equal. On the repeated_input variant, the shared-variable run in place
+against the shared-variable run out of place. A gradient that differs after the forward ran in
+place is run again with the overwritten inputs replaced by data-less tensors, so the message
+names the grad kernel's line that read one.
+"""
 from __future__ import annotations
 
-from harness.checks._support import (CheckContext, Hooks, combos, fail, first_difference,
-                                     fmt_index, grad_op_types, has_grad, pass_, prepare,
+from harness.checks._modes import (UNSTABLE, bitwise_problem, error_line, first_line,
+                                   kernel_line, producer, reproducible)
+from harness.checks._support import (Hooks, grad_op_types, has_grad, prepare,
                                      run_forward_backward)
 from harness.checks.aliasing import shares_memory
-from harness.report import SKIP, CheckResult
-from opkit.framework.grad_maker import GRAD_SUFFIX
-from harness.values import fmt_value
+from harness.checks.base import Check, KernelRaised, Mismatch
 
-NAME = "inplace"
+__all__ = ["CHECK", "InplaceCheck", "ReuseHooks"]
+
+MODE = "in-place on"
 
 
 class ReuseHooks(Hooks):
-    """Which declared pairs really shared a buffer after the kernel."""
+    """Which declared pairs really shared a buffer after the kernel; the input variables whose
+    buffer an output took over (`consumed`: var name -> (op type, In, Out))."""
 
     def __init__(self):
         super().__init__()
         self.reused, self.own = set(), set()
+        self.consumed = {}
+        self.inputs = {}
 
     def before_kernel(self, op, ctx):
         self.inputs = {}
         for i, o in op.info.inplace.items():
             n = op.input(i)
             var = ctx.scope.find_var(n) if n else None
-            self.inputs[(i, o)] = getattr(var.value(), "_data", None) if var else None
+            self.inputs[(i, o)] = (n, getattr(var.value(), "_data", None) if var else None)
 
     def after_kernel(self, op, ctx):
-        for (i, o), data in self.inputs.items():
-            n = op.output(o)
-            var = ctx.scope.find_var(n) if n else None
+        for (i, o), (n, data) in self.inputs.items():
+            name = op.output(o)
+            var = ctx.scope.find_var(name) if name else None
             out = getattr(var.value(), "_data", None) if var else None
-            (self.reused if shares_memory(out, data) else self.own).add(f"{op.type}:{i}->{o}")
+            if shares_memory(out, data):
+                self.reused.add(f"{op.type}:{i}->{o}")
+                if n != name:
+                    self.consumed[n] = (op.type, i, o)
+            else:
+                self.own.add(f"{op.type}:{i}->{o}")
 
 
-def _compare(ref: dict, got: dict, names) -> str | None:
-    for name in names:
-        diff = first_difference(ref.get(name), got.get(name))
-        if diff is None:
-            continue
-        if isinstance(diff, str):
-            return f"{name}: {diff}"
-        idx, a, b, ulps = diff
-        return (f"{fmt_index(name, idx)}: out-of-place {fmt_value(a)}, in-place {fmt_value(b)} ({ulps} ULP): the "
-                f"kernel reads an input element after overwriting it")
-    return None
+class InplaceCheck(Check):
+    name = "inplace"
+    description = ("outputs and gradients bitwise equal with in-place on and off (forward and "
+                   "backward), also with one variable in two slots")
+    order = 90
+    variants = ("case", "repeated_input")
+
+    def applies(self, case, context):
+        from opkit.registry import has_op, op_info
+
+        if op_info(case.op_type).inplace:
+            return None
+        if any(has_op(t) and op_info(t).inplace for t in grad_op_types(case)):
+            return None
+        return f"op '{case.op_type}' declares no inplace pairs (nor do its grad ops)"
+
+    def verdict(self, derived, context):
+        results = []
+        runnable, _ = self.plan(derived, context, results)
+        case = derived.case
+        grads = grad_op_types(case)
+        seed = getattr(context, "seed", 2024)
+        for combo in runnable:
+            try:
+                if derived.variant == "repeated_input":
+                    ref = _shared_run(derived, combo, seed, inplace=False)
+                else:
+                    ref = run_forward_backward(prepare(case, combo), case, seed=seed)
+            except Exception:  # noqa: BLE001 - the case itself failing is `output`'s business
+                results.append(self.skipped(derived.base, "the case itself raises", combo))
+                continue
+            hooks = ReuseHooks()
+            try:
+                if derived.variant == "repeated_input":
+                    got = _shared_run(derived, combo, seed, inplace=True, hooks=hooks)
+                else:
+                    got = run_forward_backward(prepare(case, combo, enable_inplace=True), case,
+                                               hooks=hooks, seed=seed)
+            except Exception as exc:  # noqa: BLE001
+                results.append(self.failed(derived, combo, f"{MODE}: the op raised "
+                                           f"{first_line(exc)}{error_line(exc)}",
+                                           kind=KernelRaised))
+                continue
+            found = bitwise_problem(ref, got, "in-place off", "in-place on")
+            if found and not reproducible(ref, lambda combo=combo: _shared_run(
+                    derived, combo, seed, inplace=False) if derived.variant == "repeated_input"
+                    else run_forward_backward(prepare(case, combo), case, seed=seed)):
+                results.append(self.skipped(derived.base, UNSTABLE, combo))
+                continue
+            if found is None:
+                how = []
+                if hooks.reused:
+                    how.append("buffer reused: " + ", ".join(sorted(hooks.reused)))
+                if hooks.own - hooks.reused:
+                    how.append("own buffer (set_output): " +
+                               ", ".join(sorted(hooks.own - hooks.reused)))
+                note = "; ".join(how)
+                if derived.variant != "case":
+                    note = f"variant '{derived.variant}' ({derived.note}): {note}"
+                results.append(self.passed(derived, combo, note))
+                continue
+            var, text = found
+            where = self._where(derived, combo, var, hooks, seed, grads)
+            results.append(self.failed(derived, combo, f"{MODE} (forward and backward): {text}"
+                                       f" -- {where}", kind=Mismatch))
+        return results
+
+    def _where(self, derived, combo, var, hooks, seed, grads) -> str:
+        """What read what: for a gradient after a forward that overwrote an input, the grad
+        kernel's line that reads it; else the producing kernel."""
+        case = derived.case
+        from opkit.framework.grad_maker import GRAD_SUFFIX
+
+        if var.endswith(GRAD_SUFFIX) and hooks.consumed and derived.variant == "case":
+            line = _read_after_overwrite(case, combo, seed, hooks.consumed)
+            if line:
+                return line
+        if derived.variant == "repeated_input":
+            return (f"{kernel_line(producer(var, case.op_type, grads), combo.dtype, combo.place)}"
+                    " writes its output over one input slot before reading the other, which "
+                    "holds the same variable")
+        return (f"{kernel_line(producer(var, case.op_type, grads), combo.dtype, combo.place)} "
+                "reads an element after the in-place output overwrote it")
 
 
-def check(case, context: CheckContext) -> list:
-    from opkit.registry import has_op, op_info
+def _read_after_overwrite(case, combo, seed, consumed) -> str:
+    """Forward in place, then the backward with each overwritten input swapped for a data-less
+    tensor: the grad kernel that reads one raises, pointing at its line."""
+    from opkit.framework.tensor import LoDTensor
 
-    fwd_pairs = op_info(case.op_type).inplace
-    grad_types = [t for t in grad_op_types(case) if has_op(t) and op_info(t).inplace]
-    if not fwd_pairs and not grad_types:
-        return [CheckResult(NAME, SKIP, "", "", case.name,
-                            f"op '{case.op_type}' declares no inplace pairs")]
-    runnable, results = combos(case, context, NAME)
-    for combo in runnable:
-        try:
-            ref = run_forward_backward(prepare(case, combo), case, seed=context.seed)
-            problems, hooks = [], ReuseHooks()
-            outputs = [n for n in ref if not n.endswith(GRAD_SUFFIX)]
-            grads = [n for n in ref if n.endswith(GRAD_SUFFIX)]
-            if fwd_pairs:   # the forward in place; only its outputs are compared (the input
-                prepared = prepare(case, combo, enable_inplace=True)   # buffer is consumed)
-                got = run_forward_backward(prepared, case, backward=False, hooks=hooks)
-                p = _compare(ref, got, outputs)
-                if p:
-                    problems.append(f"op '{case.op_type}' with inplace "
-                                    f"{dict(fwd_pairs)}: {p}")
-            if grad_types and has_grad(case.op_type):
-                prepared = prepare(case, combo)
-                prepared.forward()
-                prepared.enable_inplace = True      # only the grad ops run in place
-                got = run_forward_backward(prepared, case, hooks=hooks, seed=context.seed,
-                                           run_forward=False)
-                p = _compare(ref, got, grads)
-                if p:
-                    problems.append(f"grad ops {', '.join(grad_types)} with inplace: {p}")
-        except Exception as exc:
-            results.append(fail(NAME, combo, case, "the op raised before the check could "
-                                f"finish: {str(exc).splitlines()[0]}"))
-            continue
-        if problems:
-            results.append(fail(NAME, combo, case, "; ".join(problems)))
-        else:
-            how = []
-            if hooks.reused:
-                how.append("buffer reused: " + ", ".join(sorted(hooks.reused)))
-            if hooks.own - hooks.reused:
-                how.append("own buffer (set_output): " + ", ".join(sorted(hooks.own -
-                                                                         hooks.reused)))
-            results.append(pass_(NAME, combo, case, "; ".join(how)))
-    return results
+    prepared = prepare(case, combo, enable_inplace=True)
+    prepared.forward()
+    for name, (op_type, i, o) in consumed.items():
+        var = prepared.scope.find_var(name)
+        value = var.value() if var is not None else None
+        if isinstance(value, LoDTensor) and value.buffer is not None:
+            var.set_value(LoDTensor.meta_only(
+                value.shape, value.dtype, value.lod, value.place,
+                reason=f"'{name}' (Input({i}) of op '{op_type}') was overwritten in place by "
+                       f"Output({o}): it holds the output's values now"))
+    try:
+        run_forward_backward(prepared, case, seed=seed, run_forward=False)
+    except Exception as exc:  # noqa: BLE001 - the read we are looking for
+        names = ", ".join(f"'{n}'" for n in consumed)
+        return (f"a grad kernel reads {names}, which the forward overwrote in place (an "
+                f"inplace declaration promises nothing after the op reads it){error_line(exc)}")
+    return ""
 
 
-# registration (harness.checks.registry.CHECK_MODULES): the function above as a Check
-from harness.checks.base import FunctionCheck  # noqa: E402
+def _shared_run(derived, combo, seed, inplace: bool, hooks=None) -> dict:
+    """Outputs and gradients with the second aliased place fed the first one's variable."""
+    from harness.checks._support import case_inputs, output_slots, place_object
+    from harness.runner import PreparedOp, VarSpec
 
-CHECK = FunctionCheck(NAME, check, order=90, description="declared inplace pairs give the "
-                      "same results when buffers are reused")
+    case = derived.case
+    sa, ia, sb, ib = derived.info["alias"]
+    specs = case_inputs(case, combo.dtype)
+    first = specs[sa][ia]
+    specs[sb][ib] = VarSpec(first.name, first.data, first.lengths)
+    prepared = PreparedOp(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
+                          place_object(combo.place), enable_inplace=inplace)
+    if not has_grad(case.op_type) or not case.grad_inputs:
+        return run_forward_backward(prepared, case, hooks=hooks, backward=False, seed=seed)
+    from dataclasses import replace
+
+    orig = _orig_name(case, sb, ib)
+    shared_case = replace(case, grad_inputs=list(dict.fromkeys(
+        first.name if n == orig else n for n in case.grad_inputs)))
+    return run_forward_backward(prepared, shared_case, hooks=hooks, seed=seed)
+
+
+def _orig_name(case, slot, index) -> str:
+    from harness.runner import normalize_slots
+
+    return normalize_slots(case.inputs)[slot][index].name
+
+
+CHECK = InplaceCheck()
+

@@ -48,6 +48,10 @@ CHECK_MODULES = [
     "harness.checks.grad_outputs",
     "harness.checks.distribution",
     "harness.checks.explore",
+    "harness.checks.declared_inputs",
+    "harness.checks.concurrency",
+    "harness.checks.sparse",
+    "harness.checks.plan",
 ]
 
 # the names of the table's checks, known without importing them (a module's name is its

@@ -5,6 +5,8 @@ from harness import OpTest
 
 
 class TestSGDOp(OpTest):
+    opkit_sparse_inputs = ["Grad"]   # check `sparse`: Grad as SelectedRows, duplicate rows
+
     def setUp(self):
         self.op_type = "sgd"
         rng = np.random.default_rng(901)

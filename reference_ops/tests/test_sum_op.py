@@ -3,6 +3,8 @@ from harness import OpTest
 
 
 class TestSumOp(OpTest):
+    opkit_sparse_inputs = ["X"]   # check `sparse`: the last X as SelectedRows, duplicate rows
+
     def setUp(self):
         self.op_type = "sum"
         rng = np.random.default_rng(801)

@@ -21,7 +21,9 @@ CHECKS = ("output", "grad", "dtypes", "mutation", "aliasing", "determinism", "lo
           # second-order gradients, every output's gradient, random ops (issue 23)
           "double_grad", "grad_outputs", "distribution",
           # the declared contract explored (issue 23)
-          "explore")
+          "explore",
+          # execution modes (issue 24)
+          "declared_inputs", "concurrency", "sparse", "plan")
 
 
 def test_9_rule_codes_and_names():

@@ -29,7 +29,8 @@ EXPECTED = {   # broken op -> the checks it must fail (exactly)
     "broken_dedup_sum": {"repeated_input"},
     "broken_twice_rows": {"infer_shape"},
     "broken_seq_last": {"lod"},
-    "broken_buffer_cache": {"ownership"},
+    # its shared output buffer also breaks concurrent calls and a prepared plan's second run
+    "broken_buffer_cache": {"ownership", "concurrency", "plan"},
     "broken_attr_sort": {"attrs"},
     "broken_scale_cache": {"state"},
     "broken_f16_tanh": {"precision"},
@@ -63,6 +64,14 @@ EXPECTED = {   # broken op -> the checks it must fail (exactly)
     "broken_uniform": {"distribution"},      # min + r * max (the case has min 0)
     "broken_dropout_keep": {"distribution"},   # p used as the keep probability (p 0.5)
     "broken_dropout_scale": {"distribution"},  # kept values scaled by 1/p (p 0.5)
+    # the execution modes (tests/broken_ops/mode_breakers_op.py)
+    "broken_inplace_sigmoid": {"inplace"},   # grad reads X, overwritten by the in-place forward
+    "broken_inplace_axpy": {"inplace"},      # in place with X and Y one variable
+    "broken_undeclared_exp": {"declared_inputs"},   # grad fetches the forward's Out by name
+    "broken_nnb_fill": {"declared_inputs"},  # forward reads a no_need_buffer input's data
+    "broken_scratch_softmax": {"concurrency"},      # a module-level scratch buffer
+    "broken_sparse_sgd": {"sparse"},         # one update per duplicate row lost
+    "broken_reuse_scale": {"plan"},          # writes into the output it handed out last run
 }
 FUZZ_ONLY = {op for op, checks in EXPECTED.items() if checks == {"fuzz"}}
 

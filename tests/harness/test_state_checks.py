@@ -15,6 +15,9 @@ EXPECT = {   # broken op -> (its check, text the failure must show)
     "broken_scale_cache": ("state", "after TestBrokenScaleCache"),
     "broken_f16_tanh": ("precision", "float32 kernel"),
 }
+# the execution modes also see some of these bugs: a shared output buffer corrupts concurrent
+# calls and is written after a prepared plan froze it (tests/harness/test_mode_checks.py)
+ALSO = {"broken_buffer_cache": {"concurrency", "plan"}}
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +44,8 @@ def reports():
 def test_broken_op_fails_exactly_its_check(reports, op):
     check, text = EXPECT[op]
     failed = [c for c in reports[op].results if c.status == "fail"]
-    assert {c.check for c in failed} == {check}, [(c.check, c.message[:200]) for c in failed]
+    assert {c.check for c in failed} == {check} | ALSO.get(op, set()), \
+        [(c.check, c.message[:200]) for c in failed]
     assert any(text in c.message for c in failed), [c.message for c in failed]
     # a concrete wrong value: two numbers in the message
     assert any(sum(ch.isdigit() for ch in c.message) >= 2 for c in failed)

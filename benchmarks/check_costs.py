@@ -1,0 +1,49 @@
+"""CPU seconds each harness check spends on the built-in ops (one process, no forking of
+cases): `python benchmarks/check_costs.py [CHECK ...]`. CPU time (time.process_time), so the
+figures hold on a loaded machine; the forked children of `state`/`determinism` are not
+counted."""
+from __future__ import annotations
+
+import sys
+import time
+from collections import defaultdict
+
+
+def main(argv):
+    from harness.checks import registry
+    from harness.discovery import discover
+    from harness.run import run_ops
+
+    spent = defaultdict(float)
+    real = registry.CheckSpec.function
+
+    def timed(self):
+        fn = real(self)
+
+        def run(case, context):
+            started = time.process_time()
+            try:
+                return fn(case, context)
+            finally:
+                spent[self.name] += time.process_time() - started
+        for attr in ("variants", "per_case", "op_results"):
+            if hasattr(fn, attr):
+                setattr(run, attr, getattr(fn, attr))
+        return run
+
+    registry.CheckSpec.function = timed
+    import reference_ops  # noqa: F401 - the built-in ops
+    from pathlib import Path
+
+    by_op = discover([str(Path(reference_ops.__file__).parent / "tests")]).by_op()
+    started = time.process_time()
+    run_ops(sorted(o for o in by_op if o), by_op, isolate=False)
+    total = time.process_time() - started
+    names = argv or sorted(spent, key=spent.get, reverse=True)
+    for name in names:
+        print(f"{name:16s} {spent.get(name, 0.0):7.2f} s")
+    print(f"{'total':16s} {total:7.2f} s")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

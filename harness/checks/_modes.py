@@ -1,0 +1,86 @@
+"""What the execution-mode checks share (inplace, declared_inputs, concurrency, sparse, plan):
+a bitwise comparison of two runs that names the variable, the element and the kernel that
+produced it, and the location of an error raised inside a kernel.
+
+Each mode runs the op as a real framework would (in place, with only its declared inputs, from
+several threads, on SelectedRows with duplicate rows, through a prepared plan) and compares
+with the OpTest's plain run: a difference names the mode, the variable and the kernel line.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.checks._support import first_difference, fmt_index, rel, user_line
+from harness.values import fmt_value
+from opkit.framework.grad_maker import GRAD_SUFFIX
+
+__all__ = ["kernel_line", "producer", "bitwise_problem", "error_line", "reproducible", "UNSTABLE"]
+
+
+def kernel_line(op_type: str, dtype: str = "", place: str = "CPU") -> str:
+    """'kernel <name> (<file>:<line>)' of the op's kernel for dtype/place (the first one when
+    none matches): where a wrong value came from when no exception points at a line."""
+    from opkit.registry import has_op, op_info
+
+    if not has_op(op_type):
+        return f"op '{op_type}'"
+    kernels = list(op_info(op_type).kernels.values())
+    pick = [e for e in kernels if e.place == place and (not dtype or e.dtype == dtype)] or \
+        [e for e in kernels if e.place == place] or kernels
+    if not pick:
+        return f"op '{op_type}' (no kernel)"
+    fn = pick[0].fn
+    code = getattr(fn, "__code__", None)
+    name = getattr(fn, "__qualname__", getattr(fn, "__name__", "kernel"))
+    if code is None:
+        return f"kernel {name} of op '{op_type}'"
+    return f"kernel {name} of op '{op_type}' ({rel(code.co_filename)}:{code.co_firstlineno})"
+
+
+def producer(name: str, op_type: str, grad_types) -> str:
+    """The op type whose kernel wrote variable `name`: a gradient (X@GRAD) comes from the grad
+    op (the first one, when there are several), anything else from the op."""
+    if name.endswith(GRAD_SUFFIX) and grad_types:
+        return sorted(grad_types)[0]
+    return op_type
+
+
+def bitwise_problem(want: dict, got: dict, want_label: str, got_label: str,
+                    names=None) -> tuple[str, str] | None:
+    """None when every array of `want` (or of `names`) is bitwise equal in `got`; else
+    (variable name, one-line description with the first differing element)."""
+    for name in (names if names is not None else want):
+        a, b = want.get(name), got.get(name)
+        diff = first_difference(a, b)
+        if diff is None:
+            continue
+        if isinstance(diff, str):
+            return name, f"{name}: {diff}"
+        idx, x, y, ulps = diff
+        return name, (f"{fmt_index(name, idx)}: {want_label} {fmt_value(x)}, {got_label} "
+                      f"{fmt_value(y)}" + (f" ({ulps} ULP)" if isinstance(ulps, int) and
+                                           np.asarray(a).dtype.kind == "f" else ""))
+    return None
+
+
+UNSTABLE = ("the plain run itself is not reproducible (two runs on the same inputs differ: "
+            "`determinism` reports it), so this mode cannot be judged bitwise")
+
+
+def reproducible(first: dict, rerun) -> bool:
+    """Whether two more plain runs (`rerun()`) give bitwise what the first gave. Asked only
+    when a mode's run differs: a nondeterministic op is `determinism`'s finding, not the
+    mode's."""
+    return all(bitwise_problem(first, rerun(), "", "") is None for _ in range(2))
+
+
+def error_line(exc: BaseException) -> str:
+    """' (at <file>:<line>: <source>)' of the innermost user frame of `exc`, or ''."""
+    where = user_line(exc)
+    return f" (at {rel(where[0])}:{where[1]}: {where[2]})" if where else ""
+
+
+def first_line(exc: BaseException) -> str:
+    from opkit.framework.errors import one_line
+
+    return one_line(exc).splitlines()[0] if str(exc) else type(exc).__name__

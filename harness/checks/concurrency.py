@@ -1,0 +1,246 @@
+"""`concurrency`: N threads (default 4) running the op at once, each on other inputs of the same
+shapes, each get what a single-threaded run gives them.
+
+Bug class: inference servers and parallel executors run one op from several threads. A
+module-level scratch buffer, a cache filled without a lock, a global random state: every
+OpTest (one call at a time) passes, concurrent calls corrupt each other.
+
+How: once per op (its first case), on the CPU in float64 (else the kernel's dtype): N input sets of the case's
+shapes (the case's own and N-1 with every float input rotated), each run forward and backward
+alone; then N threads, each with its own prepared op, released together by a barrier, run
+their set ROUNDS times, taking turns line by line in kernel code (`Lockstep`: at every line
+of user code a thread hands over to the next one, so each line of one thread's kernel runs
+between the same lines of the others' and a race shows on every run, not by chance); every
+result must be bitwise equal to the same set's single-threaded one.
+
+Opting out: an op whose kernels are not thread-safe by design says so with a class attribute
+of its operator class, `not_thread_safe = "reason"` (e.g. a random op drawing from one global
+generator); the check is then a skip that gives the reason.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+
+from harness.checks._modes import (UNSTABLE, bitwise_problem, error_line, first_line,
+                                   kernel_line, producer, reproducible)
+from harness.checks._support import Hooks, grad_op_types, prepare, run_forward_backward
+from harness.checks.base import Check, KernelRaised, Mismatch
+
+__all__ = ["CHECK", "ConcurrencyCheck", "THREADS", "ROUNDS", "one_cpu_combo"]
+
+THREADS = 4
+ROUNDS = 1
+
+
+def one_cpu_combo(runnable) -> list:
+    """The CPU float64 combo (else the first CPU one): a mode whose bug class does not depend
+    on the dtype runs once, to stay cheap."""
+    cpu = [c for c in runnable if c.place == "CPU"]
+    return [next((c for c in cpu if c.dtype == "float64"), cpu[0])] if cpu else []
+
+
+class ConcurrencyCheck(Check):
+    name = "concurrency"
+    description = (f"{THREADS} threads running the op at once on other inputs of the same "
+                   "shapes each get the single-threaded results")
+    order = 190
+    variants = ("case",)
+    per_case = False
+
+    def applies(self, case, context):
+        from opkit.registry import op_info
+
+        reason = getattr(op_info(case.op_type).op_class, "not_thread_safe", None)
+        if reason:
+            return f"op '{case.op_type}' declares its kernels not thread-safe: {reason}"
+        return None
+
+    def verdict(self, derived, context):
+        from harness.checks.state import shifted_case
+
+        results = []
+        runnable, _ = self.plan(derived, context, results)
+        case = derived.case
+        seed = getattr(context, "seed", 2024)
+        cases = [case]
+        while len(cases) < THREADS:
+            cases.append(shifted_case(cases[-1]))
+        grads = grad_op_types(case)
+        for combo in one_cpu_combo(runnable):
+            try:
+                alone = [run_forward_backward(prepare(c, combo), c, seed=seed) for c in cases]
+            except Exception:  # noqa: BLE001 - the case itself failing is `output`'s business
+                results.append(self.skipped(derived.base, "the case itself raises", combo))
+                continue
+            got = _threaded(cases, combo, seed)
+            problem = None
+            for k, runs in enumerate(got):
+                for r, res in enumerate(runs):
+                    if isinstance(res, BaseException):
+                        problem = (f"{THREADS} threads at once: thread {k} (round {r + 1}) "
+                                   f"raised {first_line(res)}{error_line(res)}", KernelRaised)
+                        break
+                    found = bitwise_problem(alone[k], res, "alone", f"with {THREADS} threads")
+                    if found and not reproducible(alone[k], lambda k=k, combo=combo: run_forward_backward(
+                            prepare(cases[k], combo), cases[k], seed=seed)):
+                        problem = (UNSTABLE, None)
+                        break
+                    if found:
+                        var, text = found
+                        where = kernel_line(producer(var, case.op_type, grads), combo.dtype)
+                        problem = (f"{THREADS} threads at once: thread {k} (round {r + 1}, "
+                                   f"{'the case' if k == 0 else 'other inputs of its shapes'}"
+                                   f"): {text} -- {where} shares state between calls (a "
+                                   "module-level buffer or cache, a global generator)",
+                                   Mismatch)
+                        break
+                if problem:
+                    break
+            if problem and problem[1] is None:
+                results.append(self.skipped(derived.base, problem[0], combo))
+            elif problem:
+                results.append(self.failed(derived, combo, problem[0], kind=problem[1]))
+            else:
+                results.append(self.passed(derived, combo, f"{THREADS} threads x {ROUNDS} "
+                                           "rounds"))
+        return results
+
+
+class Lockstep:
+    """Makes N threads take turns line by line inside kernels.
+
+    A thread entering its i-th kernel waits (at most ENTER_WAIT seconds) until every live
+    thread has entered its i-th kernel (they run the same ops in the same order); inside a
+    kernel, at each line of user code (not numpy, the framework, the harness or the standard
+    library) a thread hands the turn to the next thread inside a kernel and waits for its own
+    (at most WAIT seconds: a thread blocked on a lock the waiter holds). So every kernel line of
+    one thread runs between the same lines of the others, and a race on shared state shows on
+    every run, not by chance. Only kernels are traced (`sys.settrace` from the kernel hooks):
+    the framework between them runs at full speed."""
+
+    WAIT = 0.02
+    ENTER_WAIT = 0.2
+
+    def __init__(self, n: int):
+        from harness.checks._support import _skip_prefixes
+
+        self.cv = threading.Condition()
+        self.turn = None
+        self.inside: list = []
+        self.live = n
+        self.entered = [0] * n
+        self.arrived: dict = {}
+        self.skip = _skip_prefixes()
+        self.user: dict = {}
+
+    def _is_user(self, filename: str) -> bool:
+        known = self.user.get(filename)
+        if known is None:
+            import os
+
+            known = not (filename.startswith("<") or
+                         os.path.realpath(filename).startswith(self.skip))
+            self.user[filename] = known
+        return known
+
+    def _next(self, k: int):
+        inside = self.inside
+        if not inside:
+            return None
+        later = [i for i in inside if i > k]
+        return later[0] if later else inside[0]
+
+    def enter(self, k: int) -> None:
+        with self.cv:
+            i = self.entered[k]
+            self.entered[k] += 1
+            self.arrived[i] = self.arrived.get(i, 0) + 1
+            self.inside = sorted(self.inside + [k])    # in the ring before anyone runs a line
+            if self.turn not in self.inside:
+                self.turn = k
+            self.cv.notify_all()
+            self.cv.wait_for(lambda: self.arrived[i] >= self.live, timeout=self.ENTER_WAIT)
+
+    def leave(self, k: int) -> None:
+        with self.cv:
+            if k in self.inside:
+                self.inside.remove(k)
+            if self.turn == k or self.turn not in self.inside:
+                self.turn = self._next(k)
+            self.cv.notify_all()
+
+    def done(self, k: int) -> None:
+        self.leave(k)
+        with self.cv:
+            self.live -= 1
+            self.cv.notify_all()
+
+    def step(self, k: int) -> None:
+        """At a line of thread k: if the turn is k's (it ran its previous line), hand it on;
+        then wait for k's turn to run this line."""
+        with self.cv:
+            if self.turn == k or self.turn not in self.inside:
+                self.turn = self._next(k)
+                self.cv.notify_all()
+            if self.turn != k:
+                self.cv.wait_for(lambda: self.turn == k or self.turn not in self.inside,
+                                 timeout=self.WAIT)
+
+    def tracer(self, k: int):
+        def local(frame, event, arg):
+            if event == "line":
+                self.step(k)
+            return local
+
+        def on_call(frame, event, arg):
+            return local if self._is_user(frame.f_code.co_filename) else None
+        return on_call
+
+
+class _KernelTurns(Hooks):
+    """Kernel hooks of thread k: enter the lockstep and trace the kernel's lines."""
+
+    def __init__(self, lockstep: Lockstep, k: int):
+        super().__init__()
+        self.lockstep, self.k = lockstep, k
+        self.trace = lockstep.tracer(k)
+
+    def before_kernel(self, op, ctx):
+        self.lockstep.enter(self.k)
+        sys.settrace(self.trace)
+
+    def after_kernel(self, op, ctx):
+        sys.settrace(None)
+        self.lockstep.leave(self.k)
+
+
+def _threaded(cases, combo, seed) -> list[list]:
+    """Each thread's results per round (or the exception it raised)."""
+    prepared = [prepare(c, combo) for c in cases]
+    lockstep = Lockstep(len(cases))
+    out = [[] for _ in cases]
+
+    def work(k):
+        hooks = _KernelTurns(lockstep, k)
+        try:
+            for _ in range(ROUNDS):
+                try:
+                    out[k].append(run_forward_backward(prepared[k], cases[k], seed=seed,
+                                                       hooks=hooks))
+                except Exception as exc:  # noqa: BLE001 - reported with its line
+                    out[k].append(exc)
+                    return
+        finally:
+            sys.settrace(None)
+            lockstep.done(k)
+
+    threads = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(len(cases))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    return out
+
+
+CHECK = ConcurrencyCheck()

@@ -1,0 +1,153 @@
+"""`declared_inputs`: every kernel sees only what its op declared, and the op's
+no_need_buffer inputs as shape-only placeholders.
+
+Bug class: memory optimization, recompute and Paddle's garbage collector drop every variable
+an op did not declare and free the data of its no_need_buffer inputs. A grad kernel that
+fetches an undeclared forward variable from the scope by name (`ctx.scope.find_var(...)`), or
+a forward kernel that reads the data of an input it declared no_need_buffer, works in an
+OpTest (one scope holding everything) and fails in a trained model.
+
+How: the case forward and backward, each kernel (the op's and every grad op's) run in a scope
+of its own that holds only the variables its op declares (inputs and outputs); a lookup of
+any other name raises, naming the variable and the kernel line. In the forward op's scope its
+no_need_buffer inputs are data-less tensors (shape, dtype and LoD only). Outputs and gradients
+must be bitwise equal to the plain run. (A grad op's no_need_buffer inputs keep their data
+here: the `no_need_buffer` check swaps them.)
+"""
+from __future__ import annotations
+
+from harness.checks._modes import (UNSTABLE, bitwise_problem, error_line, first_line,
+                                   kernel_line, producer, reproducible)
+from harness.checks._support import Hooks, grad_op_types, prepare, run_forward_backward
+from harness.checks.base import Check, KernelRaised, Mismatch
+from opkit.framework.scope import Scope
+
+__all__ = ["CHECK", "DeclaredInputsCheck", "DeclaredScope", "DeclaredHooks", "UndeclaredRead"]
+
+MODE = "in a scope holding only its declared inputs"
+
+
+class UndeclaredRead(LookupError):
+    """A kernel looked up a variable its op does not declare."""
+
+
+class DeclaredScope(Scope):
+    """A scope that holds only `allowed` names; looking up any other name raises."""
+
+    def __init__(self, op, allowed):
+        super().__init__()
+        self._op = op
+        self._allowed = allowed
+
+    def find_var(self, name):
+        if name not in self._allowed:
+            raise UndeclaredRead(
+                f"the kernel of op '{self._op.type}' looked up variable '{name}' in the scope, "
+                "but the op does not declare it as an input (the grad maker must pass it, e.g. "
+                "op.set_input(...)): a framework that frees undeclared variables has none")
+        return self._vars.get(name)
+
+
+class DeclaredHooks(Hooks):
+    """Before each kernel, swap its context's scope for a DeclaredScope holding the op's
+    declared variables (the forward op's no_need_buffer inputs data-less); after it, copy the
+    outputs back into the real scope."""
+
+    def __init__(self, forward_type: str):
+        super().__init__()
+        self.forward_type = forward_type
+        self.real = None
+        self.swapped = []        # (op type, slot, var) made data-less
+
+    def before_kernel(self, op, ctx):
+        from opkit.framework.tensor import LoDTensor
+
+        real = ctx.scope
+        ins, outs = op.input_arg_names(), op.output_arg_names()
+        scope = DeclaredScope(op, set(ins) | set(outs))
+        nnb = set(op.info.no_need_buffer) if op.type == self.forward_type and op.info else set()
+        for slot, names in op.inputs.items():
+            for name in names:
+                var = real.find_var(name)
+                if var is None:
+                    continue
+                value = var.value()
+                if slot in nnb and isinstance(value, LoDTensor) and value.buffer is not None:
+                    value = LoDTensor.meta_only(
+                        value.shape, value.dtype, value.lod, value.place,
+                        reason=f"op '{op.type}' declared Input({slot}) no_need_buffer: "
+                               f"'{name}' is a shape-only placeholder here")
+                    self.swapped.append((op.type, slot, name))
+                scope.var(name).set_value(value)
+        for name in outs:
+            var = real.find_var(name)
+            if var is not None and name not in scope._vars:
+                scope.var(name).set_value(var.value())
+        self.real = real
+        ctx.scope = scope
+
+    def after_kernel(self, op, ctx):
+        scope, real = ctx.scope, self.real
+        for name in op.output_arg_names():
+            var = scope._vars.get(name)
+            if var is not None and var.value() is not None:
+                real.var(name).set_value(var.value())
+        ctx.scope = real
+
+
+class DeclaredInputsCheck(Check):
+    name = "declared_inputs"
+    description = ("each kernel run in a scope holding only its op's declared variables (the "
+                   "forward's no_need_buffer inputs shape-only) gives the same results")
+    order = 85
+    variants = ("case",)
+
+    def verdict(self, derived, context):
+        results = []
+        runnable, _ = self.plan(derived, context, results)
+        case = derived.case
+        seed = getattr(context, "seed", 2024)
+        for combo in runnable:
+            try:
+                plain = run_forward_backward(prepare(case, combo), case, seed=seed)
+            except Exception:  # noqa: BLE001 - the case itself failing is `output`'s business
+                results.append(self.skipped(derived.base, "the case itself raises", combo))
+                continue
+            hooks = DeclaredHooks(case.op_type)
+            try:
+                got = run_forward_backward(prepare(case, combo), case, hooks=hooks, seed=seed)
+            except Exception as exc:  # noqa: BLE001
+                results.append(self.failed(derived, combo, self._raised(exc),
+                                           kind=KernelRaised))
+                continue
+            found = bitwise_problem(plain, got, "plain run", "declared-only run")
+            if found and not reproducible(plain, lambda combo=combo: run_forward_backward(
+                    prepare(case, combo), case, seed=seed)):
+                results.append(self.skipped(derived.base, UNSTABLE, combo))
+                continue
+            if found:
+                var, text = found
+                where = kernel_line(producer(var, case.op_type, grad_op_types(case)),
+                                    combo.dtype, combo.place)
+                results.append(self.failed(derived, combo, f"{MODE}: {text} -- {where}",
+                                           kind=Mismatch))
+                continue
+            swapped = sorted({f"{t}:{s}" for t, s, _ in hooks.swapped})
+            results.append(self.passed(derived, combo, ("shape-only " + ", ".join(swapped))
+                                       if swapped else ""))
+        return results
+
+    @staticmethod
+    def _raised(exc) -> str:
+        chain, e = [], exc
+        while e is not None and e not in chain:
+            chain.append(e)
+            e = e.__cause__ or e.__context__
+        undeclared = next((e for e in chain if isinstance(e, UndeclaredRead)), None)
+        if undeclared is not None:
+            return f"{MODE}: {undeclared}{error_line(exc)}"
+        return (f"forward with its no_need_buffer inputs as shape-only placeholders, each "
+                f"kernel {MODE}: the op raised {first_line(exc)}{error_line(exc)}")
+
+
+CHECK = DeclaredInputsCheck()

@@ -1,0 +1,216 @@
+"""`plan`: the op in a program run through the executor's prepared-plan path gives, run after
+run, what the plain path gives.
+
+Bug class: `Executor.run` turns a program it has run twice with one feed signature into a
+prepared plan (opkit.framework.plan): kernels of trusted steps get a LeanContext bound once,
+the variables live in the plan's own scope, reused and emptied after every run, and an output
+that only kernels read (a temporary) is made read-only in place when produced. A kernel that
+keeps a reference to an array it handed out and writes into it on its next call (a "reuse the
+output buffer" optimization), or returns a module-level array, passes every OpTest and breaks
+on the second run of a plan.
+
+How: a program of the op, a `scale` (x1) op reading each float output (so the outputs are
+temporaries, as in a real network) and the op's grad ops (their output gradients fed), run
+RUNS (4) times by ONE Executor on 3 input sets of the case's shapes (the case's own and two
+with every float input rotated, in turn): the first run is plain, the second records the plan,
+the third and the fourth (the first set again) run the plan. Each run's fetches (the scaled outputs, the gradients) must be bitwise
+equal to the same input set's run in a fresh Executor (the plain path). CPU only (plans are a
+CPU path), in float64 (else the kernel's dtype): the bug class does not depend on the dtype;
+a case with LoD or a non-array input skips (those feeds never take a plan).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.checks._modes import (UNSTABLE, bitwise_problem, error_line, first_line,
+                                   kernel_line, producer, reproducible)
+from harness.checks.base import Check, KernelRaised, Mismatch
+from opkit.framework.grad_maker import GRAD_SUFFIX, grad_var_name
+
+__all__ = ["CHECK", "PlanCheck", "RUNS"]
+
+RUNS = 4
+SUFFIX = "@plan_fetch"
+
+
+class PlanCheck(Check):
+    name = "plan"
+    description = ("the op in a program run through the executor's prepared plan, run after "
+                   "run on other inputs of the same shapes, gives the plain path's results")
+    order = 200
+    variants = ("case",)
+
+    def applies(self, case, context):
+        from harness.runner import normalize_slots
+
+        for slot, specs in normalize_slots(case.inputs).items():
+            for s in specs:
+                if not isinstance(s.data, np.ndarray):
+                    return (f"Input({slot}) '{s.name}' is a {type(s.data).__name__}: such a "
+                            "feed never takes a prepared plan")
+                if s.lengths:
+                    return (f"Input({slot}) '{s.name}' has LoD: a feed with LoD never takes a "
+                            "prepared plan")
+        return None
+
+    def verdict(self, derived, context):
+        from harness.checks.state import shifted_case
+
+        results = []
+        runnable, _ = self.plan(derived, context, results)
+        case = derived.case
+        seed = getattr(context, "seed", 2024)
+        sets = [case, shifted_case(case)]
+        sets.append(shifted_case(sets[-1]))
+        from harness.checks.concurrency import one_cpu_combo
+
+        for combo in one_cpu_combo(runnable):
+            try:
+                program, fetch, feeds = _program(case, combo, seed)
+                plain = [_run_fresh(program, fetch, feeds(c)) for c in sets]
+            except Exception:  # noqa: BLE001 - the case itself failing is other checks' business
+                results.append(self.skipped(derived.base, "the op does not run in a program "
+                                            "(the plain path raises)", combo))
+                continue
+            problem = self._planned(case, combo, program, fetch, feeds, sets, plain)
+            if problem and problem[0] is None:
+                results.append(self.skipped(derived.base, problem[1], combo))
+            elif problem:
+                results.append(self.failed(derived, combo, problem[0], kind=problem[1]))
+            else:
+                results.append(self.passed(derived, combo, f"{RUNS} runs, the last "
+                                           f"{RUNS - 2} on a prepared plan"))
+        return results
+
+    def _planned(self, case, combo, program, fetch, feeds, sets, plain):
+        from harness.checks._support import grad_op_types
+        from opkit.framework.executor import Executor
+        from opkit.framework.place import CPUPlace
+        from opkit.framework.scope import Scope
+
+        exe = Executor(CPUPlace())
+        scope = Scope()
+        for run in range(RUNS):
+            k = run % len(sets)
+            how = "plain" if run < 2 else "prepared plan"
+            try:
+                got = exe.run(program, feed=feeds(sets[k]), fetch_list=fetch, scope=scope)
+                got = {n[: -len(SUFFIX)] if n.endswith(SUFFIX) else n: np.array(v, copy=True)
+                       for n, v in zip(fetch, got)}
+            except Exception as exc:  # noqa: BLE001
+                frozen = _frozen_outputs(exe, case.op_type)
+                note = (f"; the plan made the op's temporaries {', '.join(frozen)} read-only "
+                        "after they were produced: a kernel that writes into an array it "
+                        "handed out earlier breaks") if frozen and run >= 3 else ""
+                return (f"prepared plan, run {run + 1} of {RUNS} ({how}, inputs set {k}): the "
+                        f"op raised {first_line(exc)}{error_line(exc)}{note}", KernelRaised)
+            found = bitwise_problem(plain[k], got, "plain path", how)
+            if found and not reproducible(plain[k], lambda k=k: _run_fresh(
+                    program, fetch, feeds(sets[k]))):
+                return None, UNSTABLE
+            if found:
+                var, text = found
+                where = kernel_line(producer(var, case.op_type, grad_op_types(case)),
+                                    combo.dtype)
+                return (f"prepared plan, run {run + 1} of {RUNS} ({how}, inputs set {k}): "
+                        f"{text} -- {where} keeps something of an earlier run", Mismatch)
+        return None
+
+
+def _frozen_outputs(exe, op_type) -> list[str]:
+    """The outputs of `op_type`'s step that a plan of `exe` froze (made read-only)."""
+    names = []
+    for prepared in exe._cache.values():
+        for plan in prepared.plans.values():
+            for op, _fn, ctx, _ in plan.steps:
+                if op.type != op_type or ctx is None:
+                    continue
+                for slot, entry in ctx.bind_out.items():
+                    if entry[1]:
+                        names.append(f"Output({slot}) '{op.output(slot)}'")
+    return sorted(set(names))
+
+
+def _program(case, combo, seed):
+    """(program, fetch names, feeds(case) -> feed dict) of the op, a scale x1 per float
+    output, and the op's grad ops."""
+    from harness.checks._support import case_inputs, grad_outputs, has_grad, output_slots
+    from harness.runner import make_cotangents
+    from opkit.framework.backward import sum_duplicates
+    from opkit.framework.program import Program
+    from opkit.registry import op_info
+
+    specs = case_inputs(case, combo.dtype)
+    outs = output_slots(case, case.op_type)
+    program = Program()
+    block = program.global_block()
+    for items in specs.values():
+        for s in items:
+            block.create_var(name=s.name, shape=None, dtype=s.data.dtype.name)
+    desc = block.append_op(case.op_type, {k: [s.name for s in v] for k, v in specs.items()},
+                           outs, dict(case.attrs or {}))
+    # the forward once, to know the outputs' dtypes and shapes (and make cotangents)
+    from harness.checks._support import prepare
+
+    forward = prepare(case, combo)
+    values = forward.forward()
+    fetch = []
+    floats = [n for n, v in values.items() if v is not None and v.dtype.kind == "f"]
+    for n, v in values.items():
+        if v is None:
+            continue
+        if n in floats:
+            block.append_op("scale", {"X": [n]}, {"Out": [n + SUFFIX]}, {"scale": 1.0})
+            fetch.append(n + SUFFIX)
+        else:
+            fetch.append(n)
+    cot_names = []
+    if case.grad_inputs and has_grad(case.op_type):
+        maker = op_info(case.op_type).grad_maker(case.op_type, desc.inputs, desc.outputs,
+                                                 desc.op.attrs, frozenset(case.no_grad_set or ()))
+        descs = sum_duplicates(list(maker()))
+        produced = set()
+        for d in descs:
+            for names in d.inputs.values():
+                for n in names:
+                    if n.endswith(GRAD_SUFFIX) and n not in produced and not block.has_var(n):
+                        block.create_var(name=n, shape=None, dtype=values[n[:-len(GRAD_SUFFIX)]]
+                                         .dtype.name)
+                        cot_names.append(n)
+            block.append_op(d.type, d.inputs, d.outputs, d.attrs)
+            produced.update(n for v in d.outputs.values() for n in v)
+        fetch += [grad_var_name(n) for n in case.grad_inputs
+                  if grad_var_name(n) in produced]
+    wanted = set(grad_outputs(case, values))
+    made = {}
+
+    def feeds(c):
+        if id(c) in made:
+            return {n: v.copy() for n, v in made[id(c)][1].items()}
+        feed = {s.name: s.data for items in case_inputs(c, combo.dtype).values()
+                for s in items}
+        if cot_names:
+            run = prepare(c, combo).forward()
+            cot = make_cotangents(run, [n for n in wanted if n in run], seed=seed)
+            for name in cot_names:
+                base = name[: -len(GRAD_SUFFIX)]
+                value = cot.get(base)
+                feed[name] = (value.astype(run[base].dtype) if value is not None
+                              else np.zeros_like(run[base]))
+        made[id(c)] = (c, feed)
+        return {n: v.copy() for n, v in feed.items()}
+
+    return program, fetch, feeds
+
+
+def _run_fresh(program, fetch, feed) -> dict:
+    from opkit.framework.executor import Executor
+    from opkit.framework.place import CPUPlace
+    from opkit.framework.scope import Scope
+
+    got = Executor(CPUPlace()).run(program, feed=feed, fetch_list=fetch, scope=Scope())
+    return {n[: -len(SUFFIX)] if n.endswith(SUFFIX) else n: np.array(v, copy=True)
+            for n, v in zip(fetch, got)}
+
+
+CHECK = PlanCheck()

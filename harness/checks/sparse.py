@@ -1,0 +1,178 @@
+"""`sparse`: an op fed a SelectedRows with duplicate and unsorted rows gives the outputs and
+gradients of its merged dense equivalent.
+
+Bug class: sparse gradients (lookup_table's, a sum of them) carry one row per occurrence of an
+id, in no order. A sparse kernel must give what its dense equivalent gives once duplicate rows
+are summed: `param[rows] -= lr * values` keeps one update per duplicate row (numpy's buffered
+fancy indexing), a nonlinear update applied per duplicate row (adagrad's g*g) differs from the
+update of the summed row, a kernel that assumes sorted rows misplaces them.
+
+Which inputs: every input of the case that already is a SelectedRows, and the slots an OpTest
+names in `opkit_sparse_inputs = ["Grad", ...]` (or a Case in `options["sparse_inputs"]`): their
+dense array D (height = D.shape[0]) is fed as a SelectedRows whose rows are every row but one
+(left out: a zero row of the dense equivalent), about half of them twice with D[r] / 2 in each
+copy (exact in binary floating point), in a shuffled order. The reference is the case with D'
+(D with the left-out row zeroed) fed dense; outputs (a SelectedRows output compared as its
+dense form) and gradients must agree within the output tolerances.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.checks._modes import error_line, first_line, kernel_line
+from harness.checks.base import Check, KernelRaised, Mismatch
+
+__all__ = ["CHECK", "SparseCheck", "sparse_slots", "duplicate_rows"]
+
+MODE = "SelectedRows with duplicate, unsorted rows"
+
+
+def sparse_slots(case, context) -> list[str]:
+    from harness.runner import normalize_slots
+    from opkit.framework.tensor import SelectedRows
+
+    named = list((case.options or {}).get("sparse_inputs", ()) or ())
+    test = getattr(context, "test", None)
+    named += list(getattr(test, "opkit_sparse_inputs", ()) or ())
+    for slot, specs in normalize_slots(case.inputs).items():
+        if any(isinstance(s.data, SelectedRows) for s in specs):
+            named.append(slot)
+    return list(dict.fromkeys(named))
+
+
+def duplicate_rows(dense: np.ndarray, seed: int):
+    """(rows, values, dense equivalent): every row but one, about half of them twice (each
+    copy half the row), shuffled until unsorted."""
+    rng = np.random.default_rng(seed)
+    height = dense.shape[0]
+    keep = list(range(height))
+    if height >= 3:
+        keep.remove(int(rng.integers(height)))
+    twice = set(rng.choice(keep, size=max(1, len(keep) // 2), replace=False).tolist())
+    entries = []
+    for r in keep:
+        if r in twice:
+            entries += [(r, dense[r] * 0.5), (r, dense[r] * 0.5)]
+        else:
+            entries.append((r, dense[r]))
+    order = rng.permutation(len(entries))
+    if list(order) == sorted(order):
+        order = order[::-1]
+    rows = [entries[i][0] for i in order]
+    values = np.stack([entries[i][1] for i in order]).astype(dense.dtype)
+    equivalent = np.zeros_like(dense)
+    equivalent[keep] = dense[keep]
+    return rows, values, equivalent
+
+
+class SparseCheck(Check):
+    name = "sparse"
+    description = ("a SelectedRows input with duplicate, unsorted rows gives the outputs and "
+                   "gradients of its merged dense equivalent")
+    order = 195
+    variants = ("case",)
+
+    def applies(self, case, context):
+        if not sparse_slots(case, context):
+            return (f"{case.name} feeds no SelectedRows (an OpTest names the slots that may "
+                    "take one in opkit_sparse_inputs)")
+        return None
+
+    def verdict(self, derived, context):
+        from harness.checks._support import output_slots, place_object
+        from harness.compare import compare
+        from harness.runner import PreparedOp, VarSpec
+        from opkit.framework.tensor import SelectedRows
+
+        results = []
+        runnable, _ = self.plan(derived, context, results)
+        case = derived.case
+        seed = getattr(context, "seed", 2024)
+        slots = sparse_slots(case, context)
+        for combo in runnable:
+            from harness.checks._support import case_inputs
+
+            dense_specs, sparse_specs = case_inputs(case, combo.dtype), case_inputs(case,
+                                                                                   combo.dtype)
+            fed, unusable = [], None
+            for slot in slots:
+                if slot not in dense_specs:
+                    continue
+                k = len(dense_specs[slot]) - 1      # the last variable of the slot
+                spec = dense_specs[slot][k]
+                data = spec.data
+                if isinstance(data, SelectedRows):
+                    data = np.asarray(data.to_dense())
+                    if combo.dtype and data.dtype.kind == "f":
+                        data = data.astype(combo.dtype)
+                if not isinstance(data, np.ndarray) or data.ndim < 1 or data.shape[0] < 2 \
+                        or data.dtype.kind != "f" or spec.lengths:
+                    unusable = f"Input({slot}) is no float tensor of 2 rows or more"
+                    continue
+                rows, values, equivalent = duplicate_rows(data, seed)
+                dense_specs[slot][k] = VarSpec(spec.name, equivalent)
+                sparse_specs[slot][k] = VarSpec(spec.name, SelectedRows(rows, data.shape[0],
+                                                                        values))
+                fed.append(f"{slot} ({spec.name}): rows {rows}")
+            if not fed:
+                results.append(self.skipped(derived.base, unusable or "no sparse input", combo))
+                continue
+            names = {s.name for specs in sparse_specs.values() for s in specs
+                     if isinstance(s.data, SelectedRows)}
+            place = place_object(combo.place)
+            outs = output_slots(case, case.op_type)
+            try:
+                want = _run(PreparedOp(case.op_type, dense_specs, case.attrs, outs, place),
+                            case, seed, names)
+            except Exception:  # noqa: BLE001 - the case itself failing is `output`'s business
+                results.append(self.skipped(derived.base, "the case itself raises", combo))
+                continue
+            try:
+                got = _run(PreparedOp(case.op_type, sparse_specs, case.attrs, outs, place),
+                           case, seed, names)
+            except Exception as exc:  # noqa: BLE001
+                results.append(self.failed(derived, combo, f"{MODE} ({'; '.join(fed)}): the "
+                                           f"op raised {first_line(exc)}{error_line(exc)}",
+                                           kind=KernelRaised))
+                continue
+            problem = None
+            for name, w in want.items():
+                g = got.get(name)
+                if w is None and g is None:
+                    continue
+                if w is None or g is None:
+                    problem = f"{name} produced in one run only"
+                    break
+                msg, _ = compare(name, g, w, combo.dtype or np.asarray(w).dtype.name,
+                                 None, None, True)
+                if msg:
+                    problem = msg.replace("expected", "the merged dense equivalent gave")
+                    break
+            if problem:
+                results.append(self.failed(
+                    derived, combo, f"{MODE} ({'; '.join(fed)}): {problem} -- "
+                    f"{kernel_line(case.op_type, combo.dtype, combo.place)} must sum duplicate "
+                    "rows before applying them", kind=Mismatch))
+            else:
+                results.append(self.passed(derived, combo, "; ".join(fed)))
+        return results
+
+
+def _run(prepared, case, seed, sparse_names) -> dict:
+    """Outputs (SelectedRows as dense arrays) and the case's gradients of dense inputs."""
+    from dataclasses import replace
+
+    from harness.checks._support import run_forward_backward
+    from opkit.framework.device import to_host
+    from opkit.framework.tensor import SelectedRows
+
+    grad_inputs = [n for n in (case.grad_inputs or ()) if n not in sparse_names]
+    result = run_forward_backward(prepared, replace(case, grad_inputs=grad_inputs), seed=seed)
+    for name in prepared.output_names():
+        value = prepared.value(name)
+        if isinstance(value, SelectedRows):
+            result[name] = np.asarray(to_host(value.to_dense()))
+    return result
+
+
+CHECK = SparseCheck()
