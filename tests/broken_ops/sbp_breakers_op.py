@@ -12,8 +12,8 @@ wrong; each `good_*` twin declares the right ones. Only the `sbp` check can tell
 """
 import numpy as np
 
-from opkit import (GradOpMaker, OperatorWithKernel, OpMaker, grad_var_name, register_kernel,
-                   register_operator, register_sbp)
+from opkit import (GradOpMaker, OperatorWithKernel, OpMaker, enforce_eq, grad_var_name,
+                   register_kernel, register_operator, register_sbp)
 from opkit.sbp import Signature, Where, broadcast, not_attr_axis, partial_sum, split
 
 G = grad_var_name
@@ -37,12 +37,15 @@ class SameShapeOp(OperatorWithKernel):
 
 class RowReduceOp(OperatorWithKernel):
     def infer_shape(self, ctx):
-        ctx.set_output_dim("Out", [ctx.get_input_dim("X")[0]])
+        d = ctx.get_input_dim("X")   # a matrix only: rank 3 would make the kernel's [n, k]
+        enforce_eq(len(d), 2, "Input(X) of %s must be a matrix, got shape %s", self.type, d)
+        ctx.set_output_dim("Out", [d[0]])
 
 
 class Transpose2DOp(OperatorWithKernel):
     def infer_shape(self, ctx):
         d = ctx.get_input_dim("X")
+        enforce_eq(len(d), 2, "Input(X) of %s must be a matrix, got shape %s", self.type, d)
         ctx.set_output_dim("Out", [d[1], d[0]])
 
 

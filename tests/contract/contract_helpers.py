@@ -218,3 +218,5 @@ RULES = {"OPK000": "syntax-error", "OPK001": "input-mutation",
          "OPK002": "empty-enforce-message", "OPK003": "missing-float-double-kernel",
          "OPK004": "output-shares-input", "OPK005": "unchecked-kernel-dtype",
          "OPK006": "op-file-layout", "OPK007": "slot-naming", "OPK008": "missing-op-comment"}
+# rules that report notes, off by default (issue 26: where the analysis stopped)
+NOTE_RULES = {"OPK009": "analysis-stopped"}
