@@ -333,7 +333,7 @@ def check_case(case, context=None) -> list[CheckResult]:
             if proto is not None else []
     places = getattr(context, "places", None) if context is not None else None
     dtypes = getattr(context, "dtypes", None) if context is not None else None
-    seed = getattr(context, "seed", 2024) if context is not None else 2024
+    seed = getattr(context, "seed", DEFAULT_SEED) if context is not None else DEFAULT_SEED
     repro = opts.get("repro") or (f"opkit test {case.op_type} --tests "
                                   f"{case.source.split('::')[0]}" if case.source else "")
     return check_grad(case, case.grad_inputs, outputs, case.no_grad_set,

@@ -100,7 +100,8 @@ def _batch_key(request: dict) -> str:
 
 def _run_children(request: dict, folder: str, key: str):
     """Both children's {key: array} (from the cache when this run already made them), or
-    ('skip'|'fail', message)."""
+    ('skip'|'fail', message). The children are a HashSeedBatch of one request: ONE protocol
+    for fresh interpreters (the run's batch and a pytest item's own pair)."""
     lock = None
     try:
         import fcntl
@@ -111,24 +112,18 @@ def _run_children(request: dict, folder: str, key: str):
         lock = None
     try:
         outs = [os.path.join(folder, f"{key}-hs{hs}.npz") for hs in HASH_SEEDS]
-        for hs, out in zip(HASH_SEEDS, outs):
-            if os.path.isfile(out):
-                continue
-            env = dict(os.environ, PYTHONHASHSEED=hs, **{CHILD_MARKER: "1"})
-            tmp = out + ".part.npz"
+        if not all(os.path.isfile(out) for out in outs):
+            batch = HashSeedBatch([request], tempfile.mkdtemp(prefix=key + "-", dir=folder))
             try:
-                p = subprocess.run(
-                    [sys.executable, "-c",
-                     "from harness.checks.hashseed import child_main; child_main()"],
-                    input=json.dumps(dict(request, out=tmp)), env=env, cwd=os.getcwd(),
-                    capture_output=True, text=True, timeout=CHILD_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                return "fail", (f"the fresh process with PYTHONHASHSEED={hs} did not finish "
-                                f"in {CHILD_TIMEOUT} s")
-            if p.returncode != 0 or not os.path.isfile(tmp):
-                tail = (p.stderr.strip().splitlines() or ["no output"])[-1]
-                return "fail", f"the fresh process with PYTHONHASHSEED={hs} failed: {tail}"
-            os.replace(tmp, out)
+                for k, out in enumerate(outs):
+                    batch._finish(k)
+                    if batch.problems[k]:
+                        return "fail", next(iter(batch.problems[k].values()))
+                    tmp = out + ".part.npz"
+                    np.savez(tmp, **batch._arrays(k))
+                    os.replace(tmp, out)
+            finally:
+                batch.close()
         results = []
         for out in outs:
             with np.load(out, allow_pickle=False) as z:
@@ -237,24 +232,17 @@ def _import_file(path: str) -> None:
 
 
 def child_main() -> None:
-    """Run in the fresh process: read the request (JSON on stdin: one op's request, or
-    {"requests": [...], "out": ...} for many ops), write the .npz."""
+    """Run in the fresh process: read the requests (JSON on stdin: {"requests": [...],
+    "out_dir": ..., "start": k}) and write one .npz per op into out_dir."""
     req = json.loads(sys.stdin.read())
-    requests = req["requests"] if "requests" in req else [req]
     from opkit.project import load_op_modules
 
     try:
         load_op_modules([])
     except Exception:  # noqa: BLE001 - the project's own ops; the op's files follow
         pass
-    if "out_dir" in req:          # the run's batch: one .npz per op, progress as it goes
-        _batch_child(requests, req["out_dir"], int(req.get("start", 0)))
-        return
-    arrays, missing = {}, {}
-    for j, request in enumerate(requests):
-        _run_request(j, request, arrays, missing)
-    arrays["__missing__"] = np.array(json.dumps(missing))
-    np.savez(req["out"], **arrays)
+    # one .npz per op, progress as it goes (HashSeedBatch restarts after a crash or hang)
+    _batch_child(req["requests"], req["out_dir"], int(req.get("start", 0)))
 
 
 def _batch_child(requests: list, out_dir: str, start: int) -> None:

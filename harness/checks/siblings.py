@@ -2,6 +2,8 @@
 and running a list of cases in a fresh forked or spawned process."""
 from __future__ import annotations
 
+from harness.options import DEFAULT_SEED  # noqa: I001
+
 import sys
 
 
@@ -37,7 +39,7 @@ def _op_type(cls):
     try:
         from harness.discovery import instantiate
 
-        return getattr(instantiate(cls, 2024), "op_type", "")
+        return getattr(instantiate(cls, DEFAULT_SEED), "op_type", "")
     except Exception:  # noqa: BLE001
         return ""
 

@@ -138,3 +138,25 @@ def test_child_that_cannot_rebuild_the_case_is_a_skip(tmp_path):
                 outputs={}, source=f"{f}::TestGone")
     status, reason = cross_process(case, [Combo("CPU", "float64")], 1)
     assert status == "skip" and "class TestGone not found" in reason, (status, reason)
+
+
+def test_an_items_own_pair_uses_the_same_protocol(tmp_path, monkeypatch):
+    """cross_process (a pytest item's own pair of interpreters) runs the batch protocol with
+    one request: broken_set_sum differs between the two hash seeds, good_set_sum agrees."""
+    from harness.checks import hashseed
+    from harness.checks._support import Combo
+    from harness.discovery import instantiate
+
+    monkeypatch.setattr(hashseed, "_cache_dir", lambda: str(tmp_path))
+    by_op = _load_ops()
+    verdicts = {}
+    for op in ("broken_set_sum", "good_set_sum"):
+        t = by_op[op][0]
+        case = instantiate(t.cls, 2024).to_case()
+        case.source = f"{t.path}::{t.name}"
+        status, got = hashseed.cross_process(case, [Combo("CPU", "float64")], 2024)
+        assert status == "ran", (op, status, got)
+        verdicts[op] = got[("CPU", "float64")]
+    assert verdicts["good_set_sum"] is None
+    assert "PYTHONHASHSEED=0 and PYTHONHASHSEED=1 differ" in verdicts["broken_set_sum"]
+    assert len(list(tmp_path.glob("*-hs0.npz"))) == 2      # cached per op for the siblings
