@@ -66,6 +66,9 @@ def pytest_configure(config):
         from harness import paddle_compat
 
         paddle_compat.activate()
+        # a Paddle test file the mode cannot import is one collection error (naming the
+        # file and the missing name); the other files still run
+        config.option.continue_on_collection_errors = True
     place = config.getoption("--opkit-place", default=None)
     dtype = config.getoption("--opkit-dtype", default=None)
     try:

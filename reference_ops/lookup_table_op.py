@@ -105,7 +105,7 @@ def _flat_ids(ctx, height):
 
 
 # int8 tables too (Paddle's quantized embeddings); the gradient is float only
-@register_kernel("lookup_table", place=("CPU", "GPU"), dtypes=("float32", "float64", "int8"))
+@register_kernel("lookup_table", place=("CPU", "GPU"), dtypes=("float32", "float64", "int8", "int16"))
 def lookup_table_kernel(ctx):
     xp = ctx.xp
     w = ctx.input("W")
