@@ -71,8 +71,12 @@ def summarize(rows: list[dict]) -> dict:
         sel = [r for r in rows if bool(r.get("optest")) is pick]
         counts = Counter(r["outcome"] for r in sel)
         runnable = counts["passed"] + counts["failed"]
+        out_of_scope = sum(1 for r in sel if r["outcome"] == "skipped" and
+                           r["reason"].startswith("out of scope"))
         out[kind] = {
-            "methods": len(sel), "passed": counts["passed"], "failed": counts["failed"],
+            "methods": len(sel), "out_of_scope": out_of_scope,
+            "in_scope": len(sel) - out_of_scope,
+            "passed": counts["passed"], "failed": counts["failed"],
             "skipped": counts["skipped"], "runnable": runnable,
             "pass_rate": round(counts["passed"] / runnable, 4) if runnable else None,
             "skip_reasons": Counter(_group(r["reason"]) for r in sel
@@ -119,7 +123,7 @@ def main(argv=None) -> int:
             json.dump({"summary": summary, "methods": rows}, f, indent=1)
     for kind in ("optest", "other"):
         s = summary[kind]
-        print(f"\n== {kind} methods: {s['methods']} (runnable {s['runnable']}: passed "
+        print(f"\n== {kind} methods: {s['methods']} (in scope {s['in_scope']}; runnable {s['runnable']}: passed "
               f"{s['passed']}, failed {s['failed']}; skipped {s['skipped']}), pass rate "
               f"{s['pass_rate']}")
         for title, key in (("skipped", "skip_reasons"), ("failed", "fail_reasons")):
