@@ -38,6 +38,19 @@ class _Op:
         return f"<opkit op {self._op!r}>"
 
 
+def _low_precision(dtype) -> str:
+    """The float16 / bfloat16 skip reason for a dtype attr value (a name or Paddle's
+    VarType number: FP16 4, BF16 22), or ''."""
+    if dtype is None or isinstance(dtype, bool):
+        return ""
+    text = str(getattr(dtype, "name", dtype)).lower()
+    if text in ("bfloat16", "uint16", "bf16") or dtype == 22:
+        return "bfloat16: opkit has no bfloat16 kernels"
+    if text in ("float16", "fp16") or dtype == 4:
+        return "float16: opkit has no float16 kernels"
+    return ""
+
+
 class OperatorFactory:
     def __call__(self, op_type, *args, **kwargs):
         if args:
@@ -47,6 +60,10 @@ class OperatorFactory:
 
         if not has_op(op_type):
             raise unittest.SkipTest(f"op.Operator({op_type!r}): opkit has no op {op_type!r}")
+        for key in ("dtype", "out_dtype", "in_dtype"):
+            reason = _low_precision(kwargs.get(key))
+            if reason:
+                raise unittest.SkipTest(f"op.Operator({op_type!r}, {key}=...): {reason}")
         proto = op_info(op_type).proto
         ins = {v.name for v in proto.inputs} if proto is not None else set()
         outs = {v.name for v in proto.outputs} if proto is not None else set()

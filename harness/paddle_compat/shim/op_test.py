@@ -382,6 +382,10 @@ class OpTest(_OpTest):
         assert sum(lengths) == shape[0]
         return np.random.uniform(0.1, 1, shape).astype("float32"), lod
 
+    def _get_places(self):
+        """Paddle 2.x's OpTest helper: the places to run on (opkit's facade: the CPU)."""
+        return get_places()
+
     def infer_dtype_from_inputs_outputs(self, inputs, outputs):
         """Paddle's rule: self.dtype = the widest float dtype among the data."""
         from harness.paddle_surface import data_dtypes
