@@ -123,7 +123,12 @@ ACTIVATIONS = {
                        dep=""),
     "floor": Activation(r"Out = \lfloor X \rfloor", lambda xp, x, a: xp.floor(x), _zero_grad,
                         dep=""),
-    "round": Activation(r"Out = [X]", lambda xp, x, a: xp.round(x), _zero_grad, dep=""),
+    "round": Activation(    # Paddle 3.x's decimals: round(X 10^d) / 10^d
+        r"Out = [X 10^{decimals}] / 10^{decimals}",
+        lambda xp, x, a: xp.round(x) if not a["decimals"] else
+        xp.round(x * _c(x, 10.0 ** a["decimals"])) / _c(x, 10.0 ** a["decimals"]),
+        _zero_grad, dep="",
+        attrs=[("decimals", "int", 0, "Round to this many decimals (Paddle 3.x).")]),
     "cos": Activation(r"Out = \cos(X)", lambda xp, x, a: xp.cos(x),
                       lambda xp, x, out, d, a: -d * xp.sin(x)),
     "sin": Activation(r"Out = \sin(X)", lambda xp, x, a: xp.sin(x),
@@ -211,10 +216,11 @@ ACTIVATIONS = {
     "softsign": Activation(r"Out = \frac{X}{1 + |X|}", lambda xp, x, a: x / (_c(x, 1) + xp.abs(x)),
                            lambda xp, x, out, d, a: d / (_c(x, 1) + xp.abs(x)) ** 2),
     "thresholded_relu": Activation(
-        r"Out = X \text{ if } X > threshold \text{ else } 0",
-        lambda xp, x, a: x * _mask(x, x > a["threshold"]),
+        r"Out = X \text{ if } X > threshold \text{ else } value",
+        lambda xp, x, a: xp.where(x > a["threshold"], x, _c(x, a["value"])),
         lambda xp, x, out, d, a: d * _mask(x, x > a["threshold"]),
-        attrs=[("threshold", "float", 1.0, "The threshold location of activation.")]),
+        attrs=[("threshold", "float", 1.0, "The threshold location of activation."),
+               ("value", "float", 0.0, "Out where X <= threshold (Paddle 2.x / 3.x).")]),
     "hard_sigmoid": Activation(
         r"Out = \max(0, \min(1, slope X + offset))",
         lambda xp, x, a: xp.clip(_c(x, a["slope"]) * x + _c(x, a["offset"]), _c(x, 0),

@@ -3,6 +3,7 @@
 - Paddle runs its test files with unittest: a plain class named `Test...` that is no
   `unittest.TestCase` (Paddle's mixins, e.g. `TestPool2D_Op_Mixin`) is no test there, and
   pytest does not collect it in the mode either.
+- Each test file's folder is on sys.path (appended), as Paddle's CTest runner has it.
 - A test file the mode cannot import is one collection error whose message names the file
   and the missing name (`continue_on_collection_errors` keeps the other files running).
 """
@@ -12,6 +13,18 @@ import inspect
 import unittest
 
 import pytest
+
+
+def pytest_collectstart(collector):
+    """Paddle runs each test file with its folder on PYTHONPATH (CTest), whatever the
+    working directory: its files import siblings by bare name (`from test_conv2d_op import
+    ...`) even where their own `sys.path.append("../../legacy_test")` misses."""
+    if isinstance(collector, pytest.Module):
+        import sys
+
+        folder = str(collector.path.parent)
+        if folder not in sys.path:
+            sys.path.append(folder)
 
 
 @pytest.hookimpl(tryfirst=True)

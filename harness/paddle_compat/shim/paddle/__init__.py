@@ -85,6 +85,13 @@ def is_compiled_with_distribute() -> bool:
     return False
 
 
+# Paddle 2.x / 3.x dtype names (what tests pass as `dtype` / `in_dtype` attrs)
+_T = fluid.core.VarDesc.VarType
+bool = _T.BOOL  # noqa: A001 - Paddle's name
+int8, uint8, int16, int32, int64 = _T.INT8, _T.UINT8, _T.INT16, _T.INT32, _T.INT64
+float16, bfloat16, float32, float64 = _T.FP16, _T.BF16, _T.FP32, _T.FP64
+complex64, complex128 = _T.COMPLEX64, _T.COMPLEX128
+
 CPUPlace = fluid.CPUPlace
 CUDAPlace = fluid.CUDAPlace
 
