@@ -5,7 +5,12 @@ from paddle._facade import install_getattr, placeholder_module
 from paddle.fluid import core  # noqa: F401
 from paddle.fluid.core import CPUPlace, CUDAPlace, Scope, is_compiled_with_cuda  # noqa: F401
 
-for _sub in ("op", "executor", "backward", "compiler", "dygraph", "unique_name",
+import sys as _sys  # noqa: E402
+
+import op as _op  # noqa: E402  (the mode's op.Operator: Fluid 1.8 spells it paddle.fluid.op)
+
+_sys.modules["paddle.fluid.op"] = _op
+for _sub in ("executor", "backward", "compiler", "dygraph", "unique_name",
              "initializer", "optimizer", "param_attr", "layer_helper", "io", "contrib",
              "data_feeder", "incubate", "profiler", "regularizer", "nets", "clip"):
     placeholder_module(f"paddle.fluid.{_sub}")
