@@ -31,8 +31,8 @@ def test_paddle2_spelling_in_the_mode():
     proc = _pytest("--opkit-paddle", FIXTURE)
     out = proc.stdout
     tail = out.strip().splitlines()[-1]
-    # passed: scale output/grad, 0-D sigmoid, fill_constant, Operator x2, mode probes
-    assert "1 failed, 7 passed" in tail, out[-4000:]
+    # passed: scale output/grad, 0-D sigmoid, fill_constant, Operator x3, mode probes
+    assert "1 failed, 8 passed" in tail, out[-4000:]
     assert "TestScale2xWrong::test_check_output" in out          # a wrong value still fails
     assert "TestScaleMixin" not in out                            # a mixin is not collected
     assert "out of scope: opkit has no op 'cosh'" in out
@@ -54,7 +54,7 @@ def test_a_file_that_cannot_be_imported_is_one_error_and_the_others_run(tmp_path
     assert f"{bad} cannot be imported in opkit's Paddle mode: ModuleNotFoundError: No " \
            "module named 'some_paddle_helper_nobody_has'" in out + proc.stderr, out[-3000:]
     tail = out.strip().splitlines()[-1]
-    assert "7 passed" in tail and "1 error" in tail, tail
+    assert "8 passed" in tail and "1 error" in tail, tail
 
 
 def test_opkit_test_paddle_counts_files_it_cannot_import(tmp_path):
