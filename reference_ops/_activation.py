@@ -123,7 +123,12 @@ ACTIVATIONS = {
                        dep=""),
     "floor": Activation(r"Out = \lfloor X \rfloor", lambda xp, x, a: xp.floor(x), _zero_grad,
                         dep=""),
-    "round": Activation(r"Out = [X]", lambda xp, x, a: xp.round(x), _zero_grad, dep=""),
+    "round": Activation(    # Paddle 3.x's decimals: round(X 10^d) / 10^d
+        r"Out = [X 10^{decimals}] / 10^{decimals}",
+        lambda xp, x, a: xp.round(x) if not a["decimals"] else
+        xp.round(x * _c(x, 10.0 ** a["decimals"])) / _c(x, 10.0 ** a["decimals"]),
+        _zero_grad, dep="",
+        attrs=[("decimals", "int", 0, "Round to this many decimals (Paddle 3.x).")]),
     "cos": Activation(r"Out = \cos(X)", lambda xp, x, a: xp.cos(x),
                       lambda xp, x, out, d, a: -d * xp.sin(x)),
     "sin": Activation(r"Out = \sin(X)", lambda xp, x, a: xp.sin(x),
@@ -134,8 +139,9 @@ ACTIVATIONS = {
                        lambda xp, x, out, d, a: d / xp.sqrt(_c(x, 1) - x * x)),
     "atan": Activation(r"Out = \arctan(X)", lambda xp, x, a: xp.arctan(x),
                        lambda xp, x, out, d, a: d / (_c(x, 1) + x * x)),
-    "leaky_relu": Activation(
-        r"Out = \max(X, \alpha X)", lambda xp, x, a: xp.maximum(x, _c(x, a["alpha"]) * x),
+    "leaky_relu": Activation(      # Paddle 2.x: X >= 0 ? X : alpha X (also for alpha > 1)
+        r"Out = X \text{ if } X \geq 0 \text{ else } \alpha X",
+        lambda xp, x, a: xp.where(x >= 0, x, _c(x, a["alpha"]) * x),
         lambda xp, x, out, d, a: d * xp.where(x >= 0, _c(x, 1), _c(x, a["alpha"])),
         attrs=[("alpha", "float", 0.02, "The small negative slope.")]),
     "gelu": Activation(
@@ -197,15 +203,24 @@ ACTIVATIONS = {
             _c(x, 1) - xp.tanh(_c(x, a["scale_a"]) * x) ** 2),
         attrs=[("scale_a", "float", 0.67, "The scale parameter of a for the input."),
                ("scale_b", "float", 1.7159, "The scale parameter of b for the input.")]),
-    "softplus": Activation(r"Out = \ln(1 + e^{X})", lambda xp, x, a: _softplus(xp, x),
-                           lambda xp, x, out, d, a: d * _sigmoid(xp, x)),
+    "softplus": Activation(       # Paddle 2.x's beta and threshold (defaults: 1.8's formula)
+        r"Out = \frac{1}{\beta} \ln(1 + e^{\beta X}) \text{ (X if } \beta X > threshold)",
+        lambda xp, x, a: xp.where(_c(x, a["beta"]) * x > _c(x, a["threshold"]), x,
+                                  _softplus(xp, _c(x, a["beta"]) * x) / _c(x, a["beta"])),
+        lambda xp, x, out, d, a: d * xp.where(
+            _c(x, a["beta"]) * x > _c(x, a["threshold"]), _c(x, 1),
+            _sigmoid(xp, _c(x, a["beta"]) * x)),
+        attrs=[("beta", "float", 1.0, "The multiplier of X (Paddle 2.x)."),
+               ("threshold", "float", 20.0,
+                "Above beta X > threshold, Out = X (Paddle 2.x).")]),
     "softsign": Activation(r"Out = \frac{X}{1 + |X|}", lambda xp, x, a: x / (_c(x, 1) + xp.abs(x)),
                            lambda xp, x, out, d, a: d / (_c(x, 1) + xp.abs(x)) ** 2),
     "thresholded_relu": Activation(
-        r"Out = X \text{ if } X > threshold \text{ else } 0",
-        lambda xp, x, a: x * _mask(x, x > a["threshold"]),
+        r"Out = X \text{ if } X > threshold \text{ else } value",
+        lambda xp, x, a: xp.where(x > a["threshold"], x, _c(x, a["value"])),
         lambda xp, x, out, d, a: d * _mask(x, x > a["threshold"]),
-        attrs=[("threshold", "float", 1.0, "The threshold location of activation.")]),
+        attrs=[("threshold", "float", 1.0, "The threshold location of activation."),
+               ("value", "float", 0.0, "Out where X <= threshold (Paddle 2.x / 3.x).")]),
     "hard_sigmoid": Activation(
         r"Out = \max(0, \min(1, slope X + offset))",
         lambda xp, x, a: xp.clip(_c(x, a["slope"]) * x + _c(x, a["offset"]), _c(x, 0),

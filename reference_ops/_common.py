@@ -302,6 +302,11 @@ def reduce_dims(rank: int, dim, reduce_all: bool):
     """The sorted, normalized dims reduced over (every dim when reduce_all)."""
     if reduce_all:
         return list(range(rank))
+    if rank == 0:       # Paddle 2.x: a 0-D X reduced over dim 0 / -1 is itself
+        enforce(all(int(d) in (0, -1) for d in dim), errors.InvalidArgument(
+            "Attr(dim) %s of the reduce op is out of range for X of rank 0: each entry "
+            "should be 0 or -1.", list(dim)))
+        return []
     dims = []
     for d in dim:
         d = int(d)

@@ -19,7 +19,8 @@ from reference_ops._common import broadcast_y, elementwise_y_view_shape
 
 __all__ = ["COMPARES", "build_compare"]
 
-DTYPES = ("float32", "float64", "int32", "int64")
+# int8 / uint8 / int16: Paddle 2.x
+DTYPES = ("float32", "float64", "int32", "int64", "int8", "uint8", "int16")
 
 # op_type -> (symbol, numpy function name)
 COMPARES = {

@@ -1,6 +1,6 @@
 """clip: Out = min(max(X, min), max)."""
 from opkit import (OpMaker, OperatorWithKernel, OpKernelType, register_operator, register_kernel,
-                   GradOpMaker, grad_var_name, enforce, enforce_lt, errors)
+                   GradOpMaker, grad_var_name, enforce, enforce_le, errors)
 from reference_ops._tensor_attr import given, scalar_input
 
 
@@ -21,7 +21,7 @@ class ClipOp(OperatorWithKernel):
     def infer_shape(self, ctx):
         enforce(ctx.has_input("X"), "Input(X) of ClipOp should not be null.")
         if not given(ctx, "Min") and not given(ctx, "Max"):
-            enforce_lt(ctx.attr("min"), ctx.attr("max"),
+            enforce_le(ctx.attr("min"), ctx.attr("max"),    # Paddle 2.x: min == max clips
                        errors.InvalidArgument("max (%s) should be greater than min (%s).",
                                               ctx.attr("max"), ctx.attr("min")))
         ctx.set_output_dim("Out", ctx.get_input_dim("X"))
@@ -59,7 +59,7 @@ register_operator("clip_grad", ClipGradOp)
 def _bounds(ctx):
     lo = scalar_input(ctx, "Min", ctx.attr("min"))
     hi = scalar_input(ctx, "Max", ctx.attr("max"))
-    enforce_lt(lo, hi, errors.InvalidArgument("clip: max (%s) should be greater than min (%s).",
+    enforce_le(lo, hi, errors.InvalidArgument("clip: max (%s) should be greater than min (%s).",
                                               hi, lo))
     return lo, hi
 

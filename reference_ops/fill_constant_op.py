@@ -3,6 +3,7 @@ import numpy as np
 
 from opkit import (OpMaker, OperatorWithKernel, OpKernelType, register_operator,
                    register_kernel, enforce, errors)
+from opkit.framework.tensor import SelectedRows
 from reference_ops._extra import add_extra_attrs
 from reference_ops._dtype import dtype_attr_converter
 from reference_ops._tensor_attr import (add_shape_tensor_inputs, creation_shape,
@@ -69,4 +70,10 @@ def fill_constant_kernel(ctx):
     if ctx.attr("str_value"):
         value = _parse_value(ctx.attr("str_value"), ctx.attr("dtype"))
     value = scalar_input(ctx, "ValueTensor", value)
-    ctx.set_output("Out", xp.full(shape, value, dtype=ctx.attr("dtype")))
+    out = xp.full(shape, value, dtype=ctx.attr("dtype"))
+    var = ctx.output_var("Out")
+    rows = var.value() if var is not None else None
+    if isinstance(rows, SelectedRows):     # as Paddle: Out a SelectedRows fills its value
+        rows.value.set(out, ctx.place)
+        return
+    ctx.set_output("Out", out)

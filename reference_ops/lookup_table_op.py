@@ -108,8 +108,9 @@ def _flat_ids(ctx, height):
     return ids.astype(np.int64)
 
 
-# int8 tables too (Paddle's quantized embeddings); the gradient is float only
-@register_kernel("lookup_table", place=("CPU", "GPU"), dtypes=("float32", "float64", "int8"))
+# int8 and int16 tables too (Paddle 2.x: quantized embeddings); the gradient is float only
+@register_kernel("lookup_table", place=("CPU", "GPU"),
+                 dtypes=("float32", "float64", "int8", "int16"))
 def lookup_table_kernel(ctx):
     xp = ctx.xp
     w = ctx.input("W")

@@ -108,7 +108,9 @@ def grad_x_shape(ctx):
     return tuple(int(d) for d in ctx.input_tensor("X").shape)
 
 
-@register_kernel("reshape2", place=("CPU", "GPU"), dtypes=("float32", "float64"))
+@register_kernel("reshape2", place=("CPU", "GPU"),     # bool, ints: Paddle 2.x
+                 dtypes=("float32", "float64", "bool", "int8", "uint8", "int16", "int32",
+                         "int64"))
 def reshape2_kernel(ctx):
     # X -> Out is declared inplace: Out may be a view of X's buffer.
     xp = ctx.xp

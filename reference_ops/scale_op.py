@@ -1,6 +1,7 @@
 """scale: Out = scale * X + bias (or scale * (X + bias))."""
 from opkit import (OpMaker, OperatorWithKernel, OpKernelType, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce)
+from opkit.framework.tensor import SelectedRows
 from reference_ops._tensor_attr import scalar_input
 
 
@@ -72,6 +73,16 @@ def scale_kernel(ctx):
         out = x * scale + bias
     else:
         out = (x + bias) * scale
+    rows = ctx.input_var("X").value()
+    if isinstance(rows, SelectedRows):     # as Paddle: SelectedRows in, SelectedRows out
+        var = ctx.output_var("Out")        # (the same rows and height, the value scaled)
+        target = var.value()
+        if not isinstance(target, SelectedRows):
+            target = SelectedRows()
+            var.set_value(target)
+        target.rows, target.height = list(rows.rows), rows.height
+        target.value.set(ctx.xp.array(out, copy=True), ctx.place)
+        return
     ctx.set_output("Out", out)
 
 

@@ -28,8 +28,11 @@ def _check_perm(axis, x_dims):
     enforce(len(axis) == len(x_dims), errors.InvalidArgument(
         "The input tensor's rank (%d, shape %s) should be equal to the length of Attr(axis) "
         "(%d, axis %s) in TransposeOp.", len(x_dims), list(x_dims), len(axis), axis))
-    enforce(sorted(axis) == list(range(len(axis))), errors.InvalidArgument(
-        "Attr(axis) %s of TransposeOp should be a permutation of [0, %d).", axis, len(axis)))
+    given = axis
+    rank = len(axis)
+    axis = [a + rank if -rank <= a < 0 else a for a in axis]   # Paddle 2.x: negative axes
+    enforce(sorted(axis) == list(range(rank)), errors.InvalidArgument(
+        "Attr(axis) %s of TransposeOp should be a permutation of [0, %d).", given, rank))
     return axis
 
 

@@ -3,6 +3,7 @@ import numpy as np
 
 from opkit import (OpMaker, OperatorWithKernel, OpKernelType, register_operator,
                    register_kernel, enforce, errors)
+from opkit.framework.tensor import SelectedRows
 from reference_ops._dtype import dtype_attr_converter
 from reference_ops._tensor_attr import (add_shape_tensor_inputs, creation_shape,
                                          infer_creation_shape)
@@ -70,4 +71,9 @@ def uniform_random_kernel(ctx):
             diag_num, diag_step, out.size))
         flat = out.reshape(-1)
         flat[[i * diag_step + i for i in range(diag_num)]] = ctx.attr("diag_val")
+    var = ctx.output_var("Out")
+    rows = var.value() if var is not None else None
+    if isinstance(rows, SelectedRows):     # as Paddle: Out a SelectedRows gets its value
+        rows.value.set(ctx.xp.asarray(out), ctx.place)
+        return
     ctx.set_output("Out", ctx.xp.asarray(out))

@@ -22,7 +22,10 @@ __all__ = ["SHIM_DIR", "activate", "deactivate", "is_active", "is_paddle_harness
 
 SHIM_DIR = Path(__file__).resolve().parent / "shim"
 ENV = "OPKIT_PADDLE"
-_MODULES = ("op_test", "paddle")
+#: the modules the shim provides in place of Paddle's (its `paddle` facade and the helper
+#: modules beside Paddle's test files, which the test files import by their bare names)
+_MODULES = ("op_test", "paddle", "op", "gradient_checker", "decorator_helper", "utils",
+            "testsuite", "eager_op_test")
 
 
 def _ours(module) -> bool:
@@ -34,7 +37,7 @@ def _ours(module) -> bool:
 
 #: files of Paddle's own harness that sit beside its tests (op_test.py matches pytest's
 #: `*_test.py`): opkit's `op_test` replaces them, they are not collected
-PADDLE_HARNESS_FILES = ("op_test.py", "testsuite.py")
+PADDLE_HARNESS_FILES = ("op_test.py", "testsuite.py", "eager_op_test.py", "prim_op_test.py")
 
 
 def is_paddle_harness_file(path) -> bool:
@@ -55,7 +58,7 @@ def activate() -> None:
     for name in list(sys.modules):
         if name.split(".")[0] in _MODULES and not _ours(sys.modules[name]):
             del sys.modules[name]       # e.g. Paddle's own op_test.py beside the test files
-    for name in ("paddle", "op_test"):
+    for name in ("paddle", *_MODULES):
         importlib.import_module(name)
     _numpy1_reshape(True)
     os.environ[ENV] = "1"
@@ -99,4 +102,6 @@ def deactivate() -> None:
         if name.split(".")[0] in _MODULES and _ours(sys.modules[name]):
             del sys.modules[name]
     _numpy1_reshape(False)
+    sys.meta_path[:] = [f for f in sys.meta_path    # the facade's paddle.* submodule finder
+                        if type(f).__module__ != "paddle._facade"]
     os.environ.pop(ENV, None)

@@ -1,12 +1,14 @@
 """Measure how many of Paddle's OpTest methods pass in opkit's Paddle-compatibility mode.
 
-    python -m harness.paddle_compat.measure DIR [--json OUT] [-- PYTEST ARGS]
+    python -m harness.paddle_compat.measure PATH... [--json OUT] [--pytest-args "ARGS"]
 
-Runs pytest with `--opkit-paddle` over DIR (one process, no xdist) and sorts every test
+Runs pytest with `--opkit-paddle` over the folders / files (one process, no xdist; `@LIST`
+reads paths from a file, one a line, relative to the file's folder) and sorts every test
 method: OpTest methods (classes derived from `op_test.OpTest`) and other test methods
 (Paddle's layer/API tests), each into passed / failed / skipped, skips and failures grouped
-by their reason (the first line of the message, numbers blanked). Prints a summary; with
---json writes every method's outcome.
+by their reason (the first line of the message, numbers blanked), and lists the files that
+could not be imported (each with the missing name). Prints a summary; with --json writes
+every method's outcome.
 """
 from __future__ import annotations
 
@@ -39,6 +41,11 @@ def _group(reason: str) -> str:
 class _Collector:
     def __init__(self):
         self.rows: dict[str, dict] = {}
+        self.import_errors: dict[str, str] = {}
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.import_errors[report.nodeid] = _reason(report)
 
     def pytest_runtest_logreport(self, report):
         row = self.rows.setdefault(report.nodeid, {"nodeid": report.nodeid,
@@ -64,8 +71,12 @@ def summarize(rows: list[dict]) -> dict:
         sel = [r for r in rows if bool(r.get("optest")) is pick]
         counts = Counter(r["outcome"] for r in sel)
         runnable = counts["passed"] + counts["failed"]
+        out_of_scope = sum(1 for r in sel if r["outcome"] == "skipped" and
+                           r["reason"].startswith("out of scope"))
         out[kind] = {
-            "methods": len(sel), "passed": counts["passed"], "failed": counts["failed"],
+            "methods": len(sel), "out_of_scope": out_of_scope,
+            "in_scope": len(sel) - out_of_scope,
+            "passed": counts["passed"], "failed": counts["failed"],
             "skipped": counts["skipped"], "runnable": runnable,
             "pass_rate": round(counts["passed"] / runnable, 4) if runnable else None,
             "skip_reasons": Counter(_group(r["reason"]) for r in sel
@@ -78,32 +89,48 @@ def summarize(rows: list[dict]) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness.paddle_compat.measure")
-    parser.add_argument("dir")
+    parser.add_argument("paths", nargs="+", metavar="PATH")
     parser.add_argument("--json", metavar="OUT")
-    parser.add_argument("pytest_args", nargs="*")
+    parser.add_argument("--pytest-args", default="", metavar="ARGS")
     args = parser.parse_args(argv)
+    import shlex
+    from pathlib import Path
+
     import pytest
+
+    paths = []
+    for p in args.paths:
+        if p.startswith("@"):
+            listing = Path(p[1:])
+            paths += [str(listing.parent / ln.strip()) for ln in
+                      listing.read_text().splitlines() if ln.strip()]
+        else:
+            paths.append(p)
 
     collector = _Collector()
     start = time.perf_counter()
     pytest.main(["-p", "no:xdist", "-p", "no:cacheprovider", "--opkit-paddle",
-                 "-p", "no:terminal", args.dir,
-                 *args.pytest_args], plugins=[collector])
+                 "-p", "no:terminal", *paths,
+                 *shlex.split(args.pytest_args)], plugins=[collector])
     wall = time.perf_counter() - start
     rows = list(collector.rows.values())
     summary = summarize(rows)
     summary["wall_s"] = round(wall, 2)
+    summary["files"] = len(paths)
+    summary["import_errors"] = collector.import_errors
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"summary": summary, "methods": rows}, f, indent=1)
     for kind in ("optest", "other"):
         s = summary[kind]
-        print(f"\n== {kind} methods: {s['methods']} (runnable {s['runnable']}: passed "
+        print(f"\n== {kind} methods: {s['methods']} (in scope {s['in_scope']}; runnable {s['runnable']}: passed "
               f"{s['passed']}, failed {s['failed']}; skipped {s['skipped']}), pass rate "
               f"{s['pass_rate']}")
         for title, key in (("skipped", "skip_reasons"), ("failed", "fail_reasons")):
             for reason, n in s[key]:
                 print(f"  {title} {n:4d}  {reason}")
+    for nodeid, reason in collector.import_errors.items():
+        print(f"\nfile not imported: {nodeid}: {reason}")
     print(f"\nwall time {wall:.1f} s")
     return 0
 

@@ -244,6 +244,11 @@ def run(args) -> int:
     timeout = opts.timeout
     runnable = [op for op in selection.runnable if op in ops]
     notes = []
+    if _paddle_mode() and selection.unimportable:
+        unimportable = selection.unimportable
+        notes.append(f"Paddle mode: {len(unimportable)} test file"
+                     f"{'' if len(unimportable) == 1 else 's'} could not be imported "
+                     "(each a failed check above): " + "; ".join(unimportable))
     unusable = settings.unusable_selection()
     finished: dict[str, float] = {}
     if unusable:
@@ -289,6 +294,12 @@ def run(args) -> int:
     else:
         render(reports, seed=seed, verbose=args.verbose, notes=notes)
     return 1 if any(r.status == "fail" for r in reports) else 0
+
+
+def _paddle_mode() -> bool:
+    from harness import paddle_compat
+
+    return paddle_compat.is_active()
 
 
 def _durations_path(args, project):

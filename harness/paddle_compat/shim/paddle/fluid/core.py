@@ -1,12 +1,14 @@
-"""paddle.fluid.core of opkit's facade: capability probes for opkit's CPU place, places,
-Paddle's VarType numbers and EnforceNotMet (opkit's). Anything else skips the test using it."""
+"""paddle.fluid.core (paddle.base.core) of opkit's facade: capability probes for opkit's CPU
+place, places, Paddle's VarType numbers, EnforceNotMet (opkit's) and Paddle's Scope /
+LoDTensor / SelectedRows on opkit's (what `op.Operator` runs on). Anything else skips the
+test using it."""
 from __future__ import annotations
 
 import enum
 
 from opkit.framework.errors import EnforceNotMet  # noqa: F401
 from opkit.framework.place import CPUPlace, CUDAPlace  # noqa: F401
-from paddle._facade import Unsupported, install_getattr
+from paddle._facade import install_getattr
 
 _FLAGS = {"FLAGS_use_system_allocator": False}
 
@@ -47,6 +49,30 @@ def is_bfloat16_supported(place=None) -> bool:
 
 
 def supports_bfloat16() -> bool:
+    return False
+
+
+def is_compiled_with_custom_device(name=None) -> bool:
+    return False
+
+
+def is_compiled_with_ipu() -> bool:
+    return False
+
+
+def is_compiled_with_distribute() -> bool:
+    return False
+
+
+def get_all_custom_device_type() -> list:
+    return []
+
+
+def _is_compiled_with_heterps() -> bool:
+    return False
+
+
+def is_bfloat16_supported_cpu() -> bool:
     return False
 
 
@@ -95,8 +121,24 @@ class VarDesc:
     VarType = _VarType
 
 
-Scope = Unsupported("paddle.fluid.core.Scope")
-LoDTensor = Unsupported("paddle.fluid.core.LoDTensor")
+class DataType:
+    """Paddle 2.5+'s phi DataType (the same numbers as VarType for opkit's purposes)."""
+    BOOL = _VarType.BOOL
+    INT16 = _VarType.INT16
+    INT32 = _VarType.INT32
+    INT64 = _VarType.INT64
+    FLOAT16 = _VarType.FP16
+    FLOAT32 = _VarType.FP32
+    FLOAT64 = _VarType.FP64
+    UINT8 = _VarType.UINT8
+    INT8 = _VarType.INT8
+    BFLOAT16 = _VarType.BF16
+    COMPLEX64 = _VarType.COMPLEX64
+    COMPLEX128 = _VarType.COMPLEX128
+
+
+from paddle.fluid._scope import (DenseTensor, LoDTensor, LoDTensorArray, Scope,  # noqa: E402,F401
+                                 SelectedRows, Variable)
 
 import builtins as _builtins  # noqa: E402
 

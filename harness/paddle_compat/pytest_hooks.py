@@ -1,0 +1,51 @@
+"""pytest hooks of the Paddle-compatibility mode (registered by `--opkit-paddle`).
+
+- Paddle runs its test files with unittest: a plain class named `Test...` that is no
+  `unittest.TestCase` (Paddle's mixins, e.g. `TestPool2D_Op_Mixin`) is no test there, and
+  pytest does not collect it in the mode either.
+- Each test file's folder is on sys.path (appended), as Paddle's CTest runner has it.
+- A test file the mode cannot import is one collection error whose message names the file
+  and the missing name (`continue_on_collection_errors` keeps the other files running).
+"""
+from __future__ import annotations
+
+import inspect
+import unittest
+
+import pytest
+
+
+def pytest_collectstart(collector):
+    """Paddle runs each test file with its folder on PYTHONPATH (CTest), whatever the
+    working directory: its files import siblings by bare name (`from test_conv2d_op import
+    ...`) even where their own `sys.path.append("../../legacy_test")` misses."""
+    if isinstance(collector, pytest.Module):
+        import sys
+
+        folder = str(collector.path.parent)
+        if folder not in sys.path:
+            sys.path.append(folder)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makeitem(collector, name, obj):
+    if inspect.isclass(obj) and not issubclass(obj, unittest.TestCase) and \
+            collector.classnamefilter(name):
+        return []
+    return None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield
+    report = outcome.get_result()
+    if not report.failed or not isinstance(collector, pytest.Module):
+        return
+    excinfo = None
+    text = str(report.longrepr)
+    for line in reversed(text.splitlines()):
+        if line.startswith("E   ") and ("Error" in line or "Exception" in line):
+            excinfo = line[4:].strip()
+            break
+    report.longrepr = (f"{collector.path} cannot be imported in opkit's Paddle mode: "
+                       f"{excinfo or text.strip().splitlines()[-1]}")
