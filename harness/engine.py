@@ -181,7 +181,7 @@ def raised(exc: BaseException) -> str:
     return text if inner is exc or text.startswith(f"{kind}:") else f"{kind}: {text}"
 
 
-def _skip_prefixes() -> tuple:
+def skip_prefixes() -> tuple:
     """Folders whose frames are not user code: numpy, cupy, opkit's framework, the harness
     package itself and the standard library."""
     import sys
@@ -213,7 +213,7 @@ def user_line(exc: BaseException):
     while exc is not None and exc not in chain:
         chain.append(exc)
         exc = exc.__cause__ or exc.__context__
-    skip = _skip_prefixes()
+    skip = skip_prefixes()
     for e in reversed(chain):            # the innermost error first
         found = None
         for frame in traceback.extract_tb(e.__traceback__):

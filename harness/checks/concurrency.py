@@ -123,7 +123,7 @@ class Lockstep:
     ENTER_WAIT = 0.2
 
     def __init__(self, n: int):
-        from harness.checks._support import _skip_prefixes
+        from harness.engine import skip_prefixes
 
         self.cv = threading.Condition()
         self.turn = None
@@ -131,7 +131,7 @@ class Lockstep:
         self.live = n
         self.entered = [0] * n
         self.arrived: dict = {}
-        self.skip = _skip_prefixes()
+        self.skip = skip_prefixes()
         self.user: dict = {}
 
     def _is_user(self, filename: str) -> bool:
