@@ -217,7 +217,9 @@ ACTIVATIONS = {
                            lambda xp, x, out, d, a: d / (_c(x, 1) + xp.abs(x)) ** 2),
     "thresholded_relu": Activation(
         r"Out = X \text{ if } X > threshold \text{ else } value",
-        lambda xp, x, a: xp.where(x > a["threshold"], x, _c(x, a["value"])),
+        # x * mask + value * (1 - mask): NaN stays NaN, as Paddle's (x > t) * x kernel gives
+        lambda xp, x, a: x * _mask(x, x > a["threshold"]) +
+        _c(x, a["value"]) * _mask(x, ~(x > a["threshold"])),
         lambda xp, x, out, d, a: d * _mask(x, x > a["threshold"]),
         attrs=[("threshold", "float", 1.0, "The threshold location of activation."),
                ("value", "float", 0.0, "Out where X <= threshold (Paddle 2.x / 3.x).")]),

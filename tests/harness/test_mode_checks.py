@@ -86,7 +86,7 @@ def _run(check, case, **context):
     from harness.checks._support import CheckContext
     from harness.checks.registry import get_check
 
-    return get_check(check).function()(case, CheckContext(places=("CPU",), **context))
+    return get_check(check)(case, CheckContext(places=("CPU",), **context))
 
 
 def test_inplace_really_runs_backward_in_place():

@@ -17,7 +17,10 @@ EXPECT = {   # broken op -> (its check, text the failure must show)
 }
 # the execution modes also see some of these bugs: a shared output buffer corrupts concurrent
 # calls and is written after a prepared plan froze it (tests/harness/test_mode_checks.py)
-ALSO = {"broken_buffer_cache": {"concurrency", "plan"}}
+# other checks that rightly see the same bug: a shared output buffer breaks the concurrent
+# and the prepared-plan runs; a cache keyed without the attr gives the first factor's
+# result for the other attr values `explore` derives
+ALSO = {"broken_buffer_cache": {"concurrency", "plan"}, "broken_scale_cache": {"explore"}}
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +47,7 @@ def reports():
 def test_broken_op_fails_exactly_its_check(reports, op):
     check, text = EXPECT[op]
     failed = [c for c in reports[op].results if c.status == "fail"]
-    assert {c.check for c in failed} == {check} | ALSO.get(op, set()), \
+    assert check in {c.check for c in failed} <= {check} | ALSO.get(op, set()), \
         [(c.check, c.message[:200]) for c in failed]
     assert any(text in c.message for c in failed), [c.message for c in failed]
     # a concrete wrong value: two numbers in the message

@@ -52,6 +52,16 @@ def xdist_calls(p) -> int:
     return int(line[-1].split("=")[1])
 
 
+def stable(stdout: str):
+    """The JSON report without `concurrency`'s results: which wrong value a race gives (and,
+    for a buffer shared across calls, whether a given run shows it) differs from run to run,
+    so two runs are compared on every other check."""
+    doc = json.loads(stdout)
+    for op in doc["ops"]:
+        op["checks"] = [c for c in op["checks"] if c["check"] != "concurrency"]
+    return doc
+
+
 def without_counter(stderr: str) -> str:
     """stderr without the call counter and the progress lines (timing-dependent)."""
     return "\n".join(ln for ln in stderr.splitlines() if not ln.startswith("XDIST_CALLS=")
@@ -64,8 +74,7 @@ def test_broken_ops_same_json_with_and_without_xdist():
     assert xdist_calls(with_xdist) == 1 and xdist_calls(fork_pool) == 0
     assert with_xdist.returncode == fork_pool.returncode == 1, with_xdist.stderr
     doc = json.loads(with_xdist.stdout)          # stdout holds only the JSON document
-    assert doc == json.loads(fork_pool.stdout)
-    assert with_xdist.stdout == fork_pool.stdout
+    assert stable(with_xdist.stdout) == stable(fork_pool.stdout)
     assert without_counter(with_xdist.stderr) == without_counter(fork_pool.stderr)
     assert "seed 2024" in with_xdist.stderr
     failed = {op["op"] for op in doc["ops"] if op["status"] == "fail"}
@@ -93,7 +102,7 @@ def test_fork_pool_when_xdist_is_missing():
     missing = opkit(*BROKEN, "--jobs", "2", "--xdist", prelude=hide)
     assert xdist_calls(missing) == 0, missing.stderr
     assert missing.returncode == 1
-    assert missing.stdout == opkit(*BROKEN, "--jobs", "2", "--no-xdist").stdout
+    assert stable(missing.stdout) == stable(opkit(*BROKEN, "--jobs", "2", "--no-xdist").stdout)
 
 
 def test_fork_pool_takes_over_when_the_xdist_run_fails():
@@ -101,7 +110,7 @@ def test_fork_pool_takes_over_when_the_xdist_run_fails():
     p = opkit(*BROKEN, "--jobs", "2", "--xdist", prelude=broken)
     assert xdist_calls(p) == 1 and p.returncode == 1
     assert "pytest-xdist run failed" in p.stderr and "fork pool" in p.stderr
-    assert p.stdout == opkit(*BROKEN, "--jobs", "2", "--no-xdist").stdout
+    assert stable(p.stdout) == stable(opkit(*BROKEN, "--jobs", "2", "--no-xdist").stdout)
 
 
 # -- isolation under xdist ------------------------------------------------------------------
