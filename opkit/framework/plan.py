@@ -176,6 +176,9 @@ class Plan:
                               verified[3], self._dirty)
             steps.append((op, verified[4].fn, ctx, None))
         self.steps = steps
+        # every step trusted (the common case): one tight loop over (kernel, context)
+        self.calls = [(fn, ctx) for _, fn, ctx, _ in steps] \
+            if all(fn is not None for _, fn, _, _ in steps) else None
         # bind the trusted steps' single-variable slots
         for i in sorted(trusted_at):
             op, _, ctx, _ = steps[i]
@@ -254,17 +257,26 @@ class Plan:
             if self.fresh_values:
                 for var, desc in self.fresh_values:
                     var._value = new_value(desc)
-            op = None
-            try:
-                for op, fn, ctx, levels in self.steps:
-                    if fn is not None:
+            calls = self.calls
+            if calls is not None:
+                ctx = None
+                try:
+                    for fn, ctx in calls:
                         fn(ctx)
-                    else:
-                        op.run_impl(scope, place)
-                        if levels:
-                            check_lod_levels(op, levels, scope)
-            except Exception as exc:
-                raise op.error_in_run(exc) from exc
+                except Exception as exc:
+                    raise ctx.op.error_in_run(exc) from exc
+            else:
+                op = None
+                try:
+                    for op, fn, ctx, levels in self.steps:
+                        if fn is not None:
+                            fn(ctx)
+                        else:
+                            op.run_impl(scope, place)
+                            if levels:
+                                check_lod_levels(op, levels, scope)
+                except Exception as exc:
+                    raise op.error_in_run(exc) from exc
             out = []
             for name, var in self.fetches:
                 value = var._value if var is not None else None
