@@ -10,28 +10,22 @@ from collections import defaultdict
 
 
 def main(argv):
-    from harness.checks import registry
     from harness.discovery import discover
     from harness.run import run_ops
 
+    from harness.checks.base import Check
+
     spent = defaultdict(float)
-    real = registry.CheckSpec.function
+    real = Check.__call__
 
-    def timed(self):
-        fn = real(self)
+    def timed(self, *args, **kwargs):
+        started = time.process_time()
+        try:
+            return real(self, *args, **kwargs)
+        finally:
+            spent[self.name] += time.process_time() - started
 
-        def run(case, context):
-            started = time.process_time()
-            try:
-                return fn(case, context)
-            finally:
-                spent[self.name] += time.process_time() - started
-        for attr in ("variants", "per_case", "op_results"):
-            if hasattr(fn, attr):
-                setattr(run, attr, getattr(fn, attr))
-        return run
-
-    registry.CheckSpec.function = timed
+    Check.__call__ = timed
     import reference_ops  # noqa: F401 - the built-in ops
     from pathlib import Path
 

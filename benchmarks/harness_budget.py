@@ -87,8 +87,14 @@ def main() -> None:
             cwd.mkdir()
         before, after = [], []
         ops = None
+        base_args = list(args.extra)
+        if args.installed:   # the base's OpTests are not installed with it: its [tool.opkit]
+            import tomllib   # tests, from its tree
+            conf = tomllib.loads((before_tree / "pyproject.toml").read_text())
+            for entry in conf.get("tool", {}).get("opkit", {}).get("tests", []):
+                base_args += ["--tests", str(before_tree / entry)]
         for _ in range(args.repeat):
-            t, rc_b, reported = run_once(before_tree, args.extra, python=py_b, cwd=cwd)
+            t, rc_b, reported = run_once(before_tree, base_args, python=py_b, cwd=cwd)
             before.append(t)
             if args.same_ops and ops is None:
                 ops = reported
