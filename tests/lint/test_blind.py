@@ -13,8 +13,8 @@ _spec = importlib.util.spec_from_file_location("blind_score", HERE / "score.py")
 score = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(score)
 
-BAD = sorted((HERE / "bad").glob("*_op.py"))
-GOOD = sorted((HERE / "good").glob("*_op.py"))
+BAD = sorted((HERE / "bad").glob(score.PATTERN))
+GOOD = sorted((HERE / "good").glob(score.PATTERN))
 
 
 def test_the_set_is_big_enough():

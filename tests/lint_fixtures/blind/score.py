@@ -9,46 +9,30 @@ A bad file counts as found when the only finding is the expected rule on the mar
 a good file is a false alarm when it has any finding."""
 from __future__ import annotations
 
-import re
+import importlib.util
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-MARK = re.compile(r"#\s*expect:\s*(OPK\d{3})")
-
-
-def expected(path: Path) -> list[tuple[int, str]]:
-    return [(i, m.group(1)) for i, line in enumerate(path.read_text().splitlines(), 1)
-            if (m := MARK.search(line))]
+# the scoring is the precision set's (tests/lint_fixtures/precision/score.py), on this folder:
+# op files only (`*_op.py`; `oplib/` holds their helpers), linted under their whole path so
+# that the helpers they import beside them are read
+_spec = importlib.util.spec_from_file_location(
+    "precision_score", HERE.parent / "precision" / "score.py")
+_precision = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_precision)
+PATTERN = "*_op.py"
+expected = _precision.expected
 
 
 def findings(path: Path) -> list[tuple[int, str]]:
-    from checkers.lint.config import build_config
-    from checkers.lint.engine import lint_source
-
-    result = lint_source(str(path), path.read_bytes(), build_config({}, None, no_cache=True))
-    return sorted((f.line, f.rule) for f in result.findings)
+    return _precision.findings(path, full_path=True)
 
 
 def score() -> dict:
-    out = {"found": [], "missed": [], "quiet": [], "false_alarm": []}
-    for path in sorted((HERE / "bad").glob("*_op.py")):
-        got = findings(path)
-        out["found" if got == expected(path) else "missed"].append((path.name, got))
-    for path in sorted((HERE / "good").glob("*_op.py")):
-        got = findings(path)
-        out["false_alarm" if got else "quiet"].append((path.name, got))
-    return out
+    return _precision.score(HERE, PATTERN, full_path=True)
 
 
 if __name__ == "__main__":
-    result = score()
-    bad = len(result["found"]) + len(result["missed"])
-    good = len(result["quiet"]) + len(result["false_alarm"])
-    print(f"found {len(result['found'])}/{bad} violations on the right line; "
-          f"false alarms on {len(result['false_alarm'])}/{good} correct files")
-    for name, got in result["missed"]:
-        print(f"  missed: {name}: {got}")
-    for name, got in result["false_alarm"]:
-        print(f"  false alarm: {name}: {got}")
+    _precision.report(score())
     sys.exit(0)

@@ -20,27 +20,34 @@ def expected(path: Path) -> list[tuple[int, str]]:
             if (m := MARK.search(line))]
 
 
-def findings(path: Path) -> list[tuple[int, str]]:
+def findings(path: Path, full_path: bool = False) -> list[tuple[int, str]]:
+    """The (line, rule) findings on `path`, linted under its name (or its whole path, for a
+    set whose op files import helpers beside them)."""
     from checkers.lint.config import build_config
     from checkers.lint.engine import lint_source
 
-    result = lint_source(path.name, path.read_bytes(), build_config({}, None, no_cache=True))
+    result = lint_source(str(path) if full_path else path.name, path.read_bytes(),
+                         build_config({}, None, no_cache=True))
     return sorted((f.line, f.rule) for f in result.findings)
 
 
-def score() -> dict:
+def files(folder: Path, kind: str, pattern: str = "*.py") -> list[Path]:
+    """The `bad` or `good` files of a set."""
+    return sorted((folder / kind).glob(pattern))
+
+
+def score(folder: Path = HERE, pattern: str = "*.py", full_path: bool = False) -> dict:
     out = {"found": [], "missed": [], "quiet": [], "false_alarm": []}
-    for path in sorted((HERE / "bad").glob("*.py")):
-        got = findings(path)
+    for path in files(folder, "bad", pattern):
+        got = findings(path, full_path)
         out["found" if got == expected(path) else "missed"].append((path.name, got))
-    for path in sorted((HERE / "good").glob("*.py")):
-        got = findings(path)
+    for path in files(folder, "good", pattern):
+        got = findings(path, full_path)
         out["false_alarm" if got else "quiet"].append((path.name, got))
     return out
 
 
-if __name__ == "__main__":
-    result = score()
+def report(result: dict) -> None:
     bad = len(result["found"]) + len(result["missed"])
     good = len(result["quiet"]) + len(result["false_alarm"])
     print(f"found {len(result['found'])}/{bad} violations on the right line; "
@@ -49,4 +56,8 @@ if __name__ == "__main__":
         print(f"  missed: {name}: {got}")
     for name, got in result["false_alarm"]:
         print(f"  false alarm: {name}: {got}")
+
+
+if __name__ == "__main__":
+    report(score())
     sys.exit(0)
