@@ -36,7 +36,7 @@ from harness.report import FAIL, SKIP, CheckResult
 __all__ = ["SuiteError", "Selection", "select", "plan", "op_verdicts", "op_type_of",
            "forward_op_types", "runs_anything", "class_location", "guess_op_from_file",
            "no_optest_result", "lacks_gradient_test", "gradient_test_ran",
-           "no_gradient_test_result", "NO_GRADIENT_TEST", "unregistered_hint"]
+           "no_gradient_test_result", "NO_GRADIENT_TEST", "unregistered_hint", "paddle_mode"]
 
 NO_GRADIENT_TEST = "no gradient test"
 # what the `grad` check reports for an OpTest class whose methods ran and never called
@@ -269,7 +269,7 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
             broken.setdefault(f"<{t.path}>", []).append(CheckResult(
                 "output", FAIL, "", "", t.name, f"{where}: {t.name} has no op_type after "
                 f"setUp" + (f" ({t.error})" if t.error else "")))
-        elif not has_op(t.op_type) and _paddle_mode():
+        elif not has_op(t.op_type) and paddle_mode():
             # Paddle's own files test ops opkit does not have: out of scope, not a failure
             broken.setdefault(t.op_type, []).append(CheckResult(
                 "output", SKIP, "", "", t.name, f"{where}: out of scope: opkit has no op "
@@ -310,7 +310,8 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
                      [b.text for b in discovery.broken])
 
 
-def _paddle_mode() -> bool:
+def paddle_mode() -> bool:
+    """Whether the Paddle-compatibility mode is on in this process."""
     from harness import paddle_compat
 
     return paddle_compat.is_active()

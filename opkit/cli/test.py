@@ -111,14 +111,6 @@ def shard(ops: list[str], spec: tuple[int, int] | None, durations=None) -> list[
     return part(ops, spec, durations)
 
 
-def forward_op_types() -> list[str]:
-    from opkit.registry import all_op_types
-
-    types = all_op_types()
-    known = set(types)
-    return [t for t in types if not (t.endswith("_grad") and t[: -len("_grad")] in known)]
-
-
 def _options(args):
     """THE run's options (harness.options.Options), built once here from the flags over the
     OPKIT_* variables; installed for this process and every worker."""
@@ -134,10 +126,6 @@ def _options(args):
         raise _usage(str(exc)) from None
     return opts.replace(timeout=DEFAULT_TIMEOUT if args.timeout is None else
                         (args.timeout or None))
-
-
-def _seed(args) -> int:
-    return _options(args).seed
 
 
 def _validate(args) -> None:
@@ -244,7 +232,9 @@ def run(args) -> int:
     timeout = opts.timeout
     runnable = [op for op in selection.runnable if op in ops]
     notes = []
-    if _paddle_mode() and selection.unimportable:
+    from harness.suite import paddle_mode
+
+    if paddle_mode() and selection.unimportable:
         unimportable = selection.unimportable
         notes.append(f"Paddle mode: {len(unimportable)} test file"
                      f"{'' if len(unimportable) == 1 else 's'} could not be imported "
@@ -294,12 +284,6 @@ def run(args) -> int:
     else:
         render(reports, seed=seed, verbose=args.verbose, notes=notes)
     return 1 if any(r.status == "fail" for r in reports) else 0
-
-
-def _paddle_mode() -> bool:
-    from harness import paddle_compat
-
-    return paddle_compat.is_active()
 
 
 def _durations_path(args, project):
