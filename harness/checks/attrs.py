@@ -52,7 +52,7 @@ def fresh_attrs(case, context):
         from harness.discovery import seed_all
 
         again = type(test)("runTest") if hasattr(type(test), "runTest") else type(test)()
-        seed_all(getattr(context, "seed", 2024))
+        seed_all(context.seed)
         again.setUp()
         attrs = dict(getattr(again, "attrs", {}) or {})
     except Exception:  # noqa: BLE001
@@ -87,7 +87,7 @@ class AttrsCheck(Check):
         runnable, _ = self.plan(derived, context, results)
         case = derived.case
         fresh = fresh_attrs(derived.base, context) if derived.variant == "case" else None
-        seed = getattr(context, "seed", 2024)
+        seed = context.seed
         for combo in runnable:
             if fresh is not None:
                 earlier = _changed(fresh, dict(case.attrs or {}))
@@ -188,7 +188,7 @@ class AttrsCheck(Check):
                         case, case.grad_inputs, outputs, case.no_grad_set,
                         max_relative_error=opts.get("max_relative_error", 0.005),
                         numeric_grad_delta=opts.get("numeric_grad_delta", 0.005), mode=mode,
-                        places=("CPU",), dtypes=dtypes, seed=getattr(context, "seed", 2024))
+                        places=("CPU",), dtypes=dtypes, seed=context.seed)
 
                 got = grads(opts.get("grad_mode") or "fast")
                 if any(r.status == FAIL for r in got) and opts.get("grad_mode") != "exact":

@@ -62,7 +62,7 @@ class ConcurrencyCheck(Check):
         results = []
         runnable, _ = self.plan(derived, context, results)
         case = derived.case
-        seed = getattr(context, "seed", 2024)
+        seed = context.seed
         cases = [case]
         while len(cases) < THREADS:
             cases.append(shifted_case(cases[-1]))

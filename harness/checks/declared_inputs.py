@@ -106,7 +106,7 @@ class DeclaredInputsCheck(Check):
         results = []
         runnable, _ = self.plan(derived, context, results)
         case = derived.case
-        seed = getattr(context, "seed", 2024)
+        seed = context.seed
         for combo in runnable:
             try:
                 plain = run_forward_backward(prepare(case, combo), case, seed=seed)

@@ -570,7 +570,7 @@ class ExploreCheck(Check):
 
     def verdict(self, derived, context):
         case = derived.case
-        seed = getattr(context, "seed", 2024)
+        seed = context.seed
         ref = case.reference
         if ref is None or not _takes_inputs_and_attrs(ref):
             return self._reseeded(derived, context, seed)

@@ -110,7 +110,7 @@ class GradOutputsCheck(Check):
                              mode=opts.get("grad_mode"), repro=self.reproduce(case),
                              places=getattr(context, "places", None),
                              dtypes=getattr(context, "dtypes", None),
-                             seed=getattr(context, "seed", 2024))
+                             seed=context.seed)
         note = (f"cotangents also on {', '.join(extra)} (the test names "
                 f"{', '.join(named) or 'none'})")
         for r in results:
@@ -133,7 +133,7 @@ class GradOutputsCheck(Check):
         class _Combo:
             place, dtype = "CPU", "float64"
 
-        seed = getattr(context, "seed", 2024)
+        seed = context.seed
         try:
             p = prepare_case(case, "CPU", "float64", normalize_slots(expected_outputs(case)))
             outs = p.forward()

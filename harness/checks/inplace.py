@@ -82,7 +82,7 @@ class InplaceCheck(Check):
         runnable, _ = self.plan(derived, context, results)
         case = derived.case
         grads = grad_op_types(case)
-        seed = getattr(context, "seed", 2024)
+        seed = context.seed
         for combo in runnable:
             try:
                 if derived.variant == "repeated_input":

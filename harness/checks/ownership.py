@@ -73,7 +73,7 @@ class OwnershipCheck(Check):
         case = derived.case
         results = []
         runnable, _ = self.plan(derived, context, results)
-        seed = getattr(context, "seed", 2024)
+        seed = context.seed
         for combo in runnable:
             try:
                 p1 = prepare(case, combo)

@@ -59,7 +59,7 @@ class PlanCheck(Check):
         results = []
         runnable, _ = self.plan(derived, context, results)
         case = derived.case
-        seed = getattr(context, "seed", 2024)
+        seed = context.seed
         sets = [case, shifted_case(case)]
         sets.append(shifted_case(sets[-1]))
         from harness.checks.concurrency import one_cpu_combo

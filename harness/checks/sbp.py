@@ -64,7 +64,7 @@ class SbpCheck(Check):
         if not cpu:
             return results or [self.skipped(derived.base, "no CPU kernel to simulate devices")]
         combo = next((c for c in cpu if c.dtype == "float64"), cpu[0])
-        rng = np.random.default_rng(getattr(context, "seed", 2024))
+        rng = np.random.default_rng(context.seed)
         try:
             prepared = prepare(case, combo)
             outs = prepared.forward()
@@ -90,7 +90,7 @@ class SbpCheck(Check):
         try:
             wrt = grad_wrt(case, prepared)
             cot = make_cotangents(outs, grad_outputs(case, outs),
-                                  seed=getattr(context, "seed", 2024))
+                                  seed=context.seed)
             prepared.backward(cot, wrt, tuple(case.no_grad_set or ()))
             ops = prepared.grad_ops(tuple(case.no_grad_set or ()))
         except Exception:  # noqa: BLE001 - `grad` reports a backward that raises

@@ -87,7 +87,7 @@ class SparseCheck(Check):
         results = []
         runnable, _ = self.plan(derived, context, results)
         case = derived.case
-        seed = getattr(context, "seed", 2024)
+        seed = context.seed
         slots = sparse_slots(case, context)
         for combo in runnable:
             from harness.checks._support import case_inputs

@@ -30,7 +30,7 @@ class StateCheck(Check):
 
     def op_results(self, op, tests, context):
         """Every case of the op at once (`opkit test`: one task per op); see op_results."""
-        return op_results(op, tests, getattr(context, "seed", 2024), context)
+        return op_results(op, tests, context.seed, context)
 
     def applies(self, case, context):
         from harness.checks.siblings import can_fork
@@ -46,7 +46,7 @@ class StateCheck(Check):
         runnable, _ = self.plan(derived, context, results)
         if not runnable:
             return results
-        seed = getattr(context, "seed", 2024)
+        seed = context.seed
         own = type(context.test) if getattr(context, "test", None) is not None else None
         others = [c for c in sibling_classes(derived.base, context) if c is not own]
         other_case = shifted_case(case)
