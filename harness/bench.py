@@ -112,7 +112,8 @@ def scale_case(case: BenchCase, elements: int = DEFAULT_ELEMENTS) -> BenchCase:
     if not arrays:
         return case
     big = max(arrays, key=lambda s: s.data.size)
-    groups = [{s.name for s in arrays if s.data.shape[0] == big.data.shape[0]}, {big.name}]
+    same_batch = {s.name for s in arrays if s.data.shape[0] == big.data.shape[0]}
+    groups = [same_batch] + ([{big.name}] if same_batch != {big.name} else [])
     for names in groups:
         inputs = map_inputs(case.inputs, lambda s, names=names: _tiled(s, k)
                             if s.name in names else _as_is(s))
