@@ -245,39 +245,54 @@ class Check:
     # -- the template: run the base, run the variant, compare ---------------------------------
     def compare_each(self, derived: Derived, context, *, variant, compare, base=None,
                      base_fails: str = "skip", refused: str = "fail",
-                     base_skip: str = "the base run raises: see the output check",
+                     base_skip="the base run raises: see the output check",
                      raised_prefix: str = "the op raised ", raised_kind: type | None = None,
-                     passed_message=None) -> list[CheckResult]:
+                     raised_message=None, passed_message=None, combos=None,
+                     base_key=None) -> list[CheckResult]:
         """THE "run the base, run the variant, compare" loop of the harness, per planned
         place x dtype combo (skips of the rest added):
 
+        - `combos(runnable) -> combos` (optional): which of the planned combos run (e.g.
+          one CPU combo, or one per place); default all of them;
         - `base(combo) -> runs` (optional): the reference run. When it raises, the combo is
-          a skip (`base_skip`, when `base_fails="skip"`) or a failure (`base_fails="fail"`,
-          kind KernelRaised);
+          a skip (`base_skip`: a reason, or `base_skip(exc) -> reason`, when
+          `base_fails="skip"`) or a failure (`base_fails="fail"`: "the op raised before the
+          check could finish: ...", kind `raised_kind`, default KernelRaised). `base_key(combo)
+          -> key` (optional): combos with one key share one base run (or its failure), e.g.
+          one float64 oracle per place;
         - `variant(combo) -> runs`: the run under test. An exception is a failure
-          (`raised_prefix` + the error and kernel line; kind `raised_kind`, default
-          KernelRaised), except the op refusing on purpose (a typed opkit error with a
-          message, harness.engine.refusal): then `refused` decides -- "pass", "skip" or
-          "fail";
+          (`raised_message(exc)` when given, else `raised_prefix` + the error and kernel
+          line; kind `raised_kind`, default KernelRaised), except the op refusing on purpose
+          (a typed opkit error with a message, harness.engine.refusal): then `refused`
+          decides -- "pass", "skip" or "fail";
         - `compare(base_runs, variant_runs, combo)`: None when they agree, else the problem:
-          a message (kind Mismatch), a (message, FailureKind) pair, or ready CheckResults.
+          a message (kind Mismatch), a (message, FailureKind) pair, or ready CheckResults
+          (a list: skips, passes with their figures and failures alike).
         `passed_message(base_runs, variant_runs, combo)` may give the pass's message."""
         from harness.engine import raised, refusal
 
+        kind = raised_kind or KernelRaised
         results: list[CheckResult] = []
         runnable, _ = self.plan(derived, context, results)
-        for combo in runnable:
+        shared: dict = {}
+        for combo in (combos(runnable) if combos is not None else runnable):
             want = None
             if base is not None:
-                try:
-                    want = base(combo)
-                except Exception as exc:  # noqa: BLE001 - the base failing is output's business
+                key = base_key(combo) if base_key is not None else (combo.place, combo.dtype)
+                if key not in shared:
+                    try:
+                        shared[key] = (base(combo), None)
+                    except Exception as exc:  # noqa: BLE001 - the base failing is output's
+                        shared[key] = (None, exc)
+                want, exc = shared[key]
+                if exc is not None:
                     if base_fails == "fail":
                         results.append(self.failed(derived, combo, "the op raised before the "
                                                    f"check could finish: {raised(exc)}",
-                                                   kind=KernelRaised))
+                                                   kind=kind))
                     else:
-                        results.append(self.skipped(derived.base, base_skip, combo))
+                        results.append(self.skipped(derived.base, base_skip(exc) if
+                                                    callable(base_skip) else base_skip, combo))
                     continue
             try:
                 got = variant(combo)
@@ -290,8 +305,9 @@ class Check:
                                                                derived.note else "") +
                                                 f"refused ({why[:120]})", combo))
                 else:
-                    results.append(self.failed(derived, combo, raised_prefix + raised(exc),
-                                               kind=raised_kind or KernelRaised))
+                    results.append(self.failed(derived, combo, raised_message(exc) if
+                                               raised_message else raised_prefix + raised(exc),
+                                               kind=kind))
                 continue
             problem = compare(want, got, combo)
             if not problem:
