@@ -248,7 +248,7 @@ class Check:
                      base_skip="the base run raises: see the output check",
                      raised_prefix: str = "the op raised ", raised_kind: type | None = None,
                      raised_message=None, passed_message=None, combos=None,
-                     base_key=None) -> list[CheckResult]:
+                     base_key=None, variant_takes_base: bool = False) -> list[CheckResult]:
         """THE "run the base, run the variant, compare" loop of the harness, per planned
         place x dtype combo (skips of the rest added):
 
@@ -260,7 +260,9 @@ class Check:
           check could finish: ...", kind `raised_kind`, default KernelRaised). `base_key(combo)
           -> key` (optional): combos with one key share one base run (or its failure), e.g.
           one float64 oracle per place;
-        - `variant(combo) -> runs`: the run under test. An exception is a failure
+        - `variant(combo) -> runs` (`variant(combo, base_runs)` with
+          `variant_takes_base=True`: a run that needs what the base made, its cotangent or
+          its program): the run under test. An exception is a failure
           (`raised_message(exc)` when given, else `raised_prefix` + the error and kernel
           line; kind `raised_kind`, default KernelRaised), except the op refusing on purpose
           (a typed opkit error with a message, harness.engine.refusal): then `refused`
@@ -295,7 +297,7 @@ class Check:
                                                     callable(base_skip) else base_skip, combo))
                     continue
             try:
-                got = variant(combo)
+                got = variant(combo, want) if variant_takes_base else variant(combo)
             except Exception as exc:  # noqa: BLE001 - a failing kernel is a finding
                 why = refusal(exc)
                 if why and refused == "pass":
