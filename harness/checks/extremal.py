@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness.checks.base import Check, NonFinite
-from harness.compare import fmt_index
+from harness.compare import first_flagged, fmt_index
 from harness.pipeline import run_case
 from harness.values import fmt_value
 from opkit.framework.grad_maker import GRAD_SUFFIX
@@ -64,8 +64,7 @@ def _compare(oracle, got, combo):
             representable = np.isfinite(want.astype(run_dt))
         bad = representable & ~np.isfinite(have)
         if bad.any():
-            k = int(np.flatnonzero(bad.reshape(-1))[0])
-            idx = np.unravel_index(k, have.shape) if have.ndim else ()
+            k, idx = first_flagged(bad)
             return (f"{fmt_index(name, idx)} is {fmt_value(have.reshape(-1)[k].item())} where "
                     f"the oracle ({oracle.get('@source')}) is finite: "
                     f"{fmt_value(want.reshape(-1)[k].item())} ({int(bad.sum())} of {bad.size} "

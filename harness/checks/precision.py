@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness.checks._support import (fmt_index, grad_outputs, has_grad)
+from harness.compare import first_flagged
 from harness.checks.base import Check, WrongValue
 from harness.runner import VarSpec, make_cotangents, normalize_slots
 from opkit.framework.grad_maker import GRAD_SUFFIX
@@ -179,8 +180,7 @@ def _judge_place(reference, got):
             break
         if v64.dtype.kind != "f":
             if not np.array_equal(v32, v64):
-                k = int(np.flatnonzero(v32.reshape(-1) != v64.reshape(-1))[0])
-                idx = np.unravel_index(k, v64.shape)
+                k, idx = first_flagged(v32 != v64)
                 problem = (f"{fmt_index(n, idx)}: {fmt_value(v32.reshape(-1)[k])} from the float32 "
                            f"kernel, {fmt_value(v64.reshape(-1)[k])} from the float64 kernel")
                 break
