@@ -263,7 +263,7 @@ class Check:
         - `variant(combo) -> runs` (`variant(combo, base_runs)` with
           `variant_takes_base=True`: a run that needs what the base made, its cotangent or
           its program): the run under test. An exception is a failure
-          (`raised_message(exc)` when given, else `raised_prefix` + the error and kernel
+          (`raised_message(exc, combo)` when given, else `raised_prefix` + the error and kernel
           line; kind `raised_kind`, default KernelRaised), except the op refusing on purpose
           (a typed opkit error with a message, harness.engine.refusal): then `refused`
           decides -- "pass", "skip" or "fail";
@@ -307,7 +307,7 @@ class Check:
                                                                derived.note else "") +
                                                 f"refused ({why[:120]})", combo))
                 else:
-                    results.append(self.failed(derived, combo, raised_message(exc) if
+                    results.append(self.failed(derived, combo, raised_message(exc, combo) if
                                                raised_message else raised_prefix + raised(exc),
                                                kind=kind))
                 continue

@@ -133,7 +133,7 @@ class DeclaredInputsCheck(Check):
         return self.compare_each(derived, context, base=plain, variant=declared_only,
                                  compare=judge, passed_message=note,
                                  base_skip="the case itself raises",
-                                 raised_message=self._raised)
+                                 raised_message=lambda exc, _: self._raised(exc))
 
     @staticmethod
     def _raised(exc) -> str:

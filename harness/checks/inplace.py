@@ -111,7 +111,7 @@ class InplaceCheck(Check):
             derived, context, base=plain, variant=in_place, compare=judge,
             passed_message=lambda ref, run, combo: _note(derived, run[1]),
             base_skip="the case itself raises",
-            raised_message=lambda exc: f"{MODE}: the op raised {first_line(exc)}{error_line(exc)}")
+            raised_message=lambda exc, _: f"{MODE}: the op raised {first_line(exc)}{error_line(exc)}")
 
     def _where(self, derived, combo, var, hooks, seed, grads) -> str:
         """What read what: for a gradient after a forward that overwrote an input, the grad
