@@ -18,7 +18,7 @@ import copy
 
 import numpy as np
 
-from harness.checks.base import Check, Failure, WrongValue
+from harness.checks.base import Check, WrongValue
 from harness.values import fmt_value
 
 __all__ = ["CHECK", "AttrsCheck", "deep_equal", "fresh_attrs"]
@@ -125,7 +125,7 @@ class AttrsCheck(Check):
             derived, context,
             variant=lambda combo: _edited(derived.case, combo, fresh, context.seed),
             compare=lambda _, problem, combo: problem,
-            raised_prefix="the op raised before the check could finish: ", raised_kind=Failure)
+            raised_prefix="the op raised before the check could finish: ")
 
     def _other_value(self, derived, context):
         """The case with one attr at another accepted value (harness.variants.attr_values):

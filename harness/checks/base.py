@@ -257,7 +257,7 @@ class Check:
         - `base(combo) -> runs` (optional): the reference run. When it raises, the combo is
           a skip (`base_skip`: a reason, or `base_skip(exc) -> reason`, when
           `base_fails="skip"`) or a failure (`base_fails="fail"`: "the op raised before the
-          check could finish: ...", kind `raised_kind`, default KernelRaised). `base_key(combo)
+          check could finish: ...", kind KernelRaised). `base_key(combo)
           -> key` (optional): combos with one key share one base run (or its failure), e.g.
           one float64 oracle per place;
         - `variant(combo) -> runs` (`variant(combo, base_runs)` with
@@ -273,7 +273,6 @@ class Check:
         `passed_message(base_runs, variant_runs, combo)` may give the pass's message."""
         from harness.engine import raised, refusal
 
-        kind = raised_kind or KernelRaised
         results: list[CheckResult] = []
         runnable, _ = self.plan(derived, context, results)
         shared: dict = {}
@@ -291,7 +290,7 @@ class Check:
                     if base_fails == "fail":
                         results.append(self.failed(derived, combo, "the op raised before the "
                                                    f"check could finish: {raised(exc)}",
-                                                   kind=kind))
+                                                   kind=KernelRaised))
                     else:
                         results.append(self.skipped(derived.base, base_skip(exc) if
                                                     callable(base_skip) else base_skip, combo))
@@ -309,7 +308,7 @@ class Check:
                 else:
                     results.append(self.failed(derived, combo, raised_message(exc, combo) if
                                                raised_message else raised_prefix + raised(exc),
-                                               kind=kind))
+                                               kind=raised_kind or KernelRaised))
                 continue
             problem = compare(want, got, combo)
             if not problem:
