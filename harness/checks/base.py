@@ -257,9 +257,9 @@ class Check:
         - `base(combo) -> runs` (optional): the reference run. When it raises, the combo is
           a skip (`base_skip`: a reason, or `base_skip(exc) -> reason`, when
           `base_fails="skip"`) or a failure (`base_fails="fail"`: "the op raised before the
-          check could finish: ...", kind KernelRaised). `base_key(combo)
-          -> key` (optional): combos with one key share one base run (or its failure), e.g.
-          one float64 oracle per place;
+          check could finish: ...", kind KernelRaised). `base_key(combo) -> key`
+          (optional): combos with one key share one base run (or its failure), e.g. one
+          float64 oracle per place;
         - `variant(combo) -> runs` (`variant(combo, base_runs)` with
           `variant_takes_base=True`: a run that needs what the base made, its cotangent or
           its program): the run under test. An exception is a failure
