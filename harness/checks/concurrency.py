@@ -26,6 +26,7 @@ from harness.checks._modes import (error_line, first_line, kernel_line, producer
                                    steady_difference)
 from harness.checks._support import Hooks, grad_op_types, prepare, run_forward_backward
 from harness.checks.base import Check, KernelRaised, Mismatch
+from harness.pipeline import run_case
 
 __all__ = ["CHECK", "ConcurrencyCheck", "THREADS", "ROUNDS", "one_cpu_combo"]
 
@@ -67,10 +68,12 @@ class ConcurrencyCheck(Check):
         grads = grad_op_types(case)
 
         def alone(combo, k=None):
-            """Each input set run alone (set `k` only, when given)."""
+            """Each input set run alone (the case's own: the plain run other checks share);
+            set `k` only, run again, when given."""
             if k is not None:
                 return run_forward_backward(prepare(cases[k], combo), cases[k], seed=seed)
-            return [alone(combo, k) for k in range(len(cases))]
+            return [run_case(case, combo, context)] + [alone(combo, k)
+                                                       for k in range(1, len(cases))]
 
         def judge(single, got, combo):
             for k, runs in enumerate(got):

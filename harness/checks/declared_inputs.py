@@ -20,6 +20,7 @@ from harness.checks._modes import (error_line, first_line, kernel_line, producer
                                    steady_difference)
 from harness.checks._support import Hooks, grad_op_types, prepare, run_forward_backward
 from harness.checks.base import Check, Mismatch
+from harness.pipeline import run_case
 from opkit.framework.scope import Scope
 
 __all__ = ["CHECK", "DeclaredInputsCheck", "DeclaredScope", "DeclaredHooks", "UndeclaredRead"]
@@ -106,7 +107,7 @@ class DeclaredInputsCheck(Check):
         case = derived.case
         seed = context.seed
 
-        def plain(combo):
+        def plain(combo):       # run again: not the shared plain run
             return run_forward_backward(prepare(case, combo), case, seed=seed)
 
         def declared_only(combo):
@@ -130,7 +131,9 @@ class DeclaredInputsCheck(Check):
             swapped = sorted({f"{t}:{s}" for t, s, _ in run[1].swapped})
             return ("shape-only " + ", ".join(swapped)) if swapped else ""
 
-        return self.compare_each(derived, context, base=plain, variant=declared_only,
+        return self.compare_each(derived, context,
+                                 base=lambda combo: run_case(case, combo, context),
+                                 variant=declared_only,
                                  compare=judge, passed_message=note,
                                  base_skip="the case itself raises",
                                  raised_message=lambda exc, _: self._raised(exc))

@@ -25,6 +25,7 @@ from harness.checks._support import (Hooks, grad_op_types, has_grad, prepare,
                                      run_forward_backward)
 from harness.checks.aliasing import shares_memory
 from harness.checks.base import Check, Mismatch
+from harness.pipeline import run_case
 
 __all__ = ["CHECK", "InplaceCheck", "ReuseHooks"]
 
@@ -83,10 +84,14 @@ class InplaceCheck(Check):
         seed = context.seed
         shared = derived.variant == "repeated_input"
 
-        def plain(combo):
+        def plain(combo, fresh=False):
+            """The run with in-place off (the case's is the plain run other checks share;
+            `fresh`: run again, not shared)."""
             if shared:
                 return _shared_run(derived, combo, seed, inplace=False)
-            return run_forward_backward(prepare(case, combo), case, seed=seed)
+            if fresh:
+                return run_forward_backward(prepare(case, combo), case, seed=seed)
+            return run_case(case, combo, context)
 
         def in_place(combo):
             hooks = ReuseHooks()
@@ -98,7 +103,7 @@ class InplaceCheck(Check):
         def judge(ref, run, combo):
             got, hooks = run
             found = steady_difference(ref, got, "in-place off", "in-place on",
-                                      lambda: plain(combo))
+                                      lambda: plain(combo, fresh=True))
             if found and found[0] is None:
                 return [self.skipped(derived.base, found[1], combo)]
             if found:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from harness.checks._support import (Hooks, first_difference, fmt_index, has_grad, prepare,
                                      rel, run_forward_backward, user_line)
 from harness.checks.base import Check, UndeclaredRead
+from harness.pipeline import run_case
 from opkit.framework.grad_maker import GRAD_SUFFIX
 
 NAME = "no_need_buffer"
@@ -92,7 +93,7 @@ class NoNeedBufferCheck(Check):
 
         return self.compare_each(
             derived, context,
-            base=lambda combo: run_forward_backward(prepare(case, combo), case, seed=seed),
+            base=lambda combo: run_case(case, combo, context),   # the shared plain run
             variant=meta_only, compare=_compare, passed_message=_note, base_fails="fail",
             raised_message=raised, raised_kind=UndeclaredRead)
 
