@@ -1,8 +1,11 @@
-"""A Case: one op configuration to check (what an OpTest's setUp describes)."""
+"""A Case: one op configuration to check (what an OpTest's setUp describes), and
+`case_from_test`: the Case an OpTest instance describes."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Callable
+
+__all__ = ["Case", "case_from_test"]
 
 
 @dataclass
@@ -26,3 +29,24 @@ class Case:
     no_grad_set: tuple = ()
     options: dict = field(default_factory=dict)   # atol, rtol, max_relative_error, ...
     source: str = ""                               # "path/to/test_x.py::TestClass"
+
+
+def case_from_test(test, source: str = "") -> Case:
+    """The Case an OpTest instance describes (its own `to_case()` when it has one)."""
+    to_case = getattr(test, "to_case", None)
+    if callable(to_case):
+        case = to_case()
+    else:
+        reference = getattr(test, "reference", None)
+        case = Case(name=type(test).__name__, op_type=test.op_type,
+                    inputs=getattr(test, "inputs", {}) or {},
+                    attrs=getattr(test, "attrs", {}) or {},
+                    outputs=getattr(test, "outputs", {}) or {},
+                    reference=reference if callable(reference) else None)
+    if source and not case.source:
+        case.source = source
+    skips = getattr(test, "opkit_skip", None)
+    if skips:
+        case.options = dict(case.options or {})
+        case.options.setdefault("skip", {}).update(skips)
+    return case

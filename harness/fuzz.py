@@ -198,7 +198,7 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
     from hypothesis import strategies as st
 
     from harness import strategies as hs
-    from harness.run import case_from_test
+    from harness.case import case_from_test
     from opkit.registry import op_info
 
     name = f"fuzz:{cls.__name__}"
