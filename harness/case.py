@@ -1,11 +1,13 @@
-"""A Case: one op configuration to check (what an OpTest's setUp describes), and
-`case_from_test`: the Case an OpTest instance describes."""
+"""A Case: one op configuration to check (what an OpTest's setUp describes);
+`case_from_test`: the Case an OpTest instance describes; `Derived` / `Unsupported`: a
+variant of a case, or why a variant cannot apply (harness.variants makes them, the checks of
+harness.checks.base judge them)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Callable
 
-__all__ = ["Case", "case_from_test"]
+__all__ = ["Case", "case_from_test", "Derived", "Unsupported"]
 
 
 @dataclass
@@ -50,3 +52,24 @@ def case_from_test(test, source: str = "") -> Case:
         case.options = dict(case.options or {})
         case.options.setdefault("skip", {}).update(skips)
     return case
+
+
+# -- derived cases (harness.variants makes them, the checks judge them) ------------------------
+@dataclass
+class Derived:
+    """One variant of a case: what a check runs."""
+
+    variant: str            # "case" for the case itself
+    case: object            # harness.case.Case (the derived one)
+    base: object            # the original Case
+    note: str = ""          # what was derived, e.g. "X fed transposed (Fortran order)"
+    info: dict = field(default_factory=dict)   # variant-specific facts for the check
+    seed: int | None = None  # the run's seed (set by Check.__call__): in `reproduce:` lines
+
+
+@dataclass
+class Unsupported:
+    """A variant that cannot apply to this case, with the reason (reported as skip)."""
+
+    variant: str
+    reason: str

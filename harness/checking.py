@@ -19,7 +19,7 @@ import signal
 import time
 
 from harness.case import Case, case_from_test
-from harness.checks._support import CheckContext
+from harness.checks.support import CheckContext
 from harness.checks.base import TimedOut, Uncaught
 from harness.checks.registry import all_checks, get_check
 from harness.discovery import DiscoveredTest, seed_all
@@ -101,7 +101,7 @@ def _run_one(check, case, context) -> list[CheckResult]:
                             f"timed out after {context.timeout:g}s: the op (or the check) "
                             f"hangs", kind=TimedOut.kind)]
     except Exception as exc:  # noqa: BLE001 - a failing kernel is a failed check
-        from harness.checks._support import describe_error
+        from harness.checks.support import describe_error
 
         return [CheckResult(check.name, FAIL, "", "", case.name,
                             f"raised {describe_error(exc)}", kind=Uncaught.kind)]

@@ -28,7 +28,7 @@ from typing import Callable
 
 from harness.case import Case, case_from_test
 from harness.checking import CheckTimeout, _alarm, _selected_specs, run_case, run_checks, run_test
-from harness.checks._support import CheckContext
+from harness.checks.support import CheckContext
 from harness.checks.base import Crashed, TimedOut
 from harness.checks.registry import get_check
 from harness.discovery import DiscoveredTest, seed_all
