@@ -116,6 +116,9 @@ def child() -> None:
         value = getattr(importlib.import_module(module), name)(request.get("payload"))
         text = json.dumps({"value": value})
     except BaseException as exc:  # noqa: BLE001 - the parent reports it
+        import traceback
+
+        traceback.print_exc()             # its last line, on standard error, names it too
         text = json.dumps({"error": f"{type(exc).__name__}: {exc}".splitlines()[0]})
         code = 1
     with os.fdopen(answer_fd, "w") as out:

@@ -7,14 +7,14 @@ names, attr names, slot names): e.g. a kernel that sums the inputs of a duplicab
 seed) the order is stable, so repeated runs agree; another process can add in another order
 and get other bits.
 
-How: each child (a fresh interpreter, harness.fresh, with `PYTHONHASHSEED` set) loads the built-in ops and the
-files that registered the op's kernels, imports the OpTest files, rebuilds every OpTest case
-of the op from its class (same seed), runs forward and backward (gradients of every float
-input; outputs only when that raises) for every place x dtype in one go and writes the
-arrays to an .npz. One pair of children per op, not per case: the first case of the op
-that gets here runs the pair and leaves the two .npz files in a cache folder keyed by the
-run (process group), the op, the seed, the combos and the files (with their mtimes); the
-op's other cases (in other forked workers of the same run) read them.
+How: each child (a fresh interpreter, harness.fresh, with `PYTHONHASHSEED` set) loads the
+built-in ops and the files that registered the op's kernels, imports the OpTest files,
+rebuilds every OpTest case of the op from its class (same seed), runs forward and backward
+(gradients of every float input; outputs only when that raises) for every place x dtype in
+one go and writes the arrays to an .npz. One pair of children per op, not per case: the
+first case of the op that gets here runs the pair and leaves the two .npz files in a cache
+folder keyed by the run (process group), the op, the seed, the combos and the files (with
+their mtimes); the op's other cases (in other forked workers of the same run) read them.
 """
 from __future__ import annotations
 
