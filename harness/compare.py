@@ -14,12 +14,18 @@ import numpy as np
 from harness.tolerances import output_tolerance, tolerance_note
 from harness.values import fmt_value
 
-__all__ = ["compare", "fmt_index", "first_wrong"]
+__all__ = ["compare", "fmt_index", "first_wrong", "first_flagged"]
 
 
 def fmt_index(name: str, idx) -> str:
     idx = tuple(int(i) for i in idx)
     return f"{name}[{', '.join(str(i) for i in idx)}]" if idx else name
+
+
+def first_flagged(bad) -> tuple[int, tuple]:
+    """(flat position, index) of the first True element of the mask `bad`."""
+    k = int(np.flatnonzero(np.reshape(bad, -1))[0])
+    return k, (np.unravel_index(k, np.shape(bad)) if np.ndim(bad) else ())
 
 
 def first_wrong(got, want, atol: float, rtol: float):
@@ -32,8 +38,7 @@ def first_wrong(got, want, atol: float, rtol: float):
         bad &= ~(np.isinf(g) & (g == w))
     if not bad.any():
         return None
-    k = int(np.flatnonzero(bad.reshape(-1))[0])
-    idx = np.unravel_index(k, g.shape) if g.ndim else ()
+    k, idx = first_flagged(bad)
     return tuple(int(i) for i in idx), g.reshape(-1)[k].item(), w.reshape(-1)[k].item()
 
 
@@ -80,10 +85,9 @@ def compare(name, got, want, run_dtype, atol, rtol, equal_nan, fixed_dtype=None)
         a, e = float(g64.reshape(-1)[k]), float(w64.reshape(-1)[k])
         ae = abs(a - e)
         re = ae / abs(e) if e != 0 else float("inf")
-        k0 = int(np.flatnonzero(bad.reshape(-1))[0])
+        k0, i0 = first_flagged(bad)
         first = ""
         if k0 != k:
-            i0 = np.unravel_index(k0, got.shape) if got.ndim else ()
             first = (f"first at {fmt_index(name, i0)}: actual {fmt_value(float(g64.reshape(-1)[k0]))}, "
                      f"expected {fmt_value(float(w64.reshape(-1)[k0]))}; ")
         msg = (f"output '{name}' (shape {tuple(got.shape)}, {got.dtype.name}): "
@@ -99,8 +103,7 @@ def compare(name, got, want, run_dtype, atol, rtol, equal_nan, fixed_dtype=None)
     if np.array_equal(got, want_orig):
         return None, 0.0
     bad = got != want_orig
-    k = int(np.flatnonzero(bad.reshape(-1))[0])
-    idx = np.unravel_index(k, got.shape) if got.ndim else ()
+    k, idx = first_flagged(bad)
     return (f"output '{name}' (shape {tuple(got.shape)}, {got.dtype.name}): "
             f"{int(bad.sum())} of {bad.size} elements differ (compared exactly); first at "
             f"{fmt_index(name, idx)}: actual {fmt_value(got.reshape(-1)[k].item())}, expected "

@@ -14,7 +14,8 @@ from harness.checks._support import first_difference, fmt_index, rel, user_line
 from harness.values import fmt_value
 from opkit.framework.grad_maker import GRAD_SUFFIX
 
-__all__ = ["kernel_line", "producer", "bitwise_problem", "error_line", "reproducible", "UNSTABLE"]
+__all__ = ["kernel_line", "producer", "bitwise_problem", "error_line", "reproducible", "UNSTABLE",
+           "steady_difference"]
 
 
 def kernel_line(op_type: str, dtype: str = "", place: str = "CPU") -> str:
@@ -72,6 +73,17 @@ def reproducible(first: dict, rerun) -> bool:
     when a mode's run differs: a nondeterministic op is `determinism`'s finding, not the
     mode's."""
     return all(bitwise_problem(first, rerun(), "", "") is None for _ in range(2))
+
+
+def steady_difference(want: dict, got: dict, want_label: str, got_label: str, rerun):
+    """`bitwise_problem(want, got, ...)` of a mode's run against the plain run `want`: None
+    when bitwise equal, (variable, description) of the first difference, or (None, UNSTABLE)
+    when the plain run itself is not reproducible (`rerun()` runs it again), so the mode
+    cannot be judged bitwise."""
+    found = bitwise_problem(want, got, want_label, got_label)
+    if found and not reproducible(want, rerun):
+        return None, UNSTABLE
+    return found
 
 
 def error_line(exc: BaseException) -> str:

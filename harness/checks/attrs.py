@@ -67,6 +67,47 @@ def _changed(before: dict, after: dict):
     return None
 
 
+def _edited(case, combo, fresh, seed):
+    """Run the case (forward, then backward) on `combo`: None, or (which attr a kernel
+    edited in place -- before and after, and which kernel --, WrongValue)."""
+    from dataclasses import replace
+
+    from harness.checks._support import has_grad, prepare, run_forward_backward
+
+    if fresh is not None:
+        earlier = _changed(fresh, dict(case.attrs or {}))
+        if earlier:
+            k, was, now = earlier
+            return (f"attr '{k}' of the case is {fmt_value(now)} after earlier runs in this "
+                    f"process; the test set it to {fmt_value(was)}: a kernel edits its "
+                    "attributes in place", WrongValue)
+    given = copy.deepcopy(fresh if fresh is not None else dict(case.attrs or {}))
+    p = prepare(replace(case, attrs=given), combo)
+    snapshot = copy.deepcopy(dict(p.op.attrs))
+    given_snapshot = copy.deepcopy(given)
+    grad_ops = []
+    if case.grad_inputs and has_grad(case.op_type):
+        grad_ops = p.grad_ops(tuple(case.no_grad_set or ()))
+    grad_snapshots = [copy.deepcopy(dict(g.attrs)) for g in grad_ops]
+    for stage in ("forward", "backward"):
+        if stage == "forward":
+            p.forward()
+        else:
+            run_forward_backward(p, case, seed=seed, run_forward=False)
+        pairs = [("the op's", snapshot, dict(p.op.attrs)),
+                 ("the caller's attrs dict:", given_snapshot, given)]
+        pairs += [(f"grad op '{g.type}':", snap, dict(g.attrs))
+                  for g, snap in zip(grad_ops, grad_snapshots)]
+        for who, before, after in pairs:
+            diff = _changed(before, after)
+            if diff:
+                k, was, now = diff
+                kernel = "the forward kernel" if stage == "forward" else "the grad kernels"
+                return (f"{who} attr '{k}' was {fmt_value(was)} and is {fmt_value(now)} after "
+                        f"{kernel} ran: a kernel edits its attributes in place", WrongValue)
+    return None
+
+
 class AttrsCheck(Check):
     name = "attrs"
     description = ("the op's attributes (lists included) are identical after a run; other "
@@ -75,68 +116,16 @@ class AttrsCheck(Check):
     variants = ("case", "attr_values")
 
     def verdict(self, derived, context):
-        from dataclasses import replace
-
         if derived.variant == "attr_values":
             return self._other_value(derived, context)
 
-        from harness.checks._support import has_grad, prepare, run_forward_backward
-        from harness.pipeline import raised
-
-        results = []
-        runnable, _ = self.plan(derived, context, results)
-        case = derived.case
         fresh = fresh_attrs(derived.base, context) if derived.variant == "case" else None
-        seed = context.seed
-        for combo in runnable:
-            if fresh is not None:
-                earlier = _changed(fresh, dict(case.attrs or {}))
-                if earlier:
-                    k, was, now = earlier
-                    results.append(self.failed(
-                        derived, combo, f"attr '{k}' of the case is {fmt_value(now)} after earlier runs "
-                        f"in this process; the test set it to {fmt_value(was)}: a kernel edits its "
-                        "attributes in place", kind=WrongValue))
-                    continue
-            given = copy.deepcopy(fresh if fresh is not None else dict(case.attrs or {}))
-            try:
-                p = prepare(replace(case, attrs=given), combo)
-                snapshot = copy.deepcopy(dict(p.op.attrs))
-                given_snapshot = copy.deepcopy(given)
-                grad_ops = []
-                if case.grad_inputs and has_grad(case.op_type):
-                    grad_ops = p.grad_ops(tuple(case.no_grad_set or ()))
-                grad_snapshots = [copy.deepcopy(dict(g.attrs)) for g in grad_ops]
-                problem = None
-                for stage in ("forward", "backward"):
-                    if stage == "forward":
-                        p.forward()
-                    else:
-                        run_forward_backward(p, case, seed=seed, run_forward=False)
-                    pairs = [("the op's", snapshot, dict(p.op.attrs)),
-                             ("the caller's attrs dict:", given_snapshot, given)]
-                    pairs += [(f"grad op '{g.type}':", snap, dict(g.attrs))
-                              for g, snap in zip(grad_ops, grad_snapshots)]
-                    for who, before, after in pairs:
-                        diff = _changed(before, after)
-                        if diff:
-                            k, was, now = diff
-                            kernel = ("the forward kernel" if stage == "forward" else
-                                      "the grad kernels")
-                            problem = (f"{who} attr '{k}' was {fmt_value(was)} and is {fmt_value(now)} after "
-                                       f"{kernel} ran: a kernel edits its attributes in place")
-                            break
-                    if problem:
-                        break
-            except Exception as exc:  # noqa: BLE001
-                results.append(self.failed(derived, combo, "the op raised before the check "
-                                           f"could finish: {raised(exc)}"))
-                continue
-            if problem:
-                results.append(self.failed(derived, combo, problem, kind=WrongValue))
-            else:
-                results.append(self.passed(derived, combo))
-        return results
+        # the run under test is the op's own; what it is compared with is its attrs before
+        return self.compare_each(
+            derived, context,
+            variant=lambda combo: _edited(derived.case, combo, fresh, context.seed),
+            compare=lambda _, problem, combo: problem,
+            raised_prefix="the op raised before the check could finish: ")
 
     def _other_value(self, derived, context):
         """The case with one attr at another accepted value (harness.variants.attr_values):

@@ -224,42 +224,58 @@ class Check:
     # -- the template: run the base, run the variant, compare ---------------------------------
     def compare_each(self, derived: Derived, context, *, variant, compare, base=None,
                      base_fails: str = "skip", refused: str = "fail",
-                     base_skip: str = "the base run raises: see the output check",
+                     base_skip="the base run raises: see the output check",
                      raised_prefix: str = "the op raised ", raised_kind: type | None = None,
-                     passed_message=None) -> list[CheckResult]:
+                     raised_message=None, passed_message=None, combos=None,
+                     base_key=None, variant_takes_base: bool = False) -> list[CheckResult]:
         """THE "run the base, run the variant, compare" loop of the harness, per planned
         place x dtype combo (skips of the rest added):
 
+        - `combos(runnable) -> combos` (optional): which of the planned combos run (e.g.
+          one CPU combo, or one per place); default all of them;
         - `base(combo) -> runs` (optional): the reference run. When it raises, the combo is
-          a skip (`base_skip`, when `base_fails="skip"`) or a failure (`base_fails="fail"`,
-          kind KernelRaised);
-        - `variant(combo) -> runs`: the run under test. An exception is a failure
-          (`raised_prefix` + the error and kernel line; kind `raised_kind`, default
-          KernelRaised), except the op refusing on purpose (a typed opkit error with a
-          message, harness.engine.refusal): then `refused` decides -- "pass", "skip" or
-          "fail";
+          a skip (`base_skip`: a reason, or `base_skip(exc) -> reason`, when
+          `base_fails="skip"`) or a failure (`base_fails="fail"`: "the op raised before the
+          check could finish: ...", kind KernelRaised). `base_key(combo) -> key`
+          (optional): combos with one key share one base run (or its failure), e.g. one
+          float64 oracle per place;
+        - `variant(combo) -> runs` (`variant(combo, base_runs)` with
+          `variant_takes_base=True`: a run that needs what the base made, its cotangent or
+          its program): the run under test. An exception is a failure
+          (`raised_message(exc, combo)` when given, else `raised_prefix` + the error and kernel
+          line; kind `raised_kind`, default KernelRaised), except the op refusing on purpose
+          (a typed opkit error with a message, harness.engine.refusal): then `refused`
+          decides -- "pass", "skip" or "fail";
         - `compare(base_runs, variant_runs, combo)`: None when they agree, else the problem:
-          a message (kind Mismatch), a (message, FailureKind) pair, or ready CheckResults.
+          a message (kind Mismatch), a (message, FailureKind) pair, or ready CheckResults
+          (a list: skips, passes with their figures and failures alike).
         `passed_message(base_runs, variant_runs, combo)` may give the pass's message."""
         from harness.engine import raised, refusal
 
         results: list[CheckResult] = []
         runnable, _ = self.plan(derived, context, results)
-        for combo in runnable:
+        shared: dict = {}
+        for combo in (combos(runnable) if combos is not None else runnable):
             want = None
             if base is not None:
-                try:
-                    want = base(combo)
-                except Exception as exc:  # noqa: BLE001 - the base failing is output's business
+                key = base_key(combo) if base_key is not None else (combo.place, combo.dtype)
+                if key not in shared:
+                    try:
+                        shared[key] = (base(combo), None)
+                    except Exception as exc:  # noqa: BLE001 - the base failing is output's
+                        shared[key] = (None, exc)
+                want, exc = shared[key]
+                if exc is not None:
                     if base_fails == "fail":
                         results.append(self.failed(derived, combo, "the op raised before the "
                                                    f"check could finish: {raised(exc)}",
                                                    kind=KernelRaised))
                     else:
-                        results.append(self.skipped(derived.base, base_skip, combo))
+                        results.append(self.skipped(derived.base, base_skip(exc) if
+                                                    callable(base_skip) else base_skip, combo))
                     continue
             try:
-                got = variant(combo)
+                got = variant(combo, want) if variant_takes_base else variant(combo)
             except Exception as exc:  # noqa: BLE001 - a failing kernel is a finding
                 why = refusal(exc)
                 if why and refused == "pass":
@@ -269,7 +285,8 @@ class Check:
                                                                derived.note else "") +
                                                 f"refused ({why[:120]})", combo))
                 else:
-                    results.append(self.failed(derived, combo, raised_prefix + raised(exc),
+                    results.append(self.failed(derived, combo, raised_message(exc, combo) if
+                                               raised_message else raised_prefix + raised(exc),
                                                kind=raised_kind or KernelRaised))
                 continue
             problem = compare(want, got, combo)

@@ -22,10 +22,11 @@ from __future__ import annotations
 import sys
 import threading
 
-from harness.checks._modes import (UNSTABLE, bitwise_problem, error_line, first_line,
-                                   kernel_line, producer, reproducible)
+from harness.checks._modes import (error_line, first_line, kernel_line, producer,
+                                   steady_difference)
 from harness.checks._support import Hooks, grad_op_types, prepare, run_forward_backward
 from harness.checks.base import Check, KernelRaised, Mismatch
+from harness.pipeline import run_case
 
 __all__ = ["CHECK", "ConcurrencyCheck", "THREADS", "ROUNDS", "one_cpu_combo"]
 
@@ -59,52 +60,46 @@ class ConcurrencyCheck(Check):
     def verdict(self, derived, context):
         from harness.checks.state import shifted_case
 
-        results = []
-        runnable, _ = self.plan(derived, context, results)
         case = derived.case
         seed = context.seed
         cases = [case]
         while len(cases) < THREADS:
             cases.append(shifted_case(cases[-1]))
         grads = grad_op_types(case)
-        for combo in one_cpu_combo(runnable):
-            try:
-                alone = [run_forward_backward(prepare(c, combo), c, seed=seed) for c in cases]
-            except Exception:  # noqa: BLE001 - the case itself failing is `output`'s business
-                results.append(self.skipped(derived.base, "the case itself raises", combo))
-                continue
-            got = _threaded(cases, combo, seed)
-            problem = None
+
+        def alone(combo, k=None):
+            """Each input set run alone (the case's own: the plain run other checks share);
+            set `k` only, run again, when given."""
+            if k is not None:
+                return run_forward_backward(prepare(cases[k], combo), cases[k], seed=seed)
+            return [run_case(case, combo, context)] + [alone(combo, k)
+                                                       for k in range(1, len(cases))]
+
+        def judge(single, got, combo):
             for k, runs in enumerate(got):
                 for r, res in enumerate(runs):
                     if isinstance(res, BaseException):
-                        problem = (f"{THREADS} threads at once: thread {k} (round {r + 1}) "
-                                   f"raised {first_line(res)}{error_line(res)}", KernelRaised)
-                        break
-                    found = bitwise_problem(alone[k], res, "alone", f"with {THREADS} threads")
-                    if found and not reproducible(alone[k], lambda k=k, combo=combo: run_forward_backward(
-                            prepare(cases[k], combo), cases[k], seed=seed)):
-                        problem = (UNSTABLE, None)
-                        break
+                        return (f"{THREADS} threads at once: thread {k} (round {r + 1}) "
+                                f"raised {first_line(res)}{error_line(res)}", KernelRaised)
+                    found = steady_difference(single[k], res, "alone",
+                                              f"with {THREADS} threads",
+                                              lambda k=k: alone(combo, k))
+                    if found and found[0] is None:
+                        return [self.skipped(derived.base, found[1], combo)]
                     if found:
                         var, text = found
                         where = kernel_line(producer(var, case.op_type, grads), combo.dtype)
-                        problem = (f"{THREADS} threads at once: thread {k} (round {r + 1}, "
-                                   f"{'the case' if k == 0 else 'other inputs of its shapes'}"
-                                   f"): {text} -- {where} shares state between calls (a "
-                                   "module-level buffer or cache, a global generator)",
-                                   Mismatch)
-                        break
-                if problem:
-                    break
-            if problem and problem[1] is None:
-                results.append(self.skipped(derived.base, problem[0], combo))
-            elif problem:
-                results.append(self.failed(derived, combo, problem[0], kind=problem[1]))
-            else:
-                results.append(self.passed(derived, combo, f"{THREADS} threads x {ROUNDS} "
-                                           "rounds"))
-        return results
+                        return (f"{THREADS} threads at once: thread {k} (round {r + 1}, "
+                                f"{'the case' if k == 0 else 'other inputs of its shapes'}"
+                                f"): {text} -- {where} shares state between calls (a "
+                                "module-level buffer or cache, a global generator)", Mismatch)
+            return None
+
+        return self.compare_each(
+            derived, context, combos=one_cpu_combo, base=alone,
+            variant=lambda combo: _threaded(cases, combo, seed), compare=judge,
+            passed_message=lambda *_: f"{THREADS} threads x {ROUNDS} rounds",
+            base_skip="the case itself raises")
 
 
 class Lockstep:

@@ -16,10 +16,11 @@ here: the `no_need_buffer` check swaps them.)
 """
 from __future__ import annotations
 
-from harness.checks._modes import (UNSTABLE, bitwise_problem, error_line, first_line,
-                                   kernel_line, producer, reproducible)
+from harness.checks._modes import (error_line, first_line, kernel_line, producer,
+                                   steady_difference)
 from harness.checks._support import Hooks, grad_op_types, prepare, run_forward_backward
-from harness.checks.base import Check, KernelRaised, Mismatch
+from harness.checks.base import Check, Mismatch
+from harness.pipeline import run_case
 from opkit.framework.scope import Scope
 
 __all__ = ["CHECK", "DeclaredInputsCheck", "DeclaredScope", "DeclaredHooks", "UndeclaredRead"]
@@ -103,39 +104,39 @@ class DeclaredInputsCheck(Check):
     variants = ("case",)
 
     def verdict(self, derived, context):
-        results = []
-        runnable, _ = self.plan(derived, context, results)
         case = derived.case
         seed = context.seed
-        for combo in runnable:
-            try:
-                plain = run_forward_backward(prepare(case, combo), case, seed=seed)
-            except Exception:  # noqa: BLE001 - the case itself failing is `output`'s business
-                results.append(self.skipped(derived.base, "the case itself raises", combo))
-                continue
+
+        def plain(combo):       # run again: not the shared plain run
+            return run_forward_backward(prepare(case, combo), case, seed=seed)
+
+        def declared_only(combo):
             hooks = DeclaredHooks(case.op_type)
-            try:
-                got = run_forward_backward(prepare(case, combo), case, hooks=hooks, seed=seed)
-            except Exception as exc:  # noqa: BLE001
-                results.append(self.failed(derived, combo, self._raised(exc),
-                                           kind=KernelRaised))
-                continue
-            found = bitwise_problem(plain, got, "plain run", "declared-only run")
-            if found and not reproducible(plain, lambda combo=combo: run_forward_backward(
-                    prepare(case, combo), case, seed=seed)):
-                results.append(self.skipped(derived.base, UNSTABLE, combo))
-                continue
+            return run_forward_backward(prepare(case, combo), case, hooks=hooks,
+                                        seed=seed), hooks
+
+        def judge(want, run, combo):
+            found = steady_difference(want, run[0], "plain run", "declared-only run",
+                                      lambda: plain(combo))
+            if found and found[0] is None:
+                return [self.skipped(derived.base, found[1], combo)]
             if found:
                 var, text = found
                 where = kernel_line(producer(var, case.op_type, grad_op_types(case)),
                                     combo.dtype, combo.place)
-                results.append(self.failed(derived, combo, f"{MODE}: {text} -- {where}",
-                                           kind=Mismatch))
-                continue
-            swapped = sorted({f"{t}:{s}" for t, s, _ in hooks.swapped})
-            results.append(self.passed(derived, combo, ("shape-only " + ", ".join(swapped))
-                                       if swapped else ""))
-        return results
+                return f"{MODE}: {text} -- {where}", Mismatch
+            return None
+
+        def note(want, run, combo):
+            swapped = sorted({f"{t}:{s}" for t, s, _ in run[1].swapped})
+            return ("shape-only " + ", ".join(swapped)) if swapped else ""
+
+        return self.compare_each(derived, context,
+                                 base=lambda combo: run_case(case, combo, context),
+                                 variant=declared_only,
+                                 compare=judge, passed_message=note,
+                                 base_skip="the case itself raises",
+                                 raised_message=lambda exc, _: self._raised(exc))
 
     @staticmethod
     def _raised(exc) -> str:

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.base import Check, KernelRaised, NonFinite
-from harness.compare import fmt_index
-from harness.pipeline import opkit_refusal, raised, run_case
+from harness.checks.base import Check, NonFinite
+from harness.compare import first_flagged, fmt_index
+from harness.pipeline import run_case
 from harness.values import fmt_value
 from opkit.framework.grad_maker import GRAD_SUFFIX
 
@@ -31,60 +31,45 @@ class ExtremalCheck(Check):
     def verdict(self, derived, context):
         from harness.checks._support import Combo
 
-        results = []
-        runnable, _ = self.plan(derived, context, results)
-        oracles = {}
-        for combo in runnable:
-            key = combo.place
-            if key not in oracles:
-                oracles[key] = _oracle(derived, Combo(combo.place, "float64"), context)
-            oracle = oracles[key]
-            if isinstance(oracle, str):
-                results.append(self.skipped(derived.base, oracle, combo))
-                continue
-            try:
-                got = run_case(derived.case, combo, context)
-            except Exception as exc:  # noqa: BLE001
-                if opkit_refusal(exc):
-                    results.append(self.skipped(derived.base, f"{derived.note}: refused "
-                                                f"({opkit_refusal(exc)[:100]})", combo))
-                else:
-                    results.append(self.failed(derived, combo, f"the op raised "
-                                               f"{raised(exc)}", kind=KernelRaised))
-                continue
-            problem = None
-            overflowing = _forward_beyond_run_dtype(oracle, got)
-            for name, want in oracle.items():
-                have = got.get(name)
-                if want is None or have is None or np.asarray(want).dtype.kind != "f":
-                    continue
-                if overflowing and name.endswith(GRAD_SUFFIX):
-                    # a forward output is beyond the run dtype's range (exp near 88.7 in
-                    # float32): inf there is right, and the gradients made from it may be
-                    # inf too, even where the float64 gradient would fit
-                    continue
-                want, have = np.asarray(want), np.asarray(have)
-                if want.shape != have.shape:
-                    continue
-                # judged only where the oracle's value is representable in the run dtype:
-                # exp(100) is finite in float64 but beyond float32's max, so inf is right
-                run_dt = have.dtype if have.dtype.kind == "f" else want.dtype
-                with np.errstate(all="ignore"):
-                    representable = np.isfinite(want.astype(run_dt))
-                bad = representable & ~np.isfinite(have)
-                if bad.any():
-                    k = int(np.flatnonzero(bad.reshape(-1))[0])
-                    idx = np.unravel_index(k, have.shape) if have.ndim else ()
-                    problem = (f"{fmt_index(name, idx)} is {fmt_value(have.reshape(-1)[k].item())} where "
-                               f"the oracle ({oracle.get('@source')}) is finite: "
-                               f"{fmt_value(want.reshape(-1)[k].item())} ({int(bad.sum())} of {bad.size} "
-                               f"elements non-finite)")
-                    break
-            if problem:
-                results.append(self.failed(derived, combo, problem, kind=NonFinite))
-            else:
-                results.append(self.passed(derived, combo))
-        return results
+        return self.compare_each(
+            derived, context,
+            # one float64 oracle per place, shared by its dtypes
+            base=lambda combo: _oracle(derived, Combo(combo.place, "float64"), context),
+            base_key=lambda combo: combo.place,
+            base_skip=lambda exc: (f"{derived.note}: the float64 run raises "
+                                   f"({type(exc).__name__}); no oracle"),
+            variant=lambda combo: run_case(derived.case, combo, context),
+            compare=_compare, refused="skip")
+
+
+def _compare(oracle, got, combo):
+    """None, or (the first non-finite element where the oracle is finite, NonFinite)."""
+    overflowing = _forward_beyond_run_dtype(oracle, got)
+    for name, want in oracle.items():
+        have = got.get(name)
+        if want is None or have is None or np.asarray(want).dtype.kind != "f":
+            continue
+        if overflowing and name.endswith(GRAD_SUFFIX):
+            # a forward output is beyond the run dtype's range (exp near 88.7 in
+            # float32): inf there is right, and the gradients made from it may be
+            # inf too, even where the float64 gradient would fit
+            continue
+        want, have = np.asarray(want), np.asarray(have)
+        if want.shape != have.shape:
+            continue
+        # judged only where the oracle's value is representable in the run dtype:
+        # exp(100) is finite in float64 but beyond float32's max, so inf is right
+        run_dt = have.dtype if have.dtype.kind == "f" else want.dtype
+        with np.errstate(all="ignore"):
+            representable = np.isfinite(want.astype(run_dt))
+        bad = representable & ~np.isfinite(have)
+        if bad.any():
+            k, idx = first_flagged(bad)
+            return (f"{fmt_index(name, idx)} is {fmt_value(have.reshape(-1)[k].item())} where "
+                    f"the oracle ({oracle.get('@source')}) is finite: "
+                    f"{fmt_value(want.reshape(-1)[k].item())} ({int(bad.sum())} of {bad.size} "
+                    f"elements non-finite)", NonFinite)
+    return None
 
 
 def _forward_beyond_run_dtype(oracle: dict, got: dict) -> bool:
@@ -105,13 +90,10 @@ def _forward_beyond_run_dtype(oracle: dict, got: dict) -> bool:
 
 
 def _oracle(derived, combo64, context):
-    """{name: array} of the oracle, or a string: why there is none (skip)."""
+    """{name: array} of the oracle (raises when the float64 run raises: no oracle)."""
     case = derived.case
-    try:
-        with np.errstate(all="ignore"):
-            runs = run_case(case, combo64, context)
-    except Exception as exc:  # noqa: BLE001
-        return f"{derived.note}: the float64 run raises ({type(exc).__name__}); no oracle"
+    with np.errstate(all="ignore"):
+        runs = dict(run_case(case, combo64, context))
     source = "the float64 kernel"
     if derived.base.reference is not None and not case.outputs:
         try:

@@ -19,12 +19,13 @@ names the grad kernel's line that read one.
 """
 from __future__ import annotations
 
-from harness.checks._modes import (UNSTABLE, bitwise_problem, error_line, first_line,
-                                   kernel_line, producer, reproducible)
+from harness.checks._modes import (error_line, first_line, kernel_line, producer,
+                                   steady_difference)
 from harness.checks._support import (Hooks, grad_op_types, has_grad, prepare,
                                      run_forward_backward)
 from harness.checks.aliasing import shares_memory
-from harness.checks.base import Check, KernelRaised, Mismatch
+from harness.checks.base import Check, Mismatch
+from harness.pipeline import run_case
 
 __all__ = ["CHECK", "InplaceCheck", "ReuseHooks"]
 
@@ -78,55 +79,44 @@ class InplaceCheck(Check):
         return f"op '{case.op_type}' declares no inplace pairs (nor do its grad ops)"
 
     def verdict(self, derived, context):
-        results = []
-        runnable, _ = self.plan(derived, context, results)
         case = derived.case
         grads = grad_op_types(case)
         seed = context.seed
-        for combo in runnable:
-            try:
-                if derived.variant == "repeated_input":
-                    ref = _shared_run(derived, combo, seed, inplace=False)
-                else:
-                    ref = run_forward_backward(prepare(case, combo), case, seed=seed)
-            except Exception:  # noqa: BLE001 - the case itself failing is `output`'s business
-                results.append(self.skipped(derived.base, "the case itself raises", combo))
-                continue
+        shared = derived.variant == "repeated_input"
+
+        def plain(combo, fresh=False):
+            """The run with in-place off (the case's is the plain run other checks share;
+            `fresh`: run again, not shared)."""
+            if shared:
+                return _shared_run(derived, combo, seed, inplace=False)
+            if fresh:
+                return run_forward_backward(prepare(case, combo), case, seed=seed)
+            return run_case(case, combo, context)
+
+        def in_place(combo):
             hooks = ReuseHooks()
-            try:
-                if derived.variant == "repeated_input":
-                    got = _shared_run(derived, combo, seed, inplace=True, hooks=hooks)
-                else:
-                    got = run_forward_backward(prepare(case, combo, enable_inplace=True), case,
-                                               hooks=hooks, seed=seed)
-            except Exception as exc:  # noqa: BLE001
-                results.append(self.failed(derived, combo, f"{MODE}: the op raised "
-                                           f"{first_line(exc)}{error_line(exc)}",
-                                           kind=KernelRaised))
-                continue
-            found = bitwise_problem(ref, got, "in-place off", "in-place on")
-            if found and not reproducible(ref, lambda combo=combo: _shared_run(
-                    derived, combo, seed, inplace=False) if derived.variant == "repeated_input"
-                    else run_forward_backward(prepare(case, combo), case, seed=seed)):
-                results.append(self.skipped(derived.base, UNSTABLE, combo))
-                continue
-            if found is None:
-                how = []
-                if hooks.reused:
-                    how.append("buffer reused: " + ", ".join(sorted(hooks.reused)))
-                if hooks.own - hooks.reused:
-                    how.append("own buffer (set_output): " +
-                               ", ".join(sorted(hooks.own - hooks.reused)))
-                note = "; ".join(how)
-                if derived.variant != "case":
-                    note = f"variant '{derived.variant}' ({derived.note}): {note}"
-                results.append(self.passed(derived, combo, note))
-                continue
-            var, text = found
-            where = self._where(derived, combo, var, hooks, seed, grads)
-            results.append(self.failed(derived, combo, f"{MODE} (forward and backward): {text}"
-                                       f" -- {where}", kind=Mismatch))
-        return results
+            if shared:
+                return _shared_run(derived, combo, seed, inplace=True, hooks=hooks), hooks
+            return run_forward_backward(prepare(case, combo, enable_inplace=True), case,
+                                        hooks=hooks, seed=seed), hooks
+
+        def judge(ref, run, combo):
+            got, hooks = run
+            found = steady_difference(ref, got, "in-place off", "in-place on",
+                                      lambda: plain(combo, fresh=True))
+            if found and found[0] is None:
+                return [self.skipped(derived.base, found[1], combo)]
+            if found:
+                var, text = found
+                where = self._where(derived, combo, var, hooks, seed, grads)
+                return f"{MODE} (forward and backward): {text} -- {where}", Mismatch
+            return None
+
+        return self.compare_each(
+            derived, context, base=plain, variant=in_place, compare=judge,
+            passed_message=lambda ref, run, combo: _note(derived, run[1]),
+            base_skip="the case itself raises",
+            raised_message=lambda exc, _: f"{MODE}: the op raised {first_line(exc)}{error_line(exc)}")
 
     def _where(self, derived, combo, var, hooks, seed, grads) -> str:
         """What read what: for a gradient after a forward that overwrote an input, the grad
@@ -144,6 +134,19 @@ class InplaceCheck(Check):
                     "holds the same variable")
         return (f"{kernel_line(producer(var, case.op_type, grads), combo.dtype, combo.place)} "
                 "reads an element after the in-place output overwrote it")
+
+
+def _note(derived, hooks) -> str:
+    """A pass's note: which declared pairs reused their input's buffer, which did not."""
+    how = []
+    if hooks.reused:
+        how.append("buffer reused: " + ", ".join(sorted(hooks.reused)))
+    if hooks.own - hooks.reused:
+        how.append("own buffer (set_output): " + ", ".join(sorted(hooks.own - hooks.reused)))
+    note = "; ".join(how)
+    if derived.variant != "case":
+        note = f"variant '{derived.variant}' ({derived.note}): {note}"
+    return note
 
 
 def _read_after_overwrite(case, combo, seed, consumed) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.base import Check, KernelRaised, WrongValue
+from harness.checks.base import Check, WrongValue
 from harness.compare import fmt_index
 from harness.kinks import domain_edge, is_kink, is_subgradient, matches, one_sided
 from harness.tolerances import grad_tolerance
@@ -37,12 +37,13 @@ class KinksCheck(Check):
     def verdict(self, derived, context):
         from harness.checks._support import Combo, grad_outputs, prepare
         from harness.gradient import NumericEngine
-        from harness.pipeline import opkit_refusal, raised, run_case
+        from harness.pipeline import opkit_refusal, raised
         from harness.runner import make_cotangents
 
+        def whole(reason):      # the whole case skips (after the plan's own skips)
+            return self.plan(derived, context)[1] + [self.skipped(derived.base, reason)]
+
         case = derived.case
-        results = []
-        runnable, _ = self.plan(derived, context, results)
         opts = case.options or {}
         max_rel = float(opts.get("max_relative_error", 0.005))
         delta = float(opts.get("numeric_grad_delta", 0.005))
@@ -52,8 +53,7 @@ class KinksCheck(Check):
                 outs = p64.forward()
             if any(v is not None and v.dtype.kind == "f" and not np.isfinite(v).all()
                    for v in outs.values()):
-                return results + [self.skipped(derived.base, "the op is not finite on the "
-                                               "kink points (a domain edge)")]
+                return whole("the op is not finite on the kink points (a domain edge)")
             cot = make_cotangents(outs, grad_outputs(case, outs), seed=context.seed)
             engine = NumericEngine(p64, cot, delta, seed=context.seed)
             slopes, edges = {}, 0
@@ -69,44 +69,43 @@ class KinksCheck(Check):
                     slopes[(name, k)] = (what, left, right)
         except Exception as exc:  # noqa: BLE001
             refusal = opkit_refusal(exc)
-            return results + [self.skipped(derived.base, "the op refuses the kink points: "
-                                           f"{(refusal or raised(exc))[:120]}")]
+            return whole(f"the op refuses the kink points: {(refusal or raised(exc))[:120]}")
         tol64 = grad_tolerance("float64", max_rel)
         if edges and not any(is_kink(lt, rt, tol64) for _, lt, rt in slopes.values()):
-            return results + [self.skipped(derived.base, f"no kink to check: {edges} kink "
-                                           "point(s) are domain edges (one one-sided slope is "
-                                           "not finite, e.g. sqrt at 0), the rest smooth")]
-        for combo in runnable:
-            tol = grad_tolerance(combo.dtype or "float64", max_rel)
-            try:
-                with np.errstate(all="ignore"):
-                    got = run_case(case, combo, context)
-            except Exception as exc:  # noqa: BLE001
-                results.append(self.failed(derived, combo, f"the op raised {raised(exc)}",
-                                           kind=KernelRaised))
-                continue
-            problem = None
-            for (name, k), (what, left, right) in slopes.items():
-                ana = got.get(grad_var_name(name))
-                if ana is None:
-                    continue
-                a = float(np.asarray(ana, dtype=np.float64).reshape(-1)[k])
-                shape = engine.base[name].shape
-                where = fmt_index(grad_var_name(name), np.unravel_index(k, shape))
-                if is_kink(left, right, tol):
-                    if (matches(a, left, tol) or matches(a, right, tol)
-                            or is_subgradient(a, left, right, tol)):
-                        continue
-                    problem = (f"{where} at {name} = {what} (a kink): analytic {fmt_value(a)} is "
-                               f"neither one-sided slope: left {fmt_value(left)}, right {fmt_value(right)}")
-                # a point with no kink there is the `grad` check's business
-                if problem:
-                    break
-            if problem:
-                results.append(self.failed(derived, combo, problem, kind=WrongValue))
-            else:
-                results.append(self.passed(derived, combo))
-        return results
+            return whole(f"no kink to check: {edges} kink point(s) are domain edges (one "
+                         "one-sided slope is not finite, e.g. sqrt at 0), the rest smooth")
+        return self.compare_each(
+            derived, context,
+            variant=lambda combo: _quiet_run(case, combo, context),
+            compare=lambda _, got, combo: _compare(engine, slopes, got, combo, max_rel))
+
+
+def _quiet_run(case, combo, context):
+    from harness.pipeline import run_case
+
+    with np.errstate(all="ignore"):
+        return run_case(case, combo, context)
+
+
+def _compare(engine, slopes, got, combo, max_rel):
+    """None, or (the first kink whose analytic gradient is neither one-sided slope (nor a
+    subgradient at an extremum), WrongValue)."""
+    tol = grad_tolerance(combo.dtype or "float64", max_rel)
+    for (name, k), (what, left, right) in slopes.items():
+        ana = got.get(grad_var_name(name))
+        if ana is None:
+            continue
+        a = float(np.asarray(ana, dtype=np.float64).reshape(-1)[k])
+        if not is_kink(left, right, tol):
+            continue        # a point with no kink there is the `grad` check's business
+        if matches(a, left, tol) or matches(a, right, tol) or \
+                is_subgradient(a, left, right, tol):
+            continue
+        where = fmt_index(grad_var_name(name), np.unravel_index(k, engine.base[name].shape))
+        return (f"{where} at {name} = {what} (a kink): analytic {fmt_value(a)} is "
+                f"neither one-sided slope: left {fmt_value(left)}, right {fmt_value(right)}",
+                WrongValue)
+    return None
 
 
 CHECK = KinksCheck()

@@ -4,11 +4,10 @@ readable, `.data` raises naming op and variable). Also a hint (a pass with a mes
 grad op's inputs that the kernel never touched but that are not declared no_need_buffer."""
 from __future__ import annotations
 
-from harness.checks._support import (CheckContext, Hooks, combos, fail, first_difference,
-                                     fmt_index, has_grad, pass_, prepare, run_forward_backward,
-                                     user_line, rel)
+from harness.checks._support import (Hooks, first_difference, fmt_index, has_grad, prepare,
+                                     rel, run_forward_backward, user_line)
 from harness.checks.base import Check, UndeclaredRead
-from harness.report import SKIP
+from harness.pipeline import run_case
 from opkit.framework.grad_maker import GRAD_SUFFIX
 
 NAME = "no_need_buffer"
@@ -63,67 +62,65 @@ class MetaOnlyHooks(Hooks):
         self.saved = []
 
 
-def check(case, context: CheckContext) -> list:
-    if not has_grad(case.op_type):
-        return [CheckResult_skip(case, f"op '{case.op_type}' has no gradient")]
-    if not case.grad_inputs:
-        return [CheckResult_skip(case, f"{case.name} checks no gradients (no check_grad)")]
-    runnable, results = combos(case, context, NAME)
-    for combo in runnable:
-        try:
-            plain = run_forward_backward(prepare(case, combo), case, seed=context.seed)
-        except Exception as exc:
-            results.append(fail(NAME, combo, case, "the op raised before the check could "
-                                f"finish: {str(exc).splitlines()[0]}", kind="kernel-raised"))
-            continue
-        hooks = MetaOnlyHooks()
-        prepared = prepare(case, combo)
-        try:
-            got = run_forward_backward(prepared, case, hooks=hooks, seed=context.seed,
-                                       fwd_hooks=Hooks())
-        except Exception as exc:
-            hooks.restore()
-            where = user_line(exc)
-            loc = f" (at {rel(where[0])}:{where[1]}: {where[2]})" if where else ""
-            results.append(fail(NAME, combo, case, str(exc).splitlines()[0] + loc))
-            continue
-        problem = None
-        for name, value in plain.items():
-            if not name.endswith(GRAD_SUFFIX):
-                continue
-            diff = first_difference(value, got.get(name))
-            if diff is not None:
-                problem = (f"{name} differs when the no_need_buffer inputs hold no data"
-                           + (f" at {fmt_index(name, diff[0])}" if isinstance(diff, tuple)
-                              else f": {diff}"))
-                break
-        if problem:
-            results.append(fail(NAME, combo, case, problem))
-            continue
-        declared = sorted({f"{t}:{s}" for t, s, _ in hooks.swapped})
-        hints = [f"op '{t}' never reads Input({s}): it could be declared no_need_buffer"
-                 for t, slots in sorted(hooks.unread.items()) for s in sorted(slots)]
-        msg = ("data-less " + ", ".join(declared) + " ok") if declared else \
-            "no no_need_buffer declarations"
-        if hints:
-            msg += "; hint: " + "; ".join(hints)
-        results.append(pass_(NAME, combo, case, msg))
-    return results
-
-
-def CheckResult_skip(case, message):
-    from harness.report import CheckResult
-
-    return CheckResult(NAME, SKIP, "", "", case.name, message)
-
-
 class NoNeedBufferCheck(Check):
     name = NAME
     description = "grad kernels never read the data of no_need_buffer variables"
     order = 80
 
+    def applies(self, case, context):
+        if not has_grad(case.op_type):
+            return f"op '{case.op_type}' has no gradient"
+        if not case.grad_inputs:
+            return f"{case.name} checks no gradients (no check_grad)"
+        return None
+
     def verdict(self, derived, context):
-        return self.adopt(derived, check(derived.case, context), UndeclaredRead)
+        case, seed = derived.case, context.seed
+
+        def meta_only(combo):
+            hooks = MetaOnlyHooks()
+            try:
+                return run_forward_backward(prepare(case, combo), case, hooks=hooks, seed=seed,
+                                            fwd_hooks=Hooks()), hooks
+            except Exception:
+                hooks.restore()
+                raise
+
+        def raised(exc, combo):
+            where = user_line(exc)
+            return str(exc).splitlines()[0] + (f" (at {rel(where[0])}:{where[1]}: {where[2]})"
+                                               if where else "")
+
+        return self.compare_each(
+            derived, context,
+            base=lambda combo: run_case(case, combo, context),   # the shared plain run
+            variant=meta_only, compare=_compare, passed_message=_note, base_fails="fail",
+            raised_message=raised, raised_kind=UndeclaredRead)
+
+
+def _compare(plain, run, combo):
+    for name, value in plain.items():
+        if not name.endswith(GRAD_SUFFIX):
+            continue
+        diff = first_difference(value, run[0].get(name))
+        if diff is not None:
+            return (f"{name} differs when the no_need_buffer inputs hold no data"
+                    + (f" at {fmt_index(name, diff[0])}" if isinstance(diff, tuple)
+                       else f": {diff}"), UndeclaredRead)
+    return None
+
+
+def _note(plain, run, combo) -> str:
+    """A pass's message: the declarations honoured, and the hints (inputs never read)."""
+    hooks = run[1]
+    declared = sorted({f"{t}:{s}" for t, s, _ in hooks.swapped})
+    hints = [f"op '{t}' never reads Input({s}): it could be declared no_need_buffer"
+             for t, slots in sorted(hooks.unread.items()) for s in sorted(slots)]
+    msg = ("data-less " + ", ".join(declared) + " ok") if declared else \
+        "no no_need_buffer declarations"
+    if hints:
+        msg += "; hint: " + "; ".join(hints)
+    return msg
 
 
 CHECK = NoNeedBufferCheck()

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.base import Check, Mismatch
+from harness.checks.base import Check
 from opkit.framework.grad_maker import GRAD_SUFFIX
 from harness.values import fmt_value
 
@@ -66,72 +66,81 @@ class OwnershipCheck(Check):
     variants = ("case",)
 
     def verdict(self, derived, context):
-        from harness.checks._support import fmt_index, prepare, run_forward_backward
-        from harness.pipeline import raised
-        from opkit.framework.grad_maker import grad_var_name
+        case, seed = derived.case, context.seed
+        return self.compare_each(
+            derived, context,
+            base=lambda combo: _first(case, combo, seed),
+            variant=lambda combo: _second(case, combo, seed),
+            compare=_compare, base_fails="fail",
+            raised_prefix="the op raised before the check could finish: ")
 
-        case = derived.case
-        results = []
-        runnable, _ = self.plan(derived, context, results)
-        seed = context.seed
-        for combo in runnable:
-            try:
-                p1 = prepare(case, combo)
-                first = run_forward_backward(p1, case, seed=seed)
-                names = {n: (grad_var_name(n[: -len(GRAD_SUFFIX)]) if n.endswith(GRAD_SUFFIX) else n)
-                         for n in first}
-                held = _buffers(p1, names.values())
-                inputs1 = [_buffers(p1, [s.name for s in specs]) for specs in
-                           p1.inputs.values()]
-                in1 = [b for d in inputs1 for b in d.values() if b is not None]
-                p2 = prepare(case, combo)
-                for specs in p2.inputs.values():
-                    for s in specs:
-                        new = other_inputs(s.name, s.data)
-                        if new is not s.data:
-                            p2.set_input(s.name, new, s.lod)
-                try:
-                    run_forward_backward(p2, case, seed=seed)
-                except Exception:  # noqa: BLE001 - the other values may be outside the domain
-                    p2 = prepare(case, combo)
-                    run_forward_backward(p2, case, seed=seed)
-                second = _buffers(p2, names.values())
-            except Exception as exc:  # noqa: BLE001
-                results.append(self.failed(derived, combo, "the op raised before the check "
-                                           f"could finish: {raised(exc)}"))
-                continue
-            problem = None
-            for key, var in names.items():
-                before, buf = first.get(key), held.get(var)
-                if before is None or buf is None:
-                    continue
-                now = _host(buf)
-                if now.shape != before.shape or not np.array_equal(
-                        now, before, equal_nan=before.dtype.kind == "f"):
-                    flat = np.flatnonzero(~((now == before) | (np.isnan(now) & np.isnan(before))
-                                            if before.dtype.kind == "f" else now == before)
-                                          .reshape(-1)) if now.shape == before.shape else [0]
-                    k = int(flat[0])
-                    idx = np.unravel_index(k, before.shape) if before.ndim else ()
-                    was = before.reshape(-1)[k].item()
-                    is_ = now.reshape(-1)[k].item() if now.shape == before.shape else now.shape
-                    problem = (f"{fmt_index(key, idx)} of the first run was {fmt_value(was)} and is "
-                               f"{fmt_value(is_)} after a second instance of the op ran (its own "
-                               "scope, other inputs of the same shapes): the kernel reuses "
-                               "an output buffer across runs (e.g. a module-level cache "
-                               "keyed by shape)")
-                    break
-                other = second.get(var)
-                if _same_memory(buf, other) and not any(_same_memory(buf, b) for b in in1):
-                    problem = (f"{key}: two instances of the op (two scopes) hand out the "
-                               "same output buffer: the second run overwrites what the first "
-                               "caller holds")
-                    break
-            if problem:
-                results.append(self.failed(derived, combo, problem, kind=Mismatch))
-            else:
-                results.append(self.passed(derived, combo))
-        return results
+
+def _first(case, combo, seed):
+    """The first run, forward and backward: (its results, the buffers it handed out (not
+    copied), the input buffers)."""
+    from harness.checks._support import prepare, run_forward_backward
+    from opkit.framework.grad_maker import grad_var_name
+
+    p1 = prepare(case, combo)
+    first = run_forward_backward(p1, case, seed=seed)
+    names = {n: (grad_var_name(n[: -len(GRAD_SUFFIX)]) if n.endswith(GRAD_SUFFIX) else n)
+             for n in first}
+    held = _buffers(p1, names.values())
+    inputs1 = [_buffers(p1, [s.name for s in specs]) for specs in p1.inputs.values()]
+    in1 = [b for d in inputs1 for b in d.values() if b is not None]
+    return first, names, held, in1
+
+
+def _second(case, combo, seed):
+    """A second instance of the op, its own scope, run on other inputs of the same shapes
+    (the case's own when the op does not take those): its prepared op."""
+    from harness.checks._support import prepare, run_forward_backward
+
+    p2 = prepare(case, combo)
+    for specs in p2.inputs.values():
+        for s in specs:
+            new = other_inputs(s.name, s.data)
+            if new is not s.data:
+                p2.set_input(s.name, new, s.lod)
+    try:
+        run_forward_backward(p2, case, seed=seed)
+    except Exception:  # noqa: BLE001 - the other values may be outside the domain
+        p2 = prepare(case, combo)
+        run_forward_backward(p2, case, seed=seed)
+    return p2
+
+
+def _compare(first_run, p2, combo):
+    """None, or what the second instance did to the first run's buffers (kind Mismatch)."""
+    from harness.checks._support import fmt_index
+
+    first, names, held, in1 = first_run
+    second = _buffers(p2, names.values())
+    for key, var in names.items():
+        before, buf = first.get(key), held.get(var)
+        if before is None or buf is None:
+            continue
+        now = _host(buf)
+        if now.shape != before.shape or not np.array_equal(
+                now, before, equal_nan=before.dtype.kind == "f"):
+            flat = np.flatnonzero(~((now == before) | (np.isnan(now) & np.isnan(before))
+                                    if before.dtype.kind == "f" else now == before)
+                                  .reshape(-1)) if now.shape == before.shape else [0]
+            k = int(flat[0])
+            idx = np.unravel_index(k, before.shape) if before.ndim else ()
+            was = before.reshape(-1)[k].item()
+            is_ = now.reshape(-1)[k].item() if now.shape == before.shape else now.shape
+            return (f"{fmt_index(key, idx)} of the first run was {fmt_value(was)} and is "
+                    f"{fmt_value(is_)} after a second instance of the op ran (its own "
+                    "scope, other inputs of the same shapes): the kernel reuses "
+                    "an output buffer across runs (e.g. a module-level cache "
+                    "keyed by shape)")
+        other = second.get(var)
+        if _same_memory(buf, other) and not any(_same_memory(buf, b) for b in in1):
+            return (f"{key}: two instances of the op (two scopes) hand out the "
+                    "same output buffer: the second run overwrites what the first "
+                    "caller holds")
+    return None
 
 
 CHECK = OwnershipCheck()

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks._modes import (UNSTABLE, bitwise_problem, error_line, first_line,
-                                   kernel_line, producer, reproducible)
+from harness.checks._modes import (error_line, first_line, kernel_line, producer,
+                                   steady_difference)
 from harness.checks.base import Check, KernelRaised, Mismatch
 from opkit.framework.grad_maker import GRAD_SUFFIX, grad_var_name
 
@@ -54,33 +54,30 @@ class PlanCheck(Check):
         return None
 
     def verdict(self, derived, context):
+        from harness.checks.concurrency import one_cpu_combo
         from harness.checks.state import shifted_case
 
-        results = []
-        runnable, _ = self.plan(derived, context, results)
         case = derived.case
         seed = context.seed
         sets = [case, shifted_case(case)]
         sets.append(shifted_case(sets[-1]))
-        from harness.checks.concurrency import one_cpu_combo
 
-        for combo in one_cpu_combo(runnable):
-            try:
-                program, fetch, feeds = _program(case, combo, seed)
-                plain = [_run_fresh(program, fetch, feeds(c)) for c in sets]
-            except Exception:  # noqa: BLE001 - the case itself failing is other checks' business
-                results.append(self.skipped(derived.base, "the op does not run in a program "
-                                            "(the plain path raises)", combo))
-                continue
-            problem = self._planned(case, combo, program, fetch, feeds, sets, plain)
+        def plain(combo):
+            """The program, and each input set's run through a fresh Executor."""
+            program, fetch, feeds = _program(case, combo, seed)
+            return program, fetch, feeds, [_run_fresh(program, fetch, feeds(c)) for c in sets]
+
+        def judge(_, problem, combo):
             if problem and problem[0] is None:
-                results.append(self.skipped(derived.base, problem[1], combo))
-            elif problem:
-                results.append(self.failed(derived, combo, problem[0], kind=problem[1]))
-            else:
-                results.append(self.passed(derived, combo, f"{RUNS} runs, the last "
-                                           f"{RUNS - 2} on a prepared plan"))
-        return results
+                return [self.skipped(derived.base, problem[1], combo)]
+            return problem
+
+        return self.compare_each(
+            derived, context, combos=one_cpu_combo, base=plain,
+            variant=lambda combo, base: self._planned(case, combo, *base[:3], sets, base[3]),
+            variant_takes_base=True, compare=judge,
+            passed_message=lambda *_: f"{RUNS} runs, the last {RUNS - 2} on a prepared plan",
+            base_skip="the op does not run in a program (the plain path raises)")
 
     def _planned(self, case, combo, program, fetch, feeds, sets, plain):
         from harness.checks._support import grad_op_types
@@ -104,10 +101,10 @@ class PlanCheck(Check):
                         "handed out earlier breaks") if frozen and run >= 3 else ""
                 return (f"prepared plan, run {run + 1} of {RUNS} ({how}, inputs set {k}): the "
                         f"op raised {first_line(exc)}{error_line(exc)}{note}", KernelRaised)
-            found = bitwise_problem(plain[k], got, "plain path", how)
-            if found and not reproducible(plain[k], lambda k=k: _run_fresh(
-                    program, fetch, feeds(sets[k]))):
-                return None, UNSTABLE
+            found = steady_difference(plain[k], got, "plain path", how, lambda k=k: _run_fresh(
+                program, fetch, feeds(sets[k])))
+            if found and found[0] is None:
+                return found
             if found:
                 var, text = found
                 where = kernel_line(producer(var, case.op_type, grad_op_types(case)),

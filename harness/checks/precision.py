@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness.checks._support import (fmt_index, grad_outputs, has_grad)
+from harness.compare import first_flagged
 from harness.checks.base import Check, WrongValue
 from harness.runner import VarSpec, make_cotangents, normalize_slots
 from opkit.framework.grad_maker import GRAD_SUFFIX
@@ -91,45 +92,47 @@ class PrecisionCheck(Check):
     needs_float = True
 
     def verdict(self, derived, context):
+        from harness.checks._support import Combo
         from opkit.registry import op_info
 
-        case = derived.case
+        case, seed = derived.case, context.seed
         kernels = op_info(case.op_type).kernel_places()
-        results = []
-        runnable, _ = self.plan(derived, context, results)
-        places = []
-        for combo in runnable:
-            if combo.place not in places:
-                places.append(combo.place)
-        done = False
-        for place in places:
-            have = kernels.get(place, [])
-            if "float32" not in have or "float64" not in have:
-                continue
-            done = True
-            results.append(self._place(derived, place, context.seed,
-                                       resolution=not getattr(context, "generated", False)))
-        if not done and not results:
-            results.append(self.skipped(derived.base, "needs float32 and float64 kernels on "
-                                        "one place (the dtypes check reports a missing one)"))
-        return results
-
-    def _place(self, derived, place, seed, resolution=True):
-        from harness.checks._support import Combo
-
-        combo = Combo(place, "float32")
-        problem, worst, ref = _check_place(derived.case, place, seed)
-        if problem:
-            return self.failed(derived, combo, problem, kind=WrongValue, worst=worst)
         # float64 resolution: on the OpTest's own case (a generated one adds nothing)
-        problem = _check_resolution(derived.case, place, seed, ref) if resolution else None
-        if problem:
-            return self.failed(derived, Combo(place, "float64"), problem, kind=WrongValue)
-        return self.passed(derived, combo, f"within {worst:.2g} of the bound", worst)
+        resolution = not getattr(context, "generated", False)
+
+        def places(runnable):
+            """One float32 run per planned place that has both float kernels."""
+            out = []
+            for combo in runnable:
+                have = kernels.get(combo.place, [])
+                if "float32" in have and "float64" in have and \
+                        all(c.place != combo.place for c in out):
+                    out.append(Combo(combo.place, "float32"))
+            return out
+
+        def judge(ref, got, combo):
+            problem, worst = _judge_place(ref, got)
+            if problem:
+                return [self.failed(derived, combo, problem, kind=WrongValue, worst=worst)]
+            problem = _check_resolution(case, combo.place, seed, ref) if resolution else None
+            if problem:
+                return [self.failed(derived, Combo(combo.place, "float64"), problem,
+                                    kind=WrongValue)]
+            return [self.passed(derived, combo, f"within {worst:.2g} of the bound", worst)]
+
+        results = self.compare_each(
+            derived, context, combos=places,
+            base=lambda combo: _reference(case, combo.place, seed),
+            # the float32 run on the float64 side's (float32-representable) cotangent
+            variant=lambda combo, ref: _run(case, combo.place, "float32", *ref[1:3]),
+            variant_takes_base=True, compare=judge, base_fails="fail")
+        return results or [self.skipped(derived.base, "needs float32 and float64 kernels on "
+                                        "one place (the dtypes check reports a missing one)")]
 
 
-def _check_place(case, place, seed):
-    """(problem or None, worst |diff| / bound, the float64 results)."""
+def _reference(case, place, seed):
+    """The float64 side of one place: (results, cotangent (float32-representable), the
+    differentiated inputs, conditioning per result)."""
     wrt = _wrt(case)
     ref = _run(case, place, "float64")
     cot = None
@@ -137,7 +140,6 @@ def _check_place(case, place, seed):
         cot = make_cotangents(ref, grad_outputs(case, ref), seed=seed)
         cot = {n: c.astype(np.float32).astype(np.float64) for n, c in cot.items()}
         ref = _run(case, place, "float64", cot, wrt)
-    got = _run(case, place, "float32", cot, wrt)
     rng = np.random.default_rng(seed + 17)
     cond = {}
     for _ in range(PROBES):
@@ -158,6 +160,13 @@ def _check_place(case, place, seed):
             if n.endswith(GRAD_SUFFIX) and v is not None and v.dtype.kind == "f" and \
                     ref.get(n) is not None and v.shape == ref[n].shape:
                 cond[n] = np.maximum(cond.get(n, 0.0), np.abs(np.asarray(v, np.float64)))
+    return ref, cot, wrt, cond
+
+
+def _judge_place(reference, got):
+    """(problem or None, worst |diff| / bound) of the float32 results `got` against the
+    float64 side `reference` (`_reference`)."""
+    ref, _, _, cond = reference
     worst, problem = 0.0, None
     for n, v64 in ref.items():
         v32 = got.get(n)
@@ -171,8 +180,7 @@ def _check_place(case, place, seed):
             break
         if v64.dtype.kind != "f":
             if not np.array_equal(v32, v64):
-                k = int(np.flatnonzero(v32.reshape(-1) != v64.reshape(-1))[0])
-                idx = np.unravel_index(k, v64.shape)
+                k, idx = first_flagged(v32 != v64)
                 problem = (f"{fmt_index(n, idx)}: {fmt_value(v32.reshape(-1)[k])} from the float32 "
                            f"kernel, {fmt_value(v64.reshape(-1)[k])} from the float64 kernel")
                 break
@@ -200,7 +208,7 @@ def _check_place(case, place, seed):
                        f"{ratio.size} elements exceed it: the float32 kernel computes in "
                        f"lower precision than float32")
             break
-    return problem, worst, (ref, cot, wrt)
+    return problem, worst
 
 
 def _check_resolution(case, place, seed, ref=None):
@@ -212,14 +220,15 @@ def _check_resolution(case, place, seed, ref=None):
     float32 inside does not move at all (or jumps by a float32 ulp). Judged on the elements
     whose predicted move is well above float64's rounding; fails when most of them are off
     (a kink or a jump can put a few elements off). `ref`: (float64 results, cotangent,
-    differentiated inputs) of `_check_place`. None when fine (or not applicable)."""
+    differentiated inputs, conditioning) of `_reference`. None when fine (or not
+    applicable)."""
     from opkit.registry import op_info
 
     info = op_info(case.op_type)
     if "float64" not in info.kernel_places().get(place, []) or ref is None or \
             any(a.name == "seed" for a in getattr(info.proto, "attrs", None) or []):
         return None   # no float64 kernel, or a random op (other draws, not other values)
-    base, cot, wrt = ref
+    base, cot, wrt, _ = ref
     try:
         small = _run_moved(case, place, cot, wrt, RESOLUTION_STEP, seed)
         large = _run_moved(case, place, cot, wrt, RESOLUTION_REF_STEP, seed)

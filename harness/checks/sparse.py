@@ -17,10 +17,13 @@ dense form) and gradients must agree within the output tolerances.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from harness.checks._modes import error_line, first_line, kernel_line
-from harness.checks.base import Check, KernelRaised, Mismatch
+from harness.checks.base import Check, Mismatch
+from harness.pipeline import compare_runs
 
 __all__ = ["CHECK", "SparseCheck", "sparse_slots", "duplicate_rows"]
 
@@ -79,83 +82,92 @@ class SparseCheck(Check):
         return None
 
     def verdict(self, derived, context):
-        from harness.checks._support import output_slots, place_object
-        from harness.compare import compare
-        from harness.runner import PreparedOp, VarSpec
-        from opkit.framework.tensor import SelectedRows
-
-        results = []
-        runnable, _ = self.plan(derived, context, results)
-        case = derived.case
-        seed = context.seed
+        case, seed = derived.case, context.seed
         slots = sparse_slots(case, context)
-        for combo in runnable:
-            from harness.checks._support import case_inputs
 
-            dense_specs, sparse_specs = case_inputs(case, combo.dtype), case_inputs(case,
-                                                                                   combo.dtype)
-            fed, unusable = [], None
-            for slot in slots:
-                if slot not in dense_specs:
-                    continue
-                k = len(dense_specs[slot]) - 1      # the last variable of the slot
-                spec = dense_specs[slot][k]
-                data = spec.data
-                if isinstance(data, SelectedRows):
-                    data = np.asarray(data.to_dense())
-                    if combo.dtype and data.dtype.kind == "f":
-                        data = data.astype(combo.dtype)
-                if not isinstance(data, np.ndarray) or data.ndim < 1 or data.shape[0] < 2 \
-                        or data.dtype.kind != "f" or spec.lengths:
-                    unusable = f"Input({slot}) is no float tensor of 2 rows or more"
-                    continue
-                rows, values, equivalent = duplicate_rows(data, seed)
-                dense_specs[slot][k] = VarSpec(spec.name, equivalent)
-                sparse_specs[slot][k] = VarSpec(spec.name, SelectedRows(rows, data.shape[0],
-                                                                        values))
-                fed.append(f"{slot} ({spec.name}): rows {rows}")
-            if not fed:
-                results.append(self.skipped(derived.base, unusable or "no sparse input", combo))
-                continue
-            names = {s.name for specs in sparse_specs.values() for s in specs
-                     if isinstance(s.data, SelectedRows)}
-            place = place_object(combo.place)
-            outs = output_slots(case, case.op_type)
-            try:
-                want = _run(PreparedOp(case.op_type, dense_specs, case.attrs, outs, place),
-                            case, seed, names)
-            except Exception:  # noqa: BLE001 - the case itself failing is `output`'s business
-                results.append(self.skipped(derived.base, "the case itself raises", combo))
-                continue
-            try:
-                got = _run(PreparedOp(case.op_type, sparse_specs, case.attrs, outs, place),
-                           case, seed, names)
-            except Exception as exc:  # noqa: BLE001
-                results.append(self.failed(derived, combo, f"{MODE} ({'; '.join(fed)}): the "
-                                           f"op raised {first_line(exc)}{error_line(exc)}",
-                                           kind=KernelRaised))
-                continue
-            problem = None
-            for name, w in want.items():
-                g = got.get(name)
-                if w is None and g is None:
-                    continue
-                if w is None or g is None:
-                    problem = f"{name} produced in one run only"
-                    break
-                msg, _ = compare(name, g, w, combo.dtype or np.asarray(w).dtype.name,
-                                 None, None, True)
-                if msg:
-                    problem = msg.replace("expected", "the merged dense equivalent gave")
-                    break
+        def dense(combo):
+            feeds = _feeds(case, combo, slots, seed)
+            return _run(_prepared(case, combo, feeds.dense), case, seed, feeds.names), feeds
+
+        def judge(base, got, combo):
+            want, feeds = base
+            problem = compare_runs(want, got, combo.dtype, "the merged dense equivalent")
             if problem:
-                results.append(self.failed(
-                    derived, combo, f"{MODE} ({'; '.join(fed)}): {problem} -- "
-                    f"{kernel_line(case.op_type, combo.dtype, combo.place)} must sum duplicate "
-                    "rows before applying them", kind=Mismatch))
-            else:
-                results.append(self.passed(derived, combo, "; ".join(fed)))
-        return results
+                return (f"{MODE} ({'; '.join(feeds.fed)}): {problem} -- "
+                        f"{kernel_line(case.op_type, combo.dtype, combo.place)} must sum "
+                        "duplicate rows before applying them", Mismatch)
+            return None
+
+        def raised(exc, combo):
+            fed = _feeds(case, combo, slots, seed).fed
+            return f"{MODE} ({'; '.join(fed)}): the op raised {first_line(exc)}{error_line(exc)}"
+
+        return self.compare_each(
+            derived, context, base=dense,
+            base_skip=lambda exc: exc.reason if isinstance(exc, _NoSparseFeed) else
+            "the case itself raises",
+            variant=lambda combo, base: _run(_prepared(case, combo, base[1].sparse), case, seed,
+                                             base[1].names),
+            variant_takes_base=True, compare=judge, raised_message=raised,
+            passed_message=lambda base, got, combo: "; ".join(base[1].fed))
+
+
+class _NoSparseFeed(Exception):
+    """No slot of the case can be fed as a SelectedRows on this combo (a skip)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class _Feeds:
+    dense: dict         # the input specs with each sparse slot's merged dense equivalent
+    sparse: dict        # ... with each sparse slot's SelectedRows
+    fed: list           # what was fed as a SelectedRows, for the messages
+    names: set          # the variables fed as SelectedRows
+
+
+def _feeds(case, combo, slots, seed) -> _Feeds:
+    """The dense and the SelectedRows feeds of the case on `combo` (the last variable of each
+    sparse slot); raises _NoSparseFeed when no slot can take one."""
+    from harness.checks._support import case_inputs
+    from harness.runner import VarSpec
+    from opkit.framework.tensor import SelectedRows
+
+    dense_specs, sparse_specs = case_inputs(case, combo.dtype), case_inputs(case, combo.dtype)
+    fed, unusable = [], None
+    for slot in slots:
+        if slot not in dense_specs:
+            continue
+        k = len(dense_specs[slot]) - 1      # the last variable of the slot
+        spec = dense_specs[slot][k]
+        data = spec.data
+        if isinstance(data, SelectedRows):
+            data = np.asarray(data.to_dense())
+            if combo.dtype and data.dtype.kind == "f":
+                data = data.astype(combo.dtype)
+        if not isinstance(data, np.ndarray) or data.ndim < 1 or data.shape[0] < 2 \
+                or data.dtype.kind != "f" or spec.lengths:
+            unusable = f"Input({slot}) is no float tensor of 2 rows or more"
+            continue
+        rows, values, equivalent = duplicate_rows(data, seed)
+        dense_specs[slot][k] = VarSpec(spec.name, equivalent)
+        sparse_specs[slot][k] = VarSpec(spec.name, SelectedRows(rows, data.shape[0], values))
+        fed.append(f"{slot} ({spec.name}): rows {rows}")
+    if not fed:
+        raise _NoSparseFeed(unusable or "no sparse input")
+    names = {s.name for specs in sparse_specs.values() for s in specs
+             if isinstance(s.data, SelectedRows)}
+    return _Feeds(dense_specs, sparse_specs, fed, names)
+
+
+def _prepared(case, combo, specs):
+    from harness.checks._support import output_slots, place_object
+    from harness.runner import PreparedOp
+
+    return PreparedOp(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
+                      place_object(combo.place))
 
 
 def _run(prepared, case, seed, sparse_names) -> dict:

@@ -185,3 +185,62 @@ def test_compare_each_handles_refusals_base_failures_and_kinds(refused, status):
     got = T().compare_each(d, ctx, variant=lambda c: {},
                            compare=lambda *a: ("X: shape (0,)", WrongShape))
     assert [r.kind for r in got] == ["wrong-shape"]
+
+
+def test_compare_each_selects_combos_shares_base_runs_and_chains_the_variant():
+    """`combos` picks the combos that run; `base_key` makes combos share one base run (and
+    its failure: `base_skip(exc)` words the skip); `variant_takes_base` hands the base's runs
+    to the variant; `raised_message(exc, combo)` words a raising variant's failure; a
+    compare may return ready results."""
+    from harness.checks._support import CheckContext
+    from harness.checks.base import Check, Derived
+
+    class T(Check):
+        name = "t"
+
+    case = _case("relu", np.ones((2, 3)))
+    d = Derived("case", case, case)
+    ctx = CheckContext(places=("CPU",), dtypes=("float32", "float64"))
+    bases, seen = [], []
+
+    def base(combo):
+        bases.append(combo.dtype)
+        return {"from": combo.dtype}
+
+    def variant(combo, want):
+        seen.append((combo.dtype, want["from"]))
+        return {}
+
+    got = T().compare_each(d, ctx, base=base, base_key=lambda c: c.place, variant=variant,
+                           variant_takes_base=True, compare=lambda *a: None)
+    assert [r.status for r in got] == ["pass", "pass"] and len(bases) == 1, (got, bases)
+    assert seen == [("float32", "float32"), ("float64", "float32")]   # one shared base run
+
+    got = T().compare_each(d, ctx, combos=lambda runnable: runnable[-1:],
+                           variant=lambda c: {}, compare=lambda *a: None)
+    assert [(r.status, r.dtype) for r in got] == [("pass", "float64")]
+
+    def broken(combo):
+        bases.append(combo.dtype)
+        raise KeyError("no oracle")
+
+    bases.clear()
+    got = T().compare_each(d, ctx, base=broken, base_key=lambda c: c.place,
+                           base_skip=lambda exc: f"no oracle ({type(exc).__name__})",
+                           variant=lambda c: {}, compare=lambda *a: None)
+    assert [(r.status, r.message) for r in got] == [("skip", "no oracle (KeyError)")] * 2
+    assert len(bases) == 1                        # the failure is shared too
+
+    def raw(combo):
+        raise IndexError("index 0 is out of bounds")
+
+    got = T().compare_each(d, ctx, variant=raw, compare=lambda *a: None,
+                           raised_message=lambda exc, combo: f"{combo.dtype}: {exc}")
+    assert [(r.status, r.message.split("\n")[0]) for r in got] == [
+        ("fail", "float32: index 0 is out of bounds"),
+        ("fail", "float64: index 0 is out of bounds")]
+    assert {r.kind for r in got} == {"kernel-raised"}
+
+    got = T().compare_each(d, ctx, variant=lambda c: {},
+                           compare=lambda want, have, combo: [T().passed(d, combo, "ok", 0.5)])
+    assert [(r.status, r.message, r.worst_error) for r in got] == [("pass", "ok", 0.5)] * 2
