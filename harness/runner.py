@@ -144,8 +144,10 @@ class PreparedOp:
             from opkit.framework.device import to_device
 
             tensor = LoDTensor()
-            tensor.set(to_device(np.asarray(data), self.place) if self.place.kind == "GPU"
-                       else np.asarray(data), self.place)
+            if self.place.kind == "GPU":
+                tensor.set(to_device(np.asarray(data), self.place), self.place)
+            else:             # a host array on the CPU place: the tensor's cheap path
+                tensor.set(np.asarray(data))
             if lod:
                 tensor.set_lod(lod)
             var.set_value(tensor)
