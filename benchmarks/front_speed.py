@@ -1,6 +1,6 @@
 """Speed of the front doors, side by side, medians of repeats (threads pinned to 1):
 
-- `opkit test --all` with --jobs 1, --jobs 2 (fork pool, the default) and --jobs 2 --xdist;
+- `opkit test --all` with --jobs 1 and --jobs 2 (the fork pool);
 - `python -m pytest -p no:xdist reference_ops/tests` with and without the pytest plugin's
   per-check items (--opkit-no-check-items).
 
@@ -22,8 +22,6 @@ GROUPS = {
     "opkit test --all": [
         ("--jobs 1", [sys.executable, "-m", "opkit", "test", "--all", "--jobs", "1"]),
         ("--jobs 2 (fork pool)", [sys.executable, "-m", "opkit", "test", "--all", "--jobs", "2"]),
-        ("--jobs 2 --xdist", [sys.executable, "-m", "opkit", "test", "--all", "--jobs", "2",
-                              "--xdist"]),
     ],
     "pytest reference_ops/tests": [
         ("--opkit-no-check-items", [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist",

@@ -135,7 +135,7 @@ def derive_cases(op_type: str, tests, seed: int = 2024, elements: int = DEFAULT_
     """Up to `max_cases` scaled cases of `op_type` from its discovered OpTests (the first
     ones whose setUp runs and whose op runs)."""
     from harness.discovery import instantiate
-    from harness.run import case_from_test
+    from harness.case import case_from_test
     from harness.runner import normalize_slots
 
     out: list[BenchCase] = []

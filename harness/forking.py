@@ -3,8 +3,8 @@ function in a forked child.
 
 `can_fork()` is False without os.fork, and in a process that already initialised CUDA (a
 forked child's CUDA is unusable). Every forking path uses it: the fork pool
-(harness.run), the pytest zygote (harness.zygote), `in_fork` (the state check), the xdist
-workers.
+(harness.run), the pytest zygote (harness.zygote, the pool forked early), `in_fork` (the
+state check). A new interpreter, not a fork, is harness.fresh.
 """
 from __future__ import annotations
 

@@ -20,7 +20,7 @@ from dataclasses import replace
 import numpy as np
 
 from harness.case import Case
-from harness.checks._support import CheckContext
+from harness.checks.support import CheckContext
 from harness.discovery import instantiate, seed_all
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.values import fmt_value
@@ -43,7 +43,7 @@ class _Rejected(Exception):
 
 def _refused(exc) -> bool:
     """An op refusing a drawn case on purpose (a typed opkit error other than External)."""
-    from harness.checks._support import op_refused
+    from harness.checks.support import op_refused
 
     return op_refused(exc)
 
@@ -88,7 +88,7 @@ def _output_structure(outputs) -> dict:
 def _op_refuses(case: Case) -> bool:
     """True when the op refuses the drawn case on purpose (a typed opkit error, not External):
     the case is rejected, not a failure. Typed, never a message search."""
-    from harness.checks._support import Combo, prepare, run_forward_backward
+    from harness.checks.support import Combo, prepare, run_forward_backward
 
     try:
         run_forward_backward(prepare(case, Combo("CPU", "")), case)
@@ -198,7 +198,7 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
     from hypothesis import strategies as st
 
     from harness import strategies as hs
-    from harness.run import case_from_test
+    from harness.case import case_from_test
     from opkit.registry import op_info
 
     name = f"fuzz:{cls.__name__}"
@@ -291,7 +291,7 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
         case, failed = last_failure["case"], last_failure["results"]
         first = failed[0]
         text = format_optest(case, cls.__name__)
-        from harness.checks._support import grad_op_types
+        from harness.checks.support import grad_op_types
         from harness.reproduce import NOT_REPRODUCED, confirm
 
         again = confirm([case.op_type] + grad_op_types(case), text, f"{cls.__name__}Minimal",

@@ -1,7 +1,7 @@
 """The shared run-and-compare steps of the variant checks.
 
 `run_case(case, combo, context, transform=None)`: a PreparedOp of the case on the combo's place
-and dtype (harness.checks._support.prepare), float inputs optionally transformed after the
+and dtype (harness.checks.support.prepare), float inputs optionally transformed after the
 cast (`transform(name, array) -> array`, e.g. a non-contiguous view), forward and (when the
 case names gradients and the op has a grad maker) backward: {name: array, 'X@GRAD': array}.
 

@@ -237,26 +237,31 @@ def _shared_file(config, cls):
     return folder / f"{key}.json"
 
 
-def _compute(config, cls, op, op_classes):
-    from harness.discovery import DiscoveredTest
-    from harness.run import run_test
-    from harness.suite import op_verdicts
-
+def _discovered(config, cls, op):
+    """The DiscoveredTest of a collected OpTest class (its path relative to the rootdir)."""
     import inspect
 
-    from harness.options import current
+    from harness.discovery import DiscoveredTest
 
-    seed = current().seed
-    first = op_classes[0] is cls if op_classes else True
     try:
         path = os.path.relpath(inspect.getsourcefile(cls) or "", config.rootpath)
     except (TypeError, ValueError):
         path = str(config.rootpath)
+    return DiscoveredTest(cls, op, path)
+
+
+def _compute(config, cls, op, op_classes):
+    from harness.checking import run_test
+    from harness.options import current
+    from harness.suite import op_verdicts
+
+    seed = current().seed
+    first = op_classes[0] is cls if op_classes else True
     results = _in_zygote(config, cls, op, op_classes, first, seed)
     if results is None:
         from harness.fuzz import DEFAULT_FUZZ, fuzz_test
 
-        results = run_test(DiscoveredTest(cls, op, path), seed=seed,
+        results = run_test(_discovered(config, cls, op), seed=seed,
                            timeout=None, first_case=first, hash_seeds="own")
         if DEFAULT_FUZZ:
             results += fuzz_test(cls, DEFAULT_FUZZ, seed)
@@ -273,30 +278,33 @@ def _compute(config, cls, op, op_classes):
 
 
 def _in_zygote(config, cls, op, op_classes, first, seed):
-    """The class's checks as `opkit test` runs them: in a worker forked from the process
-    started before any test ran (harness.zygote), the op-level checks (`state`) once per op
-    over all its classes. None without a zygote (no fork): the caller runs them here."""
+    """The class's checks as `opkit test` runs them: the same tasks, in workers of the pool
+    forked from the process started before any test ran (harness.zygote), the op-level
+    checks (`state`) once per op over all its classes. None without a zygote (no fork): the
+    caller runs them here."""
     zygote = getattr(config, "_opkit_zygote", None)
     if zygote is None:
         return None
-    from harness.run import op_level_checks
+    from harness.run import Task, op_level_checks
 
     op_level = tuple(op_level_checks())
-    results = zygote.run_class(cls, op, first, seed, op_level)
+    results = zygote.run(Task.of_test(op, _discovered(config, cls, op), first), seed,
+                         context_options={"hash_seeds": "own", "op_level": op_level})
     if results is None:
         return None
     from harness.fuzz import DEFAULT_FUZZ
 
     # the per-op tasks, once per op as in opkit test: the op-level checks, and fuzz with
     # opkit test's default budget; each class takes its own cases' results
-    per_op = [(check, check, 0) for check in op_level]
+    tests = [_discovered(config, c, op) for c in op_classes]
+    per_op = [(check, Task.of_op_check(op, tests, check), 0) for check in op_level]
     if DEFAULT_FUZZ:
-        per_op.append(("fuzz", "", DEFAULT_FUZZ))
+        per_op.append(("fuzz", Task.of_fuzz(op, tests), DEFAULT_FUZZ))
     done = config.__dict__.setdefault("_opkit_op_level", {})
     name = cls.__name__
-    for key, check, fuzz in per_op:
+    for key, task, fuzz in per_op:
         if (key, op) not in done:
-            done[(key, op)] = zygote.run_op(op, list(op_classes), seed, check, fuzz) or []
+            done[(key, op)] = zygote.run(task, seed, fuzz) or []
         results += [r for r in done[(key, op)] if r.case in (name, f"fuzz:{name}") or
                     r.case.startswith(name + "/")]
     return results
@@ -305,17 +313,9 @@ def _in_zygote(config, cls, op, op_classes, first, seed):
 def _start_zygote(config, classes) -> None:
     if getattr(config, "_opkit_zygote", None) is not None or not classes:
         return
-    import inspect
-
     from harness.zygote import Zygote
 
-    paths = {}
-    for cls in classes:
-        try:
-            paths[cls] = os.path.relpath(inspect.getsourcefile(cls) or "", config.rootpath)
-        except (TypeError, ValueError):
-            paths[cls] = str(config.rootpath)
-    config._opkit_zygote = Zygote.start(paths)
+    config._opkit_zygote = Zygote.start(list(classes))
 
 
 def _check_items_on(config) -> bool:

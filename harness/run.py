@@ -1,15 +1,14 @@
-"""Run every check of every case of an op, isolating failures.
+"""The fork pool: run every check of every case of an op, isolating failures.
 
-- Each check runs inside try/except: a kernel that raises is a failed check with its message.
-- Each check has a time limit (`timeout`, seconds): in a worker process a hang is cut by
-  SIGALRM (Python-level loops) and, as a backstop, by the parent killing the worker; the
-  hung check becomes a failed check and the run goes on.
-- With `isolate=True` (what `opkit test` does) every case runs in a forked worker process,
-  so a kernel that crashes the interpreter (segfault, os._exit) is a failed check too.
-  `jobs` workers run side by side: our own fork-based pool, or with `xdist=True` (what
-  `opkit test --jobs N` does when pytest-xdist is importable) N pytest-xdist workers, one
-  pytest item per task (`harness.xdist_runner`); each worker runs its items through this
-  same pool (one forked child per case), so the results are the same either way.
+- A run is a list of `Task`s (`plan`): one per OpTest class, one per op for each op-level
+  check (`state`), one per op for `fuzz`, or a hand-made Case. `Task.kind` picks the task's
+  runner in ONE table, `KINDS`; the checks themselves run in this process's way
+  (harness.checking: try/except, the SIGALRM time limit, seeded generators).
+- With `isolate=True` (what `opkit test` does) every task runs in a worker process forked
+  from this one, `jobs` at a time, so a kernel that crashes the interpreter (segfault,
+  os._exit) is a failed check too, and a hang that ignores SIGALRM is cut by the parent
+  killing the worker (a backstop). The pytest plugin runs its tasks in the same workers,
+  forked from a process started before any test ran (harness.zygote).
 - Seeds are fixed: the global numpy/random generators are seeded with `seed` before every
   setUp and every check; the seed is in every report.
 """
@@ -25,24 +24,22 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass, field
+from typing import Callable
 
-from harness.case import Case
-from harness.checks._support import CheckContext
-from harness.checks.base import Crashed, TimedOut, Uncaught
-from harness.checks.registry import all_checks, get_check
+from harness.case import Case, case_from_test
+from harness.checking import CheckTimeout, _alarm, _selected_specs, run_case, run_checks, run_test
+from harness.checks.support import CheckContext
+from harness.checks.base import Crashed, TimedOut
+from harness.checks.registry import get_check
 from harness.discovery import DiscoveredTest, seed_all
 from harness.forking import can_fork
 from harness.report import FAIL, PASS, SKIP, CheckResult
 
-__all__ = ["OpReport", "run_case", "run_test", "run_ops", "Task", "case_from_test",
-           "DEFAULT_TIMEOUT", "CheckTimeout", "selected_specs", "can_fork", "execute_task",
-           "task_name", "crash_message", "plan", "run_tasks", "op_level_checks"]
+__all__ = ["OpReport", "run_case", "run_test", "run_ops", "Task", "KINDS", "case_from_test",
+           "DEFAULT_TIMEOUT", "CheckTimeout", "can_fork", "plan", "run_tasks",
+           "op_level_checks", "preload"]
 
 DEFAULT_TIMEOUT = 120.0
-
-
-class CheckTimeout(BaseException):
-    """Raised by the alarm when a check runs past its time limit."""
 
 
 @dataclass
@@ -71,194 +68,100 @@ class OpReport:
         return data
 
 
-def case_from_test(test, source: str = "") -> Case:
-    """The Case an OpTest instance describes (its own `to_case()` when it has one)."""
-    to_case = getattr(test, "to_case", None)
-    if callable(to_case):
-        case = to_case()
-    else:
-        reference = getattr(test, "reference", None)
-        case = Case(name=type(test).__name__, op_type=test.op_type,
-                    inputs=getattr(test, "inputs", {}) or {},
-                    attrs=getattr(test, "attrs", {}) or {},
-                    outputs=getattr(test, "outputs", {}) or {},
-                    reference=reference if callable(reference) else None)
-    if source and not case.source:
-        case.source = source
-    skips = getattr(test, "opkit_skip", None)
-    if skips:
-        case.options = dict(case.options or {})
-        case.options.setdefault("skip", {}).update(skips)
-    return case
-
-
-# -- running checks in this process --------------------------------------------------------
-def _alarm(seconds):
-    """Context manager: raise CheckTimeout after `seconds` (main thread only; else no-op)."""
-    import contextlib
-    import threading
-
-    @contextlib.contextmanager
-    def guard():
-        usable = (seconds and hasattr(signal, "setitimer") and
-                  threading.current_thread() is threading.main_thread())
-        if not usable:
-            yield
-            return
-
-        def on_alarm(signum, frame):
-            raise CheckTimeout()
-
-        old = signal.signal(signal.SIGALRM, on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, float(seconds))
-        try:
-            yield
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old)
-
-    return guard()
-
-
-def _selected_specs(checks):
-    if checks is None:
-        return [s for s in all_checks() if s.default]
-    return [get_check(name) for name in checks]
-
-
-def run_checks(case: Case, context: CheckContext, checks=None, first_case: bool = True,
-               emit=None) -> list[CheckResult]:
-    """Every selected check on one case; each isolated (errors and time limit)."""
-    out: list[CheckResult] = []
-    skip_map = (case.options or {}).get("skip", {}) if case.options else {}
-    op_level = getattr(context, "op_level", ())
-    for spec in _selected_specs(checks):
-        if not spec.per_case and not first_case or spec.name in op_level:
-            continue
-        if emit:
-            emit(("start", spec.name))
-        if spec.name in skip_map:
-            got = [CheckResult(spec.name, SKIP, "", "", case.name, str(skip_map[spec.name]))]
-        else:
-            got = _run_one(spec, case, context)
-        for r in got:
-            if not r.case:
-                r.case = case.name
-        out.extend(got)
-        if emit:
-            emit(("results", got))
-    return out
-
-
-def _run_one(check, case, context) -> list[CheckResult]:
-    fn = check
-    seed_all(context.seed)
-    started = time.monotonic()
-    try:
-        with _alarm(context.timeout):
-            got = list(fn(case, context) or [])
-    except CheckTimeout:
-        return [CheckResult(check.name, FAIL, "", "", case.name,
-                            f"timed out after {context.timeout:g}s: the op (or the check) "
-                            f"hangs", kind=TimedOut.kind)]
-    except Exception as exc:  # noqa: BLE001 - a failing kernel is a failed check
-        from harness.checks._support import describe_error
-
-        return [CheckResult(check.name, FAIL, "", "", case.name,
-                            f"raised {describe_error(exc)}", kind=Uncaught.kind)]
-    finally:
-        context.cache.setdefault("durations", {})[check.name] = time.monotonic() - started
-    return got
-
-
-def run_case(case: Case, checks=None, seed: int = DEFAULT_SEED, timeout: float | None = None,
-             test=None, first_case: bool = True, **context_options) -> list[CheckResult]:
-    """Run the checks on a hand-made (or converted) Case in this process."""
-    context = CheckContext(seed=seed, timeout=timeout, test=test, **context_options)
-    return run_checks(case, context, checks, first_case)
-
-
-def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
-             timeout: float | None = None, first_case: bool = True, emit=None,
-             **context_options) -> list[CheckResult]:
-    """Set up an OpTest class afresh (seeded) and run the checks on it, in this process.
-    With `emit`, every result returned is also emitted (`("results", [...])`)."""
-    name = discovered.name
-
-    def give(results):
-        if emit and results:
-            emit(("results", results))
-        return results
-
-    if discovered.error:
-        return give([CheckResult("output", FAIL, "", "", name, discovered.error)])
-    test = discovered.cls("runTest")
-    seed_all(seed)
-    try:
-        test.setUp()
-    except Exception as exc:  # noqa: BLE001
-        return give([CheckResult("output", FAIL, "", "", name,
-                                 f"setUp raised {type(exc).__name__}: {exc}")])
-    context = CheckContext(seed=seed, timeout=timeout, test=test, **context_options)
-    wanted = [s.name for s in _selected_specs(checks)]
-    pre = []
-    # the OpTest's own methods record what it differentiates (grad_inputs/grad_outputs):
-    # output and grad report them; the variant checks need the recorded gradients
-    if any(n in ("output", "grad") or get_check(n).variants != ("case",) for n in wanted):
-        # the OpTest's own methods first: they record grad_inputs/grad_outputs on its Case
-        from harness.checks.optest import run_optest_methods
-
-        if emit:
-            emit(("start", "output"))
-        seed_all(seed)
-        try:
-            with _alarm(timeout):
-                context.cache["optest"] = run_optest_methods(test, name, seed)
-        except CheckTimeout:
-            pre = give([CheckResult("output", FAIL, "", "", name,
-                                    f"timed out after {timeout:g}s in the OpTest's test "
-                                    f"methods")])
-            context.cache["optest"] = []
-    else:
-        # the OpTest's methods are not run as checks here (--checks precision, say), but
-        # what they would differentiate must still reach the case: recorded, not run
-        from harness.checks.optest import record_optest_arguments
-
-        record_optest_arguments(test, name, seed)
-    try:
-        case = case_from_test(test, discovered.source)
-    except Exception as exc:  # noqa: BLE001
-        return pre + give([CheckResult("output", FAIL, "", "", name,
-                                       f"cannot make a Case of {name}: "
-                                       f"{type(exc).__name__}: {exc}")])
-    refused = (case.options or {}).get("op_refuses")
-    optest = context.cache.get("optest") or []
-    if refused and not any(r.status == FAIL for r in optest):
-        # the op refuses the case on purpose and the OpTest's own methods expect it (they
-        # caught its error and passed): nothing runs for the other checks to judge
-        reason = f"the op refuses this case ({refused}) and the OpTest expects it to"
-        return pre + give([CheckResult(s.name, SKIP, "", "", name, reason)
-                           for s in _selected_specs(checks)
-                           if s.name not in ("output", "grad") and
-                           (s.per_case or first_case) and
-                           s.name not in context.op_level])
-    results = run_checks(case, context, checks, first_case, emit)
-    return pre + results
-
-
-# -- tasks, workers and the pool -----------------------------------------------------------
+# -- tasks: one dispatch table -------------------------------------------------------------
 @dataclass
 class Task:
+    """One unit of work of the pool. `kind` is a key of `KINDS`, which says how it runs and
+    what it is called; the constructors below are how tasks are made (`plan`, the zygote)."""
     op: str
-    kind: str                       # "test" | "fuzz" | "case"
-    test: DiscoveredTest | None = None
-    tests: list = field(default_factory=list)   # fuzz: every OpTest of the op
-    case: Case | None = None
+    kind: str                       # a key of KINDS: "test" | "case" | "op" | "fuzz"
+    test: DiscoveredTest | None = None          # "test": the OpTest class
+    tests: list = field(default_factory=list)   # "op", "fuzz": every OpTest of the op
+    case: Case | None = None                    # "case": a hand-made Case
     first_case: bool = True
-    name: str = ""
+    name: str = ""                  # default: KINDS[kind].name(task)
     check: str = ""                 # "op": the op-level check it runs
 
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"unknown task kind {self.kind!r} (one of {', '.join(KINDS)})")
+        if not self.name:
+            self.name = KINDS[self.kind].name(self)
 
+    @classmethod
+    def of_test(cls, op: str, test: DiscoveredTest, first_case: bool = True) -> Task:
+        """Every (per-case) check on one OpTest class."""
+        return cls(op, "test", test=test, first_case=first_case)
+
+    @classmethod
+    def of_case(cls, op: str, case: Case, first_case: bool = True) -> Task:
+        """Every (per-case) check on a hand-made Case."""
+        return cls(op, "case", case=case, first_case=first_case)
+
+    @classmethod
+    def of_op_check(cls, op: str, tests: list, check: str) -> Task:
+        """The op-level check `check` (e.g. `state`) over every OpTest class of the op."""
+        return cls(op, "op", tests=list(tests), check=check)
+
+    @classmethod
+    def of_fuzz(cls, op: str, tests: list) -> Task:
+        """`fuzz` over every OpTest class of the op (the budget is the run's)."""
+        return cls(op, "fuzz", tests=list(tests))
+
+    @property
+    def is_case(self) -> bool:
+        """Its name is one of the op's cases in the report (an op-level check's is not)."""
+        return KINDS[self.kind].is_case
+
+
+def _run_test_task(task, checks, seed, timeout, fuzz, emit, context_options):
+    run_test(task.test, checks, seed, timeout, task.first_case, emit, **context_options)
+
+
+def _run_case_task(task, checks, seed, timeout, fuzz, emit, context_options):
+    context = CheckContext(seed=seed, timeout=timeout, **context_options)
+    run_checks(task.case, context, checks, task.first_case, emit)
+
+
+def _run_op_task(task, checks, seed, timeout, fuzz, emit, context_options):
+    spec = get_check(task.check)
+    context = CheckContext(seed=seed, timeout=timeout, **context_options)
+    emit(("start", spec.name))
+    seed_all(seed)
+    try:
+        with _alarm(timeout):
+            results = list(spec.op_results(task.op, task.tests, context) or [])
+    except CheckTimeout:
+        results = [CheckResult(spec.name, FAIL, "", "", task.op, f"timed out after "
+                               f"{timeout:g}s: the op (or the check) hangs",
+                               kind=TimedOut.kind)]
+    emit(("results", results))
+
+
+def _run_fuzz_task(task, checks, seed, timeout, fuzz, emit, context_options):
+    from harness.fuzz import fuzz_op
+
+    emit(("start", "fuzz"))
+    emit(("results", fuzz_op(task.op, [t.cls for t in task.tests], fuzz, seed=seed,
+                             timeout=timeout)))
+
+
+@dataclass(frozen=True)
+class TaskKind:
+    run: Callable        # (task, checks, seed, timeout, fuzz, emit, context_options)
+    name: Callable       # task -> its default name
+    is_case: bool        # its name is one of the op's cases in the report
+
+
+KINDS = {
+    "test": TaskKind(_run_test_task, lambda t: t.test.name, True),
+    "case": TaskKind(_run_case_task, lambda t: t.case.name, True),
+    "op": TaskKind(_run_op_task, lambda t: f"{t.check}({t.op})", False),
+    "fuzz": TaskKind(_run_fuzz_task, lambda t: f"fuzz({t.op})", True),
+}
+
+
+# -- workers and the pool -----------------------------------------------------------------
 def _execute(task: Task, checks, seed, timeout, fuzz, emit, context_options):
     # the variants feed kernels zero-size, huge and tiny values on purpose: numpy's
     # RuntimeWarnings (divide by zero, overflow, mean of empty slice) are the expected
@@ -267,37 +170,7 @@ def _execute(task: Task, checks, seed, timeout, fuzz, emit, context_options):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        _execute_task(task, checks, seed, timeout, fuzz, emit, context_options)
-
-
-def _execute_task(task: Task, checks, seed, timeout, fuzz, emit, context_options):
-    if task.kind == "op":
-        spec = get_check(task.check)
-        context = CheckContext(seed=seed, timeout=timeout, **context_options)
-        emit(("start", spec.name))
-        seed_all(seed)
-        try:
-            with _alarm(timeout):
-                results = list(spec.op_results(task.op, task.tests, context) or [])
-        except CheckTimeout:
-            results = [CheckResult(spec.name, FAIL, "", "", task.op, f"timed out after "
-                                   f"{timeout:g}s: the op (or the check) hangs",
-                                   kind=TimedOut.kind)]
-        emit(("results", results))
-        return
-    if task.kind == "fuzz":
-        from harness.fuzz import fuzz_op
-
-        emit(("start", "fuzz"))
-        results = fuzz_op(task.op, [t.cls for t in task.tests], fuzz, seed=seed,
-                          timeout=timeout)
-        emit(("results", results))
-        return
-    if task.kind == "case":
-        context = CheckContext(seed=seed, timeout=timeout, **context_options)
-        run_checks(task.case, context, checks, task.first_case, emit)
-        return
-    run_test(task.test, checks, seed, timeout, task.first_case, emit, **context_options)
+        KINDS[task.kind].run(task, checks, seed, timeout, fuzz, emit, context_options)
 
 
 class _Sender:
@@ -360,16 +233,6 @@ def _worker(conn, task, checks, seed, timeout, fuzz, context_options, slot=None)
         conn.close()
 
 
-def _task_name(task: Task) -> str:
-    if task.name:
-        return task.name
-    if task.kind == "test":
-        return task.test.name
-    if task.kind == "case":
-        return task.case.name
-    return "fuzz"
-
-
 def _crash_message(exitcode) -> str:
     if exitcode is not None and exitcode < 0:
         try:
@@ -386,20 +249,11 @@ def _can_fork() -> bool:
 
 def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
               timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1, isolate: bool = True,
-              fuzz: int = 0, on_task_done=None, context_options=None, xdist: bool = False,
-              op_modules=None, test_paths=None) -> dict[int, list]:
+              fuzz: int = 0, on_task_done=None, context_options=None) -> dict[int, list]:
     """Run tasks; {task index: [CheckResult, ...]}. `on_task_done(index)` after each.
-
-    `xdist=True` (with `isolate` and `jobs` > 1, pytest-xdist importable, OpTest/fuzz tasks
-    only) runs them on pytest-xdist workers, which load `op_modules` (as `--ops`) and
-    discover `test_paths` (default: the tasks' test files); whatever that run does not bring
-    back runs in the fork pool."""
+    `isolate`: each task in a worker forked from this process, `jobs` at a time (where this
+    process may fork); else one after another in this process."""
     context_options = dict(context_options or {})
-    if xdist and isolate and jobs > 1 and len(tasks) > 1:
-        done = _run_xdist(tasks, checks, seed, timeout, jobs, fuzz, on_task_done,
-                          context_options, op_modules, test_paths)
-        if done is not None:
-            return done
     out: dict[int, list] = {}
     if not isolate or not _can_fork():
         for i, task in enumerate(tasks):
@@ -412,7 +266,7 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
             try:
                 _execute(task, checks, seed, timeout, fuzz, emit, context_options)
             except Exception as exc:  # noqa: BLE001
-                got.append(CheckResult("output", FAIL, "", "", _task_name(task),
+                got.append(CheckResult("output", FAIL, "", "", task.name,
                                        f"the harness failed: {type(exc).__name__}: {exc}"))
             out[i] = got
             if on_task_done:
@@ -459,7 +313,7 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
             except (EOFError, OSError):
                 proc.join(5)
                 out[i].append(CheckResult(current or "output", FAIL, "", "",
-                                          _task_name(tasks[i]),
+                                          tasks[i].name,
                                           f"{_crash_message(proc.exitcode)} while running "
                                           f"check '{current or '?'}'", kind=Crashed.kind))
                 finished = True
@@ -471,7 +325,7 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
                     running[conn][3] = None
                 elif msg[0] == "error":
                     out[i].append(CheckResult(current or "output", FAIL, "", "",
-                                              _task_name(tasks[i]),
+                                              tasks[i].name,
                                               f"the harness failed: {msg[1].splitlines()[0]}"))
                     finished = True
                 elif msg[0] == "done":
@@ -490,7 +344,7 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
                 proc.kill()
                 proc.join(5)
                 out[i].append(CheckResult(current or "output", FAIL, "", "",
-                                          _task_name(tasks[i]),
+                                          tasks[i].name,
                                           f"timed out after {now - started:.0f}s (killed) "
                                           f"while running check '{current or '?'}'",
                                           kind=TimedOut.kind))
@@ -536,35 +390,6 @@ def preload(checks=None, fuzz: int = 0) -> None:
             pass
 
 
-def _run_xdist(tasks, checks, seed, timeout, jobs, fuzz, on_task_done, context_options,
-               op_modules, test_paths) -> dict[int, list] | None:
-    """The tasks through pytest-xdist (None: cannot; run them in the fork pool)."""
-    from harness import xdist_runner
-
-    if not xdist_runner.available():
-        return None
-    try:
-        done = xdist_runner.run_tasks_xdist(
-            tasks, checks, seed, timeout, jobs, fuzz, on_task_done, context_options,
-            op_modules=op_modules, test_paths=test_paths, log=sys.stderr)
-    except xdist_runner.XdistUnavailable:
-        return None
-    left = [i for i in range(len(tasks)) if i not in done]
-    if left:
-        print(f"opkit test: running the {len(left)} remaining case(s) in the fork pool",
-              file=sys.stderr)
-
-        def finished(k):
-            if on_task_done:
-                on_task_done(left[k])
-
-        rest = run_tasks([tasks[i] for i in left], checks, seed, timeout, jobs, True, fuzz,
-                         finished, context_options)
-        for k, i in enumerate(left):
-            done[i] = rest.get(k, [])
-    return done
-
-
 def op_level_checks(checks=None) -> list[str]:
     """The selected checks that run once per op over all its OpTests (a Check with an
     `op_results(op, tests, context)` method, e.g. `state`) when cases run in forked
@@ -588,21 +413,19 @@ def plan(ops: list[str], discovered: dict[str, list[DiscoveredTest]], fuzz: int 
             missing[op] = f"no OpTest found for op '{op}'"
             continue
         for k, t in enumerate(tests):
-            tasks.append(Task(op, "test", test=t, first_case=(k == 0)))
+            tasks.append(Task.of_test(op, t, first_case=(k == 0)))
         for name in op_level:
-            tasks.append(Task(op, "op", tests=tests, name=f"{name}({op})", check=name))
+            tasks.append(Task.of_op_check(op, tests, name))
         if fuzz:
-            tasks.append(Task(op, "fuzz", tests=tests, name=f"fuzz({op})"))
+            tasks.append(Task.of_fuzz(op, tests))
     return tasks, missing
 
 
 def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=None,
             seed: int = DEFAULT_SEED, timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1,
             isolate: bool = True, fuzz: int = 0, progress=None,
-            context_options=None, xdist: bool = False, op_modules=None,
-            test_paths=None) -> list[OpReport]:
-    """One OpReport per op, in the order given. `xdist`, `op_modules`, `test_paths`: as
-    `run_tasks`."""
+            context_options=None) -> list[OpReport]:
+    """One OpReport per op, in the order given."""
     op_level = op_level_checks(checks) if isolate else []
     tasks, missing = plan(ops, discovered, fuzz, checks, op_level)
     if op_level:          # the cases' workers leave those checks to the op tasks
@@ -619,8 +442,7 @@ def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=
             context_options = dict(context_options or {}, hash_seeds="batch")
     try:
         done = run_tasks(tasks, checks, seed, timeout, jobs, isolate, fuzz,
-                         on_task_done=progress, context_options=context_options, xdist=xdist,
-                         op_modules=op_modules, test_paths=test_paths)
+                         on_task_done=progress, context_options=context_options)
     except BaseException:
         if batch is not None:
             batch.close()
@@ -629,8 +451,8 @@ def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=
     for i, task in enumerate(tasks):
         rep = reports[task.op]
         rep.results.extend(done.get(i, []))
-        if task.kind != "op":
-            rep.cases.append(_task_name(task))
+        if task.is_case:
+            rep.cases.append(task.name)
     if batch is not None:
         for op, results in batch.results(list(reports.values())).items():
             reports[op].results.extend(results)
@@ -638,10 +460,3 @@ def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=
         reports[op].note = reason
         reports[op].results.append(CheckResult("output", SKIP, "", "", "", reason))
     return [reports[op] for op in ops]
-
-
-# public names of the helpers the xdist runner shares with the fork pool
-selected_specs = _selected_specs
-execute_task = _execute
-task_name = _task_name
-crash_message = _crash_message

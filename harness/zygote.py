@@ -1,39 +1,45 @@
-"""A pristine process for the pytest plugin: the checks of an OpTest class run in children of a
-process forked before any test ran, as `opkit test` runs them in children of a process where
-no kernel has run.
+"""A pristine process for the pytest plugin: the fork pool (harness.run), forked early.
 
 Why: plain pytest runs every test in one process. A kernel that keeps state between calls
 (a module-level cache keyed too narrowly) then spoils the checks of the OpTests that run
 after its own -- their `output` fails, and their `state` compares a "fresh" run that is not
 fresh -- so pytest and `opkit test` disagreed. The plugin starts a `Zygote` at the end of
-collection; each request (one OpTest class, or the op-level `state` of an op) is run by
-`harness.run.run_tasks` in a worker forked from the zygote, exactly as `opkit test` does.
+collection, before any test ran; each request is a `harness.run.Task` (made with the same
+constructors as `opkit test`'s plan: one OpTest class, the op-level `state` of an op, `fuzz`
+over an op) that the zygote runs with `harness.run.run_tasks` -- the pool's own workers,
+forked from the zygote -- exactly as `opkit test` does.
 
     z = Zygote.start(classes)              # after collection, before any test ran
-    results = z.run_class(cls, op, first_case=True, seed=2024)
-    results = z.run_op(op, classes, seed=2024, check="state")
-    results = z.run_op(op, classes, seed=2024, fuzz=1)
+    results = z.run(Task.of_test(op, DiscoveredTest(cls, op, path)), seed=2024)
+    results = z.run(Task.of_op_check(op, tests, "state"), seed=2024)
+    results = z.run(Task.of_fuzz(op, tests), seed=2024, fuzz=1)
     z.close()
 
-Where `os.fork` is unavailable (or a process already initialised CUDA), `start` returns None
-and the plugin runs the checks in its own process as before.
+The OpTest classes travel to the zygote as their ids (the zygote has the same classes: it
+was forked after collection). Where `os.fork` is unavailable (or a process already
+initialised CUDA), `start` returns None and the plugin runs the checks in its own process.
 """
 from __future__ import annotations
 
 import multiprocessing
+from dataclasses import replace
 
 __all__ = ["Zygote"]
 
 
-def _tests(classes, by_id, paths):
-    from harness.discovery import DiscoveredTest
+def _swap(task, cls_of):
+    """The task with each OpTest class replaced by cls_of(class) (ids out, classes in)."""
+    def one(t):
+        return replace(t, cls=cls_of(t.cls))
 
-    return [DiscoveredTest(by_id[i], op, paths.get(i, "")) for i, op in classes]
+    return replace(task, test=one(task.test) if task.test is not None else None,
+                   tests=[one(t) for t in task.tests])
 
 
-def _serve(conn, by_id: dict, paths: dict) -> None:
-    """The zygote's loop: one request at a time; it never runs a kernel itself."""
-    from harness.run import Task, run_tasks
+def _serve(conn, by_id: dict) -> None:
+    """The zygote's loop: one task at a time, each in a worker of the pool forked from
+    here; it never runs a kernel itself."""
+    from harness.run import run_tasks
 
     while True:
         try:
@@ -42,79 +48,57 @@ def _serve(conn, by_id: dict, paths: dict) -> None:
             return
         if request is None:
             return
-        kind, op, classes, first, seed, context_options, check = request
-        tests = _tests(classes, by_id, paths)
-        fuzz = 0
-        if kind == "test":
-            task = Task(op, "test", test=tests[0], first_case=first)
-        elif kind == "fuzz":
-            task, fuzz = Task(op, "fuzz", tests=tests, name=f"fuzz({op})"), int(check)
-        else:
-            task = Task(op, "op", tests=tests, name=f"{check}({op})", check=check)
+        task, seed, fuzz, context_options = request
         try:
-            done = run_tasks([task], None, seed, None, 1, True, fuzz,
-                             context_options=context_options)
+            done = run_tasks([_swap(task, by_id.__getitem__)], None, seed, None, 1, True,
+                             fuzz, context_options=context_options)
             conn.send(("ok", done.get(0, [])))
         except BaseException as exc:  # noqa: BLE001 - the plugin falls back in-process
             conn.send(("error", f"{type(exc).__name__}: {exc}"))
 
 
 class Zygote:
-    def __init__(self, process, conn, paths):
-        self.process, self.conn, self.paths = process, conn, paths
+    def __init__(self, process, conn, known):
+        self.process, self.conn, self.known = process, conn, known
 
     @classmethod
-    def start(cls, classes: dict) -> Zygote | None:
-        """`classes`: {OpTest class: its source path}. None where forking is not safe."""
-        from harness.forking import can_fork as _can_fork
+    def start(cls, classes) -> Zygote | None:
+        """`classes`: the collected OpTest classes. None where forking is not safe."""
+        from harness.forking import can_fork
 
-        if not _can_fork():
+        if not can_fork():
             return None
         by_id = {id(c): c for c in classes}
-        paths = {id(c): p for c, p in classes.items()}
         ctx = multiprocessing.get_context("fork")
         parent, child = ctx.Pipe()
         # not a daemon: it forks the workers itself (multiprocessing forbids daemons to);
         # closed at session end, or at exit before multiprocessing joins its children
-        process = ctx.Process(target=_serve, args=(child, by_id, paths), daemon=False)
+        process = ctx.Process(target=_serve, args=(child, by_id), daemon=False)
         try:
             process.start()
         except OSError:
             return None
         child.close()
-        zygote = cls(process, parent, paths)
+        zygote = cls(process, parent, set(by_id))
         import atexit
 
         atexit.register(zygote.close)
         return zygote
 
-    def _ask(self, request) -> list | None:
+    def run(self, task, seed: int, fuzz: int = 0, context_options=None) -> list | None:
+        """The task's results from a worker forked from the zygote; None when the zygote
+        cannot answer (a class it does not know, a zygote that died)."""
+        tests = ([task.test] if task.test is not None else []) + list(task.tests)
+        if any(id(t.cls) not in self.known for t in tests):
+            return None
         if self.process is None or not self.process.is_alive():
             return None
         try:
-            self.conn.send(request)
+            self.conn.send((_swap(task, id), seed, fuzz, dict(context_options or {})))
             status, value = self.conn.recv()
         except (EOFError, OSError):
             return None
         return value if status == "ok" else None
-
-    def run_class(self, cls, op: str, first_case: bool, seed: int,
-                  op_level: tuple = ()) -> list | None:
-        """Every check on one OpTest class in a fresh worker (the op-level checks named in
-        `op_level` left out); None when the zygote cannot answer."""
-        if id(cls) not in self.paths:
-            return None
-        options = {"hash_seeds": "own", "op_level": tuple(op_level)}
-        return self._ask(("test", op, [(id(cls), op)], first_case, seed, options, ""))
-
-    def run_op(self, op: str, classes: list, seed: int, check: str = "",
-               fuzz: int = 0) -> list | None:
-        """A task over every OpTest class of the op: the op-level check `check` (e.g.
-        `state`), or with `fuzz` N generated cases per class (case "fuzz:<class name>")."""
-        if any(id(c) not in self.paths for c in classes):
-            return None
-        kind, what = ("fuzz", str(fuzz)) if fuzz else ("op", check)
-        return self._ask((kind, op, [(id(c), op) for c in classes], True, seed, {}, what))
 
     def close(self) -> None:
         if self.process is None:

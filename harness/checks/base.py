@@ -58,9 +58,9 @@ Failure kinds are types (``harness.checks.base.Failure`` subclasses), never mess
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Iterable
 
+from harness.case import Derived, Unsupported  # noqa: F401 - part of the check interface
 from harness.report import FAIL, PASS, SKIP, CheckResult
 
 __all__ = ["Check", "FunctionCheck", "Derived", "Unsupported", "Failure", "KernelRaised",
@@ -149,27 +149,6 @@ class Crashed(Failure):
 
 def failure_kind(exc: BaseException) -> str:
     return getattr(exc, "kind", type(exc).__name__)
-
-
-# -- derived cases --------------------------------------------------------------------------
-@dataclass
-class Derived:
-    """One variant of a case: what a check runs."""
-
-    variant: str            # "case" for the case itself
-    case: object            # harness.case.Case (the derived one)
-    base: object            # the original Case
-    note: str = ""          # what was derived, e.g. "X fed transposed (Fortran order)"
-    info: dict = field(default_factory=dict)   # variant-specific facts for the check
-    seed: int | None = None  # the run's seed (set by Check.__call__): in `reproduce:` lines
-
-
-@dataclass
-class Unsupported:
-    """A variant that cannot apply to this case, with the reason (reported as skip)."""
-
-    variant: str
-    reason: str
 
 
 # -- the base class ---------------------------------------------------------------------------

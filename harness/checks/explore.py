@@ -726,7 +726,7 @@ class ExploreCheck(Check):
         from harness.checks.optest import run_optest_methods
         from harness.discovery import instantiate
         from harness.report import FAIL
-        from harness.run import case_from_test
+        from harness.case import case_from_test
 
         test = getattr(context, "test", None)
         case = derived.case

@@ -7,20 +7,19 @@ names, attr names, slot names): e.g. a kernel that sums the inputs of a duplicab
 seed) the order is stable, so repeated runs agree; another process can add in another order
 and get other bits.
 
-How: each child (`python -c ...` with `PYTHONHASHSEED` set) loads the built-in ops and the
-files that registered the op's kernels, imports the OpTest files, rebuilds every OpTest case
-of the op from its class (same seed), runs forward and backward (gradients of every float
-input; outputs only when that raises) for every place x dtype in one go and writes the
-arrays to an .npz. One pair of children per op, not per case: the first case of the op
-that gets here runs the pair and leaves the two .npz files in a cache folder keyed by the
-run (process group), the op, the seed, the combos and the files (with their mtimes); the
-op's other cases (in other forked workers of the same run) read them.
+How: each child (a fresh interpreter, harness.fresh, with `PYTHONHASHSEED` set) loads the
+built-in ops and the files that registered the op's kernels, imports the OpTest files,
+rebuilds every OpTest case of the op from its class (same seed), runs forward and backward
+(gradients of every float input; outputs only when that raises) for every place x dtype in
+one go and writes the arrays to an .npz. One pair of children per op, not per case: the
+first case of the op that gets here runs the pair and leaves the two .npz files in a cache
+folder keyed by the run (process group), the op, the seed, the combos and the files (with
+their mtimes); the op's other cases (in other forked workers of the same run) read them.
 """
 from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -231,10 +230,9 @@ def _import_file(path: str) -> None:
     spec.loader.exec_module(module)
 
 
-def child_main() -> None:
-    """Run in the fresh process: read the requests (JSON on stdin: {"requests": [...],
-    "out_dir": ..., "start": k}) and write one .npz per op into out_dir."""
-    req = json.loads(sys.stdin.read())
+def child_main(request: dict) -> None:
+    """Run in the fresh process (harness.fresh): `request` is {"requests": [...], "out_dir":
+    ..., "start": k}; writes one .npz per op into out_dir."""
     from opkit.project import load_op_modules
 
     try:
@@ -242,7 +240,7 @@ def child_main() -> None:
     except Exception:  # noqa: BLE001 - the project's own ops; the op's files follow
         pass
     # one .npz per op, progress as it goes (HashSeedBatch restarts after a crash or hang)
-    _batch_child(req["requests"], req["out_dir"], int(req.get("start", 0)))
+    _batch_child(request["requests"], request["out_dir"], int(request.get("start", 0)))
 
 
 def _batch_child(requests: list, out_dir: str, start: int) -> None:
@@ -350,25 +348,19 @@ class HashSeedBatch:
             self.procs.append(self._start(k, 0))
 
     def _start(self, k: int, start: int):
-        hs, folder = HASH_SEEDS[k], self.dirs[k]
-        env = dict(os.environ, PYTHONHASHSEED=hs, **{CHILD_MARKER: "1"})
+        from harness import fresh
+
         try:
-            os.remove(os.path.join(folder, "progress"))
+            os.remove(os.path.join(self.dirs[k], "progress"))
         except OSError:
             pass
-        with open(os.path.join(folder, "stderr"), "a") as errfile:   # a file, not a pipe:
-            proc = subprocess.Popen(                  # a chatty child never blocks on it
-                [sys.executable, "-c",
-                 "from harness.checks.hashseed import child_main; child_main()"],
-                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=errfile,
-                env=env, cwd=os.getcwd(), text=True)
-        try:
-            proc.stdin.write(json.dumps({"requests": self.requests, "out_dir": folder,
-                                         "start": start}))
-            proc.stdin.close()
-        except OSError:
-            pass
-        return proc
+        # a file, not a pipe, for its standard error: a chatty child never blocks on it
+        with open(os.path.join(self.dirs[k], "stderr"), "a") as errfile:
+            return fresh.start("harness.checks.hashseed:child_main",
+                               {"requests": self.requests, "out_dir": self.dirs[k],
+                                "start": start},
+                               hash_seed=HASH_SEEDS[k], env={CHILD_MARKER: "1"},
+                               stderr=errfile)
 
     def _progress(self, k: int):
         """(op index under way, since when) of child k, or (None, None)."""

@@ -164,7 +164,7 @@ def op_results(op: str, tests, seed: int, context) -> list:
     from harness.checks.siblings import in_fork
     from harness.discovery import instantiate
     from harness.pipeline import compare_runs
-    from harness.run import case_from_test
+    from harness.case import case_from_test
 
     results, entries = [], []
     for t in tests:
@@ -249,39 +249,39 @@ def fails_alone(cls, op_type: str, combo, seed: int) -> bool:
     then its failure after this case is its own (a wrong expectation), not a state leak.
     Paid only on the failure path."""
     import inspect
-    import json
-    import subprocess
-    import sys
 
+    from harness import fresh
     from opkit.registry import op_info
 
     source = (op_info(op_type).source or "").rsplit(":", 1)[0]
-    code = (
-        "import json, sys\n"
-        "from pathlib import Path\n"
-        "from opkit.project import load_op_modules\n"
-        "from harness.discovery import _import_test_file, instantiate, seed_all\n"
-        "from harness.report import FAIL, collecting\n"
-        "src, path, name, place, dtype, seed = json.loads(sys.argv[1])\n"
-        "load_op_modules([src] if src and '/reference_ops/' not in src else [])\n"
-        "cls = getattr(_import_test_file(Path(path)), name)\n"
-        "t = instantiate(cls, seed)\n"
-        "bad = False\n"
-        "for m in sorted(n for n in dir(cls) if n.startswith('test') and 'output' in n):\n"
-        "    seed_all(seed)\n"
-        "    with collecting() as col:\n"
-        "        getattr(t, m)()\n"
-        "    bad = bad or any(r.status == FAIL and r.place == place and r.dtype == dtype "
-        "for r in col)\n"
-        "print(json.dumps(bad))\n")
     try:
-        args = json.dumps([source, inspect.getfile(cls), cls.__name__, combo.place,
-                           combo.dtype, seed])
-        done = subprocess.run([sys.executable, "-c", code, args], capture_output=True,
-                              text=True, timeout=120)
-        return json.loads(done.stdout.strip().splitlines()[-1])
+        return bool(fresh.run("harness.checks.state:output_fails", [
+            source, inspect.getfile(cls), cls.__name__, combo.place, combo.dtype, seed]))
     except Exception:  # noqa: BLE001 - unknown: keep the finding (it shows its values)
         return False
+
+
+def output_fails(args) -> bool:
+    """In the fresh interpreter of `fails_alone`: whether the class's output methods fail on
+    the place and dtype (`args`: [op source file, test file, class name, place, dtype,
+    seed])."""
+    from opkit.project import load_op_modules
+
+    from harness.discovery import discover, instantiate, seed_all
+    from harness.report import FAIL, collecting
+
+    src, path, name, place, dtype, seed = args
+    load_op_modules([src] if src and "/reference_ops/" not in src else [])
+    cls = next(t.cls for t in discover([path], seed=seed).tests if t.name == name)
+    t = instantiate(cls, seed)
+    bad = False
+    for m in sorted(n for n in dir(cls) if n.startswith("test") and "output" in n):
+        seed_all(seed)
+        with collecting() as col:
+            getattr(t, m)()
+        bad = bad or any(r.status == FAIL and r.place == place and r.dtype == dtype
+                         for r in col)
+    return bad
 
 
 CHECK = StateCheck()

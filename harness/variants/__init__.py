@@ -1,8 +1,8 @@
 """Input variants derived from a case: the hard inputs an op author did not write.
 
 A variant is a function ``derive(case, context) -> Derived | Unsupported | list[...]``
-(harness.checks.base). Adding one is ONE module plus ONE line in ``VARIANTS`` below
-(name -> "module:function"). A check names the variants it needs in ``Check.variants``;
+(harness.case; the checks of harness.checks.base judge them). Adding one is ONE module plus
+ONE line in ``VARIANTS`` below (name -> "module:function"). A check names the variants it needs in ``Check.variants``;
 "case" is the case itself. Derived cases are cached per case (``context.cache``), so two
 checks that need the same variant derive it once.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 
-from harness.checks.base import Unsupported
+from harness.case import Unsupported
 
 __all__ = ["VARIANTS", "derive", "variant_names"]
 

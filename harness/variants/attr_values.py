@@ -25,7 +25,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from harness.checks.base import Derived
+from harness.case import Derived
 from harness.runner import normalize_slots
 
 __all__ = ["derive", "candidates", "MAX_VARIANTS"]
@@ -84,7 +84,7 @@ def _gradients_defined(p, case) -> bool:
     error: dropout's grad with is_test) or gives them in another form (a sparse gradient
     with is_sparse): then only the outputs are judged."""
 
-    from harness.checks._support import grad_outputs
+    from harness.checks.support import grad_outputs
     from harness.runner import make_cotangents
 
     if p is None:
@@ -111,7 +111,7 @@ def _old(proto, case, name) -> str:
 def derive(case, context=None):
     from opkit.registry import op_info
 
-    from harness.checks._support import Combo, op_refused, prepare
+    from harness.checks.support import Combo, op_refused, prepare
 
     if case.reference is None and not case.grad_inputs:
         return []   # nothing judges other values (the attrs check's own run still reports)

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from harness.checks.base import Derived, Unsupported
+from harness.case import Derived, Unsupported
 from harness.runner import as_value, map_inputs, normalize_slots
 
 LARGE = 100.0

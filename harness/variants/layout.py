@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.base import Derived, Unsupported
+from harness.case import Derived, Unsupported
 from harness.runner import normalize_slots
 
 __all__ = ["derive", "apply_layout", "LAYOUTS"]

@@ -20,7 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from harness.checks.base import Derived
+from harness.case import Derived
 
 __all__ = ["derive", "cut"]
 

@@ -46,10 +46,6 @@ def add_arguments(parser) -> None:
     parser.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
                         help="run N cases at a time in forked worker processes (default 0: "
                              "automatic, one per available CPU, at most 8; 1: one at a time)")
-    parser.add_argument("--xdist", action="store_true",
-                        help="with --jobs: run the cases on pytest-xdist workers instead")
-    parser.add_argument("--no-xdist", action="store_true",
-                        help="with --jobs: use opkit's own fork pool (the default)")
     parser.add_argument("--shard", metavar="K/N",
                         help="run only part K of N of the ops (1 <= K <= N), balanced by "
                              "the recorded durations when a durations file exists")
@@ -157,8 +153,6 @@ def _validate(args) -> None:
                      f"or --all")
     if args.builtins and not args.all:
         raise _usage("--builtins goes with --all")
-    if args.xdist and args.no_xdist:
-        raise _usage("--xdist and --no-xdist contradict each other")
     from harness import settings
 
     try:
@@ -278,9 +272,7 @@ def run(args) -> int:
                       unit=TASKS) as advance:
             reports = run_ops(runnable, by_op, checks=checks, seed=seed, timeout=timeout,
                               jobs=args.jobs, isolate=not args.no_isolate,
-                              fuzz=args.fuzz if fuzzing else 0, progress=done,
-                              xdist=args.xdist, op_modules=args.ops,
-                              test_paths=selection.paths)
+                              fuzz=args.fuzz if fuzzing else 0, progress=done)
     reports = selection.verdicts(reports, checks, unusable)
     reports = [r for r in reports if r.op in ops]
     if args.record_durations and finished:

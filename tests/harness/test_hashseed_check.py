@@ -31,11 +31,12 @@ def _load_ops():
 @pytest.fixture(scope="module")
 def batch_runs():
     """run_ops with the comparison on (the default): how many fresh interpreters it
-    started, and the reports. The per-op pair (harness.checks.hashseed._run_children) must
+    started (harness.fresh, the one protocol), and the reports. The per-op pair (harness.checks.hashseed._run_children) must
     not run: the run's one pair does the work (a forked worker calling it would fail)."""
     import os
     import subprocess
 
+    from harness import fresh
     from harness.checks import hashseed
     from harness.run import run_ops
 
@@ -55,13 +56,13 @@ def batch_runs():
     def no_own_pair(*args, **kwargs):
         raise AssertionError("a worker started its own pair of interpreters")
 
-    hashseed.subprocess.Popen = counting_popen
+    fresh.subprocess.Popen = counting_popen
     hashseed._run_children = no_own_pair
     try:
         reports = {r.op: r for r in run_ops(["broken_set_sum", "good_set_sum"], by_op,
                                             isolate=True)}
     finally:
-        hashseed.subprocess.Popen = real_popen
+        fresh.subprocess.Popen = real_popen
         hashseed._run_children = real_own
         if before is not None:
             os.environ["OPKIT_HASH_SEEDS"] = before

@@ -1,0 +1,189 @@
+"""Run checks on a case, or on an OpTest class, in THIS process.
+
+- Each check runs inside try/except: a kernel that raises is a failed check with its message.
+- Each check has a time limit (`timeout`, seconds), enforced by SIGALRM in the main thread
+  (Python-level loops); a hang that ignores it is cut by the fork pool (harness.run), which
+  runs these functions in its forked workers.
+- Seeds are fixed: the global numpy/random generators are seeded with `seed` before every
+  setUp and every check.
+
+`run_case` (a hand-made Case) and `run_test` (an OpTest class, set up afresh) are what the
+fork pool's workers, the pytest plugin's in-process fallback and a reproducer verified in a
+fresh interpreter (harness.reproduce) run.
+"""
+from __future__ import annotations
+
+from harness.options import DEFAULT_SEED  # noqa: I001
+
+import signal
+import time
+
+from harness.case import Case, case_from_test
+from harness.checks.support import CheckContext
+from harness.checks.base import TimedOut, Uncaught
+from harness.checks.registry import all_checks, get_check
+from harness.discovery import DiscoveredTest, seed_all
+from harness.report import FAIL, SKIP, CheckResult
+
+__all__ = ["run_case", "run_test", "run_checks", "CheckTimeout", "selected_specs"]
+
+
+class CheckTimeout(BaseException):
+    """Raised by the alarm when a check runs past its time limit."""
+
+
+def _alarm(seconds):
+    """Context manager: raise CheckTimeout after `seconds` (main thread only; else no-op)."""
+    import contextlib
+    import threading
+
+    @contextlib.contextmanager
+    def guard():
+        usable = (seconds and hasattr(signal, "setitimer") and
+                  threading.current_thread() is threading.main_thread())
+        if not usable:
+            yield
+            return
+
+        def on_alarm(signum, frame):
+            raise CheckTimeout()
+
+        old = signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, float(seconds))
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old)
+
+    return guard()
+
+
+def _selected_specs(checks):
+    if checks is None:
+        return [s for s in all_checks() if s.default]
+    return [get_check(name) for name in checks]
+
+
+def run_checks(case: Case, context: CheckContext, checks=None, first_case: bool = True,
+               emit=None) -> list[CheckResult]:
+    """Every selected check on one case; each isolated (errors and time limit)."""
+    out: list[CheckResult] = []
+    skip_map = (case.options or {}).get("skip", {}) if case.options else {}
+    op_level = getattr(context, "op_level", ())
+    for spec in _selected_specs(checks):
+        if not spec.per_case and not first_case or spec.name in op_level:
+            continue
+        if emit:
+            emit(("start", spec.name))
+        if spec.name in skip_map:
+            got = [CheckResult(spec.name, SKIP, "", "", case.name, str(skip_map[spec.name]))]
+        else:
+            got = _run_one(spec, case, context)
+        for r in got:
+            if not r.case:
+                r.case = case.name
+        out.extend(got)
+        if emit:
+            emit(("results", got))
+    return out
+
+
+def _run_one(check, case, context) -> list[CheckResult]:
+    fn = check
+    seed_all(context.seed)
+    started = time.monotonic()
+    try:
+        with _alarm(context.timeout):
+            got = list(fn(case, context) or [])
+    except CheckTimeout:
+        return [CheckResult(check.name, FAIL, "", "", case.name,
+                            f"timed out after {context.timeout:g}s: the op (or the check) "
+                            f"hangs", kind=TimedOut.kind)]
+    except Exception as exc:  # noqa: BLE001 - a failing kernel is a failed check
+        from harness.checks.support import describe_error
+
+        return [CheckResult(check.name, FAIL, "", "", case.name,
+                            f"raised {describe_error(exc)}", kind=Uncaught.kind)]
+    finally:
+        context.cache.setdefault("durations", {})[check.name] = time.monotonic() - started
+    return got
+
+
+def run_case(case: Case, checks=None, seed: int = DEFAULT_SEED, timeout: float | None = None,
+             test=None, first_case: bool = True, **context_options) -> list[CheckResult]:
+    """Run the checks on a hand-made (or converted) Case in this process."""
+    context = CheckContext(seed=seed, timeout=timeout, test=test, **context_options)
+    return run_checks(case, context, checks, first_case)
+
+
+def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
+             timeout: float | None = None, first_case: bool = True, emit=None,
+             **context_options) -> list[CheckResult]:
+    """Set up an OpTest class afresh (seeded) and run the checks on it, in this process.
+    With `emit`, every result returned is also emitted (`("results", [...])`)."""
+    name = discovered.name
+
+    def give(results):
+        if emit and results:
+            emit(("results", results))
+        return results
+
+    if discovered.error:
+        return give([CheckResult("output", FAIL, "", "", name, discovered.error)])
+    test = discovered.cls("runTest")
+    seed_all(seed)
+    try:
+        test.setUp()
+    except Exception as exc:  # noqa: BLE001
+        return give([CheckResult("output", FAIL, "", "", name,
+                                 f"setUp raised {type(exc).__name__}: {exc}")])
+    context = CheckContext(seed=seed, timeout=timeout, test=test, **context_options)
+    wanted = [s.name for s in _selected_specs(checks)]
+    pre = []
+    # the OpTest's own methods record what it differentiates (grad_inputs/grad_outputs):
+    # output and grad report them; the variant checks need the recorded gradients
+    if any(n in ("output", "grad") or get_check(n).variants != ("case",) for n in wanted):
+        # the OpTest's own methods first: they record grad_inputs/grad_outputs on its Case
+        from harness.checks.optest import run_optest_methods
+
+        if emit:
+            emit(("start", "output"))
+        seed_all(seed)
+        try:
+            with _alarm(timeout):
+                context.cache["optest"] = run_optest_methods(test, name, seed)
+        except CheckTimeout:
+            pre = give([CheckResult("output", FAIL, "", "", name,
+                                    f"timed out after {timeout:g}s in the OpTest's test "
+                                    f"methods")])
+            context.cache["optest"] = []
+    else:
+        # the OpTest's methods are not run as checks here (--checks precision, say), but
+        # what they would differentiate must still reach the case: recorded, not run
+        from harness.checks.optest import record_optest_arguments
+
+        record_optest_arguments(test, name, seed)
+    try:
+        case = case_from_test(test, discovered.source)
+    except Exception as exc:  # noqa: BLE001
+        return pre + give([CheckResult("output", FAIL, "", "", name,
+                                       f"cannot make a Case of {name}: "
+                                       f"{type(exc).__name__}: {exc}")])
+    refused = (case.options or {}).get("op_refuses")
+    optest = context.cache.get("optest") or []
+    if refused and not any(r.status == FAIL for r in optest):
+        # the op refuses the case on purpose and the OpTest's own methods expect it (they
+        # caught its error and passed): nothing runs for the other checks to judge
+        reason = f"the op refuses this case ({refused}) and the OpTest expects it to"
+        return pre + give([CheckResult(s.name, SKIP, "", "", name, reason)
+                           for s in _selected_specs(checks)
+                           if s.name not in ("output", "grad") and
+                           (s.per_case or first_case) and
+                           s.name not in context.op_level])
+    results = run_checks(case, context, checks, first_case, emit)
+    return pre + results
+
+
+# the selected checks' specs (the fork pool sizes its backstop by their number)
+selected_specs = _selected_specs

@@ -1,0 +1,191 @@
+"""What the runtime checks share: the check context, places x dtypes to run, fresh prepared
+ops, forward+backward runs, kernel hooks, bitwise comparison and ULP distances."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from harness import settings
+from harness.engine import (Combo, case_inputs, describe_error, gpu_unavailable_reason,
+                            grad_outputs, grad_wrt, has_grad, op_refused, output_slots,
+                            place_object, prepare, rel, run_forward_backward, user_line)
+from harness.options import DEFAULT_SEED
+from harness.report import FAIL, PASS, SKIP, CheckResult
+from harness.runner import PreparedOp, normalize_slots
+
+# (prepare, run_forward_backward, op_refused, describe_error, ...: harness.engine, the one
+# engine; re-exported here for the checks)
+__all__ = ["CheckContext", "Combo", "combos", "prepare", "run_forward_backward", "Hooks",
+           "result", "first_difference", "ulp_distance", "describe_error", "user_line",
+           "grad_op_types", "grad_wrt", "place_object", "gpu_unavailable_reason", "op_refused",
+           "case_inputs", "output_slots", "has_grad", "grad_outputs", "rel", "refeed"]
+
+
+@dataclass
+class CheckContext:
+    """What a check gets beside the Case: the run's options."""
+
+    seed: int = DEFAULT_SEED
+    places: tuple | None = None        # None: harness.settings.selected_places()
+    dtypes: tuple | None = None        # None: harness.settings.selected_dtypes()
+    runs: int = 3                      # determinism: number of runs
+    timeout: float | None = None       # seconds per check (enforced by harness.run)
+    test: object = None                # the OpTest instance the case came from, if any
+    fuzz: int = 0                      # --fuzz N
+    cache: dict = field(default_factory=dict)  # per-case scratch shared by checks
+    hash_seeds: str = "off"            # determinism across processes: "own" pair of fresh
+                                       # processes per op (the pytest items), "batch" (the
+                                       # run's one pair does it: opkit test), "off"
+    op_level: tuple = ()               # checks that run once per op in their own task
+                                       # (harness.run.plan): the case's run skips them
+    generated: bool = False            # a fuzz-generated case (harness.fuzz): checks may
+                                       # leave out what the OpTest's own case already proved
+
+    def selected_places(self) -> tuple:
+        return tuple(self.places) if self.places is not None else settings.selected_places()
+
+    def selected_dtypes(self) -> tuple:
+        return tuple(self.dtypes) if self.dtypes is not None else settings.selected_dtypes()
+
+
+def _has_float_inputs(case) -> bool:
+    for specs in normalize_slots(case.inputs).values():
+        for s in specs:
+            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f":
+                return True
+    return False
+
+
+def combos(case, ctx: CheckContext, check: str, op_type: str | None = None):
+    """THE place x dtype planner of the harness: (runnable combos, skip results).
+
+    Every selected place with a kernel x every float dtype (float32, float64) with a kernel
+    there that is selected; dtype "" = inputs as given (no float inputs, or no float kernels).
+    A GPU that is selected but unusable, a place whose kernels have none of the selected
+    dtypes, and an op with no kernel on any selected place each give a skip with the reason."""
+    from opkit.registry import op_info
+
+    kernel_places = op_info(op_type or case.op_type).kernel_places()
+    places = ctx.selected_places()
+    dtypes = ctx.selected_dtypes()
+    has_float = _has_float_inputs(case)
+    runnable, skips = [], []
+    for place in places:
+        kernel_dtypes = kernel_places.get(place)
+        if not kernel_dtypes:
+            continue
+        if place == "GPU":
+            reason = gpu_unavailable_reason()
+            if reason:
+                skips.append(CheckResult(check, SKIP, "GPU", "", case.name,
+                                         f"GPU not usable: {reason}"))
+                continue
+        floats = [d for d in ("float32", "float64") if d in kernel_dtypes]
+        if not has_float or not floats:
+            runnable.append(Combo(place, ""))
+            continue
+        picked = [d for d in floats if d in dtypes]
+        if not picked:
+            skips.append(CheckResult(check, SKIP, place, "", case.name,
+                                     f"no {place} kernel for the selected dtypes "
+                                     f"({', '.join(dtypes)})"))
+        runnable.extend(Combo(place, d) for d in picked)
+    if not runnable and not skips:
+        skips.append(CheckResult(check, SKIP, "", "", case.name,
+                                 f"op '{case.op_type}' has no kernel on the selected places"))
+    return runnable, skips
+
+
+def refeed(prepared: PreparedOp, case, combo: Combo) -> None:
+    """Fresh copies of the case's inputs into the prepared op's scope."""
+    for specs in case_inputs(case, combo.dtype).values():
+        for s in specs:
+            prepared.set_input(s.name, s.data, s.lod)
+
+
+def grad_op_types(case) -> list[str]:
+    """The types of the grad ops the op's grad maker makes for this case ([] without)."""
+    if not has_grad(case.op_type):
+        return []
+    try:
+        prepared = prepare(case, Combo("CPU", ""))
+        return sorted({op.type for op in prepared.grad_ops(tuple(case.no_grad_set or ()))})
+    except Exception:
+        return [case.op_type + "_grad"]
+
+
+class Hooks:
+    """Kernel hooks for OperatorWithKernel.run_impl; calls every callback given."""
+
+    def __init__(self, before=None, after=None):
+        self.before = before
+        self.after = after
+
+    def before_kernel(self, op, ctx):
+        if self.before is not None:
+            self.before(op, ctx)
+
+    def after_kernel(self, op, ctx):
+        if self.after is not None:
+            self.after(op, ctx)
+
+
+def result(check: str, status: str, combo: Combo | None, case, message: str = "",
+           worst_error: float | None = None, kind: str = "") -> CheckResult:
+    return CheckResult(check, status, combo.place if combo else "", combo.dtype if combo else "",
+                       case.name, message, worst_error, kind=kind)
+
+
+def pass_(check, combo, case, message=""):
+    return result(check, PASS, combo, case, message)
+
+
+def fail(check, combo, case, message, worst_error=None, kind: str = ""):
+    return result(check, FAIL, combo, case, message, worst_error, kind)
+
+
+# -- comparisons --------------------------------------------------------------------------
+def _int_view(a: np.ndarray) -> np.ndarray:
+    return a.view({2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize])
+
+
+def ulp_distance(a, b) -> int:
+    """Units in the last place between two floats of the same dtype (0 when bitwise equal)."""
+    a = np.asarray(a)
+    b = np.asarray(b, dtype=a.dtype)
+    if a.dtype.kind != "f":
+        return abs(int(a) - int(b))
+    bits = a.dtype.itemsize * 8
+
+    def ordered(x):
+        i = int(_int_view(np.array([x], dtype=a.dtype))[0])
+        return i if i >= 0 else -(1 << (bits - 1)) - i
+
+    return abs(ordered(a.item()) - ordered(b.item()))
+
+
+def first_difference(a, b):
+    """None when `a` and `b` are bitwise identical, else (index, a_value, b_value, ulps) or a
+    string for shape/dtype mismatches."""
+    if a is None or b is None:
+        return None if a is None and b is None else "one run produced no value"
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return f"shape/dtype differ: {a.shape} {a.dtype} vs {b.shape} {b.dtype}"
+    if a.tobytes() == b.tobytes():
+        return None
+    if a.dtype.kind in "fiub" and a.dtype.itemsize in (1, 2, 4, 8):
+        av = a.view(f"u{a.dtype.itemsize}") if a.ndim else a.reshape(1).view(f"u{a.dtype.itemsize}")
+        bv = b.view(f"u{b.dtype.itemsize}") if b.ndim else b.reshape(1).view(f"u{b.dtype.itemsize}")
+        flat = np.flatnonzero(av.reshape(-1) != bv.reshape(-1))
+        k = int(flat[0])
+        idx = np.unravel_index(k, a.shape) if a.ndim else ()
+        x, y = a.reshape(-1)[k], b.reshape(-1)[k]
+        ulps = ulp_distance(x, y) if a.dtype.kind == "f" else abs(int(x) - int(y))
+        return (tuple(int(i) for i in idx), x.item(), y.item(), ulps)
+    return "contents differ"
+
+
+def fmt_index(name: str, idx) -> str:
+    return f"{name}[{', '.join(str(i) for i in idx)}]" if idx else name

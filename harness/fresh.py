@@ -1,0 +1,127 @@
+"""The ONE fresh-interpreter protocol of the harness: call a named function in a new Python
+process, where nothing of this process's state (imported modules, kernels' caches, the hash
+seed) exists.
+
+Three checks need it: `determinism` across `PYTHONHASHSEED` values (harness.checks.hashseed,
+two children with different hash seeds, in the background), `state` (whether a case fails
+alone, harness.checks.state.fails_alone) and the fuzzer's reproducers (verified before they
+are printed, harness.reproduce).
+
+    value = run("harness.reproduce:verify", payload, timeout=120)      # FreshError if not
+    proc = start("harness.checks.hashseed:child_main", payload, hash_seed="0",
+                 stderr=file, env={...})                               # in the background
+
+The child is `python -c "from harness.fresh import child; child()"`, started in this
+process's working folder with its environment (plus `env`, plus `PYTHONHASHSEED` when
+`hash_seed` is given). It reads `{"target": "module:function", "payload": ...}` as JSON on
+stdin, imports the module, calls `function(payload)` and writes `{"value": ...}` (the JSON
+of the return value) or `{"error": "Type: message"}` on its standard output. Whatever the
+function prints goes to standard error, so it never corrupts the answer.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+__all__ = ["run", "start", "answer", "child", "FreshError", "TIMEOUT"]
+
+TIMEOUT = 120.0                 # seconds, run()'s default
+_LAUNCH = "from harness.fresh import child; child()"
+
+
+class FreshError(RuntimeError):
+    """The fresh interpreter gave no answer: it could not start, timed out, died, or the
+    function raised (the message says which, in one line; `raised`: the function raised)."""
+
+    def __init__(self, message: str, raised: bool = False):
+        super().__init__(message)
+        self.raised = raised
+
+
+def _command() -> list[str]:
+    return [sys.executable, "-c", _LAUNCH]
+
+
+def _env(hash_seed, env) -> dict:
+    out = dict(os.environ, **(env or {}))
+    if hash_seed is not None:
+        out["PYTHONHASHSEED"] = str(hash_seed)
+    return out
+
+
+def _request(target: str, payload) -> str:
+    return json.dumps({"target": target, "payload": payload})
+
+
+def start(target: str, payload=None, *, hash_seed=None, env=None, stderr=None,
+          stdout=subprocess.DEVNULL) -> subprocess.Popen:
+    """Start `target(payload)` in a fresh interpreter in the background; the Popen (its
+    answer, when `stdout` is a pipe, is what `answer()` reads). `stderr`: a file to write the
+    child's standard error to (default: this process's)."""
+    proc = subprocess.Popen(_command(), stdin=subprocess.PIPE, stdout=stdout, stderr=stderr,
+                            env=_env(hash_seed, env), cwd=os.getcwd(), text=True)
+    try:
+        proc.stdin.write(_request(target, payload))
+        proc.stdin.close()
+    except OSError:             # the child died at once: its exit status says so
+        pass
+    return proc
+
+
+def run(target: str, payload=None, *, hash_seed=None, env=None,
+        timeout: float | None = TIMEOUT):
+    """`target(payload)`'s return value (JSON round trip), computed in a fresh interpreter;
+    FreshError when there is none (with the child's last line of standard error)."""
+    try:
+        done = subprocess.run(_command(), input=_request(target, payload), capture_output=True,
+                              text=True, timeout=timeout, env=_env(hash_seed, env),
+                              cwd=os.getcwd(), check=False)
+    except subprocess.TimeoutExpired:
+        raise FreshError(f"the fresh process running {target} did not finish in "
+                         f"{timeout:g} s") from None
+    except OSError as exc:
+        raise FreshError(f"cannot start a fresh process: {exc}") from None
+    return answer(target, done.returncode, done.stdout, done.stderr)
+
+
+def answer(target: str, returncode, stdout: str, stderr: str = ""):
+    """The value a finished child wrote on its standard output, or FreshError."""
+    lines = (stdout or "").strip().splitlines()
+    try:
+        got = json.loads(lines[-1]) if lines else None
+    except ValueError:
+        got = None
+    if isinstance(got, dict) and "value" in got:
+        return got["value"]
+    if isinstance(got, dict) and "error" in got:
+        raise FreshError(f"{target} raised {got['error']}", raised=True)
+    tail = (stderr or "").strip().splitlines()
+    raise FreshError(f"the fresh process running {target} exited with status {returncode}: "
+                     f"{tail[-1] if tail else 'no output'}")
+
+
+def child() -> None:
+    """The fresh interpreter's side: read the request on stdin, answer on stdout."""
+    answer_fd = os.dup(1)
+    os.dup2(2, 1)                         # the function's prints go to standard error
+    sys.stdout = sys.stderr
+    request = json.loads(sys.stdin.read())
+    code = 0
+    try:
+        import importlib
+
+        module, _, name = request["target"].partition(":")
+        value = getattr(importlib.import_module(module), name)(request.get("payload"))
+        text = json.dumps({"value": value})
+    except BaseException as exc:  # noqa: BLE001 - the parent reports it
+        import traceback
+
+        traceback.print_exc()             # its last line, on standard error, names it too
+        text = json.dumps({"error": f"{type(exc).__name__}: {exc}".splitlines()[0]})
+        code = 1
+    with os.fdopen(answer_fd, "w") as out:
+        out.write(text + "\n")
+    sys.stderr.flush()
+    os._exit(code)
