@@ -242,6 +242,16 @@ def as_strided(xp, a, shape, strides):
     return xp.lib.stride_tricks.as_strided(a, shape, strides)
 
 
+def pad_hw(xp, x, top, bottom, left, right, fill=0):
+    """An NCHW array padded along H and W with ``fill`` (a new array, as ``xp.pad`` gives:
+    one allocation and one copy, without ``pad``'s generic per-axis machinery, which cost
+    more than the convolution itself on small inputs)."""
+    n, c, h, w = x.shape
+    out = xp.full((n, c, h + top + bottom, w + left + right), fill, dtype=x.dtype)
+    out[:, :, top:top + h, left:left + w] = x
+    return out
+
+
 def windows(xp, xpad, kh, kw, sh, sw, dh, dw, oh, ow):
     """View of the sliding windows of a padded NCHW array: shape [N, C, kh, kw, oh, ow],
     window (i, j) at output (y, x) reading xpad[:, :, y*sh + i*dh, x*sw + j*dw]."""
