@@ -12,12 +12,15 @@ Target: after / before <= 2.5.
                                         [-- extra opkit args]
 
 Threads are pinned to 1 (OMP/OpenBLAS/MKL). Say in the record whether the machine was idle.
+It also prints the CPU time (user + system of every process of the run) of both sides: the
+work done, which a loaded machine moves less than the wall time.
 """
 from __future__ import annotations
 
 import argparse
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -48,8 +51,9 @@ def install(tree: Path, venv: Path) -> str:
 
 
 def run_once(tree: Path, args: list[str], ops=None, python=None,
-             cwd=None) -> tuple[float, int, list[str]]:
-    """(wall seconds, exit status, the ops it reported). `ops`: test these ops by name
+             cwd=None) -> tuple[float, int, list[str], float]:
+    """(wall seconds, exit status, the ops it reported, CPU seconds of the whole process
+    tree: user + system of the command and every process it waited for). `ops`: test these ops by name
     instead of `--all` (the base's op set, on a tree that has more ops). `python`: an
     interpreter with the tree installed (else the tree goes on PYTHONPATH)."""
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
@@ -57,12 +61,15 @@ def run_once(tree: Path, args: list[str], ops=None, python=None,
     if python is None:
         env["PYTHONPATH"] = str(tree)
     what = list(ops) if ops else ["--all"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     p = subprocess.run([python or sys.executable, "-c", MAIN, "test", *what, *args],
                        cwd=cwd or tree, env=env, capture_output=True, text=True)
     took = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     reported = [m.group(1) for m in re.finditer(r"^(\w+): (PASS|FAIL|SKIP)", p.stdout, re.M)]
-    return took, p.returncode, reported
+    return took, p.returncode, reported, cpu
 
 
 def main() -> None:
@@ -85,7 +92,7 @@ def main() -> None:
             py_a = install(ROOT, Path(tmp) / "venv-after")
             cwd = Path(tmp) / "run"
             cwd.mkdir()
-        before, after = [], []
+        before, after, cpu_b, cpu_a = [], [], [], []
         ops = None
         base_args = list(args.extra)
         if args.installed:   # the base's OpTests are not installed with it: its [tool.opkit]
@@ -94,19 +101,25 @@ def main() -> None:
             for entry in conf.get("tool", {}).get("opkit", {}).get("tests", []):
                 base_args += ["--tests", str(before_tree / entry)]
         for _ in range(args.repeat):
-            t, rc_b, reported = run_once(before_tree, base_args, python=py_b, cwd=cwd)
+            t, rc_b, reported, c = run_once(before_tree, base_args, python=py_b, cwd=cwd)
             before.append(t)
+            cpu_b.append(c)
             if args.same_ops and ops is None:
                 ops = reported
-            t, rc_a, _ = run_once(ROOT, args.extra, ops, python=py_a, cwd=cwd)
+            t, rc_a, _, c = run_once(ROOT, args.extra, ops, python=py_a, cwd=cwd)
             after.append(t)
-            print(f"before {before[-1]:.1f} s (exit {rc_b})   after {after[-1]:.1f} s "
-                  f"(exit {rc_a})" + (f"   [{len(ops)} ops by name]" if ops else ""),
-                  flush=True)
+            cpu_a.append(c)
+            print(f"before {before[-1]:.1f} s (cpu {cpu_b[-1]:.1f} s, exit {rc_b})   after "
+                  f"{after[-1]:.1f} s (cpu {cpu_a[-1]:.1f} s, exit {rc_a})" +
+                  (f"   [{len(ops)} ops by name]" if ops else ""), flush=True)
     b, a = statistics.median(before), statistics.median(after)
     print(f"opkit test --all {' '.join(args.extra)}: before ({args.base}) median {b:.1f} s, "
           f"after median {a:.1f} s, ratio {a / b:.2f} (target <= 2.5; {args.repeat} repeats "
           f"each, alternating)")
+    cb, ca = statistics.median(cpu_b), statistics.median(cpu_a)
+    print(f"CPU time (user + system, every process): before median {cb:.1f} s, after median "
+          f"{ca:.1f} s, ratio {ca / cb:.2f}; load average at the end "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":

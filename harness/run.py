@@ -173,9 +173,46 @@ def _execute(task: Task, checks, seed, timeout, fuzz, emit, context_options):
         KINDS[task.kind].run(task, checks, seed, timeout, fuzz, emit, context_options)
 
 
-def _worker(conn, task, checks, seed, timeout, fuzz, context_options):
-    def emit(msg):
-        conn.send(msg)
+class _Sender:
+    """A worker's messages to the pool: results go out in batches (at most every
+    FLUSH_SECONDS, and before the task ends), and the check now running is written to a
+    shared slot the parent reads when it needs it (a crash, a time limit) instead of a
+    message per check: each message wakes the parent, and on a busy machine those wake-ups
+    cost the workers more than the checks they report."""
+
+    FLUSH_SECONDS = 0.05
+
+    def __init__(self, conn, slot=None):
+        self.conn, self.slot = conn, slot
+        self.pending: list = []
+        self.last = time.monotonic()
+
+    def __call__(self, msg):
+        if msg[0] == "start" and self.slot is not None:
+            name = msg[1].encode()[: len(self.slot) - 1]
+            self.slot.value = name
+            return
+        if msg[0] == "results":
+            self.pending.extend(msg[1])
+            if self.slot is not None:
+                self.slot.value = b""
+            if time.monotonic() - self.last < self.FLUSH_SECONDS:
+                return
+            msg = ("results", self.pending)
+            self.pending = []
+        else:
+            self.flush()
+        self.conn.send(msg)
+        self.last = time.monotonic()
+
+    def flush(self):
+        if self.pending:
+            self.conn.send(("results", self.pending))
+            self.pending = []
+
+
+def _worker(conn, task, checks, seed, timeout, fuzz, context_options, slot=None):
+    emit = _Sender(conn, slot)
 
     try:
         sys.stdin = open(os.devnull)  # noqa: SIM115
@@ -189,9 +226,9 @@ def _worker(conn, task, checks, seed, timeout, fuzz, context_options):
         pass
     try:
         _execute(task, checks, seed, timeout, fuzz, emit, context_options)
-        conn.send(("done", None))
+        emit(("done", None))
     except BaseException as exc:  # noqa: BLE001
-        conn.send(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"))
+        emit(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"))
     finally:
         conn.close()
 
@@ -237,27 +274,39 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
         return out
 
     preload(checks, fuzz)
+    import gc
+
+    # objects that exist now are never collected in the workers: freezing them keeps each
+    # forked worker's garbage collector from touching (and so copying) the parent's pages
+    gc.collect()
+    gc.freeze()
+    exiting: list = []
     ctx = multiprocessing.get_context("fork")
     n_checks = max(1, len(_selected_specs(checks)))
     backstop = None if not timeout else timeout * (n_checks + 2) + 10
     pending = list(enumerate(tasks))
-    running = {}   # conn -> (index, process, started, current check)
+    running = {}   # conn -> (index, process, started, current check, slot)
     jobs = max(1, int(jobs or 1))
+    free_slots = [ctx.Array("c", 96, lock=False) for _ in range(min(jobs, len(tasks)) or 1)]
     from multiprocessing.connection import wait
 
     while pending or running:
+        exiting = [p for p in exiting if p.exitcode is None]   # exitcode polls (reaps)
         while pending and len(running) < jobs:
             i, task = pending.pop(0)
             parent, child = ctx.Pipe(duplex=False)
+            slot = free_slots.pop()
+            slot.value = b""
             proc = ctx.Process(target=_worker, args=(child, task, checks, seed, timeout, fuzz,
-                                                     context_options), daemon=True)
+                                                     context_options, slot), daemon=True)
             proc.start()
             child.close()
             out[i] = []
-            running[parent] = [i, proc, time.monotonic(), None]
+            running[parent] = [i, proc, time.monotonic(), None, slot]
         ready = wait(list(running), timeout=0.5)
         for conn in ready:
-            i, proc, started, current = running[conn]
+            i, proc, started, current, slot = running[conn]
+            current = current or slot.value.decode(errors="replace") or None
             finished = False
             try:
                 msg = conn.recv()
@@ -282,13 +331,15 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
                 elif msg[0] == "done":
                     finished = True
             if finished:
-                proc.join(5)
+                exiting.append(proc)     # reaped below: its exit need not hold the slot
                 conn.close()
+                free_slots.append(slot)
                 del running[conn]
                 if on_task_done:
                     on_task_done(i)
         now = time.monotonic()
-        for conn, (i, proc, started, current) in list(running.items()):
+        for conn, (i, proc, started, current, slot) in list(running.items()):
+            current = current or slot.value.decode(errors="replace") or None
             if backstop and now - started > backstop:
                 proc.kill()
                 proc.join(5)
@@ -298,9 +349,13 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
                                           f"while running check '{current or '?'}'",
                                           kind=TimedOut.kind))
                 conn.close()
+                free_slots.append(slot)
                 del running[conn]
                 if on_task_done:
                     on_task_done(i)
+    for proc in exiting:
+        proc.join(5)
+    gc.unfreeze()
     return out
 
 

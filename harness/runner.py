@@ -11,6 +11,8 @@ from harness.options import DEFAULT_SEED  # noqa: I001
 
 from dataclasses import dataclass
 
+import functools
+
 import numpy as np
 
 from opkit.framework import errors
@@ -144,8 +146,10 @@ class PreparedOp:
             from opkit.framework.device import to_device
 
             tensor = LoDTensor()
-            tensor.set(to_device(np.asarray(data), self.place) if self.place.kind == "GPU"
-                       else np.asarray(data), self.place)
+            if self.place.kind == "GPU":
+                tensor.set(to_device(np.asarray(data), self.place), self.place)
+            else:             # a host array on the CPU place: the tensor's cheap path
+                tensor.set(np.asarray(data))
             if lod:
                 tensor.set_lod(lod)
             var.set_value(tensor)
@@ -229,14 +233,30 @@ _SIGNS = np.array([-1.0, 1.0])
 
 def make_cotangents(outputs: dict[str, np.ndarray], names, seed: int = DEFAULT_SEED) -> dict:
     """A fixed random cotangent per output (not ones: a mean loss hides softmax's gradient)."""
-    rng = np.random.default_rng(seed)
-    out = {}
+    wanted = []
     for n in names:
         value = outputs.get(n)
         if value is None or value.dtype.kind != "f":
             continue
+        wanted.append((n, tuple(value.shape), value.dtype.str))
+    # the same draws for the same (seed, names, shapes, dtypes): drawn once per process
+    # (small outputs only: the cache must not hold large arrays), each caller gets copies
+    key = (int(seed), tuple(wanted))
+    if sum(int(np.prod(w[1])) for w in wanted) > _CACHED_COTANGENT_SIZE:
+        return dict(zip((w[0] for w in wanted), _cotangent_draws.__wrapped__(*key)))
+    return {n: a.copy() for n, a in zip((w[0] for w in wanted), _cotangent_draws(*key))}
+
+
+_CACHED_COTANGENT_SIZE = 65536
+
+
+@functools.lru_cache(maxsize=512)
+def _cotangent_draws(seed: int, wanted: tuple) -> tuple:
+    rng = np.random.default_rng(seed)
+    out = []
+    for _, shape, dtype in wanted:
         # = rng.uniform(...) * rng.choice([-1.0, 1.0], shape), the same draws, bit for bit
         # (choice draws integers(0, 2)), without choice's own overhead
-        cot = rng.uniform(0.5, 1.5, value.shape) * _SIGNS[rng.integers(0, 2, value.shape)]
-        out[n] = cot.astype(value.dtype)
-    return out
+        cot = rng.uniform(0.5, 1.5, shape) * _SIGNS[rng.integers(0, 2, shape)]
+        out.append(cot.astype(np.dtype(dtype)))
+    return tuple(out)

@@ -25,7 +25,9 @@ Op-level verdicts (`op_verdicts`), decided from what RAN, never from source text
 """
 from __future__ import annotations
 
+import ast
 import difflib
+import functools
 import inspect
 import re
 from dataclasses import dataclass, field
@@ -53,11 +55,40 @@ class SuiteError(Exception):
 def class_location(cls) -> str:
     """'path:line' of a class definition (best effort)."""
     try:
-        path = inspect.getsourcefile(cls) or "?"
-        line = inspect.getsourcelines(cls)[1]
-        return f"{path}:{line}"
-    except (OSError, TypeError):
+        path = inspect.getsourcefile(cls)
+    except TypeError:
+        path = None
+    if not path:
         return getattr(cls, "__module__", "?")
+    line = _class_lines(path).get(getattr(cls, "__qualname__", cls.__name__))
+    return f"{path}:{line}" if line else path
+
+
+@functools.lru_cache(maxsize=256)
+def _class_lines(path: str) -> dict[str, int]:
+    """{qualified class name: line of its `class` statement} of a source file, parsed once
+    (inspect.getsourcelines re-parses the whole file for every class it is asked about)."""
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    lines: dict[str, int] = {}
+
+    def walk(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                name = prefix + child.name
+                first = child.decorator_list[0].lineno if child.decorator_list else \
+                    child.lineno
+                lines.setdefault(name, first)
+                walk(child, name + ".")
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                walk(child, prefix + child.name + ".<locals>.")
+            elif not isinstance(child, (ast.Lambda,)):
+                walk(child, prefix)
+
+    walk(tree, "")
+    return lines
 
 
 def guess_op_from_file(path) -> str | None:

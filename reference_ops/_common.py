@@ -56,9 +56,9 @@ def numel(dims) -> int:
 def normalize_axis(axis: int, rank: int, what: str = "axis") -> int:
     """Map a negative axis to ``axis + rank`` and validate it lies in [0, rank)."""
     axis = int(axis)
-    enforce(-rank <= axis < rank,
-            errors.InvalidArgument("Attr(%s) = %d is out of range for a tensor of rank %d; "
-                                   "it should be in [%d, %d).", what, axis, rank, -rank, rank))
+    if not -rank <= axis < rank:       # (the error is built only when it is raised)
+        raise errors.InvalidArgument("Attr(%s) = %d is out of range for a tensor of rank %d; "
+                                     "it should be in [%d, %d).", what, axis, rank, -rank, rank)
     return axis + rank if axis < 0 else axis
 
 
@@ -130,19 +130,19 @@ def elementwise_broadcast(x_shape, y_shape, axis: int):
     small = list(small)
     while len(small) > 1 and small[-1] == 1 and axis + len(small) > rank:
         small.pop()
-    enforce(0 <= axis <= rank - len(small),
-            errors.InvalidArgument(
-                "Attr(axis) = %d is invalid for X of shape %s and Y of shape %s: it should "
-                "be in [0, %d] (or -1).", axis, x_shape, y_shape, rank - len(small)))
+    if not 0 <= axis <= rank - len(small):
+        raise errors.InvalidArgument(
+            "Attr(axis) = %d is invalid for X of shape %s and Y of shape %s: it should "
+            "be in [0, %d] (or -1).", axis, x_shape, y_shape, rank - len(small))
     small_view = [1] * axis + small + [1] * (rank - axis - len(small))
     out = []
     for i, (b, s_) in enumerate(zip(big, small_view)):
-        enforce(b == s_ or b == 1 or s_ == 1 or b < 0 or s_ < 0,
-                errors.InvalidArgument(
-                    "Broadcast dimension mismatch in elementwise op: X of shape %s, Y of "
-                    "shape %s, axis %d: dim %d is %d in one and %d in the other; they "
-                    "should be equal or one of them 1.", x_shape, y_shape, axis, i,
-                    b if x_big else s_, s_ if x_big else b))
+        if not (b == s_ or b == 1 or s_ == 1 or b < 0 or s_ < 0):
+            raise errors.InvalidArgument(
+                "Broadcast dimension mismatch in elementwise op: X of shape %s, Y of "
+                "shape %s, axis %d: dim %d is %d in one and %d in the other; they "
+                "should be equal or one of them 1.", x_shape, y_shape, axis, i,
+                b if x_big else s_, s_ if x_big else b)
         if b < 0 or s_ < 0:
             out.append(max(b, s_) if max(b, s_) > 1 else UNKNOWN)
         else:
@@ -242,6 +242,16 @@ def as_strided(xp, a, shape, strides):
     return xp.lib.stride_tricks.as_strided(a, shape, strides)
 
 
+def pad_hw(xp, x, top, bottom, left, right, fill=0):
+    """An NCHW array padded along H and W with ``fill`` (a new array, as ``xp.pad`` gives:
+    one allocation and one copy, without ``pad``'s generic per-axis machinery, which cost
+    more than the convolution itself on small inputs)."""
+    n, c, h, w = x.shape
+    out = xp.full((n, c, h + top + bottom, w + left + right), fill, dtype=x.dtype)
+    out[:, :, top:top + h, left:left + w] = x
+    return out
+
+
 def windows(xp, xpad, kh, kw, sh, sw, dh, dw, oh, ow):
     """View of the sliding windows of a padded NCHW array: shape [N, C, kh, kw, oh, ow],
     window (i, j) at output (y, x) reading xpad[:, :, y*sh + i*dh, x*sw + j*dw]."""
@@ -254,21 +264,23 @@ def windows(xp, xpad, kh, kw, sh, sw, dh, dw, oh, ow):
 def paddings4(paddings, what="paddings"):
     """[ph, pw] -> (top, bottom, left, right); [t, b, l, r] as is."""
     p = [int(v) for v in paddings]
-    enforce(len(p) in (2, 4), errors.InvalidArgument(
-        "Attr(%s) should hold 2 ([pad_h, pad_w]) or 4 ([top, bottom, left, right]) values, "
-        "but received %s.", what, p))
-    enforce(all(v >= 0 for v in p), errors.InvalidArgument(
-        "Attr(%s) should be non-negative, but received %s.", what, p))
+    if len(p) not in (2, 4):
+        raise errors.InvalidArgument(
+            "Attr(%s) should hold 2 ([pad_h, pad_w]) or 4 ([top, bottom, left, right]) values, "
+            "but received %s.", what, p)
+    if not all(v >= 0 for v in p):
+        raise errors.InvalidArgument("Attr(%s) should be non-negative, but received %s.",
+                                     what, p)
     return (p[0], p[0], p[1], p[1]) if len(p) == 2 else tuple(p)
 
 
 def check_pair(values, name, positive=True):
     v = [int(a) for a in values]
-    enforce(len(v) == 2, errors.InvalidArgument(
-        "Attr(%s) should hold 2 values ([h, w]), but received %s.", name, v))
-    if positive:
-        enforce(all(a > 0 for a in v), errors.InvalidArgument(
-            "Attr(%s) should be positive, but received %s.", name, v))
+    if len(v) != 2:
+        raise errors.InvalidArgument("Attr(%s) should hold 2 values ([h, w]), but received %s.",
+                                     name, v)
+    if positive and not all(a > 0 for a in v):
+        raise errors.InvalidArgument("Attr(%s) should be positive, but received %s.", name, v)
     return v
 
 

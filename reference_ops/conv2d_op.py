@@ -2,7 +2,7 @@
 from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce, errors)
 from reference_ops._extra import add_extra_attrs
-from reference_ops._common import check_pair, paddings4, scatter_windows, windows
+from reference_ops._common import check_pair, pad_hw, paddings4, scatter_windows, windows
 
 
 class Conv2DOpMaker(OpMaker):
@@ -157,7 +157,7 @@ def _cols(xp, x, geo, pads, groups):
     """im2col: [N, groups, C/groups * kh * kw, oh * ow] (a copy)."""
     sh, sw, dh, dw, kh, kw, oh, ow = geo
     pt, pb, pl, pr = pads
-    xpad = xp.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)))
+    xpad = pad_hw(xp, x, pt, pb, pl, pr)
     win = windows(xp, xpad, kh, kw, sh, sw, dh, dw, oh, ow)
     n, c = x.shape[:2]
     return xp.reshape(win, (n, groups, (c // groups) * kh * kw, oh * ow)), xpad.shape

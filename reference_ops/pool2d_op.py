@@ -2,7 +2,7 @@
 from opkit import (OpMaker, OperatorWithKernel, GradOpMaker, register_operator,
                    register_kernel, grad_var_name, enforce, errors)
 from reference_ops._extra import add_extra_attrs
-from reference_ops._common import check_pair, paddings4, scatter_windows, windows
+from reference_ops._common import check_pair, pad_hw, paddings4, scatter_windows, windows
 
 
 class Pool2DOpMaker(OpMaker):
@@ -133,7 +133,7 @@ def _padded_windows(xp, x, geo, fill):
     # ceil_mode windows may run past the padding: pad the bottom/right further
     pb2 = max(pb, (oh - 1) * sh + kh - h - pt)
     pr2 = max(pr, (ow - 1) * sw + kw - w - pl)
-    xpad = xp.pad(x, ((0, 0), (0, 0), (pt, pb2), (pl, pr2)), constant_values=fill)
+    xpad = pad_hw(xp, x, pt, pb2, pl, pr2, fill)
     return windows(xp, xpad, kh, kw, sh, sw, 1, 1, oh, ow), xpad.shape
 
 

@@ -60,6 +60,7 @@ __all__ = ["CHECK", "ExploreCheck", "budget", "derive_cases", "DEFAULT_BUDGET",
 
 DEFAULT_BUDGET = DEFAULT_EXPLORE   # derived cases per OpTest case (opkit test --explore N)
 GRAD_BUDGET = 3         # of those, how many also get a gradient check
+SCREEN_BLOCKS = 4       # blocks per random direction of that gradient screen (fast mode: 16)
 RESEEDS = 1             # without reference(): setUp re-run under this many other seeds
                         # (one more per 32 of budget: --explore 64 gives 3)
 _SKIP_ATTR_WORDS = ("seed", "use_", "is_test", "fix_seed", "mkldnn", "cudnn", "op_role",
@@ -697,8 +698,12 @@ class ExploreCheck(Check):
                     numeric_grad_delta=opts.get("numeric_grad_delta", 0.005),
                     places=("CPU",), dtypes=("float64",), seed=seed)
         try:
+            # a screen: fast mode with few blocks per direction (a derived case's wrong
+            # gradient is rarely one element among many); a failure is judged again in
+            # exact mode below, which names the wrong elements
             got = check_grad(new, list(case.grad_inputs), list(case.grad_outputs),
-                             case.no_grad_set, mode=opts.get("grad_mode") or "fast", **args)
+                             case.no_grad_set, mode=opts.get("grad_mode") or "fast",
+                             fast_blocks=SCREEN_BLOCKS, **args)
             if any(r.status == FAIL for r in got) and opts.get("grad_mode") != "exact":
                 got = check_grad(new, list(case.grad_inputs), list(case.grad_outputs),
                                  case.no_grad_set, mode="exact", **args)

@@ -15,7 +15,7 @@ import numpy as np
 from harness.checks.output import (expected_outputs, first_line, fmt_index, prepare_case,
                                    run_combos)
 from harness.gradient import (AUTO_EXACT_MAX_ELEMENTS, AUTO_MAX_COLOURS, ERROR_FACTOR,
-                              F64_RTOL, NumericEngine, compare)
+                              F64_RTOL, FAST_BLOCKS, NumericEngine, compare)
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.runner import make_cotangents, normalize_slots
 from harness.tolerances import GRAD_ABS_FLOOR, VACUOUS_ABS, grad_tolerance
@@ -50,9 +50,12 @@ def _numeric_dtype(case) -> str | None:
 
 def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
                max_relative_error=0.005, numeric_grad_delta=0.005, user_defined_grads=None,
-               mode=None, repro="", places=None, dtypes=None, seed=DEFAULT_SEED) -> list[CheckResult]:
+               mode=None, repro="", places=None, dtypes=None, seed=DEFAULT_SEED,
+               fast_blocks: int = FAST_BLOCKS) -> list[CheckResult]:
     """Analytic against numeric gradients of `inputs_to_check` for the loss over
-    `output_names`, on every place x float dtype with a kernel."""
+    `output_names`, on every place x float dtype with a kernel. `fast_blocks`: the blocks
+    each random direction of fast mode is split into (fewer: fewer forward runs, a coarser
+    screen; a caller that screens with few blocks re-runs exact mode on a failure)."""
     tail = f"\nreproduce: {repro}" if repro else ""
     op = case.op_type
     if isinstance(inputs_to_check, str):
@@ -118,7 +121,7 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
                     if s.colours > AUTO_MAX_COLOURS:
                         picked = "fast"
             if picked == "fast":
-                fast[name] = engine.directions(name)
+                fast[name] = engine.directions(name, n_blocks=fast_blocks)
             else:
                 numeric[name] = engine.exact(name, dense=(picked == "dense"))
             info = engine.info.get(name, {})

@@ -43,8 +43,9 @@ def add_arguments(parser) -> None:
     add_format_option(parser)
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="a full table for every op (default: only failing ops)")
-    parser.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
-                        help="run N cases at a time in forked worker processes")
+    parser.add_argument("--jobs", "-j", type=int, default=0, metavar="N",
+                        help="run N cases at a time in forked worker processes (default 0: "
+                             "automatic, one per available CPU, at most 8; 1: one at a time)")
     parser.add_argument("--shard", metavar="K/N",
                         help="run only part K of N of the ops (1 <= K <= N), balanced by "
                              "the recorded durations when a durations file exists")
@@ -124,9 +125,22 @@ def _options(args):
                         (args.timeout or None))
 
 
+def automatic_jobs() -> int:
+    """One worker per CPU this process may run on, at most 8."""
+    import os
+
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    return max(1, min(8, cpus))
+
+
 def _validate(args) -> None:
-    if args.jobs < 1:
-        raise _usage(f"--jobs {args.jobs}: must be >= 1")
+    if args.jobs < 0:
+        raise _usage(f"--jobs {args.jobs}: must be >= 0 (0: automatic)")
+    if args.jobs == 0:
+        args.jobs = automatic_jobs()
     if args.fuzz is not None and args.fuzz < 0:
         raise _usage(f"--fuzz {args.fuzz}: must be >= 0")
     if getattr(args, "explore", None) is not None and args.explore < 0:

@@ -53,7 +53,7 @@ def project(tmp_path, table: str):
     (["relu", "--checks", "fuzz", "--fuzz", "0"], {}, ["--checks fuzz", "--fuzz N"]),
     (["relu", "--checks", "output", "--fuzz", "5"], {}, ["--fuzz 5", "--checks output"]),
     (["relu", "--checks", "bogus"], {}, ["bogus"]),
-    (["relu", "--jobs", "0"], {}, ["--jobs 0"]),
+    (["relu", "--jobs", "-1"], {}, ["--jobs -1"]),
     (["relu", "--builtins"], {}, ["--builtins"]),
     (["relu", "--ops", "/nonexistent"], {}, ["--ops /nonexistent", "no such file"]),
     (["relu", "--shard", "3/2"], {}, ["--shard"]),
