@@ -10,6 +10,11 @@ dim) reduces over all of them; ``keep_dim`` keeps reduced dims as 1, else they a
 removed, and an Out that would have no dims has shape [1]. Gradients: sum broadcasts
 Out@GRAD, mean divides it by the number of reduced elements, max/min give it to every
 element equal to the extreme (ties share it, as in Paddle), prod gives Out@GRAD * Out / X.
+
+Paddle 2.x's dtype attrs (Paddle's VarType numbers; -1, the default, casts nothing):
+``out_dtype`` casts X to that dtype and reduces in it, Out has it (paddle.sum(x, dtype=));
+``in_dtype`` is the dtype the gradient is made in: Out@GRAD is cast to it first, X@GRAD
+keeps X's dtype (Paddle's reduce grad kernel).
 """
 from __future__ import annotations
 
@@ -178,14 +183,19 @@ def _declare_sbp(op_type: str, fn_name: str, grad_reads_out: bool) -> None:
     for the mean, which divides by the number of elements it sees)."""
     from opkit import register_sbp
     from opkit.sbp import Signature, broadcast, partial_sum, split
-    from reference_ops._sbp import G, is_reduced, reduced_axis
+    from reference_ops._sbp import G, attr_is, is_reduced, reduced_axis
+
+    no_out_cast = attr_is("out_dtype -1", lambda ctx: ctx.attr("out_dtype") == -1)
+    no_in_cast = attr_is("in_dtype -1", lambda ctx: ctx.attr("in_dtype") == -1)
 
     kept, reduced, after = is_reduced(negate=True), is_reduced(), reduced_axis()
     sigs = [Signature({"X": split("i"), "Out": split(after)}, each="X", where=kept)]
     if fn_name == "sum":
         sigs.append(Signature({"X": split("i"), "Out": partial_sum}, each="X", where=reduced))
     if fn_name in ("sum", "mean"):
-        sigs.append(Signature({"X": partial_sum, "Out": partial_sum}))
+        # not with out_dtype: each device's cast of its partial X (an int truncates) is no
+        # partial of the cast of the sum
+        sigs.append(Signature({"X": partial_sum, "Out": partial_sum}, where=no_out_cast))
     register_sbp(op_type, *sigs)
     out = {"Out": split(after)} if grad_reads_out else {}
     out_b = {"Out": broadcast} if grad_reads_out else {}
@@ -194,6 +204,7 @@ def _declare_sbp(op_type: str, fn_name: str, grad_reads_out: bool) -> None:
     if fn_name != "mean":
         grads.append(Signature({"X": split("i"), **out_b, G("Out"): broadcast,
                                 G("X"): split("i")}, each="X", where=reduced))
+    # not with in_dtype: Out@GRAD's partials are each rounded to in_dtype
     grads.append(Signature({"X": broadcast, **out_b, G("Out"): partial_sum,
-                            G("X"): partial_sum}))
+                            G("X"): partial_sum}, where=no_in_cast))
     register_sbp(op_type + "_grad", *grads)
