@@ -10,6 +10,11 @@ dim) reduces over all of them; ``keep_dim`` keeps reduced dims as 1, else they a
 removed, and an Out that would have no dims has shape [1]. Gradients: sum broadcasts
 Out@GRAD, mean divides it by the number of reduced elements, max/min give it to every
 element equal to the extreme (ties share it, as in Paddle), prod gives Out@GRAD * Out / X.
+
+Paddle 2.x's dtype attrs (Paddle's VarType numbers; -1, the default, casts nothing):
+``out_dtype`` casts X to that dtype and reduces in it, Out has it (paddle.sum(x, dtype=));
+``in_dtype`` is the dtype the gradient is made in: Out@GRAD is cast to it first, X@GRAD
+keeps X's dtype (Paddle's reduce grad kernel).
 """
 from __future__ import annotations
 
@@ -18,11 +23,15 @@ from types import SimpleNamespace
 from opkit import (GradOpMaker, OperatorWithKernel, OpKernelType, OpMaker, enforce, errors,
                    grad_var_name, register_kernel)
 from reference_ops._common import reduce_dims
+from reference_ops._dtype import VAR_TYPE_DTYPES
 from opkit.framework import domains as D
 
 __all__ = ["REDUCES", "build_reduce", "reduce_dims"]
 
 FLOATS = ("float32", "float64")
+# in_dtype / out_dtype: -1 or the VarType number of a dtype opkit computes in
+_DTYPE_CODES = [-1] + [code for code, name in VAR_TYPE_DTYPES.items()
+                       if name in ("bool", "int32", "int64", "float32", "float64")]
 # op_type -> (formula, numpy function, forward dtypes, grad reads X and Out)
 REDUCES = {
     "reduce_sum": (r"\sum", "sum", FLOATS + ("int32", "int64"), False),
@@ -59,10 +68,13 @@ def build_reduce(op_type: str) -> SimpleNamespace:
                       "(as size 1).", default=False)
         self.add_attr("reduce_all", "bool", "(bool, default false) Reduce over all "
                       "dimensions.", default=False)
-        self.add_attr("in_dtype", "int", "(int, default -1) Paddle's cast of X before "
-                      "reducing; only -1 (none) is supported.", default=-1).in_set([-1])
-        self.add_attr("out_dtype", "int", "(int, default -1) Paddle's cast of Out; only -1 "
-                      "(X's dtype) is supported.", default=-1).in_set([-1])
+        self.add_attr("in_dtype", "int", "(int, default -1) Paddle's VarType number of the "
+                      "dtype the gradient is computed in: Out@GRAD is cast to it before X@GRAD "
+                      "is made (X@GRAD keeps X's dtype); -1: no cast.",
+                      default=-1).in_set(_DTYPE_CODES)
+        self.add_attr("out_dtype", "int", "(int, default -1) Paddle's VarType number of "
+                      "Out's dtype: X is cast to it and reduced in it; -1: X's dtype.",
+                      default=-1).in_set(_DTYPE_CODES)
         # declared domains (docs/domains.md)
         self.proto.attr("dim").set_domain(D.axes_of("X"))
         self.add_comment(f"{name} Operator.\n\n$$Out = {formula}_{{dim}} X$$\nreduce_all "
@@ -82,6 +94,8 @@ def build_reduce(op_type: str) -> SimpleNamespace:
                 f"{op_type} reduces dim {empty[0] if empty else ''} of Input(X), whose size "
                 f"is 0 (X's shape {x_dims}): the {fn_name} of no elements is undefined"))
         ctx.set_output_dim("Out", out_dims(x_dims, dims, ctx.attr("keep_dim")))
+        if ctx.attr("out_dtype") != -1:
+            ctx.set_output_dtype("Out", VAR_TYPE_DTYPES[ctx.attr("out_dtype")])
         if dims and dims[0] != 0:
             ctx.share_lod("X", "Out")
 
@@ -97,6 +111,8 @@ def build_reduce(op_type: str) -> SimpleNamespace:
     def grad_infer_shape(self, ctx):
         enforce(ctx.has_input(dout_name), f"Input(Out@GRAD) of {name}GradOp should not be null.")
         ctx.set_output_dim(dx_name, ctx.get_input_dim("X"))
+        if ctx.attr("out_dtype") != -1 or ctx.attr("in_dtype") != -1:
+            ctx.set_output_dtype(dx_name, ctx.get_input_dtype("X"))
         ctx.share_lod("X", dx_name)
 
     def grad_kernel_type(self, ctx):
@@ -114,6 +130,8 @@ def build_reduce(op_type: str) -> SimpleNamespace:
     def kernel(ctx):
         xp = ctx.xp
         x = ctx.input("X")
+        if ctx.attr("out_dtype") != -1:     # Paddle: X cast to out_dtype, reduced in it
+            x = x.astype(VAR_TYPE_DTYPES[ctx.attr("out_dtype")], copy=False)
         dims = reduce_dims(x.ndim, ctx.attr("dim"), ctx.attr("reduce_all"))
         out = getattr(xp, fn_name)(x, axis=tuple(dims), keepdims=True)
         shape = out_dims(list(x.shape), dims, ctx.attr("keep_dim"))
@@ -124,6 +142,8 @@ def build_reduce(op_type: str) -> SimpleNamespace:
         x_t = ctx.input_tensor("X")
         shape = tuple(int(d) for d in x_t.shape)
         dout = ctx.input(dout_name)
+        if ctx.attr("in_dtype") != -1:      # Paddle: Out@GRAD cast to in_dtype first
+            dout = dout.astype(VAR_TYPE_DTYPES[ctx.attr("in_dtype")], copy=False)
         dims = reduce_dims(len(shape), ctx.attr("dim"), ctx.attr("reduce_all"))
         kept = tuple(1 if i in dims else d for i, d in enumerate(shape))
         g = xp.reshape(dout, kept)
@@ -141,7 +161,9 @@ def build_reduce(op_type: str) -> SimpleNamespace:
                 dx = g * out / x
             else:
                 dx = g * (x == out).astype(dout.dtype)
-        ctx.set_output(dx_name, xp.array(dx, dtype=dout.dtype, copy=True))
+        dx_dtype = x_t.dtype if (ctx.attr("out_dtype") != -1 or ctx.attr("in_dtype") != -1) \
+            else dout.dtype
+        ctx.set_output(dx_name, xp.array(dx, dtype=dx_dtype, copy=True))
 
     kernel.__name__ = f"{op_type}_kernel"
     grad_kernel.__name__ = f"{op_type}_grad_kernel"
@@ -161,14 +183,19 @@ def _declare_sbp(op_type: str, fn_name: str, grad_reads_out: bool) -> None:
     for the mean, which divides by the number of elements it sees)."""
     from opkit import register_sbp
     from opkit.sbp import Signature, broadcast, partial_sum, split
-    from reference_ops._sbp import G, is_reduced, reduced_axis
+    from reference_ops._sbp import G, attr_is, is_reduced, reduced_axis
+
+    no_out_cast = attr_is("out_dtype -1", lambda ctx: ctx.attr("out_dtype") == -1)
+    no_in_cast = attr_is("in_dtype -1", lambda ctx: ctx.attr("in_dtype") == -1)
 
     kept, reduced, after = is_reduced(negate=True), is_reduced(), reduced_axis()
     sigs = [Signature({"X": split("i"), "Out": split(after)}, each="X", where=kept)]
     if fn_name == "sum":
         sigs.append(Signature({"X": split("i"), "Out": partial_sum}, each="X", where=reduced))
     if fn_name in ("sum", "mean"):
-        sigs.append(Signature({"X": partial_sum, "Out": partial_sum}))
+        # not with out_dtype: each device's cast of its partial X (an int truncates) is no
+        # partial of the cast of the sum
+        sigs.append(Signature({"X": partial_sum, "Out": partial_sum}, where=no_out_cast))
     register_sbp(op_type, *sigs)
     out = {"Out": split(after)} if grad_reads_out else {}
     out_b = {"Out": broadcast} if grad_reads_out else {}
@@ -177,6 +204,7 @@ def _declare_sbp(op_type: str, fn_name: str, grad_reads_out: bool) -> None:
     if fn_name != "mean":
         grads.append(Signature({"X": split("i"), **out_b, G("Out"): broadcast,
                                 G("X"): split("i")}, each="X", where=reduced))
+    # not with in_dtype: Out@GRAD's partials are each rounded to in_dtype
     grads.append(Signature({"X": broadcast, **out_b, G("Out"): partial_sum,
-                            G("X"): partial_sum}))
+                            G("X"): partial_sum}, where=no_in_cast))
     register_sbp(op_type + "_grad", *grads)

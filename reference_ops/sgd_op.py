@@ -19,6 +19,12 @@ Updates the parameter with one step of stochastic gradient descent:
 $$ParamOut = Param - LearningRate \cdot Grad$$
 When Grad is a SelectedRows, only its rows are updated (duplicate rows are
 merged by summing first).
+
+When Param is a SelectedRows (a sparse parameter; Paddle 2.x), Grad must be a
+SelectedRows too: for each row id of Grad, in order, the value row of Param that
+holds id is updated, Param[index of id in Param's rows] -= LearningRate * Grad[i];
+a row id Param does not hold is an error. Param's rows and height are kept, and
+ParamOut (normally Param's own variable) holds the updated SelectedRows.
 """)
 
 
@@ -34,7 +40,7 @@ class SGDOp(OperatorWithKernel):
             "Input(LearningRate) of SGDOp should hold exactly one element, but its shape is %s "
             "(%d elements).", lr_dims, lr_n))
         param_dims = list(ctx.get_input_dim("Param"))
-        if ctx.is_runtime():
+        if ctx.is_runtime() and not _holds_selected_rows(ctx, "Param"):
             grad_dims = list(ctx.get_input_dim("Grad"))
             enforce(grad_dims == param_dims, errors.InvalidArgument(
                 "Input(Grad) of SGDOp should have the same shape as Input(Param), but Param has "
@@ -46,6 +52,14 @@ class SGDOp(OperatorWithKernel):
 
 
 register_operator("sgd", SGDOp, SGDOpMaker, inplace={"Param": "ParamOut"})
+
+
+def _holds_selected_rows(ctx, slot: str) -> bool:
+    """At run time: the variable of input `slot` holds a SelectedRows (a sparse Param has
+    no dense shape to compare Grad's with: Grad's rows index Param's rows)."""
+    names = ctx.input_names(slot)
+    var = ctx.scope.find_var(names[0]) if names else None
+    return var is not None and isinstance(var.value(), SelectedRows)
 
 
 def _merge_rows(xp, rows, values):
@@ -71,6 +85,10 @@ def sgd_kernel(ctx):
     lr = xp.reshape(ctx.input("LearningRate"), (-1,))[0].astype(param.dtype)
     grad_var = ctx.input_var("Grad")
     grad_value = grad_var.value() if grad_var is not None else None
+    param_value = ctx.input_var("Param").value()
+    if isinstance(param_value, SelectedRows):
+        _sparse_param_sgd(ctx, param_value, grad_value, lr)
+        return
     if isinstance(grad_value, SelectedRows):
         values = ctx.input("Grad")
         enforce(int(grad_value.height) == int(param.shape[0]), errors.InvalidArgument(
@@ -84,6 +102,45 @@ def sgd_kernel(ctx):
         return
     grad = ctx.input("Grad")
     ctx.set_output("ParamOut", param - lr * grad)
+
+
+def _sparse_param_sgd(ctx, param_sr, grad_value, lr) -> None:
+    """Paddle's SGD kernel for a SelectedRows Param: each Grad row id updates the value row
+    of Param that holds id, in Grad's order (a duplicate id is applied twice, as Paddle's
+    loop does). The value is a new array set into ParamOut's SelectedRows (Param's own,
+    when ParamOut is Param's variable), so a holder of Param's value tensor sees it."""
+    xp = ctx.xp
+    enforce(isinstance(grad_value, SelectedRows), errors.InvalidArgument(
+        "SGDOp: Param is SelectedRows, so Grad must be SelectedRows too, but Grad holds %s.",
+        type(grad_value).__name__))
+    param = xp.asarray(param_sr.value.data)
+    grad = xp.asarray(grad_value.value.data) if len(grad_value.rows) else None
+    out = xp.array(param, copy=True)
+    if grad is not None:
+        enforce(tuple(grad.shape[1:]) == tuple(param.shape[1:]) and
+                int(grad.shape[0]) == len(grad_value.rows), errors.InvalidArgument(
+                    "SGDOp: the SelectedRows Grad (%d rows, value shape %s) does not match "
+                    "the SelectedRows Param (value shape %s): each Grad row must be one Param "
+                    "value row.", len(grad_value.rows), list(grad.shape), list(param.shape)))
+        position = {int(r): i for i, r in enumerate(param_sr.rows)}
+        missing = [int(r) for r in grad_value.rows if int(r) not in position]
+        enforce(not missing, errors.InvalidArgument(
+            "SGDOp: Grad row %d is not one of the rows %s of the SelectedRows Param.",
+            missing[0] if missing else -1, list(param_sr.rows)))
+        index = np.array([position[int(r)] for r in grad_value.rows], dtype=np.int64)
+        step = lr * grad
+        if xp is np:
+            np.subtract.at(out, index, step)        # in Grad's order, duplicates too
+        else:
+            for k, i in enumerate(index.tolist()):
+                out[i] -= step[k]
+    var = ctx.output_var("ParamOut")
+    target = var.value()
+    if not isinstance(target, SelectedRows):
+        target = SelectedRows()
+        var.set_value(target)
+    target.rows, target.height = list(param_sr.rows), param_sr.height
+    target.value.set(out, ctx.place)
 
 
 # -- parallel signatures (docs/sbp.md) -------------------------------------------------------

@@ -19,9 +19,11 @@ shares the LoD of the first input:
 $$Out = \sum_{i} X_{i}$$
 
 SelectedRows inputs (sparse gradients): when every input is SelectedRows, Out is
-SelectedRows with the rows and values of the inputs concatenated in input order
-(duplicates are merged by the consumer, e.g. sgd); when any input is dense, Out is
-dense and each SelectedRows input is added row by row.
+SelectedRows of the same height whose rows are the sorted distinct rows of the
+inputs, each value the sum of that row's values over the inputs (Paddle's
+MergeAdd; inputs without rows add nothing, and with no rows at all Out has none);
+when any input is dense, Out is dense and each SelectedRows input is added row
+by row.
 """)
 
 
@@ -76,19 +78,56 @@ def _input_values(ctx) -> list:
     return [ctx.scope.find_var(n).value() for n in ctx.input_names("X")]
 
 
+def _sum_selected_rows(ctx, values) -> None:
+    """Paddle's MergeAdd: Out's rows are the sorted distinct rows of the inputs that have
+    rows, each value the sum over the inputs (in input order). Out's SelectedRows object is
+    updated in place (a caller may hold it; Out may be X[0])."""
+    xp = ctx.xp
+    heights = {v.height for v in values}
+    enforce(len(heights) == 1, errors.InvalidArgument(
+        "Inputs(X) of SumOp are SelectedRows of different heights %s.", sorted(heights)))
+    used = [v for v in values if len(v.rows)]
+    for v in used:
+        enforce(v.value.is_initialized() and int(v.value.shape[0]) == len(v.rows),
+                errors.InvalidArgument(
+                    "Inputs(X) of SumOp: a SelectedRows input has %d rows but a value of "
+                    "shape %s (one value row per row)", len(v.rows),
+                    list(v.value.shape) if v.value.is_initialized() else None))
+    var = ctx.output_var("Out")
+    target = var.value()
+    if not isinstance(target, SelectedRows):
+        target = SelectedRows()
+        var.set_value(target)
+    height = heights.pop()
+    if not used:
+        dtype = next((v.value.data.dtype for v in values if v.value.is_initialized()),
+                     np.dtype(ctx.dtype))
+        target.rows, target.height = [], height
+        target.value.set(xp.zeros((0,), dtype=dtype), ctx.place)
+        return
+    rows = np.concatenate([np.asarray(v.rows, dtype=np.int64) for v in used])
+    data = xp.concatenate([xp.asarray(v.value.data) for v in used], axis=0)
+    uniq, inverse = np.unique(rows, return_inverse=True)
+    if xp is np:
+        merged = np.zeros((len(uniq),) + tuple(data.shape[1:]), dtype=data.dtype)
+        np.add.at(merged, inverse, data)        # in input order: deterministic
+    else:  # one-hot matmul: deterministic on any array module
+        onehot = xp.asarray((inverse[None, :] == np.arange(len(uniq))[:, None])
+                            .astype(data.dtype))
+        merged = xp.reshape(xp.matmul(onehot, xp.reshape(data, (len(rows), -1))),
+                            (len(uniq),) + tuple(data.shape[1:]))
+    target.rows, target.height = [int(r) for r in uniq], height
+    target.value.set(merged, ctx.place)
+
+
 # the GPU kernel of sum is a dedicated cupy kernel: reference_ops/gpu/
-@register_kernel("sum", place="CPU", dtypes=("float32", "float64"))
+@register_kernel("sum", place="CPU", dtypes=("float32", "float64", "int32", "int64"))
 def sum_kernel(ctx):
     xp = ctx.xp
     values = _input_values(ctx)
     sparse = [isinstance(v, SelectedRows) for v in values]
     if all(sparse):
-        heights = {v.height for v in values}
-        enforce(len(heights) == 1, errors.InvalidArgument(
-            "Inputs(X) of SumOp are SelectedRows of different heights %s.", sorted(heights)))
-        rows = [r for v in values for r in v.rows]
-        value = xp.concatenate([xp.asarray(v.value.data) for v in values], axis=0)
-        ctx.output_var("Out").set_value(SelectedRows(rows, heights.pop(), value))
+        _sum_selected_rows(ctx, values)
         return
     if not any(sparse):
         xs = ctx.inputs("X")

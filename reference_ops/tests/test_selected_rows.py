@@ -73,12 +73,14 @@ def _run_sum(values):
     return scope.find_var("out").value()
 
 
-def test_sum_of_selected_rows_concatenates_rows():
-    a = opkit.SelectedRows([0, 3], 5, np.ones((2, 2), "float64"))
+def test_sum_of_selected_rows_merges_rows():
+    """Paddle's MergeAdd: the sorted distinct rows, each row's values summed."""
+    a = opkit.SelectedRows([3, 0], 5, np.array([[1.0, 2.0], [3.0, 4.0]]))
     b = opkit.SelectedRows([3, 4], 5, 2 * np.ones((2, 2), "float64"))
     out = _run_sum([a, b])
     assert isinstance(out, opkit.SelectedRows)
-    assert out.rows == [0, 3, 3, 4] and out.height == 5
+    assert out.rows == [0, 3, 4] and out.height == 5
+    np.testing.assert_array_equal(out.value.numpy(), [[3.0, 4.0], [3.0, 4.0], [2.0, 2.0]])
     np.testing.assert_array_equal(out.to_dense(), a.to_dense() + b.to_dense())
 
 

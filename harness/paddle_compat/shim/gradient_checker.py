@@ -1,10 +1,12 @@
 """`gradient_checker` of opkit's Paddle-compatibility mode.
 
 Paddle's double- and triple-grad checks (`double_grad_check`, `triple_grad_check` and their
-`_for_dygraph` twins) differentiate the grad op of the op that made `y`. They map onto
+`_for_dygraph` twins) differentiate the grad op of the op that made `y`. They could map onto
 opkit's numeric engine only where opkit registers that grad op's own grad
-(`<op>_grad_grad`); opkit has no second-order grad ops, so each such call skips the test
-with the reason naming the op, never passes. `grad_check` (first order) needs Paddle's
+(`<op>_grad_grad`, checked by opkit's `double_grad` check); without it the call skips the
+test with the reason naming the op, never passes. With it, the call still skips: `y` comes
+from Paddle's static Program, which the facade does not build (in Paddle's 2.x / 3.x files
+these calls sit behind `paddle.static.data`, which skips first). `grad_check` (first order) needs Paddle's
 static Program (its `y` comes from Paddle's layer API); it skips with that reason.
 """
 from __future__ import annotations
