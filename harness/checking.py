@@ -8,8 +8,8 @@
   setUp and every check.
 
 `run_case` (a hand-made Case) and `run_test` (an OpTest class, set up afresh) are what the
-fork pool's workers, the pytest plugin's in-process fallback and a reproducer verified in a
-fresh interpreter (harness.reproduce) run.
+fork pool's workers, the pytest plugin's in-process fallback and a fuzz reproducer verified
+in a fresh interpreter (`verify_reproducer`, through harness.reproduce) run.
 """
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ from harness.checks.registry import all_checks, get_check
 from harness.discovery import DiscoveredTest, seed_all
 from harness.report import FAIL, SKIP, CheckResult
 
-__all__ = ["run_case", "run_test", "run_checks", "CheckTimeout", "selected_specs"]
+__all__ = ["run_case", "run_test", "run_checks", "CheckTimeout", "selected_specs",
+           "verify_reproducer"]
 
 
 class CheckTimeout(BaseException):
@@ -145,7 +146,7 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
     # output and grad report them; the variant checks need the recorded gradients
     if any(n in ("output", "grad") or get_check(n).variants != ("case",) for n in wanted):
         # the OpTest's own methods first: they record grad_inputs/grad_outputs on its Case
-        from harness.checks.optest import run_optest_methods
+        from harness.checks.optest_methods import run_optest_methods
 
         if emit:
             emit(("start", "output"))
@@ -161,7 +162,7 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
     else:
         # the OpTest's methods are not run as checks here (--checks precision, say), but
         # what they would differentiate must still reach the case: recorded, not run
-        from harness.checks.optest import record_optest_arguments
+        from harness.checks.optest_methods import record_optest_arguments
 
         record_optest_arguments(test, name, seed)
     try:
@@ -183,6 +184,16 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
                            s.name not in context.op_level])
     results = run_checks(case, context, checks, first_case, emit)
     return pre + results
+
+
+def verify_reproducer(spec: dict) -> bool:
+    """harness.reproduce.verify for any check: in a fresh interpreter, the reproducer's
+    OpTest methods and, for a check other than output/grad, that check (by name) on its
+    case. The fuzzer's verifier (`confirm(..., verifier="harness.checking:verify_reproducer")`):
+    harness.reproduce imports no check registry, so the `explore` check can use it."""
+    from harness.reproduce import verify
+
+    return verify(spec, lambda case, check, seed: run_case(case, checks=[check], seed=seed))
 
 
 # the selected checks' specs (the fork pool sizes its backstop by their number)

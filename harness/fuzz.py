@@ -14,16 +14,13 @@ from __future__ import annotations
 from harness.options import DEFAULT_SEED  # noqa: I001
 
 import contextlib
-import re as _re
 from dataclasses import replace
-
-import numpy as np
 
 from harness.case import Case
 from harness.checks.support import CheckContext
 from harness.discovery import instantiate, seed_all
 from harness.report import FAIL, PASS, SKIP, CheckResult
-from harness.values import fmt_value
+from harness.reproduce import _literal, _takes_inputs_and_attrs, format_optest  # noqa: F401
 
 __all__ = ["fuzz_op", "fuzz_test", "format_optest"]
 
@@ -97,66 +94,12 @@ def _op_refuses(case: Case) -> bool:
     return False
 
 
-def _literal(value, indent: int = 0) -> str:
-    if isinstance(value, np.ndarray):
-        prefix = " " * indent + "np.array("
-        body = np.array2string(value, separator=", ", threshold=10 ** 6,
-                               floatmode="unique", max_line_width=96, prefix=prefix)
-        body = _re.sub(r"(?<![\w.])nan\b", "np.nan", body)
-        body = _re.sub(r"(?<![\w.])inf\b", "np.inf", body)
-        return f"np.array({body}, dtype=\"{value.dtype}\")"
-    if isinstance(value, float) and not np.isfinite(value):
-        return "np.nan" if np.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
-    if isinstance(value, tuple) and len(value) == 2:
-        return f"({_literal(value[0], indent + 1)}, {value[1]!r})"
-    if isinstance(value, list):
-        return "[" + ", ".join(f"({n!r}, {_literal(v, indent + 3 + len(repr(n)))})"
-                               for n, v in value) + "]"
-    return fmt_value(value)
-
-
-def format_optest(case: Case, base_name: str = "TestFuzz") -> str:
-    """The case as a ready-to-paste OpTest class."""
-    lines = ["import numpy as np", "from harness import OpTest", "", "",
-             f"class {base_name}Minimal(OpTest):",
-             "    def setUp(self):",
-             f"        self.op_type = {case.op_type!r}",
-             "        self.inputs = {"]
-    for slot, value in case.inputs.items():
-        lines.append(f"            {slot!r}: {_literal(value, 14 + len(repr(slot)))},")
-    lines += ["        }", f"        self.attrs = {fmt_value(case.attrs)}",
-              "        self.outputs = {"]
-    for slot, value in case.outputs.items():
-        lines.append(f"            {slot!r}: {_literal(value, 14 + len(repr(slot)))},")
-    lines += ["        }", "", "    def test_check_output(self):", "        self.check_output()"]
-    if case.grad_inputs:
-        names = list(case.grad_outputs) or [
-            slot for slot, v in case.outputs.items()
-            if np.asarray(v[0] if isinstance(v, tuple) else v).dtype.kind == "f"][:1]
-        outs = names[0] if len(names) == 1 else names
-        lines += ["", "    def test_check_grad(self):",
-                  f"        self.check_grad({list(case.grad_inputs)!r}, {outs!r})"]
-    return "\n".join(lines) + "\n"
-
-
 def _case_options(options) -> dict:
     """The OpTest's options that hold for a generated case: not its user_defined_grads
     (arrays of the OpTest's own shapes)."""
     out = dict(options or {})
     out.pop("user_defined_grads", None)
     return out
-
-
-def _takes_inputs_and_attrs(fn) -> bool:
-    import inspect
-
-    try:
-        inspect.signature(fn).bind({}, {})
-    except TypeError:
-        return False
-    except ValueError:      # no signature (a builtin): assume it does
-        return True
-    return True
 
 
 @contextlib.contextmanager
@@ -212,7 +155,7 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
                             f"{cls.__name__}.reference does not take (inputs, attrs): it "
                             "cannot compute a generated case's outputs")]
     # the test's own check_grad arguments (recorded by OpTest when its methods ran)
-    from harness.checks.optest import record_optest_arguments
+    from harness.checks.optest_methods import record_optest_arguments
 
     record_optest_arguments(test, cls.__name__)
     base = case_from_test(test)
@@ -295,7 +238,7 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
         from harness.reproduce import NOT_REPRODUCED, confirm
 
         again = confirm([case.op_type] + grad_op_types(case), text, f"{cls.__name__}Minimal",
-                        first.check, seed)
+                        first.check, seed, verifier="harness.checking:verify_reproducer")
         note = {True: "# re-run in a fresh process before printing: it fails there too",
                 False: f"# {NOT_REPRODUCED}",
                 None: "# (could not be re-run in a fresh process)"}[again]

@@ -8,18 +8,17 @@ them and either raises (plain pytest / unittest) or hands the results to the col
 """
 from __future__ import annotations
 
-import contextlib
-
 import inspect
 import os
 import sys
 import unittest
 
 from harness.case import Case
+from harness.checks.optest_methods import record_only, recording_only
 from harness.paddle_surface import PaddleSurface
 from harness.report import FAIL, current_collector
 
-__all__ = ["OpTest"]
+__all__ = ["OpTest", "record_only"]
 
 
 class OpTest(PaddleSurface, unittest.TestCase):
@@ -120,7 +119,7 @@ class OpTest(PaddleSurface, unittest.TestCase):
         case = self._build_case()
         self._record(no_check_set=tuple(no_check_set or ()),
                      options={"atol": atol, "rtol": rtol, "equal_nan": equal_nan or None})
-        if _RECORD_ONLY:
+        if recording_only():
             return []
         results = check_output(case, atol=atol, rtol=rtol, no_check_set=no_check_set,
                                equal_nan=equal_nan, repro=self._repro("test_check_output"))
@@ -144,29 +143,13 @@ class OpTest(PaddleSurface, unittest.TestCase):
                      options={"max_relative_error": max_relative_error,
                               "numeric_grad_delta": numeric_grad_delta,
                               "user_defined_grads": user_defined_grads, "grad_mode": mode})
-        if _RECORD_ONLY:
+        if recording_only():
             return []
         results = check_grad(case, inputs_to_check, output_names, no_grad_set,
                              max_relative_error, numeric_grad_delta, user_defined_grads,
                              mode=mode, repro=self._repro("test_check_grad"))
         self._deliver(results)
         return results
-
-
-_RECORD_ONLY = False
-
-
-@contextlib.contextmanager
-def record_only():
-    """Within: check_output/check_grad only record what they would check (on the test and
-    its Case) and return [] -- how the harness learns an OpTest's gradient inputs and
-    options (e.g. for fuzzing) without running its checks again."""
-    global _RECORD_ONLY
-    before, _RECORD_ONLY = _RECORD_ONLY, True
-    try:
-        yield
-    finally:
-        _RECORD_ONLY = before
 
 
 def _apply(case: Case, recorded: dict) -> None:

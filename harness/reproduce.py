@@ -1,32 +1,46 @@
-"""Re-run a printed reproducer in a fresh Python process before it is printed.
+"""Reproducers: a case as a ready-to-paste OpTest (`format_optest`), re-run in a fresh Python
+process before it is printed (`confirm`).
 
-`confirm(op_type, source, check, seed)` writes the reproducer (an OpTest module's text) to a
+`confirm(op_types, source, cls_name, check, seed)` writes the reproducer (an OpTest module's text) to a
 temporary file and runs it in a new interpreter: the modules that registered the op's (and
 its grad ops') kernels are loaded from their files, the OpTest's methods run, and the check
 that failed runs on its case (`verify`, through harness.fresh). Returns True when it fails
 there too (or raises there), False when it passes (the failure then depends on earlier runs
 in the process), None when it could not be run (no answer: timed out, died).
+
+This module imports no check but the OpTest methods' runner (harness.checks.optest_methods):
+the `explore` check uses it. `verify` judges `output` and `grad` (the reproducer's own
+methods); another check is run in the fresh interpreter by a verifier that knows the checks,
+named by the caller: `confirm(..., verifier="harness.checking:verify_reproducer")` (the
+fuzzer's, whose cases also fail `mutation`, `layout`, ...).
 """
 from __future__ import annotations
 
 from harness.options import DEFAULT_SEED  # noqa: I001
 
 import os
+import re as _re
 import sys
 import tempfile
 
-from harness import fresh
+import numpy as np
 
-__all__ = ["confirm", "NOT_REPRODUCED"]
+from harness import fresh
+from harness.values import fmt_value
+
+__all__ = ["confirm", "verify", "format_optest", "NOT_REPRODUCED"]
+
+OWN_CHECKS = ("output", "grad")   # what `verify` judges by itself: the reproducer's methods
 
 NOT_REPRODUCED = ("(re-run in a fresh process, this case passes: the failure depends on "
                   "earlier runs in the process)")
 
 
-def verify(spec: dict) -> bool:
+def verify(spec: dict, run_check=None) -> bool:
     """In the fresh interpreter (harness.fresh): load the kernels' modules, run the
-    reproducer's OpTest methods and, for another check, that check on its case; whether
-    something failed."""
+    reproducer's OpTest methods and, for another check, that check on its case
+    (`run_check(case, check, seed) -> [CheckResult]`, given by the verifier that names it);
+    whether something failed."""
     import importlib.util
 
     import opkit  # noqa: F401
@@ -48,14 +62,16 @@ def verify(spec: dict) -> bool:
         exec(compile(f.read(), spec["file"], "exec"), ns)
     cls = ns[spec["cls"]]
     from harness.case import case_from_test
-    from harness.checking import run_case
-    from harness.checks.optest import run_optest_methods
+    from harness.checks.optest_methods import run_optest_methods
     from harness.discovery import instantiate
 
     test = instantiate(cls, spec["seed"])
     results = run_optest_methods(test, spec["cls"], spec["seed"])
-    if spec["check"] not in ("output", "grad"):
-        results = run_case(case_from_test(test), checks=[spec["check"]], seed=spec["seed"])
+    if spec["check"] not in OWN_CHECKS:
+        if run_check is None:
+            raise ValueError(f"harness.reproduce.verify judges {' and '.join(OWN_CHECKS)} "
+                             f"only, not {spec['check']!r}")
+        results = run_check(case_from_test(test), spec["check"], spec["seed"])
     return any(r.status == "fail" for r in results)
 
 
@@ -78,7 +94,15 @@ def _kernel_modules(op_types) -> list:
 
 
 def confirm(op_types, source: str, cls_name: str, check: str, seed: int = DEFAULT_SEED,
-            timeout: float = 120.0):
+            timeout: float = 120.0, verifier: str = "harness.reproduce:verify"):
+    """Whether the reproducer `source` (class `cls_name`) fails `check` in a fresh
+    interpreter: True, False, or None (no answer). `verifier` ("module:function", run there
+    on the spec) is `verify` by default, which judges `output` and `grad`; another check
+    needs one that can run it (harness.checking:verify_reproducer)."""
+    if check not in OWN_CHECKS and verifier == "harness.reproduce:verify":
+        raise ValueError(f"confirm({check!r}): harness.reproduce.verify judges "
+                         f"{' and '.join(OWN_CHECKS)} only; pass a verifier that runs "
+                         f"{check!r} (harness.checking:verify_reproducer)")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "repro_case.py")
         with open(path, "w", encoding="utf-8") as f:
@@ -86,6 +110,61 @@ def confirm(op_types, source: str, cls_name: str, check: str, seed: int = DEFAUL
         spec = {"modules": _kernel_modules(op_types), "file": path, "cls": cls_name,
                 "check": check, "seed": seed}
         try:
-            return bool(fresh.run("harness.reproduce:verify", spec, timeout=timeout))
+            return bool(fresh.run(verifier, spec, timeout=timeout))
         except fresh.FreshError as exc:
             return True if exc.raised else None
+
+
+# -- the reproducer's text --------------------------------------------------------------------
+def _literal(value, indent: int = 0) -> str:
+    if isinstance(value, np.ndarray):
+        prefix = " " * indent + "np.array("
+        body = np.array2string(value, separator=", ", threshold=10 ** 6,
+                               floatmode="unique", max_line_width=96, prefix=prefix)
+        body = _re.sub(r"(?<![\w.])nan\b", "np.nan", body)
+        body = _re.sub(r"(?<![\w.])inf\b", "np.inf", body)
+        return f"np.array({body}, dtype=\"{value.dtype}\")"
+    if isinstance(value, float) and not np.isfinite(value):
+        return "np.nan" if np.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
+    if isinstance(value, tuple) and len(value) == 2:
+        return f"({_literal(value[0], indent + 1)}, {value[1]!r})"
+    if isinstance(value, list):
+        return "[" + ", ".join(f"({n!r}, {_literal(v, indent + 3 + len(repr(n)))})"
+                               for n, v in value) + "]"
+    return fmt_value(value)
+
+
+def format_optest(case, base_name: str = "TestFuzz") -> str:
+    """The case as a ready-to-paste OpTest class."""
+    lines = ["import numpy as np", "from harness import OpTest", "", "",
+             f"class {base_name}Minimal(OpTest):",
+             "    def setUp(self):",
+             f"        self.op_type = {case.op_type!r}",
+             "        self.inputs = {"]
+    for slot, value in case.inputs.items():
+        lines.append(f"            {slot!r}: {_literal(value, 14 + len(repr(slot)))},")
+    lines += ["        }", f"        self.attrs = {fmt_value(case.attrs)}",
+              "        self.outputs = {"]
+    for slot, value in case.outputs.items():
+        lines.append(f"            {slot!r}: {_literal(value, 14 + len(repr(slot)))},")
+    lines += ["        }", "", "    def test_check_output(self):", "        self.check_output()"]
+    if case.grad_inputs:
+        names = list(case.grad_outputs) or [
+            slot for slot, v in case.outputs.items()
+            if np.asarray(v[0] if isinstance(v, tuple) else v).dtype.kind == "f"][:1]
+        outs = names[0] if len(names) == 1 else names
+        lines += ["", "    def test_check_grad(self):",
+                  f"        self.check_grad({list(case.grad_inputs)!r}, {outs!r})"]
+    return "\n".join(lines) + "\n"
+
+
+def _takes_inputs_and_attrs(fn) -> bool:
+    import inspect
+
+    try:
+        inspect.signature(fn).bind({}, {})
+    except TypeError:
+        return False
+    except ValueError:      # no signature (a builtin): assume it does
+        return True
+    return True

@@ -368,7 +368,8 @@ def preload(checks=None, fuzz: int = 0) -> None:
 
     _selected_specs(checks)        # imports every selected check's module
     names = ["harness.gradient", "harness.lod_cases", "harness.pipeline", "harness.kinks",
-             "harness.checks.optest", "harness.checks.output", "harness.checks.grad",
+             "harness.checks.optest", "harness.checks.optest_methods",
+             "harness.checks.output", "harness.checks.grad",
              "harness.checks.siblings"]
     import harness.variants as variants
 

@@ -48,19 +48,7 @@ KNOWN_PRIVATE: set = set()
 # modules the cycle runs through, the prefixes of the other modules it may take along): a
 # strongly connected set is allowed when it holds every one of the first and nothing outside
 # both. An entry that matches no cycle any more fails (stale), so the list only shrinks.
-KNOWN_CYCLES = {
-    # the checks' own knot: the registry's table names every check module; checks.output
-    # and checks.optest import each other, and checks.optest imports op_test (record_only),
-    # whose PaddleSurface asks the registry for the check names. The `explore` check uses
-    # the fuzzer (harness.fuzz) and its reproducer verification (harness.reproduce), which
-    # use checks.optest, the registry and harness.checking (a reproducer's check, in a fresh
-    # interpreter), so those three hang on the knot. The fork pool (harness.run) is out of
-    # it: cases come from harness.case, checks in one process run in harness.checking.
-    "checks<->op_test<->fuzz": ({"harness.checks.registry", "harness.checks.optest",
-                                 "harness.op_test", "harness.fuzz"},
-                                ("harness.checks.", "harness.paddle_surface",
-                                 "harness.reproduce", "harness.checking")),
-}
+KNOWN_CYCLES: dict = {}
 
 
 def _allowed_cycle(cycle) -> str | None:

@@ -512,7 +512,7 @@ def derive_cases(case, seed: int = 2024, limit: int | None = None) -> list[Explo
 # judging
 # =========================================================================================
 def _takes_inputs_and_attrs(fn) -> bool:
-    from harness.fuzz import _takes_inputs_and_attrs as takes
+    from harness.reproduce import _takes_inputs_and_attrs as takes
 
     return takes(fn)
 
@@ -728,7 +728,7 @@ class ExploreCheck(Check):
     # -- without reference() ---------------------------------------------------------------
     def _reseeded(self, derived, context, seed):
         from harness.checks._support import Combo
-        from harness.checks.optest import run_optest_methods
+        from harness.checks.optest_methods import run_optest_methods
         from harness.discovery import instantiate
         from harness.report import FAIL
         from harness.case import case_from_test
@@ -923,7 +923,7 @@ def _same_inputs(a, b) -> bool:
 def _reproducer(base, new, check, seed) -> str:
     """A ready-to-paste OpTest of the derived case (confirmed in a fresh process when the
     failure is a wrong output or gradient)."""
-    from harness.fuzz import format_optest
+    from harness.reproduce import format_optest
 
     case = replace(new, name=base.name, grad_inputs=list(base.grad_inputs) if check == "grad"
                    else [], grad_outputs=list(base.grad_outputs))

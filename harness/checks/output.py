@@ -165,9 +165,13 @@ class OutputCheck(Check):
     order = 10
 
     def verdict(self, derived, context):
-        from harness.checks.optest import check_output as from_optest
+        if context.test is not None:
+            from harness.checks.optest_methods import results_from_test
 
-        return self.adopt(derived, from_optest(derived.case, context), WrongValue)
+            got = results_from_test(derived.case, context, "output")
+        else:
+            got = check_case(derived.case, context)
+        return self.adopt(derived, got, WrongValue)
 
 
 CHECK = OutputCheck()

@@ -136,3 +136,54 @@ def test_state_asks_a_fresh_interpreter_whether_a_case_fails_alone(tmp_path):
     combo = Combo("CPU", "float64")
     assert fails_alone(classes["TestReluWrongExpectation"], "relu", combo, 2024) is True
     assert fails_alone(classes["TestReluRight"], "relu", combo, 2024) is False
+
+
+MUTATION_REPRODUCER = '''
+import numpy as np
+from harness import OpTest
+
+
+class TestMutateScaleMinimal(OpTest):
+    def setUp(self):
+        self.op_type = "{op}"
+        x = np.array([[-0.5, 0.25], [0.75, -1.0]])
+        self.inputs = {{"X": x}}
+        self.attrs = {{}}
+        self.outputs = {{"Out": x * 2}}
+
+    def test_check_output(self):
+        self.check_output()
+'''
+
+
+@pytest.fixture
+def mutate_scale():
+    from opkit.registry import scratch
+
+    name = "fresh_test_mutate_scale_op"
+    with scratch():
+        spec = importlib.util.spec_from_file_location(name, BROKEN / "mutate_scale_op.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+            yield
+        finally:
+            sys.modules.pop(name, None)
+
+
+def test_a_reproducer_of_another_check_is_verified_by_the_checking_verifier(mutate_scale):
+    """harness.reproduce judges output and grad by itself (it imports no check registry, so
+    the `explore` check can use it); the fuzzer's failures of other checks (mutation, layout,
+    ...) are verified by harness.checking:verify_reproducer, which runs the check by name."""
+    from harness.reproduce import confirm
+
+    verifier = "harness.checking:verify_reproducer"
+    assert confirm(["broken_mutate_scale"], MUTATION_REPRODUCER.format(op="broken_mutate_scale"),
+                   "TestMutateScaleMinimal", "mutation", 2024, verifier=verifier) is True
+    assert confirm(["good_mutate_scale"], MUTATION_REPRODUCER.format(op="good_mutate_scale"),
+                   "TestMutateScaleMinimal", "mutation", 2024, verifier=verifier) is False
+    # the default verifier cannot run `mutation`: a clear error, not a made-up verdict
+    with pytest.raises(ValueError, match="judges output and grad only"):
+        confirm(["broken_mutate_scale"], MUTATION_REPRODUCER.format(op="broken_mutate_scale"),
+                "TestMutateScaleMinimal", "mutation", 2024)
