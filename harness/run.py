@@ -249,8 +249,11 @@ def _can_fork() -> bool:
 
 def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
               timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1, isolate: bool = True,
-              fuzz: int = 0, on_task_done=None, context_options=None) -> dict[int, list]:
-    """Run tasks; {task index: [CheckResult, ...]}. `on_task_done(index)` after each.
+              fuzz: int = 0, on_task_done=None, context_options=None,
+              task_seconds: dict | None = None) -> dict[int, list]:
+    """Run tasks; {task index: [CheckResult, ...]}. `on_task_done(index)` after each;
+    `task_seconds` (a dict), when given, gets {task index: seconds the task ran}, filled in
+    before `on_task_done` is called (whatever the number of jobs).
     `isolate`: each task in a worker forked from this process, `jobs` at a time (where this
     process may fork); else one after another in this process."""
     context_options = dict(context_options or {})
@@ -263,12 +266,15 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
                 if msg[0] == "results":
                     got.extend(msg[1])
 
+            began = time.monotonic()
             try:
                 _execute(task, checks, seed, timeout, fuzz, emit, context_options)
             except Exception as exc:  # noqa: BLE001
                 got.append(CheckResult("output", FAIL, "", "", task.name,
                                        f"the harness failed: {type(exc).__name__}: {exc}"))
             out[i] = got
+            if task_seconds is not None:
+                task_seconds[i] = time.monotonic() - began
             if on_task_done:
                 on_task_done(i)
         return out
@@ -335,6 +341,8 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
                 conn.close()
                 free_slots.append(slot)
                 del running[conn]
+                if task_seconds is not None:
+                    task_seconds[i] = time.monotonic() - started
                 if on_task_done:
                     on_task_done(i)
         now = time.monotonic()
@@ -351,6 +359,8 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
                 conn.close()
                 free_slots.append(slot)
                 del running[conn]
+                if task_seconds is not None:
+                    task_seconds[i] = now - started
                 if on_task_done:
                     on_task_done(i)
     for proc in exiting:
@@ -425,8 +435,9 @@ def plan(ops: list[str], discovered: dict[str, list[DiscoveredTest]], fuzz: int 
 def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=None,
             seed: int = DEFAULT_SEED, timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1,
             isolate: bool = True, fuzz: int = 0, progress=None,
-            context_options=None) -> list[OpReport]:
-    """One OpReport per op, in the order given."""
+            context_options=None, task_seconds: dict | None = None) -> list[OpReport]:
+    """One OpReport per op, in the order given. `progress(index)` after each task of
+    `plan(...)`; `task_seconds`: as `run_tasks`."""
     op_level = op_level_checks(checks) if isolate else []
     tasks, missing = plan(ops, discovered, fuzz, checks, op_level)
     if op_level:          # the cases' workers leave those checks to the op tasks
@@ -443,7 +454,8 @@ def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=
             context_options = dict(context_options or {}, hash_seeds="batch")
     try:
         done = run_tasks(tasks, checks, seed, timeout, jobs, isolate, fuzz,
-                         on_task_done=progress, context_options=context_options)
+                         on_task_done=progress, context_options=context_options,
+                         task_seconds=task_seconds)
     except BaseException:
         if batch is not None:
             batch.close()

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import math
 import sys
-import time
 
 from harness.options import DEFAULT_SEED
 from opkit.cli.config import add_format_option, add_ops_option
@@ -258,27 +257,22 @@ def run(args) -> int:
     else:
         tasks, _ = plan(runnable, by_op, args.fuzz if fuzzing else 0, checks,
                         isolate=not args.no_isolate)
-        started = time.monotonic()
-        last = [started]
+        seconds: dict = {}
 
-        def done(index):
-            now = time.monotonic()
-            op = tasks[index].op
-            finished[op] = finished.get(op, 0.0) + (now - last[0])
-            last[0] = now
+        def done(index):    # each op's time: the sum of its tasks' own times, exact with
+            op = tasks[index].op    # any number of jobs
+            finished[op] = finished.get(op, 0.0) + seconds.get(index, 0.0)
             advance()
 
         with progress(len(tasks), "opkit test", enabled=args.all or len(tasks) > 4,
                       unit=TASKS) as advance:
             reports = run_ops(runnable, by_op, checks=checks, seed=seed, timeout=timeout,
                               jobs=args.jobs, isolate=not args.no_isolate,
-                              fuzz=args.fuzz if fuzzing else 0, progress=done)
+                              fuzz=args.fuzz if fuzzing else 0, progress=done,
+                              task_seconds=seconds)
     reports = selection.verdicts(reports, checks, unusable)
     reports = [r for r in reports if r.op in ops]
     if args.record_durations and finished:
-        if args.jobs > 1:
-            print("opkit test: note: durations recorded with --jobs > 1 are approximate",
-                  file=sys.stderr)
         write_durations(durations_file, finished)
         print(f"opkit test: wrote durations of {len(finished)} op{'' if len(finished) == 1 else 's'} to {durations_file}",
               file=sys.stderr)

@@ -153,3 +153,22 @@ def test_one_dispatch_table_for_task_kinds():
     assert [t.is_case for t in tasks] == [True, True, False, True]
     with pytest.raises(ValueError, match="unknown task kind 'bogus'"):
         Task("relu", "bogus")
+
+
+def test_recorded_durations_are_each_ops_own_task_time_with_jobs_2(tmp_path):
+    """--record-durations with several jobs: an op's duration is the sum of its own tasks'
+    times (not the time between completions, which interleave); every op gets one, and no
+    op's exceeds the whole run."""
+    import time
+
+    durations = tmp_path / "durations.json"
+    started = time.monotonic()
+    p = opkit("relu", "softmax", "scale", "--jobs", "2", "--record-durations",
+              "--durations", str(durations), "--checks", "output,grad,mutation")
+    whole = time.monotonic() - started
+    assert p.returncode == 0, p.stderr
+    assert "approximate" not in p.stderr
+    got = json.loads(durations.read_text())
+    got = got["durations"]
+    assert {"relu", "softmax", "scale"} <= set(got), got
+    assert all(0 < float(got[op]) < whole for op in ("relu", "softmax", "scale")), got
