@@ -21,7 +21,9 @@ class MissingFloatDoubleKernel(Rule):
         "arguments, are computed. Registrations whose op type, place or dtypes "
         "the linter cannot resolve otherwise are not guessed at: an "
         "op with such a registration is skipped, and a module registering kernels for an "
-        "unresolvable op type is skipped entirely."
+        "unresolvable op type is skipped entirely. So is an op whose type the module hands "
+        "to a function imported from another module (`build_activation(\"pow\")`): that "
+        "function may register the float kernels, out of this file's sight."
     )
     VALID = [
         _HEAD + "@register_kernel('relu', place=('CPU', 'GPU'), dtypes=FLOAT_TYPES)\n"
@@ -36,6 +38,10 @@ class MissingFloatDoubleKernel(Rule):
         _HEAD + "def k(ctx):\n    pass\n\ndef _register(op, fn, dtypes=FLOAT_TYPES):\n"
                 "    for dt in dtypes:\n        register_kernel(op, dtypes=dt)(fn)\n\n"
                 "_register('neg', k)\n",
+        # the op type handed to a helper of another module, which may register the floats
+        "from opkit import register_kernel\nfrom mylib.activations import build\n\n"
+        "build('pow')\n\n@register_kernel('pow', dtypes=('int32', 'int64'))\n"
+        "def pow_int(ctx):\n    pass\n",
     ]
     INVALID = [
         Example(_HEAD + "@register_kernel('relu', dtypes='float32')\ndef relu_kernel(ctx):\n    pass\n", line=5),
@@ -56,8 +62,10 @@ class MissingFloatDoubleKernel(Rule):
         by_op: dict[str, list] = {}
         for reg in index.kernel_regs:
             by_op.setdefault(reg.op, []).append(reg)
+        handed = _ops_handed_to_imported_helpers(ctx, set(by_op))
         for op, regs in by_op.items():
-            if any(r.places is UNRESOLVED or r.dtypes is UNRESOLVED for r in regs):
+            if op in handed or any(r.places is UNRESOLVED or r.dtypes is UNRESOLVED
+                                   for r in regs):
                 continue
             places: dict[str, set] = {}
             first: dict[str, object] = {}
@@ -72,3 +80,26 @@ class MissingFloatDoubleKernel(Rule):
                                  f"op '{op}' registers {place} kernels for "
                                  f"{', '.join(sorted(dtypes)) or 'no dtype'} but not for "
                                  f"{' and '.join(missing)}")
+
+
+def _ops_handed_to_imported_helpers(ctx, ops: set) -> set:
+    """The op types (of `ops`) the module passes as a literal argument to a function it
+    imports from a module outside opkit: such a helper may register kernels itself."""
+    import libcst as cst
+
+    from checkers.lint.astutil import string_value
+
+    index = ctx.index
+    handed = set()
+    for call, _dynamic in ctx.collector.calls:
+        func = call.func
+        if not isinstance(func, cst.Name):
+            continue
+        origin = index.from_imports.get(func.value)
+        if origin is None or origin.split(".")[0] == "opkit":
+            continue
+        for arg in call.args:
+            value = string_value(arg.value)
+            if isinstance(value, str) and value in ops:
+                handed.add(value)
+    return handed
