@@ -236,7 +236,8 @@ class Check:
         - `base(combo) -> runs` (optional): the reference run. When it raises, the combo is
           a skip (`base_skip`: a reason, or `base_skip(exc) -> reason`, when
           `base_fails="skip"`) or a failure (`base_fails="fail"`: "the op raised before the
-          check could finish: ...", kind KernelRaised). `base_key(combo) -> key`
+          check could finish: ...", kind KernelRaised; `base_fails(exc) -> "skip" | "fail"`
+          decides per exception). `base_key(combo) -> key`
           (optional): combos with one key share one base run (or its failure), e.g. one
           float64 oracle per place;
         - `variant(combo) -> runs` (`variant(combo, base_runs)` with
@@ -266,7 +267,7 @@ class Check:
                         shared[key] = (None, exc)
                 want, exc = shared[key]
                 if exc is not None:
-                    if base_fails == "fail":
+                    if (base_fails(exc) if callable(base_fails) else base_fails) == "fail":
                         results.append(self.failed(derived, combo, "the op raised before the "
                                                    f"check could finish: {raised(exc)}",
                                                    kind=KernelRaised))

@@ -174,3 +174,40 @@ def test_reference_ops_pass_runtime_checks():
     for case in cases:
         results = run_case(case, checks=RUNTIME)
         assert not failed_checks(results), [r for r in results if r.status == "fail"]
+
+
+def test_places_compares_cpu_with_gpu_runs_on_compare_each(broken_ops, monkeypatch):
+    """The places check's glue, without a GPU: its "GPU" runs are made on the CPU (a GPU
+    that is the CPU agrees; a GPU run that differs fails with the value; a dtype with no CPU
+    kernel is a skip), through Check.compare_each."""
+    from harness import options
+    from harness.checks import places, support
+    from harness.engine import Combo
+
+    monkeypatch.setenv("OPKIT_PLACE", "all")
+    monkeypatch.delenv("OPKIT_NO_GPU", raising=False)
+    monkeypatch.setattr(options, "_current", None)
+    monkeypatch.setattr(places, "gpu_unavailable_reason", lambda: None)
+    monkeypatch.setattr(support, "gpu_unavailable_reason", lambda: None)
+    real_prepare = places.prepare
+    monkeypatch.setattr(places, "prepare", lambda case, combo: real_prepare(
+        case, Combo("CPU", combo.dtype)))
+    case = make_case("relu", reference=lambda x: {"Out": np.maximum(x, 0)}, grad=False)
+    results = [r for r in run_case(case, checks=["places"]) if r.place == "GPU"]
+    assert results and {r.status for r in results} == {"pass"}, results
+
+    real_run = places.run_forward_backward
+
+    def off_by_one_on_gpu(prepared, case, seed):
+        runs = real_run(prepared, case, seed=seed)
+        if off_by_one_on_gpu.calls % 2:        # every second run: the "GPU" one
+            runs = {n: (v + 1 if v is not None and v.dtype.kind == "f" else v)
+                    for n, v in runs.items()}
+        off_by_one_on_gpu.calls += 1
+        return runs
+
+    off_by_one_on_gpu.calls = 0
+    monkeypatch.setattr(places, "run_forward_backward", off_by_one_on_gpu)
+    results = [r for r in run_case(case, checks=["places"]) if r.place == "GPU"]
+    failed = [r for r in results if r.status == "fail"]
+    assert failed and all("GPU" in r.message and "CPU" in r.message for r in failed), results
