@@ -7,7 +7,12 @@ case whose scaled inputs the op refuses is timed at its written size (the table 
 
 Timing (`time_cases`): one `PreparedOp` per case, a warm-up run, then `repeats` batches of
 calls each lasting at least `min_batch_s`; a phase's time is the median per-call time of
-its batches. Backward times the grad ops alone (the forward has run).
+its batches. Backward times the grad ops alone (the forward has run). The table's times are
+wall-clock; a comparison's batches are timed by the worker's CPU time by default (`CLOCKS`):
+on a loaded machine the wall time of a batch includes whatever other processes ran while it
+did (measured on the shared 2-core container at load 4-5, niced: wall time 4x the CPU time,
+and the log of consecutive batches' ratio had a spread of 0.36 by wall clock, 0.055 by CPU
+time).
 
 Comparison (`compare`): rounds of two fresh worker processes, this side and the ref side,
 pinned to one CPU (rotating over the CPUs from round to round), which time the same batches
@@ -41,7 +46,7 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["BenchCase", "Side", "DEFAULT_ELEMENTS", "DEFAULT_THRESHOLD", "DEFAULT_ROUNDS",
-           "DEFAULT_MAX_ROUNDS_FACTOR",
+           "DEFAULT_MAX_ROUNDS_FACTOR", "DEFAULT_CLOCK", "CLOCKS",
            "derive_cases", "scale_case", "time_cases", "compare", "bootstrap_interval",
            "t_interval", "t_quantile", "interval", "looks", "look_confidence", "sequential",
            "prepare_calls", "calibrate", "time_batch",
@@ -191,20 +196,26 @@ def prepare_calls(cases: list[BenchCase]) -> dict:
     return calls
 
 
-def time_batch(fn, n: int) -> float:
-    """Seconds that `n` calls of `fn` take."""
-    start = time.perf_counter()
+# what a batch's seconds are: "wall" the elapsed time, "cpu" this process's CPU time (all its
+# threads; time the CPU spends on other processes is not counted, so load does not enter)
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+DEFAULT_CLOCK = "cpu"
+
+
+def time_batch(fn, n: int, clock=time.perf_counter) -> float:
+    """Seconds (of `clock`) that `n` calls of `fn` take."""
+    start = clock()
     for _ in range(n):
         fn()
-    return time.perf_counter() - start
+    return clock() - start
 
 
-def calibrate(fn, min_batch_s: float) -> int:
-    """The number of calls of `fn` that last at least `min_batch_s`."""
+def calibrate(fn, min_batch_s: float, clock=time.perf_counter) -> int:
+    """The number of calls of `fn` that last at least `min_batch_s` (of `clock`)."""
     fn()
     n = 1
     while True:
-        elapsed = time_batch(fn, n)
+        elapsed = time_batch(fn, n, clock)
         if elapsed >= min_batch_s or n >= 1 << 20:
             return n
         n = max(n * 2, int(n * min_batch_s / max(elapsed, 1e-9) * 1.2))
@@ -248,13 +259,15 @@ _WORKER_MAIN = ("import sys; del sys.path[0]; import harness.bench_worker as w; 
 class _Worker:
     """A fresh worker process of one side (harness.bench_worker), driven line by line."""
 
-    def __init__(self, side: Side, cases_file: str, min_batch_s: float):
+    def __init__(self, side: Side, cases_file: str, min_batch_s: float,
+                 clock: str = DEFAULT_CLOCK):
         env = dict(os.environ)
         for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             env.setdefault(k, "1")
         spec = json.dumps({"ops": side.ops, "path_prefix": side.path_prefix,
                            "project": side.project, "builtins": side.builtins,
-                           "cases": cases_file, "min_batch_s": min_batch_s})
+                           "cases": cases_file, "min_batch_s": min_batch_s,
+                           "clock": clock})
         self.side = side
         # not `-m`: that would import the worker from the side's folder (a ref's tree)
         self.proc = subprocess.Popen([sys.executable, "-c", _WORKER_MAIN, spec],
@@ -301,10 +314,12 @@ def _pin(workers, cpu) -> None:
 
 
 def _round(cases, this: Side, ref: Side, cases_file: str, repeats: int,
-           min_batch_s: float, ref_first: bool, cpu=None) -> dict[str, float]:
+           min_batch_s: float, ref_first: bool, cpu=None,
+           clock: str = DEFAULT_CLOCK) -> dict[str, float]:
     """One round: both sides' fresh workers time the same batches, interleaved pairwise, on
     one CPU; op -> median log(this / ref) over its cases, phases and batch pairs."""
-    a, b = _Worker(this, cases_file, min_batch_s), _Worker(ref, cases_file, min_batch_s)
+    a = _Worker(this, cases_file, min_batch_s, clock)
+    b = _Worker(ref, cases_file, min_batch_s, clock)
     _pin((a, b), cpu)
     try:
         phases = sorted(a.ready() & b.ready())
@@ -468,10 +483,13 @@ def sequential(next_round, rounds: int = DEFAULT_ROUNDS, max_rounds: int | None 
 def compare(cases: list[BenchCase], this: Side, ref: Side, rounds: int = DEFAULT_ROUNDS,
             threshold: float = DEFAULT_THRESHOLD, repeats: int = 4,
             confidence: float = DEFAULT_CONFIDENCE, min_batch_s: float = 0.02,
-            progress=None, max_rounds: int | None = None) -> list[OpComparison]:
+            progress=None, max_rounds: int | None = None,
+            clock: str = DEFAULT_CLOCK) -> list[OpComparison]:
     """Time `cases` on both sides, rounds of two fresh worker processes whose batches
     alternate (at least `rounds`, at most `max_rounds`, default 3 x `rounds`: see
-    `sequential`); one OpComparison per op."""
+    `sequential`), each batch by `clock` (a CLOCKS key); one OpComparison per op."""
+    if clock not in CLOCKS:
+        raise ValueError(f"clock {clock!r}: one of {sorted(CLOCKS)}")
     with tempfile.NamedTemporaryFile("wb", suffix=".pkl", delete=False) as f:
         pickle.dump(cases, f)
         cases_file = f.name
@@ -480,7 +498,7 @@ def compare(cases: list[BenchCase], this: Side, ref: Side, rounds: int = DEFAULT
     def next_round(r: int) -> dict[str, float]:
         cpu = cpus[r % len(cpus)] if cpus else None     # rounds rotate over the CPUs
         return _round(cases, this, ref, cases_file, repeats, min_batch_s,
-                      ref_first=r % 2 == 1, cpu=cpu)
+                      ref_first=r % 2 == 1, cpu=cpu, clock=clock)
     try:
         return sequential(next_round, rounds, max_rounds, threshold, confidence, progress)
     finally:

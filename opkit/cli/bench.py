@@ -48,6 +48,11 @@ def add_arguments(parser) -> None:
                              f"(default {DEFAULT_MAX_ROUNDS_FACTOR} x --rounds; N = --rounds: "
                              f"one look). Each of the K looks uses a 1 - 0.05/K interval, so "
                              f"looking again does not raise the false-alarm rate")
+    parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
+                        help="with --against: time each batch by the worker's CPU time "
+                             "(default: other processes' load does not enter) or by the "
+                             "wall clock (for ops whose time is waiting: sleep, I/O, a "
+                             "device)")
     parser.add_argument("--elements", type=int, default=DEFAULT_ELEMENTS,
                         help=f"scale each case's first dimension until its largest input "
                              f"holds at least this many values (default {DEFAULT_ELEMENTS})")
@@ -203,7 +208,8 @@ def run(args) -> int:
         try:
             results = compare(cases, this, ref, rounds=args.rounds,
                               threshold=args.threshold, repeats=args.repeats or 4,
-                              progress=progress, max_rounds=max_rounds)
+                              progress=progress, max_rounds=max_rounds,
+                              clock=args.clock)
         except RuntimeError as exc:
             raise _usage(str(exc)) from None
         if not as_json:
@@ -213,13 +219,13 @@ def run(args) -> int:
     if as_json:
         print(json.dumps({"against": ref.label, "threshold": args.threshold,
                           "min_rounds": args.rounds, "max_rounds": max_rounds,
-                          "looks": n_looks,
+                          "looks": n_looks, "clock": args.clock,
                           "ops": [r.to_json() for r in results],
                           "slower": [r.op for r in slower]}, indent=1))
     else:
         print(f"this tree against {ref.label}: time ratio (> 1: this tree is slower), "
               f"{results[0].confidence:.1%} interval ({n_looks} look(s), {args.rounds} to "
-              f"{max_rounds} rounds), threshold +{args.threshold:.0%}")
+              f"{max_rounds} rounds, {args.clock} time), threshold +{args.threshold:.0%}")
         for r in results:
             verdict = "SLOWER" if r.slower else "ok"
             print(f"  {r.op:<22} {r.ratio:6.3f}  [{r.low:.3f}, {r.high:.3f}]  {verdict}"

@@ -21,6 +21,16 @@ from opkit import (OpMaker, OperatorWithKernel, register_operator, register_kern
                    DefaultGradOpMaker, grad_var_name)
 
 DELAY = {delay}
+WAIT = "{wait}"     # "spin": DELAY seconds of CPU time; "sleep": DELAY seconds asleep
+
+
+def wait():
+    if WAIT == "sleep":
+        time.sleep(DELAY)
+        return
+    end = time.process_time() + DELAY
+    while time.process_time() < end:
+        pass
 
 
 class M(OpMaker):
@@ -46,13 +56,13 @@ register_operator("sleepy_grad", GradOp)
 
 @register_kernel("sleepy")
 def sleepy(ctx):
-    time.sleep(DELAY)
+    wait()
     ctx.set_output("Out", ctx.input("X").copy())
 
 
 @register_kernel("sleepy_grad")
 def sleepy_grad(ctx):
-    time.sleep(DELAY)
+    wait()
     ctx.set_output(grad_var_name("X"), ctx.input(grad_var_name("Out")).copy())
 '''
 
@@ -86,10 +96,14 @@ def _git(root, *args):
                    check=True, capture_output=True)
 
 
-def _project(root: Path, delay: float) -> Path:
+def _op(delay: float, wait: str = "spin") -> str:
+    return SLEEPY_OP.format(delay=delay, wait=wait)
+
+
+def _project(root: Path, delay: float, wait: str = "spin") -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "pyproject.toml").write_text(PYPROJECT)
-    (root / "sleepy_op.py").write_text(SLEEPY_OP.format(delay=delay))
+    (root / "sleepy_op.py").write_text(_op(delay, wait))
     (root / "test_sleepy.py").write_text(SLEEPY_TEST)
     return root
 
@@ -172,14 +186,14 @@ def test_bench_against_a_git_ref_finds_a_planted_slowdown(tmp_path):
     _git(root, "init", "-q")
     _git(root, "add", ".")
     _git(root, "commit", "-qm", "fast")
-    (root / "sleepy_op.py").write_text(SLEEPY_OP.format(delay=0.006))   # 3x slower
+    (root / "sleepy_op.py").write_text(_op(0.006))   # 3x slower
     proc = _opkit(root, "sleepy", "--against", "HEAD", "--rounds", "3", "--format", "json")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     result = json.loads(proc.stdout)
     assert result["slower"] == ["sleepy"]
     assert 2.0 < result["ops"][0]["low"] <= result["ops"][0]["ratio"] < 4.0
     # the same code on both sides: a ratio near 1 and no alarm
-    (root / "sleepy_op.py").write_text(SLEEPY_OP.format(delay=0.002))
+    (root / "sleepy_op.py").write_text(_op(0.002))
     proc = _opkit(root, "sleepy", "--against", "HEAD", "--rounds", "3", "--format", "json")
     same = json.loads(proc.stdout)["ops"][0]
     assert 0.8 < same["ratio"] < 1.25, same
@@ -189,7 +203,7 @@ def test_bench_against_another_op_path(tmp_path):
     root = _project(tmp_path / "p", delay=0.001)
     other = tmp_path / "old_ops"
     other.mkdir()
-    (other / "sleepy_op.py").write_text(SLEEPY_OP.format(delay=0.004))   # the ref is slower
+    (other / "sleepy_op.py").write_text(_op(0.004))   # the ref is slower
     proc = _opkit(root, "sleepy", "--against", str(other), "--rounds", "2", "--format",
                   "json")
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -214,7 +228,7 @@ def test_the_documented_ci_recipe_fails_a_slower_pull_request(tmp_path):
     subprocess.run(["git", "clone", "-q", "--bare", str(root), str(origin)], check=True)
     _git(root, "remote", "add", "origin", str(origin))
     _git(root, "checkout", "-q", "-b", "pr")
-    (root / "sleepy_op.py").write_text(SLEEPY_OP.format(delay=0.006))
+    (root / "sleepy_op.py").write_text(_op(0.006))
     _git(root, "commit", "-qam", "slower")
     env = dict(os.environ, BASE_REF="main", OPS="sleepy", ROUNDS="3",
                PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
