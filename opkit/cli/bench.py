@@ -46,8 +46,9 @@ def add_arguments(parser) -> None:
                         help=f"with --against: while an op's interval straddles "
                              f"1 + threshold, run --rounds more rounds, up to N in all "
                              f"(default {DEFAULT_MAX_ROUNDS_FACTOR} x --rounds; N = --rounds: "
-                             f"one look). Each of the K looks uses a 1 - 0.05/K interval, so "
-                             f"looking again does not raise the false-alarm rate")
+                             f"one look). Each of the K looks uses a 1 - 0.05/K "
+                             f"interval, which keeps the false-alarm bound of a single "
+                             f"95%% look")
     parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
                         help="with --against: time each batch by the worker's CPU time "
                              "(default: other processes' load does not enter) or by the "
