@@ -7,7 +7,9 @@ against itself) and the detection rate of a planted 20% slowdown.
 
 Arguments after `--` go to every `opkit bench` call (e.g. `--rounds 20`, `--max-rounds 10`).
 `--log FILE` appends one JSON line per run (its exit, ratio, interval, rounds used and
-per-round ratios) as it finishes, so a run cut short still leaves its figures.
+per-round ratios) as it finishes, so a run cut short still leaves its figures; `--summarize FILE` prints the summary of such a
+log (with `single_look_exit_1`: what the earlier single 95% look after 10 rounds would have
+said on each run's first 10 rounds).
 
 A scratch project (a git repository in a temporary folder, as a user's would be) holds one
 op, `probe`, whose kernel computes `tanh` REPS times over its input (so that the kernel, not
@@ -137,7 +139,17 @@ def main() -> int:
     parser.add_argument("--keep", metavar="DIR", help="make the scratch project here")
     parser.add_argument("--only", choices=["aa", "planted"])
     parser.add_argument("--log", metavar="FILE", help="append one JSON line per run")
+    parser.add_argument("--summarize", metavar="FILE",
+                        help="run nothing: summarize the runs a --log FILE holds")
     args = parser.parse_args(argv)
+    if args.summarize:
+        runs: dict[str, list[dict]] = {}
+        with open(args.summarize) as f:
+            for line in f:
+                record = json.loads(line)
+                runs.setdefault(record["kind"], []).append(record)
+        print(json.dumps(summarize(runs), indent=1))
+        return 0
     for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[k] = "1"
     root = Path(args.keep or tempfile.mkdtemp(prefix="opkit-bench-cal-")) / "project"
@@ -170,20 +182,36 @@ def main() -> int:
     return 0
 
 
-def summarize(runs: dict[str, list[dict]]) -> dict:
+def single_look(record: dict, rounds: int = 10, threshold: float = 0.05) -> bool:
+    """What the earlier rule (one look, a 95% interval, after `rounds` rounds) says on the
+    first `rounds` rounds of a logged run."""
+    import math
+
+    from harness.bench import interval
+
+    logs = [math.log(v) for v in record["per_round"][:rounds]]
+    return interval(logs)[1] > 1 + threshold
+
+
+def summarize(runs: dict[str, list[dict]], rounds: int = 10) -> dict:
+    """Per kind: runs, exits 1, the rate, median ratio, rounds used, seconds; and
+    `single_look_exit_1`: the runs the earlier single 95% look at `rounds` rounds would
+    have flagged, on the same (first) rounds."""
     summary = {}
     for label, records in runs.items():
         if not records:
             continue
         ratios = sorted(r["ratio"] for r in records)
-        rounds = sorted(r["rounds"] for r in records)
+        used = sorted(r["rounds"] for r in records)
         flagged = sum(1 for r in records if r["exit"] == 1)
         summary[label] = {"runs": len(records), "exit_1": flagged,
                           "rate": flagged / len(records),
                           "median_ratio": ratios[len(ratios) // 2],
-                          "mean_rounds": sum(rounds) / len(rounds),
-                          "max_rounds_used": rounds[-1],
-                          "seconds_per_run": sum(r["seconds"] for r in records) / len(records)}
+                          "mean_rounds": sum(used) / len(used),
+                          "max_rounds_used": used[-1],
+                          "seconds_per_run": sum(r["seconds"] for r in records) / len(records),
+                          "single_look_exit_1": sum(single_look(r, rounds) for r in records
+                                                    if r.get("per_round"))}
     return summary
 
 
