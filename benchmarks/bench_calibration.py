@@ -3,13 +3,21 @@ against itself) and the detection rate of a planted 20% slowdown.
 
     python benchmarks/bench_calibration.py --runs 50            # both, 50 runs each
     python benchmarks/bench_calibration.py --runs 5 --keep DIR  # keep the scratch project
+    python benchmarks/bench_calibration.py --runs 50 --log runs.jsonl -- --max-rounds 10
+
+Arguments after `--` go to every `opkit bench` call (e.g. `--rounds 20`, `--max-rounds 10`).
+`--log FILE` appends one JSON line per run (its exit, ratio, interval, rounds used and
+per-round ratios) as it finishes, so a run cut short still leaves its figures; `--summarize FILE` prints the summary of such a
+log (with `single_look_exit_1`: what the earlier single 95% look after 10 rounds would have
+said on each run's first 10 rounds).
 
 A scratch project (a git repository in a temporary folder, as a user's would be) holds one
 op, `probe`, whose kernel computes `tanh` REPS times over its input (so that the kernel, not
 the framework, is what the time measures), and an OpTest for it. A/A: `opkit bench probe
 --against HEAD` with the working tree equal to HEAD. Planted: the working tree's kernel
 does 20% more work (REPS 10 -> 12) than HEAD's. Each run uses the default rounds and
-threshold; the rates are runs that exit 1 over runs.
+threshold; the rates are runs that exit 1 over runs. The A/A and planted runs alternate
+(aa, planted, aa, ...), so both see the same load and a run cut short has as many of each.
 """
 from __future__ import annotations
 
@@ -111,10 +119,10 @@ def make_project(root: Path) -> None:
     git(root, "-c", "user.email=a@b", "-c", "user.name=bench", "commit", "-qm", "probe")
 
 
-def bench(root: Path) -> tuple[int, dict]:
+def bench(root: Path, extra: list[str]) -> tuple[int, dict]:
     proc = subprocess.run([sys.executable, "-m", "opkit", "bench", "probe", "--against",
-                           "HEAD", "--format", "json"], cwd=root, capture_output=True,
-                          text=True)
+                           "HEAD", "--format", "json", *extra], cwd=root,
+                          capture_output=True, text=True)
     try:
         data = json.loads(proc.stdout)
     except json.JSONDecodeError:
@@ -123,39 +131,91 @@ def bench(root: Path) -> tuple[int, dict]:
 
 
 def main() -> int:
+    argv = sys.argv[1:]
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    argv = argv[:argv.index("--")] if "--" in argv else argv
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--keep", metavar="DIR", help="make the scratch project here")
     parser.add_argument("--only", choices=["aa", "planted"])
-    args = parser.parse_args()
+    parser.add_argument("--planted-reps", type=int, default=12, metavar="N",
+                        help="the planted kernel's tanh count (default 12: 20%% slower than "
+                             "10; 11 plants a 10%% slowdown, nearer the 5%% threshold)")
+    parser.add_argument("--log", metavar="FILE", help="append one JSON line per run")
+    parser.add_argument("--summarize", metavar="FILE",
+                        help="run nothing: summarize the runs a --log FILE holds")
+    args = parser.parse_args(argv)
+    if args.summarize:
+        runs: dict[str, list[dict]] = {}
+        with open(args.summarize) as f:
+            for line in f:
+                record = json.loads(line)
+                runs.setdefault(record["kind"], []).append(record)
+        print(json.dumps(summarize(runs), indent=1))
+        return 0
     for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[k] = "1"
     root = Path(args.keep or tempfile.mkdtemp(prefix="opkit-bench-cal-")) / "project"
     if root.exists():
         shutil.rmtree(root)
     make_project(root)
-    summary = {}
-    for label, reps in (("aa", 10), ("planted", 12)):
-        if args.only and args.only != label:
-            continue
-        (root / "probe_op.py").write_text(OP.format(reps=reps))
-        exits, ratios, start = [], [], time.time()
-        for i in range(args.runs):
-            code, data = bench(root)
-            exits.append(code)
-            ratios.append(data["ops"][0]["ratio"])
-            print(f"{label} run {i + 1}/{args.runs}: exit {code}, ratio "
-                  f"{data['ops'][0]['ratio']:.3f} [{data['ops'][0]['low']:.3f}, "
-                  f"{data['ops'][0]['high']:.3f}]", flush=True)
-        flagged = sum(1 for c in exits if c == 1)
-        summary[label] = {"runs": args.runs, "exit_1": flagged,
-                          "rate": flagged / args.runs,
-                          "median_ratio": sorted(ratios)[len(ratios) // 2],
-                          "seconds_per_run": (time.time() - start) / args.runs}
-    print(json.dumps(summary, indent=1))
+    labels = [(label, reps) for label, reps in (("aa", 10), ("planted", args.planted_reps))
+              if not args.only or args.only == label]
+    runs: dict[str, list[dict]] = {label: [] for label, _ in labels}
+    for i in range(args.runs):
+        for label, reps in labels:
+            (root / "probe_op.py").write_text(OP.format(reps=reps))
+            start = time.time()
+            code, data = bench(root, extra)
+            op = data["ops"][0]
+            record = {"kind": label, "run": i + 1, "exit": code, "ratio": op["ratio"],
+                      "low": op["low"], "high": op["high"], "rounds": op["rounds"],
+                      "per_round": op.get("per_round"), "seconds": time.time() - start,
+                      "load": os.getloadavg()[0], "time": time.strftime("%H:%M:%S")}
+            runs[label].append(record)
+            if args.log:
+                with open(args.log, "a") as f:
+                    f.write(json.dumps(record) + "\n")
+            print(f"{label} run {i + 1}/{args.runs}: exit {code}, ratio {op['ratio']:.3f} "
+                  f"[{op['low']:.3f}, {op['high']:.3f}], {op['rounds']} rounds, "
+                  f"{record['seconds']:.0f} s, load {record['load']:.1f}", flush=True)
+    print(json.dumps(summarize(runs), indent=1))
     if not args.keep:
         shutil.rmtree(root.parent, ignore_errors=True)
     return 0
+
+
+def single_look(record: dict, rounds: int = 10, threshold: float = 0.05) -> bool:
+    """What the earlier rule (one look, a 95% interval, after `rounds` rounds) says on the
+    first `rounds` rounds of a logged run."""
+    import math
+
+    from harness.bench import interval
+
+    logs = [math.log(v) for v in record["per_round"][:rounds]]
+    return interval(logs)[1] > 1 + threshold
+
+
+def summarize(runs: dict[str, list[dict]], rounds: int = 10) -> dict:
+    """Per kind: runs, exits 1, the rate, median ratio, rounds used, seconds; and
+    `single_look_exit_1`: the runs the earlier single 95% look at `rounds` rounds would
+    have flagged, on the same (first) rounds."""
+    summary = {}
+    for label, records in runs.items():
+        if not records:
+            continue
+        ratios = sorted(r["ratio"] for r in records)
+        used = sorted(r["rounds"] for r in records)
+        flagged = sum(1 for r in records if r["exit"] == 1)
+        summary[label] = {"runs": len(records), "exit_1": flagged,
+                          "rate": flagged / len(records),
+                          "median_ratio": ratios[len(ratios) // 2],
+                          "mean_rounds": sum(used) / len(used),
+                          "max_rounds_used": used[-1],
+                          "seconds_per_run": sum(r["seconds"] for r in records) / len(records),
+                          "single_look_exit_1": sum(single_look(r, rounds) for r in records
+                                                    if r.get("per_round"))}
+    return summary
 
 
 if __name__ == "__main__":

@@ -7,15 +7,28 @@ case whose scaled inputs the op refuses is timed at its written size (the table 
 
 Timing (`time_cases`): one `PreparedOp` per case, a warm-up run, then `repeats` batches of
 calls each lasting at least `min_batch_s`; a phase's time is the median per-call time of
-its batches. Backward times the grad ops alone (the forward has run).
+its batches. Backward times the grad ops alone (the forward has run). The table's times are
+wall-clock; a comparison's batches are timed by the worker's CPU time by default (`CLOCKS`):
+on a loaded machine the wall time of a batch includes whatever other processes ran while it
+did (measured on the shared 2-core container at load 4-5, niced: wall time 4x the CPU time,
+and the log of consecutive batches' ratio had a spread of 0.36 by wall clock, 0.055 by CPU
+time).
 
-Comparison (`compare`): `rounds` rounds; each round starts two fresh worker processes,
-this side and the ref side, pinned to one CPU (rotating over the CPUs from round to round),
-which time the same batches in turn (the side going first alternates). The figure of an
-op in a round is the median over its cases, phases and batch pairs of log(this side's time
-/ the ref's); the estimate is the geometric mean over rounds, and its interval the wider of
-a 95% Student-t interval and a percentile bootstrap over rounds. An op is *slower* when
-the whole interval lies above 1 + threshold.
+Comparison (`compare`): rounds of two fresh worker processes, this side and the ref side,
+pinned to one CPU (rotating over the CPUs from round to round), which time the same batches
+in turn (the side going first alternates). The figure of an op in a round is the median over
+its cases, phases and batch pairs of log(this side's time / the ref's); the estimate is the
+geometric mean over rounds, and its interval the wider of a Student-t interval and a
+percentile bootstrap over rounds. An op is *slower* when the whole interval lies above
+1 + threshold.
+
+Rounds are sequential (`sequential`, `looks`): the verdict is first looked at after `rounds`
+rounds, and an op whose interval straddles 1 + threshold gets more rounds, looked at again
+after every further `rounds` rounds, up to `max_rounds`; an op whose interval lies wholly on
+one side at a look is decided there. Looking K times gives a slowdown that is not there K
+chances to be called: each look's interval is a (1 - (1 - confidence) / K) interval
+(Bonferroni), so the chance that any look wrongly says *slower* stays at most
+(1 - confidence) / 2 whatever the looks' dependence (a union bound over the K looks).
 """
 from __future__ import annotations
 
@@ -33,14 +46,16 @@ from pathlib import Path
 import numpy as np
 
 __all__ = ["BenchCase", "Side", "DEFAULT_ELEMENTS", "DEFAULT_THRESHOLD", "DEFAULT_ROUNDS",
+           "DEFAULT_MAX_ROUNDS_FACTOR", "DEFAULT_CLOCK", "CLOCKS",
            "derive_cases", "scale_case", "time_cases", "compare", "bootstrap_interval",
-           "t_interval", "interval",
+           "t_interval", "t_quantile", "interval", "looks", "look_confidence", "sequential",
            "prepare_calls", "calibrate", "time_batch",
            "OpComparison"]
 
 DEFAULT_ELEMENTS = 65536
 DEFAULT_THRESHOLD = 0.05
 DEFAULT_ROUNDS = 10
+DEFAULT_MAX_ROUNDS_FACTOR = 3     # --max-rounds defaults to 3 x --rounds
 DEFAULT_CONFIDENCE = 0.95
 
 
@@ -181,20 +196,26 @@ def prepare_calls(cases: list[BenchCase]) -> dict:
     return calls
 
 
-def time_batch(fn, n: int) -> float:
-    """Seconds that `n` calls of `fn` take."""
-    start = time.perf_counter()
+# what a batch's seconds are: "wall" the elapsed time, "cpu" this process's CPU time (all its
+# threads; time the CPU spends on other processes is not counted, so load does not enter)
+CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
+DEFAULT_CLOCK = "cpu"
+
+
+def time_batch(fn, n: int, clock=time.perf_counter) -> float:
+    """Seconds (of `clock`) that `n` calls of `fn` take."""
+    start = clock()
     for _ in range(n):
         fn()
-    return time.perf_counter() - start
+    return clock() - start
 
 
-def calibrate(fn, min_batch_s: float) -> int:
-    """The number of calls of `fn` that last at least `min_batch_s`."""
+def calibrate(fn, min_batch_s: float, clock=time.perf_counter) -> int:
+    """The number of calls of `fn` that last at least `min_batch_s` (of `clock`)."""
     fn()
     n = 1
     while True:
-        elapsed = time_batch(fn, n)
+        elapsed = time_batch(fn, n, clock)
         if elapsed >= min_batch_s or n >= 1 << 20:
             return n
         n = max(n * 2, int(n * min_batch_s / max(elapsed, 1e-9) * 1.2))
@@ -238,13 +259,15 @@ _WORKER_MAIN = ("import sys; del sys.path[0]; import harness.bench_worker as w; 
 class _Worker:
     """A fresh worker process of one side (harness.bench_worker), driven line by line."""
 
-    def __init__(self, side: Side, cases_file: str, min_batch_s: float):
+    def __init__(self, side: Side, cases_file: str, min_batch_s: float,
+                 clock: str = DEFAULT_CLOCK):
         env = dict(os.environ)
         for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
             env.setdefault(k, "1")
         spec = json.dumps({"ops": side.ops, "path_prefix": side.path_prefix,
                            "project": side.project, "builtins": side.builtins,
-                           "cases": cases_file, "min_batch_s": min_batch_s})
+                           "cases": cases_file, "min_batch_s": min_batch_s,
+                           "clock": clock})
         self.side = side
         # not `-m`: that would import the worker from the side's folder (a ref's tree)
         self.proc = subprocess.Popen([sys.executable, "-c", _WORKER_MAIN, spec],
@@ -291,10 +314,12 @@ def _pin(workers, cpu) -> None:
 
 
 def _round(cases, this: Side, ref: Side, cases_file: str, repeats: int,
-           min_batch_s: float, ref_first: bool, cpu=None) -> dict[str, float]:
+           min_batch_s: float, ref_first: bool, cpu=None,
+           clock: str = DEFAULT_CLOCK) -> dict[str, float]:
     """One round: both sides' fresh workers time the same batches, interleaved pairwise, on
     one CPU; op -> median log(this / ref) over its cases, phases and batch pairs."""
-    a, b = _Worker(this, cases_file, min_batch_s), _Worker(ref, cases_file, min_batch_s)
+    a = _Worker(this, cases_file, min_batch_s, clock)
+    b = _Worker(ref, cases_file, min_batch_s, clock)
     _pin((a, b), cpu)
     try:
         phases = sorted(a.ready() & b.ready())
@@ -315,46 +340,90 @@ def _round(cases, this: Side, ref: Side, cases_file: str, repeats: int,
         b.close()
 
 
-# two-sided 95% quantiles of Student's t by degrees of freedom (1..30); 1.96 beyond
-_T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-         2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-         2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+def _t_abs_cdf(x: float, df: int) -> float:
+    """P(|T| <= x) for Student's t with `df` degrees of freedom (exact: Abramowitz & Stegun
+    26.7.3-4, a finite series in theta = atan(x / sqrt(df)))."""
+    theta = math.atan(x / math.sqrt(df))
+    c2, s = math.cos(theta) ** 2, math.sin(theta)
+    if df % 2 == 1:
+        total, term = 0.0, math.cos(theta)
+        for k in range(1, (df - 1) // 2 + 1):   # cos + 2/3 cos^3 + 2.4/(3.5) cos^5 ...
+            total += term
+            term *= c2 * (2 * k) / (2 * k + 1)
+        return 2 / math.pi * (theta + s * total) if df > 1 else 2 / math.pi * theta
+    total, term = 0.0, 1.0
+    for k in range(1, df // 2 + 1):              # 1 + 1/2 cos^2 + 1.3/(2.4) cos^4 ...
+        total += term
+        term *= c2 * (2 * k - 1) / (2 * k)
+    return s * total
 
 
-def t_interval(logs: list[float]) -> tuple[float, float, float]:
-    """(estimate, low, high) of exp(mean(logs)) with a 95% Student-t interval over the
-    rounds (each round's log ratio is one observation)."""
+def t_quantile(p: float, df: int) -> float:
+    """The p quantile (p > 0.5) of Student's t with `df` degrees of freedom."""
+    if not 0.5 < p < 1 or df < 1:
+        raise ValueError(f"t_quantile({p}, {df}): p must lie in (0.5, 1), df >= 1")
+    target = 2 * p - 1                           # P(|T| <= q)
+    low, high = 0.0, 1.0
+    while _t_abs_cdf(high, df) < target:
+        high *= 2
+    for _ in range(100):
+        mid = (low + high) / 2
+        low, high = (mid, high) if _t_abs_cdf(mid, df) < target else (low, mid)
+    return (low + high) / 2
+
+
+def t_interval(logs: list[float], confidence: float = DEFAULT_CONFIDENCE
+               ) -> tuple[float, float, float]:
+    """(estimate, low, high) of exp(mean(logs)) with a Student-t interval over the rounds
+    (each round's log ratio is one observation)."""
     values = np.asarray(logs, dtype=float)
     estimate = float(np.exp(values.mean()))
     if values.size < 2:
         return estimate, estimate, estimate
-    df = values.size - 1
-    t = _T975[df - 1] if df <= len(_T975) else 1.96
+    t = t_quantile(1 - (1 - confidence) / 2, values.size - 1)
     half = t * values.std(ddof=1) / math.sqrt(values.size)
     return estimate, float(np.exp(values.mean() - half)), float(np.exp(values.mean() + half))
 
 
 def bootstrap_interval(logs: list[float], confidence: float = DEFAULT_CONFIDENCE,
                        resamples: int = 4000, seed: int = 0) -> tuple[float, float, float]:
-    """(estimate, low, high) of exp(mean(logs)): a percentile bootstrap over the rounds."""
+    """(estimate, low, high) of exp(mean(logs)): a percentile bootstrap over the rounds
+    (at least 50 resamples beyond each end of a narrow tail)."""
     values = np.asarray(logs, dtype=float)
     estimate = float(np.exp(values.mean()))
     if values.size < 2:
         return estimate, estimate, estimate
+    alpha = (1.0 - confidence) / 2
+    resamples = max(resamples, math.ceil(50 / alpha))
     rng = np.random.default_rng(seed)
     means = values[rng.integers(0, values.size, (resamples, values.size))].mean(axis=1)
-    alpha = (1.0 - confidence) / 2
     low, high = np.quantile(means, [alpha, 1.0 - alpha])
     return estimate, float(np.exp(low)), float(np.exp(high))
 
 
-def interval(logs: list[float]) -> tuple[float, float, float]:
+def interval(logs: list[float], confidence: float = DEFAULT_CONFIDENCE
+             ) -> tuple[float, float, float]:
     """The verdict's interval: the wider of the Student-t and the bootstrap intervals (with
     ten rounds a percentile bootstrap alone is too narrow: 3 false alarms in 100 A/A runs
     on a loaded machine)."""
-    est, t_low, t_high = t_interval(logs)
-    _, b_low, b_high = bootstrap_interval(logs)
+    est, t_low, t_high = t_interval(logs, confidence)
+    _, b_low, b_high = bootstrap_interval(logs, confidence)
     return est, min(t_low, b_low), max(t_high, b_high)
+
+
+def looks(rounds: int, max_rounds: int) -> list[int]:
+    """The round counts at which the verdict is looked at: `rounds`, then every further
+    `rounds` rounds, and `max_rounds` last (10, 30 -> [10, 20, 30]; 10, 25 -> [10, 20, 25])."""
+    if rounds < 1 or max_rounds < rounds:
+        raise ValueError(f"looks({rounds}, {max_rounds}): need 1 <= rounds <= max_rounds")
+    out = list(range(rounds, max_rounds + 1, rounds))
+    return out if out[-1] == max_rounds else out + [max_rounds]
+
+
+def look_confidence(confidence: float, n_looks: int) -> float:
+    """Each look's interval confidence when there are `n_looks` looks (Bonferroni): the
+    chance that any look's interval misses the true ratio is at most 1 - confidence."""
+    return 1.0 - (1.0 - confidence) / n_looks
 
 
 @dataclass
@@ -363,37 +432,74 @@ class OpComparison:
     ratio: float          # this side's time / the ref's (> 1: slower)
     low: float
     high: float
-    rounds: int
+    rounds: int           # the rounds the verdict was made on
     slower: bool          # the whole interval lies above 1 + threshold
+    per_round: list = field(default_factory=list)   # each round's ratio (this / ref)
+    confidence: float = DEFAULT_CONFIDENCE          # the interval's (per look)
 
     def to_json(self) -> dict:
         return {"op": self.op, "ratio": round(self.ratio, 4), "low": round(self.low, 4),
-                "high": round(self.high, 4), "rounds": self.rounds, "slower": self.slower}
+                "high": round(self.high, 4), "rounds": self.rounds, "slower": self.slower,
+                "confidence": round(self.confidence, 5),
+                "per_round": [round(float(np.exp(v)), 4) for v in self.per_round]}
+
+
+def sequential(next_round, rounds: int = DEFAULT_ROUNDS, max_rounds: int | None = None,
+               threshold: float = DEFAULT_THRESHOLD, confidence: float = DEFAULT_CONFIDENCE,
+               progress=None) -> list[OpComparison]:
+    """The sequential verdict. `next_round(r)` runs round r (0-based) and returns
+    {op: log(this / ref)}. At each of `looks(rounds, max_rounds)` an op not yet decided is
+    decided when its interval (at `look_confidence(confidence, len(looks))`) lies wholly
+    above 1 + threshold (slower) or wholly below it (not slower), or when it is the last
+    look; rounds stop once every op is decided. `progress(done, planned)` after each round
+    (`planned`: the round count of the next look)."""
+    max_rounds = rounds * DEFAULT_MAX_ROUNDS_FACTOR if max_rounds is None else max_rounds
+    marks = looks(rounds, max_rounds)
+    level = look_confidence(confidence, len(marks))
+    bound = math.log1p(threshold)
+    per_op: dict[str, list[float]] = {}
+    decided: dict[str, OpComparison] = {}
+    done = 0
+    for mark in marks:
+        while done < mark:
+            for op, value in next_round(done).items():
+                per_op.setdefault(op, []).append(value)
+            done += 1
+            if progress:
+                progress(done, mark)
+        for op, logs in per_op.items():
+            if op in decided:
+                continue
+            ratio, low, high = interval(logs, level)
+            straddles = math.log(low) <= bound < math.log(high)
+            if not straddles or mark == marks[-1]:
+                decided[op] = OpComparison(op, ratio, low, high, len(logs),
+                                           math.log(low) > bound, list(logs), level)
+        if len(decided) == len(per_op):
+            break
+    return [decided[op] for op in per_op]
 
 
 def compare(cases: list[BenchCase], this: Side, ref: Side, rounds: int = DEFAULT_ROUNDS,
             threshold: float = DEFAULT_THRESHOLD, repeats: int = 4,
             confidence: float = DEFAULT_CONFIDENCE, min_batch_s: float = 0.02,
-            progress=None) -> list[OpComparison]:
-    """Time `cases` on both sides, `rounds` rounds of two fresh worker processes whose
-    batches alternate; one OpComparison per op."""
+            progress=None, max_rounds: int | None = None,
+            clock: str = DEFAULT_CLOCK) -> list[OpComparison]:
+    """Time `cases` on both sides, rounds of two fresh worker processes whose batches
+    alternate (at least `rounds`, at most `max_rounds`, default 3 x `rounds`: see
+    `sequential`), each batch by `clock` (a CLOCKS key); one OpComparison per op."""
+    if clock not in CLOCKS:
+        raise ValueError(f"clock {clock!r}: one of {sorted(CLOCKS)}")
     with tempfile.NamedTemporaryFile("wb", suffix=".pkl", delete=False) as f:
         pickle.dump(cases, f)
         cases_file = f.name
-    per_op: dict[str, list[float]] = {}
+    cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+
+    def next_round(r: int) -> dict[str, float]:
+        cpu = cpus[r % len(cpus)] if cpus else None     # rounds rotate over the CPUs
+        return _round(cases, this, ref, cases_file, repeats, min_batch_s,
+                      ref_first=r % 2 == 1, cpu=cpu, clock=clock)
     try:
-        cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
-        for r in range(rounds):
-            cpu = cpus[r % len(cpus)] if cpus else None     # rounds rotate over the CPUs
-            for op, value in _round(cases, this, ref, cases_file, repeats, min_batch_s,
-                                    ref_first=r % 2 == 1, cpu=cpu).items():
-                per_op.setdefault(op, []).append(value)
-            if progress:
-                progress(r + 1, rounds)
+        return sequential(next_round, rounds, max_rounds, threshold, confidence, progress)
     finally:
         Path(cases_file).unlink(missing_ok=True)
-    out = []
-    for op, logs in per_op.items():
-        ratio, low, high = interval(logs)
-        out.append(OpComparison(op, ratio, low, high, len(logs), low > 1.0 + threshold))
-    return out

@@ -8,7 +8,8 @@ its ops loaded, so that both sides time their own op code with the same measurin
 Protocol (one line each way): the worker prints `ready PHASES_JSON` once its cases are
 prepared (the phases it can time: `[[case_index, "forward"|"backward"], ...]`); then
 `calibrate I PHASE` -> the number of calls a batch of at least the minimum time needs;
-`time I PHASE N` -> the seconds N calls took; `quit` ends it.
+`time I PHASE N` -> the seconds N calls took; `quit` ends it. Seconds are of the spec's
+`clock` ("wall" or "cpu": `harness.bench.CLOCKS`; "wall" when absent).
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ def main(argv: list[str]) -> int:
     with open(spec["cases"], "rb") as f:
         cases = pickle.load(f)
     calls = bench.prepare_calls(cases)
+    clock = bench.CLOCKS[spec.get("clock", "wall")]
     out = sys.stdout
     out.write("ready " + json.dumps(sorted([i, p] for i, p in calls)) + "\n")
     out.flush()
@@ -40,9 +42,9 @@ def main(argv: list[str]) -> int:
             break
         fn = calls[(int(words[1]), words[2])]
         if words[0] == "calibrate":
-            out.write(f"{bench.calibrate(fn, float(spec['min_batch_s']))}\n")
+            out.write(f"{bench.calibrate(fn, float(spec['min_batch_s']), clock)}\n")
         else:
-            out.write(f"{bench.time_batch(fn, int(words[3]))!r}\n")
+            out.write(f"{bench.time_batch(fn, int(words[3]), clock)!r}\n")
         out.flush()
     return 0
 

@@ -27,7 +27,8 @@ EXIT_CODES = {0: "measured (with --against: no op slower than the threshold)",
 
 
 def add_arguments(parser) -> None:
-    from harness.bench import DEFAULT_ELEMENTS, DEFAULT_ROUNDS, DEFAULT_THRESHOLD
+    from harness.bench import (DEFAULT_ELEMENTS, DEFAULT_MAX_ROUNDS_FACTOR, DEFAULT_ROUNDS,
+                               DEFAULT_THRESHOLD)
 
     parser.add_argument("op", nargs="+", help="op types to time")
     parser.add_argument("--against", metavar="REF",
@@ -39,7 +40,20 @@ def add_arguments(parser) -> None:
                              f"(default {DEFAULT_THRESHOLD})")
     parser.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS,
                         help=f"with --against: rounds of alternating fresh processes "
+                             f"before the first look at the verdict, and between looks "
                              f"(default {DEFAULT_ROUNDS})")
+    parser.add_argument("--max-rounds", type=int, default=None, metavar="N",
+                        help=f"with --against: while an op's interval straddles "
+                             f"1 + threshold, run --rounds more rounds, up to N in all "
+                             f"(default {DEFAULT_MAX_ROUNDS_FACTOR} x --rounds; N = --rounds: "
+                             f"one look). Each of the K looks uses a 1 - 0.05/K "
+                             f"interval, which keeps the false-alarm bound of a single "
+                             f"95%% look")
+    parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu",
+                        help="with --against: time each batch by the worker's CPU time "
+                             "(default: other processes' load does not enter) or by the "
+                             "wall clock (for ops whose time is waiting: sleep, I/O, a "
+                             "device)")
     parser.add_argument("--elements", type=int, default=DEFAULT_ELEMENTS,
                         help=f"scale each case's first dimension until its largest input "
                              f"holds at least this many values (default {DEFAULT_ELEMENTS})")
@@ -63,6 +77,8 @@ def _usage(msg: str):
 def _validate(args) -> None:
     if args.rounds < 2:
         raise _usage(f"--rounds {args.rounds}: must be >= 2")
+    if args.max_rounds is not None and args.max_rounds < args.rounds:
+        raise _usage(f"--max-rounds {args.max_rounds}: must be >= --rounds ({args.rounds})")
     if not 0 <= args.threshold < 10:
         raise _usage(f"--threshold {args.threshold}: must be a fraction in [0, 10)")
     if args.elements < 1:
@@ -171,7 +187,7 @@ def _print_times(rows, cases, as_json: bool) -> None:
 
 
 def run(args) -> int:
-    from harness.bench import Side, compare, time_cases
+    from harness.bench import DEFAULT_MAX_ROUNDS_FACTOR, Side, compare, looks, time_cases
 
     _validate(args)
     as_json = args.format == "json"
@@ -183,26 +199,36 @@ def run(args) -> int:
             return 0
         this = Side("this tree", str(Path.cwd()), list(args.ops))
 
-        def progress(done, total):
+        max_rounds = args.max_rounds or args.rounds * DEFAULT_MAX_ROUNDS_FACTOR
+
+        def progress(done, look):
             if not as_json:
-                print(f"\rround {done}/{total}", end="" if done < total else "\n",
+                print(f"\rround {done}/{look} (at most {max_rounds})", end="",
                       file=sys.stderr, flush=True)
 
         try:
             results = compare(cases, this, ref, rounds=args.rounds,
                               threshold=args.threshold, repeats=args.repeats or 4,
-                              progress=progress)
+                              progress=progress, max_rounds=max_rounds,
+                              clock=args.clock)
         except RuntimeError as exc:
             raise _usage(str(exc)) from None
+        if not as_json:
+            print(file=sys.stderr)
     slower = [r for r in results if r.slower]
+    n_looks = len(looks(args.rounds, max_rounds))
     if as_json:
         print(json.dumps({"against": ref.label, "threshold": args.threshold,
+                          "min_rounds": args.rounds, "max_rounds": max_rounds,
+                          "looks": n_looks, "clock": args.clock,
                           "ops": [r.to_json() for r in results],
                           "slower": [r.op for r in slower]}, indent=1))
     else:
         print(f"this tree against {ref.label}: time ratio (> 1: this tree is slower), "
-              f"95% interval over {args.rounds} rounds, threshold +{args.threshold:.0%}")
+              f"{results[0].confidence:.1%} interval ({n_looks} look(s), {args.rounds} to "
+              f"{max_rounds} rounds, {args.clock} time), threshold +{args.threshold:.0%}")
         for r in results:
             verdict = "SLOWER" if r.slower else "ok"
-            print(f"  {r.op:<22} {r.ratio:6.3f}  [{r.low:.3f}, {r.high:.3f}]  {verdict}")
+            print(f"  {r.op:<22} {r.ratio:6.3f}  [{r.low:.3f}, {r.high:.3f}]  {verdict}"
+                  f"  ({r.rounds} rounds)")
     return 1 if slower else 0

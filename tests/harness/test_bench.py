@@ -12,7 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.bench import BenchCase, bootstrap_interval, interval, scale_case, t_interval
+import harness.bench as hb
+from harness.bench import (CLOCKS, BenchCase, bootstrap_interval, interval, look_confidence,
+                           looks, scale_case, sequential, t_interval, t_quantile, time_batch)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,6 +23,16 @@ from opkit import (OpMaker, OperatorWithKernel, register_operator, register_kern
                    DefaultGradOpMaker, grad_var_name)
 
 DELAY = {delay}
+WAIT = "{wait}"     # "spin": DELAY seconds of CPU time; "sleep": DELAY seconds asleep
+
+
+def wait():
+    if WAIT == "sleep":
+        time.sleep(DELAY)
+        return
+    end = time.process_time() + DELAY
+    while time.process_time() < end:
+        pass
 
 
 class M(OpMaker):
@@ -46,13 +58,13 @@ register_operator("sleepy_grad", GradOp)
 
 @register_kernel("sleepy")
 def sleepy(ctx):
-    time.sleep(DELAY)
+    wait()
     ctx.set_output("Out", ctx.input("X").copy())
 
 
 @register_kernel("sleepy_grad")
 def sleepy_grad(ctx):
-    time.sleep(DELAY)
+    wait()
     ctx.set_output(grad_var_name("X"), ctx.input(grad_var_name("Out")).copy())
 '''
 
@@ -86,10 +98,14 @@ def _git(root, *args):
                    check=True, capture_output=True)
 
 
-def _project(root: Path, delay: float) -> Path:
+def _op(delay: float, wait: str = "spin") -> str:
+    return SLEEPY_OP.format(delay=delay, wait=wait)
+
+
+def _project(root: Path, delay: float, wait: str = "spin") -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "pyproject.toml").write_text(PYPROJECT)
-    (root / "sleepy_op.py").write_text(SLEEPY_OP.format(delay=delay))
+    (root / "sleepy_op.py").write_text(_op(delay, wait))
     (root / "test_sleepy.py").write_text(SLEEPY_TEST)
     return root
 
@@ -144,6 +160,108 @@ def test_the_verdict_interval_is_the_wider_of_t_and_bootstrap():
     assert low < 1.0 < high and abs(est - 1.0) < 0.02
 
 
+# -- sequential rounds ---------------------------------------------------------------------
+def test_t_quantile_matches_the_tables():
+    # two-sided 95% (df 1, 2, 9, 29) and 99% (df 9), 99.5% one-sided: textbook values
+    for p, df, q in [(0.975, 1, 12.706), (0.975, 2, 4.303), (0.975, 9, 2.262),
+                     (0.975, 29, 2.045), (0.995, 9, 3.250), (0.995, 4, 4.604)]:
+        assert abs(t_quantile(p, df) - q) < 2e-3, (p, df)
+    assert abs(t_quantile(0.975, 10_000) - 1.960) < 2e-3
+    with pytest.raises(ValueError):
+        t_quantile(0.4, 3)
+
+
+def test_looks_are_every_rounds_rounds_up_to_the_maximum():
+    assert looks(10, 30) == [10, 20, 30]
+    assert looks(10, 25) == [10, 20, 25]
+    assert looks(10, 10) == [10]
+    assert look_confidence(0.95, 3) == pytest.approx(1 - 0.05 / 3)
+    assert look_confidence(0.95, 1) == 0.95
+    with pytest.raises(ValueError):
+        looks(10, 5)
+
+
+class _Rounds:
+    """A fake timing source: round r gives each op the log of `ratios[op][r]`."""
+
+    def __init__(self, **ratios):
+        self.ratios = ratios
+        self.calls = 0
+
+    def __call__(self, r):
+        self.calls += 1
+        return {op: float(np.log(v[r])) for op, v in self.ratios.items()}
+
+
+def test_a_clear_verdict_is_made_at_the_first_look():
+    source = _Rounds(slow=[1.20, 1.22, 1.19, 1.21, 1.18, 1.2] * 5,
+                     same=[1.0, 1.01, 0.99, 1.0, 1.02, 0.98] * 5)
+    slow, same = sequential(source, rounds=6, max_rounds=18)
+    assert source.calls == 6                      # no round beyond the first look
+    assert slow.slower and slow.rounds == 6 and slow.low > 1.05
+    assert not same.slower and same.rounds == 6 and same.high < 1.05
+    assert slow.confidence == pytest.approx(1 - 0.05 / 3)
+
+
+def test_a_straddling_interval_gets_more_rounds_and_then_a_verdict():
+    # a ~17% slowdown whose first five rounds two bursts of load hit: one look (the
+    # earlier rule) cannot tell; five more quiet rounds can
+    first = [1.45, 1.16, 0.95, 1.18, 1.15]
+    source = _Rounds(op=first + [1.17, 1.16, 1.18, 1.17, 1.16] + [1.17] * 5)
+    (verdict,) = sequential(source, rounds=5, max_rounds=15)
+    assert verdict.slower and verdict.rounds == 10 and source.calls == 10
+    assert len(verdict.per_round) == 10
+    (one_look,) = sequential(_Rounds(op=first), rounds=5, max_rounds=5)
+    assert not one_look.slower and one_look.low < 1.05 < one_look.high
+    assert one_look.confidence == 0.95
+    assert (one_look.ratio, one_look.low, one_look.high) == interval(np.log(first).tolist())
+
+
+def test_an_undecided_op_stops_at_max_rounds_with_the_last_looks_verdict():
+    noisy = [1.3, 0.85, 1.25, 0.9, 1.2, 0.8] * 3
+    source = _Rounds(op=noisy)
+    (verdict,) = sequential(source, rounds=6, max_rounds=15)
+    assert source.calls == 15 and verdict.rounds == 15      # looks at 6, 12, 15
+    assert not verdict.slower and verdict.low < 1.05 < verdict.high
+
+
+def test_an_op_decided_early_keeps_its_verdict_while_another_runs_on():
+    source = _Rounds(clear=[1.3] * 3 + [1.31, 1.29, 1.3] + [0.5] * 6,
+                     unclear=[1.3, 0.85, 1.25, 0.9, 1.2, 0.8] + [1.06] * 6)
+    clear, unclear = sequential(source, rounds=6, max_rounds=12)
+    assert source.calls == 12
+    # decided at round 6: the later (planted, absurd) rounds do not move it
+    assert clear.slower and clear.rounds == 6 and clear.ratio == pytest.approx(1.3, abs=1e-3)
+    assert unclear.rounds == 12
+
+
+def _false_alarms(runs: int, true_ratio: float, seed: int = 0) -> float:
+    rng = np.random.default_rng(seed)
+    flagged = 0
+    for _ in range(runs):
+        def next_round(r):
+            return {"op": float(np.log(true_ratio) + rng.normal(0.0, 0.1))}
+        flagged += sequential(next_round, rounds=5, max_rounds=15)[0].slower
+    return flagged / runs
+
+
+def test_looking_again_does_not_inflate_false_alarms(monkeypatch):
+    """An op exactly at the threshold (the worst case of 'not slower'): three looks, each at
+    a 1 - 0.05/3 interval, call it slower in at most ~2.5% of runs (one-sided, Bonferroni);
+    the same three looks at 95% each would call it in over 4%."""
+    assert _false_alarms(400, 1.05) <= 0.035
+    assert _false_alarms(200, 1.0) == 0.0
+    monkeypatch.setattr(hb, "look_confidence", lambda confidence, n: confidence)
+    assert _false_alarms(400, 1.05) > 0.04          # the correction is what keeps it down
+
+
+def test_the_cpu_clock_does_not_count_time_spent_off_the_cpu():
+    import time
+
+    assert time_batch(lambda: time.sleep(0.02), 3, CLOCKS["wall"]) >= 0.06
+    assert time_batch(lambda: time.sleep(0.02), 3, CLOCKS["cpu"]) < 0.02
+
+
 # -- the command ---------------------------------------------------------------------------
 def test_bench_prints_forward_and_backward_times_of_builtin_ops():
     proc = _opkit(ROOT, "relu", "mul", "--format", "json", "--repeats", "1")
@@ -159,6 +277,7 @@ def test_bench_prints_forward_and_backward_times_of_builtin_ops():
     (["no_such_op"], "no_such_op"),
     (["relu", "--against", "no-such-ref-or-path"], "no-such-ref-or-path"),
     (["relu", "--rounds", "1", "--against", "HEAD"], "--rounds"),
+    (["relu", "--rounds", "4", "--max-rounds", "3", "--against", "HEAD"], "--max-rounds"),
 ])
 def test_bench_bad_input_is_a_usage_error(args, message):
     proc = _opkit(ROOT, *args, "--format", "json")
@@ -172,14 +291,16 @@ def test_bench_against_a_git_ref_finds_a_planted_slowdown(tmp_path):
     _git(root, "init", "-q")
     _git(root, "add", ".")
     _git(root, "commit", "-qm", "fast")
-    (root / "sleepy_op.py").write_text(SLEEPY_OP.format(delay=0.006))   # 3x slower
+    (root / "sleepy_op.py").write_text(_op(0.006))   # 3x slower
     proc = _opkit(root, "sleepy", "--against", "HEAD", "--rounds", "3", "--format", "json")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     result = json.loads(proc.stdout)
     assert result["slower"] == ["sleepy"]
+    assert (result["max_rounds"], result["looks"], result["clock"]) == (9, 3, "cpu")
+    assert len(result["ops"][0]["per_round"]) == result["ops"][0]["rounds"] == 3
     assert 2.0 < result["ops"][0]["low"] <= result["ops"][0]["ratio"] < 4.0
     # the same code on both sides: a ratio near 1 and no alarm
-    (root / "sleepy_op.py").write_text(SLEEPY_OP.format(delay=0.002))
+    (root / "sleepy_op.py").write_text(_op(0.002))
     proc = _opkit(root, "sleepy", "--against", "HEAD", "--rounds", "3", "--format", "json")
     same = json.loads(proc.stdout)["ops"][0]
     assert 0.8 < same["ratio"] < 1.25, same
@@ -189,11 +310,25 @@ def test_bench_against_another_op_path(tmp_path):
     root = _project(tmp_path / "p", delay=0.001)
     other = tmp_path / "old_ops"
     other.mkdir()
-    (other / "sleepy_op.py").write_text(SLEEPY_OP.format(delay=0.004))   # the ref is slower
+    (other / "sleepy_op.py").write_text(_op(0.004))   # the ref is slower
     proc = _opkit(root, "sleepy", "--against", str(other), "--rounds", "2", "--format",
                   "json")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert json.loads(proc.stdout)["ops"][0]["high"] < 0.5
+
+
+def test_bench_clock_wall_times_waiting_and_cpu_does_not(tmp_path):
+    root = _project(tmp_path / "p", delay=0.001, wait="sleep")
+    other = tmp_path / "old_ops"
+    other.mkdir()
+    (other / "sleepy_op.py").write_text(_op(0.004, wait="sleep"))   # the ref waits longer
+    args = ["sleepy", "--against", str(other), "--rounds", "2", "--max-rounds", "2",
+            "--format", "json"]
+    wall = _opkit(root, *args, "--clock", "wall")
+    assert wall.returncode == 0, wall.stdout + wall.stderr
+    assert json.loads(wall.stdout)["ops"][0]["ratio"] < 0.5      # ~0.25
+    cpu = json.loads(_opkit(root, *args).stdout)["ops"][0]    # sleeping costs no CPU time
+    assert cpu["ratio"] > 0.6, cpu
 
 
 def _recipe() -> str:
@@ -214,7 +349,7 @@ def test_the_documented_ci_recipe_fails_a_slower_pull_request(tmp_path):
     subprocess.run(["git", "clone", "-q", "--bare", str(root), str(origin)], check=True)
     _git(root, "remote", "add", "origin", str(origin))
     _git(root, "checkout", "-q", "-b", "pr")
-    (root / "sleepy_op.py").write_text(SLEEPY_OP.format(delay=0.006))
+    (root / "sleepy_op.py").write_text(_op(0.006))
     _git(root, "commit", "-qam", "slower")
     env = dict(os.environ, BASE_REF="main", OPS="sleepy", ROUNDS="3",
                PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
