@@ -182,20 +182,18 @@ class _Sender:
 
     FLUSH_SECONDS = 0.05
 
-    def __init__(self, conn, slot=None):
+    def __init__(self, conn, slot):
         self.conn, self.slot = conn, slot
         self.pending: list = []
         self.last = time.monotonic()
 
     def __call__(self, msg):
-        if msg[0] == "start" and self.slot is not None:
-            name = msg[1].encode()[: len(self.slot) - 1]
-            self.slot.value = name
+        if msg[0] == "start":
+            self.slot.value = msg[1].encode()[: len(self.slot) - 1]
             return
         if msg[0] == "results":
             self.pending.extend(msg[1])
-            if self.slot is not None:
-                self.slot.value = b""
+            self.slot.value = b""
             if time.monotonic() - self.last < self.FLUSH_SECONDS:
                 return
             msg = ("results", self.pending)
@@ -211,7 +209,7 @@ class _Sender:
             self.pending = []
 
 
-def _worker(conn, task, checks, seed, timeout, fuzz, context_options, slot=None):
+def _worker(conn, task, checks, seed, timeout, fuzz, context_options, slot):
     emit = _Sender(conn, slot)
 
     try:
@@ -291,7 +289,7 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
     n_checks = max(1, len(_selected_specs(checks)))
     backstop = None if not timeout else timeout * (n_checks + 2) + 10
     pending = list(enumerate(tasks))
-    running = {}   # conn -> (index, process, started, current check, slot)
+    running = {}   # conn -> (index, process, started, slot: the check it runs now)
     jobs = max(1, int(jobs or 1))
     free_slots = [ctx.Array("c", 96, lock=False) for _ in range(min(jobs, len(tasks)) or 1)]
     from multiprocessing.connection import wait
@@ -308,11 +306,11 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
             proc.start()
             child.close()
             out[i] = []
-            running[parent] = [i, proc, time.monotonic(), None, slot]
+            running[parent] = (i, proc, time.monotonic(), slot)
         ready = wait(list(running), timeout=0.5)
         for conn in ready:
-            i, proc, started, current, slot = running[conn]
-            current = current or slot.value.decode(errors="replace") or None
+            i, proc, started, slot = running[conn]
+            current = slot.value.decode(errors="replace") or None
             finished = False
             try:
                 msg = conn.recv()
@@ -324,11 +322,8 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
                                           f"check '{current or '?'}'", kind=Crashed.kind))
                 finished = True
             else:
-                if msg[0] == "start":
-                    running[conn][3] = msg[1]
-                elif msg[0] == "results":
+                if msg[0] == "results":
                     out[i].extend(msg[1])
-                    running[conn][3] = None
                 elif msg[0] == "error":
                     out[i].append(CheckResult(current or "output", FAIL, "", "",
                                               tasks[i].name,
@@ -346,8 +341,8 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
                 if on_task_done:
                     on_task_done(i)
         now = time.monotonic()
-        for conn, (i, proc, started, current, slot) in list(running.items()):
-            current = current or slot.value.decode(errors="replace") or None
+        for conn, (i, proc, started, slot) in list(running.items()):
+            current = slot.value.decode(errors="replace") or None
             if backstop and now - started > backstop:
                 proc.kill()
                 proc.join(5)

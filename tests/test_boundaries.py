@@ -59,8 +59,7 @@ def _allowed_cycle(cycle) -> str | None:
 
 
 # Private modules imported from outside their package, each still needed (a stale entry
-# fails). harness.checks._support is now harness.checks.support (the old name is the same
-# module object, for checks written against it).
+# fails). (harness.checks._support was renamed harness.checks.support.)
 KNOWN_PRIVATE_MODULES: set = set()
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks._support import first_difference, fmt_index, rel, user_line
+from harness.checks.support import first_difference, fmt_index, rel, user_line
 from harness.values import fmt_value
 from opkit.framework.grad_maker import GRAD_SUFFIX
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from harness.checks.base import AliasedOutput, Check
 
-from harness.checks._support import (CheckContext, Hooks, combos, fail, pass_, prepare,
+from harness.checks.support import (CheckContext, Hooks, combos, fail, pass_, prepare,
                                      run_forward_backward)
 
 NAME = "aliasing"

@@ -72,7 +72,7 @@ def _edited(case, combo, fresh, seed):
     edited in place -- before and after, and which kernel --, WrongValue)."""
     from dataclasses import replace
 
-    from harness.checks._support import has_grad, prepare, run_forward_backward
+    from harness.checks.support import has_grad, prepare, run_forward_backward
 
     if fresh is not None:
         earlier = _changed(fresh, dict(case.attrs or {}))
@@ -186,7 +186,7 @@ class AttrsCheck(Check):
                     got = grads("exact")
                 results += got
         out = []
-        from harness.checks._support import Combo
+        from harness.checks.support import Combo
 
         for r in results:
             combo = Combo(r.place or "CPU", r.dtype)

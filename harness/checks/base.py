@@ -4,7 +4,7 @@ The pipeline every check sits in::
 
     Case (inputs, attrs, expected outputs or reference())
       -> variants (harness.variants: derive a Derived case per variant name, or Unsupported)
-      -> plan (harness.checks._support.combos: the runnable place x dtype combos, with the
+      -> plan (harness.checks.support.combos: the runnable place x dtype combos, with the
                skip reasons of the rest)
       -> PreparedOp (harness.runner: built once, run many times)
       -> compare (harness.compare: ONE comparator, ONE dtype-aware tolerance table,
@@ -321,7 +321,7 @@ class Check:
 
     def plan(self, derived: Derived, context, skips: list | None = None):
         """The runnable combos of the derived case; skip results go into `skips`."""
-        from harness.checks._support import combos
+        from harness.checks.support import combos
 
         runnable, skip_results = combos(derived.case, context, self.name)
         if skips is not None:

@@ -24,7 +24,7 @@ import threading
 
 from harness.checks._modes import (error_line, first_line, kernel_line, producer,
                                    steady_difference)
-from harness.checks._support import Hooks, grad_op_types, prepare, run_forward_backward
+from harness.checks.support import Hooks, grad_op_types, prepare, run_forward_backward
 from harness.checks.base import Check, KernelRaised, Mismatch
 from harness.pipeline import run_case
 

@@ -8,7 +8,7 @@ result that depends on set or dict order over names fails there."""
 from __future__ import annotations
 
 from harness.checks.base import Check, Mismatch
-from harness.checks._support import (CheckContext, combos, fail, first_difference, fmt_index,
+from harness.checks.support import (CheckContext, combos, fail, first_difference, fmt_index,
                                      pass_, prepare, refeed, run_forward_backward)
 from harness.report import SKIP, CheckResult
 from harness.values import fmt_value

@@ -216,7 +216,7 @@ class _Refused(Exception):
 def _sample(case, attrs, decl, pattrs, seed, cast=""):
     """{declared name: samples (1-D float64)} from repeated runs (float inputs cast to `cast`
     when given), and a note."""
-    from harness.checks._support import op_refused
+    from harness.checks.support import op_refused
     from harness.checks.output import prepare_case
     from harness.runner import normalize_slots
 

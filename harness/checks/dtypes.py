@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks._support import CheckContext, Combo, fail, grad_op_types, pass_, result
+from harness.checks.support import CheckContext, Combo, fail, grad_op_types, pass_, result
 from harness.checks.base import Check, MissingKernel
 from harness.report import SKIP
 
@@ -87,7 +87,7 @@ def integer_kernel_problems(case) -> list[str]:
     from opkit.framework import errors
     from opkit.registry import op_info
 
-    from harness.checks._support import output_slots, place_object
+    from harness.checks.support import output_slots, place_object
     from harness.runner import PreparedOp, VarSpec, normalize_slots
 
     cpu = op_info(case.op_type).kernel_places().get("CPU", [])

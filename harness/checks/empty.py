@@ -108,7 +108,7 @@ def _specs(case):
 def _compiled_shapes(case) -> dict:
     """{output: compile-time dims} of the case (no dim unknown); {} when infer_shape cannot
     say (it raises, or a dim stays -1)."""
-    from harness.checks._support import output_slots
+    from harness.checks.support import output_slots
     from harness.checks.infer_shape import compile_shapes
 
     try:

@@ -530,7 +530,7 @@ def _run_dtype(case) -> str:
 
 def _compile_refuses(case) -> bool:
     """Whether compile-time infer_shape refuses the case (an opkit error)."""
-    from harness.checks._support import op_refused, output_slots
+    from harness.checks.support import op_refused, output_slots
     from harness.checks.infer_shape import compile_shapes
 
     try:
@@ -580,7 +580,7 @@ class ExploreCheck(Check):
         grads_left = GRAD_BUDGET
         judged = 0
         dtype = _run_dtype(case)
-        from harness.checks._support import Combo
+        from harness.checks.support import Combo
 
         combo = Combo("CPU", dtype)
         try:
@@ -612,7 +612,7 @@ class ExploreCheck(Check):
     # -- one derived case ------------------------------------------------------------------
     def _judge(self, derived, ex: Explored, combo, seed, with_grads):
         """None (not judged), "ok", "grads" (ok, gradients judged) or a failed CheckResult."""
-        from harness.checks._support import op_refused
+        from harness.checks.support import op_refused
         from harness.pipeline import raised
 
         case = derived.case
@@ -727,7 +727,7 @@ class ExploreCheck(Check):
 
     # -- without reference() ---------------------------------------------------------------
     def _reseeded(self, derived, context, seed):
-        from harness.checks._support import Combo
+        from harness.checks.support import Combo
         from harness.checks.optest_methods import run_optest_methods
         from harness.discovery import instantiate
         from harness.report import FAIL
@@ -796,7 +796,7 @@ def _first(exc) -> str:
 
 
 def _run(case, combo, seed) -> dict:
-    from harness.checks._support import prepare
+    from harness.checks.support import prepare
 
     p = prepare(case, combo)
     with np.errstate(all="ignore"):
@@ -884,7 +884,7 @@ def _dense_gradients(case, combo) -> bool:
     """False when the op refuses gradients for this case on purpose (a typed opkit error
     outside the framework's output-shape check: dropout's grad with is_test) or gives them
     in another form (a sparse gradient with is_sparse)."""
-    from harness.checks._support import grad_outputs, op_refused, prepare
+    from harness.checks.support import grad_outputs, op_refused, prepare
     from harness.runner import make_cotangents
 
     try:
@@ -936,7 +936,7 @@ def _reproducer(base, new, check, seed) -> str:
         return ""
     note = "# (a case the op must refuse: run it to see the op compute or raise)"
     if check is not None:
-        from harness.checks._support import grad_op_types
+        from harness.checks.support import grad_op_types
         from harness.reproduce import NOT_REPRODUCED, confirm
 
         again = confirm([case.op_type] + grad_op_types(case), text, f"{cls}Minimal", check,

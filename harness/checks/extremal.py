@@ -29,7 +29,7 @@ class ExtremalCheck(Check):
     needs_float = True
 
     def verdict(self, derived, context):
-        from harness.checks._support import Combo
+        from harness.checks.support import Combo
 
         return self.compare_each(
             derived, context,

@@ -161,7 +161,7 @@ def compare_case(a: dict, b: dict, op_index: int, class_index: int, combos) -> t
     """('skip', reason) or ('ran', {(place, dtype): None | False | what differs}) for class
     `class_index` of request `op_index` in the two children's arrays (False: the op gave
     nothing for that combo in the children)."""
-    from harness.checks._support import first_difference, fmt_index
+    from harness.checks.support import first_difference, fmt_index
 
     index = f"{op_index}|{class_index}"
     missing = json.loads(str(a.get("__missing__", "{}")))
@@ -268,7 +268,7 @@ def _run_request(j: int, req: dict, arrays: dict, missing: dict) -> None:
                 for i in range(len(req["classes"])):
                     missing[f"{j}|{i}"] = f"importing {f} raised {type(exc).__name__}: {exc}"
                 return
-    from harness.checks._support import CheckContext, combos
+    from harness.checks.support import CheckContext, combos
     from harness.checks.siblings import run_case_results
     from harness.discovery import discover, instantiate, seed_all
     from harness.runner import normalize_slots
@@ -454,7 +454,7 @@ class HashSeedBatch:
     def results(self, reports) -> dict:
         """{op: [CheckResult]} for the ops of `reports` (harness.run.OpReport), one result
         per case x combo whose in-process `determinism` passed."""
-        from harness.checks._support import Combo, fail, pass_
+        from harness.checks.support import Combo, fail, pass_
         from harness.report import FAIL, PASS, SKIP, CheckResult
 
         try:

@@ -27,7 +27,7 @@ class InferShapeCheck(Check):
     variants = ("case",)
 
     def verdict(self, derived: Derived, context):
-        from harness.checks._support import Combo, output_slots, prepare
+        from harness.checks.support import Combo, output_slots, prepare
         from harness.pipeline import opkit_refusal, raised
 
         case = derived.case

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from harness.checks._modes import (error_line, first_line, kernel_line, producer,
                                    steady_difference)
-from harness.checks._support import (Hooks, grad_op_types, has_grad, prepare,
+from harness.checks.support import (Hooks, grad_op_types, has_grad, prepare,
                                      run_forward_backward)
 from harness.checks.aliasing import shares_memory
 from harness.checks.base import Check, Mismatch
@@ -175,7 +175,7 @@ def _read_after_overwrite(case, combo, seed, consumed) -> str:
 
 def _shared_run(derived, combo, seed, inplace: bool, hooks=None) -> dict:
     """Outputs and gradients with the second aliased place fed the first one's variable."""
-    from harness.checks._support import case_inputs, output_slots, place_object
+    from harness.checks.support import case_inputs, output_slots, place_object
     from harness.runner import PreparedOp, VarSpec
 
     case = derived.case

@@ -30,12 +30,12 @@ class KinksCheck(Check):
     needs_float = True
 
     def applies(self, case, context):
-        from harness.checks._support import has_grad
+        from harness.checks.support import has_grad
 
         return None if has_grad(case.op_type) else "the op has no gradient"
 
     def verdict(self, derived, context):
-        from harness.checks._support import Combo, grad_outputs, prepare
+        from harness.checks.support import Combo, grad_outputs, prepare
         from harness.gradient import NumericEngine
         from harness.pipeline import opkit_refusal, raised
         from harness.runner import make_cotangents

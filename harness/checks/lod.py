@@ -23,7 +23,7 @@ import dataclasses
 
 import numpy as np
 
-from harness.checks._support import (
+from harness.checks.support import (
     CheckContext,
     Combo,
     combos,

@@ -18,7 +18,7 @@ import hashlib
 import numpy as np
 
 from harness.checks.base import Check, InputWritten
-from harness.checks._support import (CheckContext, Combo, Hooks, combos, fail, grad_op_types,
+from harness.checks.support import (CheckContext, Combo, Hooks, combos, fail, grad_op_types,
                                      pass_, prepare,
                                      rel, run_forward_backward, user_line)
 

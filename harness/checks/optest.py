@@ -12,7 +12,7 @@ outputs (and, when it names gradients, numeric gradients), through
 """
 from __future__ import annotations
 
-from harness.checks._support import CheckContext
+from harness.checks.support import CheckContext
 from harness.checks.optest_methods import (record_optest_arguments, results_from_test,
                                            run_optest_methods)
 

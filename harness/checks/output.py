@@ -27,8 +27,8 @@ def float_input_dtype(case):
 
 
 def run_combos(case, check: str, places=None, dtypes=None, op_type=None):
-    """([(place, dtype)], [skip results]) from THE planner, harness.checks._support.combos."""
-    from harness.checks._support import CheckContext, combos
+    """([(place, dtype)], [skip results]) from THE planner, harness.checks.support.combos."""
+    from harness.checks.support import CheckContext, combos
 
     ctx = CheckContext(places=tuple(places) if places is not None else None,
                        dtypes=tuple(dtypes) if dtypes is not None else None)

@@ -78,7 +78,7 @@ class OwnershipCheck(Check):
 def _first(case, combo, seed):
     """The first run, forward and backward: (its results, the buffers it handed out (not
     copied), the input buffers)."""
-    from harness.checks._support import prepare, run_forward_backward
+    from harness.checks.support import prepare, run_forward_backward
     from opkit.framework.grad_maker import grad_var_name
 
     p1 = prepare(case, combo)
@@ -94,7 +94,7 @@ def _first(case, combo, seed):
 def _second(case, combo, seed):
     """A second instance of the op, its own scope, run on other inputs of the same shapes
     (the case's own when the op does not take those): its prepared op."""
-    from harness.checks._support import prepare, run_forward_backward
+    from harness.checks.support import prepare, run_forward_backward
 
     p2 = prepare(case, combo)
     for specs in p2.inputs.values():
@@ -112,7 +112,7 @@ def _second(case, combo, seed):
 
 def _compare(first_run, p2, combo):
     """None, or what the second instance did to the first run's buffers (kind Mismatch)."""
-    from harness.checks._support import fmt_index
+    from harness.checks.support import fmt_index
 
     first, names, held, in1 = first_run
     second = _buffers(p2, names.values())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks._support import (CheckContext, Combo, fail, gpu_unavailable_reason, prepare,
+from harness.checks.support import (Combo, fail, gpu_unavailable_reason, prepare,
                                      run_forward_backward)
 from harness import settings
 from harness.checks.base import Check
@@ -15,11 +15,6 @@ NAME = "places"
 
 class _NoCPUKernel(Exception):
     """The GPU combo's dtype has no CPU kernel: nothing to compare with (a skip)."""
-
-
-def check(case, context: CheckContext) -> list:
-    """`places` on one case (the Check below, on its case)."""
-    return CHECK(case, context)
 
 
 class PlacesCheck(Check):
@@ -98,3 +93,4 @@ def _difference(cpu: dict, gpu: dict, atol, rtol):
 
 
 CHECK = PlacesCheck()
+check = CHECK       # callable(case, context), as before

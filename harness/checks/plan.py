@@ -80,7 +80,7 @@ class PlanCheck(Check):
             base_skip="the op does not run in a program (the plain path raises)")
 
     def _planned(self, case, combo, program, fetch, feeds, sets, plain):
-        from harness.checks._support import grad_op_types
+        from harness.checks.support import grad_op_types
         from opkit.framework.executor import Executor
         from opkit.framework.place import CPUPlace
         from opkit.framework.scope import Scope
@@ -131,7 +131,7 @@ def _frozen_outputs(exe, op_type) -> list[str]:
 def _program(case, combo, seed):
     """(program, fetch names, feeds(case) -> feed dict) of the op, a scale x1 per float
     output, and the op's grad ops."""
-    from harness.checks._support import case_inputs, grad_outputs, has_grad, output_slots
+    from harness.checks.support import case_inputs, grad_outputs, has_grad, output_slots
     from harness.runner import make_cotangents
     from opkit.framework.backward import sum_duplicates
     from opkit.framework.program import Program
@@ -147,7 +147,7 @@ def _program(case, combo, seed):
     desc = block.append_op(case.op_type, {k: [s.name for s in v] for k, v in specs.items()},
                            outs, dict(case.attrs or {}))
     # the forward once, to know the outputs' dtypes and shapes (and make cotangents)
-    from harness.checks._support import prepare
+    from harness.checks.support import prepare
 
     forward = prepare(case, combo)
     values = forward.forward()

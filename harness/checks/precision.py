@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks._support import (fmt_index, grad_outputs, has_grad)
+from harness.checks.support import (fmt_index, grad_outputs, has_grad)
 from harness.compare import first_flagged
 from harness.checks.base import Check, WrongValue
 from harness.runner import VarSpec, make_cotangents, normalize_slots
@@ -92,7 +92,7 @@ class PrecisionCheck(Check):
     needs_float = True
 
     def verdict(self, derived, context):
-        from harness.checks._support import Combo
+        from harness.checks.support import Combo
         from opkit.registry import op_info
 
         case, seed = derived.case, context.seed

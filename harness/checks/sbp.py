@@ -55,7 +55,7 @@ class SbpCheck(Check):
         return None
 
     def verdict(self, derived, context):
-        from harness.checks._support import prepare
+        from harness.checks.support import prepare
 
         case = derived.case
         results: list = []
@@ -82,7 +82,7 @@ class SbpCheck(Check):
 
     # -- the grad ops -----------------------------------------------------------------------
     def _grad(self, derived, combo, case, prepared, outs, rng, context):
-        from harness.checks._support import grad_outputs, grad_wrt, has_grad
+        from harness.checks.support import grad_outputs, grad_wrt, has_grad
         from harness.runner import make_cotangents
 
         if not (case.grad_inputs and has_grad(case.op_type)):
@@ -200,7 +200,7 @@ class SbpCheck(Check):
             try:
                 got.append(_run(op_type, per_dev[k], attrs, outputs, place, pool, k))
             except Exception as exc:  # noqa: BLE001
-                from harness.checks._support import describe_error
+                from harness.checks.support import describe_error
 
                 return (f"device {k} raised {describe_error(exc)}", KernelRaised)
         for slot, names in outputs.items():
@@ -256,7 +256,7 @@ def _run(op_type, inputs, attrs, outputs, place, pool=None, key=None):
     """One run of the op on these inputs: {output name: array}. With `pool` (a dict) the
     prepared op of `key` (a simulated device) is made once and fed again for later runs;
     every output is reset to an empty tensor first, so nothing of an earlier run survives."""
-    from harness.checks._support import place_object
+    from harness.checks.support import place_object
     from harness.runner import PreparedOp, VarSpec
     from opkit.framework.tensor import LoDTensor
 

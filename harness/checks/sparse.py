@@ -131,7 +131,7 @@ class _Feeds:
 def _feeds(case, combo, slots, seed) -> _Feeds:
     """The dense and the SelectedRows feeds of the case on `combo` (the last variable of each
     sparse slot); raises _NoSparseFeed when no slot can take one."""
-    from harness.checks._support import case_inputs
+    from harness.checks.support import case_inputs
     from harness.runner import VarSpec
     from opkit.framework.tensor import SelectedRows
 
@@ -163,7 +163,7 @@ def _feeds(case, combo, slots, seed) -> _Feeds:
 
 
 def _prepared(case, combo, specs):
-    from harness.checks._support import output_slots, place_object
+    from harness.checks.support import output_slots, place_object
     from harness.runner import PreparedOp
 
     return PreparedOp(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
@@ -174,7 +174,7 @@ def _run(prepared, case, seed, sparse_names) -> dict:
     """Outputs (SelectedRows as dense arrays) and the case's gradients of dense inputs."""
     from dataclasses import replace
 
-    from harness.checks._support import run_forward_backward
+    from harness.checks.support import run_forward_backward
     from opkit.framework.device import to_host
     from opkit.framework.tensor import SelectedRows
 

@@ -114,7 +114,7 @@ def test_an_unsupported_variant_is_a_skip_with_its_reason():
     """mutation runs on the case and its all-default-attrs variant: a case without attrs
     cannot default any, and says so (it used to be dropped silently)."""
     from harness.checks.registry import get_check
-    from harness.checks._support import CheckContext
+    from harness.checks.support import CheckContext
 
     got = get_check("mutation")(_case("relu", np.ones((2, 3))), CheckContext(places=("CPU",)))
     skips = [r for r in got if r.status == "skip"]
@@ -154,7 +154,7 @@ def test_compare_each_handles_refusals_base_failures_and_kinds(refused, status):
     """The template decides once: a typed opkit refusal of the variant follows `refused`; a
     raw exception is a KernelRaised failure; a failing base run is a skip; a compare message
     is a Mismatch; a (message, kind) pair keeps its kind."""
-    from harness.checks._support import CheckContext
+    from harness.checks.support import CheckContext
     from harness.checks.base import Check, Derived, WrongShape
     from opkit.framework import errors
 
@@ -192,7 +192,7 @@ def test_compare_each_selects_combos_shares_base_runs_and_chains_the_variant():
     its failure: `base_skip(exc)` words the skip); `variant_takes_base` hands the base's runs
     to the variant; `raised_message(exc, combo)` words a raising variant's failure; a
     compare may return ready results."""
-    from harness.checks._support import CheckContext
+    from harness.checks.support import CheckContext
     from harness.checks.base import Check, Derived
 
     class T(Check):

@@ -117,7 +117,7 @@ def test_case_without_optest_source_is_skipped_with_reason():
     import numpy as np
 
     from harness.case import Case
-    from harness.checks._support import Combo
+    from harness.checks.support import Combo
     from harness.checks.hashseed import cross_process
 
     case = Case(name="made_in_code", op_type="relu", inputs={"X": np.ones((2, 2))},
@@ -130,7 +130,7 @@ def test_child_that_cannot_rebuild_the_case_is_a_skip(tmp_path):
     import numpy as np
 
     from harness.case import Case
-    from harness.checks._support import Combo
+    from harness.checks.support import Combo
     from harness.checks.hashseed import cross_process
 
     f = tmp_path / "test_nothing.py"
@@ -145,7 +145,7 @@ def test_an_items_own_pair_uses_the_same_protocol(tmp_path, monkeypatch):
     """cross_process (a pytest item's own pair of interpreters) runs the batch protocol with
     one request: broken_set_sum differs between the two hash seeds, good_set_sum agrees."""
     from harness.checks import hashseed
-    from harness.checks._support import Combo
+    from harness.checks.support import Combo
     from harness.discovery import instantiate
 
     monkeypatch.setattr(hashseed, "_cache_dir", lambda: str(tmp_path))

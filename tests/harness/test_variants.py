@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from harness.case import Case
-from harness.checks._support import CheckContext
+from harness.checks.support import CheckContext
 
 CPU = CheckContext(places=("CPU",))
 VARIANT_CHECKS = ("layout", "empty", "extremal", "kinks", "repeated_input", "infer_shape")
