@@ -101,7 +101,7 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
                for n in output_names}
     else:
         cot = make_cotangents(outs, output_names, seed=seed)
-    engine = NumericEngine(prepared, cot, numeric_grad_delta, seed=seed)
+    engine = NumericEngine(prepared, cot, numeric_grad_delta, seed=seed, base_outputs=outs)
     numeric, fast = {}, {}
     notes = []
     try:
