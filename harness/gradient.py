@@ -148,6 +148,7 @@ class NumericEngine:
         self.errors: dict[str, np.ndarray] = {}      # name -> error estimate of exact()
         self.adaptive = adaptive
         self._f0 = None
+        self._loss_magnitude = None
         if base_outputs is not None and all(base_outputs.get(n) is not None
                                             for n in self.order):
             # the outputs the caller's forward run gave at the base point: one run less
@@ -157,6 +158,8 @@ class NumericEngine:
         self._exact: dict[str, tuple] = {}
         self._passes: dict[str, _Passes] = {}         # exact(lazy=True) awaiting settle
         self._plans: dict[str, _ColourPlan] = {}
+        self._directions: dict[str, list[_Direction]] = {}   # directions(lazy=True)
+        self._abs_base: dict[str, np.ndarray] = {}
 
     # -- steps ------------------------------------------------------------------------------
     def is_float64(self, name: str) -> bool:
@@ -227,14 +230,8 @@ class NumericEngine:
         """(numeric derivative of L along u, error estimate). Float64: Richardson over the
         steps t and t/2 with t = delta * scale * clip(min |x| on u's support, ...);
         `richardson=False`: the central difference at t alone."""
-        x0 = self.base[name]
         u = np.asarray(u, np.float64)
-        t = self.delta * scale
-        if self._adaptive(name):
-            a = np.abs(x0)
-            mag = float(a.min()) if u.all() else \
-                float(a[u != 0].min()) if u.any() else 1.0
-            t *= float(np.clip(mag, STEP_SCALE_MIN, 1.0))
+        t = self.direction_step(name, u, scale)
         try:
             fp, fm = self._pair(name, t * u)
             d1 = float(np.dot(self.cot, fp - fm)) / (2 * t)
@@ -247,6 +244,25 @@ class NumericEngine:
             self.restore(name)
         r = (4 * d2 - d1) / 3
         return r, abs(d2 - d1) / 3 + 3 * rnd
+
+    def loss_magnitude(self, name: str) -> float:
+        """sum |cot * out| at the base point (a difference's roundoff is eps times this)."""
+        if self._loss_magnitude is None:
+            self._loss_magnitude = float(np.dot(self._acot, np.abs(self.base_outputs(name))))
+        return self._loss_magnitude
+
+    def direction_step(self, name: str, u: np.ndarray, scale: float = 1.0) -> float:
+        """The step along u: delta * scale, times clip(min |x| on u's support, 0.01, 1) in
+        float64."""
+        t = self.delta * scale
+        if self._adaptive(name):
+            a = self._abs_base.get(name)
+            if a is None:
+                a = self._abs_base[name] = np.abs(self.base[name])
+            mag = float(a.min()) if u.all() else \
+                float(a[u != 0].min()) if u.any() else 1.0
+            t *= float(np.clip(mag, STEP_SCALE_MIN, 1.0))
+        return t
 
     def directional(self, name: str, u: np.ndarray) -> float:
         """The numeric derivative of L along u (see directional_estimate)."""
@@ -553,20 +569,30 @@ class NumericEngine:
         return self.element_estimate(name, flat_index)[0]
 
     # -- fast mode --------------------------------------------------------------------------
-    def directions(self, name: str, n_dirs: int = FAST_DIRECTIONS, n_blocks: int = FAST_BLOCKS):
+    def directions(self, name: str, n_dirs: int = FAST_DIRECTIONS, n_blocks: int = FAST_BLOCKS,
+                   lazy: bool = False):
         """[(u, numeric directional derivative)] for random directions split into blocks;
-        their error estimates go to `info[name]["direction_errors"]`."""
+        their error estimates go to `info[name]["direction_errors"]`. `lazy` (float64): each
+        block's forward difference only (1 run; the levels of `exact`'s lazy mode), taken
+        further by `refine_direction` where an analytic gradient disagrees."""
         x0 = self.base[name]
         rng = np.random.default_rng(self.seed + 2)
         out, errs = [], []
         start = self.forward_runs
+        lazy = lazy and self._richardson(name)
+        self._directions[name] = []
         for _ in range(n_dirs):
             u = _signs(rng, x0.shape)
             blocks = min(n_blocks, x0.size)
             label = rng.permutation(x0.size) % blocks
             for b in range(blocks):
                 ub = np.where(label.reshape(x0.shape) == b, u, 0.0)
-                d, e = self.directional_estimate(name, ub)
+                if lazy:
+                    state = _Direction(self, name, ub)
+                    self._directions[name].append(state)
+                    d, e = state.to(1)
+                else:
+                    d, e = self.directional_estimate(name, ub)
                 out.append((ub, d))
                 errs.append(e)
         info = self.info.setdefault(name, {})
@@ -574,6 +600,18 @@ class NumericEngine:
         info["direction_errors"] = errs
         info["forward_runs"] = self.forward_runs - start + info.get("discovery_runs", 0)
         return out
+
+    def refine_direction(self, name: str, i: int):
+        """Block i of the last lazy `directions(name)` one level further: (numeric
+        derivative, error estimate), or None when it is at the top (or was not lazy)."""
+        states = self._directions.get(name) or []
+        if i >= len(states) or states[i].level >= 3:
+            return None
+        start = self.forward_runs
+        got = states[i].to(states[i].level + 1)
+        info = self.info.setdefault(name, {})
+        info["forward_runs"] = info.get("forward_runs", 0) + self.forward_runs - start
+        return got
 
     @staticmethod
     def direction_error(u, analytic, numeric_d) -> float:
@@ -866,6 +904,40 @@ class _Passes:
             return d1, rnd
         d2 = (s[0.5, 1] - s[0.5, -1]) / h
         return (4 * d2 - d1) / 3, np.abs(d2 - d1) / 3 + 3 * rnd
+
+
+class _Direction:
+    """One lazy block of fast mode: the levels of `_Passes` for the directional derivative
+    along u (forward difference, central, Richardson), with the step of
+    `directional_estimate`."""
+
+    def __init__(self, engine: NumericEngine, name: str, u: np.ndarray):
+        self.engine, self.name, self.u = engine, name, u
+        self.t = engine.direction_step(name, u)
+        self.rnd = engine._eps(name) * engine.loss_magnitude(name) / self.t
+        self.sums: dict[tuple, float] = {}
+        self.level = 0
+
+    def to(self, level: int) -> tuple[float, float]:
+        e, name = self.engine, self.name
+        x0, f0 = e.base[name], e.base_outputs(name)
+        try:
+            while self.level < level:
+                self.level += 1
+                for key in _Passes._RUNS[self.level]:
+                    scale, sign = key
+                    out = e.outputs(name, x0 + (sign * scale * self.t) * self.u)
+                    self.sums[key] = float(np.dot(e.cot, out - f0))
+        finally:
+            e.restore(name)
+        s, t = self.sums, self.t
+        if self.level == 1:
+            return s[1.0, 1] / t, 2 * self.rnd
+        d1 = (s[1.0, 1] - s[1.0, -1]) / (2 * t)
+        if self.level == 2:
+            return d1, self.rnd
+        d2 = (s[0.5, 1] - s[0.5, -1]) / t
+        return (4 * d2 - d1) / 3, abs(d2 - d1) / 3 + 3 * self.rnd
 
 
 def float64_bound(numeric, error, rtol: float = F64_RTOL, factor: float = ERROR_FACTOR,
