@@ -46,6 +46,7 @@ from harness.options import DEFAULT_SEED  # noqa: I001
 
 import functools
 import math
+import weakref
 
 import numpy as np
 
@@ -182,16 +183,18 @@ class NumericEngine:
         return self._adaptive(name)
 
     # -- running ----------------------------------------------------------------------------
-    def outputs(self, name: str, x: np.ndarray) -> np.ndarray:
-        """The checked outputs (flattened, concatenated, float64) with input `name` = x."""
+    def outputs(self, name: str, x: np.ndarray, keep: bool = True) -> np.ndarray:
+        """The checked outputs (flattened, concatenated, float64) with input `name` = x.
+        `keep=False`: the caller uses them before the next run, so an op's own output
+        array may be returned as it is (no copy); never write into it."""
         spec = self.specs[name]
         self.prepared.set_input(name, np.asarray(x).astype(spec.data.dtype, copy=False),
                                 spec.lod)
         outs = self.prepared.forward()
         self.forward_runs += 1
-        return self._flat_outputs(outs)
+        return self._flat_outputs(outs, keep)
 
-    def _flat_outputs(self, outs: dict) -> np.ndarray:
+    def _flat_outputs(self, outs: dict, keep: bool = True) -> np.ndarray:
         parts = []
         for n in self.order:
             v = outs.get(n)
@@ -199,7 +202,7 @@ class NumericEngine:
                 raise RuntimeError(f"output '{n}' was not produced")
             parts.append(np.asarray(v, dtype=np.float64).reshape(-1))
         if len(parts) == 1:  # a copy, as np.concatenate makes (the op may reuse its buffer)
-            return np.array(parts[0])
+            return np.array(parts[0]) if keep else parts[0]
         return np.concatenate(parts) if parts else np.zeros(0)
 
     def restore(self, name: str) -> None:
@@ -334,8 +337,8 @@ class NumericEngine:
         f0, bumped, same, nan0 = probe
         mask = (coord & (1 << b)) != 0            # over one axis, broadcast over the others
         changed = self._changed if nan0 else _differs
-        c1 = changed(f0, self.outputs(name, np.where(mask, bumped, same)))
-        c0 = changed(f0, self.outputs(name, np.where(mask, same, bumped)))
+        c1 = changed(f0, self.outputs(name, np.where(mask, bumped, same), keep=False))
+        c0 = changed(f0, self.outputs(name, np.where(mask, same, bumped), keep=False))
         both = np.logical_and(c1, c0)
         if both.any():
             return None
@@ -376,7 +379,7 @@ class NumericEngine:
         pattern = np.zeros(f0.shape, np.int32)
         for b in range(k):
             moved = changed(f0, self.outputs(name, np.where((word >> b) & 1 == 1, bumped,
-                                                            same)))
+                                                            same), keep=False))
             np.add(pattern, moved * np.int32(1 << b), out=pattern)
         if (weight_of[pattern] > k // 2).any():
             return None                           # an output depends on two indices
@@ -520,15 +523,17 @@ class NumericEngine:
         # roundoff of a central difference: eps * sum |cot * out| over the outputs credited
         # to an element, / 2h, from the base outputs (|f(x+h)| + |f(x-h)| = 2|f(x)| + O(h))
         rnd = plan.spread(2 * self._eps(name) * plan.credit(plan.acot * np.abs(f0))) / (2 * h)
+        engine = weakref.proxy(self)      # the engine keeps the passes: no reference cycle
+        f0_all = self._f0
 
         def step(c, scale, sign):
             """sum(cot * (f(x + sign * scale * h on colour c) - f(x))) per element of c."""
             elems = plan.elements(c)
             x = x0f.copy()                # a fresh array per run: an op may keep or write it
             x[elems] = x0f[elems] + (sign * scale) * h[elems]
-            out = self.outputs(name, x.reshape(shape))
+            out = engine.outputs(name, x.reshape(shape), keep=False)
             if not plan.all_valid:
-                moved = out[plan.invalid] != self._f0[plan.invalid]
+                moved = out[plan.invalid] != f0_all[plan.invalid]
                 if moved.any():
                     return None           # an output no element owns changed: not separable
                 out = out[plan.valid]
@@ -868,8 +873,12 @@ class _Passes:
     def advance(self, elements=None) -> bool:
         """The colours of `elements` (bool mask over the flat input; None: all) one level
         further; False when none could go further."""
-        want = np.ones(self.colours, bool) if elements is None else \
-            np.bincount(self.plan.colour_of[elements], minlength=self.colours) > 0
+        if elements is None:
+            want = np.ones(self.colours, bool)
+        elif self.colours == 1:
+            want = np.array([bool(elements.any())])
+        else:
+            want = np.bincount(self.plan.colour_of[elements], minlength=self.colours) > 0
         todo = np.flatnonzero(want & (self.level < self.top))
         for c in todo:
             if not self._to(int(c), int(self.level[c]) + 1):
@@ -912,7 +921,9 @@ class _Direction:
     `directional_estimate`."""
 
     def __init__(self, engine: NumericEngine, name: str, u: np.ndarray):
-        self.engine, self.name, self.u = engine, name, u
+        # a proxy: the engine keeps its directions, and must not be kept by them
+        self.engine = engine if isinstance(engine, weakref.ProxyType) else weakref.proxy(engine)
+        self.name, self.u = name, u
         self.t = engine.direction_step(name, u)
         self.rnd = engine._eps(name) * engine.loss_magnitude(name) / self.t
         self.sums: dict[tuple, float] = {}
@@ -926,7 +937,7 @@ class _Direction:
                 self.level += 1
                 for key in _Passes._RUNS[self.level]:
                     scale, sign = key
-                    out = e.outputs(name, x0 + (sign * scale * self.t) * self.u)
+                    out = e.outputs(name, x0 + (sign * scale * self.t) * self.u, keep=False)
                     self.sums[key] = float(np.dot(e.cot, out - f0))
         finally:
             e.restore(name)
