@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from harness.options import DEFAULT_SEED
-from harness.runner import PreparedOp, VarSpec, cast_floats, make_cotangents, normalize_slots
+from harness.runner import PreparedOp, VarSpec, make_cotangents, normalize_slots
 from opkit.framework.grad_maker import grad_var_name
 
 __all__ = ["Combo", "place_object", "gpu_unavailable_reason", "output_slots", "case_inputs",
@@ -70,11 +70,17 @@ def output_slots(case, op_type: str | None = None, expected: dict | None = None)
 
 def case_inputs(case, dtype: str) -> dict:
     """The case's inputs as VarSpecs: float arrays cast to `dtype`; always fresh copies."""
-    specs = normalize_slots(case.inputs)
-    if dtype:
-        specs = cast_floats(specs, dtype)
-    return {slot: [VarSpec(s.name, s.data.copy() if isinstance(s.data, np.ndarray) else s.data,
-                           s.lengths) for s in items] for slot, items in specs.items()}
+    return {slot: [VarSpec(s.name, _fresh(s.data, dtype), s.lengths) for s in items]
+            for slot, items in normalize_slots(case.inputs).items()}
+
+
+def _fresh(data, dtype: str):
+    """A copy of an array input, float arrays cast to `dtype` (astype copies: once)."""
+    if not isinstance(data, np.ndarray):
+        return data
+    if dtype and data.dtype.kind == "f":
+        return data.astype(dtype)
+    return data.copy()
 
 
 def prepare(case, combo: Combo, enable_inplace: bool = False, expected: dict | None = None,

@@ -133,6 +133,19 @@ class PreparedOp:
         self._grad_ops = None
         self._grad_key = None
 
+    def reset(self, inputs: dict[str, list[VarSpec]]) -> None:
+        """The state of a new PreparedOp of the same op fed with `inputs` (the same names):
+        every variable of the scope erased (outputs, gradients, anything a kernel wrote),
+        the inputs set, no grad ops made yet. The operator object is kept."""
+        for n in self.scope.local_var_names():
+            self.scope.erase(n)
+        self.inputs = inputs
+        for specs in inputs.values():
+            for spec in specs:
+                self.set_input(spec.name, spec.data, spec.lod)
+        self._grad_ops = None
+        self._grad_key = None
+
     def _default_outputs(self) -> dict[str, list[str]]:
         proto = self.info.proto
         if proto is None:
