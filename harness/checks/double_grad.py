@@ -257,7 +257,7 @@ def _judge_fast(engine, name, ana):
     disagreeing direction bisected down to the wrong elements (harness.gradient)."""
     from harness.checks.grad import _compare_fast
 
-    msg, worst, _ = _compare_fast(engine, name, ana, engine.directions(name), None)
+    msg, worst, _ = _compare_fast(engine, name, ana, engine.directions(name, lazy=True), None)
     return (_shown(msg) if msg else None), worst
 
 
