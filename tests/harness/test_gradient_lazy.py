@@ -177,3 +177,16 @@ def test_keep_freed_heap_sets_the_pad_once(monkeypatch):
         if not hasattr(ctypes.CDLL(None), "mallopt"):
             pytest.skip("no mallopt in this C library")
         assert first is True
+
+
+def test_a_linear_op_off_by_1e_5_fails_although_its_forward_difference_is_exact(ops):
+    # the forward difference of a linear op is exact: the lazy level-1 value already sits
+    # within roundoff of the truth, so a gradient off by 1e-5 (relative) must not pass
+    x = RNG.uniform(-1, 1, (30, 20))
+    register_unary("t_lin_off", lambda x: 3 * x, lambda x, d: 3 * (1 + 1e-5) * d)
+    register_unary("t_lin_ok", lambda x: 3 * x, lambda x, d: 3 * d)
+    for op, want in (("t_lin_off", FAIL), ("t_lin_ok", PASS)):
+        for mode in ("auto", "exact", "dense", "fast"):
+            results = check_grad(make_test(op, x, 3 * x).to_case(), ["X"], ["Out"],
+                                 places=("CPU",), dtypes=("float64",), mode=mode)
+            assert results[0].status == want, (op, mode, results)
