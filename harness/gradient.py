@@ -7,32 +7,40 @@ the scalar loss `L(x) = sum_o cot[o] * out[o]` over the checked outputs, with a 
 cotangent.
 
 Exact mode
-    1. Discovery (about 2*log2(N) forward runs): for each axis `a` of the input and each bit
-       `b` of the index along `a`, perturb (by random positive amounts) the elements whose
-       index has bit b set, then those whose bit is clear, and record which outputs change.
-       When no output changes in both runs for every bit, axis `a` is *separating*: elements
-       whose indices differ along `a` touch disjoint outputs; and the runs spell out, for
-       every output, the index along `a` of the one element row that owns it.
+    1. Discovery: phase 1 perturbs (by random positive amounts) the elements with an odd
+       index along each axis, then those with an even one, and records which outputs
+       change: an axis where some output moves both times is coupled; the others give bit 0
+       of each output's owner along them. Phase 2 (`_probe_codes`) names the rest of the
+       owner along every remaining axis at once with a constant-weight code (K runs: the
+       halved joint index as a K-bit word with K/2 bits set; an output of two indices moves
+       in more than K/2 runs and sends discovery to the bit-by-bit probes, `_probe_bit`).
+       Axes where no output depends on two indices are *separating*.
     2. Colouring: elements that agree on every non-separating axis share a colour (an
        elementwise op has 1 colour, row-wise softmax one per column, `mul`'s X one per
-       column of X). One central-difference pair per colour gives every column of the
-       Jacobian in it; each output's change is credited to its owner element.
+       column of X). One difference per colour gives every column of the Jacobian in it;
+       each output's change is credited to its owner element (`_ColourPlan`).
     3. A random directional spot check of the result (2 runs); any inconsistency (an output
        changes that no element owns, a failed spot check) falls back to the dense
-       per-element loop (Paddle's algorithm, 2N runs).
+       per-element loop (Paddle's algorithm).
+    Lazy (`exact(name, lazy=True)`, what check_grad uses): each colour starts at the forward
+    difference (1 run) and climbs to the central difference and to Richardson only where
+    `compare` finds an analytic gradient disagreeing (`settle`, `_Passes`); the spot check
+    runs only when a disagreement is left at the top.
 Fast mode
     Random directions u (random signs) split into random blocks;
     per block, the numeric directional derivative (L(x+du) - L(x-du)) / 2d against the
-    analytic g.u. A block that disagrees is bisected (halves of its support, recursively)
-    down to single elements, which are then reported like exact mode does.
+    analytic g.u (lazy: from the forward difference up, `_Direction`). A block that disagrees
+    is bisected (halves of its support, recursively) down to single elements, which are then
+    reported like exact mode does.
 
 Soundness (float64 numerics)
     * Step: each element gets its own step `h_i = delta * clip(|x_i|, STEP_SCALE_MIN, 1)`,
       so the step shrinks with the input's scale (a log-loss at x = 0.02 gets 1e-4, not
       0.005; a point near 0 of sqrt/log/reciprocal is not stepped across its domain edge).
-    * Richardson: every central difference is taken at h and h/2, and the result is
-      `(4 D(h/2) - D(h)) / 3` (error O(h^4)); `|D(h/2) - D(h)| / 3` plus a roundoff term
-      `eps * sum|cot * out| / h` is the engine's per-element error estimate (`errors`).
+    * Richardson (the top level): the central difference is taken at h and h/2, and the
+      result is `(4 D(h/2) - D(h)) / 3` (error O(h^4)); `|D(h/2) - D(h)| / 3` plus a
+      roundoff term `eps * sum|cot * out| / h` is the engine's per-element error estimate
+      (`errors`). Below the top, the estimate is the difference's roundoff alone.
     * Bound: float64 analytic gradients must agree within `float64_bound` (a floor of
       F64_RTOL = 1e-6 plus ERROR_FACTOR times the estimate), orders of magnitude below
       Paddle's 0.005; float32 ones keep the test's `max_relative_error`.
@@ -905,14 +913,20 @@ class _Passes:
         return g, e
 
     def _at(self, level: int) -> tuple[np.ndarray, np.ndarray]:
-        s, h, rnd = self.sums, self.h, self.rnd
-        if level <= 1:
-            return s[1.0, 1] / h, 2 * rnd
-        d1 = (s[1.0, 1] - s[1.0, -1]) / (2 * h)
-        if level == 2:
-            return d1, rnd
-        d2 = (s[0.5, 1] - s[0.5, -1]) / h
-        return (4 * d2 - d1) / 3, np.abs(d2 - d1) / 3 + 3 * rnd
+        return _at_level(level, self.sums, self.h, self.rnd)
+
+
+def _at_level(level: int, sums: dict, h, rnd):
+    """(value, error estimate) at `level` from the sums of cot * (f(x + sign * scale * h) -
+    f(x)) in `sums`, keyed (scale, sign); `rnd`: the central difference's roundoff. Arrays
+    (one value per element) or floats (one direction) alike."""
+    if level <= 1:
+        return sums[1.0, 1] / h, 2 * rnd
+    d1 = (sums[1.0, 1] - sums[1.0, -1]) / (2 * h)
+    if level == 2:
+        return d1, rnd
+    d2 = (sums[0.5, 1] - sums[0.5, -1]) / h
+    return (4 * d2 - d1) / 3, np.abs(d2 - d1) / 3 + 3 * rnd
 
 
 class _Direction:
@@ -941,14 +955,8 @@ class _Direction:
                     self.sums[key] = float(np.dot(e.cot, out - f0))
         finally:
             e.restore(name)
-        s, t = self.sums, self.t
-        if self.level == 1:
-            return s[1.0, 1] / t, 2 * self.rnd
-        d1 = (s[1.0, 1] - s[1.0, -1]) / (2 * t)
-        if self.level == 2:
-            return d1, self.rnd
-        d2 = (s[0.5, 1] - s[0.5, -1]) / t
-        return (4 * d2 - d1) / 3, abs(d2 - d1) / 3 + 3 * self.rnd
+        value, error = _at_level(self.level, self.sums, self.t, self.rnd)
+        return float(value), float(error)
 
 
 def float64_bound(numeric, error, rtol: float = F64_RTOL, factor: float = ERROR_FACTOR,
