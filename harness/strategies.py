@@ -212,22 +212,23 @@ def case_inputs(inputs: dict, delta: int = 2, max_side: int = 12):
             arr = data[0] if isinstance(data, tuple) else data
             if isinstance(arr, np.ndarray):
                 sizes.update(arr.shape)
-    sizes = sorted(sizes)
+    return _case_inputs(inputs, sorted(sizes), delta, max_side)
 
-    @st.composite
-    def draw(draw_):
-        remap = {s: draw_(st.integers(max(1, s - delta),
-                                      max(1, s - delta, min(max_side, s + delta))))
-                 for s in sizes}
-        out = {}
-        for slot, value in inputs.items():
-            if isinstance(value, list):
-                out[slot] = [(name, draw_(_one(data, remap))) for name, data in value]
-            else:
-                out[slot] = draw_(_one(value, remap))
-        return out
 
-    return draw()
+# composites are decorated once, at module level: hypothesis reads a composite function's
+# source when it decorates it (~1.5 ms), which a decoration per call paid every time
+@st.composite
+def _case_inputs(draw_, inputs, sizes, delta, max_side):
+    remap = {s: draw_(st.integers(max(1, s - delta),
+                                  max(1, s - delta, min(max_side, s + delta))))
+             for s in sizes}
+    out = {}
+    for slot, value in inputs.items():
+        if isinstance(value, list):
+            out[slot] = [(name, draw_(_one(data, remap))) for name, data in value]
+        else:
+            out[slot] = draw_(_one(value, remap))
+    return out
 
 
 def _one(data, remap):
@@ -296,31 +297,33 @@ def lod_tensors(dtypes=("float32", "float64"), feature_shape=(3,), num_sequences
     feature_shape = tuple(feature_shape or ())
     p_empty = float(p_empty)
 
+    return _lod_tensors(tuple(dtypes), feature_shape, lo, hi, p_empty, levels, max_len,
+                        elements)
+
+
+@st.composite
+def _lod_tensors(draw_, dtypes, feature_shape, lo, hi, p_empty, levels, max_len, elements):
+    from hypothesis.extra.numpy import arrays
+
     def one_length():
         return st.floats(0.0, 1.0).flatmap(
             lambda u: st.just(0) if u < p_empty else st.integers(1, max(1, max_len)))
 
-    @st.composite
-    def draw(draw_):
-        from hypothesis.extra.numpy import arrays
-
-        dt = np.dtype(draw_(st.sampled_from(list(dtypes))))
-        lod = []
-        count = draw_(st.integers(lo, hi))
-        for _ in range(max(1, levels)):
-            lens = draw_(st.lists(one_length(), min_size=count, max_size=count))
-            lod.append(lens)
-            count = sum(lens)
-        shape = (count,) + feature_shape
-        if elements is not None:
-            elems = elements
-        elif dt.kind == "f":
-            elems = float_elements(dt)
-        elif dt.kind in "iu":
-            elems = st.integers(-100 if dt.kind == "i" else 0, 100)
-        else:
-            elems = None
-        values = draw_(arrays(dt, shape, elements=elems))
-        return values, lod
-
-    return draw()
+    dt = np.dtype(draw_(st.sampled_from(list(dtypes))))
+    lod = []
+    count = draw_(st.integers(lo, hi))
+    for _ in range(max(1, levels)):
+        lens = draw_(st.lists(one_length(), min_size=count, max_size=count))
+        lod.append(lens)
+        count = sum(lens)
+    shape = (count,) + feature_shape
+    if elements is not None:
+        elems = elements
+    elif dt.kind == "f":
+        elems = float_elements(dt)
+    elif dt.kind in "iu":
+        elems = st.integers(-100 if dt.kind == "i" else 0, 100)
+    else:
+        elems = None
+    values = draw_(arrays(dt, shape, elements=elems))
+    return values, lod
