@@ -122,6 +122,7 @@ class Lockstep:
 
         self.cv = threading.Condition()
         self.turn = None
+        self.holding = None      # the thread running a line with the turn
         self.inside: list = []
         self.live = n
         self.entered = [0] * n
@@ -152,15 +153,19 @@ class Lockstep:
             self.entered[k] += 1
             self.arrived[i] = self.arrived.get(i, 0) + 1
             self.inside = sorted(self.inside + [k])    # in the ring before anyone runs a line
-            if self.turn not in self.inside:
-                self.turn = k
             self.cv.notify_all()
             self.cv.wait_for(lambda: self.arrived[i] >= self.live, timeout=self.ENTER_WAIT)
+            if self.turn not in self.inside:
+                # the lowest thread inside starts, not whichever the OS woke first: the
+                # same order of lines on every run, so the same racing value is reported
+                self.turn = self.inside[0]
 
     def leave(self, k: int) -> None:
         with self.cv:
             if k in self.inside:
                 self.inside.remove(k)
+            if self.holding == k:
+                self.holding = None
             if self.turn == k or self.turn not in self.inside:
                 self.turn = self._next(k)
             self.cv.notify_all()
@@ -172,15 +177,20 @@ class Lockstep:
             self.cv.notify_all()
 
     def step(self, k: int) -> None:
-        """At a line of thread k: if the turn is k's (it ran its previous line), hand it on;
-        then wait for k's turn to run this line."""
+        """At a line of thread k: if k holds the turn (it ran its previous line with it),
+        hand the turn to the next thread; then wait for k's turn and hold it while this line
+        runs. A thread given the turn before its first line runs that line (it does not pass
+        the turn on unused), so the lines interleave in the same order on every run."""
         with self.cv:
-            if self.turn == k or self.turn not in self.inside:
+            if self.holding == k:
+                self.holding = None
                 self.turn = self._next(k)
                 self.cv.notify_all()
-            if self.turn != k:
+            if self.turn != k and self.turn in self.inside:
                 self.cv.wait_for(lambda: self.turn == k or self.turn not in self.inside,
                                  timeout=self.WAIT)
+            if self.turn == k or self.turn not in self.inside:
+                self.turn = self.holding = k
 
     def tracer(self, k: int):
         def local(frame, event, arg):
