@@ -697,9 +697,10 @@ def _codewords(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     integer among them, -1 for the others; the number of bits set in each K-bit integer),
     read-only."""
     ints = np.arange(1 << k, dtype=np.int32)
+    byte_weight = np.array([bin(i).count("1") for i in range(256)], np.uint8)
     weight = np.zeros(ints.size, np.uint8)
-    for b in range(k):
-        weight += ((ints >> b) & 1).astype(np.uint8)
+    for shift in range(0, k, 8):              # bits set, a byte at a time
+        weight += byte_weight[(ints >> shift) & 255]
     words = ints[weight == k // 2]
     rank = np.full(ints.size, -1, np.int32)
     rank[words] = np.arange(words.size, dtype=np.int32)
