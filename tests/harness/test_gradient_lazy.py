@@ -190,3 +190,20 @@ def test_a_linear_op_off_by_1e_5_fails_although_its_forward_difference_is_exact(
             results = check_grad(make_test(op, x, 3 * x).to_case(), ["X"], ["Out"],
                                  places=("CPU",), dtypes=("float64",), mode=mode)
             assert results[0].status == want, (op, mode, results)
+
+
+def test_prepared_op_reset_is_a_fresh_prepared_op():
+    from harness.engine import case_inputs
+
+    p = prepare_case(MUL, "CPU", "float64")
+    out = p.forward()["Out"].copy()
+    cot = make_cotangents({"Out": out}, ["Out"], seed=3)
+    full = p.backward(cot, ["X", "Y"])
+    p.value("X").data[...] = 0.0             # a kernel that wrote into its input, say
+    p.reset(case_inputs(MUL, "float64"))
+    assert sorted(p.scope.local_var_names()) == ["X", "Y"]   # outputs and gradients gone
+    assert p.array("X@GRAD") is None
+    np.testing.assert_array_equal(p.forward()["Out"], out)
+    only_x = p.backward(cot, ["X"], ("Y",))
+    np.testing.assert_array_equal(only_x["X"], full["X"])
+    assert p.array("Y@GRAD") is None                          # not requested, not made
