@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from harness.options import DEFAULT_SEED
-from harness.runner import PreparedOp, VarSpec, make_cotangents, normalize_slots
+from harness.runner import PreparedOp, VarSpec, cast_floats, make_cotangents, normalize_slots
 from opkit.framework.grad_maker import grad_var_name
 
 __all__ = ["Combo", "place_object", "gpu_unavailable_reason", "output_slots", "case_inputs",
@@ -69,18 +69,13 @@ def output_slots(case, op_type: str | None = None, expected: dict | None = None)
 
 
 def case_inputs(case, dtype: str) -> dict:
-    """The case's inputs as VarSpecs: float arrays cast to `dtype`; always fresh copies."""
-    return {slot: [VarSpec(s.name, _fresh(s.data, dtype), s.lengths) for s in items]
-            for slot, items in normalize_slots(case.inputs).items()}
-
-
-def _fresh(data, dtype: str):
-    """A copy of an array input, float arrays cast to `dtype` (astype copies: once)."""
-    if not isinstance(data, np.ndarray):
-        return data
-    if dtype and data.dtype.kind == "f":
-        return data.astype(dtype)
-    return data.copy()
+    """The case's inputs as VarSpecs: float arrays cast to `dtype`; always fresh copies
+    (`cast_floats`' casts are copies already: only the arrays it passed through are copied)."""
+    given = normalize_slots(case.inputs)
+    cast = cast_floats(given, dtype) if dtype else given
+    return {slot: [VarSpec(c.name, c.data.copy() if isinstance(c.data, np.ndarray) and
+                           c.data is g.data else c.data, c.lengths)
+                   for c, g in zip(items, given[slot])] for slot, items in cast.items()}
 
 
 def prepare(case, combo: Combo, enable_inplace: bool = False, expected: dict | None = None,

@@ -192,12 +192,13 @@ class Check:
 
     # -- the driver ----------------------------------------------------------------------------
     def __call__(self, case, context) -> list[CheckResult]:
+        from harness.checks.support import has_float_inputs
         from harness.variants import derive
 
         skip_map = (case.options or {}).get("skip", {}) if case.options else {}
         if self.name in skip_map:
             return [self.skipped(case, f"opted out: {skip_map[self.name]}")]
-        if self.needs_float and not _has_float_input(case):
+        if self.needs_float and not has_float_inputs(case):
             return [self.skipped(case, "the case has no float input")]
         reason = self.applies(case, context)
         if reason:
@@ -377,15 +378,3 @@ class FunctionCheck(Check):
 
     def verdict(self, derived, context):
         return self.adopt(derived, self.fn(derived.case, context))
-
-
-def _has_float_input(case) -> bool:
-    import numpy as np
-
-    from harness.runner import normalize_slots
-
-    for specs in normalize_slots(case.inputs).values():
-        for s in specs:
-            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f":
-                return True
-    return False

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness.checks.base import Check, WrongValue
+from harness.checks.support import has_float_inputs
 from harness.report import CheckResult, PASS
 
 __all__ = ["DistributionCheck", "CHECK", "ALPHA", "TARGET_SAMPLES", "MAX_RUNS", "MAX_SAMPLES",
@@ -71,7 +72,7 @@ def inferred(case) -> dict | None:
     attrs.update(case.attrs or {})
     outs = {v.name for v in proto.outputs}
     ins = {v.name for v in proto.inputs}
-    float_in = _has_float_input(case)
+    float_in = has_float_inputs(case)
     fl = ("float", "float64")
     if "Out" in outs and not float_in:
         if {"mean", "std"} <= set(pattrs) and pattrs["mean"].type in fl and \
@@ -85,13 +86,6 @@ def inferred(case) -> dict | None:
         impl = "dropout_implementation" if "dropout_implementation" in pattrs else None
         return dropout_laws("dropout_prob", impl)
     return None
-
-
-def _has_float_input(case) -> bool:
-    from harness.runner import normalize_slots
-
-    return any(isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"
-               for specs in normalize_slots(case.inputs).values() for s in specs)
 
 
 def _candidates(proto_attr, value, law_vary) -> list:

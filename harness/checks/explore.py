@@ -520,9 +520,9 @@ def _takes_inputs_and_attrs(fn) -> bool:
 def _run_dtype(case) -> str:
     from opkit.registry import op_info
 
-    from harness.checks.base import _has_float_input
+    from harness.checks.support import has_float_inputs
 
-    if not _has_float_input(case):
+    if not has_float_inputs(case):
         return ""
     cpu = op_info(case.op_type).kernel_places().get("CPU", ())
     return "float64" if "float64" in cpu else ("float32" if "float32" in cpu else "")

@@ -49,7 +49,8 @@ class CheckContext:
         return tuple(self.dtypes) if self.dtypes is not None else settings.selected_dtypes()
 
 
-def _has_float_inputs(case) -> bool:
+def has_float_inputs(case) -> bool:
+    """Whether any input of the case is a float array."""
     for specs in normalize_slots(case.inputs).values():
         for s in specs:
             if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f":
@@ -69,7 +70,7 @@ def combos(case, ctx: CheckContext, check: str, op_type: str | None = None):
     kernel_places = op_info(op_type or case.op_type).kernel_places()
     places = ctx.selected_places()
     dtypes = ctx.selected_dtypes()
-    has_float = _has_float_inputs(case)
+    has_float = has_float_inputs(case)
     runnable, skips = [], []
     for place in places:
         kernel_dtypes = kernel_places.get(place)
