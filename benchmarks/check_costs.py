@@ -13,7 +13,7 @@ def main(argv):
     from harness.discovery import discover
     from harness.run import run_ops
 
-    from harness.checks.base import Check
+    from harness.check import Check
 
     spent = defaultdict(float)
     real = Check.__call__

@@ -93,7 +93,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     import reference_ops  # noqa: F401
-    from harness.runner import PreparedOp, normalize_slots
+    from harness.op import PreparedOp
+    from harness.case import normalize_slots
 
     x, lengths = make_batch(args.sequences, args.max_len, args.features)
     rows = []

@@ -72,7 +72,7 @@ class BenchCase:
     note: str = ""                  # why it was not scaled, when it was not
 
     def shapes(self) -> str:
-        from harness.runner import normalize_slots
+        from harness.case import normalize_slots
 
         parts = []
         for slot, specs in normalize_slots(self.inputs).items():
@@ -90,7 +90,7 @@ def _largest(specs) -> int:
 
 
 def _tiled(spec, k: int):
-    from harness.runner import as_value
+    from harness.case import as_value
 
     data = spec.data
     if spec.lengths:   # k copies of every sequence; the data follows
@@ -101,10 +101,11 @@ def _tiled(spec, k: int):
 
 
 def _runs(case: BenchCase) -> bool:
-    from harness.runner import PreparedOp, normalize_slots
+    from harness.op import make
+    from harness.case import normalize_slots
 
     try:
-        op = PreparedOp(case.op_type, normalize_slots(case.inputs), case.attrs)
+        op = make(case.op_type, normalize_slots(case.inputs), case.attrs)
         op.forward()
         return True
     except Exception:  # noqa: BLE001 - the op refuses these inputs: try the next scaling
@@ -115,7 +116,7 @@ def scale_case(case: BenchCase, elements: int = DEFAULT_ELEMENTS) -> BenchCase:
     """`case` with its batch dimension multiplied until the largest input holds at least
     `elements` values: first every input whose first dimension equals the largest input's,
     then the largest input alone; the case as written when the op refuses both."""
-    from harness.runner import map_inputs, normalize_slots
+    from harness.case import map_inputs, normalize_slots
 
     specs = normalize_slots(case.inputs)
     largest = _largest(specs)
@@ -140,7 +141,7 @@ def scale_case(case: BenchCase, elements: int = DEFAULT_ELEMENTS) -> BenchCase:
 
 
 def _as_is(spec):
-    from harness.runner import as_value
+    from harness.case import as_value
 
     return as_value(spec)
 
@@ -151,7 +152,7 @@ def derive_cases(op_type: str, tests, seed: int = 2024, elements: int = DEFAULT_
     ones whose setUp runs and whose op runs)."""
     from harness.discovery import instantiate
     from harness.case import case_from_test
-    from harness.runner import normalize_slots
+    from harness.case import normalize_slots
 
     out: list[BenchCase] = []
     for t in tests:
@@ -175,12 +176,13 @@ def derive_cases(op_type: str, tests, seed: int = 2024, elements: int = DEFAULT_
 def prepare_calls(cases: list[BenchCase]) -> dict:
     """{(case index, "forward" | "backward"): a no-argument call running that phase once},
     each run once already (backward only where the op has a usable grad op)."""
-    from harness.runner import PreparedOp, make_cotangents, normalize_slots
+    from harness.op import make, make_cotangents
+    from harness.case import normalize_slots
     from opkit.framework.registry import op_info
 
     calls = {}
     for i, case in enumerate(cases):
-        op = PreparedOp(case.op_type, normalize_slots(case.inputs), case.attrs)
+        op = make(case.op_type, normalize_slots(case.inputs), case.attrs)
         outputs = op.forward()
         calls[(i, "forward")] = op.forward
         if case.wrt and op_info(case.op_type).grad_maker is not None:

@@ -1,7 +1,7 @@
 """One side of `opkit bench --against`: a fresh process that loads one side's ops, prepares
 the cases and times batches on request (started by `harness.bench` with the installed harness, never the side's own).
 
-The measuring code (the framework, `harness.runner`, `harness.bench`) is imported first,
+The measuring code (the framework, `harness.op`, `harness.bench`) is imported first,
 from the installed opkit; only then is the side's `path_prefix` put first on `sys.path` and
 its ops loaded, so that both sides time their own op code with the same measuring code.
 
@@ -21,7 +21,7 @@ import sys
 def main(argv: list[str]) -> int:
     spec = json.loads(argv[0])
     import harness.bench as bench
-    import harness.runner  # noqa: F401 - the measuring code comes from this install
+    import harness.op  # noqa: F401 - the measuring code comes from this install
     import opkit.framework.operator  # noqa: F401
     import opkit.plugins  # noqa: F401
     import opkit.project as project

@@ -1,20 +1,26 @@
 """A Case: one op configuration to check (what an OpTest's setUp describes);
 `case_from_test`: the Case an OpTest instance describes; `Derived` / `Unsupported`: a
 variant of a case, or why a variant cannot apply (harness.variants makes them, the checks of
-harness.checks.base judge them)."""
+harness.check judge them)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Callable
 
-__all__ = ["Case", "case_from_test", "Derived", "Unsupported"]
+import numpy as np
+
+from opkit.framework import errors
+from opkit.framework.tensor import LoDTensor, LoDTensorArray, lengths_to_offsets
+
+__all__ = ["Case", "case_from_test", "Derived", "Unsupported", "VarSpec", "normalize_slots",
+           "map_inputs", "as_value", "cast_floats", "case_inputs"]
 
 
 @dataclass
 class Case:
     """Everything the checks need about one configuration of one op.
 
-    `inputs`/`outputs` are in Paddle's OpTest format (see harness.runner.normalize_slots).
+    `inputs`/`outputs` are in Paddle's OpTest format (see normalize_slots below).
     `reference(inputs, attrs) -> outputs` is optional; `grad_inputs`/`grad_outputs` say what
     check_grad compares (recorded from the OpTest's own calls when `opkit test` runs it).
     """
@@ -73,3 +79,117 @@ class Unsupported:
 
     variant: str
     reason: str
+
+
+# -- the variables of a case --------------------------------------------------------------
+@dataclass
+class VarSpec:
+    """One variable of a case: its name, data and LoD (length based)."""
+
+    name: str
+    data: object  # ndarray, or another value (SelectedRows, ...) passed through
+    lengths: list | None = None
+
+    @property
+    def lod(self) -> list:
+        return lengths_to_offsets(self.lengths) if self.lengths else []
+
+
+def normalize_slots(slots: dict | None) -> dict[str, list[VarSpec]]:
+    """Paddle's OpTest input/output format -> {slot: [VarSpec, ...]} (absent slots dropped)."""
+    out: dict[str, list[VarSpec]] = {}
+    for slot, value in (slots or {}).items():
+        if value is None:
+            continue
+        if isinstance(value, list) and not isinstance(value, LoDTensorArray):
+            # duplicable: [(name, array or (array, lengths)), ...]
+            specs = []
+            for item in value:
+                if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
+                    raise errors.InvalidArgument(
+                        "slot '%s': a duplicable slot is a list of (name, array) pairs, got %r",
+                        slot, type(item).__name__)
+                name, data = item
+                specs.append(_spec(name, data))
+            out[slot] = specs
+        else:
+            out[slot] = [_spec(slot, value)]
+    return out
+
+
+def map_inputs(inputs: dict, fn) -> dict:
+    """`inputs` (Paddle's OpTest format) with every variable replaced by `fn(spec)`: an
+    array, or `(array, recursive_sequence_lengths)`. Absent slots are kept; a duplicable slot
+    stays a list of (name, value) pairs. The inverse of `normalize_slots`, for variants."""
+    specs = normalize_slots(inputs)
+    out = {}
+    for slot, value in inputs.items():
+        items = specs.get(slot)
+        if items is None:
+            out[slot] = value
+            continue
+        new = [(s.name, fn(s)) for s in items]
+        out[slot] = new if isinstance(value, list) else new[0][1]
+    return out
+
+
+def as_value(spec: VarSpec, data=None):
+    """`spec` in Paddle's format (`data` replacing its array when given)."""
+    data = spec.data if data is None else data
+    return (data, spec.lengths) if spec.lengths else data
+
+
+def _spec(name: str, value) -> VarSpec:
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], (list, tuple)):
+        return VarSpec(name, np.asarray(value[0]), [list(level) for level in value[1]])
+    if isinstance(value, LoDTensor):
+        return VarSpec(name, value.numpy(), value.recursive_sequence_lengths() or None)
+    if isinstance(value, LoDTensorArray):  # passed through (array_read's Array)
+        return VarSpec(name, value)
+    if isinstance(value, (np.ndarray, np.generic, list, float, int, bool)):
+        return VarSpec(name, np.asarray(value))
+    return VarSpec(name, value)
+
+
+def cast_floats(specs: dict[str, list[VarSpec]], dtype) -> dict[str, list[VarSpec]]:
+    """Floating arrays cast to `dtype`; everything else unchanged."""
+    out = {}
+    for slot, items in specs.items():
+        out[slot] = [VarSpec(s.name, s.data.astype(dtype)
+                             if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"
+                             else s.data, s.lengths) for s in items]
+    return out
+
+
+def case_inputs(case, dtype: str) -> dict:
+    """The case's inputs as VarSpecs: float arrays cast to `dtype`; always fresh copies
+    (`cast_floats`' casts are copies already: only the arrays it passed through are copied)."""
+    given = normalize_slots(case.inputs)
+    cast = cast_floats(given, dtype) if dtype else given
+    return {slot: [VarSpec(c.name, c.data.copy() if isinstance(c.data, np.ndarray) and
+                           c.data is g.data else c.data, c.lengths)
+                   for c, g in zip(items, given[slot])] for slot, items in cast.items()}
+
+
+def other_inputs(name: str, array):
+    """Other values of the same shape and dtype: every float input rotated by one element
+    (scaled by 0.5 when that changes nothing, e.g. a constant input)."""
+    if not isinstance(array, np.ndarray) or array.dtype.kind != "f" or array.size == 0:
+        return array
+    new = np.roll(array.reshape(-1), 1).reshape(array.shape)
+    if np.array_equal(new, array):
+        new = array * 0.5 if np.any(array) else array + 0.5
+    return np.ascontiguousarray(new).astype(array.dtype)
+
+
+def shifted_case(case):
+    """The case on other inputs of the same shapes and dtypes (every float input rotated)."""
+    from dataclasses import replace
+
+    out = {}
+    for slot, specs in normalize_slots(case.inputs).items():
+        vals = [((s.name, (other_inputs(s.name, s.data), s.lengths)) if s.lengths else
+                 (s.name, other_inputs(s.name, s.data))) for s in specs]
+        out[slot] = vals if len(vals) > 1 or slot not in case.inputs or \
+            isinstance(case.inputs[slot], list) else vals[0][1]
+    return replace(case, inputs=out)

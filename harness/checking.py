@@ -19,9 +19,9 @@ import signal
 import time
 
 from harness.case import Case, case_from_test
-from harness.checks.support import CheckContext
-from harness.checks.base import TimedOut, Uncaught
-from harness.checks.registry import all_checks, get_check
+from harness.context import CheckContext
+from harness.check import TimedOut, Uncaught
+from harness.registry import all_checks, get_check
 from harness.discovery import DiscoveredTest, seed_all
 from harness.report import FAIL, SKIP, CheckResult
 
@@ -102,7 +102,7 @@ def _run_one(check, case, context) -> list[CheckResult]:
                             f"timed out after {context.timeout:g}s: the op (or the check) "
                             f"hangs", kind=TimedOut.kind)]
     except Exception as exc:  # noqa: BLE001 - a failing kernel is a failed check
-        from harness.checks.support import describe_error
+        from harness.context import describe_error
 
         return [CheckResult(check.name, FAIL, "", "", case.name,
                             f"raised {describe_error(exc)}", kind=Uncaught.kind)]
@@ -146,7 +146,7 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
     # output and grad report them; the variant checks need the recorded gradients
     if any(n in ("output", "grad") or get_check(n).variants != ("case",) for n in wanted):
         # the OpTest's own methods first: they record grad_inputs/grad_outputs on its Case
-        from harness.checks.optest_methods import run_optest_methods
+        from harness.optest_methods import run_optest_methods
 
         if emit:
             emit(("start", "output"))
@@ -162,7 +162,7 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
     else:
         # the OpTest's methods are not run as checks here (--checks precision, say), but
         # what they would differentiate must still reach the case: recorded, not run
-        from harness.checks.optest_methods import record_optest_arguments
+        from harness.optest_methods import record_optest_arguments
 
         record_optest_arguments(test, name, seed)
     try:

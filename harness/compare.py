@@ -110,3 +110,53 @@ def compare(name, got, want, run_dtype, atol, rtol, equal_nan, fixed_dtype=None)
             f"{fmt_value(want_orig.reshape(-1)[k].item())}", None)
 
 
+def compare_runs(want: dict, got: dict, dtype: str, what: str) -> str | None:
+    for name, w in want.items():
+        g = got.get(name)
+        if w is None and g is None:
+            continue
+        if w is None or g is None:
+            return f"{name}: produced in one run only ({what}: {w is not None})"
+        w, g = np.asarray(w), np.asarray(g)
+        if w.dtype.kind not in "fc":
+            if w.shape != g.shape or not np.array_equal(w, g):
+                return f"{name}: differs from the {what} (compared exactly)"
+            continue
+        msg, _ = compare(name, g, w, dtype or w.dtype.name, None, None, True)
+        if msg:
+            return msg.replace("expected", f"{what} gave")
+    return None
+
+
+def same_value(a, b) -> bool:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
+    return a == b
+
+
+def shares_memory(a, b) -> bool:
+    """True when arrays `a` and `b` (numpy or cupy) overlap in memory."""
+    if a is None or b is None:
+        return False
+    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+        if not np.may_share_memory(a, b):
+            return False
+        try:
+            return bool(np.shares_memory(a, b, max_work=10 ** 6))
+        except Exception:  # numpy's TooHardError: assume they overlap
+            return True
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return False  # host vs device
+    if a.size == 0 or b.size == 0:
+        return False  # an empty array holds no memory (cupy gives every one pointer 0)
+    try:  # cupy: compare the byte ranges
+        a0, b0 = a.data.ptr, b.data.ptr
+        return a0 < b0 + max(b.nbytes, 1) and b0 < a0 + max(a.nbytes, 1) and \
+            a.data.device_id == b.data.device_id
+    except AttributeError:
+        return False

@@ -2,13 +2,13 @@
 process, where nothing of this process's state (imported modules, kernels' caches, the hash
 seed) exists.
 
-Three checks need it: `determinism` across `PYTHONHASHSEED` values (harness.checks.hashseed,
+Three checks need it: `determinism` across `PYTHONHASHSEED` values (harness.hashseed,
 two children with different hash seeds, in the background), `state` (whether a case fails
 alone, harness.checks.state.fails_alone) and the fuzzer's reproducers (verified before they
 are printed, harness.reproduce).
 
     value = run("harness.reproduce:verify", payload, timeout=120)      # FreshError if not
-    proc = start("harness.checks.hashseed:child_main", payload, hash_seed="0",
+    proc = start("harness.hashseed:child_main", payload, hash_seed="0",
                  stderr=file, env={...})                               # in the background
 
 The child is `python -c "from harness.fresh import child; child()"`, started in this

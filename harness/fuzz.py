@@ -17,7 +17,7 @@ import contextlib
 from dataclasses import replace
 
 from harness.case import Case
-from harness.checks.support import CheckContext
+from harness.context import CheckContext
 from harness.discovery import instantiate, seed_all
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.reproduce import _literal, _takes_inputs_and_attrs, format_optest  # noqa: F401
@@ -40,7 +40,7 @@ class _Rejected(Exception):
 
 def _refused(exc) -> bool:
     """An op refusing a drawn case on purpose (a typed opkit error other than External)."""
-    from harness.checks.support import op_refused
+    from harness.context import op_refused
 
     return op_refused(exc)
 
@@ -62,16 +62,15 @@ def _semantic_context(case: Case, context: CheckContext) -> CheckContext:
 
 
 def _run_case_checks(case: Case, context: CheckContext, with_grad: bool) -> list[CheckResult]:
-    from harness.checks import mutation, optest
+    from harness import optest_dispatch as optest
+    from harness.registry import get_check
 
     semantic = _semantic_context(case, context)
     results = list(optest.check_output(case, semantic))
     if with_grad:
         results += optest.check_grad(case, semantic)
-    results += mutation.check(case, context)
+    results += get_check("mutation")(case, context)
     if not any(r.status == FAIL for r in results):
-        from harness.checks.registry import get_check
-
         for name in FUZZ_VARIANT_CHECKS + (("precision",) if semantic is not context else ()):
             results += get_check(name)(case, context)
     return results
@@ -85,7 +84,7 @@ def _output_structure(outputs) -> dict:
 def _op_refuses(case: Case) -> bool:
     """True when the op refuses the drawn case on purpose (a typed opkit error, not External):
     the case is rejected, not a failure. Typed, never a message search."""
-    from harness.checks.support import Combo, prepare, run_forward_backward
+    from harness.context import Combo, prepare, run_forward_backward
 
     try:
         run_forward_backward(prepare(case, Combo("CPU", "")), case)
@@ -155,7 +154,7 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
                             f"{cls.__name__}.reference does not take (inputs, attrs): it "
                             "cannot compute a generated case's outputs")]
     # the test's own check_grad arguments (recorded by OpTest when its methods ran)
-    from harness.checks.optest_methods import record_optest_arguments
+    from harness.optest_methods import record_optest_arguments
 
     record_optest_arguments(test, cls.__name__)
     base = case_from_test(test)
@@ -234,7 +233,7 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
         case, failed = last_failure["case"], last_failure["results"]
         first = failed[0]
         text = format_optest(case, cls.__name__)
-        from harness.checks.support import grad_op_types
+        from harness.context import grad_op_types
         from harness.reproduce import NOT_REPRODUCED, confirm
 
         again = confirm([case.op_type] + grad_op_types(case), text, f"{cls.__name__}Minimal",
@@ -266,7 +265,7 @@ def _edge_cases(base: Case, seed: int, with_grad: bool):
     sizes; a size-1 broadcast dim), judged in float64 against reference(): outputs, and
     gradients when the OpTest checks them. (case, failed results) of the first failure, or
     None. Run after the random draws passed, whatever N is."""
-    from harness.checks import optest
+    from harness import optest_dispatch as optest
     from harness.variants import derive
 
     context = CheckContext(seed=seed, places=("CPU",), timeout=None, generated=True)

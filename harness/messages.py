@@ -8,11 +8,15 @@ raised, so the checks could not run) are said once, naming the checks that could
 """
 from __future__ import annotations
 
+import os
 import re
+import traceback
+
+import numpy as np
 
 __all__ = ["group_failures", "root_cause"]
 
-UNCAUGHT = "uncaught"      # harness.checks.base.Uncaught.kind
+UNCAUGHT = "uncaught"      # harness.check.Uncaught.kind
 
 
 def root_cause(result) -> str:
@@ -81,3 +85,81 @@ def group_failures(results, order=()) -> list[str]:
     if rank:   # the table's order (stable: ties keep the order of appearance)
         blocks.sort(key=lambda b: rank.get(b[0], len(rank)))
     return [text for _, text in blocks]
+
+
+# -- one line for an error the op raised ----------------------------------------------------
+def raised(exc: BaseException) -> str:
+    """One line: the innermost error's type and message, and the kernel file:line it came
+    from."""
+    inner, seen = exc, {id(exc)}
+    while inner.__cause__ is not None and id(inner.__cause__) not in seen:   # (a re-raised
+        inner = inner.__cause__                                              # error is its
+        seen.add(id(inner))                                                  # own cause)
+    text = describe_error(exc)
+    kind = type(inner).__name__
+    return text if inner is exc or text.startswith(f"{kind}:") else f"{kind}: {text}"
+
+
+def skip_prefixes() -> tuple:
+    """Folders whose frames are not user code: numpy, cupy, opkit's framework, the harness
+    package itself and the standard library."""
+    import sys
+    import sysconfig
+
+    import opkit.framework
+
+    harness_dir = os.path.dirname(os.path.abspath(__file__))   # this package: no `import harness`
+    dirs = [os.path.dirname(np.__file__), os.path.dirname(opkit.framework.__file__),
+            harness_dir, sysconfig.get_paths().get("stdlib", "")]
+    hyp = sys.modules.get("hypothesis")
+    if hyp is None:
+        try:
+            import hypothesis as hyp
+        except ImportError:
+            hyp = None
+    if hyp is not None and getattr(hyp, "__file__", None):
+        dirs.append(os.path.dirname(hyp.__file__))
+    cp = sys.modules.get("cupy")
+    if cp is not None and getattr(cp, "__file__", None):
+        dirs.append(os.path.dirname(cp.__file__))
+    return tuple(os.path.realpath(d) + os.sep for d in dirs if d)
+
+
+def user_line(exc: BaseException):
+    """(file, line, source) of the innermost frame of `exc` (or of the error it wraps) that is
+    user code: the kernel or a helper it called, not numpy, cupy or the framework."""
+    chain = []
+    while exc is not None and exc not in chain:
+        chain.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    skip = skip_prefixes()
+    for e in reversed(chain):            # the innermost error first
+        found = None
+        for frame in traceback.extract_tb(e.__traceback__):
+            fname = frame.filename
+            if fname.startswith("<") or os.path.realpath(fname).startswith(skip):
+                continue
+            found = frame
+        if found is not None:
+            return found.filename, found.lineno, (found.line or "").strip()
+    return None
+
+
+def rel(path: str) -> str:
+    try:
+        r = os.path.relpath(path)
+        return r if not r.startswith("..") else path
+    except ValueError:
+        return path
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line: the error's kind (once) and message and, when it came from user code,
+    where."""
+    from opkit.framework.errors import one_line
+
+    msg = one_line(exc)
+    where = user_line(exc)
+    if where:
+        msg += f" (at {rel(where[0])}:{where[1]}: {where[2]})"
+    return msg

@@ -14,7 +14,7 @@ import sys
 import unittest
 
 from harness.case import Case
-from harness.checks.optest_methods import record_only, recording_only
+from harness.optest_methods import record_only, recording_only
 from harness.paddle_surface import PaddleSurface
 from harness.report import FAIL, current_collector
 
@@ -114,7 +114,7 @@ class OpTest(PaddleSurface, unittest.TestCase):
     # -- checks -----------------------------------------------------------------------------
     def check_output(self, atol=None, rtol=None, no_check_set=None, equal_nan=False):
         """Forward outputs against self.outputs on every place and float dtype with a kernel."""
-        from harness.checks.output import check_output
+        from harness.output_judge import check_output
 
         case = self._build_case()
         self._record(no_check_set=tuple(no_check_set or ()),
@@ -130,7 +130,7 @@ class OpTest(PaddleSurface, unittest.TestCase):
                    max_relative_error=0.005, numeric_grad_delta=0.005, user_defined_grads=None,
                    mode=None):
         """Analytic gradients of `inputs_to_check` against float64 numeric ones."""
-        from harness.checks.grad import check_grad
+        from harness.grad_judge import check_grad
 
         if isinstance(inputs_to_check, str):
             inputs_to_check = [inputs_to_check]

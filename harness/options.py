@@ -57,7 +57,7 @@ class Options:
     seed: int = DEFAULT_SEED
     places: tuple = ALL_PLACES          # place kinds to run on (GPU still needs a device)
     dtypes: tuple = ALL_DTYPES          # float dtypes to run
-    grad_mode: str = "auto"             # numeric gradient mode (harness.checks.grad.MODES)
+    grad_mode: str = "auto"             # numeric gradient mode (harness.grad_judge.MODES)
     hash_seeds: bool = True             # determinism across PYTHONHASHSEED (fresh processes)
     no_gpu: bool = False                # treat the GPU as unusable (OPKIT_NO_GPU)
     timeout: float | None = DEFAULT_TIMEOUT   # seconds per check (None: no limit)

@@ -159,7 +159,7 @@ class PaddleSurface:
         reason = unsupported_reason(self, mkldnn=self.paddle_skip_mkldnn)
         if not reason:
             return None
-        from harness.checks.registry import check_names
+        from harness.registry import check_names
 
         return {name: reason for name in check_names()}
 
@@ -240,7 +240,8 @@ class PaddleSurface:
         """Run the op forward once with the inputs as given, on `place` (default CPU):
         {output slot: [(variable name, array), ...]} for the slots in self.outputs, in the op
         proto's output order (Paddle's fetch order)."""
-        from harness.runner import PreparedOp, normalize_slots
+        from harness.op import make
+        from harness.case import normalize_slots
         from opkit.framework.place import CPUPlace, CUDAPlace
         from opkit.registry import op_info
 
@@ -252,7 +253,7 @@ class PaddleSurface:
         order = [v.name for v in proto.outputs] if proto is not None else list(expected)
         slots = {s: [v.name for v in expected[s]] for s in order if s in expected}
         kind = self._paddle_place_kind(place) if place is not None else "CPU"
-        prepared = PreparedOp(self.op_type, normalize_slots(getattr(self, "inputs", {}) or {}),
+        prepared = make(self.op_type, normalize_slots(getattr(self, "inputs", {}) or {}),
                               dict(getattr(self, "attrs", {}) or {}), slots,
                               CPUPlace() if kind == "CPU" else CUDAPlace(0))
         got = prepared.forward()

@@ -364,7 +364,7 @@ def pytest_make_collect_report(collector):
 
 def check_item_names() -> list[str]:
     """The checks that get an item per OpTest class (the harness's default checks)."""
-    from harness.checks.registry import all_checks
+    from harness.registry import all_checks
 
     from harness.fuzz import DEFAULT_FUZZ
 

@@ -28,7 +28,7 @@ class CheckResult:
     case: str = ""      # the OpTest class name (or a generated case's name)
     message: str = ""
     worst_error: float | None = None
-    kind: str = ""      # a failure's kind (harness.checks.base.Failure subclasses), e.g.
+    kind: str = ""      # a failure's kind (harness.check.Failure subclasses), e.g.
                         # "wrong-value", "kernel-raised"; "" when not classified
 
     def __post_init__(self):

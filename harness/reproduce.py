@@ -8,7 +8,7 @@ that failed runs on its case (`verify`, through harness.fresh). Returns True whe
 there too (or raises there), False when it passes (the failure then depends on earlier runs
 in the process), None when it could not be run (no answer: timed out, died).
 
-This module imports no check but the OpTest methods' runner (harness.checks.optest_methods):
+This module imports no check but the OpTest methods' runner (harness.optest_methods):
 the `explore` check uses it. `verify` judges `output` and `grad` (the reproducer's own
 methods); another check is run in the fresh interpreter by a verifier that knows the checks,
 named by the caller: `confirm(..., verifier="harness.checking:verify_reproducer")` (the
@@ -62,7 +62,7 @@ def verify(spec: dict, run_check=None) -> bool:
         exec(compile(f.read(), spec["file"], "exec"), ns)
     cls = ns[spec["cls"]]
     from harness.case import case_from_test
-    from harness.checks.optest_methods import run_optest_methods
+    from harness.optest_methods import run_optest_methods
     from harness.discovery import instantiate
 
     test = instantiate(cls, spec["seed"])

@@ -28,9 +28,9 @@ from typing import Callable
 
 from harness.case import Case, case_from_test
 from harness.checking import CheckTimeout, _alarm, _selected_specs, run_case, run_checks, run_test
-from harness.checks.support import CheckContext
-from harness.checks.base import Crashed, TimedOut
-from harness.checks.registry import get_check
+from harness.context import CheckContext
+from harness.check import Crashed, TimedOut
+from harness.registry import get_check
 from harness.discovery import DiscoveredTest, seed_all
 from harness.forking import can_fork
 from harness.report import FAIL, PASS, SKIP, CheckResult
@@ -372,10 +372,10 @@ def preload(checks=None, fuzz: int = 0) -> None:
     import pkgutil
 
     _selected_specs(checks)        # imports every selected check's module
-    names = ["harness.gradient", "harness.lod_cases", "harness.pipeline", "harness.kinks",
-             "harness.checks.optest", "harness.checks.optest_methods",
+    names = ["harness.gradient", "harness.lod_cases", "harness.op", "harness.kinks",
+             "harness.optest_dispatch", "harness.optest_methods",
              "harness.checks.output", "harness.checks.grad",
-             "harness.checks.siblings"]
+             "harness.siblings"]
     import harness.variants as variants
 
     names += [f"harness.variants.{m.name}" for m in pkgutil.iter_modules(variants.__path__)]
@@ -440,8 +440,8 @@ def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=
     batch = None
     if checks is None or "determinism" in checks:
         # determinism across processes: ONE pair of fresh interpreters for the whole run,
-        # working in the background while the cases run (harness.checks.hashseed)
-        from harness.checks.hashseed import start_batch
+        # working in the background while the cases run (harness.hashseed)
+        from harness.hashseed import start_batch
 
         batch = start_batch([op for op in ops if op not in missing], discovered, seed,
                             timeout)

@@ -42,7 +42,7 @@ __all__ = ["SuiteError", "Selection", "select", "plan", "op_verdicts", "op_type_
 
 NO_GRADIENT_TEST = "no gradient test"
 # what the `grad` check reports for an OpTest class whose methods ran and never called
-# check_grad (harness.checks.optest_methods.results_from_test)
+# check_grad (harness.optest_methods.results_from_test)
 _NEVER_CALLED = "never calls check_grad()"
 
 

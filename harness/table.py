@@ -26,7 +26,7 @@ def _applies(result, place, dtype) -> bool:
 
 def grid(report) -> tuple[list[str], dict]:
     """(check names in order, {(check, place, dtype): status}) plus worst errors."""
-    from harness.checks.registry import check_names
+    from harness.registry import check_names
 
     order = {n: i for i, n in enumerate(check_names() + ["fuzz"])}
     checks = sorted({r.check for r in report.results}, key=lambda c: (order.get(c, 999), c))
@@ -51,7 +51,7 @@ def _details(report) -> list[tuple[str, str]]:
     """(status, line) for every failure and each distinct skip reason."""
     from harness.messages import group_failures
 
-    from harness.checks.registry import check_names
+    from harness.registry import check_names
 
     lines = [(FAIL, line) for line in group_failures(report.results,
                                                      order=check_names() + ["fuzz"])]

@@ -59,7 +59,7 @@ def _allowed_cycle(cycle) -> str | None:
 
 
 # Private modules imported from outside their package, each still needed (a stale entry
-# fails). (harness.checks._support was renamed harness.checks.support.)
+# fails). (harness.checks._support was renamed harness.context.)
 KNOWN_PRIVATE_MODULES: set = set()
 
 

@@ -2,37 +2,14 @@
 unless the op declared that pair `inplace`."""
 from __future__ import annotations
 
-import numpy as np
 
-from harness.checks.base import AliasedOutput, Check
+from harness.check import AliasedOutput, Check
+from harness.compare import shares_memory
 
-from harness.checks.support import (CheckContext, Hooks, combos, fail, pass_, prepare,
+from harness.context import (CheckContext, Hooks, combos, fail, pass_, prepare,
                                      run_forward_backward)
 
 NAME = "aliasing"
-
-
-def shares_memory(a, b) -> bool:
-    """True when arrays `a` and `b` (numpy or cupy) overlap in memory."""
-    if a is None or b is None:
-        return False
-    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
-        if not np.may_share_memory(a, b):
-            return False
-        try:
-            return bool(np.shares_memory(a, b, max_work=10 ** 6))
-        except Exception:  # numpy's TooHardError: assume they overlap
-            return True
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        return False  # host vs device
-    if a.size == 0 or b.size == 0:
-        return False  # an empty array holds no memory (cupy gives every one pointer 0)
-    try:  # cupy: compare the byte ranges
-        a0, b0 = a.data.ptr, b.data.ptr
-        return a0 < b0 + max(b.nbytes, 1) and b0 < a0 + max(a.nbytes, 1) and \
-            a.data.device_id == b.data.device_id
-    except AttributeError:
-        return False
 
 
 class AliasHooks(Hooks):

@@ -18,7 +18,8 @@ import copy
 
 import numpy as np
 
-from harness.checks.base import Check, WrongValue
+from harness.check import Check, WrongValue
+from harness.compare import same_value
 from harness.values import fmt_value
 
 __all__ = ["CHECK", "AttrsCheck", "deep_equal", "fresh_attrs"]
@@ -72,7 +73,7 @@ def _edited(case, combo, fresh, seed):
     edited in place -- before and after, and which kernel --, WrongValue)."""
     from dataclasses import replace
 
-    from harness.checks.support import has_grad, prepare, run_forward_backward
+    from harness.context import has_grad, prepare, run_forward_backward
 
     if fresh is not None:
         earlier = _changed(fresh, dict(case.attrs or {}))
@@ -135,10 +136,10 @@ class AttrsCheck(Check):
 
         from opkit.registry import op_info
 
-        from harness.checks.grad import check_grad
-        from harness.checks.output import check_output
+        from harness.grad_judge import check_grad
+        from harness.output_judge import check_output
         from harness.report import FAIL
-        from harness.runner import normalize_slots
+        from harness.case import normalize_slots
 
         case = derived.case
         opts = case.options or {}
@@ -186,7 +187,7 @@ class AttrsCheck(Check):
                     got = grads("exact")
                 results += got
         out = []
-        from harness.checks.support import Combo
+        from harness.context import Combo
 
         for r in results:
             combo = Combo(r.place or "CPU", r.dtype)
@@ -208,18 +209,7 @@ def _reference_reads(base, expected) -> bool:
         before = base.reference(base.inputs, base.attrs)
     except Exception:  # noqa: BLE001 - unknown: judge as before
         return True
-    return not _same(before, expected)
-
-
-def _same(a, b) -> bool:
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        a, b = np.asarray(a), np.asarray(b)
-        return a.shape == b.shape and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
-    return a == b
+    return not same_value(before, expected)
 
 
 CHECK = AttrsCheck()

@@ -22,23 +22,16 @@ from __future__ import annotations
 import sys
 import threading
 
-from harness.checks._modes import (error_line, first_line, kernel_line, producer,
+from harness.modes import (one_cpu_combo, error_line, first_line, kernel_line, producer,
                                    steady_difference)
-from harness.checks.support import Hooks, grad_op_types, prepare, run_forward_backward
-from harness.checks.base import Check, KernelRaised, Mismatch
-from harness.pipeline import run_case
+from harness.context import Hooks, grad_op_types, prepare, run_forward_backward
+from harness.check import Check, KernelRaised, Mismatch
+from harness.op import run as run_case
 
-__all__ = ["CHECK", "ConcurrencyCheck", "THREADS", "ROUNDS", "one_cpu_combo"]
+__all__ = ["CHECK", "ConcurrencyCheck", "THREADS", "ROUNDS"]
 
 THREADS = 4
 ROUNDS = 1
-
-
-def one_cpu_combo(runnable) -> list:
-    """The CPU float64 combo (else the first CPU one): a mode whose bug class does not depend
-    on the dtype runs once, to stay cheap."""
-    cpu = [c for c in runnable if c.place == "CPU"]
-    return [next((c for c in cpu if c.dtype == "float64"), cpu[0])] if cpu else []
 
 
 class ConcurrencyCheck(Check):
@@ -58,7 +51,7 @@ class ConcurrencyCheck(Check):
         return None
 
     def verdict(self, derived, context):
-        from harness.checks.state import shifted_case
+        from harness.case import shifted_case
 
         case = derived.case
         seed = context.seed
@@ -118,7 +111,7 @@ class Lockstep:
     ENTER_WAIT = 0.2
 
     def __init__(self, n: int):
-        from harness.engine import skip_prefixes
+        from harness.messages import skip_prefixes
 
         self.cv = threading.Condition()
         self.turn = None

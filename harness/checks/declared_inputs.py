@@ -16,11 +16,11 @@ here: the `no_need_buffer` check swaps them.)
 """
 from __future__ import annotations
 
-from harness.checks._modes import (error_line, first_line, kernel_line, producer,
+from harness.modes import (error_line, first_line, kernel_line, producer,
                                    steady_difference)
-from harness.checks.support import Hooks, grad_op_types, prepare, run_forward_backward
-from harness.checks.base import Check, Mismatch
-from harness.pipeline import run_case
+from harness.context import Hooks, grad_op_types, prepare, run_forward_backward
+from harness.check import Check, Mismatch
+from harness.op import run as run_case
 from opkit.framework.scope import Scope
 
 __all__ = ["CHECK", "DeclaredInputsCheck", "DeclaredScope", "DeclaredHooks", "UndeclaredRead"]

@@ -3,12 +3,12 @@ bitwise-identical outputs and gradients. A difference names the first differing 
 its distance in ULPs.
 
 Also (on the case itself, not its variants) two fresh processes started with different
-`PYTHONHASHSEED` values must give bitwise-identical results (harness.checks.hashseed): a
+`PYTHONHASHSEED` values must give bitwise-identical results (harness.hashseed): a
 result that depends on set or dict order over names fails there."""
 from __future__ import annotations
 
-from harness.checks.base import Check, Mismatch
-from harness.checks.support import (CheckContext, combos, fail, first_difference, fmt_index,
+from harness.check import Check, Mismatch
+from harness.context import (CheckContext, combos, fail, first_difference, fmt_index,
                                      pass_, prepare, refeed, run_forward_backward)
 from harness.report import SKIP, CheckResult
 from harness.values import fmt_value
@@ -68,7 +68,7 @@ def _across_processes(case, context, runnable, proto):
     import os
     import sys
 
-    from harness.checks.hashseed import HASH_SEEDS, cross_process, enabled
+    from harness.hashseed import HASH_SEEDS, cross_process, enabled
 
     if not enabled() or getattr(context, "hash_seeds", "off") != "own":
         return []       # off (OPKIT_HASH_SEEDS=0, or a library call), or the run's one pair
@@ -78,7 +78,7 @@ def _across_processes(case, context, runnable, proto):
         return [CheckResult(NAME, SKIP, "", "", case.name,
                             "across processes: a random op without a fixed seed (seed 0 "
                             "draws a fresh seed each run)")]
-    from harness.checks.siblings import sibling_classes
+    from harness.siblings import sibling_classes
 
     classes = []
     for cls in sibling_classes(case, context):      # the op's OpTests: one pair of children

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.base import Check, WrongValue
-from harness.checks.support import has_float_inputs
+from harness.check import Check, WrongValue
+from harness.context import has_float_inputs
 from harness.report import CheckResult, PASS
 
 __all__ = ["DistributionCheck", "CHECK", "ALPHA", "TARGET_SAMPLES", "MAX_RUNS", "MAX_SAMPLES",
@@ -210,9 +210,9 @@ class _Refused(Exception):
 def _sample(case, attrs, decl, pattrs, seed, cast=""):
     """{declared name: samples (1-D float64)} from repeated runs (float inputs cast to `cast`
     when given), and a note."""
-    from harness.checks.support import op_refused
-    from harness.checks.output import prepare_case
-    from harness.runner import normalize_slots
+    from harness.context import op_refused
+    from harness.output_judge import prepare_case
+    from harness.case import normalize_slots
 
     inputs = {s.name: s.data for specs in normalize_slots(case.inputs).values() for s in specs}
     got = {k: [] for k in decl}
@@ -271,7 +271,7 @@ def _other_float_dtype(case, attrs, pattrs) -> str:
     float inputs), where the op has a CPU kernel for it; '' otherwise."""
     from opkit.registry import op_info
 
-    from harness.runner import normalize_slots
+    from harness.case import normalize_slots
 
     if isinstance(attrs.get("dtype"), str) and "dtype" in pattrs:
         now = attrs["dtype"]

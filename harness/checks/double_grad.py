@@ -26,40 +26,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.base import Check, WrongValue
+from harness.check import Check, WrongValue
+from harness.op import consumed_outputs
 from harness.report import CheckResult, PASS, SKIP
+from harness.second_order import RENAMED, judge_exact, judge_fast, shown_name
 
-__all__ = ["DoubleGradCheck", "CHECK", "grad_op_function", "consumed_outputs"]
+__all__ = ["DoubleGradCheck", "CHECK", "grad_op_function"]
 
 NAME = "double_grad"
-MAX_KINK_PROBES = 1024     # wrong elements probed one-sidedly before giving up
-KINK_MATCH_TOL = 1e-4      # an analytic value within this of a one-sided slope matches it
-MAX_COLOURS = 16          # exact (coloured) numerics up to this many colours, else ...
-EXACT_MAX_ELEMENTS = 4096  # ... (or beyond this size) the randomized directional check
-RENAMED = "@G"             # "Out@GRAD" in the grad op's own scope: "Out@G"
-
-
-def consumed_outputs(prepared, no_grad_set=()) -> list[str]:
-    """The forward outputs whose gradient (`Out@GRAD`) the op's grad ops read."""
-    from opkit.framework.grad_maker import GRAD_SUFFIX
-
-    outs = set(prepared.output_names())
-    read = []
-    for op in prepared.grad_ops(no_grad_set):
-        for names in op.inputs.values():
-            for n in names:
-                if n.endswith(GRAD_SUFFIX) and n[: -len(GRAD_SUFFIX)] in outs and \
-                        n[: -len(GRAD_SUFFIX)] not in read:
-                    read.append(n[: -len(GRAD_SUFFIX)])
-    return read
 
 
 def _rename(name: str) -> str:
     return name.replace("@GRAD", RENAMED)
-
-
-def _shown(name: str) -> str:
-    return name.replace(RENAMED, "@GRAD")
 
 
 def grad_op_function(fwd, gop):
@@ -67,7 +45,8 @@ def grad_op_function(fwd, gop):
     it in `fwd`'s scope (variables renamed), or a string: why it cannot be made."""
     from opkit.framework.context import EMPTY_VAR_NAME
     from opkit.framework.tensor import LoDTensor
-    from harness.runner import PreparedOp, VarSpec
+    from harness.op import make
+    from harness.case import VarSpec
 
     specs = {}
     for slot, names in gop.inputs.items():
@@ -88,7 +67,7 @@ def grad_op_function(fwd, gop):
     outputs = {slot: [_rename(n) for n in names if n != EMPTY_VAR_NAME]
                for slot, names in gop.outputs.items()}
     outputs = {k: v for k, v in outputs.items() if v}
-    return PreparedOp(gop.type, specs, gop.attrs, outputs, fwd.place)
+    return make(gop.type, specs, gop.attrs, outputs, fwd.place)
 
 
 def _float64_cpu(op_type: str) -> bool:
@@ -118,8 +97,9 @@ class DoubleGradCheck(Check):
 
     def verdict(self, derived, context):
         from opkit.registry import op_info
-        from harness.checks.output import expected_outputs, first_line, prepare_case
-        from harness.runner import make_cotangents, normalize_slots
+        from harness.output_judge import expected_outputs, first_line, prepare_case
+        from harness.op import make_cotangents
+        from harness.case import normalize_slots
 
         case = derived.case
         seed = context.seed
@@ -147,9 +127,9 @@ class DoubleGradCheck(Check):
 
     def _check_grad_op(self, derived, fwd, gop, seed):
         from opkit.registry import op_info
-        from harness.checks.output import first_line
+        from harness.output_judge import first_line
         from harness.gradient import NumericEngine
-        from harness.runner import make_cotangents
+        from harness.op import make_cotangents
 
         case = derived.case
         where = f"grad op '{gop.type}'"
@@ -190,22 +170,22 @@ class DoubleGradCheck(Check):
             shape = engine.base[name].shape
             ana = np.zeros(shape) if missing else np.asarray(ana, dtype=np.float64)
             if ana.shape != shape:
-                problems.append(f"gradient of {_shown(name)} has shape {ana.shape}, expected "
+                problems.append(f"gradient of {shown_name(name)} has shape {ana.shape}, expected "
                                 f"{shape}")
                 continue
             try:
-                msg, w = _judge(engine, name, ana)
+                msg, w = judge_exact(engine, name, ana)
                 if msg is False:     # many colours: the randomized directional check
-                    msg, w = _judge_fast(engine, name, ana)
+                    msg, w = judge_fast(engine, name, ana)
             except Exception as exc:  # noqa: BLE001
-                problems.append(f"numeric derivative in {_shown(name)} raised "
+                problems.append(f"numeric derivative in {shown_name(name)} raised "
                                 f"{first_line(exc)}")
                 continue
             worst = max(worst, w)
             if msg:
                 if missing:
                     msg += (f" (the grad maker of '{gop.type}' gives no gradient of "
-                            f"{_shown(name)}: taken as zero)")
+                            f"{shown_name(name)}: taken as zero)")
                 problems.append(msg)
         if problems:
             return [self._fail(derived, f"{where} (double grad ops: {double or 'none'}): "
@@ -213,52 +193,13 @@ class DoubleGradCheck(Check):
                                + "; ".join(problems), worst)]
         return [CheckResult(NAME, PASS, "CPU", "float64", derived.base.name,
                             f"{where} -> {double or 'no ops'}: "
-                            f"{', '.join(_shown(n) for n in wrt)}", worst)]
+                            f"{', '.join(shown_name(n) for n in wrt)}", worst)]
 
     def _fail(self, derived, message, worst=None):
         class _Combo:
             place, dtype = "CPU", "float64"
 
         return self.failed(derived, _Combo, message, kind=WrongValue, worst=worst)
-
-
-def _judge(engine, name, ana):
-    """(failure message or None, worst error): the float64 bound of harness.gradient.compare;
-    wrong elements where the grad op has a kink pass when the analytic value is one of the
-    one-sided slopes."""
-    from harness.checks.output import fmt_index
-    from harness.gradient import compare
-    from harness.kinks import ACCEPTED, kink_verdict, one_sided
-    from harness.values import fmt_value
-
-    if engine.base[name].size > EXACT_MAX_ELEMENTS or \
-            engine.discover(name, max_colours=MAX_COLOURS).colours > MAX_COLOURS:
-        return False, 0.0
-    c = compare(engine, name, ana, None)
-    if not c.ok and 0 < c.bad <= MAX_KINK_PROBES:
-        left = []
-        for k in np.flatnonzero(c.mask.reshape(-1)):
-            lo, hi = one_sided(engine, name, int(k))
-            if kink_verdict(float(ana.reshape(-1)[k]), lo, hi, KINK_MATCH_TOL) not in ACCEPTED:
-                left.append(int(k))
-        if not left:
-            return None, c.worst
-        c = c.restrict(left)
-    if c.ok:
-        return None, c.worst
-    shown = _shown(name)
-    return (f"{shown}: {c.bad} of {c.size} elements wrong; worst {fmt_index(shown, c.index)}: "
-            f"analytic {fmt_value(c.analytic)}, numeric {fmt_value(c.numeric)} (error "
-            f"{c.error:.4g} > allowed {c.allowed:.3g})", c.worst)
-
-
-def _judge_fast(engine, name, ana):
-    """(failure message or None, worst error) from random directional derivatives, a
-    disagreeing direction bisected down to the wrong elements (harness.gradient)."""
-    from harness.checks.grad import _compare_fast
-
-    msg, worst, _ = _compare_fast(engine, name, ana, engine.directions(name, lazy=True), None)
-    return (_shown(msg) if msg else None), worst
 
 
 CHECK = DoubleGradCheck()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.support import CheckContext, Combo, fail, grad_op_types, pass_, result
-from harness.checks.base import Check, MissingKernel
+from harness.context import CheckContext, Combo, fail, grad_op_types, pass_, result
+from harness.check import Check, MissingKernel
 from harness.report import SKIP
 
 NAME = "dtypes"
@@ -87,8 +87,9 @@ def integer_kernel_problems(case) -> list[str]:
     from opkit.framework import errors
     from opkit.registry import op_info
 
-    from harness.checks.support import output_slots, place_object
-    from harness.runner import PreparedOp, VarSpec, normalize_slots
+    from harness.context import output_slots, place_object
+    from harness.op import make
+    from harness.case import VarSpec, normalize_slots
 
     cpu = op_info(case.op_type).kernel_places().get("CPU", [])
     ints = [d for d in INT_DTYPES if d in cpu]
@@ -116,7 +117,7 @@ def integer_kernel_problems(case) -> list[str]:
         return out
 
     def run(dtype):
-        p = PreparedOp(case.op_type, specs(dtype), case.attrs,
+        p = make(case.op_type, specs(dtype), case.attrs,
                        output_slots(case, case.op_type), place_object("CPU"))
         return {n: (None if v is None else np.array(v)) for n, v in p.forward().items()}
 
@@ -142,7 +143,7 @@ def integer_kernel_problems(case) -> list[str]:
         try:
             got = run(dtype)
         except Exception as exc:  # noqa: BLE001
-            from harness.engine import op_refused
+            from harness.op import op_refused
 
             if op_refused(exc):
                 continue        # the integer kernel refuses these values on purpose

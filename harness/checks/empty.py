@@ -12,8 +12,8 @@ dimension is the user's, not X's: the output must then be zero-size with the sam
 """
 from __future__ import annotations
 
-from harness.checks.base import Check, RawException, WrongShape
-from harness.pipeline import run_case
+from harness.check import Check, RawException, WrongShape
+from harness.op import run as run_case
 from opkit.framework.grad_maker import GRAD_SUFFIX
 
 
@@ -99,7 +99,7 @@ def _has_lod(case) -> bool:
 
 
 def _specs(case):
-    from harness.runner import normalize_slots
+    from harness.case import normalize_slots
 
     return normalize_slots(case.inputs)
 
@@ -108,8 +108,8 @@ def _specs(case):
 def _compiled_shapes(case) -> dict:
     """{output: compile-time dims} of the case (no dim unknown); {} when infer_shape cannot
     say (it raises, or a dim stays -1)."""
-    from harness.checks.support import output_slots
-    from harness.checks.infer_shape import compile_shapes
+    from harness.context import output_slots
+    from harness.op import compile_shapes
 
     try:
         if any(s.lengths for ss in _specs(case).values() for s in ss):

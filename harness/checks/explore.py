@@ -51,9 +51,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from harness import options
-from harness.checks.base import Check, KernelRaised, RawException, WrongValue
+from harness.check import Check, KernelRaised, RawException, WrongValue
 from harness.options import DEFAULT_EXPLORE
-from harness.runner import normalize_slots
+from harness.case import normalize_slots
 
 __all__ = ["CHECK", "ExploreCheck", "budget", "derive_cases", "DEFAULT_BUDGET",
            "GRAD_BUDGET", "Explored"]
@@ -97,7 +97,7 @@ def _rng(case, seed) -> np.random.Generator:
 
 def _map_spec(inputs, name, fn):
     """`inputs` with the variable `name`'s array replaced by fn(array) (LoD kept)."""
-    from harness.runner import as_value, map_inputs
+    from harness.case import as_value, map_inputs
 
     return map_inputs(inputs, lambda s: as_value(s, fn(s.data)) if s.name == name
                       else as_value(s))
@@ -172,7 +172,7 @@ def _shared_nan(case, specs, proto, rng) -> list[Explored]:
     names = {s.name for _, s in same}
 
     def nan_at(s):
-        from harness.runner import as_value
+        from harness.case import as_value
 
         if s.name not in names:
             return as_value(s)
@@ -180,7 +180,7 @@ def _shared_nan(case, specs, proto, rng) -> list[Explored]:
         b.reshape(-1)[k] = np.nan
         return as_value(s, b)
 
-    from harness.runner import map_inputs
+    from harness.case import map_inputs
 
     return [Explored("value", f"NaN at the same element of {', '.join(sorted(names))}",
                      map_inputs(case.inputs, nan_at), dict(case.attrs or {}),
@@ -430,7 +430,7 @@ def _shape_cases(case, specs) -> list[Explored]:
     out = []
 
     def same(fn):
-        from harness.runner import as_value, map_inputs
+        from harness.case import as_value, map_inputs
 
         return map_inputs(case.inputs, lambda s: as_value(s, fn(s.data))
                           if s.data.shape == shape else as_value(s))
@@ -520,7 +520,7 @@ def _takes_inputs_and_attrs(fn) -> bool:
 def _run_dtype(case) -> str:
     from opkit.registry import op_info
 
-    from harness.checks.support import has_float_inputs
+    from harness.context import has_float_inputs
 
     if not has_float_inputs(case):
         return ""
@@ -530,8 +530,8 @@ def _run_dtype(case) -> str:
 
 def _compile_refuses(case) -> bool:
     """Whether compile-time infer_shape refuses the case (an opkit error)."""
-    from harness.checks.support import op_refused, output_slots
-    from harness.checks.infer_shape import compile_shapes
+    from harness.context import op_refused, output_slots
+    from harness.op import compile_shapes
 
     try:
         compile_shapes(case, normalize_slots(case.inputs), output_slots(case, case.op_type), {})
@@ -580,7 +580,7 @@ class ExploreCheck(Check):
         grads_left = GRAD_BUDGET
         judged = 0
         dtype = _run_dtype(case)
-        from harness.checks.support import Combo
+        from harness.context import Combo
 
         combo = Combo("CPU", dtype)
         try:
@@ -612,8 +612,8 @@ class ExploreCheck(Check):
     # -- one derived case ------------------------------------------------------------------
     def _judge(self, derived, ex: Explored, combo, seed, with_grads):
         """None (not judged), "ok", "grads" (ok, gradients judged) or a failed CheckResult."""
-        from harness.checks.support import op_refused
-        from harness.pipeline import raised
+        from harness.context import op_refused
+        from harness.messages import raised
 
         case = derived.case
         try:
@@ -683,7 +683,7 @@ class ExploreCheck(Check):
         return "ok"
 
     def _grads(self, derived, ex, new, combo, seed):
-        from harness.checks.grad import check_grad
+        from harness.grad_judge import check_grad
         from harness.report import FAIL
 
         case = derived.case
@@ -727,8 +727,8 @@ class ExploreCheck(Check):
 
     # -- without reference() ---------------------------------------------------------------
     def _reseeded(self, derived, context, seed):
-        from harness.checks.support import Combo
-        from harness.checks.optest_methods import run_optest_methods
+        from harness.context import Combo
+        from harness.optest_methods import run_optest_methods
         from harness.discovery import instantiate
         from harness.report import FAIL
         from harness.case import case_from_test
@@ -771,7 +771,7 @@ class ExploreCheck(Check):
 
 # -- helpers --------------------------------------------------------------------------------
 def _copy_inputs(inputs):
-    from harness.runner import as_value, map_inputs
+    from harness.case import as_value, map_inputs
 
     return map_inputs(inputs, lambda s: as_value(s, s.data.copy()
                                                  if isinstance(s.data, np.ndarray) else s.data))
@@ -796,7 +796,7 @@ def _first(exc) -> str:
 
 
 def _run(case, combo, seed) -> dict:
-    from harness.checks.support import prepare
+    from harness.context import prepare
 
     p = prepare(case, combo)
     with np.errstate(all="ignore"):
@@ -853,7 +853,7 @@ def _reference_reads(case, ex, expected) -> bool:
     case's value or at another derived value, it gives other outputs on the same inputs
     (else it ignores that attr -- a reference written for the one value the test uses --
     and cannot judge the op's outputs for it)."""
-    from harness.checks.attrs import _same
+    from harness.compare import same_value as _same
 
     proto = _proto(case.op_type)
     base = dict(case.attrs or {})
@@ -884,8 +884,8 @@ def _dense_gradients(case, combo) -> bool:
     """False when the op refuses gradients for this case on purpose (a typed opkit error
     outside the framework's output-shape check: dropout's grad with is_test) or gives them
     in another form (a sparse gradient with is_sparse)."""
-    from harness.checks.support import grad_outputs, op_refused, prepare
-    from harness.runner import make_cotangents
+    from harness.context import grad_outputs, op_refused, prepare
+    from harness.op import make_cotangents
 
     try:
         p = prepare(case, combo)
@@ -909,7 +909,7 @@ def _finite_inputs(inputs) -> bool:
 
 
 def _same_inputs(a, b) -> bool:
-    from harness.checks.attrs import _same
+    from harness.compare import same_value as _same
 
     try:
         xa, xb = normalize_slots(a), normalize_slots(b)
@@ -936,7 +936,7 @@ def _reproducer(base, new, check, seed) -> str:
         return ""
     note = "# (a case the op must refuse: run it to see the op compute or raise)"
     if check is not None:
-        from harness.checks.support import grad_op_types
+        from harness.context import grad_op_types
         from harness.reproduce import NOT_REPRODUCED, confirm
 
         again = confirm([case.op_type] + grad_op_types(case), text, f"{cls}Minimal", check,

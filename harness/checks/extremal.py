@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.base import Check, NonFinite
+from harness.check import Check, NonFinite
 from harness.compare import first_flagged, fmt_index
-from harness.pipeline import run_case
+from harness.op import run as run_case
 from harness.values import fmt_value
 from opkit.framework.grad_maker import GRAD_SUFFIX
 
@@ -29,7 +29,7 @@ class ExtremalCheck(Check):
     needs_float = True
 
     def verdict(self, derived, context):
-        from harness.checks.support import Combo
+        from harness.context import Combo
 
         return self.compare_each(
             derived, context,
@@ -99,7 +99,7 @@ def _oracle(derived, combo64, context):
         try:
             with np.errstate(all="ignore"):
                 ref = derived.base.reference(case.inputs, case.attrs) or {}
-            from harness.runner import normalize_slots
+            from harness.case import normalize_slots
 
             for specs in normalize_slots(ref).values():
                 for s in specs:

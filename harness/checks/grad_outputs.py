@@ -7,7 +7,7 @@ indices, a Mean or Variance output beside Out, the second of two results) passes
 
 This check finds the float outputs whose gradient (`Out@GRAD`) the op's grad maker feeds its
 grad ops, and, where some of them are not among the test's output names, runs the `grad`
-check again (same inputs, tolerances and numeric engine, `harness.checks.grad.check_grad`)
+check again (same inputs, tolerances and numeric engine, `harness.grad_judge.check_grad`)
 with a fixed random cotangent on all of them. It is skipped when the test already names
 every such output, when the test gives `user_defined_grads` (Paddle's convention ties those
 to the named outputs) or when the op has no gradient.
@@ -17,7 +17,7 @@ Opting out (an output whose gradient the op deliberately ignores, say), with the
 """
 from __future__ import annotations
 
-from harness.checks.base import Check, WrongValue
+from harness.check import Check, WrongValue
 from harness.report import PASS, SKIP, CheckResult
 
 __all__ = ["GradOutputsCheck", "CHECK", "unnamed_outputs", "dropped_outputs"]
@@ -37,7 +37,7 @@ def _named(case) -> list[str]:
 
 def unnamed_outputs(case, prepared, outs) -> list[str]:
     """Float outputs whose gradient the grad maker consumes and the case does not name."""
-    from harness.checks.double_grad import consumed_outputs
+    from harness.op import consumed_outputs
 
     named = set(_named(case))
     return [n for n in consumed_outputs(prepared, tuple(case.no_grad_set or ()))
@@ -49,7 +49,7 @@ def dropped_outputs(case, prepared, outs) -> list[str]:
     """Float outputs that the grad maker takes no gradient of, other than intermediate ones,
     state updates (an output declared inplace with an input: batch_norm's MeanOut) and the
     test's own output names (which the grad check covers)."""
-    from harness.checks.double_grad import consumed_outputs
+    from harness.op import consumed_outputs
     from opkit.registry import op_info
 
     info = op_info(case.op_type)
@@ -81,12 +81,12 @@ class GradOutputsCheck(Check):
         return None
 
     def verdict(self, derived, context):
-        from harness.checks.grad import _numeric_dtype, check_grad
-        from harness.checks.output import expected_outputs, first_line, prepare_case
-        from harness.runner import normalize_slots
+        from harness.grad_judge import check_grad, numeric_dtype
+        from harness.output_judge import expected_outputs, first_line, prepare_case
+        from harness.case import normalize_slots
 
         case = derived.case
-        dtype = _numeric_dtype(case)
+        dtype = numeric_dtype(case)
         if dtype is None:
             return [self.skipped(case, "the op has no float CPU kernel")]
         try:
@@ -125,10 +125,11 @@ class GradOutputsCheck(Check):
         inputs: the numeric gradient of sum(cot * output) is zero (float64, CPU)."""
         import numpy as np
 
-        from harness.checks.double_grad import _judge, _judge_fast
-        from harness.checks.output import expected_outputs, first_line, prepare_case
+        from harness.second_order import judge_exact, judge_fast
+        from harness.output_judge import expected_outputs, first_line, prepare_case
         from harness.gradient import NumericEngine
-        from harness.runner import make_cotangents, normalize_slots
+        from harness.op import make_cotangents
+        from harness.case import normalize_slots
 
         class _Combo:
             place, dtype = "CPU", "float64"
@@ -145,9 +146,9 @@ class GradOutputsCheck(Check):
                 if name not in engine.base:
                     continue
                 zero = np.zeros(engine.base[name].shape)
-                msg, _ = _judge(engine, name, zero)
+                msg, _ = judge_exact(engine, name, zero)
                 if msg is False:
-                    msg, _ = _judge_fast(engine, name, zero)
+                    msg, _ = judge_fast(engine, name, zero)
                 if msg:
                     problems.append(msg)
         except Exception as exc:  # noqa: BLE001 - the grad check reports a raising op

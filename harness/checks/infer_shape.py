@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.base import Check, Derived, WrongShape
-from harness.runner import normalize_slots
+from harness.check import Check, Derived, WrongShape
+from harness.case import normalize_slots
+from harness.op import compile_shapes
 
 MAX_VARIANTS = 24
 
@@ -27,8 +28,9 @@ class InferShapeCheck(Check):
     variants = ("case",)
 
     def verdict(self, derived: Derived, context):
-        from harness.checks.support import Combo, output_slots, prepare
-        from harness.pipeline import opkit_refusal, raised
+        from harness.context import Combo, output_slots, prepare
+        from harness.op import refusal as opkit_refusal
+        from harness.messages import raised
 
         case = derived.case
         specs = normalize_slots(case.inputs)
@@ -107,27 +109,6 @@ def _disagree(compiled: list, run: list) -> str | None:
             return f"dim {i} is {c}: an unknown dim must stay exactly -1"
         return f"dim {i} is {c}, the run gives {r}"
     return None
-
-
-def compile_shapes(case, specs, outs: dict, unknown: dict) -> dict:
-    """{output name: compile-time shape or None} after infer_shape of the op in a fresh
-    Program whose inputs have the case's shapes with the dims in `unknown` set to -1."""
-    from opkit.framework.program import Program
-
-    block = Program().global_block()
-    for ss in specs.values():
-        for s in ss:
-            shape = list(s.data.shape)
-            dims = unknown.get(s.name, [])
-            for j in (dims if isinstance(dims, list) else [dims]):
-                if j < len(shape):
-                    shape[j] = -1
-            block.create_var(name=s.name, shape=shape, dtype=s.data.dtype.name,
-                             lod_level=len(s.lengths or []))
-    ins = {slot: [s.name for s in ss] for slot, ss in specs.items()}
-    block.append_op(case.op_type, inputs=ins, outputs=outs, attrs=dict(case.attrs or {}))
-    return {n: (None if block.var(n).shape is None else list(block.var(n).shape))
-            for names in outs.values() for n in names}
 
 
 CHECK = InferShapeCheck()

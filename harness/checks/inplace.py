@@ -19,13 +19,13 @@ names the grad kernel's line that read one.
 """
 from __future__ import annotations
 
-from harness.checks._modes import (error_line, first_line, kernel_line, producer,
+from harness.modes import (error_line, first_line, kernel_line, producer,
                                    steady_difference)
-from harness.checks.support import (Hooks, grad_op_types, has_grad, prepare,
+from harness.context import (Hooks, grad_op_types, has_grad, prepare,
                                      run_forward_backward)
-from harness.checks.aliasing import shares_memory
-from harness.checks.base import Check, Mismatch
-from harness.pipeline import run_case
+from harness.compare import shares_memory
+from harness.check import Check, Mismatch
+from harness.op import run as run_case
 
 __all__ = ["CHECK", "InplaceCheck", "ReuseHooks"]
 
@@ -175,15 +175,16 @@ def _read_after_overwrite(case, combo, seed, consumed) -> str:
 
 def _shared_run(derived, combo, seed, inplace: bool, hooks=None) -> dict:
     """Outputs and gradients with the second aliased place fed the first one's variable."""
-    from harness.checks.support import case_inputs, output_slots, place_object
-    from harness.runner import PreparedOp, VarSpec
+    from harness.context import case_inputs, output_slots, place_object
+    from harness.op import make
+    from harness.case import VarSpec
 
     case = derived.case
     sa, ia, sb, ib = derived.info["alias"]
     specs = case_inputs(case, combo.dtype)
     first = specs[sa][ia]
     specs[sb][ib] = VarSpec(first.name, first.data, first.lengths)
-    prepared = PreparedOp(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
+    prepared = make(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
                           place_object(combo.place), enable_inplace=inplace)
     if not has_grad(case.op_type) or not case.grad_inputs:
         return run_forward_backward(prepared, case, hooks=hooks, backward=False, seed=seed)
@@ -196,7 +197,7 @@ def _shared_run(derived, combo, seed, inplace: bool, hooks=None) -> dict:
 
 
 def _orig_name(case, slot, index) -> str:
-    from harness.runner import normalize_slots
+    from harness.case import normalize_slots
 
     return normalize_slots(case.inputs)[slot][index].name
 

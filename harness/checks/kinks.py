@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.base import Check, WrongValue
+from harness.check import Check, WrongValue
 from harness.compare import fmt_index
 from harness.kinks import domain_edge, is_kink, is_subgradient, matches, one_sided
 from harness.tolerances import grad_tolerance
@@ -30,15 +30,16 @@ class KinksCheck(Check):
     needs_float = True
 
     def applies(self, case, context):
-        from harness.checks.support import has_grad
+        from harness.context import has_grad
 
         return None if has_grad(case.op_type) else "the op has no gradient"
 
     def verdict(self, derived, context):
-        from harness.checks.support import Combo, grad_outputs, prepare
+        from harness.context import Combo, grad_outputs, prepare
         from harness.gradient import NumericEngine
-        from harness.pipeline import opkit_refusal, raised
-        from harness.runner import make_cotangents
+        from harness.op import refusal as opkit_refusal
+        from harness.messages import raised
+        from harness.op import make_cotangents
 
         def whole(reason):      # the whole case skips (after the plan's own skips)
             return self.plan(derived, context)[1] + [self.skipped(derived.base, reason)]
@@ -81,7 +82,7 @@ class KinksCheck(Check):
 
 
 def _quiet_run(case, combo, context):
-    from harness.pipeline import run_case
+    from harness.op import run as run_case
 
     with np.errstate(all="ignore"):
         return run_case(case, combo, context)

@@ -8,8 +8,9 @@ table (harness.tolerances, keyed by the run dtype).
 """
 from __future__ import annotations
 
-from harness.checks.base import Check
-from harness.pipeline import compare_runs, run_case
+from harness.check import Check
+from harness.compare import compare_runs
+from harness.op import run as run_case
 from harness.variants.layout import apply_layout
 
 

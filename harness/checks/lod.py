@@ -23,7 +23,7 @@ import dataclasses
 
 import numpy as np
 
-from harness.checks.support import (
+from harness.context import (
     CheckContext,
     Combo,
     combos,
@@ -32,10 +32,11 @@ from harness.checks.support import (
     has_grad,
     prepare,
 )
-from harness.checks.base import Check, WrongValue
+from harness.check import Check, WrongValue
 from harness.lod_cases import edge_inputs, edges_for, has_lod_input
 from harness.report import FAIL, PASS, SKIP, CheckResult
-from harness.runner import PreparedOp, as_value, make_cotangents, map_inputs, normalize_slots
+from harness.op import PreparedOp, make_cotangents
+from harness.case import as_value, map_inputs, normalize_slots
 from opkit.framework.grad_maker import grad_var_name
 from harness.values import fmt_value
 
@@ -292,7 +293,8 @@ def _two_level(case, runnable) -> list[CheckResult]:
     """Every 1-level LoD input wrapped in an outer level (one outer sequence holding all the
     sequences): the op handles it or refuses it with an opkit error; a raw numpy/Python
     exception fails, naming the kernel line."""
-    from harness.pipeline import opkit_refusal, raised
+    from harness.op import refusal as opkit_refusal
+    from harness.messages import raised
 
     name = f"{case.name}/two_level"
     wrapped = []

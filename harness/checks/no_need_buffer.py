@@ -4,10 +4,10 @@ readable, `.data` raises naming op and variable). Also a hint (a pass with a mes
 grad op's inputs that the kernel never touched but that are not declared no_need_buffer."""
 from __future__ import annotations
 
-from harness.checks.support import (Hooks, first_difference, fmt_index, has_grad, prepare,
+from harness.context import (Hooks, first_difference, fmt_index, has_grad, prepare,
                                      rel, run_forward_backward, user_line)
-from harness.checks.base import Check, UndeclaredRead
-from harness.pipeline import run_case
+from harness.check import Check, UndeclaredRead
+from harness.op import run as run_case
 from opkit.framework.grad_maker import GRAD_SUFFIX
 
 NAME = "no_need_buffer"

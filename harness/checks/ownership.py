@@ -15,22 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.base import Check
+from harness.case import other_inputs
+from harness.check import Check
 from opkit.framework.grad_maker import GRAD_SUFFIX
 from harness.values import fmt_value
 
-__all__ = ["CHECK", "OwnershipCheck", "other_inputs"]
-
-
-def other_inputs(name: str, array):
-    """Other values of the same shape and dtype: every float input rotated by one element
-    (scaled by 0.5 when that changes nothing, e.g. a constant input)."""
-    if not isinstance(array, np.ndarray) or array.dtype.kind != "f" or array.size == 0:
-        return array
-    new = np.roll(array.reshape(-1), 1).reshape(array.shape)
-    if np.array_equal(new, array):
-        new = array * 0.5 if np.any(array) else array + 0.5
-    return np.ascontiguousarray(new).astype(array.dtype)
+__all__ = ["CHECK", "OwnershipCheck"]
 
 
 def _host(buf):
@@ -78,7 +68,7 @@ class OwnershipCheck(Check):
 def _first(case, combo, seed):
     """The first run, forward and backward: (its results, the buffers it handed out (not
     copied), the input buffers)."""
-    from harness.checks.support import prepare, run_forward_backward
+    from harness.context import prepare, run_forward_backward
     from opkit.framework.grad_maker import grad_var_name
 
     p1 = prepare(case, combo)
@@ -94,7 +84,7 @@ def _first(case, combo, seed):
 def _second(case, combo, seed):
     """A second instance of the op, its own scope, run on other inputs of the same shapes
     (the case's own when the op does not take those): its prepared op."""
-    from harness.checks.support import prepare, run_forward_backward
+    from harness.context import prepare, run_forward_backward
 
     p2 = prepare(case, combo)
     for specs in p2.inputs.values():
@@ -112,7 +102,7 @@ def _second(case, combo, seed):
 
 def _compare(first_run, p2, combo):
     """None, or what the second instance did to the first run's buffers (kind Mismatch)."""
-    from harness.checks.support import fmt_index
+    from harness.context import fmt_index
 
     first, names, held, in1 = first_run
     second = _buffers(p2, names.values())

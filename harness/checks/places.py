@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.support import (Combo, fail, gpu_unavailable_reason, prepare,
+from harness.context import (Combo, fail, gpu_unavailable_reason, prepare,
                                      run_forward_backward)
 from harness import settings
-from harness.checks.base import Check
+from harness.check import Check
 from harness.report import SKIP, CheckResult
 
 NAME = "places"

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks._modes import (error_line, first_line, kernel_line, producer,
+from harness.modes import (error_line, first_line, kernel_line, producer,
                                    steady_difference)
-from harness.checks.base import Check, KernelRaised, Mismatch
+from harness.check import Check, KernelRaised, Mismatch
 from opkit.framework.grad_maker import GRAD_SUFFIX, grad_var_name
 
 __all__ = ["CHECK", "PlanCheck", "RUNS"]
@@ -41,7 +41,7 @@ class PlanCheck(Check):
     variants = ("case",)
 
     def applies(self, case, context):
-        from harness.runner import normalize_slots
+        from harness.case import normalize_slots
 
         for slot, specs in normalize_slots(case.inputs).items():
             for s in specs:
@@ -54,8 +54,8 @@ class PlanCheck(Check):
         return None
 
     def verdict(self, derived, context):
-        from harness.checks.concurrency import one_cpu_combo
-        from harness.checks.state import shifted_case
+        from harness.modes import one_cpu_combo
+        from harness.case import shifted_case
 
         case = derived.case
         seed = context.seed
@@ -80,7 +80,7 @@ class PlanCheck(Check):
             base_skip="the op does not run in a program (the plain path raises)")
 
     def _planned(self, case, combo, program, fetch, feeds, sets, plain):
-        from harness.checks.support import grad_op_types
+        from harness.context import grad_op_types
         from opkit.framework.executor import Executor
         from opkit.framework.place import CPUPlace
         from opkit.framework.scope import Scope
@@ -131,8 +131,8 @@ def _frozen_outputs(exe, op_type) -> list[str]:
 def _program(case, combo, seed):
     """(program, fetch names, feeds(case) -> feed dict) of the op, a scale x1 per float
     output, and the op's grad ops."""
-    from harness.checks.support import case_inputs, grad_outputs, has_grad, output_slots
-    from harness.runner import make_cotangents
+    from harness.context import case_inputs, grad_outputs, has_grad, output_slots
+    from harness.op import make_cotangents
     from opkit.framework.backward import sum_duplicates
     from opkit.framework.program import Program
     from opkit.registry import op_info
@@ -147,7 +147,7 @@ def _program(case, combo, seed):
     desc = block.append_op(case.op_type, {k: [s.name for s in v] for k, v in specs.items()},
                            outs, dict(case.attrs or {}))
     # the forward once, to know the outputs' dtypes and shapes (and make cotangents)
-    from harness.checks.support import prepare
+    from harness.context import prepare
 
     forward = prepare(case, combo)
     values = forward.forward()

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.support import (fmt_index, grad_outputs, has_grad)
+from harness.context import (fmt_index, grad_outputs, has_grad)
 from harness.compare import first_flagged
-from harness.checks.base import Check, WrongValue
-from harness.runner import VarSpec, make_cotangents, normalize_slots
+from harness.check import Check, WrongValue
+from harness.case import VarSpec, normalize_slots
+from harness.op import make_cotangents
 from opkit.framework.grad_maker import GRAD_SUFFIX
 from harness.values import fmt_value
 
@@ -70,7 +71,7 @@ def _run(case, place, dtype, cot=None, wrt=(), scale=None, rng=None):
 def _run_specs(case, place, specs, cot=None, wrt=(), perturb=None):
     """The op on these input specs: outputs and (with `cot`, each optionally `perturb`ed)
     input gradients."""
-    from harness.engine import Combo, prepare, run_forward_backward
+    from harness.op import Combo, prepare, run_forward_backward
 
     p = prepare(case, Combo(place, ""), inputs=specs)
     if cot is None or not wrt:
@@ -92,7 +93,7 @@ class PrecisionCheck(Check):
     needs_float = True
 
     def verdict(self, derived, context):
-        from harness.checks.support import Combo
+        from harness.context import Combo
         from opkit.registry import op_info
 
         case, seed = derived.case, context.seed

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.base import Check, Mismatch
+from harness.check import Check, Mismatch
 from harness.compare import compare
 from harness.options import DEFAULT_SEED
 from opkit.framework.grad_maker import grad_var_name
@@ -46,8 +46,9 @@ def _compare(distinct, shared, combo):
 def _run(derived, combo, context, shared: bool) -> dict:
     """Outputs and the gradient of the first aliased variable (summed over both places when
     `shared` is False: what the shared variable's gradient must equal)."""
-    from harness.engine import case_inputs, prepare, run_forward_backward
-    from harness.runner import VarSpec
+    from harness.case import case_inputs
+    from harness.op import prepare, run_forward_backward
+    from harness.case import VarSpec
 
     case = derived.case
     sa, ia, sb, ib = derived.info["alias"]

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.base import Check, Failure, KernelRaised, WrongShape, WrongValue
+from harness.check import Check, Failure, KernelRaised, WrongShape, WrongValue
 
 DEVICES = (2, 3)
 
@@ -46,7 +46,7 @@ class SbpCheck(Check):
         if sbp_signatures(case.op_type) is None:
             return (f"op '{case.op_type}' declares no parallel signatures "
                     "(opkit.register_sbp; see docs/sbp.md)")
-        from harness.runner import normalize_slots
+        from harness.case import normalize_slots
 
         for specs in normalize_slots(case.inputs).values():
             for s in specs:
@@ -55,7 +55,7 @@ class SbpCheck(Check):
         return None
 
     def verdict(self, derived, context):
-        from harness.checks.support import prepare
+        from harness.context import prepare
 
         case = derived.case
         results: list = []
@@ -82,8 +82,8 @@ class SbpCheck(Check):
 
     # -- the grad ops -----------------------------------------------------------------------
     def _grad(self, derived, combo, case, prepared, outs, rng, context):
-        from harness.checks.support import grad_outputs, grad_wrt, has_grad
-        from harness.runner import make_cotangents
+        from harness.context import grad_outputs, grad_wrt, has_grad
+        from harness.op import make_cotangents
 
         if not (case.grad_inputs and has_grad(case.op_type)):
             return []
@@ -200,7 +200,7 @@ class SbpCheck(Check):
             try:
                 got.append(_run(op_type, per_dev[k], attrs, outputs, place, pool, k))
             except Exception as exc:  # noqa: BLE001
-                from harness.checks.support import describe_error
+                from harness.context import describe_error
 
                 return (f"device {k} raised {describe_error(exc)}", KernelRaised)
         for slot, names in outputs.items():
@@ -256,15 +256,16 @@ def _run(op_type, inputs, attrs, outputs, place, pool=None, key=None):
     """One run of the op on these inputs: {output name: array}. With `pool` (a dict) the
     prepared op of `key` (a simulated device) is made once and fed again for later runs;
     every output is reset to an empty tensor first, so nothing of an earlier run survives."""
-    from harness.checks.support import place_object
-    from harness.runner import PreparedOp, VarSpec
+    from harness.context import place_object
+    from harness.op import make
+    from harness.case import VarSpec
     from opkit.framework.tensor import LoDTensor
 
     specs = {slot: [VarSpec(name, np.array(v, copy=True), lengths) for name, v, lengths in vals]
              for slot, vals in inputs.items()}
     op = pool.get(key) if pool is not None else None
     if op is None:
-        op = PreparedOp(op_type, specs, attrs, {s: list(n) for s, n in outputs.items()},
+        op = make(op_type, specs, attrs, {s: list(n) for s, n in outputs.items()},
                         place_object(place))
         if pool is not None:
             pool[key] = op

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.checks._modes import error_line, first_line, kernel_line
-from harness.checks.base import Check, Mismatch
-from harness.pipeline import compare_runs
+from harness.modes import error_line, first_line, kernel_line
+from harness.check import Check, Mismatch
+from harness.compare import compare_runs
 
 __all__ = ["CHECK", "SparseCheck", "sparse_slots", "duplicate_rows"]
 
@@ -31,7 +31,7 @@ MODE = "SelectedRows with duplicate, unsorted rows"
 
 
 def sparse_slots(case, context) -> list[str]:
-    from harness.runner import normalize_slots
+    from harness.case import normalize_slots
     from opkit.framework.tensor import SelectedRows
 
     named = list((case.options or {}).get("sparse_inputs", ()) or ())
@@ -131,8 +131,8 @@ class _Feeds:
 def _feeds(case, combo, slots, seed) -> _Feeds:
     """The dense and the SelectedRows feeds of the case on `combo` (the last variable of each
     sparse slot); raises _NoSparseFeed when no slot can take one."""
-    from harness.checks.support import case_inputs
-    from harness.runner import VarSpec
+    from harness.context import case_inputs
+    from harness.case import VarSpec
     from opkit.framework.tensor import SelectedRows
 
     dense_specs, sparse_specs = case_inputs(case, combo.dtype), case_inputs(case, combo.dtype)
@@ -163,10 +163,10 @@ def _feeds(case, combo, slots, seed) -> _Feeds:
 
 
 def _prepared(case, combo, specs):
-    from harness.checks.support import output_slots, place_object
-    from harness.runner import PreparedOp
+    from harness.context import output_slots, place_object
+    from harness.op import make
 
-    return PreparedOp(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
+    return make(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
                       place_object(combo.place))
 
 
@@ -174,7 +174,7 @@ def _run(prepared, case, seed, sparse_names) -> dict:
     """Outputs (SelectedRows as dense arrays) and the case's gradients of dense inputs."""
     from dataclasses import replace
 
-    from harness.checks.support import run_forward_backward
+    from harness.context import run_forward_backward
     from opkit.framework.device import to_host
     from opkit.framework.tensor import SelectedRows
 

@@ -16,7 +16,8 @@ its own `state` runs after this one.
 """
 from __future__ import annotations
 
-from harness.checks.base import Check, Mismatch
+from harness.case import shifted_case
+from harness.check import Check, Mismatch
 
 __all__ = ["CHECK", "StateCheck"]
 
@@ -33,13 +34,13 @@ class StateCheck(Check):
         return op_results(op, tests, context.seed, context)
 
     def applies(self, case, context):
-        from harness.checks.siblings import can_fork
+        from harness.siblings import can_fork
 
         return None if can_fork() else "needs os.fork to run the other cases in a child process"
 
     def verdict(self, derived, context):
-        from harness.checks.siblings import in_fork, sibling_classes
-        from harness.pipeline import compare_runs
+        from harness.siblings import in_fork, sibling_classes
+        from harness.compare import compare_runs
 
         case = derived.case
         results = []
@@ -123,26 +124,10 @@ class StateCheck(Check):
         return results
 
 
-def shifted_case(case):
-    """The case on other inputs of the same shapes and dtypes (every float input rotated)."""
-    from dataclasses import replace
-
-    from harness.checks.ownership import other_inputs
-    from harness.runner import normalize_slots
-
-    out = {}
-    for slot, specs in normalize_slots(case.inputs).items():
-        vals = [((s.name, (other_inputs(s.name, s.data), s.lengths)) if s.lengths else
-                 (s.name, other_inputs(s.name, s.data))) for s in specs]
-        out[slot] = vals if len(vals) > 1 or slot not in case.inputs or \
-            isinstance(case.inputs[slot], list) else vals[0][1]
-    return replace(case, inputs=out)
-
-
 def run_seeded(case, combo, seed: int) -> dict:
     """The case's outputs and gradients on the combo, the global generators seeded first (a
     random op draws the same numbers in every process)."""
-    from harness.checks.siblings import run_case_results
+    from harness.siblings import run_case_results
     from harness.discovery import seed_all
 
     seed_all(seed)
@@ -160,10 +145,10 @@ def op_results(op: str, tests, seed: int, context) -> list:
     the same results for a case in both children. Any difference is a leak of state between
     calls, reported with the runs that came before each side. Two forks per op, whatever its
     number of cases (the per-case verdict under pytest forks once per case)."""
-    from harness.checks.base import Derived
-    from harness.checks.siblings import in_fork
+    from harness.check import Derived
+    from harness.siblings import in_fork
     from harness.discovery import instantiate
-    from harness.pipeline import compare_runs
+    from harness.compare import compare_runs
     from harness.case import case_from_test
 
     results, entries = [], []

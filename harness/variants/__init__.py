@@ -1,7 +1,7 @@
 """Input variants derived from a case: the hard inputs an op author did not write.
 
 A variant is a function ``derive(case, context) -> Derived | Unsupported | list[...]``
-(harness.case; the checks of harness.checks.base judge them). Adding one is ONE module plus
+(harness.case; the checks of harness.check judge them). Adding one is ONE module plus
 ONE line in ``VARIANTS`` below (name -> "module:function"). A check names the variants it needs in ``Check.variants``;
 "case" is the case itself. Derived cases are cached per case (``context.cache``), so two
 checks that need the same variant derive it once.

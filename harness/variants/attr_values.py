@@ -26,7 +26,7 @@ from dataclasses import replace
 import numpy as np
 
 from harness.case import Derived
-from harness.runner import normalize_slots
+from harness.case import normalize_slots
 
 __all__ = ["derive", "candidates", "MAX_VARIANTS"]
 
@@ -84,8 +84,8 @@ def _gradients_defined(p, case) -> bool:
     error: dropout's grad with is_test) or gives them in another form (a sparse gradient
     with is_sparse): then only the outputs are judged."""
 
-    from harness.checks.support import grad_outputs
-    from harness.runner import make_cotangents
+    from harness.context import grad_outputs
+    from harness.op import make_cotangents
 
     if p is None:
         return True
@@ -95,7 +95,7 @@ def _gradients_defined(p, case) -> bool:
         cot = {n: c.astype(outs[n].dtype) for n, c in cot.items()}
         got = p.backward(cot, list(case.grad_inputs), tuple(case.no_grad_set or ()))
     except Exception as exc:  # noqa: BLE001 - a raw error: judged (check_grad reports it)
-        from harness.engine import op_refused
+        from harness.op import op_refused
 
         return not op_refused(exc)
     return all(isinstance(g, np.ndarray) for g in got.values())
@@ -111,7 +111,7 @@ def _old(proto, case, name) -> str:
 def derive(case, context=None):
     from opkit.registry import op_info
 
-    from harness.checks.support import Combo, op_refused, prepare
+    from harness.context import Combo, op_refused, prepare
 
     if case.reference is None and not case.grad_inputs:
         return []   # nothing judges other values (the attrs check's own run still reports)

@@ -33,7 +33,7 @@ def default_attrs(case, context=None):
     derived = replace(case, attrs=attrs, outputs={}, reference=None,
                       name=case.name + "[default_attrs]")
     try:   # defaults that do not fit the case's inputs (a reshape's shape, ...) are no variant
-        from harness.checks.support import Combo, prepare
+        from harness.context import Combo, prepare
 
         prepare(derived, Combo("CPU", "")).forward()
     except Exception as exc:  # noqa: BLE001

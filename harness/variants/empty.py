@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from harness.case import Derived, Unsupported
-from harness.runner import as_value, map_inputs, normalize_slots
+from harness.case import as_value, map_inputs, normalize_slots
 
 
 def _zero(data: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ from dataclasses import replace
 import numpy as np
 
 from harness.case import Derived, Unsupported
-from harness.runner import as_value, map_inputs, normalize_slots
+from harness.case import as_value, map_inputs, normalize_slots
 
 LARGE = 100.0
 TINY = 1e-30

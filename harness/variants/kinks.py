@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from harness.case import Derived, Unsupported
-from harness.runner import as_value, map_inputs
+from harness.case import as_value, map_inputs
 from harness.values import fmt_value
 
 

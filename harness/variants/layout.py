@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness.case import Derived, Unsupported
-from harness.runner import normalize_slots
+from harness.case import normalize_slots
 
 __all__ = ["derive", "apply_layout", "LAYOUTS"]
 

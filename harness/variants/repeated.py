@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness.case import Derived, Unsupported
-from harness.runner import normalize_slots
+from harness.case import normalize_slots
 
 
 def _key(s):

@@ -162,7 +162,7 @@ def _validate(args) -> None:
 
 def _checks(args) -> tuple[list[str] | None, bool]:
     """(the harness checks to run or None for all, whether fuzz runs)."""
-    from harness.checks.registry import check_names
+    from harness.registry import check_names
     from harness.fuzz import DEFAULT_FUZZ
 
     explicit = args.fuzz is not None

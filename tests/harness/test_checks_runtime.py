@@ -182,7 +182,7 @@ def test_places_compares_cpu_with_gpu_runs_on_compare_each(broken_ops, monkeypat
     kernel is a skip), through Check.compare_each."""
     from harness import options
     from harness.checks import places, support
-    from harness.engine import Combo
+    from harness.op import Combo
 
     monkeypatch.setenv("OPKIT_PLACE", "all")
     monkeypatch.delenv("OPKIT_NO_GPU", raising=False)

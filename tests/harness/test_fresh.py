@@ -127,7 +127,7 @@ class TestReluRight(OpTest):
 
 def test_state_asks_a_fresh_interpreter_whether_a_case_fails_alone(tmp_path):
     from harness.checks.state import fails_alone
-    from harness.checks.support import Combo
+    from harness.context import Combo
     from harness.discovery import discover
 
     path = tmp_path / "test_relu_expectations.py"

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from harness.case import Case
-from harness.checks.output import prepare_case
+from harness.output_judge import prepare_case
 from harness.gradient import NumericEngine, _axis_index, _signs
-from harness.runner import make_cotangents
+from harness.op import make_cotangents
 
 
 def test_signs_are_the_draws_of_rng_choice_bit_for_bit():

@@ -10,11 +10,11 @@ import pytest
 
 import harness.gradient as gradient
 from harness.case import Case
-from harness.checks.grad import check_grad
-from harness.checks.output import prepare_case
+from harness.grad_judge import check_grad
+from harness.output_judge import prepare_case
 from harness.gradient import NumericEngine, Structure, compare
 from harness.report import FAIL, PASS
-from harness.runner import make_cotangents
+from harness.op import make_cotangents
 
 from test_op_test import make_test, register_unary
 
@@ -193,7 +193,7 @@ def test_a_linear_op_off_by_1e_5_fails_although_its_forward_difference_is_exact(
 
 
 def test_prepared_op_reset_is_a_fresh_prepared_op():
-    from harness.engine import case_inputs
+    from harness.case import case_inputs
 
     p = prepare_case(MUL, "CPU", "float64")
     out = p.forward()["Out"].copy()

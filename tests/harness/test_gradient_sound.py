@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from harness.case import Case
-from harness.checks.grad import check_grad
-from harness.checks.output import prepare_case
+from harness.grad_judge import check_grad
+from harness.output_judge import prepare_case
 from harness.gradient import (CONFIRM_FACTOR, NumericEngine, compare, float64_bound,
                               relative_error)
 from harness.report import FAIL, PASS
-from harness.runner import make_cotangents
+from harness.op import make_cotangents
 
 from test_op_test import make_test, register_unary
 

@@ -31,13 +31,13 @@ def _load_ops():
 @pytest.fixture(scope="module")
 def batch_runs():
     """run_ops with the comparison on (the default): how many fresh interpreters it
-    started (harness.fresh, the one protocol), and the reports. The per-op pair (harness.checks.hashseed._run_children) must
+    started (harness.fresh, the one protocol), and the reports. The per-op pair (harness.hashseed._run_children) must
     not run: the run's one pair does the work (a forked worker calling it would fail)."""
     import os
     import subprocess
 
     from harness import fresh
-    from harness.checks import hashseed
+    from harness import hashseed
     from harness.run import run_ops
 
     by_op = _load_ops()
@@ -117,8 +117,8 @@ def test_case_without_optest_source_is_skipped_with_reason():
     import numpy as np
 
     from harness.case import Case
-    from harness.checks.support import Combo
-    from harness.checks.hashseed import cross_process
+    from harness.context import Combo
+    from harness.hashseed import cross_process
 
     case = Case(name="made_in_code", op_type="relu", inputs={"X": np.ones((2, 2))},
                 attrs={}, outputs={})
@@ -130,8 +130,8 @@ def test_child_that_cannot_rebuild_the_case_is_a_skip(tmp_path):
     import numpy as np
 
     from harness.case import Case
-    from harness.checks.support import Combo
-    from harness.checks.hashseed import cross_process
+    from harness.context import Combo
+    from harness.hashseed import cross_process
 
     f = tmp_path / "test_nothing.py"
     f.write_text("x = 1\n")
@@ -144,8 +144,8 @@ def test_child_that_cannot_rebuild_the_case_is_a_skip(tmp_path):
 def test_an_items_own_pair_uses_the_same_protocol(tmp_path, monkeypatch):
     """cross_process (a pytest item's own pair of interpreters) runs the batch protocol with
     one request: broken_set_sum differs between the two hash seeds, good_set_sum agrees."""
-    from harness.checks import hashseed
-    from harness.checks.support import Combo
+    from harness import hashseed
+    from harness.context import Combo
     from harness.discovery import instantiate
 
     monkeypatch.setattr(hashseed, "_cache_dir", lambda: str(tmp_path))

@@ -8,7 +8,7 @@ import pytest
 
 import reference_ops  # noqa: F401
 from harness.case import Case
-from harness.checks.support import CheckContext
+from harness.context import CheckContext
 from harness.checks.lod import check
 from harness.lod_cases import EDGES, edge_inputs, edges_for
 

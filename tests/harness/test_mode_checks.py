@@ -83,8 +83,8 @@ def _case(op, inputs, outputs, attrs=None, grad=("X",)):
 
 
 def _run(check, case, **context):
-    from harness.checks.support import CheckContext
-    from harness.checks.registry import get_check
+    from harness.context import CheckContext
+    from harness.registry import get_check
 
     return get_check(check)(case, CheckContext(places=("CPU",), **context))
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from harness.case import Case
-from harness.checks.support import CheckContext
+from harness.context import CheckContext
 from harness.checks.sbp import CHECK
 from opkit import (OperatorWithKernel, OpMaker, errors, grad_var_name, register_kernel,
                    register_operator, register_sbp)

@@ -6,14 +6,14 @@ import numpy as np
 import pytest
 
 from harness.case import Case
-from harness.checks.support import CheckContext
+from harness.context import CheckContext
 
 CPU = CheckContext(places=("CPU",))
 VARIANT_CHECKS = ("layout", "empty", "extremal", "kinks", "repeated_input", "infer_shape")
 
 
 def test_every_variant_check_is_registered():
-    from harness.checks.registry import check_names, get_check
+    from harness.registry import check_names, get_check
 
     names = check_names()
     for name in VARIANT_CHECKS + ("lod", "mutation", "aliasing", "determinism"):
@@ -124,7 +124,7 @@ def test_broken_op_fails_its_variant_with_a_concrete_value_and_twin_passes(broke
 
 
 def test_variant_that_cannot_apply_is_skip_with_reason():
-    from harness.checks.registry import get_check
+    from harness.registry import get_check
 
     case = Case("TestInt", "increment", {"X": np.array([1], dtype=np.int64)}, {"step": 1.0})
     for name in ("layout", "empty", "extremal", "repeated_input"):
@@ -133,7 +133,7 @@ def test_variant_that_cannot_apply_is_skip_with_reason():
 
 
 def test_opting_out_of_a_variant_prints_the_reason():
-    from harness.checks.registry import get_check
+    from harness.registry import get_check
 
     case = Case("TestScale", "scale", {"X": np.ones((2, 3))}, {"scale": 2.0},
                 options={"skip": {"empty": "a zero batch is meaningless here"}})
@@ -143,7 +143,7 @@ def test_opting_out_of_a_variant_prints_the_reason():
 
 
 def test_fixed_output_dtype_passes_in_the_float64_run():
-    from harness.checks.output import check_output
+    from harness.output_judge import check_output
 
     rng = np.random.default_rng(0)
     idx, lab = rng.integers(0, 6, (5, 3)), rng.integers(0, 6, (5, 1))
@@ -159,7 +159,7 @@ def test_fixed_output_dtype_passes_in_the_float64_run():
 
 def test_each_test_method_gets_a_fresh_setup():
     from harness import OpTest
-    from harness.checks.optest import run_optest_methods
+    from harness.optest_dispatch import run_optest_methods
 
     class TestLeak(OpTest):
         def setUp(self):
@@ -223,7 +223,7 @@ def _scale_case(reference, attrs):
 def test_other_attr_value_not_judged_by_a_reference_that_ignores_it():
     """A correct op whose test's reference() hard-codes the one attr value the test uses:
     the other value cannot be judged against it (no false alarm), the gradients still are."""
-    from harness.checks.registry import get_check
+    from harness.registry import get_check
 
     attrs = {"scale": 2.0, "bias": 0.5, "bias_after_scale": True}
 
@@ -255,7 +255,7 @@ def test_precision_does_not_judge_an_output_fixed_to_float32():
     """fill_constant reading its value from ValueTensor gives float32 (its dtype attr) in a
     float64 run too: that output cannot resolve input changes below float32's precision, and
     is no sign of a float64 kernel computing in float32 (a false alarm on Paddle's tests)."""
-    from harness.checks.registry import get_check
+    from harness.registry import get_check
 
     value = np.array([3.8], dtype=np.float64)
     case = Case("TestFillFromTensor", "fill_constant", {"ValueTensor": value},
@@ -270,7 +270,7 @@ def test_other_attr_value_gradient_at_a_max_pool_tie_is_no_failure():
     (fast-mode) gradient comparison can be tipped by one kink (inputs 6 and 11 below did,
     as Paddle's TestCase5_Max did); the per-element mode with its one-sided kink test
     decides."""
-    from harness.checks.registry import get_check
+    from harness.registry import get_check
 
     attrs = {"pooling_type": "max", "ksize": [3, 3], "strides": [1, 1], "paddings": [1, 1],
              "exclusive": True, "global_pooling": False}
@@ -286,7 +286,7 @@ def test_extremal_gradients_not_judged_where_the_forward_overflows_the_run_dtype
     """exp at 88.75 overflows float32 (inf is right) while the float64 gradient, the output
     times a cotangent below 1, still fits: the float32 gradient made from that inf output
     is no finding (a false alarm on Paddle's exp test); a naive softmax still fails."""
-    from harness.checks.registry import get_check
+    from harness.registry import get_check
 
     x = np.random.default_rng(1).uniform(-1, 1, (4, 5))
     x[0, 0] = 1.0                       # the variant scales the largest value to 100

@@ -137,7 +137,7 @@ def test_fp16_bf16_classes_skip_with_reason(dtype, attr, reason):
 
 
 def test_opkit_test_skips_every_check_of_a_float16_case():
-    from harness.checks.registry import check_names
+    from harness.registry import check_names
     from harness.run import case_from_test
 
     class Half(_Clip):

@@ -161,7 +161,7 @@ def compare_case(a: dict, b: dict, op_index: int, class_index: int, combos) -> t
     """('skip', reason) or ('ran', {(place, dtype): None | False | what differs}) for class
     `class_index` of request `op_index` in the two children's arrays (False: the op gave
     nothing for that combo in the children)."""
-    from harness.checks.support import first_difference, fmt_index
+    from harness.context import first_difference, fmt_index
 
     index = f"{op_index}|{class_index}"
     missing = json.loads(str(a.get("__missing__", "{}")))
@@ -268,10 +268,10 @@ def _run_request(j: int, req: dict, arrays: dict, missing: dict) -> None:
                 for i in range(len(req["classes"])):
                     missing[f"{j}|{i}"] = f"importing {f} raised {type(exc).__name__}: {exc}"
                 return
-    from harness.checks.support import CheckContext, combos
-    from harness.checks.siblings import run_case_results
+    from harness.context import CheckContext, combos
+    from harness.siblings import run_case_results
     from harness.discovery import discover, instantiate, seed_all
-    from harness.runner import normalize_slots
+    from harness.case import normalize_slots
 
     found = {}
     for path in sorted({f for f, _ in req["classes"]}):
@@ -356,7 +356,7 @@ class HashSeedBatch:
             pass
         # a file, not a pipe, for its standard error: a chatty child never blocks on it
         with open(os.path.join(self.dirs[k], "stderr"), "a") as errfile:
-            return fresh.start("harness.checks.hashseed:child_main",
+            return fresh.start("harness.hashseed:child_main",
                                {"requests": self.requests, "out_dir": self.dirs[k],
                                 "start": start},
                                hash_seed=HASH_SEEDS[k], env={CHILD_MARKER: "1"},
@@ -454,7 +454,7 @@ class HashSeedBatch:
     def results(self, reports) -> dict:
         """{op: [CheckResult]} for the ops of `reports` (harness.run.OpReport), one result
         per case x combo whose in-process `determinism` passed."""
-        from harness.checks.support import Combo, fail, pass_
+        from harness.context import Combo, fail, pass_
         from harness.report import FAIL, PASS, SKIP, CheckResult
 
         try:

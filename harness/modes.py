@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.support import first_difference, fmt_index, rel, user_line
+from harness.context import first_difference, fmt_index, rel, user_line
 from harness.values import fmt_value
 from opkit.framework.grad_maker import GRAD_SUFFIX
 
@@ -96,3 +96,10 @@ def first_line(exc: BaseException) -> str:
     from opkit.framework.errors import one_line
 
     return one_line(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def one_cpu_combo(runnable) -> list:
+    """The CPU float64 combo (else the first CPU one): a mode whose bug class does not depend
+    on the dtype runs once, to stay cheap."""
+    cpu = [c for c in runnable if c.place == "CPU"]
+    return [next((c for c in cpu if c.dtype == "float64"), cpu[0])] if cpu else []

@@ -53,7 +53,7 @@ def case_of(cls, seed: int):
 def run_case_results(case, place: str, dtype: str, seed: int, grads=None) -> dict:
     """{name: array} of the case's outputs and gradients (grads: names; None: the case's
     grad_inputs) on place/dtype; {} when the op raises."""
-    from harness.engine import Combo, prepare, run_forward_backward
+    from harness.op import Combo, prepare, run_forward_backward
 
     try:
         return run_forward_backward(prepare(case, Combo(place, dtype)), case, seed=seed,

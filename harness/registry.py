@@ -1,7 +1,7 @@
-"""The named checks of `opkit test`: ONE table of `harness.checks.base.Check` objects.
+"""The named checks of `opkit test`: ONE table of `harness.check.Check` objects.
 
 Adding a check is one module plus one line: the module `harness/checks/<name>.py` defines a
-`Check` subclass and `CHECK = MyCheck()` (see harness.checks.base); the line is the module's
+`Check` subclass and `CHECK = MyCheck()` (see harness.check); the line is the module's
 path in `CHECK_MODULES` below. The instance carries its name, order, description, scope and
 variants; the report orders checks by `order`.
 
@@ -16,12 +16,12 @@ from __future__ import annotations
 import importlib
 from typing import Callable
 
-from harness.checks.base import Check, FunctionCheck
+from harness.check import Check, FunctionCheck
 
 __all__ = ["CHECK_MODULES", "DEFAULT_CHECKS", "register_check", "unregister_check",
            "get_check", "check_names", "all_checks", "as_check"]
 
-# THE table: one module per check, each defining CHECK (a harness.checks.base.Check).
+# THE table: one module per check, each defining CHECK (a harness.check.Check).
 CHECK_MODULES = [
     "harness.checks.output",
     "harness.checks.grad",
@@ -72,7 +72,7 @@ def as_check(name: str, obj) -> Check:
         return obj()
     if callable(obj):
         return FunctionCheck(name, obj, order=200)
-    raise TypeError(f"check {name!r}: {obj!r} is neither a harness.checks.base.Check nor a "
+    raise TypeError(f"check {name!r}: {obj!r} is neither a harness.check.Check nor a "
                     f"function(case, context)")
 
 

@@ -4,9 +4,9 @@ The pipeline every check sits in::
 
     Case (inputs, attrs, expected outputs or reference())
       -> variants (harness.variants: derive a Derived case per variant name, or Unsupported)
-      -> plan (harness.checks.support.combos: the runnable place x dtype combos, with the
+      -> plan (harness.context.combos: the runnable place x dtype combos, with the
                skip reasons of the rest)
-      -> PreparedOp (harness.runner: built once, run many times)
+      -> PreparedOp (harness.op: built once, run many times)
       -> compare (harness.compare: ONE comparator, ONE dtype-aware tolerance table,
                   harness.tolerances)
       -> numeric gradients (harness.gradient: ONE engine, incl. the one-sided "kink" test)
@@ -16,7 +16,7 @@ Adding a check is ONE module plus ONE line:
 
 1. ``harness/checks/my_check.py``::
 
-       from harness.checks.base import Check
+       from harness.check import Check
 
        class MyCheck(Check):
            name = "my_check"                 # the name in the report and in --checks
@@ -37,7 +37,7 @@ Adding a check is ONE module plus ONE line:
 
        CHECK = MyCheck()
 
-2. one line in ``harness.checks.registry.CHECK_MODULES``: ``"harness.checks.my_check"``.
+2. one line in ``harness.registry.CHECK_MODULES``: ``"harness.checks.my_check"``.
 
 ``scope = "op"`` runs a check once per op (on its first case) instead of on every case
 (the older spelling ``per_case = False`` still works). ``self.compare_each(derived, context,
@@ -53,7 +53,7 @@ Opting out: an OpTest (or Case) sets ``opkit_skip = {"empty": "reason ..."}`` (C
 A variant that cannot apply to a case (no float input, no LoD, ...) is *skip* with the reason
 the variant gives, never *pass*.
 
-Failure kinds are types (``harness.checks.base.Failure`` subclasses), never message searches:
+Failure kinds are types (``harness.check.Failure`` subclasses), never message searches:
 ``CheckResult.kind`` (a field, kept in JSON) holds the class's ``kind``.
 """
 from __future__ import annotations
@@ -159,7 +159,7 @@ class Check:
     """A named check. Subclasses set `name` and implement `verdict` (see the module doc).
 
     Every check of `opkit test` -- `output` and `grad` included, third-party ones too -- is an
-    instance of this class; `harness.checks.registry` holds them in one table."""
+    instance of this class; `harness.registry` holds them in one table."""
 
     name: str = ""
     description: str = ""
@@ -192,7 +192,7 @@ class Check:
 
     # -- the driver ----------------------------------------------------------------------------
     def __call__(self, case, context) -> list[CheckResult]:
-        from harness.checks.support import has_float_inputs
+        from harness.context import has_float_inputs
         from harness.variants import derive
 
         skip_map = (case.options or {}).get("skip", {}) if case.options else {}
@@ -246,13 +246,14 @@ class Check:
           its program): the run under test. An exception is a failure
           (`raised_message(exc, combo)` when given, else `raised_prefix` + the error and kernel
           line; kind `raised_kind`, default KernelRaised), except the op refusing on purpose
-          (a typed opkit error with a message, harness.engine.refusal): then `refused`
+          (a typed opkit error with a message, harness.op.refusal): then `refused`
           decides -- "pass", "skip" or "fail";
         - `compare(base_runs, variant_runs, combo)`: None when they agree, else the problem:
           a message (kind Mismatch), a (message, FailureKind) pair, or ready CheckResults
           (a list: skips, passes with their figures and failures alike).
         `passed_message(base_runs, variant_runs, combo)` may give the pass's message."""
-        from harness.engine import raised, refusal
+        from harness.messages import raised
+        from harness.op import refusal
 
         results: list[CheckResult] = []
         runnable, _ = self.plan(derived, context, results)
@@ -322,7 +323,7 @@ class Check:
 
     def plan(self, derived: Derived, context, skips: list | None = None):
         """The runnable combos of the derived case; skip results go into `skips`."""
-        from harness.checks.support import combos
+        from harness.context import combos
 
         runnable, skip_results = combos(derived.case, context, self.name)
         if skips is not None:

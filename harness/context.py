@@ -7,14 +7,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from harness import settings
-from harness.engine import (Combo, case_inputs, describe_error, gpu_unavailable_reason,
-                            grad_outputs, grad_wrt, has_grad, op_refused, output_slots,
-                            place_object, prepare, rel, run_forward_backward, user_line)
+from harness.op import Combo, gpu_unavailable_reason, grad_outputs, grad_wrt, has_grad, op_refused, output_slots, place_object, prepare, run_forward_backward
+from harness.case import case_inputs
+from harness.messages import describe_error, rel, user_line
 from harness.options import DEFAULT_SEED
 from harness.report import FAIL, PASS, SKIP, CheckResult
-from harness.runner import PreparedOp, normalize_slots
+from harness.op import PreparedOp
+from harness.case import normalize_slots
 
-# (prepare, run_forward_backward, op_refused, describe_error, ...: harness.engine, the one
+# (prepare, run_forward_backward, op_refused, describe_error, ...: harness.op, the one
 # engine; re-exported here for the checks)
 __all__ = ["CheckContext", "Combo", "combos", "prepare", "run_forward_backward", "Hooks",
            "result", "first_difference", "ulp_distance", "describe_error", "user_line",

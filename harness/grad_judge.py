@@ -1,0 +1,374 @@
+"""check_grad: analytic gradients (the op's grad maker) against numeric ones (float64).
+
+The loss is `sum(cot * out)` over the checked outputs with a fixed random cotangent
+(`harness.op.make_cotangents`); numeric gradients come from `harness.gradient` (exact
+colouring or the randomized fast mode); analytic ones from `PreparedOp.backward` on every
+place x float dtype with a kernel. One CheckResult per place x dtype. See docs/gradients.md.
+"""
+from __future__ import annotations
+
+from harness.options import DEFAULT_SEED  # noqa: I001
+
+
+import numpy as np
+
+from harness.output_judge import (expected_outputs, first_line, fmt_index, prepare_case,
+                                   run_combos)
+from harness.gradient import (AUTO_EXACT_MAX_ELEMENTS, AUTO_MAX_COLOURS, ERROR_FACTOR,
+                              F64_RTOL, FAST_BLOCKS, NumericEngine, compare)
+from harness.report import FAIL, PASS, SKIP, CheckResult
+from harness.op import make_cotangents
+from harness.case import normalize_slots
+from harness.tolerances import GRAD_ABS_FLOOR, VACUOUS_ABS, grad_tolerance
+from opkit.framework.grad_maker import grad_var_name
+from harness.values import fmt_value
+
+__all__ = ["check_grad", "check_case", "resolve_mode", "MODES"]
+
+MODES = ("auto", "exact", "fast", "dense")
+
+
+def resolve_mode(mode=None) -> str:
+    """The mode argument, else the run's option (harness.options: $OPKIT_GRAD_MODE), else
+    "auto"."""
+    from harness.options import current
+
+    mode = (mode or current().grad_mode or "auto").strip().lower()
+    if mode not in MODES:
+        raise ValueError(f"unknown gradient check mode {fmt_value(mode)}: choose from {', '.join(MODES)}")
+    return mode
+
+
+def numeric_dtype(case) -> str | None:
+    from opkit.registry import op_info
+
+    cpu = op_info(case.op_type).kernel_places().get("CPU", [])
+    for d in ("float64", "float32"):
+        if d in cpu:
+            return d
+    return None
+
+
+def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
+               max_relative_error=0.005, numeric_grad_delta=0.005, user_defined_grads=None,
+               mode=None, repro="", places=None, dtypes=None, seed=DEFAULT_SEED,
+               fast_blocks: int = FAST_BLOCKS) -> list[CheckResult]:
+    """Analytic against numeric gradients of `inputs_to_check` for the loss over
+    `output_names`, on every place x float dtype with a kernel. `fast_blocks`: the blocks
+    each random direction of fast mode is split into (fewer: fewer forward runs, a coarser
+    screen; a caller that screens with few blocks re-runs exact mode on a failure)."""
+    tail = f"\nreproduce: {repro}" if repro else ""
+    op = case.op_type
+    if isinstance(inputs_to_check, str):
+        inputs_to_check = [inputs_to_check]
+    if isinstance(output_names, str):
+        output_names = [output_names]
+    inputs_to_check, output_names = list(inputs_to_check), list(output_names)
+    no_grad = tuple(no_grad_set or ())
+
+    def failed(msg, place="", dtype=""):
+        return [CheckResult("grad", FAIL, place, dtype, case.name, f"op '{op}': {msg}{tail}")]
+
+    try:
+        mode = resolve_mode(mode)
+    except ValueError as exc:
+        return failed(str(exc))
+    from opkit.registry import op_info
+
+    if op_info(op).grad_maker is None:
+        return failed("registers no grad maker: it has no gradient to check")
+    both = [n for n in inputs_to_check if n in no_grad]
+    if both:
+        return failed(f"{', '.join(both)} is both in inputs_to_check and no_grad_set")
+    num_dtype = numeric_dtype(case)
+    if num_dtype is None:
+        return failed("has no float CPU kernel to compute numeric gradients with")
+    expected = normalize_slots(expected_outputs(case))
+
+    # -- numeric side (float64 on CPU) -------------------------------------------------------
+    try:
+        prepared = prepare_case(case, "CPU", num_dtype, expected)
+        outs = prepared.forward()
+    except Exception as exc:  # noqa: BLE001
+        return failed(f"the forward op raised {first_line(exc)}", "CPU", num_dtype)
+    for n in output_names:
+        if n not in outs:
+            return failed(f"'{n}' is not an output of the op (outputs: {', '.join(outs)})")
+        if outs[n] is None or outs[n].dtype.kind != "f":
+            return failed(f"output '{n}' is not a float tensor: it has no gradient")
+    if user_defined_grads is not None:
+        # Paddle's convention: user gradients are those of mean(out) (averaged over outputs)
+        cot = {n: np.full(outs[n].shape, 1.0 / max(outs[n].size, 1) / len(output_names))
+               for n in output_names}
+    else:
+        cot = make_cotangents(outs, output_names, seed=seed)
+    engine = NumericEngine(prepared, cot, numeric_grad_delta, seed=seed, base_outputs=outs)
+    numeric, fast = {}, {}
+    notes = []
+    try:
+        for i, name in enumerate(inputs_to_check):
+            if name not in engine.base:
+                return failed(f"'{name}' is not a float input of the op (float inputs: "
+                              f"{', '.join(engine.base) or 'none'})")
+            if user_defined_grads is not None:
+                numeric[name] = np.asarray(user_defined_grads[i], dtype=np.float64)
+                continue
+            size = engine.base[name].size
+            picked = mode
+            if mode == "auto":
+                picked = "exact"
+                if size > AUTO_EXACT_MAX_ELEMENTS:
+                    s = engine.discover(name, max_colours=AUTO_MAX_COLOURS)
+                    if s.colours > AUTO_MAX_COLOURS:
+                        picked = "fast"
+            if picked == "fast":
+                fast[name] = engine.directions(name, n_blocks=fast_blocks, lazy=True)
+            else:
+                numeric[name] = engine.exact(name, dense=(picked == "dense"), lazy=True)
+            notes.append((name, picked))
+    except Exception as exc:  # noqa: BLE001
+        return failed(f"computing numeric gradients raised {first_line(exc)}", "CPU", num_dtype)
+
+    # -- analytic side, every place x dtype --------------------------------------------------
+    runnable, results = run_combos(case, "grad", places, dtypes)
+    outs_list = ", ".join(output_names)
+    for place, dtype in runnable:
+        where = f"op '{op}' on {place}" + (f" {dtype}" if dtype else "")
+        tol = grad_tolerance(dtype or num_dtype, max_relative_error)
+        if np.dtype(dtype or num_dtype) == np.float64 and num_dtype == "float64" and \
+                user_defined_grads is None:
+            tol = None                    # float64: the bound from the engine's error estimate
+        try:
+            p = prepare_case(case, place, dtype, expected)
+            run_outs = p.forward()
+            cot_run = {n: c.astype(run_outs[n].dtype) for n, c in cot.items()}
+            analytic = p.backward(cot_run, inputs_to_check, no_grad)
+        except Exception as exc:  # noqa: BLE001
+            results.append(CheckResult("grad", FAIL, place, dtype, case.name,
+                                       f"{where}: the grad op raised {first_line(exc)}{tail}"))
+            continue
+        problems, vacuous, worst = [], [], 0.0
+        for name in inputs_to_check:
+            ana = analytic.get(name)
+            if ana is None:
+                problems.append(f"no analytic gradient of {name} (the grad ops did not "
+                                f"produce {grad_var_name(name)})")
+                continue
+            ana = np.asarray(ana, dtype=np.float64)
+            shape = engine.base[name].shape
+            if ana.shape != shape:
+                problems.append(f"gradient of {name} has shape {ana.shape}, expected {shape}")
+                continue
+            if name in numeric:
+                msg, w, vac = _compare_exact(engine, name, ana, numeric[name], tol,
+                                             given=user_defined_grads is not None)
+            else:
+                msg, w, vac = compare_fast(engine, name, ana, fast[name], tol)
+            worst = max(worst, w)
+            if msg:
+                problems.append(msg)
+            elif vac:
+                vacuous.append(name)
+        if not problems and len(inputs_to_check) > 1:
+            problems += _check_subsets(case, place, dtype, expected, cot, inputs_to_check,
+                                       no_grad, analytic, prepared=p)
+        if problems:
+            results.append(CheckResult(
+                "grad", FAIL, place, dtype, case.name,
+                f"{where}: gradient w.r.t. outputs {outs_list}: " + "; ".join(problems) + tail,
+                worst))
+        else:
+            msg = ""
+            if vacuous:
+                msg = "; ".join(f"vacuous: numeric gradient of {n} is zero everywhere (the "
+                                f"check proves nothing)" for n in vacuous)
+            results.append(CheckResult("grad", PASS, place, dtype, case.name, msg, worst))
+    if not any(r.status != SKIP for r in results):
+        return results
+    # how the numeric side was computed (kept on the first result for the report)
+    for r in results:
+        if r.status == PASS and not r.message and notes:
+            r.message = f"numeric ({num_dtype}): " + "; ".join(
+                f"{n}: {engine.info.get(n, {}).get('method', picked)}, "
+                f"{engine.info.get(n, {}).get('forward_runs', 0)} forward runs"
+                for n, picked in notes)
+            break
+    return results
+
+
+def _check_subsets(case, place, dtype, expected, cot, inputs_to_check, no_grad, analytic,
+                   prepared=None):
+    """Each checked input's gradient again with it as the ONLY one requested (the others in
+    no_grad_set, as when they are parameters frozen or data): a grad kernel has a separate
+    path when some of its outputs are not wanted (Paddle's `if (dx)` / `if (dy)`), and
+    that path must give the same gradient as the full one. Problems (strings).
+    `prepared`: the PreparedOp of the full run, reset to fresh inputs and an empty scope
+    for each (as a new one would be, without building the op again)."""
+    from harness.compare import compare
+    from harness.case import case_inputs
+
+    problems = []
+    for name in inputs_to_check:
+        others = [n for n in inputs_to_check if n != name]
+        try:
+            if prepared is not None:
+                p = prepared
+                p.reset(case_inputs(case, dtype))
+            else:
+                p = prepare_case(case, place, dtype, expected)
+            run_outs = p.forward()
+            cot_run = {n: c.astype(run_outs[n].dtype) for n, c in cot.items()}
+            got = p.backward(cot_run, [name], tuple(no_grad) + tuple(others)).get(name)
+        except Exception as exc:  # noqa: BLE001
+            problems.append(f"with only {name} requested ({', '.join(others)} in "
+                            f"no_grad_set) the grad op raised {first_line(exc)}")
+            continue
+        want = analytic.get(name)
+        if want is None:
+            continue
+        if got is None:
+            problems.append(f"with only {name} requested ({', '.join(others)} in "
+                            f"no_grad_set) the grad ops did not produce {grad_var_name(name)}")
+            continue
+        got, want = np.asarray(got), np.asarray(want)
+        if got.shape == want.shape and np.array_equal(got, want):
+            continue                      # the same bits: nothing to compare
+        msg, _ = compare(grad_var_name(name), got, want,
+                         dtype or np.asarray(want).dtype, None, None, False)
+        if msg:
+            problems.append(f"with only {name} requested ({', '.join(others)} in "
+                            f"no_grad_set) its gradient differs from the one computed with "
+                            f"all of {', '.join(inputs_to_check)} requested (expected): "
+                            f"{msg.replace('output ', '', 1)}")
+    return problems
+
+
+MAX_KINK_PROBES = 64   # elements over tolerance probed one-sidedly before giving up
+KINK_MATCH_TOL = 1e-4  # float64: an analytic value within this of a one-sided slope matches it
+
+
+def _local_slope_matches(engine, name, k, analytic, tol) -> bool:
+    """Steps scaled down toward the point (1e-2, 1e-4, 1e-6 of the engine's delta): a kink
+    closer to the point than the step (clip's bounds at +-1e-7 around an input at 0) mixes
+    slopes that are not the point's. True when, at a smaller step, the element is a kink whose
+    one-sided slope (or subgradient) the analytic value is, or no kink and the analytic value
+    is the local slope on both sides."""
+    from harness.kinks import ACCEPTED, is_kink, kink_verdict, matches, one_sided
+
+    for scale in (1e-2, 1e-4, 1e-6):
+        with np.errstate(all="ignore"):
+            left, right = one_sided(engine, name, k, engine.delta * scale)
+        if not (np.isfinite(left) and np.isfinite(right)):
+            return False
+        if kink_verdict(analytic, left, right, tol) in ACCEPTED:
+            return True
+        if not is_kink(left, right, tol) and matches(analytic, left, tol) and \
+                matches(analytic, right, tol):
+            return True
+    return False
+
+
+def _compare_exact(engine, name, ana, num, tol, given=False):
+    """(failure message or None, worst error, vacuous): harness.gradient.compare (float64
+    bound from the engine's error estimate, mismatches confirmed with a smaller step). Then
+    elements still wrong where the one-sided slopes disagree (a kink) pass when the analytic
+    value equals one of them (harness.kinks); never when it equals neither."""
+    c = compare(engine, name, ana, tol, numeric=num if given else None)
+    if not c.ok and not given and 0 < c.bad <= MAX_KINK_PROBES:
+        from harness.kinks import ACCEPTED, kink_verdict, one_sided
+
+        ktol = tol if tol is not None else KINK_MATCH_TOL
+        left_bad = []
+        for k in np.flatnonzero(c.mask.reshape(-1)):
+            left, right = one_sided(engine, name, int(k))
+            side = kink_verdict(float(ana.reshape(-1)[k]), left, right, ktol)
+            if side not in ACCEPTED and not _local_slope_matches(engine, name, int(k),
+                                                                 float(ana.reshape(-1)[k]),
+                                                                 ktol):
+                left_bad.append(int(k))
+        if not left_bad:
+            return None, c.worst, c.vacuous
+        c = c.restrict(left_bad)
+    if c.ok:
+        return None, c.worst, c.vacuous
+    bound = (f"max relative error {tol:g}" if tol is not None else
+             f"the float64 bound (max relative error {F64_RTOL:g} + {ERROR_FACTOR:g} x the "
+             f"numeric error estimate; here {c.allowed:.3g})")
+    extra = (" (the numeric gradient is zero everywhere: the analytic one should be too)"
+             if c.vacuous else "")
+    confirm = (f", confirmed with a {1 / 0.1:g}x smaller step: numeric {fmt_value(c.numeric_confirm)}"
+               if c.numeric_confirm is not None else "")
+    return (f"{name}: {c.bad} of {c.size} elements exceed {bound}; worst "
+            f"{fmt_index(name, c.index)}: analytic {fmt_value(c.analytic)}, numeric {fmt_value(c.numeric)}, "
+            f"error {c.error:.4g} (|analytic - numeric| / max(|numeric|, "
+            f"{GRAD_ABS_FLOOR:g})){confirm}{extra}", c.worst, c.vacuous)
+
+
+def compare_fast(engine, name, ana, directions, tol):
+    worst, bad_u = 0.0, None
+    estimates = engine.info.get(name, {}).get("direction_errors") or [0.0] * len(directions)
+    for i, ((u, d), est) in enumerate(zip(directions, estimates)):
+        terms = ana * u         # = engine.direction_error / direction_denominator, once
+        g_u, norm = float(terms.sum()), float(np.sqrt(np.dot(terms.reshape(-1),
+                                                             terms.reshape(-1))))
+
+        def judged(d, est, g_u=g_u, norm=norm):
+            denom = max(abs(d), norm, GRAD_ABS_FLOOR)
+            return abs(g_u - d) / denom, (tol if tol is not None else
+                                          F64_RTOL + ERROR_FACTOR * est / denom)
+
+        e, allowed = judged(d, est)
+        while e > allowed:      # a lazy block disagrees: one level further, and again
+            got = engine.refine_direction(name, i)
+            if got is None:
+                break
+            d, est = got
+            directions[i], estimates[i] = (u, d), est
+            e, allowed = judged(d, est)
+        if e > worst:
+            worst = e
+        if e > allowed and bad_u is None:
+            bad_u = (u, d, e, allowed)
+    vacuous = all(abs(d) <= VACUOUS_ABS for _, d in directions) and \
+        all(abs(float((ana * u).sum())) <= VACUOUS_ABS for u, _ in directions)
+    if bad_u is None:
+        return None, worst, vacuous
+    u, d, e, allowed = bad_u
+    found = engine.localize(name, ana, u, tol)
+    if not found:
+        return (f"{name}: directional derivative along a random direction: analytic "
+                f"{fmt_value(float((ana * u).sum()))}, numeric {fmt_value(d)}, error {e:.4g} > {allowed:g} (fast "
+                f"mode could not localize it to single elements; rerun with mode='exact')",
+                worst, False)
+    items = ", ".join(f"{fmt_index(name, f.index)}: analytic {fmt_value(f.analytic)}, numeric "
+                      f"{fmt_value(f.numeric)}, error {f.error:.4g}" for f in found)
+    limit = f"{tol:g}" if tol is not None else "float64 bound"
+    return (f"{name}: fast mode found {len(found)} wrong element(s) (max relative error "
+            f"{limit}, |analytic - numeric| / max(|numeric|, {GRAD_ABS_FLOOR:g})): {items}",
+            max(worst, max(f.error for f in found)), False)
+
+
+def check_case(case, context=None) -> list[CheckResult]:
+    """The `grad` check of `opkit test` on a Case (what it checks from case.grad_inputs,
+    case.grad_outputs, case.no_grad_set and case.options)."""
+    if not case.grad_inputs:
+        return [CheckResult("grad", SKIP, "", "", case.name, "the case names no gradients")]
+    opts = case.options or {}
+    outputs = list(case.grad_outputs)
+    if not outputs:
+        from opkit.registry import op_info
+
+        proto = op_info(case.op_type).proto
+        outputs = [v.name for v in proto.outputs if not v.duplicable and not v.intermediate] \
+            if proto is not None else []
+    places = getattr(context, "places", None) if context is not None else None
+    dtypes = getattr(context, "dtypes", None) if context is not None else None
+    seed = getattr(context, "seed", DEFAULT_SEED) if context is not None else DEFAULT_SEED
+    repro = opts.get("repro") or (f"opkit test {case.op_type} --tests "
+                                  f"{case.source.split('::')[0]}" if case.source else "")
+    return check_grad(case, case.grad_inputs, outputs, case.no_grad_set,
+                      max_relative_error=opts.get("max_relative_error", 0.005),
+                      numeric_grad_delta=opts.get("numeric_grad_delta", 0.005),
+                      user_defined_grads=opts.get("user_defined_grads"),
+                      mode=opts.get("grad_mode"), repro=repro, places=places, dtypes=dtypes,
+                      seed=seed)

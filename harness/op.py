@@ -1,0 +1,426 @@
+"""THE seam to the op under test: the only maker of a prepared op.
+
+Every check reaches the op through this module:
+- `make(op_type, inputs, attrs, outputs, place, ...)` / `prepare(case, combo)`: a prepared op
+  (made once, run many times): `forward()`, `backward(cotangents, wrt, no_grad_set)`,
+  `array(name)` (outputs, and the fed inputs read back after a run), `grad_ops()`,
+  `reset(inputs)`, `lod_lengths`, `grad_lod`, and the metadata `info` (proto, grad maker,
+  inplace / no-need-buffer declarations).
+- `run_forward_backward(prepared, case)`: forward and, when the case differentiates, backward
+  with a seeded cotangent (`make_cotangents`): {name: array, 'X@GRAD': array}.
+- `run(case, combo, context)`: the plain run of a case on a combo, cached per check context.
+- `op_refused(exc)` / `refusal(exc)`: the ONE decision whether an exception is the op refusing
+  its input on purpose (a typed opkit error) or the kernel failing.
+
+`PreparedOp` is opkit's own implementation. Another framework's kernels plug in as a
+*backend*: `register_backend(name, factory)` with a factory of the same signature as
+`PreparedOp` returning an object with the same methods; `Combo.backend` picks it.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from harness.case import VarSpec, case_inputs, normalize_slots
+from harness.options import DEFAULT_SEED
+from opkit.framework import errors
+from opkit.framework.backward import sum_duplicates
+from opkit.framework.device import to_host
+from opkit.framework.grad_maker import GRAD_SUFFIX, grad_var_name
+from opkit.framework.operator import create_op
+from opkit.framework.place import CPUPlace
+from opkit.framework.registry import op_info
+from opkit.framework.scope import Scope
+from opkit.framework.tensor import LoDTensor
+
+__all__ = ["Combo", "PreparedOp", "make", "prepare", "register_backend", "backends",
+           "place_object", "gpu_unavailable_reason", "output_slots", "has_grad", "grad_wrt",
+           "grad_outputs", "run_forward_backward", "run", "make_cotangents", "op_refused",
+           "refusal"]
+
+@dataclass
+class Combo:
+    place: str          # "CPU" | "GPU"
+    dtype: str          # "float32" | "float64" | "" (a case without float inputs)
+    backend: str = "opkit"   # which implementation runs the op (register_backend)
+
+
+def place_object(kind: str):
+    from opkit.framework.place import CPUPlace, CUDAPlace
+
+    return CPUPlace() if kind == "CPU" else CUDAPlace(0)
+
+
+def gpu_unavailable_reason() -> str | None:
+    """Why the GPU place cannot run here (None: it can)."""
+    from harness.settings import place_unavailable_reason
+
+    return place_unavailable_reason("GPU")
+
+
+# -- preparing ----------------------------------------------------------------------------
+def output_slots(case, op_type: str | None = None, expected: dict | None = None) -> dict:
+    """{slot: [names]}: the expected outputs (default: the case's) plus every output the
+    proto declares that is neither duplicable nor dispensable (an optional output the case
+    does not name is not asked for)."""
+    if expected is None:
+        expected = normalize_slots(case.outputs)
+    slots = {slot: [s.name for s in specs] for slot, specs in expected.items()}
+    proto = op_info(op_type or case.op_type).proto
+    if proto is not None:
+        for vp in proto.outputs:
+            if vp.name not in slots and not vp.duplicable and not vp.dispensable:
+                slots[vp.name] = [vp.name]
+    return slots
+
+
+def prepare(case, combo: Combo, enable_inplace: bool = False, expected: dict | None = None,
+            inputs: dict | None = None):
+    """A PreparedOp of the case on the combo's place and dtype, fed with fresh copies of the
+    case's inputs (or with `inputs`, {slot: [VarSpec]}, as given)."""
+    return make(case.op_type, inputs if inputs is not None else case_inputs(case, combo.dtype),
+                case.attrs, output_slots(case, case.op_type, expected),
+                place_object(combo.place), enable_inplace=enable_inplace,
+                backend=combo.backend)
+
+
+# -- running ------------------------------------------------------------------------------
+def has_grad(op_type: str) -> bool:
+    return op_info(op_type).grad_maker is not None
+
+
+def grad_wrt(case, prepared: PreparedOp) -> list[str]:
+    """The variables to differentiate: the case's grad_inputs, else every float input."""
+    if case.grad_inputs:
+        return list(case.grad_inputs)
+    out = []
+    for specs in prepared.inputs.values():
+        for s in specs:
+            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f" and \
+                    s.name not in (case.no_grad_set or ()):
+                out.append(s.name)
+    return out
+
+
+def grad_outputs(case, outputs: dict) -> list[str]:
+    if case.grad_outputs:
+        return list(case.grad_outputs)
+    return [n for n, v in outputs.items() if v is not None and v.dtype.kind == "f"]
+
+
+def run_forward_backward(prepared: PreparedOp, case, hooks=None, backward: bool = True,
+                         seed: int = DEFAULT_SEED, fwd_hooks=None, run_forward: bool = True,
+                         wrt=None, cot: dict | None = None) -> dict:
+    """THE forward+backward of the harness: {name: array} of every output and every input
+    gradient (keys 'X@GRAD').
+
+    Backward runs when the op has a gradient and there is something to differentiate: `wrt`
+    (names) when given, else the case's grad_inputs (only what the test checks gradients
+    of). The cotangent is `cot` ({output: array}) when given, else a seeded random one over
+    the case's grad outputs; it is cast to each output's dtype. `run_forward=False`: the
+    forward has already run; only the backward runs."""
+    if run_forward:
+        outs = prepared.forward(hooks=fwd_hooks if fwd_hooks is not None else hooks)
+    else:
+        outs = {n: prepared.array(n) for n in prepared.output_names()}
+    result = {n: (None if v is None else v.copy()) for n, v in outs.items()}
+    if not backward or not has_grad(case.op_type):
+        return result
+    if wrt is None:
+        if not case.grad_inputs:
+            return result
+        wrt = grad_wrt(case, prepared)
+    wrt = list(wrt)
+    if not wrt:
+        return result
+    if cot is None:
+        cot = make_cotangents(outs, grad_outputs(case, outs), seed=seed)
+    cot = {n: c.astype(outs[n].dtype) for n, c in cot.items()   # float32 runs
+           if outs.get(n) is not None}
+    for n, g in prepared.backward(cot, wrt, tuple(case.no_grad_set or ()),
+                                  hooks=hooks).items():
+        result[grad_var_name(n)] = None if g is None else np.array(g, copy=True)
+    return result
+
+
+def run(case, combo, context, transform=None, backward: bool = True) -> dict:
+    """(The plain run of a case on a combo is cached in `context.cache`: several variant
+    checks compare against it.)"""
+    cache = getattr(context, "cache", None)
+    key = ("run", id(case), combo.place, combo.dtype, backward)
+    if transform is None and cache is not None and key in cache:
+        got = cache[key]
+        if isinstance(got, BaseException):
+            raise got
+        return got
+    try:
+        got = _run(case, combo, context, transform, backward)
+    except Exception as exc:
+        if transform is None and cache is not None:
+            cache[key] = exc
+        raise
+    if transform is None and cache is not None:
+        cache[key] = got
+    return got
+
+
+def _run(case, combo, context, transform, backward) -> dict:
+    prepared = prepare(case, combo)
+    if transform is not None:
+        for specs in prepared.inputs.values():
+            for s in specs:
+                if isinstance(s.data, np.ndarray):
+                    new = transform(s.name, s.data)
+                    if new is not s.data:
+                        prepared.set_input(s.name, new, s.lod)
+    seed = getattr(context, "seed", DEFAULT_SEED)
+    return run_forward_backward(prepared, case, backward=backward, seed=seed)
+
+
+# -- the op refused, or the kernel failed --------------------------------------------------
+def op_refused(exc: BaseException) -> bool:
+    """True when the op refuses its inputs or attrs on purpose: a typed opkit error from attr
+    checks, infer_shape or a kernel's own validation. Not `External` (a raw numpy/Python
+    error the framework wrapped) and not `KernelContractError` (the framework's check of a
+    kernel's outputs against infer_shape: a kernel giving other shapes than promised is a
+    bug). Decided by the exception's type only."""
+    from opkit.framework import errors
+
+    return isinstance(exc, errors.EnforceNotMet) and \
+        not isinstance(exc, (errors.External, errors.KernelContractError))
+
+
+def refusal(exc: BaseException) -> str | None:
+    """The message when `exc` is the op refusing on purpose (op_refused) with a non-empty
+    message, else None."""
+    if op_refused(exc) and (getattr(exc, "raw_message", "") or "").strip():
+        return str(exc)
+    return None
+
+
+# -- backends: who runs the op ------------------------------------------------------------
+_BACKENDS: dict = {}
+
+
+def register_backend(name: str, factory) -> None:
+    """`factory(op_type, inputs, attrs, output_slots=None, place=None, enable_inplace=False)`
+    -> an object with PreparedOp's methods, for `Combo(backend=name)`."""
+    _BACKENDS[name] = factory
+
+
+def backends() -> tuple:
+    return ("opkit",) + tuple(sorted(_BACKENDS))
+
+
+def make(op_type: str, inputs: dict[str, list[VarSpec]], attrs: dict | None,
+         output_slots: dict[str, list[str]] | None = None, place=None,
+         enable_inplace: bool = False, backend: str = "opkit"):
+    """THE maker of a prepared op: opkit's `PreparedOp`, or the registered backend's."""
+    if backend == "opkit":
+        return PreparedOp(op_type, inputs, attrs, output_slots, place, enable_inplace)
+    factory = _BACKENDS.get(backend)
+    if factory is None:
+        raise errors.InvalidArgument("no backend '%s' (known: %s)", backend, ", ".join(backends()))
+    return factory(op_type, inputs, attrs, output_slots, place, enable_inplace)
+
+
+class PreparedOp:
+    """A forward op (and, on demand, its grad ops) ready to run repeatedly in one scope."""
+
+    def __init__(self, op_type: str, inputs: dict[str, list[VarSpec]], attrs: dict | None,
+                 output_slots: dict[str, list[str]] | None = None, place=None,
+                 enable_inplace: bool = False):
+        self.op_type = op_type
+        self.info = op_info(op_type)
+        self.place = place or CPUPlace()
+        self.inputs = inputs
+        self.attrs = dict(attrs or {})
+        self.enable_inplace = enable_inplace
+        self.output_slots = output_slots or self._default_outputs()
+        self.scope = Scope()
+        self.op = create_op(op_type, {s: [v.name for v in vs] for s, vs in inputs.items()},
+                            self.output_slots, self.attrs)
+        for specs in inputs.values():
+            for spec in specs:
+                self.set_input(spec.name, spec.data, spec.lod)
+        self._grad_ops = None
+        self._grad_key = None
+
+    def reset(self, inputs: dict[str, list[VarSpec]]) -> None:
+        """The state of a new PreparedOp of the same op fed with `inputs` (the same names):
+        every variable of the scope erased (outputs, gradients, anything a kernel wrote),
+        the inputs set, no grad ops made yet. The operator object is kept."""
+        for n in self.scope.local_var_names():
+            self.scope.erase(n)
+        self.inputs = inputs
+        for specs in inputs.values():
+            for spec in specs:
+                self.set_input(spec.name, spec.data, spec.lod)
+        self._grad_ops = None
+        self._grad_key = None
+
+    def _default_outputs(self) -> dict[str, list[str]]:
+        proto = self.info.proto
+        if proto is None:
+            raise errors.InvalidArgument("op '%s' has no proto: name its outputs", self.op_type)
+        return {v.name: [v.name] for v in proto.outputs if not v.duplicable}
+
+    # -- data -----------------------------------------------------------------------------
+    def set_input(self, name: str, data, lod=None) -> None:
+        var = self.scope.var(name)
+        if isinstance(data, np.ndarray) or np.isscalar(data):
+            from opkit.framework.device import to_device
+
+            tensor = LoDTensor()
+            if self.place.kind == "GPU":
+                tensor.set(to_device(np.asarray(data), self.place), self.place)
+            else:             # a host array on the CPU place: the tensor's cheap path
+                tensor.set(np.asarray(data))
+            if lod:
+                tensor.set_lod(lod)
+            var.set_value(tensor)
+        else:
+            var.set_value(data)
+
+    def input_names(self) -> list[str]:
+        return [s.name for specs in self.inputs.values() for s in specs]
+
+    def output_names(self) -> list[str]:
+        return [n for names in self.output_slots.values() for n in names]
+
+    def value(self, name: str):
+        var = self.scope.find_var(name)
+        return None if var is None else var.value()
+
+    def array(self, name: str):
+        value = self.value(name)
+        if isinstance(value, LoDTensor) and value.is_initialized():
+            return np.asarray(to_host(value.data))
+        return None
+
+    def lod_lengths(self, name: str):
+        value = self.value(name)
+        return value.recursive_sequence_lengths() if isinstance(value, LoDTensor) else None
+
+    # -- running --------------------------------------------------------------------------
+    def forward(self, hooks=None) -> dict[str, np.ndarray]:
+        self.op.run(self.scope, self.place, enable_inplace=self.enable_inplace, hooks=hooks)
+        return {n: self.array(n) for n in self.output_names()}
+
+    def grad_ops(self, no_grad_set=()):
+        """The grad operators (made once per no_grad_set) from the op's grad maker."""
+        key = frozenset(no_grad_set)
+        if self._grad_ops is not None and self._grad_key == key:
+            return self._grad_ops
+        if self.info.grad_maker is None:
+            raise errors.Unimplemented("op '%s' registers no grad maker: it has no gradient",
+                                       self.op_type)
+        maker = self.info.grad_maker(self.op_type, self.op.inputs, self.op.outputs,
+                                     self.op.attrs, key)
+        descs = []
+        produced = set()
+        for desc in maker():
+            for names in desc.inputs.values():
+                for n in names:
+                    if n.endswith(GRAD_SUFFIX) and n not in produced and \
+                            n[: -len(GRAD_SUFFIX)] not in self.output_names():
+                        raise errors.InvalidArgument("grad op '%s' reads '%s', which neither an "
+                                                     "output gradient nor an earlier grad op "
+                                                     "gives", desc.type, n)
+            descs.append(desc)
+            produced.update(n for v in desc.outputs.values() for n in v)
+        descs = sum_duplicates(descs)
+        self._grad_ops = [create_op(d.type, d.inputs, d.outputs, d.attrs) for d in descs]
+        self._grad_key = key
+        return self._grad_ops
+
+    def backward(self, cotangents: dict[str, np.ndarray], wrt: list[str], no_grad_set=(),
+                 hooks=None) -> dict[str, np.ndarray | None]:
+        """Gradients of sum(cotangent * output) for the variables `wrt` (forward must have run)."""
+        ops = self.grad_ops(no_grad_set)
+        for name in self.output_names():
+            value = self.array(name)
+            cot = cotangents.get(name)
+            if cot is None and value is not None:
+                cot = np.zeros_like(value)
+            if cot is not None:
+                lod = self.value(name).lod if isinstance(self.value(name), LoDTensor) else None
+                self.set_input(grad_var_name(name), np.asarray(cot), lod)
+        for op in ops:
+            op.run(self.scope, self.place, enable_inplace=self.enable_inplace, hooks=hooks)
+        return {n: self.array(grad_var_name(n)) for n in wrt}
+
+    def grad_lod(self, name: str):
+        return self.lod_lengths(grad_var_name(name))
+
+
+_SIGNS = np.array([-1.0, 1.0])
+
+
+def make_cotangents(outputs: dict[str, np.ndarray], names, seed: int = DEFAULT_SEED) -> dict:
+    """A fixed random cotangent per output (not ones: a mean loss hides softmax's gradient)."""
+    wanted = []
+    for n in names:
+        value = outputs.get(n)
+        if value is None or value.dtype.kind != "f":
+            continue
+        wanted.append((n, tuple(value.shape), value.dtype.str))
+    # the same draws for the same (seed, names, shapes, dtypes): drawn once per process
+    # (small outputs only: the cache must not hold large arrays), each caller gets copies
+    key = (int(seed), tuple(wanted))
+    if sum(int(np.prod(w[1])) for w in wanted) > _CACHED_COTANGENT_SIZE:
+        return dict(zip((w[0] for w in wanted), _cotangent_draws.__wrapped__(*key)))
+    return {n: a.copy() for n, a in zip((w[0] for w in wanted), _cotangent_draws(*key))}
+
+
+_CACHED_COTANGENT_SIZE = 65536
+
+
+@functools.lru_cache(maxsize=512)
+def _cotangent_draws(seed: int, wanted: tuple) -> tuple:
+    rng = np.random.default_rng(seed)
+    out = []
+    for _, shape, dtype in wanted:
+        # = rng.uniform(...) * rng.choice([-1.0, 1.0], shape), the same draws, bit for bit
+        # (choice draws integers(0, 2)), without choice's own overhead
+        cot = rng.uniform(0.5, 1.5, shape) * _SIGNS[rng.integers(0, 2, shape)]
+        out.append(cot.astype(np.dtype(dtype)))
+    return tuple(out)
+
+
+def compile_shapes(case, specs, outs: dict, unknown: dict) -> dict:
+    """{output name: compile-time shape or None} after infer_shape of the op in a fresh
+    Program whose inputs have the case's shapes with the dims in `unknown` set to -1."""
+    from opkit.framework.program import Program
+
+    block = Program().global_block()
+    for ss in specs.values():
+        for s in ss:
+            shape = list(s.data.shape)
+            dims = unknown.get(s.name, [])
+            for j in (dims if isinstance(dims, list) else [dims]):
+                if j < len(shape):
+                    shape[j] = -1
+            block.create_var(name=s.name, shape=shape, dtype=s.data.dtype.name,
+                             lod_level=len(s.lengths or []))
+    ins = {slot: [s.name for s in ss] for slot, ss in specs.items()}
+    block.append_op(case.op_type, inputs=ins, outputs=outs, attrs=dict(case.attrs or {}))
+    return {n: (None if block.var(n).shape is None else list(block.var(n).shape))
+            for names in outs.values() for n in names}
+
+
+def consumed_outputs(prepared, no_grad_set=()) -> list[str]:
+    """The forward outputs whose gradient (`Out@GRAD`) the op's grad ops read."""
+    from opkit.framework.grad_maker import GRAD_SUFFIX
+
+    outs = set(prepared.output_names())
+    read = []
+    for op in prepared.grad_ops(no_grad_set):
+        for names in op.inputs.values():
+            for n in names:
+                if n.endswith(GRAD_SUFFIX) and n[: -len(GRAD_SUFFIX)] in outs and \
+                        n[: -len(GRAD_SUFFIX)] not in read:
+                    read.append(n[: -len(GRAD_SUFFIX)])
+    return read
