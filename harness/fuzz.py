@@ -24,7 +24,6 @@ from harness.reproduce import _literal, _takes_inputs_and_attrs, format_optest  
 
 __all__ = ["fuzz_op", "fuzz_test", "format_optest"]
 
-FUZZ_CHECKS = ("output", "grad", "mutation")
 FUZZ_VARIANT_CHECKS = ("layout", "empty", "extremal")   # the variants applied to each case
 
 DEFAULT_FUZZ = 1   # generated cases per OpTest class that `opkit test` draws by default
@@ -33,9 +32,6 @@ SHRINK_CALLS = 60   # shrinking a failure stops after this many more cases (the 
                     # case is reported: it still fails, it is just not the smallest). A count,
                     # not a time: the report must not depend on the machine's load
 REJECT_LIMIT = 25  # draws refused in a row before a class's fuzzing gives up (skip, with why)
-
-class _Rejected(Exception):
-    pass
 
 
 def _refused(exc) -> bool:

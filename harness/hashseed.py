@@ -25,12 +25,14 @@ import tempfile
 
 import numpy as np
 
+from harness.options import HASHSEED_CHILD_ENV, flag
+
 __all__ = ["HASH_SEEDS", "cross_process", "child_main", "compare_case", "start_batch",
            "HashSeedBatch", "enabled"]
 
 HASH_SEEDS = ("0", "1")     # two distinct explicit values
 CHILD_TIMEOUT = 300         # seconds for one child
-CHILD_MARKER = "OPKIT_HASHSEED_CHILD"   # set in the children's environment (the protocol)
+CHILD_MARKER = HASHSEED_CHILD_ENV   # set in the children's environment (the protocol)
 
 
 def _op_files(op_type: str) -> list[str]:
@@ -205,18 +207,6 @@ def compare_case(a: dict, b: dict, op_index: int, class_index: int, combos) -> t
     return "ran", verdicts
 
 
-def combos_in(a: dict, op_index: int, class_index: int) -> list:
-    """The (place, dtype) combos the children ran for one class."""
-    prefix = f"o{op_index}|c{class_index}|"
-    found = set()
-    for k in a:
-        if k.startswith(prefix) and not k[len(prefix):].startswith("__input__|"):
-            combo = k[len(prefix):].split("|", 1)[0]
-            place, _, dtype = combo.partition("/")
-            found.add((place, dtype))
-    return sorted(found)
-
-
 def _import_file(path: str) -> None:
     import importlib.util
 
@@ -322,7 +312,7 @@ def enabled() -> bool:
     child marker is the protocol's, not an option)."""
     from harness.options import current
 
-    if os.environ.get(CHILD_MARKER):
+    if flag(CHILD_MARKER):
         return False
     return current().hash_seeds
 

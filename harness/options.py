@@ -151,3 +151,25 @@ def using(options: Options):
         yield options
     finally:
         _current = saved
+
+
+# -- process flags: variables the harness sets for its own child processes -------------------
+PADDLE_MODE_ENV = "OPKIT_PADDLE"                    # the Paddle-compatibility mode is on
+PADDLE_STRICT_DTYPE_ENV = "OPKIT_PADDLE_STRICT_DTYPE"   # ... without its dtype leniency
+HASHSEED_CHILD_ENV = "OPKIT_HASHSEED_CHILD"         # a child of the hash-seed comparison
+
+
+def flag(name: str) -> bool:
+    """Whether the process flag `name` (one of the *_ENV names above) is set."""
+    if name not in (PADDLE_MODE_ENV, PADDLE_STRICT_DTYPE_ENV, HASHSEED_CHILD_ENV):
+        raise ValueError(f"not a process flag: {name}")
+    return bool(os.environ.get(name))
+
+
+def set_flag(name: str, on: bool) -> None:
+    """Set (or clear) a process flag, for the child processes this process starts."""
+    flag(name)   # validates the name
+    if on:
+        os.environ[name] = "1"
+    else:
+        os.environ.pop(name, None)

@@ -26,7 +26,7 @@ and subprocesses agree); OpTest reads them through `harness.settings`.
 """
 from __future__ import annotations
 
-from harness.options import DEFAULT_SEED  # noqa: I001
+from harness.options import DEFAULT_SEED, PADDLE_MODE_ENV, flag  # noqa: I001
 
 import os
 
@@ -64,7 +64,7 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     from harness import settings
 
-    if config.getoption("--opkit-paddle", default=False) or os.environ.get("OPKIT_PADDLE"):
+    if config.getoption("--opkit-paddle", default=False) or flag(PADDLE_MODE_ENV):
         from harness import paddle_compat
 
         paddle_compat.activate()
@@ -99,7 +99,7 @@ def pytest_configure(config):
 
 def pytest_ignore_collect(collection_path, config):
     """In the Paddle mode, Paddle's own harness files beside the tests are not test files."""
-    if config.getoption("--opkit-paddle", default=False) or os.environ.get("OPKIT_PADDLE"):
+    if config.getoption("--opkit-paddle", default=False) or flag(PADDLE_MODE_ENV):
         from harness import paddle_compat
 
         return True if paddle_compat.is_paddle_harness_file(collection_path) else None

@@ -374,7 +374,7 @@ def preload(checks=None, fuzz: int = 0) -> None:
     _selected_specs(checks)        # imports every selected check's module
     names = ["harness.gradient", "harness.lod_cases", "harness.op", "harness.kinks",
              "harness.optest_dispatch", "harness.optest_methods",
-             "harness.checks.output", "harness.checks.grad",
+             "harness.output_judge", "harness.grad_judge",
              "harness.siblings"]
     import harness.variants as variants
 

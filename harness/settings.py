@@ -67,17 +67,6 @@ def selected_dtypes() -> tuple:
     return tuple(_options.current().dtypes)
 
 
-def place_selected(place) -> bool:
-    kind = getattr(place, "kind", None) or str(place).upper()
-    return ("GPU" if kind == "CUDA" else kind) in selected_places()
-
-
-def dtype_selected(dtype) -> bool:
-    import numpy as np
-
-    return np.dtype(dtype).name in selected_dtypes()
-
-
 @contextlib.contextmanager
 def override(place: str | None = None, dtype: str | None = None):
     """Temporarily restrict places/dtypes (tests)."""

@@ -417,3 +417,99 @@ def test_the_scan_sees_imports_inside_functions_and_by_string(tmp_path, monkeypa
         test_the_opkit_library_imports_no_harness_checkers_or_builtin_ops()
     with pytest.raises(AssertionError, match="harness/x.py:1"):
         test_nothing_imports_the_command_line()
+
+
+# -- the harness's shape (docs/architecture.md, "The harness") -------------------------------
+def _is_check_module(module: str) -> bool:
+    return module.startswith("harness.checks.") and module.count(".") == 2
+
+
+def check_cross_imports(root: Path = ROOT) -> list:
+    """A check module importing another check module, or a module outside harness.checks
+    importing a check (only the registry names them, by string)."""
+    bad = []
+    for src, dst, where, _, _, _ in graph(root):
+        if not _is_check_module(dst) or src == dst:
+            continue
+        if _is_check_module(src) or (src != "harness.registry" and src.startswith("harness")):
+            bad.append(f"{where}: {src} imports {dst}")
+    return bad
+
+
+def prepared_op_makers(root: Path = ROOT) -> list:
+    """Calls that build a PreparedOp anywhere in harness but harness/op.py."""
+    bad = []
+    for module, (rel, _, tree) in _sources(root).items():
+        if not module.startswith("harness") or module == "harness.op":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+                if name == "PreparedOp":
+                    bad.append(f"{rel}:{node.lineno}: builds a PreparedOp")
+    return bad
+
+
+def _environ_key(node):
+    """The key a node reads from the environment (`os.environ[K]`, `os.environ.get(K)`,
+    `os.getenv(K)`), or None when the node reads nothing."""
+    def is_environ(n):
+        return (isinstance(n, ast.Attribute) and n.attr == "environ") or \
+            (isinstance(n, ast.Name) and n.id == "environ")
+    if isinstance(node, ast.Subscript) and is_environ(node.value) and \
+            isinstance(node.ctx, ast.Load):
+        return node.slice
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
+        if node.func.attr == "get" and is_environ(node.func.value):
+            return node.args[0]
+        if node.func.attr == "getenv":
+            return node.args[0]
+    return None
+
+
+def opkit_env_readers(root: Path = ROOT) -> list:
+    """Reads of an OPKIT_* variable (or of a variable named by a non-literal key, which may
+    be one) anywhere in harness but harness/options.py."""
+    bad = []
+    for module, (rel, _, tree) in _sources(root).items():
+        if not module.startswith("harness") or module == "harness.options":
+            continue
+        for node in ast.walk(tree):
+            key = _environ_key(node)
+            if key is None:
+                continue
+            literal = isinstance(key, ast.Constant) and isinstance(key.value, str)
+            if not literal or key.value.startswith("OPKIT_"):
+                bad.append(f"{rel}:{node.lineno}: reads the environment "
+                           f"({ast.unparse(key)}); only harness.options may")
+    return bad
+
+
+def test_checks_never_import_each_other():
+    assert check_cross_imports() == []
+
+
+def test_only_the_seam_builds_a_prepared_op():
+    assert prepared_op_makers() == []
+
+
+def test_only_options_reads_opkit_variables():
+    assert opkit_env_readers() == []
+
+
+def test_the_shape_rules_find_their_offenders(tmp_path, monkeypatch):
+    root = _tree(tmp_path, {
+        "harness/checks/a.py": "from harness.checks import b\n",
+        "harness/checks/b.py": "",
+        "harness/registry.py": "CHECKS = ['harness.checks.a', 'harness.checks.b']\n",
+        "harness/op.py": "class PreparedOp: pass\nx = PreparedOp()\n",
+        "harness/other.py": "import os\nfrom harness.op import PreparedOp\n"
+                            "p = PreparedOp()\nv = os.environ.get('OPKIT_SEED')\n"
+                            "w = os.environ.get('NO_COLOR')\nk = 'OPKIT_X'\nu = os.getenv(k)\n",
+        "harness/options.py": "import os\nv = os.environ.get('OPKIT_SEED')\n"}, monkeypatch)
+    assert check_cross_imports(root) == ["harness/checks/a.py:1: harness.checks.a imports "
+                                         "harness.checks.b"]
+    assert prepared_op_makers(root) == ["harness/other.py:3: builds a PreparedOp"]
+    found = opkit_env_readers(root)
+    assert [f.split(": reads")[0] for f in found] == ["harness/other.py:4", "harness/other.py:7"]

@@ -68,4 +68,3 @@ class AliasingCheck(Check):
 
 
 CHECK = AliasingCheck()
-check = CHECK       # callable(case, context), as before

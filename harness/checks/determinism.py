@@ -115,4 +115,3 @@ class DeterminismCheck(Check):
 
 
 CHECK = DeterminismCheck()
-check = CHECK       # callable(case, context), as before

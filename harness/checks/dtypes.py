@@ -12,20 +12,6 @@ NAME = "dtypes"
 REQUIRED = ("float32", "float64")
 
 
-def missing_dtypes(op_type: str) -> dict[str, list[str]]:
-    """{place: [missing float dtypes]} for the places where `op_type` has kernels."""
-    from opkit.registry import op_info
-
-    out = {}
-    for place, dtypes in op_info(op_type).kernel_places().items():
-        if not any(d.startswith("float") for d in dtypes):
-            continue  # an op with only integer/bool kernels on that place
-        missing = [d for d in REQUIRED if d not in dtypes]
-        if missing:
-            out[place] = missing
-    return out
-
-
 def check(case, context: CheckContext) -> list:
     from opkit.registry import has_op, op_info
 

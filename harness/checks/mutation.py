@@ -60,4 +60,3 @@ class MutationCheck(Check):
 
 
 CHECK = MutationCheck()
-check = CHECK       # callable(case, context), as before

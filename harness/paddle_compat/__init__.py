@@ -14,14 +14,15 @@ processes (pytest-xdist, `opkit test --jobs`).
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from pathlib import Path
+
+from harness.options import PADDLE_MODE_ENV, set_flag
 
 __all__ = ["SHIM_DIR", "activate", "deactivate", "is_active", "is_paddle_harness_file", "ENV"]
 
 SHIM_DIR = Path(__file__).resolve().parent / "shim"
-ENV = "OPKIT_PADDLE"
+ENV = PADDLE_MODE_ENV
 #: the modules the shim provides in place of Paddle's (its `paddle` facade and the helper
 #: modules beside Paddle's test files, which the test files import by their bare names)
 _MODULES = ("op_test", "paddle", "op", "gradient_checker", "decorator_helper", "utils",
@@ -61,7 +62,7 @@ def activate() -> None:
     for name in ("paddle", *_MODULES):
         importlib.import_module(name)
     _numpy1_reshape(True)
-    os.environ[ENV] = "1"
+    set_flag(ENV, True)
 
 
 _REAL_RESHAPE = None
@@ -104,4 +105,4 @@ def deactivate() -> None:
     _numpy1_reshape(False)
     sys.meta_path[:] = [f for f in sys.meta_path    # the facade's paddle.* submodule finder
                         if type(f).__module__ != "paddle._facade"]
-    os.environ.pop(ENV, None)
+    set_flag(ENV, False)

@@ -22,7 +22,6 @@ VARIANTS = {
     "extremal": "harness.variants.extremal:derive",
     "kinks": "harness.variants.kinks:derive",
     "repeated_input": "harness.variants.repeated:derive",
-    "lod2": "harness.variants.lod2:derive",
     "attr_values": "harness.variants.attr_values:derive",
     "edge_shapes": "harness.variants.shapes:derive",
 }

@@ -181,7 +181,8 @@ def test_places_compares_cpu_with_gpu_runs_on_compare_each(broken_ops, monkeypat
     that is the CPU agrees; a GPU run that differs fails with the value; a dtype with no CPU
     kernel is a skip), through Check.compare_each."""
     from harness import options
-    from harness.checks import places, support
+    from harness import context as support
+    from harness.checks import places
     from harness.op import Combo
 
     monkeypatch.setenv("OPKIT_PLACE", "all")

@@ -252,12 +252,11 @@ class OpTest(_OpTest):
         float inputs), an expectation whose dtype differs from what the op produced is cast
         to that dtype when the cast keeps its values within Paddle's np.allclose (else left alone, and the check
         reports the dtype). OPKIT_PADDLE_STRICT_DTYPE=1 turns this off."""
-        import os
-
+        from harness.options import PADDLE_STRICT_DTYPE_ENV, flag
         from harness.paddle_surface import data_dtypes
 
         outputs = getattr(self, "outputs", None)
-        if os.environ.get("OPKIT_PADDLE_STRICT_DTYPE") or not isinstance(outputs, dict) or \
+        if flag(PADDLE_STRICT_DTYPE_ENV) or not isinstance(outputs, dict) or \
                 any(np.dtype(d).kind == "f" for d in data_dtypes(getattr(self, "inputs", {}))):
             return
         try:
