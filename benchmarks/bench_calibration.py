@@ -190,7 +190,7 @@ def single_look(record: dict, rounds: int = 10, threshold: float = 0.05) -> bool
     first `rounds` rounds of a logged run."""
     import math
 
-    from harness.bench import interval
+    from opkit.cli.bench_timing import interval
 
     logs = [math.log(v) for v in record["per_round"][:rounds]]
     return interval(logs)[1] > 1 + threshold

@@ -189,5 +189,3 @@ def first_difference(a, b):
     return "contents differ"
 
 
-def fmt_index(name: str, idx) -> str:
-    return f"{name}[{', '.join(str(i) for i in idx)}]" if idx else name

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.context import first_difference, fmt_index, rel, user_line
+from harness.compare import fmt_index
+from harness.context import (first_difference, rel, user_line)
 from harness.values import fmt_value
 from opkit.framework.grad_maker import GRAD_SUFFIX
 

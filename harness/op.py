@@ -38,7 +38,7 @@ from opkit.framework.tensor import LoDTensor
 __all__ = ["Combo", "PreparedOp", "make", "prepare", "register_backend", "backends",
            "place_object", "gpu_unavailable_reason", "output_slots", "has_grad", "grad_wrt",
            "grad_outputs", "run_forward_backward", "run", "make_cotangents", "op_refused",
-           "refusal"]
+           "refusal", "proto_of", "consumed_outputs", "compile_shapes"]
 
 @dataclass
 class Combo:
@@ -424,3 +424,11 @@ def consumed_outputs(prepared, no_grad_set=()) -> list[str]:
                         n[: -len(GRAD_SUFFIX)] not in read:
                     read.append(n[: -len(GRAD_SUFFIX)])
     return read
+
+
+def proto_of(op_type: str):
+    """The op's OpProto, or None (an unknown op, or one without a proto, declares nothing)."""
+    try:
+        return op_info(op_type).proto
+    except Exception:  # noqa: BLE001 - an unknown op: nothing declared
+        return None

@@ -39,7 +39,7 @@ __all__ = ["OpReport", "run_case", "run_test", "run_ops", "Task", "KINDS", "case
            "DEFAULT_TIMEOUT", "CheckTimeout", "can_fork", "plan", "run_tasks",
            "op_level_checks", "preload"]
 
-DEFAULT_TIMEOUT = 120.0
+from harness.options import DEFAULT_TIMEOUT  # noqa: E402  (one default, in options)
 
 
 @dataclass

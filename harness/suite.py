@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness.options import DEFAULT_SEED
 from harness.report import FAIL, SKIP, CheckResult
 
 __all__ = ["SuiteError", "Selection", "select", "plan", "op_verdicts", "op_type_of",
@@ -112,7 +113,7 @@ def forward_op_types() -> list[str]:
     return [t for t in types if not (t.endswith("_grad") and t[: -len("_grad")] in known)]
 
 
-def op_type_of(cls, seed: int = 2024) -> str | None:
+def op_type_of(cls, seed: int = DEFAULT_SEED) -> str | None:
     """The op an OpTest class tests (its `op_type` after a seeded setUp); None when setUp
     fails (the class's own items report that)."""
     from harness.discovery import instantiate
@@ -254,7 +255,7 @@ def _with_builtin_paths(paths, builtin) -> list[Path]:
 
 
 def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
-           op_modules=(), seed: int = 2024) -> Selection:
+           op_modules=(), seed: int = DEFAULT_SEED) -> Selection:
     """Load the project's ops, discover its OpTests and choose the ops to run (SuiteError
     for a selection that cannot run)."""
     from harness.discovery import (builtin_exemptions, builtin_test_paths, discover,

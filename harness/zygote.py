@@ -10,9 +10,9 @@ over an op) that the zygote runs with `harness.run.run_tasks` -- the pool's own 
 forked from the zygote -- exactly as `opkit test` does.
 
     z = Zygote.start(classes)              # after collection, before any test ran
-    results = z.run(Task.of_test(op, DiscoveredTest(cls, op, path)), seed=2024)
-    results = z.run(Task.of_op_check(op, tests, "state"), seed=2024)
-    results = z.run(Task.of_fuzz(op, tests), seed=2024, fuzz=1)
+    results = z.run(Task.of_test(op, DiscoveredTest(cls, op, path)), seed=DEFAULT_SEED)
+    results = z.run(Task.of_op_check(op, tests, "state"), seed=DEFAULT_SEED)
+    results = z.run(Task.of_fuzz(op, tests), seed=DEFAULT_SEED, fuzz=1)
     z.close()
 
 The OpTest classes travel to the zygote as their ids (the zygote has the same classes: it

@@ -8,8 +8,8 @@ result that depends on set or dict order over names fails there."""
 from __future__ import annotations
 
 from harness.check import Check, Mismatch
-from harness.context import (CheckContext, combos, fail, first_difference, fmt_index,
-                                     pass_, prepare, refeed, run_forward_backward)
+from harness.compare import fmt_index
+from harness.context import (CheckContext, combos, fail, first_difference, pass_, prepare, refeed, run_forward_backward)
 from harness.report import SKIP, CheckResult
 from harness.values import fmt_value
 

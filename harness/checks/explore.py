@@ -44,6 +44,9 @@ process before it is printed, as fuzz does).
 """
 from __future__ import annotations
 
+from harness.op import proto_of  # noqa: I001
+from harness.options import DEFAULT_SEED
+
 import itertools
 import zlib
 from dataclasses import dataclass, field, replace
@@ -111,12 +114,6 @@ def _shapes(specs) -> dict:
                 out.setdefault(slot, s.data.shape)
                 out[s.name] = s.data.shape
     return out
-
-
-def _proto(op_type):
-    from opkit.registry import op_info
-
-    return op_info(op_type).proto
 
 
 def _value_cases(case, specs, proto, rng) -> list[Explored]:
@@ -487,10 +484,10 @@ def _combined_cases(case, singles, values) -> list[Explored]:
     return out
 
 
-def derive_cases(case, seed: int = 2024, limit: int | None = None) -> list[Explored]:
+def derive_cases(case, seed: int = DEFAULT_SEED, limit: int | None = None) -> list[Explored]:
     """The derived cases of `case` judged by `explore` (at most `limit`, default budget())."""
     limit = budget() if limit is None else limit
-    proto = _proto(case.op_type)
+    proto = proto_of(case.op_type)
     specs = normalize_slots(case.inputs)
     rng = _rng(case, seed)
     singles, pairs, discrete = _attr_cases(case, specs, proto) if proto is not None else \
@@ -564,7 +561,7 @@ class ExploreCheck(Check):
             return "exploration is off (--explore 0)"
         if getattr(context, "generated", False):
             return "a generated case (fuzz explores its own)"
-        proto = _proto(case.op_type)
+        proto = proto_of(case.op_type)
         if proto is not None and any(a.name == "seed" for a in proto.attrs):
             return "a random op: derived cases draw other random numbers (see distribution)"
         return None
@@ -721,7 +718,7 @@ class ExploreCheck(Check):
 
     def _fail(self, derived, combo, ex, new, message, kind, confirm_check=None):
         text = message + "\n" + _reproducer(derived.case, new, confirm_check,
-                                            getattr(self, "_seed", 2024))
+                                            getattr(self, "_seed", DEFAULT_SEED))
         return self.failed(derived, combo, text, kind=kind,
                            repro=self.reproduce(derived.base))
 
@@ -855,7 +852,7 @@ def _reference_reads(case, ex, expected) -> bool:
     and cannot judge the op's outputs for it)."""
     from harness.compare import same_value as _same
 
-    proto = _proto(case.op_type)
+    proto = proto_of(case.op_type)
     base = dict(case.attrs or {})
     for k, v in ex.attrs.items():
         old = base[k] if k in base else getattr(proto.attr(k) if proto else None,

@@ -4,8 +4,8 @@ readable, `.data` raises naming op and variable). Also a hint (a pass with a mes
 grad op's inputs that the kernel never touched but that are not declared no_need_buffer."""
 from __future__ import annotations
 
-from harness.context import (Hooks, first_difference, fmt_index, has_grad, prepare,
-                                     rel, run_forward_backward, user_line)
+from harness.compare import fmt_index
+from harness.context import (Hooks, first_difference, has_grad, prepare, rel, run_forward_backward, user_line)
 from harness.check import Check, UndeclaredRead
 from harness.op import run as run_case
 from opkit.framework.grad_maker import GRAD_SUFFIX

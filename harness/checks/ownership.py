@@ -102,7 +102,7 @@ def _second(case, combo, seed):
 
 def _compare(first_run, p2, combo):
     """None, or what the second instance did to the first run's buffers (kind Mismatch)."""
-    from harness.context import fmt_index
+    from harness.compare import fmt_index
 
     first, names, held, in1 = first_run
     second = _buffers(p2, names.values())

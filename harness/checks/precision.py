@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.context import (fmt_index, grad_outputs, has_grad)
+from harness.compare import fmt_index
+from harness.context import (grad_outputs, has_grad)
 from harness.compare import first_flagged
 from harness.check import Check, WrongValue
 from harness.case import VarSpec, normalize_slots

@@ -8,6 +8,8 @@
 """
 from __future__ import annotations
 
+from harness.op import proto_of  # noqa: I001
+
 from dataclasses import replace
 
 import numpy as np
@@ -50,7 +52,7 @@ def map_floats(case, fn, suffix):
             new = fn(d.astype(np.float64)).astype(d.dtype)
             # an input's declared domain (docs/domains.md) bounds what is derived: values
             # outside it are no input the op has to take
-            if input_allows(_proto(case.op_type), case.inputs, case.attrs, s.name, new):
+            if input_allows(proto_of(case.op_type), case.inputs, case.attrs, s.name, new):
                 d = new
         return as_value(s, d)
 
@@ -70,11 +72,3 @@ def derive(case, context=None):
     return out
 
 
-def _proto(op_type: str):
-    """The op's OpProto, or None (an unknown op declares nothing)."""
-    from opkit.registry import op_info
-
-    try:
-        return op_info(op_type).proto
-    except Exception:  # noqa: BLE001 - an unknown op: nothing declared
-        return None

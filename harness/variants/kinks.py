@@ -4,6 +4,8 @@ a tie (element 1 = element 0: max, max-pool, top-k). `info["points"]`: {input: [
 index, what)]}."""
 from __future__ import annotations
 
+from harness.op import proto_of  # noqa: I001
+
 from dataclasses import replace
 
 import numpy as np
@@ -45,7 +47,7 @@ def derive(case, context=None):
                 pts.append((2, f"tie with element 1 ({float(flat[1])!r})"))
             from opkit.framework.domains import input_allows
 
-            if not input_allows(_proto(case.op_type), case.inputs, case.attrs, s.name, d):
+            if not input_allows(proto_of(case.op_type), case.inputs, case.attrs, s.name, d):
                 return as_value(s)   # outside the input's declared domain: not derived
             points[s.name] = pts
         return as_value(s, d)
@@ -59,11 +61,3 @@ def derive(case, context=None):
                    {"points": points})
 
 
-def _proto(op_type: str):
-    """The op's OpProto, or None (an unknown op declares nothing)."""
-    from opkit.registry import op_info
-
-    try:
-        return op_info(op_type).proto
-    except Exception:  # noqa: BLE001 - an unknown op: nothing declared
-        return None

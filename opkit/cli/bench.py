@@ -27,7 +27,7 @@ EXIT_CODES = {0: "measured (with --against: no op slower than the threshold)",
 
 
 def add_arguments(parser) -> None:
-    from harness.bench import (DEFAULT_ELEMENTS, DEFAULT_MAX_ROUNDS_FACTOR, DEFAULT_ROUNDS,
+    from opkit.cli.bench_timing import (DEFAULT_ELEMENTS, DEFAULT_MAX_ROUNDS_FACTOR, DEFAULT_ROUNDS,
                                DEFAULT_THRESHOLD)
 
     parser.add_argument("op", nargs="+", help="op types to time")
@@ -88,7 +88,7 @@ def _validate(args) -> None:
 
 
 def _cases(args):
-    from harness.bench import derive_cases
+    from opkit.cli.bench_timing import derive_cases
     from harness.discovery import builtin_test_paths, discover, test_paths
     from opkit.project import ProjectError, load_op_modules, load_project
     from opkit.registry import has_op, op_info
@@ -131,7 +131,7 @@ def _inside(path: Path, root: Path) -> Path | None:
 def _ref_side(ref: str, ops: list[str], workdir: Path):
     """The Side of `--against REF`: an op path, or the project at a git ref (extracted into
     `workdir`)."""
-    from harness.bench import Side
+    from opkit.cli.bench_timing import Side
 
     cwd = Path.cwd()
     as_path = Path(ref)
@@ -187,7 +187,7 @@ def _print_times(rows, cases, as_json: bool) -> None:
 
 
 def run(args) -> int:
-    from harness.bench import DEFAULT_MAX_ROUNDS_FACTOR, Side, compare, looks, time_cases
+    from opkit.cli.bench_timing import DEFAULT_MAX_ROUNDS_FACTOR, Side, compare, looks, time_cases
 
     _validate(args)
     as_json = args.format == "json"

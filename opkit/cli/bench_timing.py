@@ -41,6 +41,8 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+
+from harness.options import DEFAULT_SEED
 from pathlib import Path
 
 import numpy as np
@@ -146,7 +148,7 @@ def _as_is(spec):
     return as_value(spec)
 
 
-def derive_cases(op_type: str, tests, seed: int = 2024, elements: int = DEFAULT_ELEMENTS,
+def derive_cases(op_type: str, tests, seed: int = DEFAULT_SEED, elements: int = DEFAULT_ELEMENTS,
                  max_cases: int = 2) -> list[BenchCase]:
     """Up to `max_cases` scaled cases of `op_type` from its discovered OpTests (the first
     ones whose setUp runs and whose op runs)."""
@@ -254,12 +256,12 @@ class Side:
     builtins: bool = True           # load every built-in op up front (else on demand)
 
 
-_WORKER_MAIN = ("import sys; del sys.path[0]; import harness.bench_worker as w; "
+_WORKER_MAIN = ("import sys; del sys.path[0]; import opkit.cli.bench_worker as w; "
                 "sys.exit(w.main(sys.argv[1:]))")
 
 
 class _Worker:
-    """A fresh worker process of one side (harness.bench_worker), driven line by line."""
+    """A fresh worker process of one side (opkit.cli.bench_worker), driven line by line."""
 
     def __init__(self, side: Side, cases_file: str, min_batch_s: float,
                  clock: str = DEFAULT_CLOCK):

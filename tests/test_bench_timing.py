@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import harness.bench as hb
-from harness.bench import (CLOCKS, BenchCase, bootstrap_interval, interval, look_confidence,
+import opkit.cli.bench_timing as hb
+from opkit.cli.bench_timing import (CLOCKS, BenchCase, bootstrap_interval, interval, look_confidence,
                            looks, scale_case, sequential, t_interval, t_quantile, time_batch)
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 SLEEPY_OP = '''import time
 from opkit import (OpMaker, OperatorWithKernel, register_operator, register_kernel,

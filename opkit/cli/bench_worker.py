@@ -1,7 +1,7 @@
 """One side of `opkit bench --against`: a fresh process that loads one side's ops, prepares
-the cases and times batches on request (started by `harness.bench` with the installed harness, never the side's own).
+the cases and times batches on request (started by `opkit.cli.bench_timing` with the installed harness, never the side's own).
 
-The measuring code (the framework, `harness.op`, `harness.bench`) is imported first,
+The measuring code (the framework, `harness.op`, `opkit.cli.bench_timing`) is imported first,
 from the installed opkit; only then is the side's `path_prefix` put first on `sys.path` and
 its ops loaded, so that both sides time their own op code with the same measuring code.
 
@@ -9,7 +9,7 @@ Protocol (one line each way): the worker prints `ready PHASES_JSON` once its cas
 prepared (the phases it can time: `[[case_index, "forward"|"backward"], ...]`); then
 `calibrate I PHASE` -> the number of calls a batch of at least the minimum time needs;
 `time I PHASE N` -> the seconds N calls took; `quit` ends it. Seconds are of the spec's
-`clock` ("wall" or "cpu": `harness.bench.CLOCKS`; "wall" when absent).
+`clock` ("wall" or "cpu": `opkit.cli.bench_timing.CLOCKS`; "wall" when absent).
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import sys
 
 def main(argv: list[str]) -> int:
     spec = json.loads(argv[0])
-    import harness.bench as bench
+    import opkit.cli.bench_timing as bench
     import harness.op  # noqa: F401 - the measuring code comes from this install
     import opkit.framework.operator  # noqa: F401
     import opkit.plugins  # noqa: F401
