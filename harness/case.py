@@ -41,11 +41,13 @@ class Case:
 
 def case_from_test(test, source: str = "") -> Case:
     """The Case an OpTest instance describes (its own `to_case()` when it has one)."""
-    to_case = getattr(test, "to_case", None)
+    from harness.spec import knob
+
+    to_case = knob(test, "to_case")
     if callable(to_case):
         case = to_case()
     else:
-        reference = getattr(test, "reference", None)
+        reference = knob(test, "reference")
         case = Case(name=type(test).__name__, op_type=test.op_type,
                     inputs=getattr(test, "inputs", {}) or {},
                     attrs=getattr(test, "attrs", {}) or {},
@@ -53,7 +55,7 @@ def case_from_test(test, source: str = "") -> Case:
                     reference=reference if callable(reference) else None)
     if source and not case.source:
         case.source = source
-    skips = getattr(test, "opkit_skip", None)
+    skips = knob(test, "opkit_skip")
     if skips:
         case.options = dict(case.options or {})
         case.options.setdefault("skip", {}).update(skips)

@@ -6,6 +6,8 @@ paths come from `--tests` or `[tool.opkit] tests` in pyproject.toml (relative to
 """
 from __future__ import annotations
 
+from harness.spec import module_knob  # noqa: I001
+
 from harness.options import DEFAULT_SEED  # noqa: I001
 
 import importlib.util
@@ -110,7 +112,7 @@ def builtin_exemptions() -> dict[str, str]:
     """{op: reason} for built-in ops without OpTest (`OPKIT_EXEMPT` next to their OpTests)."""
     out: dict[str, str] = {}
     for tests in _builtin_test_packages():
-        out.update(getattr(tests, "OPKIT_EXEMPT", {}) or {})
+        out.update(module_knob(tests, "OPKIT_EXEMPT") or {})
     return out
 
 

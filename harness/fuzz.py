@@ -11,6 +11,8 @@ minimal case, printed as a ready-to-paste OpTest in the `fuzz` result's message.
 """
 from __future__ import annotations
 
+from harness.spec import knob  # noqa: I001
+
 from harness.options import DEFAULT_SEED  # noqa: I001
 
 import contextlib
@@ -141,7 +143,7 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
 
     name = f"fuzz:{cls.__name__}"
     test = instantiate(cls, seed)
-    reference = getattr(test, "reference", None)
+    reference = knob(test, "reference")
     if not callable(reference):
         return [CheckResult("fuzz", SKIP, "", "", name,
                             f"{cls.__name__} defines no reference(inputs, attrs)")]

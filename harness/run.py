@@ -14,6 +14,8 @@
 """
 from __future__ import annotations
 
+from harness.spec import op_level_hook  # noqa: I001
+
 from harness.options import DEFAULT_SEED  # noqa: I001
 
 import importlib
@@ -403,7 +405,7 @@ def op_level_checks(checks=None) -> list[str]:
     if not _can_fork():
         return []
     return [s.name for s in _selected_specs(checks)
-            if callable(getattr(s, "op_results", None))]
+            if op_level_hook(s) is not None]
 
 
 def plan(ops: list[str], discovered: dict[str, list[DiscoveredTest]], fuzz: int = 0,

@@ -22,6 +22,8 @@ most ALPHA = 1e-6 (a union bound), whatever the seed.
 """
 from __future__ import annotations
 
+from harness.spec import knob  # noqa: I001
+
 import numpy as np
 
 from harness.check import Check, WrongValue
@@ -42,7 +44,7 @@ CAST = "\0cast"            # a plan entry: the other float dtype
 
 def declared(case, context):
     test = getattr(context, "test", None)
-    d = getattr(test, "distribution", None) if test is not None else None
+    d = knob(test, "distribution")
     if d is None:
         d = (case.options or {}).get("distribution")
     return d or inferred(case)

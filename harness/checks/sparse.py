@@ -17,6 +17,8 @@ dense form) and gradients must agree within the output tolerances.
 """
 from __future__ import annotations
 
+from harness.spec import knob  # noqa: I001
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,7 +38,7 @@ def sparse_slots(case, context) -> list[str]:
 
     named = list((case.options or {}).get("sparse_inputs", ()) or ())
     test = getattr(context, "test", None)
-    named += list(getattr(test, "opkit_sparse_inputs", ()) or ())
+    named += list(knob(test, "opkit_sparse_inputs") or ())
     for slot, specs in normalize_slots(case.inputs).items():
         if any(isinstance(s.data, SelectedRows) for s in specs):
             named.append(slot)

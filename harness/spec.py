@@ -1,0 +1,101 @@
+"""EVERY extension point of the harness, declared in one place (like pytest's hookspec).
+
+Nothing here runs a check; this module only says what can be plugged in, and the code that
+reads an extension point reads it through the accessors below, so an undeclared name is an
+error instead of a silent `getattr` default.
+
+1. Entry-point groups (installed packages plug in without being named).
+2. `Check` hooks: what a check declares and may override (harness.check.Check).
+3. Derived-case families: the variant names a check may ask for (harness.variants).
+4. OpTest knobs: class attributes an OpTest may set to tell the harness more about its op.
+5. Module knobs: names a test module may define.
+6. Backends: other implementations of the op seam (harness.op.register_backend).
+"""
+from __future__ import annotations
+
+__all__ = ["ENTRY_POINT_GROUPS", "CHECK_ATTRIBUTES", "CHECK_HOOKS", "VARIANT_FAMILIES",
+           "OPTEST_KNOBS", "MODULE_KNOBS", "knob", "module_knob", "op_level_hook"]
+
+#: group -> what an entry point of the group names
+ENTRY_POINT_GROUPS = {
+    "opkit.ops": "a module (or package) whose import registers ops (opkit.plugins)",
+    "opkit.checks": "a harness.check.Check instance or subclass, or a function "
+                    "(case, context) -> [CheckResult] (harness.registry)",
+}
+
+#: Check class attributes: name -> meaning (harness.check.Check holds the defaults)
+CHECK_ATTRIBUTES = {
+    "name": "the report's and --checks' name (== the module name of a built-in check)",
+    "description": "one line for the checks table",
+    "order": "column order in the report",
+    "variants": "the derived-case families it judges (VARIANT_FAMILIES; 'case' = as written)",
+    "default": "run by `opkit test` without --checks",
+    "scope": "'case': every case; 'op': once per op, on its first case",
+    "needs_float": "skip with a reason when the case has no float input",
+}
+
+#: Check methods a check may define or override: name -> (signature, meaning)
+CHECK_HOOKS = {
+    "applies": ("(case, context) -> str | None", "a skip reason, or None when it applies"),
+    "verdict": ("(derived, context) -> [CheckResult]", "judge one derived case (required)"),
+    "op_results": ("(op, tests, context) -> [CheckResult]",
+                   "optional: judge every OpTest case of an op at once, in one task per op "
+                   "(e.g. `state`); a check without it is judged case by case"),
+}
+
+#: derived-case families: name -> what it derives (harness.variants.VARIANTS maps each to
+#: its module; explore, fuzz and the LoD cases derive their own inside their checks)
+VARIANT_FAMILIES = {
+    "case": "the case as written",
+    "default_attrs": "attrs left at the proto's defaults",
+    "layout": "non-contiguous inputs (transposed, strided, Fortran order)",
+    "empty": "zero-size inputs",
+    "extremal": "large magnitudes, zero rows, tiny values",
+    "kinks": "inputs on the op's non-differentiable points",
+    "repeated_input": "one variable in two slots, or twice in a duplicable slot",
+    "attr_values": "other values of each attr inside its declared domain",
+    "edge_shapes": "shapes at the edges (one element, one row, ...)",
+}
+
+#: OpTest class attributes the harness reads: name -> (default, meaning)
+OPTEST_KNOBS = {
+    "reference": (None, "reference(inputs, attrs) -> outputs: an independent implementation, "
+                        "so explore and fuzz can derive cases and judge them"),
+    "to_case": (None, "to_case() -> Case: build the Case yourself instead of from "
+                      "op_type/inputs/attrs/outputs"),
+    "opkit_skip": (None, "{check: reason}: checks that do not apply to this OpTest"),
+    "distribution": (None, "a harness.distributions law the outputs of a random op follow"),
+    "opkit_sparse_inputs": ((), "input names the `sparse` check feeds as SelectedRows"),
+    "grad_check_mode": (None, "numeric gradient mode: 'auto', 'exact', 'fast' or 'dense'"),
+}
+
+#: names a test module may define: name -> (default, meaning)
+MODULE_KNOBS = {
+    "OPKIT_EXEMPT": ({}, "{op: reason}: ops of the module that have no OpTest on purpose"),
+}
+
+
+def knob(test, name: str):
+    """The OpTest knob `name` of `test` (its declared default when unset)."""
+    try:
+        default = OPTEST_KNOBS[name][0]
+    except KeyError:
+        raise KeyError(f"undeclared OpTest knob {name!r} (harness.spec.OPTEST_KNOBS)") from None
+    value = getattr(test, name, None) if test is not None else None
+    return default if value is None else value
+
+
+def module_knob(module, name: str):
+    """The module knob `name` of a test module (its declared default when unset)."""
+    try:
+        default = MODULE_KNOBS[name][0]
+    except KeyError:
+        raise KeyError(f"undeclared module knob {name!r} (harness.spec.MODULE_KNOBS)") from None
+    value = getattr(module, name, None)
+    return default if value is None else value
+
+
+def op_level_hook(check):
+    """The check's `op_results` hook (CHECK_HOOKS), or None."""
+    hook = getattr(check, "op_results", None)
+    return hook if callable(hook) else None
