@@ -82,10 +82,7 @@ def _load_builtin() -> None:
         return
     _loaded_builtin = True
     for module in CHECK_MODULES:
-        try:
-            check = importlib.import_module(module).CHECK
-        except (ImportError, AttributeError):
-            continue   # a module not written yet (or broken): `opkit test` lists it as absent
+        check = importlib.import_module(module).CHECK   # a broken built-in check is loud
         _CHECKS.setdefault(check.name, check)
 
 

@@ -432,11 +432,17 @@ def plan(ops: list[str], discovered: dict[str, list[DiscoveredTest]], fuzz: int 
 def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=None,
             seed: int = DEFAULT_SEED, timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1,
             isolate: bool = True, fuzz: int = 0, progress=None,
-            context_options=None, task_seconds: dict | None = None) -> list[OpReport]:
+            context_options=None, task_seconds: dict | None = None,
+            planned=None) -> list[OpReport]:
     """One OpReport per op, in the order given. `progress(index)` after each task of
-    `plan(...)`; `task_seconds`: as `run_tasks`."""
-    op_level = op_level_checks(checks) if isolate else []
-    tasks, missing = plan(ops, discovered, fuzz, checks, op_level)
+    `plan(...)`; `task_seconds`: as `run_tasks`. `planned`: (tasks, op_level) the caller
+    already planned for the same arguments (harness.api), else planned here."""
+    if planned is None:
+        op_level = op_level_checks(checks) if isolate else []
+        tasks, missing = plan(ops, discovered, fuzz, checks, op_level)
+    else:
+        tasks, op_level = planned
+        missing = {op: f"no OpTest found for op '{op}'" for op in ops if not discovered.get(op)}
     if op_level:          # the cases' workers leave those checks to the op tasks
         context_options = dict(context_options or {}, op_level=tuple(op_level))
     batch = None

@@ -36,7 +36,7 @@ from pathlib import Path
 from harness.options import DEFAULT_SEED
 from harness.report import FAIL, SKIP, CheckResult
 
-__all__ = ["SuiteError", "Selection", "select", "plan", "op_verdicts", "op_type_of",
+__all__ = ["SuiteError", "Selection", "select", "op_verdicts", "op_type_of",
            "forward_op_types", "runs_anything", "class_location", "guess_op_from_file",
            "no_optest_result", "lacks_gradient_test", "gradient_test_ran",
            "no_gradient_test_result", "NO_GRADIENT_TEST", "unregistered_hint", "paddle_mode"]
@@ -350,11 +350,4 @@ def paddle_mode() -> bool:
 
 
 # -- task planning ---------------------------------------------------------------------------
-def plan(ops, by_op, fuzz: int = 0, checks=None, isolate: bool = True):
-    """(tasks, {op: reason}) for the ops: one task per OpTest class, one per op-level check
-    and op (when cases run in forked workers), one fuzz task per op with `fuzz`."""
-    from harness.run import op_level_checks
-    from harness.run import plan as make_tasks
-
-    return make_tasks(ops, by_op, fuzz, checks, op_level_checks(checks) if isolate else [])
 

@@ -28,11 +28,11 @@ from harness.context import (
     Combo,
     combos,
     describe_error,
-    fmt_index,
     has_grad,
     prepare,
 )
 from harness.check import Check, WrongValue
+from harness.compare import fmt_index
 from harness.lod_cases import edge_inputs, edges_for, has_lod_input
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.op import PreparedOp, make_cotangents

@@ -23,7 +23,7 @@ EXIT_CODES = {0: "every check passed (or was skipped / exempt)",
               2: "usage error (bad flag, environment variable or configuration)"}
 
 
-# what the progress line counts (harness.suite.plan's tasks)
+# what the progress line counts (harness.run.plan's tasks, planned once by harness.api.run)
 TASKS = "tasks (OpTest classes, per-op checks, fuzzed ops)"
 
 
@@ -216,10 +216,7 @@ def run(args) -> int:
         raise _usage(str(exc)) from None
     for problem in selection.warnings:
         print(f"opkit test: warning: {problem}", file=sys.stderr)
-    ops, by_op = selection.ops, selection.by_op
-    from harness.report import CheckResult
-    from harness.run import OpReport
-
+    ops = selection.ops
     from harness.sharding import read_durations, write_durations
 
     durations_file = _durations_path(args, project)
@@ -232,12 +229,9 @@ def run(args) -> int:
             raise _usage(str(exc)) from None
 
     print(f"opkit test: seed {seed} (reproduce with --seed {seed})", file=sys.stderr)
-    from harness.run import run_ops
-    from harness.suite import plan
+    from harness import api
     from harness.table import progress, render
 
-    timeout = opts.timeout
-    runnable = [op for op in selection.runnable if op in ops]
     notes = []
     from harness.suite import paddle_mode
 
@@ -246,32 +240,13 @@ def run(args) -> int:
         notes.append(f"Paddle mode: {len(unimportable)} test file"
                      f"{'' if len(unimportable) == 1 else 's'} could not be imported "
                      "(each a failed check above): " + "; ".join(unimportable))
-    unusable = settings.unusable_selection()
-    finished: dict[str, float] = {}
-    if unusable:
-        from harness.report import SKIP
-
-        notes.append(f"nothing ran: {unusable}")
-        reports = [OpReport(op, [CheckResult("output", SKIP, "", "", "", unusable)])
-                   for op in runnable]
-    else:
-        tasks, _ = plan(runnable, by_op, args.fuzz if fuzzing else 0, checks,
-                        isolate=not args.no_isolate)
-        seconds: dict = {}
-
-        def done(index):    # each op's time: the sum of its tasks' own times, exact with
-            op = tasks[index].op    # any number of jobs
-            finished[op] = finished.get(op, 0.0) + seconds.get(index, 0.0)
-            advance()
-
-        with progress(len(tasks), "opkit test", enabled=args.all or len(tasks) > 4,
-                      unit=TASKS) as advance:
-            reports = run_ops(runnable, by_op, checks=checks, seed=seed, timeout=timeout,
-                              jobs=args.jobs, isolate=not args.no_isolate,
-                              fuzz=args.fuzz if fuzzing else 0, progress=done,
-                              task_seconds=seconds)
-    reports = selection.verdicts(reports, checks, unusable)
-    reports = [r for r in reports if r.op in ops]
+    outcome = api.run(selection, ops, checks=checks, seed=seed, timeout=opts.timeout,
+                      jobs=args.jobs, isolate=not args.no_isolate,
+                      fuzz=args.fuzz if fuzzing else 0,
+                      progress=lambda total: progress(total, "opkit test",
+                                                      enabled=args.all or total > 4, unit=TASKS))
+    reports, finished = outcome.reports, outcome.seconds
+    notes += outcome.notes
     if args.record_durations and finished:
         write_durations(durations_file, finished)
         print(f"opkit test: wrote durations of {len(finished)} op{'' if len(finished) == 1 else 's'} to {durations_file}",

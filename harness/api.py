@@ -1,0 +1,59 @@
+"""`run(selection, ...) -> [OpReport]`: THE call a front door makes to test ops.
+
+The selection (harness.suite.select: which ops, which OpTests, what is broken or exempt) is
+made once by the caller; this plans the tasks once (harness.run.plan), runs them in the fork
+pool (harness.run.run_ops), and adds the op-level verdicts (no OpTest, no gradient test,
+broken test files: Selection.verdicts). `progress(total)` is a context manager giving an
+`advance()` callable, for a progress line sized before anything runs.
+"""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+
+from harness import settings
+from harness.options import DEFAULT_SEED, DEFAULT_TIMEOUT
+from harness.report import SKIP, CheckResult
+from harness.run import OpReport, op_level_checks, plan, run_ops
+
+__all__ = ["run", "Outcome"]
+
+
+@dataclass
+class Outcome:
+    reports: list                                   # [OpReport], in the selection's order
+    seconds: dict = field(default_factory=dict)     # {op: seconds its tasks ran}
+    notes: list = field(default_factory=list)       # lines for the end of the report
+
+
+def run(selection, ops=None, checks=None, seed: int = DEFAULT_SEED,
+        timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1, isolate: bool = True,
+        fuzz: int = 0, progress=None) -> Outcome:
+    """Test the selected ops (only `ops` of them, when given: a shard)."""
+    wanted = set(selection.ops if ops is None else ops)
+    runnable = [op for op in selection.runnable if op in wanted]
+    unusable = settings.unusable_selection()
+    out = Outcome([])
+    if unusable:
+        out.notes.append(f"nothing ran: {unusable}")
+        reports = [OpReport(op, [CheckResult("output", SKIP, "", "", "", unusable)])
+                   for op in runnable]
+    else:
+        op_level = op_level_checks(checks) if isolate else []
+        tasks, _ = plan(runnable, selection.by_op, fuzz, checks, op_level)
+        task_seconds: dict = {}
+        bar = progress(len(tasks)) if progress is not None else \
+            contextlib.nullcontext(lambda: None)
+        with bar as advance:
+            def done(index):    # an op's time: the sum of its tasks' own times
+                op = tasks[index].op
+                out.seconds[op] = out.seconds.get(op, 0.0) + task_seconds.get(index, 0.0)
+                advance()
+
+            reports = run_ops(runnable, selection.by_op, checks=checks, seed=seed,
+                              timeout=timeout, jobs=jobs, isolate=isolate, fuzz=fuzz,
+                              progress=done, task_seconds=task_seconds,
+                              planned=(tasks, op_level))
+    reports = selection.verdicts(reports, checks, unusable)
+    out.reports = [r for r in reports if r.op in wanted]
+    return out
