@@ -3,7 +3,7 @@
 The selection (harness.suite.select: which ops, which OpTests, what is broken or exempt) is
 made once by the caller; this plans the tasks once (harness.run.plan), runs them in the fork
 pool (harness.run.run_ops), and adds the op-level verdicts (no OpTest, no gradient test,
-broken test files: Selection.verdicts). `progress(total)` is a context manager giving an
+broken test files: harness.verdicts.op_level). `progress(total)` is a context manager giving an
 `advance()` callable, for a progress line sized before anything runs.
 """
 from __future__ import annotations
@@ -15,6 +15,7 @@ from harness import settings
 from harness.options import DEFAULT_SEED, DEFAULT_TIMEOUT
 from harness.report import SKIP, CheckResult
 from harness.run import OpReport, op_level_checks, plan, run_ops
+from harness.verdicts import op_level
 
 __all__ = ["run", "Outcome"]
 
@@ -39,8 +40,8 @@ def run(selection, ops=None, checks=None, seed: int = DEFAULT_SEED,
         reports = [OpReport(op, [CheckResult("output", SKIP, "", "", "", unusable)])
                    for op in runnable]
     else:
-        op_level = op_level_checks(checks) if isolate else []
-        tasks, _ = plan(runnable, selection.by_op, fuzz, checks, op_level)
+        op_checks = op_level_checks(checks) if isolate else []
+        tasks, _ = plan(runnable, selection.by_op, fuzz, checks, op_checks)
         task_seconds: dict = {}
         bar = progress(len(tasks)) if progress is not None else \
             contextlib.nullcontext(lambda: None)
@@ -53,7 +54,7 @@ def run(selection, ops=None, checks=None, seed: int = DEFAULT_SEED,
             reports = run_ops(runnable, selection.by_op, checks=checks, seed=seed,
                               timeout=timeout, jobs=jobs, isolate=isolate, fuzz=fuzz,
                               progress=done, task_seconds=task_seconds,
-                              planned=(tasks, op_level))
-    reports = selection.verdicts(reports, checks, unusable)
+                              planned=(tasks, op_checks))
+    reports = op_level(selection, reports, checks, unusable)
     out.reports = [r for r in reports if r.op in wanted]
     return out

@@ -36,15 +36,12 @@ from pathlib import Path
 from harness.options import DEFAULT_SEED
 from harness.report import FAIL, SKIP, CheckResult
 
-__all__ = ["SuiteError", "Selection", "select", "op_verdicts", "op_type_of",
+__all__ = ["SuiteError", "Selection", "select", "op_type_of",
            "forward_op_types", "runs_anything", "class_location", "guess_op_from_file",
-           "no_optest_result", "lacks_gradient_test", "gradient_test_ran",
-           "no_gradient_test_result", "NO_GRADIENT_TEST", "unregistered_hint", "paddle_mode"]
+           "unregistered_hint", "paddle_mode"]
 
-NO_GRADIENT_TEST = "no gradient test"
 # what the `grad` check reports for an OpTest class whose methods ran and never called
 # check_grad (harness.optest_methods.results_from_test)
-_NEVER_CALLED = "never calls check_grad()"
 
 
 class SuiteError(Exception):
@@ -135,63 +132,6 @@ def unregistered_hint(op_type: str) -> str:
     return ""
 
 
-# -- op-level verdicts -------------------------------------------------------------------------
-def no_optest_result(op: str, exempt: dict) -> tuple[CheckResult, str]:
-    """(the result, the op's exempt reason or "") for an op without any OpTest."""
-    reason = exempt.get(op)
-    if reason:
-        return CheckResult("output", SKIP, "", "", "", f"exempt: {reason}"), reason
-    return CheckResult("output", FAIL, "", "", "",
-                       f"no OpTest found for op '{op}': write one, or exempt it with a "
-                       f"reason in pyproject.toml ([tool.opkit.exempt] {op} = \"...\")"), ""
-
-
-def _opt_out(cls) -> str | None:
-    skips = getattr(cls, "opkit_skip", None) or {}
-    reason = skips.get("grad") if isinstance(skips, dict) else None
-    return str(reason) if reason else None
-
-
-def _never_called(result: CheckResult) -> bool:
-    return result.check == "grad" and result.status == SKIP and \
-        result.message.endswith(_NEVER_CALLED)
-
-
-def gradient_test_ran(results) -> bool:
-    """Whether a gradient was checked in these results: a `grad` result other than "the
-    class never calls check_grad()" (a check_grad call that passed, failed or skipped, or a
-    test_*grad* method that raised)."""
-    return any(r.check == "grad" and not _never_called(r) for r in results)
-
-
-def lacks_gradient_test(op: str, classes: list, results) -> bool:
-    """The op has a grad op, every one of its OpTest classes ran its methods without
-    calling check_grad (the `grad` check said so for each), and none opts out."""
-    from opkit.registry import has_op, op_info
-
-    if not classes or not has_op(op) or op_info(op).grad_maker is None:
-        return False
-    if any(_opt_out(c) for c in classes) or gradient_test_ran(results):
-        return False
-    told = {r.case for r in results if _never_called(r)}
-    return all(c.__name__ in told for c in classes)
-
-
-def no_gradient_test_result(op: str, classes: list) -> CheckResult:
-    names = ", ".join(c.__name__ for c in classes)
-    return CheckResult("grad", FAIL, "", "", "",
-                       f"{NO_GRADIENT_TEST}: op '{op}' has a grad op but none of its OpTests "
-                       f"({names}) calls check_grad; add one, or opt out with "
-                       f"opkit_skip = {{\"grad\": \"<reason>\"}} on the OpTest")
-
-
-def op_verdicts(op: str, classes: list, results: list, checks=None) -> list[CheckResult]:
-    """The op-level results to add to an op's results, from what ran (`results`: every
-    result of the op's classes): "no gradient test" when `grad` was among the checks."""
-    if classes and (checks is None or "grad" in checks) and \
-            lacks_gradient_test(op, classes, results):
-        return [no_gradient_test_result(op, classes)]
-    return []
 
 
 # -- selection -------------------------------------------------------------------------------
@@ -212,28 +152,6 @@ class Selection:
 
         return [op for op in self.ops if (op not in self.broken or op in self.by_op)
                 and has_op(op)]
-
-    def verdicts(self, reports, checks=None, unusable: str = "") -> list:
-        """The reports of every selected op with the broken files / OpTests and the op-level
-        verdicts added (`reports`: harness.run.OpReport of the runnable ops)."""
-        from harness.run import OpReport
-
-        by_name = {r.op: r for r in reports}
-        out = []
-        for op in self.ops:
-            rep = by_name.get(op) or OpReport(op)
-            if op in self.broken:
-                rep.results = self.broken[op] + rep.results
-            tests = self.by_op.get(op) or []
-            if not tests and op not in self.broken and not unusable:
-                result, reason = no_optest_result(op, self.exempt)
-                rep.results = [result]
-                rep.exempt = reason
-                rep.note = ""
-            elif tests and not unusable:
-                rep.results += op_verdicts(op, [t.cls for t in tests], rep.results, checks)
-            out.append(rep)
-        return out
 
 
 def _with_builtin_paths(paths, builtin) -> list[Path]:

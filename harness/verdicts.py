@@ -1,0 +1,103 @@
+"""Op-level verdicts, decided once for every front door: an op with no OpTest (a failure,
+or exempt with a reason), an op whose OpTests never check a gradient, and the selection's
+broken test files, added to the reports of what ran (`op_level`)."""
+from __future__ import annotations
+
+from harness.report import FAIL, SKIP, CheckResult
+from harness.spec import knob
+
+__all__ = ["NO_GRADIENT_TEST", "no_optest_result", "gradient_test_ran", "lacks_gradient_test",
+           "no_gradient_test_result", "op_verdicts", "op_level"]
+
+NO_GRADIENT_TEST = "no gradient test"
+
+
+_NEVER_CALLED = "never calls check_grad()"
+
+
+
+def no_optest_result(op: str, exempt: dict) -> tuple[CheckResult, str]:
+    """(the result, the op's exempt reason or "") for an op without any OpTest."""
+    reason = exempt.get(op)
+    if reason:
+        return CheckResult("output", SKIP, "", "", "", f"exempt: {reason}"), reason
+    return CheckResult("output", FAIL, "", "", "",
+                       f"no OpTest found for op '{op}': write one, or exempt it with a "
+                       f"reason in pyproject.toml ([tool.opkit.exempt] {op} = \"...\")"), ""
+
+
+
+def _opt_out(cls) -> str | None:
+    skips = knob(cls, "opkit_skip") or {}
+    reason = skips.get("grad") if isinstance(skips, dict) else None
+    return str(reason) if reason else None
+
+
+
+def _never_called(result: CheckResult) -> bool:
+    return result.check == "grad" and result.status == SKIP and \
+        result.message.endswith(_NEVER_CALLED)
+
+
+
+def gradient_test_ran(results) -> bool:
+    """Whether a gradient was checked in these results: a `grad` result other than "the
+    class never calls check_grad()" (a check_grad call that passed, failed or skipped, or a
+    test_*grad* method that raised)."""
+    return any(r.check == "grad" and not _never_called(r) for r in results)
+
+
+
+def lacks_gradient_test(op: str, classes: list, results) -> bool:
+    """The op has a grad op, every one of its OpTest classes ran its methods without
+    calling check_grad (the `grad` check said so for each), and none opts out."""
+    from opkit.registry import has_op, op_info
+
+    if not classes or not has_op(op) or op_info(op).grad_maker is None:
+        return False
+    if any(_opt_out(c) for c in classes) or gradient_test_ran(results):
+        return False
+    told = {r.case for r in results if _never_called(r)}
+    return all(c.__name__ in told for c in classes)
+
+
+
+def no_gradient_test_result(op: str, classes: list) -> CheckResult:
+    names = ", ".join(c.__name__ for c in classes)
+    return CheckResult("grad", FAIL, "", "", "",
+                       f"{NO_GRADIENT_TEST}: op '{op}' has a grad op but none of its OpTests "
+                       f"({names}) calls check_grad; add one, or opt out with "
+                       f"opkit_skip = {{\"grad\": \"<reason>\"}} on the OpTest")
+
+
+
+def op_verdicts(op: str, classes: list, results: list, checks=None) -> list[CheckResult]:
+    """The op-level results to add to an op's results, from what ran (`results`: every
+    result of the op's classes): "no gradient test" when `grad` was among the checks."""
+    if classes and (checks is None or "grad" in checks) and \
+            lacks_gradient_test(op, classes, results):
+        return [no_gradient_test_result(op, classes)]
+    return []
+
+
+def op_level(selection, reports, checks=None, unusable: str = "") -> list:
+    """The reports of every selected op with the broken files / OpTests and the op-level
+    verdicts added (`reports`: harness.run.OpReport of the runnable ops)."""
+    from harness.run import OpReport
+
+    by_name = {r.op: r for r in reports}
+    out = []
+    for op in selection.ops:
+        rep = by_name.get(op) or OpReport(op)
+        if op in selection.broken:
+            rep.results = selection.broken[op] + rep.results
+        tests = selection.by_op.get(op) or []
+        if not tests and op not in selection.broken and not unusable:
+            result, reason = no_optest_result(op, selection.exempt)
+            rep.results = [result]
+            rep.exempt = reason
+            rep.note = ""
+        elif tests and not unusable:
+            rep.results += op_verdicts(op, [t.cls for t in tests], rep.results, checks)
+        out.append(rep)
+    return out
