@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 
-from harness import settings
+from harness.options import unusable_selection
 from harness.options import DEFAULT_SEED, DEFAULT_TIMEOUT
 from harness.report import SKIP, CheckResult
 from harness.run import OpReport, op_level_checks, plan, run_ops
@@ -33,7 +33,7 @@ def run(selection, ops=None, checks=None, seed: int = DEFAULT_SEED,
     """Test the selected ops (only `ops` of them, when given: a shard)."""
     wanted = set(selection.ops if ops is None else ops)
     runnable = [op for op in selection.runnable if op in wanted]
-    unusable = settings.unusable_selection()
+    unusable = unusable_selection()
     out = Outcome([])
     if unusable:
         out.notes.append(f"nothing ran: {unusable}")

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from harness import settings
+from harness.options import selected_dtypes, selected_places
 from harness.op import Combo, gpu_unavailable_reason, grad_outputs, grad_wrt, has_grad, op_refused, output_slots, place_object, prepare, run_forward_backward
 from harness.case import case_inputs
 from harness.messages import describe_error, rel, user_line
@@ -28,8 +28,8 @@ class CheckContext:
     """What a check gets beside the Case: the run's options."""
 
     seed: int = DEFAULT_SEED
-    places: tuple | None = None        # None: harness.settings.selected_places()
-    dtypes: tuple | None = None        # None: harness.settings.selected_dtypes()
+    places: tuple | None = None        # None: harness.selected_places()
+    dtypes: tuple | None = None        # None: harness.selected_dtypes()
     runs: int = 3                      # determinism: number of runs
     timeout: float | None = None       # seconds per check (enforced by harness.run)
     test: object = None                # the OpTest instance the case came from, if any
@@ -44,10 +44,10 @@ class CheckContext:
                                        # leave out what the OpTest's own case already proved
 
     def selected_places(self) -> tuple:
-        return tuple(self.places) if self.places is not None else settings.selected_places()
+        return tuple(self.places) if self.places is not None else selected_places()
 
     def selected_dtypes(self) -> tuple:
-        return tuple(self.dtypes) if self.dtypes is not None else settings.selected_dtypes()
+        return tuple(self.dtypes) if self.dtypes is not None else selected_dtypes()
 
 
 def has_float_inputs(case) -> bool:

@@ -508,9 +508,9 @@ def start_batch(ops, by_op: dict, seed: int,
     the comparison is off or nothing can be rebuilt in a fresh process."""
     if not enabled():
         return None
-    from harness import settings
+    from harness.options import selected_dtypes, selected_places
 
-    places, dtypes = list(settings.selected_places()), list(settings.selected_dtypes())
+    places, dtypes = list(selected_places()), list(selected_dtypes())
     requests = []
     for op in ops:
         classes = sorted({(os.path.abspath(t.path), t.name) for t in by_op.get(op) or ()

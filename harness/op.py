@@ -55,7 +55,7 @@ def place_object(kind: str):
 
 def gpu_unavailable_reason() -> str | None:
     """Why the GPU place cannot run here (None: it can)."""
-    from harness.settings import place_unavailable_reason
+    from harness.options import place_unavailable_reason
 
     return place_unavailable_reason("GPU")
 

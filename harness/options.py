@@ -173,3 +173,64 @@ def set_flag(name: str, on: bool) -> None:
         os.environ[name] = "1"
     else:
         os.environ.pop(name, None)
+
+
+# -- the run's places and dtypes (were harness.settings' globals; now read from the Options) ---
+def selected_places() -> tuple:
+    """The place kinds to run on ("CPU", "GPU"); GPU still needs a usable device."""
+    return tuple(current().places)
+
+
+def selected_dtypes() -> tuple:
+    """The float dtypes to run ("float32", "float64")."""
+    return tuple(current().dtypes)
+
+
+@contextlib.contextmanager
+def override(place: str | None = None, dtype: str | None = None):
+    """Temporarily restrict places (`CPU`, `GPU`, `all`) and dtypes (`float32`, `float64`,
+    `all`): the current options with those replaced."""
+    changes = {}
+    if place is not None:
+        changes["places"] = parse_choice(place, ALL_PLACES, "place")
+    if dtype is not None:
+        changes["dtypes"] = parse_choice(dtype, ALL_DTYPES, "dtype")
+    with using(current().replace(**changes)):
+        yield
+
+
+def set_place_option(name: str) -> None:
+    """Record the command-line option that picks places in this run (`--place` under
+    `opkit test`, `--opkit-place` under pytest), for messages that tell the user what to
+    change."""
+    use(current().replace(place_option=name))
+
+
+def place_option() -> str:
+    """`--place / OPKIT_PLACE`, `--opkit-place / OPKIT_PLACE` or `OPKIT_PLACE`."""
+    name = current().place_option
+    return name if name == "OPKIT_PLACE" else f"{name} / OPKIT_PLACE"
+
+
+def place_unavailable_reason(kind: str) -> str | None:
+    """Why a place kind cannot run here (None: it can). CPU always runs."""
+    if kind != "GPU":
+        return None
+    if current().no_gpu:
+        return "OPKIT_NO_GPU is set"
+    from opkit.framework.place import cupy_unavailable_reason
+
+    return cupy_unavailable_reason()
+
+
+def unusable_selection() -> str | None:
+    """When none of the selected places can run here: why (one line); else None."""
+    reasons = [(p, place_unavailable_reason(p)) for p in selected_places()]
+    if all(reason for _, reason in reasons):
+        return "; ".join(f"{p} asked for but not usable: {r}" for p, r in reasons)
+    return None
+
+
+def validate_environment() -> None:
+    """Raise OptionsError naming the variable when an OPKIT_* variable is bad."""
+    Options.from_env()

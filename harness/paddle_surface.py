@@ -212,9 +212,9 @@ class PaddleSurface:
     def check_output_with_place(self, place, atol=None, no_check_set=None, equal_nan=False,
                                 check_dygraph=True, inplace_atol=None, **paddle_kw):
         """check_output on `place` only (Paddle's signature; Paddle-only keywords ignored)."""
-        from harness import settings
+        from harness.options import override
 
-        with settings.override(place=self._paddle_place_kind(place)):
+        with override(place=self._paddle_place_kind(place)):
             return self.check_output(atol=atol, no_check_set=no_check_set,
                                      equal_nan=equal_nan, **paddle_kw)
 
@@ -224,12 +224,12 @@ class PaddleSurface:
                               user_defined_grad_outputs=None, check_dygraph=True,
                               **paddle_kw):
         """check_grad on `place` only, in Paddle's positional order."""
-        from harness import settings
+        from harness.options import override
 
         if user_defined_grad_outputs is not None:
             raise unittest.SkipTest("user_defined_grad_outputs: opkit's check_grad uses its "
                                     "own output gradients")
-        with settings.override(place=self._paddle_place_kind(place)):
+        with override(place=self._paddle_place_kind(place)):
             return self.check_grad(inputs_to_check, output_names, no_grad_set=no_grad_set,
                                    max_relative_error=max_relative_error,
                                    numeric_grad_delta=numeric_grad_delta,

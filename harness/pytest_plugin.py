@@ -21,8 +21,8 @@ The op-level verdicts come along: an op whose OpTests never check gradients fail
 `opkit[grad]` ("no gradient test"). When none of the places asked for can run here
 (`--opkit-place GPU` without a GPU) every OpTest item is skipped with the reason.
 
-The options set `harness.settings` (and OPKIT_PLACE / OPKIT_DTYPE, so pytest-xdist workers
-and subprocesses agree); OpTest reads them through `harness.settings`.
+The options set the run's `harness.options` (and OPKIT_PLACE / OPKIT_DTYPE, so pytest-xdist workers
+and subprocesses agree); OpTest reads them through `harness.options`.
 """
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    from harness import settings
+    from harness.options import set_place_option
 
     if config.getoption("--opkit-paddle", default=False) or flag(PADDLE_MODE_ENV):
         from harness import paddle_compat
@@ -85,7 +85,7 @@ def pytest_configure(config):
     except ValueError as exc:
         raise pytest.UsageError(f"opkit: {exc}") from None
     run_options.use(opts)
-    settings.set_place_option("--opkit-place")
+    set_place_option("--opkit-place")
     from harness.sharding import ShardError, parse_shard
 
     try:
@@ -107,11 +107,11 @@ def pytest_ignore_collect(collection_path, config):
 
 
 def pytest_report_header(config):
-    from harness import settings
+    from harness.options import selected_dtypes, selected_places
 
     try:
-        return (f"opkit: places {','.join(settings.selected_places())}, dtypes "
-                f"{','.join(settings.selected_dtypes())}")
+        return (f"opkit: places {','.join(selected_places())}, dtypes "
+                f"{','.join(selected_dtypes())}")
     except ValueError as exc:  # a bad OPKIT_PLACE / OPKIT_DTYPE
         return f"opkit: {exc}"
 
@@ -374,7 +374,7 @@ def check_item_names() -> list[str]:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session, config, items):
-    from harness import settings
+    from harness.options import unusable_selection
 
     # the check items were collected with their class (pytest_make_collect_report)
     classes: dict = {}     # OpTest class -> None, in the order of the items
@@ -385,7 +385,7 @@ def pytest_collection_modifyitems(session, config, items):
     known = config.__dict__.setdefault("_opkit_op_of", {})
     ops = {cls: known[cls] if cls in known else _op_type(cls) for cls in classes}
 
-    unusable = settings.unusable_selection()
+    unusable = unusable_selection()
     if unusable:
         mark = pytest.mark.skip(reason=unusable)
         for item in items:

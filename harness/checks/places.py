@@ -6,7 +6,7 @@ import numpy as np
 
 from harness.context import (Combo, fail, gpu_unavailable_reason, prepare,
                                      run_forward_backward)
-from harness import settings
+from harness.options import place_option
 from harness.check import Check
 from harness.report import SKIP, CheckResult
 
@@ -34,7 +34,7 @@ class PlacesCheck(Check):
             return [CheckResult(NAME, SKIP, "GPU", "", case.name, msg)]
 
         if "GPU" not in context.selected_places() or "CPU" not in context.selected_places():
-            return skip(f"needs both CPU and GPU selected ({settings.place_option()})")
+            return skip(f"needs both CPU and GPU selected ({place_option()})")
         if "GPU" not in kernels:
             return skip(f"op '{case.op_type}' has no GPU kernel")
         reason = gpu_unavailable_reason()

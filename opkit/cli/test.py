@@ -152,10 +152,10 @@ def _validate(args) -> None:
                      f"or --all")
     if args.builtins and not args.all:
         raise _usage("--builtins goes with --all")
-    from harness import settings
+    from harness.options import validate_environment
 
     try:
-        settings.validate_environment()
+        validate_environment()
     except ValueError as exc:
         raise _usage(str(exc)) from None
 
@@ -189,7 +189,7 @@ def _checks(args) -> tuple[list[str] | None, bool]:
 
 
 def run(args) -> int:
-    from harness import settings
+    from harness.options import set_place_option
 
     _validate(args)
     from harness import options as run_options
@@ -199,7 +199,7 @@ def run(args) -> int:
     seed = opts.seed
     spec = parse_shard(args.shard)
     checks, fuzzing = _checks(args)
-    settings.set_place_option("--place")
+    set_place_option("--place")
 
     if getattr(args, "paddle", False):
         from harness import paddle_compat

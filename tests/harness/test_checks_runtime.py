@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from harness_test_helpers import make_case
-from harness import settings
+from harness.options import override
 from harness.run import run_case
 
 
@@ -25,7 +25,7 @@ RUNTIME = ["dtypes", "mutation", "aliasing", "determinism", "no_need_buffer", "i
 
 @pytest.fixture(autouse=True)
 def cpu_only():
-    with settings.override(place="all", dtype="all"):
+    with override(place="all", dtype="all"):
         yield
 
 
@@ -156,7 +156,7 @@ def test_places_skipped_with_reason_without_gpu(broken_ops, monkeypatch):
 
 
 def test_settings_restrict_dtypes(broken_ops):
-    with settings.override(dtype="float32"):
+    with override(dtype="float32"):
         results = run_case(make_case("good_sign_relu",
                                      reference=lambda x: {"Out": np.maximum(x, 0)}),
                            checks=["determinism"])

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness import settings
+from harness.options import override, set_place_option
 from harness.run import run_case
 from harness_test_helpers import make_case
 from opkit import OpMaker, OperatorWithKernel, errors, register_kernel, register_operator
@@ -43,7 +43,7 @@ def test_one_line_says_the_kind_once():
 
 def test_failing_check_message_names_invalid_argument_once():
     case = make_case("polish_raises_invalid", reference=lambda x: {"Out": x}, grad=False)
-    with settings.override(place="CPU", dtype="all"):
+    with override(place="CPU", dtype="all"):
         results = run_case(case, checks=["output"])
     failed = [r for r in results if r.status == "fail"]
     assert failed, results
@@ -66,7 +66,7 @@ def test_failing_output_message_has_no_numpy_reprs():
     import reference_ops  # noqa: F401  (registers relu)
 
     case = make_case("relu", reference=lambda x: {"Out": x + 0.25}, grad=False)
-    with settings.override(place="CPU", dtype="all"):
+    with override(place="CPU", dtype="all"):
         results = run_case(case, checks=["output"])
     failed = [r for r in results if r.status == "fail"]
     assert failed, results
@@ -129,7 +129,7 @@ def test_compat_header_pluralises_ops():
 
 
 def test_places_skip_names_the_option_of_the_front_door():
-    from harness import settings
+    from harness.options import override
     from harness.report import SKIP
 
     case = make_case("relu", reference=lambda x: {"Out": np.maximum(x, 0)}, grad=False)
@@ -137,10 +137,10 @@ def test_places_skip_names_the_option_of_the_front_door():
         for option, want, not_want in (("--place", "--place / OPKIT_PLACE", "--opkit-place"),
                                        ("--opkit-place", "--opkit-place / OPKIT_PLACE",
                                         "(--place")):
-            settings.set_place_option(option)
-            with settings.override(place="GPU", dtype="all"):
+            set_place_option(option)
+            with override(place="GPU", dtype="all"):
                 results = run_case(case, checks=["places"])
             skips = [r.message for r in results if r.status == SKIP]
             assert skips and all(want in m and not_want not in m for m in skips), skips
     finally:
-        settings.set_place_option("OPKIT_PLACE")
+        set_place_option("OPKIT_PLACE")

@@ -36,17 +36,17 @@ def test_a_bad_variable_is_named(var, value):
 
 
 def test_the_harness_reads_the_installed_options():
-    from harness import settings
+    from harness.options import place_unavailable_reason, selected_dtypes, selected_places
     from harness.grad_judge import resolve_mode
     from harness.hashseed import enabled
 
     with using(Options(places=("CPU",), dtypes=("float64",), grad_mode="fast",
                        hash_seeds=False, no_gpu=True)):
-        assert settings.selected_places() == ("CPU",)
-        assert settings.selected_dtypes() == ("float64",)
+        assert selected_places() == ("CPU",)
+        assert selected_dtypes() == ("float64",)
         assert resolve_mode() == "fast"
         assert not enabled()
-        assert settings.place_unavailable_reason("GPU") == "OPKIT_NO_GPU is set"
+        assert place_unavailable_reason("GPU") == "OPKIT_NO_GPU is set"
     assert current() is not None
 
 
