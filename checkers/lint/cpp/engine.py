@@ -41,7 +41,7 @@ def _lint(path: str, data: bytes, config) -> list:
     rules = [rule() for rule in CPP_RULES if rule.code in config.select]
     rules = [rule for rule in rules if rule.applies(data)]
     notes = "OPK009" in config.select
-    if not rules and not notes:
+    if not rules and not notes and "OPK000" not in config.select:
         return []  # nothing to look for: not even parsed
     try:
         cpp = CppFile(path, data)

@@ -36,7 +36,10 @@ class CppInputMutation(CppRule):
         "`mutable_data`, `Resize`, `ShareDataWith`, `set_lod` and the other writing methods "
         "called on one. `const_cast` of anything else (the scope, an output, a string) is not "
         "an input write. Aliases are tracked by name within one function, in source order; "
-        "an input handed to another function is not followed."
+        "an input handed to another function is not followed. A by-value copy (`Tensor t = "
+        "*x;`, `DenseTensor tmp = x;`) is a tensor of its own (its dims and LoD are its own), so "
+        "calls on it are not reported, `mutable_data` included, although that may hand back the "
+        "buffer it shares with the input."
     )
     VALID = [
         cpp_example(
