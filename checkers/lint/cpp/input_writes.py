@@ -94,6 +94,15 @@ class CppInputMutation(CppRule):
             'void ReluKernel(const Context& dev_ctx, const DenseTensor& x, DenseTensor* out) {\n'
             '  const_cast<DenseTensor&>(x).Resize({x.numel()});\n'
             '}\n', line=2),
+        # reassigned on one branch only: after the branch it may still be the input
+        cpp_example(
+            'void Compute(const framework::ExecutionContext& ctx) const override {\n'
+            '  auto* cache_var = ctx.InputVar("Cache");\n'
+            '  if (!cache_var) {\n'
+            '    cache_var = scope->Var(name);\n'
+            '  }\n'
+            '  auto* cache = const_cast<framework::Variable*>(cache_var)->GetMutable<Cache>();\n'
+            '}\n', line=6),
     ]
 
     def check(self, cpp):
@@ -135,6 +144,14 @@ def _declared_name(declarator) -> str | None:
     return text(node) if node is not None and node.type == "identifier" else None
 
 
+def _block(node):
+    """The innermost block (`{...}`) around `node`."""
+    node = node.parent
+    while node is not None and node.type != "compound_statement":
+        node = node.parent
+    return node
+
+
 def _method(call):
     """(object node, method name) of `obj.m(...)` / `obj->m<T>(...)`, else (None, None)."""
     func = call.child_by_field_name("function")
@@ -155,6 +172,7 @@ class _Function:
         self.inputs: dict[str, tuple] = {}  # name -> (source, kind)
         self.data: dict[str, str] = {}  # data pointers of inputs -> source
         self.declared: dict[str, str] = {}  # local name -> declarator kind
+        self.blocks: dict[str, object] = {}  # input name -> the block it was bound in
 
     def reports(self):
         declarator = self.func.child_by_field_name("declarator")
@@ -176,6 +194,9 @@ class _Function:
                 left = node.child_by_field_name("left")
                 if left is not None and left.type == "identifier":
                     name = text(left)
+                    if name in self.inputs and _block(node) != self.blocks.get(name):
+                        # `if (!x) x = other;`: x may still be the input after the branch
+                        continue
                     self._bind(name, node.child_by_field_name("right"),
                                self.declared.get(name, "unknown"), declare=False)
             elif kind == "for_range_loop":
@@ -240,10 +261,10 @@ class _Function:
         if found is not None:
             source, kind = found
             # a pointer copied is the same input; an object copied by value is a new tensor
-            if kind in ("ptr", "list") and declarator in ("ptr", "plain", "unknown"):
+            if (kind in ("ptr", "list") and declarator in ("ptr", "plain", "unknown")) or \
+                    (kind in ("obj", "list") and declarator == "ref"):
                 self.inputs[name] = found
-            elif kind in ("obj", "list") and declarator == "ref":
-                self.inputs[name] = found
+                self.blocks[name] = _block(value)
             return
         source = self._data_of(value)
         if source is not None:
