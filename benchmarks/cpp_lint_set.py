@@ -71,11 +71,14 @@ MANUAL_OPK001 = [
 ]
 # v2.3.0 files whose const_casts are of things that are not kernel inputs (look-alikes)
 MANUAL_OPK001_CLEAN = [
-    ("math/blas_impl.cu.h", "const_cast of the device context"),
+    # from a seeded sample (random.Random(37)) of the 65 v2.3.0 files with a const_cast: the
+    # files whose every const_cast was judged not to be of an op input
+    ("jit/gen_base.h", "const_cast of a generated code buffer"),
+    ("controlflow/recurrent_op_helper.cc", "const_cast of an op's attribute map"),
     ("recurrent_op.cc", "const_cast of scopes"),
-    ("controlflow/while_op.cc", "const_cast of scopes"),
-    ("save_combine_op.h", "const_cast of the output string buffer"),
-    ("detection/bbox_util.cu.h", "const_cast of a local buffer"),
+    ("math/sparse_impl.cu.h", "const_cast of raw pointers handed to cuSPARSE by a math helper"),
+    # picked by hand, checked the same way
+    ("controlflow/while_op.cc", "const_cast of a scope"),
 ]
 
 
@@ -196,7 +199,7 @@ def enforce_violations(text: str) -> list:
             out.append((line, text[start:end]))
     # errors::X(...) anywhere (in an enforce or not)
     masked = _mask(text)
-    for name, line, start, end, args in invocations(text, ERROR_NAMES):
+    for _name, line, start, end, args in invocations(text, ERROR_NAMES):
         if not "".join(masked[max(0, start - 12):start].split()).endswith("errors::"):
             continue
         value = _literal(args[0]) if args else ""
@@ -324,7 +327,8 @@ def build(git: Git) -> dict:
                 if statement in fixes:
                     manifest["violations"].append(
                         {"rule": "OPK002", "tag": OLD, "file": rel, "line": line,
-                         "lines": [line, line + statement.count("\n")], "fixing_commit": fixes[statement]})
+                         "lines": [line, line + statement.count("\n")],
+                         "fixing_commit": fixes[statement]})
         singles = float_only(registrations(text))
         if singles:
             later = git.show(LATER, path)
@@ -348,7 +352,7 @@ def build(git: Git) -> dict:
                                        "fixing_commit": fixes.get(statement)})
     for v in manifest["violations"]:
         if v["fixing_commit"]:
-            v["fix_subject"] = git.subject(v["fixing_commit"])[:120]
+            v["fix_subject"] = git.subject(v["fixing_commit"])[:72]
     # clean files
     for path in git.files(FIXED_BY):
         text = git.show(FIXED_BY, path)
@@ -376,12 +380,15 @@ def materialize(git: Git, manifest: dict, out: Path) -> None:
         if dest.exists():
             continue
         text = git.show(item["tag"], f"{OPS}/{item['file']}")
-        if text is not None:
+        if text is None:
+            raise SystemExit(f"cpp_lint_set: {item['tag']}:{OPS}/{item['file']} not in {git.git_dir}")
+        else:
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_text(text, encoding="utf-8")
 
 
 def score(manifest: dict, out: Path) -> dict:
+    args_out = out
     from checkers.lint.config import build_config
     from checkers.lint.engine import lint_source
 
@@ -392,7 +399,10 @@ def score(manifest: dict, out: Path) -> dict:
         key = (tag, rel)
         if key not in cache:
             path = out / tag / rel
-            cache[key] = lint_source(str(path), path.read_bytes(), config).findings if path.exists() else None
+            if not path.exists():
+                raise SystemExit(f"cpp_lint_set: {tag}/{rel} is in the manifest but not in "
+                                 f"{args_out}: rebuild with `build`")
+            cache[key] = lint_source(str(path), path.read_bytes(), config).findings
         return cache[key]
 
     result = defaultdict(lambda: {"violations": 0, "caught": 0, "missed": [], "clean_files": 0,
@@ -402,17 +412,42 @@ def score(manifest: dict, out: Path) -> dict:
         row = result[v["rule"]]
         row["violations"] += 1
         lo, hi = v["lines"]
-        if got is not None and any(f.rule == v["rule"] and lo <= f.line <= hi for f in got):
+        if any(f.rule == v["rule"] and lo <= f.line <= hi for f in got):
             row["caught"] += 1
         else:
             row["missed"].append(f"{v['file']}:{v['line']}")
     for c in manifest["clean"]:
-        got = findings(c["tag"], c["file"]) or []
+        got = findings(c["tag"], c["file"])
         row = result[c["rule"]]
         row["clean_files"] += 1
         row["false_alarms"] += [f"{c['tag']}/{c['file']}:{f.line} {f.message}" for f in got
                                 if f.rule == c["rule"]]
     return dict(result)
+
+
+def _compact(manifest: dict) -> str:
+    """One line per violation; clean files grouped by rule and tag."""
+    head = {k: v for k, v in manifest.items() if k not in ("violations", "clean")}
+    groups: dict = defaultdict(list)
+    for c in manifest["clean"]:
+        groups[f"{c['rule']}@{c['tag']}"].append(c["file"] if "judgement" not in c
+                                                  else [c["file"], c["judgement"]])
+    rows = ",\n  ".join(json.dumps(v, separators=(",", ":")) for v in manifest["violations"])
+    clean = ",\n  ".join(f"{json.dumps(k)}: {json.dumps(v, separators=(',', ':'))}"
+                          for k, v in groups.items())
+    return (f"{{\n \"about\": {json.dumps(head, separators=(',', ':'))},\n"
+            f" \"violations\": [\n  {rows}\n ],\n \"clean\": {{\n  {clean}\n }}\n}}\n")
+
+
+def _load() -> dict:
+    data = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    clean = []
+    for key, files in data["clean"].items():
+        rule, tag = key.split("@")
+        for item in files:
+            name, why = (item, None) if isinstance(item, str) else item
+            clean.append({"rule": rule, "tag": tag, "file": name, **({"judgement": why} if why else {})})
+    return {**data["about"], "violations": data["violations"], "clean": clean}
 
 
 def main(argv=None) -> int:
@@ -424,10 +459,10 @@ def main(argv=None) -> int:
     git, out = Git(args.git_dir), Path(args.out)
     if args.action == "build":
         manifest = build(git)
-        MANIFEST.write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+        MANIFEST.write_text(_compact(manifest), encoding="utf-8")
         print(f"wrote {MANIFEST}: {len(manifest['violations'])} violations, "
               f"{len(manifest['clean'])} clean files ({manifest['build_seconds']} s)")
-    manifest = json.loads(MANIFEST.read_text(encoding="utf-8"))
+    manifest = _load()
     materialize(git, manifest, out)
     result = score(manifest, out)
     total = sum(r["violations"] for r in result.values())

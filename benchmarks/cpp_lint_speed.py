@@ -14,6 +14,7 @@ The load average is printed before and after: other processes share the machine.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -21,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -74,13 +76,19 @@ def main(argv=None) -> int:
                 print(proc.stderr, file=sys.stderr)
                 return 1
             cold.append(seconds)
-            findings = proc.stdout.count('"rule"')
+            report = json.loads(proc.stdout)
             seconds, _ = _timed(["--format", "json", "operators"], tmp)
             warm.append(seconds)
             seconds, _ = _timed(["--no-cache", f"operators/{args.file}"], tmp)
             one.append(seconds)
     cold_m, warm_m, one_m = (statistics.median(x) for x in (cold, warm, one))
-    print(f"findings: {findings}")
+    by_rule = Counter(f["rule"] for f in report)
+    crashes = [f for f in report if "internal error" in f["message"]]
+    print(f"findings: {len(report)} {dict(sorted(by_rule.items()))}")
+    print(f"internal errors (crashes): {len(crashes)}")
+    for f in report:
+        if f["rule"] == "OPK000":
+            print(f"  unparseable: {f['path']}:{f['line']}: {f['message']}")
     print(f"cold (no cache, default workers): median {cold_m:.2f} s  runs {[round(x, 2) for x in cold]}")
     print(f"warm (cache): median {warm_m:.2f} s = {warm_m / cold_m:.1%} of cold  runs {[round(x, 2) for x in warm]}")
     print(f"one file ({args.file}, --no-cache): median {one_m:.3f} s  runs {[round(x, 3) for x in one]}")

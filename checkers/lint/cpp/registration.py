@@ -10,7 +10,6 @@ DTYPES = {"float": "float32", "double": "float64", "float16": "float16", "bfloat
           "int8_t": "int8", "uint8_t": "uint8", "bool": "bool", "size_t": "uint64",
           "complex64": "complex64", "complex128": "complex128", "complex<float>": "complex64",
           "complex<double>": "complex128", "float8_e4m3fn": "float8", "float8_e5m2": "float8"}
-FLOATING = {"float32", "float64", "float16", "bfloat16"}
 NEEDED = ("float32", "float64")
 # fluid: the kernel classes after the op type; the place is fixed by the macro
 FLUID = {"REGISTER_OP_CPU_KERNEL": "CPU", "REGISTER_OP_CUDA_KERNEL": "GPU"}
@@ -53,8 +52,8 @@ def kernel_dtype(node) -> str | None:
 class CppFloatDoubleKernel(CppRule):
     code = "OPK003"
     name = "missing-float-double-kernel"
-    summary = ("an op registers floating-point kernels on CPU or GPU without both `float` and "
-               "`double`")
+    summary = ("an op registers CPU or GPU kernels for `float` but not `double`, or for "
+               "`double` but not `float`")
     triggers = (b"REGISTER_OP_", b"PD_REGISTER_")
     rationale = (
         "Paddle's gradient checks run in double and models train in float: an op (and its grad "
@@ -64,7 +63,8 @@ class CppFloatDoubleKernel(CppRule):
         "`REGISTER_OP_KERNEL` with the plain CPU/CUDA library, `PD_REGISTER_KERNEL` and "
         "`PD_REGISTER_STRUCT_KERNEL` on the CPU and GPU backends; registrations of one op on "
         "one place are pooled over the file. An op with only integer, bool or complex kernels "
-        "is not a float op; a kernel class whose element type is not written out (`Kernel<T>`, "
+        "is not a float op, nor is one with only low-precision kernels (`float16`, "
+        "`bfloat16`: fused cuDNN ops made for them); a kernel class whose element type is not written out (`Kernel<T>`, "
         "a macro argument) makes the op skipped rather than guessed. Library kernels (CUDNN, "
         "MKLDNN/OneDNN), other devices (XPU, NPU, MLU, custom) and macros Paddle layers on "
         "these (`REGISTER_ACTIVATION_CPU_KERNEL`, `PD_REGISTER_ACTIVATION_KERNEL`) are not "
@@ -92,6 +92,9 @@ class CppFloatDoubleKernel(CppRule):
             '    seed, CPU, ALL_LAYOUT, ops::CPUSeedKernel, int) {}\n'
             'PD_REGISTER_KERNEL(relu, XPU, ALL_LAYOUT, phi::ReluKernel, float) {}\n',
             path="relu_kernel.cc"),
+        # a half-precision-only op is not a float op
+        cpp_example('REGISTER_OP_CUDA_KERNEL(resnet_unit, ops::ResNetUnitKernel<plat::float16>);\n',
+                    path="resnet_unit_op.cu"),
         # the element type is not written out: skipped, not guessed
         cpp_example('REGISTER_OP_CPU_KERNEL(scale, ops::ScaleKernel<CPU, T>);\n'),
     ]
@@ -126,7 +129,7 @@ class CppFloatDoubleKernel(CppRule):
             else:
                 entry[0].update(dtypes)
         for (op, place), (dtypes, call, judged) in seen.items():
-            if not judged or not dtypes & FLOATING:
+            if not judged or not dtypes & set(NEEDED):
                 continue
             missing = [d for d in NEEDED if d not in dtypes]
             if missing:
