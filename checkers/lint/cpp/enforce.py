@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from checkers.lint.cpp.base import CppRule, Report, cpp_example
-from checkers.lint.cpp.parse import captures, macro_calls, qualified_parts, string_value, text
+from checkers.lint.cpp.parse import macro_calls, qualified_parts, string_value, text
 from checkers.lint.cpp.printf import has_words
 
 # macro -> index of its message argument (the arguments after it are format values)
@@ -12,9 +12,7 @@ ENFORCE = {"PADDLE_ENFORCE": 1, "PADDLE_ENFORCE_NOT_NULL": 1, "PADDLE_THROW": 0,
 ERROR_NAMES = ("InvalidArgument", "NotFound", "OutOfRange", "AlreadyExists", "ResourceExhausted",
                "PreconditionNotMet", "PermissionDenied", "ExecutionTimeout", "Unimplemented",
                "Unavailable", "Fatal", "External")
-_MACROS = "^(" + "|".join(sorted(ENFORCE, key=len, reverse=True)) + ")$"
-_ERROR_CALLS = ("((call_expression function: (qualified_identifier) @f) @call"
-                f' (#match? @f "errors[ \\t\\n]*::[ \\t\\n]*({"|".join(ERROR_NAMES)})$"))')
+_ERRORS = set(ERROR_NAMES)
 
 
 class CppEnforceMessage(CppRule):
@@ -68,7 +66,7 @@ class CppEnforceMessage(CppRule):
     ]
 
     def check(self, cpp):
-        for call in macro_calls(cpp.root, _MACROS):
+        for call in macro_calls(cpp, ENFORCE):
             where = ENFORCE[call.name]
             if any("__VA_ARGS__" in text(a) for a in call.args):
                 continue
@@ -79,9 +77,14 @@ class CppEnforceMessage(CppRule):
             problem = _message_problem(message, call.args[where + 1:])
             if problem:
                 yield Report(message, f"{call.name}(...) has {problem}")
-        found = captures(_ERROR_CALLS, cpp.root)
-        for node in found.get("call", []):
-            kind = qualified_parts(node.child_by_field_name("function"))[-1]
+        for node in cpp.nodes.get("call", []):
+            func = node.child_by_field_name("function")
+            if func is None or func.type != "qualified_identifier":
+                continue
+            parts = qualified_parts(func)
+            if len(parts) < 2 or parts[-2] != "errors" or parts[-1] not in _ERRORS:
+                continue
+            kind = parts[-1]
             args = [c for c in node.child_by_field_name("arguments").named_children
                     if c.type != "comment"]
             if not args:

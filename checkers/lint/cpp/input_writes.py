@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from checkers.lint.cpp.base import CppRule, Report, cpp_example
-from checkers.lint.cpp.parse import captures, qualified_parts, text, walk
+from checkers.lint.cpp.parse import qualified_parts, text, walk
 
 # ExecutionContext / InferShapeContext accessors that hand out inputs
 INPUT_ACCESSORS = {"Input", "MultiInput", "InputVar", "MultiInputVar", "Inputs"}
@@ -106,8 +106,7 @@ class CppInputMutation(CppRule):
     ]
 
     def check(self, cpp):
-        found = captures("(function_definition) @f", cpp.root).get("f", [])
-        for func in found:
+        for func in cpp.nodes.get("func", []):
             if any(a.type == "function_definition" for a in _ancestors(func)):
                 continue  # nested (a local class's method): walked with its outer function
             yield from _Function(func).reports()

@@ -4,26 +4,28 @@ from __future__ import annotations
 import re
 
 from checkers.lint.cpp.base import CppRule, Report, cpp_example
-from checkers.lint.cpp.parse import captures, qualified_parts, string_value, text, walk
+from checkers.lint.cpp.parse import qualified_parts, string_value, text, walk
 
 # the naming conventions of checkers/lint/rules/slot_naming.py (OPK007), applied to the
 # names' string values (that module imports libcst, which the C++ path does not load)
 UPPER_CAMEL = re.compile(r"[A-Z][A-Za-z0-9]*\Z")
 SNAKE = re.compile(r"_*[a-z][a-z0-9]*(_[a-z0-9]+)*\Z")
 MAKER_BASES = {"OpProtoAndCheckerMaker"}
-_MAKERS = "(class_specifier name: (_) @name (base_class_clause) @bases) @cls"
 
 
 def makers(cpp):
     """(class node, class name, [Make() bodies]) of each class deriving directly from
     `framework::OpProtoAndCheckerMaker`; bodies defined in the class or out of it
     (`void FooOpMaker::Make() {...}`) in the same file."""
-    found = captures(_MAKERS, cpp.root)
-    outside = _out_of_class_bodies(cpp)
-    for cls, name, bases in zip(found.get("cls", []), found.get("name", []), found.get("bases", [])):
-        if not any(leaf.type == "type_identifier" and text(leaf) in MAKER_BASES
-                   for leaf in walk(bases)):
+    outside = None
+    for cls in cpp.nodes.get("cls", []):
+        name = cls.child_by_field_name("name")
+        bases = [c for c in cls.children if c.type == "base_class_clause"]
+        if name is None or not bases or not any(
+                leaf.type == "type_identifier" and text(leaf) in MAKER_BASES for leaf in walk(bases[0])):
             continue
+        if outside is None:
+            outside = _out_of_class_bodies(cpp)
         class_name = text(name)
         bodies = []
         body = cls.child_by_field_name("body")
@@ -46,9 +48,9 @@ def _function_name(func) -> list[str]:
 
 def _out_of_class_bodies(cpp) -> dict:
     out: dict = {}
-    for func in captures("(translation_unit (function_definition) @f)", cpp.root).get("f", []) + \
-            captures("(namespace_definition body: (declaration_list (function_definition) @f))",
-                     cpp.root).get("f", []):
+    for func in cpp.nodes.get("func", []):
+        if func.parent is None or func.parent.type not in ("translation_unit", "declaration_list"):
+            continue
         parts = _function_name(func)
         if len(parts) >= 2 and parts[-1] == "Make":
             out.setdefault(parts[-2], []).append(func.child_by_field_name("body"))

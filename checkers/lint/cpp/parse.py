@@ -115,30 +115,31 @@ class MacroCall:
         return self.node.start_point[0] + 1
 
 
-def macro_calls(root, names_pattern: str) -> list[MacroCall]:
-    """Invocations of the identifiers matching `names_pattern` (an anchored regex over
-    identifier tokens), with their argument nodes."""
-    source = f'((identifier) @id (#match? @id "{names_pattern}"))'
+def macro_calls(cpp, names) -> list[MacroCall]:
+    """Invocations of the macros (or functions) named in `names`, with their argument nodes:
+    calls `NAME(...)`, and function declarators `NAME(type, ...)` (how tree-sitter reads a
+    registration macro with type arguments at file scope)."""
     out = []
-    for ident in captures(source, root).get("id", []):
-        parent = ident.parent
-        if parent is None:
-            continue
-        args_node = None
-        if parent.type == "call_expression" and parent.child_by_field_name("function") == ident:
-            args_node = parent.child_by_field_name("arguments")
-        elif parent.type == "function_declarator" and parent.child_by_field_name("declarator") == ident:
-            args_node = parent.child_by_field_name("parameters")
-        else:
-            sibling = ident.next_named_sibling
-            if sibling is not None and sibling.type in ("argument_list", "parameter_list"):
-                args_node = sibling
-        if args_node is None:
-            continue  # `#define PADDLE_ENFORCE(...)`, a use as a value, an unparsed region
-        args = [c for c in args_node.named_children if c.type != "comment"]
-        out.append(MacroCall(text(ident), parent, args))
+    for node in cpp.nodes.get("call", []):
+        func = node.child_by_field_name("function")
+        if func is not None and func.type == "identifier" and text(func) in names:
+            args = node.child_by_field_name("arguments")
+            out.append(MacroCall(text(func), node, _args(args)))
+    for node in cpp.nodes.get("fdecl", []):
+        name = node.child_by_field_name("declarator")
+        if name is not None and name.type == "identifier" and text(name) in names:
+            out.append(MacroCall(text(name), node, _args(node.child_by_field_name("parameters"))))
     out.sort(key=lambda call: call.node.start_byte)
     return out
+
+
+def _args(node) -> list:
+    return [c for c in node.named_children if c.type != "comment"] if node is not None else []
+
+
+# one query per file, compiled once per process: every node kind a rule starts from
+_NODES = ("(call_expression) @call (function_declarator) @fdecl (function_definition) @func "
+          "(class_specifier) @cls (comment) @comment (ERROR) @error")
 
 
 class CppFile:
@@ -159,6 +160,12 @@ class CppFile:
         return row + 1, col
 
     @cached_property
+    def nodes(self) -> dict:
+        """capture name (call, fdecl, func, cls, comment, error) -> nodes, in source order."""
+        found = captures(_NODES, self.root)
+        return {name: sorted(nodes, key=lambda n: n.start_byte) for name, nodes in found.items()}
+
+    @cached_property
     def error_lines(self) -> list[int]:
         """First lines of the regions tree-sitter could not parse (it recovered around them)."""
         return sorted({node.start_point[0] + 1 for node in self.error_nodes})
@@ -168,8 +175,7 @@ class CppFile:
         """The ERROR nodes, outermost first in source order."""
         if not self.root.has_error:
             return []
-        nodes = captures("(ERROR) @e", self.root).get("e", [])
-        return sorted(nodes, key=lambda n: (n.start_byte, -n.end_byte))
+        return sorted(self.nodes.get("error", []), key=lambda n: (n.start_byte, -n.end_byte))
 
     def comments(self):
-        return captures("(comment) @c", self.root).get("c", [])
+        return self.nodes.get("comment", [])

@@ -21,7 +21,7 @@ PHI_BACKENDS = {"CPU": "CPU", "GPU": "GPU"}
 # REGISTER_OP_KERNEL(op, library, place, kernels...): only the plain CPU/CUDA libraries
 PLAIN_LIBRARIES = {"CPU": "CPU", "CUDA": "GPU", "PLAIN": None}
 PLACES = {"CPUPlace": "CPU", "CUDAPlace": "GPU"}
-_MACROS = ("^(" + "|".join([*FLUID, *FUNCTOR, *PHI, "REGISTER_OP_KERNEL"]) + ")$")
+_MACROS = frozenset([*FLUID, *FUNCTOR, *PHI, "REGISTER_OP_KERNEL"])
 
 
 def dtype_of(name: str) -> str | None:
@@ -118,7 +118,7 @@ class CppFloatDoubleKernel(CppRule):
 
     def check(self, cpp):
         seen: dict = {}  # (op, place) -> [dtypes, first call, judged]
-        for call in macro_calls(cpp.root, _MACROS):
+        for call in macro_calls(cpp, _MACROS):
             registration = _read(call)
             if registration is None:
                 continue
