@@ -13,10 +13,11 @@ SNAKE = re.compile(r"_*[a-z][a-z0-9]*(_[a-z0-9]+)*\Z")
 MAKER_BASES = {"OpProtoAndCheckerMaker"}
 
 
-def makers(cpp):
+def makers(cpp, methods: bool = False):
     """(class node, class name, [Make() bodies]) of each class deriving directly from
     `framework::OpProtoAndCheckerMaker`; bodies defined in the class or out of it
-    (`void FooOpMaker::Make() {...}`) in the same file."""
+    (`void FooOpMaker::Make() {...}`) in the same file. With `methods`, the bodies of all its
+    member functions."""
     outside = None
     for cls in cpp.nodes.get("cls", []):
         name = cls.child_by_field_name("name")
@@ -31,9 +32,9 @@ def makers(cpp):
         body = cls.child_by_field_name("body")
         if body is not None:
             for member in body.named_children:
-                if member.type == "function_definition" and _function_name(member) == ["Make"]:
+                if member.type == "function_definition" and (methods or _function_name(member) == ["Make"]):
                     bodies.append(member.child_by_field_name("body"))
-        bodies += outside.get(class_name, [])
+        bodies += [body for method, body in outside.get(class_name, []) if methods or method == "Make"]
         yield cls, class_name, [b for b in bodies if b is not None]
 
 
@@ -52,8 +53,8 @@ def _out_of_class_bodies(cpp) -> dict:
         if func.parent is None or func.parent.type not in ("translation_unit", "declaration_list"):
             continue
         parts = _function_name(func)
-        if len(parts) >= 2 and parts[-1] == "Make":
-            out.setdefault(parts[-2], []).append(func.child_by_field_name("body"))
+        if len(parts) >= 2:
+            out.setdefault(parts[-2], []).append((parts[-1], func.child_by_field_name("body")))
     return out
 
 
@@ -84,11 +85,12 @@ class CppMissingOpComment(CppRule):
     triggers = (b"OpProtoAndCheckerMaker",)
     rationale = (
         "`AddComment(...)` is the op's documentation (Paddle's API docs are generated from "
-        "it). A class deriving directly from `framework::OpProtoAndCheckerMaker` whose `Make()` "
-        "(in the class or defined out of it in the same file) calls no `AddComment`, or calls it "
-        "with an empty or blank literal, is reported. A comment held in a variable is trusted; "
-        "makers deriving from another maker class, or whose `Make()` is not in the file, are "
-        "not judged."
+        "it). A class deriving directly from `framework::OpProtoAndCheckerMaker` none of whose "
+        "member functions (in the class or defined out of it in the same file) calls "
+        "`AddComment` is reported, and so is an `AddComment` with an empty or blank literal. A "
+        "comment held in a variable is trusted; a maker that calls a plain function other than "
+        "its `Add*` calls (an inherited `AddOpComment()`), one deriving from another maker "
+        "class, or one whose `Make()` is not in the file, is not judged."
     )
     VALID = [
         cpp_example(
@@ -105,6 +107,19 @@ class CppMissingOpComment(CppRule):
             'void FooOpMaker::Make() {\n  AddOutput("Out", "out");\n  AddComment(kFooDoc);\n}\n'),
         # not a direct maker: its Make is elsewhere
         cpp_example('class ReduceSumOpMaker : public ops::ReduceOpMaker {};\n'),
+        # Make() is declared here and defined in another file
+        cpp_example(
+            'class Conv2DOpMaker : public framework::OpProtoAndCheckerMaker {\n'
+            ' public:\n  void Make() final;\n protected:\n  virtual void Apply() {}\n};\n',
+            path="conv_op.h"),
+        # the comment is added by a helper of the class
+        cpp_example(
+            'class ElementwiseOpMaker : public framework::OpProtoAndCheckerMaker {\n'
+            ' public:\n'
+            '  void Make() final {\n    AddInput("X", "x");\n    AddOpComment();\n  }\n'
+            ' protected:\n'
+            '  virtual void AddOpComment() { AddComment(GetCommentExamples()); }\n'
+            '};\n'),
     ]
     INVALID = [
         cpp_example(
@@ -124,17 +139,33 @@ class CppMissingOpComment(CppRule):
     ]
 
     def check(self, cpp):
-        for cls, name, bodies in makers(cpp):
-            if not bodies:
-                continue
+        defined = {name for _, name, bodies in makers(cpp) if bodies}
+        for cls, name, bodies in makers(cpp, methods=True):
+            if name not in defined:
+                continue  # Make() is defined in another file
             comments = [(call, args) for body in bodies
                         for _, call, args in calls_named(body, {"AddComment"})]
-            if not comments:
-                yield Report(cls, f"OpMaker '{name}' has no AddComment(...) in Make()")
+            if not comments and not _calls_unknown(bodies):
+                yield Report(cls, f"OpMaker '{name}' has no AddComment(...)")
             for call, args in comments:
                 value = string_value(args[0]) if args else ""
                 if value is not None and not value.strip():
                     yield Report(call, f"OpMaker '{name}' has an empty AddComment(...)")
+
+
+def _calls_unknown(bodies) -> bool:
+    """Whether the maker calls a plain function other than its Add*/PADDLE_* calls (say an
+    inherited `AddOpComment()`), which may add the comment out of the linter's sight."""
+    for body in bodies:
+        for node in walk(body):
+            if node.type != "call_expression":
+                continue
+            func = node.child_by_field_name("function")
+            if func is not None and func.type == "identifier":
+                name = text(func)
+                if not name.startswith(("Add", "PADDLE_")):
+                    return True
+    return False
 
 
 class CppSlotNaming(CppRule):
