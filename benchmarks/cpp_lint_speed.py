@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -36,10 +37,18 @@ def _opkit() -> list:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "opkit"]
 
 
-def _timed(args, cwd) -> tuple:
+CPU: dict = {}  # args -> CPU seconds (user + system) of each run
+
+
+def _timed(label, args, cwd) -> tuple:
+    """Wall seconds and the process; the run's CPU seconds (children included) go to CPU."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run([*_opkit(), "lint", *args], cwd=cwd, capture_output=True, text=True)
-    return time.perf_counter() - start, proc
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    CPU.setdefault(label, []).append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return wall, proc
 
 
 def _load() -> str:
@@ -71,15 +80,15 @@ def main(argv=None) -> int:
         cold, warm, one = [], [], []
         for _ in range(args.repeat):
             shutil.rmtree(Path(tmp) / ".opkit_cache", ignore_errors=True)
-            seconds, proc = _timed(["--format", "json", "operators"], tmp)
+            seconds, proc = _timed("cold", ["--format", "json", "operators"], tmp)
             if proc.returncode not in (0, 1):
                 print(proc.stderr, file=sys.stderr)
                 return 1
             cold.append(seconds)
             report = json.loads(proc.stdout)
-            seconds, _ = _timed(["--format", "json", "operators"], tmp)
+            seconds, _ = _timed("warm", ["--format", "json", "operators"], tmp)
             warm.append(seconds)
-            seconds, _ = _timed(["--no-cache", f"operators/{args.file}"], tmp)
+            seconds, _ = _timed("one", ["--no-cache", f"operators/{args.file}"], tmp)
             one.append(seconds)
     cold_m, warm_m, one_m = (statistics.median(x) for x in (cold, warm, one))
     by_rule = Counter(f["rule"] for f in report)
@@ -92,6 +101,9 @@ def main(argv=None) -> int:
     print(f"cold (no cache, default workers): median {cold_m:.2f} s  runs {[round(x, 2) for x in cold]}")
     print(f"warm (cache): median {warm_m:.2f} s = {warm_m / cold_m:.1%} of cold  runs {[round(x, 2) for x in warm]}")
     print(f"one file ({args.file}, --no-cache): median {one_m:.3f} s  runs {[round(x, 3) for x in one]}")
+    cpu = {k: statistics.median(v) for k, v in CPU.items()}
+    print(f"CPU seconds (user+system, all processes), medians: cold {cpu['cold']:.2f}, "
+          f"warm {cpu['warm']:.2f}, one file {cpu['one']:.3f}")
     print(f"load after: {_load()}")
     return 0
 
