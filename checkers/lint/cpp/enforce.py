@@ -30,7 +30,11 @@ class CppEnforceMessage(CppRule):
         "reported; a message held in a variable or built by a call (`string::Sprintf`) is "
         "trusted. `PADDLE_ENFORCE_CUDA_SUCCESS` and the other status checks carry their own "
         "message and are not checked; neither are the macros' own `#define`s, nor calls that "
-        "forward `__VA_ARGS__`."
+        "forward `__VA_ARGS__`. The `[tool.opkit.lint]` message options apply as in Python: "
+        "`min-message-length = N` reports literal messages shorter than N characters (adjacent "
+        "literals measured in full, escapes as written), `require-error-type = true` reports "
+        "an enforce whose message is a plain string literal instead of a typed "
+        "`errors::X(...)` (Paddle's rule since 2.0)."
     )
     VALID = [
         cpp_example(
@@ -63,9 +67,17 @@ class CppEnforceMessage(CppRule):
                     '                    phi::errors::InvalidArgument("%d", rank));\n'
                     '  PADDLE_THROW();\n}\n', line=(3, 4)),
         cpp_example('Status Check() {\n  return errors::NotFound();\n}\n', line=2),
+        # Paddle 2.0's rule: typed errors only, with require-error-type = true
+        cpp_example('void Check(int n) {\n  PADDLE_ENFORCE_GT(n, 0, "n must be positive");\n'
+                    '  PADDLE_ENFORCE_GT(n, 0, platform::errors::InvalidArgument("n must be positive"));\n}\n',
+                    line=2, config=(("require-error-type", True),)),
+        cpp_example('void Check(int n) {\n  PADDLE_THROW(platform::errors::Fatal("bad"));\n}\n',
+                    line=2, config=(("min-message-length", 10),)),
     ]
 
     def check(self, cpp):
+        minimum = getattr(cpp.config, "min_message_length", 0) or 0
+        typed = bool(getattr(cpp.config, "require_error_type", False))
         for call in macro_calls(cpp, ENFORCE):
             where = ENFORCE[call.name]
             if any("__VA_ARGS__" in text(a) for a in call.args):
@@ -74,9 +86,13 @@ class CppEnforceMessage(CppRule):
                 yield Report(call.node, f"{call.name}(...) has no error message")
                 continue
             message = call.args[where]
-            problem = _message_problem(message, call.args[where + 1:])
+            problem = _message_problem(message, minimum)
             if problem:
                 yield Report(message, f"{call.name}(...) has {problem}")
+            elif typed and string_value(message) is not None:
+                yield Report(message, f"{call.name}(...) message must be a typed error "
+                                      "(require-error-type), e.g. "
+                                      "platform::errors::InvalidArgument(...)")
         for node in cpp.nodes.get("call", []):
             func = node.child_by_field_name("function")
             if func is None or func.type != "qualified_identifier":
@@ -90,12 +106,12 @@ class CppEnforceMessage(CppRule):
             if not args:
                 yield Report(node, f"errors::{kind}() has no error message")
                 continue
-            problem = _message_problem(args[0], args[1:])
+            problem = _message_problem(args[0], minimum)
             if problem:
                 yield Report(node, f"errors::{kind}(...) has {problem}")
 
 
-def _message_problem(message, values) -> str | None:
+def _message_problem(message, minimum: int = 0) -> str | None:
     value = string_value(message)
     if value is None:
         return None  # a variable, a call, an error object: trusted (error calls are checked apart)
@@ -103,4 +119,6 @@ def _message_problem(message, values) -> str | None:
         return "an empty error message"
     if not has_words(value):
         return f"a message with no words (only the format {text(message)})"
+    if minimum and len(value) < minimum:
+        return f"a {len(value)}-character message, shorter than min-message-length = {minimum}"
     return None

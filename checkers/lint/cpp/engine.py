@@ -47,6 +47,7 @@ def _lint(path: str, data: bytes, config) -> list:
         cpp = CppFile(path, data)
     except GrammarMissing as exc:
         return [_finding(path, 1, 1, "OPK000", str(exc))]
+    cpp.config = config
     findings = []
     if cpp.root is None:
         return [_finding(path, 1, 1, "OPK000", "tree-sitter could not parse the file")]

@@ -151,6 +151,7 @@ class CppFile:
         self.filename = path.replace("\\", "/").rsplit("/", 1)[-1]
         self.tree = _parser().parse(data)
         self.root = self.tree.root_node
+        self.config = None  # the LintConfig, set by the engine (message options)
 
     def position(self, node) -> tuple[int, int]:
         """1-based line and (character) column of a node."""
