@@ -5,7 +5,7 @@ from checkers.lint.cpp.base import CppRule, Report, cpp_example
 from checkers.lint.cpp.parse import qualified_parts, text, walk
 
 # ExecutionContext / InferShapeContext accessors that hand out inputs
-INPUT_ACCESSORS = {"Input", "MultiInput", "InputVar", "MultiInputVar", "Inputs"}
+INPUT_ACCESSORS = {"Input", "MultiInput", "InputVar", "MultiInputVar"}
 # element and pointer accessors that keep pointing into an input
 ELEMENT_ACCESSORS = {"at", "front", "back", "get", "get_ptr", "Get", "value", "GetMutable"}
 DATA_ACCESSORS = {"data", "Data"}
@@ -294,7 +294,7 @@ class _Function:
             obj, method = _method(node)
             if method in ("Input", "InputVar"):
                 return f"ctx.{method}(...)", "ptr"
-            if method in ("MultiInput", "MultiInputVar", "Inputs"):
+            if method in ("MultiInput", "MultiInputVar"):
                 return f"ctx.{method}(...)", "list"
             if obj is None or method not in ELEMENT_ACCESSORS:
                 return None
