@@ -145,6 +145,17 @@ def test_python_and_cpp_in_one_run(project, capsys):
     assert code == 1 and "relu_op.py:4:" in out and "cos_sim_op.cc:2:" in out
 
 
+def test_one_cpp_file_loads_neither_libcst_nor_numpy(project):
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom opkit.cli.main import main\n"
+            "rc = main(['lint', '--no-cache', 'paddle/fluid/operators/cos_sim_op.cc'])\n"
+            "print(rc, sorted(m for m in ('libcst', 'numpy') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True)
+    assert out.stdout.strip().splitlines()[-1] == "1 []", out.stdout + out.stderr
+
+
 @pytest.mark.parametrize("message,words", [("%d", False), ("%d vs %d", True), ("  %s, %5.2f  ", False),
                                            ("100%% done", True), ("%lld > %zu", False),
                                            ("\\n", False), ("rank %d", True)])

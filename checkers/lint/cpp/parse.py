@@ -55,9 +55,8 @@ def squeeze(node) -> str:
     """A node's text without whitespace or comments, from its leaf tokens."""
     if node is None:
         return ""
-    if node.child_count == 0:
-        return "" if node.type == "comment" else text(node)
-    return "".join(squeeze(child) for child in node.children)
+    return "".join(text(leaf) for leaf in walk(node)
+                   if leaf.child_count == 0 and leaf.type != "comment")
 
 
 def walk(node):
