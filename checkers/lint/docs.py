@@ -23,8 +23,7 @@ def _block(example, invalid: bool, fixable: bool) -> str:
     head = f"`{ex.path}`:\n\n" if ex.path not in ("example.py", "example.cc") else ""
     out = f"{head}```{'cpp' if cpp else 'python'}\n{ex.code.rstrip()}\n```\n"
     if cpp and ex.config:
-        settings = ", ".join(f"`{k} = {str(v).lower() if isinstance(v, bool) else v!r}`"
-                             for k, v in ex.config)
+        settings = ", ".join(f"`{k} = {_toml(v)}`" for k, v in ex.config)
         out = f"With {settings}:\n\n" + out
     if invalid and ex.lines:
         out += f"\nReported at line {', '.join(map(str, ex.lines))}.\n"
@@ -32,6 +31,10 @@ def _block(example, invalid: bool, fixable: bool) -> str:
         out += ("\nNot rewritten by `--fix`.\n" if ex.fixed is None else
                 f"\nAfter `--fix`:\n\n```python\n{ex.fixed.rstrip()}\n```\n")
     return out
+
+
+def _toml(value) -> str:
+    return str(value).lower() if isinstance(value, bool) else repr(value)
 
 
 def generate() -> str:
