@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from checkers.lint.cpp import is_cpp
+from checkers.lint.cpp.rules import CPP_CATALOG
 from checkers.lint.rules import CATALOG_RULES
 from checkers.lint.rules.base import as_example
 from checkers.lint.rules.empty_enforce_message import ERROR_NAMES
@@ -16,15 +18,23 @@ END = "# --- end of generated tables ---\n"
 
 
 def _block(example, invalid: bool, fixable: bool) -> str:
-    ex = as_example(example)
-    head = f"`{ex.path}`:\n\n" if ex.path != "example.py" else ""
-    out = f"{head}```python\n{ex.code.rstrip()}\n```\n"
+    ex = example if hasattr(example, "code") else as_example(example)
+    cpp = is_cpp(ex.path)
+    head = f"`{ex.path}`:\n\n" if ex.path not in ("example.py", "example.cc") else ""
+    out = f"{head}```{'cpp' if cpp else 'python'}\n{ex.code.rstrip()}\n```\n"
+    if cpp and ex.config:
+        settings = ", ".join(f"`{k} = {_toml(v)}`" for k, v in ex.config)
+        out = f"With {settings}:\n\n" + out
     if invalid and ex.lines:
         out += f"\nReported at line {', '.join(map(str, ex.lines))}.\n"
     if invalid and fixable:
         out += ("\nNot rewritten by `--fix`.\n" if ex.fixed is None else
                 f"\nAfter `--fix`:\n\n```python\n{ex.fixed.rstrip()}\n```\n")
     return out
+
+
+def _toml(value) -> str:
+    return str(value).lower() if isinstance(value, bool) else repr(value)
 
 
 def generate() -> str:
@@ -34,6 +44,17 @@ def generate() -> str:
     for rule in CATALOG_RULES:
         out.append(f"| [{rule.code}](#{rule.code.lower()}-{rule.name}) | {rule.name} | "
                    f"{rule.summary} | {'yes' if rule.fixable else 'no'} |")
+    out.append("")
+    cpp = {rule.code: rule for rule in CPP_CATALOG}
+    out += ["", "## Python and C++", "",
+            "`opkit lint` checks Python files (`.py`, `.pyi`) and C++ sources (`.cc`, `.cu`, `.h`, "
+            "`.hpp`, `.cpp`, `.cuh`, `.cxx`, `.hh`, parsed with tree-sitter: see docs/lint.md). A C++ "
+            "rule has the code and name of the Python rule it mirrors, so `select`, `ignore`, "
+            "`per-file-ignores` and `opkit: ignore[...]` comments work the same on both.", "",
+            "| code | Python | C++ |", "| --- | --- | --- |"]
+    for rule in CATALOG_RULES:
+        twin = cpp.get(rule.code)
+        out.append(f"| {rule.code} | yes | {twin.summary if twin else 'no (Python only)'} |")
     out.append("")
     for rule in CATALOG_RULES:
         out += [f"## {rule.code} {rule.name}", "", rule.summary[:1].upper() + rule.summary[1:] + ".",
@@ -46,6 +67,18 @@ def generate() -> str:
         out += ["### Not reported", ""]
         for example in rule.VALID:
             out.append(_block(example, False, rule.fixable))
+        twin = cpp.get(rule.code)
+        if twin is not None:
+            out += ["### In C++ sources", "", twin.summary[:1].upper() + twin.summary[1:] + ".", "",
+                    twin.rationale, ""]
+            if rule.fixable:
+                out += ["`--fix` does not rewrite C++.", ""]
+            out += ["#### Reported (C++)", ""]
+            for example in twin.INVALID:
+                out.append(_block(example, True, False))
+            out += ["#### Not reported (C++)", ""]
+            for example in twin.VALID:
+                out.append(_block(example, False, False))
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -50,6 +50,12 @@ def _guard(path: str, text: str):
 
 
 def lint_source(path: str, data: bytes, config: LintConfig, *, fix: bool = False) -> FileResult:
+    from checkers.lint.cpp import is_cpp
+
+    if is_cpp(path):  # C++ sources: tree-sitter and the C++ rules (nothing to fix)
+        from checkers.lint.cpp.engine import lint_cpp
+
+        return lint_cpp(path, data, config)
     try:
         result = _lint(path, data, config, fix)
         result.deps = dependency_hashes(path)

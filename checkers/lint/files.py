@@ -6,6 +6,9 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from checkers.lint.config import DEFAULT_EXCLUDES
+from checkers.lint.cpp import SUFFIXES as CPP_SUFFIXES
+
+SOURCE_SUFFIXES = (".py", ".pyi", *CPP_SUFFIXES)
 
 
 class PathProblem(Exception):
@@ -47,7 +50,7 @@ def _under_excluded(path: Path, root: Path, patterns: tuple) -> bool:
 
 
 def collect(paths: list[str], root: Path, exclude: tuple) -> list[Path]:
-    """Python files under `paths` (default: the current folder), sorted, without duplicates.
+    """Python and C++ files under `paths` (default: the current folder), sorted, without duplicates.
 
     Excludes apply to files named on the command line too, so that pre-commit, which
     passes every changed file, respects them.
@@ -70,7 +73,7 @@ def collect(paths: list[str], root: Path, exclude: tuple) -> list[Path]:
                 dirs[:] = sorted(d for d in dirs
                                  if not _excluded(relative(base / d, root), d, exclude))
                 for name in sorted(files):
-                    if name.endswith((".py", ".pyi")) and \
+                    if name.lower().endswith(SOURCE_SUFFIXES) and \
                             not _excluded(relative(base / name, root), name, exclude):
                         candidates.append(base / name)
         for candidate in candidates:

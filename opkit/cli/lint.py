@@ -40,6 +40,7 @@ def run(args) -> int:
     from opkit.cli.config import UsageError
 
     from checkers.lint.config import ConfigError, build_config
+    from checkers.lint.cpp import SUFFIXES as CPP_SUFFIXES
     from checkers.lint.files import PathProblem
 
     if args.jobs is not None and args.jobs < 0:
@@ -50,8 +51,9 @@ def run(args) -> int:
     from pathlib import Path
 
     for p in args.paths:
-        if Path(p).is_file() and not p.endswith(PYTHON_SUFFIXES):
-            raise UsageError(f"{p}: not a Python file (opkit lint checks .py files)")
+        if Path(p).is_file() and not p.lower().endswith(PYTHON_SUFFIXES + CPP_SUFFIXES):
+            raise UsageError(f"{p}: not a Python file or C++ source (opkit lint checks "
+                             f"{', '.join(PYTHON_SUFFIXES + CPP_SUFFIXES)} files)")
     table, source = ({}, None) if args.isolated else load_config("lint")
     try:
         config = build_config(table, source, select=_codes(args.select), ignore=_codes(args.ignore),

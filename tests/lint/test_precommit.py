@@ -64,13 +64,16 @@ def test_pre_commit_try_repo_fails_then_passes(tmp_path):
     _git(work, "init", "-q")
     bad = work / "relu_op.py"
     bad.write_text(kernel("x = ctx.input('X')\nx[x < 0] = 0\nctx.set_output('Out', x.copy())", op="relu"))
-    _git(work, "add", "relu_op.py")
+    bad_cc = work / "clip_op.cu"  # the hook's types cover C++ and CUDA sources too
+    bad_cc.write_text("void Check(int a, int b) {\n  PADDLE_ENFORCE_EQ(a, b);\n}\n")
+    _git(work, "add", "relu_op.py", "clip_op.cu")
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pc-home"), "NO_COLOR": "1",
            "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     env.pop("VIRTUAL_ENV", None)
 
     def try_repo():
-        return subprocess.run([*pre_commit, "try-repo", str(hook_repo), "opkit-lint", "--files", "relu_op.py"],
+        return subprocess.run([*pre_commit, "try-repo", str(hook_repo), "opkit-lint", "--files", "relu_op.py",
+                               "clip_op.cu"],
                               cwd=work, env=env, capture_output=True, text=True, timeout=600)
 
     first = try_repo()
@@ -79,8 +82,10 @@ def test_pre_commit_try_repo_fails_then_passes(tmp_path):
         pytest.skip("pre-commit could not install the hook environment (no package index reachable)")
     assert first.returncode == 1, output
     assert "OPK001" in output and "input-mutation" in output
+    assert "clip_op.cu:2:3: OPK002" in output
 
     bad.write_text(kernel("x = ctx.input('X').copy()\nx[x < 0] = 0\nctx.set_output('Out', x)", op="relu"))
+    bad_cc.write_text('void Check(int a, int b) {\n  PADDLE_ENFORCE_EQ(a, b, "a and b differ");\n}\n')
     second = try_repo()
     assert second.returncode == 0, second.stdout + second.stderr
     assert "Passed" in second.stdout
