@@ -55,7 +55,7 @@ def lint_source(path: str, data: bytes, config: LintConfig, *, fix: bool = False
     if is_cpp(path):  # C++ sources: tree-sitter and the C++ rules (nothing to fix)
         from checkers.lint.cpp.engine import lint_cpp
 
-        return lint_cpp(path, data, config)
+        return FileResult(lint_cpp(path, data, config))
     try:
         result = _lint(path, data, config, fix)
         result.deps = dependency_hashes(path)

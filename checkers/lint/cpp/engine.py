@@ -14,16 +14,15 @@ from checkers.lint.findings import Finding
 SUPPRESS = re.compile(r"opkit:\s*ignore\b(?:\[([A-Za-z0-9_,\s-]*)\])?")
 
 
-def lint_cpp(path: str, data: bytes, config):
-    from checkers.lint.engine import FileResult
-
+def lint_cpp(path: str, data: bytes, config) -> list:
+    """The findings of one C++ file (checkers.lint.engine.lint_source wraps them)."""
     try:
-        return FileResult(_lint(path, data, config))
+        return _lint(path, data, config)
     except RecursionError:
-        return FileResult([_finding(path, 1, 1, "OPK000", "code too deeply nested to analyse")])
+        return [_finding(path, 1, 1, "OPK000", "code too deeply nested to analyse")]
     except Exception as exc:  # noqa: BLE001 - the linter must never crash on input
-        return FileResult([_finding(path, 1, 1, "OPK000", f"internal error while analysing the "
-                                                          f"file: {type(exc).__name__}: {exc}")])
+        return [_finding(path, 1, 1, "OPK000", f"internal error while analysing the "
+                                               f"file: {type(exc).__name__}: {exc}")]
 
 
 def _finding(path, line, col, code, message) -> Finding:
