@@ -28,8 +28,8 @@ class CheckContext:
     """What a check gets beside the Case: the run's options."""
 
     seed: int = DEFAULT_SEED
-    places: tuple | None = None        # None: harness.selected_places()
-    dtypes: tuple | None = None        # None: harness.selected_dtypes()
+    places: tuple | None = None        # None: harness.options.selected_places()
+    dtypes: tuple | None = None        # None: harness.options.selected_dtypes()
     runs: int = 3                      # determinism: number of runs
     timeout: float | None = None       # seconds per check (enforced by harness.run)
     test: object = None                # the OpTest instance the case came from, if any
