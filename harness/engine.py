@@ -24,6 +24,7 @@ import numpy as np
 
 from harness.options import DEFAULT_SEED
 from harness.runner import PreparedOp, VarSpec, cast_floats, make_cotangents, normalize_slots
+from opkit.framework.dtypes import is_float
 from opkit.framework.grad_maker import grad_var_name
 
 __all__ = ["Combo", "place_object", "gpu_unavailable_reason", "output_slots", "case_inputs",
@@ -102,7 +103,7 @@ def grad_wrt(case, prepared: PreparedOp) -> list[str]:
     out = []
     for specs in prepared.inputs.values():
         for s in specs:
-            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f" and \
+            if isinstance(s.data, np.ndarray) and is_float(s.data.dtype) and \
                     s.name not in (case.no_grad_set or ()):
                 out.append(s.name)
     return out
@@ -111,7 +112,7 @@ def grad_wrt(case, prepared: PreparedOp) -> list[str]:
 def grad_outputs(case, outputs: dict) -> list[str]:
     if case.grad_outputs:
         return list(case.grad_outputs)
-    return [n for n, v in outputs.items() if v is not None and v.dtype.kind == "f"]
+    return [n for n, v in outputs.items() if v is not None and is_float(v.dtype)]
 
 
 def run_forward_backward(prepared: PreparedOp, case, hooks=None, backward: bool = True,

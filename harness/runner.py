@@ -18,6 +18,7 @@ import numpy as np
 from opkit.framework import errors
 from opkit.framework.backward import sum_duplicates
 from opkit.framework.device import to_host
+from opkit.framework.dtypes import is_float
 from opkit.framework.grad_maker import grad_var_name
 from opkit.framework.operator import create_op
 from opkit.framework.place import CPUPlace
@@ -106,7 +107,7 @@ def cast_floats(specs: dict[str, list[VarSpec]], dtype) -> dict[str, list[VarSpe
     out = {}
     for slot, items in specs.items():
         out[slot] = [VarSpec(s.name, s.data.astype(dtype)
-                             if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"
+                             if isinstance(s.data, np.ndarray) and is_float(s.data.dtype)
                              else s.data, s.lengths) for s in items]
     return out
 

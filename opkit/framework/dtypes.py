@@ -11,7 +11,7 @@ import ml_dtypes
 import numpy as np
 
 __all__ = ["bfloat16", "LOW_PRECISION", "FLOAT_DTYPES", "is_float", "is_low_precision",
-           "finfo", "eps", "max_finite", "to_float64"]
+           "finfo", "eps", "max_finite", "to_float64", "low_precision_of"]
 
 bfloat16 = np.dtype(ml_dtypes.bfloat16)
 LOW_PRECISION = ("float16", "bfloat16")
@@ -56,3 +56,23 @@ def max_finite(dtype) -> float:
 def to_float64(a):
     """A host array as float64 (a bfloat16 array too)."""
     return np.asarray(a).astype(np.float64)
+
+
+def low_precision_of(slots) -> str | None:
+    """'float16' / 'bfloat16' when every float array of `slots` ({slot: array, [arrays],
+    [(name, array)], VarSpecs...}) is in that one low-precision dtype, else None."""
+    found = set()
+
+    def visit(v):
+        if isinstance(v, np.ndarray):
+            if is_float(v.dtype):
+                found.add(v.dtype.name)
+        elif isinstance(v, (list, tuple)):
+            for item in v:
+                visit(item)
+        elif hasattr(v, "data") and isinstance(getattr(v, "data"), np.ndarray):
+            visit(v.data)
+
+    for value in (slots or {}).values():
+        visit(value)
+    return found.pop() if len(found) == 1 and next(iter(found)) in LOW_PRECISION else None
