@@ -70,7 +70,7 @@ def low_precision_of(slots) -> str | None:
         elif isinstance(v, (list, tuple)):
             for item in v:
                 visit(item)
-        elif hasattr(v, "data") and isinstance(getattr(v, "data"), np.ndarray):
+        elif hasattr(v, "data") and isinstance(v.data, np.ndarray):
             visit(v.data)
 
     for value in (slots or {}).values():
