@@ -48,6 +48,7 @@ LOW_PRECISION_OPS: dict[str, tuple] = {
     "batch_norm_op": ("batch_norm", "batch_norm_grad"),
     "pool2d_op": ("pool2d", "pool2d_grad"),
     "cross_entropy_op": ("cross_entropy", "cross_entropy_grad"),
+    "lookup_table_op": ("lookup_table", "lookup_table_grad"),
 }
 
 _DONE: set = set()

@@ -20,6 +20,7 @@ import numpy as np
 
 from opkit.framework import errors
 from opkit.framework.dtypes import LOW_PRECISION
+from opkit.framework.tensor import LoDTensor, SelectedRows
 
 __all__ = ["compute_in_float32", "register_low_precision"]
 
@@ -41,7 +42,7 @@ class _Float32Context:
         return _F32
 
     def _up(self, a):
-        if a is not None and getattr(a, "dtype", None) == self._storage:
+        if a is not None and hasattr(a, "astype") and getattr(a, "dtype", None) == self._storage:
             return a.astype(_F32)
         return a
 
@@ -66,12 +67,14 @@ def compute_in_float32(kernel):
                 continue        # a dtype infer_shape fixes (accuracy's float32 Accuracy)
             var = var if var is not None else scope.find_var(name)
             tensor = var.value() if var is not None else None
-            if tensor is None or not hasattr(tensor, "is_initialized") or \
-                    not tensor.is_initialized():
+            if isinstance(tensor, SelectedRows):
+                tensor = tensor.value
+            if not isinstance(tensor, LoDTensor) or not tensor.is_initialized():
                 continue
             data = tensor.data
             if getattr(data, "dtype", None) == _F32:
-                tensor.set(data.astype(storage), tensor.place)
+                with np.errstate(over="ignore"):    # past the storage range: inf, as a cast
+                    tensor.set(data.astype(storage), tensor.place)
     low_precision_kernel.computes_in = "float32"
     return low_precision_kernel
 

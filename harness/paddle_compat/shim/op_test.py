@@ -110,7 +110,9 @@ class OpTestTool:
 
     @classmethod
     def skip_if_not_cpu_bf16(cls):
-        return unittest.skip("bfloat16: opkit has no bfloat16 kernels")
+        # opkit's CPU runs bfloat16 kernels where an op has them (a class whose op has none
+        # skips with that reason when it checks)
+        return unittest.skipIf(False, "")
 
     @classmethod
     def skip_if_not_cpu(cls):
