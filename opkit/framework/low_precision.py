@@ -52,6 +52,23 @@ class _Float32Context:
     def inputs(self, name):
         return [self._up(a) for a in self._ctx.inputs(name)]
 
+    def _down(self, var_name, a):
+        if getattr(a, "dtype", None) == _F32 and hasattr(a, "astype") and \
+                self._ctx.declared_output_dtype(var_name) is None:
+            with np.errstate(over="ignore"):    # past the storage range: inf, as a cast
+                return a.astype(self._storage)
+        return a
+
+    def set_output(self, name, array, lod=None):
+        names = self._ctx.output_names(name)
+        self._ctx.set_output(name, self._down(names[0] if names else name, array), lod)
+
+    def set_outputs(self, slot, arrays, lods=None):
+        names = list(self._ctx.output_names(slot))
+        names += [slot] * (len(arrays) - len(names))
+        self._ctx.set_outputs(slot, [None if a is None else self._down(n, a)
+                                     for n, a in zip(names, arrays)], lods)
+
 
 def compute_in_float32(kernel):
     """`kernel` (a float32 kernel function) as a low-precision kernel: float32 inside, the
