@@ -262,10 +262,11 @@ def range_problems(run: GridRun, dtype: str, low: dict) -> list[str]:
 
 def grad_problems(run: GridRun, dtype: str, low: dict, tol: float, numeric: dict) -> list[str]:
     """Low-precision analytic gradients against the float64 numeric ones (Paddle's metric
-    |analytic - numeric| / max(|numeric|, 1e-3))."""
-    from harness.tolerances import GRAD_ABS_FLOOR
+    |analytic - numeric| / max(|numeric|, floor), the floor per dtype: `grad_floor`)."""
+    from harness.tolerances import grad_floor
 
     problems = []
+    floor = grad_floor(dtype)
     for name, num in numeric.items():
         got = low.get(name + "@GRAD")
         if got is None:
@@ -278,7 +279,7 @@ def grad_problems(run: GridRun, dtype: str, low: dict, tol: float, numeric: dict
                             f"{num.shape}")
             continue
         with np.errstate(invalid="ignore"):
-            err = np.abs(a - num) / np.maximum(np.abs(num), GRAD_ABS_FLOOR)
+            err = np.abs(a - num) / np.maximum(np.abs(num), floor)
         err = np.where(np.isnan(err), np.inf, err)
         bad = err > tol
         if bad.any():

@@ -31,13 +31,18 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["output_tolerance", "grad_tolerance", "GRAD_ABS_FLOOR", "VACUOUS_ABS",
-           "FLOAT32_GRAD_MIN", "LOW_PRECISION_GRAD_MIN", "tolerance_note",
+           "FLOAT32_GRAD_MIN", "LOW_PRECISION_GRAD_MIN", "LOW_PRECISION_GRAD_FLOOR",
+           "grad_floor", "tolerance_note",
            "places_tolerance"]
 
 GRAD_ABS_FLOOR = 1e-3      # denominator floor of the relative gradient error (Paddle's)
 VACUOUS_ABS = 1e-10        # max |numeric gradient| at or under which a grad check is vacuous
 FLOAT32_GRAD_MIN = 1e-2    # float32 analytic gradients: at least this max relative error
 LOW_PRECISION_GRAD_MIN = {"float16": 2e-2, "bfloat16": 6e-2}   # ... float16 / bfloat16 ones
+# the denominator floor of the relative gradient error of float16 / bfloat16 gradients: a
+# grad kernel fed its forward output rounded to the storage dtype (sigmoid's Out, 1 - Out
+# near 1) is off by about eps * |cotangent| in absolute terms
+LOW_PRECISION_GRAD_FLOOR = {"float16": 1e-2, "bfloat16": 1e-1}
 
 _SAME = {"float64": (1e-7, 1e-7), "float32": (1.3e-6, 1e-5), "float16": (1e-3, 1e-5),
          "bfloat16": (1.6e-2, 1e-5)}
@@ -86,3 +91,8 @@ def grad_tolerance(dtype, max_relative_error: float) -> float:
     if name == "float64":
         return float(max_relative_error)
     return float(max(max_relative_error, LOW_PRECISION_GRAD_MIN.get(name, FLOAT32_GRAD_MIN)))
+
+
+def grad_floor(dtype) -> float:
+    """The denominator floor of the relative gradient error for gradients in `dtype`."""
+    return LOW_PRECISION_GRAD_FLOOR.get(np.dtype(dtype).name, GRAD_ABS_FLOOR)

@@ -23,7 +23,7 @@ LOW_PRECISION_OPS: dict[str, tuple] = {
     "elementwise_add_op": ("elementwise_add", "elementwise_add_grad"),
     "elementwise_sub_op": ("elementwise_sub", "elementwise_sub_grad"),
     "elementwise_mul_op": ("elementwise_mul", "elementwise_mul_grad"),
-    "scale_op": ("scale",),
+    "scale_op": ("scale", "scale_grad"),
     "mean_op": ("mean", "mean_grad"),
     "sum_op": ("sum",),
     "softmax_op": ("softmax", "softmax_grad"),
