@@ -14,8 +14,8 @@ float64 kernels too:
 """
 import numpy as np
 
-from opkit import (GradOpMaker, OpMaker, OperatorWithKernel, grad_var_name, register_kernel,
-                   register_operator)
+from opkit import (GradOpMaker, OpMaker, OperatorWithKernel, enforce, errors, grad_var_name,
+                   register_kernel, register_operator)
 from opkit.framework.dtypes import bfloat16
 from opkit.framework.low_precision import compute_in_float32
 
@@ -34,6 +34,8 @@ def _op(rows: bool):
     class _Op(OperatorWithKernel):
         def infer_shape(self, ctx):
             dims = ctx.get_input_dim("X")
+            enforce(not rows or len(dims) >= 1, errors.InvalidArgument(
+                "X of a row reduction needs at least one dim, got a 0-D X"))
             ctx.set_output_dim("Out", dims[:-1] if rows else dims)
 
     return _Op

@@ -373,6 +373,18 @@ class OpTest(_OpTest):
                                   numeric_grad_delta=numeric_grad_delta,
                                   user_defined_grads=user_defined_grads, **paddle_kw)
 
+    def calc_output(self, place=None) -> list:
+        """Paddle's calc_output: the forward outputs, for the test's own assertions (which
+        makes it a check that ran); a bfloat16 op's outputs come back as uint16, as in
+        Paddle."""
+        from harness.paddle_compat.low_precision import as_uint16
+
+        self._paddle_ran_check()
+        self._paddle_skip_unsupported()
+        self._paddle_low_precision()
+        outs = super().calc_output(place)
+        return [as_uint16(np.asarray(o)) for o in outs] if self.is_bfloat16_op() else outs
+
     def check_output_customized(self, checker, custom_place=None, **paddle_kw):
         """Paddle 2.x / 3.x pass check_pir=, check_prim=, ... here too: accepted and
         ignored (they select Paddle's other executors), opkit's one run is checked."""
