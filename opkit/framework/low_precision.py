@@ -10,7 +10,7 @@ dtype is half or bfloat16, the math is float32, the result is rounded once, to n
 and every float32 array it stores as an output (`set_output`, `set_outputs`, or a buffer of
 `mutable_data`) is rounded to the storage dtype afterwards. `register_low_precision(op_type)`
 registers that wrapper of the op's float32 kernel, on every place it has one, for float16 and
-bfloat16 (or the `dtypes` given).
+bfloat16 (or the `dtypes` given); on the GPU float16 only (cupy has no bfloat16 dtype).
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from opkit.framework.tensor import LoDTensor, SelectedRows
 __all__ = ["compute_in_float32", "register_low_precision"]
 
 _F32 = np.dtype(np.float32)
+GPU_LACKS = ("bfloat16",)   # dtypes cupy arrays cannot hold
 
 
 class _Float32Context:
@@ -110,9 +111,11 @@ def register_low_precision(op_type: str, dtypes=LOW_PRECISION, place=None) -> No
                               "to compute in", op_type)
     for fn, places in by_place.items():
         wanted = [p for p in places if place is None or p in _as_tuple(place)]
-        if wanted:
-            register_kernel(op_type, place=tuple(wanted), dtypes=dtypes)(
-                compute_in_float32(fn))
+        for p in wanted:
+            # cupy has no bfloat16 dtype: on the GPU, float16 only
+            dts = tuple(d for d in _as_tuple(dtypes) if p != "GPU" or d not in GPU_LACKS)
+            if dts:
+                register_kernel(op_type, place=p, dtypes=dts)(compute_in_float32(fn))
 
 
 def _as_tuple(value):
