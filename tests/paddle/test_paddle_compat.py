@@ -249,7 +249,8 @@ def test_facade_is_not_importable_outside_the_mode():
 def test_paddle_style_file_in_pytest_mode():
     proc = _pytest("--opkit-paddle", FIXTURE)
     out = proc.stdout
-    assert "2 failed, 4 passed, 8 skipped" in out, out[-3000:]
+    assert "3 failed, 5 passed, 8 skipped" in out, out[-3000:]
+    assert "TestClipUserGradOutputsWrong" in out and "gradient of X: max relative error" in out
     assert "MKLDNN/oneDNN kernels (use_mkldnn=True) are Paddle-only" in out
     assert "TestClipWrongExpectation::test_check_output " in out
     assert "float16: the op has no float16 kernel in opkit" in out
@@ -272,7 +273,8 @@ def test_opkit_test_paddle_flag(tmp_path):
     assert proc.returncode == 1            # TestClipWrongExpectation fails
     checks = doc["ops"][0]["checks"]
     failed = {c["case"] for c in checks if c["status"] == "fail"}
-    assert failed == {"TestClipWrongExpectation"}
+    # ... and so does the test whose own expected gradient (user_defined_grads) is wrong
+    assert failed == {"TestClipWrongExpectation", "TestClipUserGradOutputsWrong"}
     assert any(c["status"] == "pass" and c["case"] == "TestClipPaddleSpelling"
                for c in checks)
     got = [c for c in checks if c["case"] == "TestClipMKLDNN"]

@@ -373,6 +373,30 @@ class OpTest(_OpTest):
                                   numeric_grad_delta=numeric_grad_delta,
                                   user_defined_grads=user_defined_grads, **paddle_kw)
 
+    def check_grad_with_place(self, place, inputs_to_check, output_names, no_grad_set=None,
+                              numeric_grad_delta=0.005, in_place=False,
+                              max_relative_error=0.005, user_defined_grads=None,
+                              user_defined_grad_outputs=None, check_dygraph=True,
+                              **paddle_kw):
+        """Paddle's check_grad_with_place; with `user_defined_grad_outputs` (and the
+        expected `user_defined_grads`), the op's analytic gradients for those output
+        gradients against the expected ones, by Paddle's rule (bfloat16:
+        assert_allclose(rtol=max_relative_error, atol=1e-2); else |a - e| / max(|e|, 1e-3)
+        <= max_relative_error)."""
+        if user_defined_grad_outputs is None or user_defined_grads is None:
+            return super().check_grad_with_place(
+                place, inputs_to_check, output_names, no_grad_set, numeric_grad_delta,
+                in_place, max_relative_error, user_defined_grads, user_defined_grad_outputs,
+                check_dygraph, **paddle_kw)
+        self._paddle_ran_check()
+        self._paddle_skip_unsupported()
+        self._paddle_low_precision()
+        self._paddle_declared_attrs()
+        from harness.paddle_compat.user_grads import check_user_grads
+
+        check_user_grads(self, place, inputs_to_check, output_names, no_grad_set,
+                         max_relative_error, user_defined_grads, user_defined_grad_outputs)
+
     def calc_output(self, place=None) -> list:
         """Paddle's calc_output: the forward outputs, for the test's own assertions (which
         makes it a check that ran); a bfloat16 op's outputs come back as uint16, as in
