@@ -10,6 +10,7 @@ from typing import Callable
 import numpy as np
 
 from opkit.framework import errors
+from opkit.framework.dtypes import is_float
 from opkit.framework.tensor import LoDTensor, LoDTensorArray, lengths_to_offsets
 
 __all__ = ["Case", "case_from_test", "Derived", "Unsupported", "VarSpec", "normalize_slots",
@@ -158,7 +159,7 @@ def cast_floats(specs: dict[str, list[VarSpec]], dtype) -> dict[str, list[VarSpe
     out = {}
     for slot, items in specs.items():
         out[slot] = [VarSpec(s.name, s.data.astype(dtype)
-                             if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"
+                             if isinstance(s.data, np.ndarray) and is_float(s.data.dtype)
                              else s.data, s.lengths) for s in items]
     return out
 

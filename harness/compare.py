@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness.tolerances import output_tolerance, tolerance_note
+from opkit.framework.dtypes import is_float
 from harness.values import fmt_value
 
 __all__ = ["compare", "fmt_index", "first_wrong", "first_flagged"]
@@ -53,7 +54,7 @@ def compare(name, got, want, run_dtype, atol, rtol, equal_nan, fixed_dtype=None)
     if got.shape != want_orig.shape:
         return (f"output '{name}': shape {tuple(got.shape)}, expected {tuple(want_orig.shape)}",
                 None)
-    if want_orig.dtype.kind == "f":
+    if is_float(want_orig.dtype):
         allowed = {np.dtype(run_dtype).name if run_dtype else want_orig.dtype.name,
                    want_orig.dtype.name}
         if fixed_dtype is not None:

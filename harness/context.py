@@ -14,6 +14,7 @@ from harness.options import DEFAULT_SEED
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.op import PreparedOp
 from harness.case import normalize_slots
+from opkit.framework.dtypes import is_float, low_precision_of
 
 # (prepare, run_forward_backward, op_refused, describe_error, ...: harness.op, the one
 # engine; re-exported here for the checks)
@@ -54,7 +55,7 @@ def has_float_inputs(case) -> bool:
     """Whether any input of the case is a float array."""
     for specs in normalize_slots(case.inputs).values():
         for s in specs:
-            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f":
+            if isinstance(s.data, np.ndarray) and is_float(s.data.dtype):
                 return True
     return False
 
@@ -72,6 +73,7 @@ def combos(case, ctx: CheckContext, check: str, op_type: str | None = None):
     places = ctx.selected_places()
     dtypes = ctx.selected_dtypes()
     has_float = has_float_inputs(case)
+    low = low_precision_of(normalize_slots(case.inputs))    # float16 / bfloat16 data: the case's own dtype
     runnable, skips = [], []
     for place in places:
         kernel_dtypes = kernel_places.get(place)
@@ -83,6 +85,13 @@ def combos(case, ctx: CheckContext, check: str, op_type: str | None = None):
                 skips.append(CheckResult(check, SKIP, "GPU", "", case.name,
                                          f"GPU not usable: {reason}"))
                 continue
+        if low:
+            if low in kernel_dtypes:
+                runnable.append(Combo(place, low))
+            else:
+                skips.append(CheckResult(check, SKIP, place, low, case.name,
+                                         f"no {place} {low} kernel"))
+            continue
         floats = [d for d in ("float32", "float64") if d in kernel_dtypes]
         if not has_float or not floats:
             runnable.append(Combo(place, ""))

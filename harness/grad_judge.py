@@ -20,6 +20,7 @@ from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.op import make_cotangents
 from harness.case import normalize_slots
 from harness.tolerances import GRAD_ABS_FLOOR, VACUOUS_ABS, grad_tolerance
+from opkit.framework.dtypes import low_precision_of
 from opkit.framework.grad_maker import grad_var_name
 from harness.values import fmt_value
 
@@ -102,6 +103,9 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
                for n in output_names}
     else:
         cot = make_cotangents(outs, output_names, seed=seed)
+    low = low_precision_of(normalize_slots(case.inputs))
+    if low:     # the cotangent both sides see: exactly representable in the run's dtype
+        cot = {n: c.astype(low).astype(np.float64) for n, c in cot.items()}
     engine = NumericEngine(prepared, cot, numeric_grad_delta, seed=seed, base_outputs=outs)
     numeric, fast = {}, {}
     notes = []

@@ -28,6 +28,7 @@ from harness.options import DEFAULT_SEED
 from opkit.framework import errors
 from opkit.framework.backward import sum_duplicates
 from opkit.framework.device import to_host
+from opkit.framework.dtypes import is_float
 from opkit.framework.grad_maker import GRAD_SUFFIX, grad_var_name
 from opkit.framework.operator import create_op
 from opkit.framework.place import CPUPlace
@@ -98,7 +99,7 @@ def grad_wrt(case, prepared: PreparedOp) -> list[str]:
     out = []
     for specs in prepared.inputs.values():
         for s in specs:
-            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f" and \
+            if isinstance(s.data, np.ndarray) and is_float(s.data.dtype) and \
                     s.name not in (case.no_grad_set or ()):
                 out.append(s.name)
     return out
@@ -107,7 +108,7 @@ def grad_wrt(case, prepared: PreparedOp) -> list[str]:
 def grad_outputs(case, outputs: dict) -> list[str]:
     if case.grad_outputs:
         return list(case.grad_outputs)
-    return [n for n, v in outputs.items() if v is not None and v.dtype.kind == "f"]
+    return [n for n, v in outputs.items() if v is not None and is_float(v.dtype)]
 
 
 def run_forward_backward(prepared: PreparedOp, case, hooks=None, backward: bool = True,

@@ -62,10 +62,18 @@ class OpTest(PaddleSurface, unittest.TestCase):
     def _build_case(self) -> Case:
         self._ensure_setup()
         ref = getattr(type(self), "reference", None)
+        inputs = getattr(self, "inputs", {}) or {}
+        outputs = getattr(self, "outputs", {}) or {}
+        is_bf16 = getattr(self, "is_bfloat16_op", None)
+        if callable(is_bf16) and is_bf16():
+            # Paddle's spelling: bfloat16 data carried as uint16 bits -> real bfloat16
+            from harness.paddle_compat.low_precision import as_bfloat16_slots
+
+            inputs, outputs = as_bfloat16_slots(inputs), as_bfloat16_slots(outputs)
         case = Case(name=type(self).__name__, op_type=self.op_type,
-                    inputs=getattr(self, "inputs", {}) or {},
+                    inputs=inputs,
                     attrs=dict(getattr(self, "attrs", {}) or {}),
-                    outputs=getattr(self, "outputs", {}) or {},
+                    outputs=outputs,
                     reference=self.reference if callable(ref) else None,
                     source=self._source())
         recorded = getattr(self, "_opkit_recorded", None)

@@ -35,6 +35,8 @@ def load_op(op_type: str) -> bool:
     if module is None:
         return False
     _importlib.import_module(module)
+    _importlib.import_module(f"{__name__}._low_precision").register_module(
+        module[len(__name__) + 1:])
     if module[len(__name__) + 1: -len("_op")] in GPU_DEDICATED:
         _importlib.import_module(f"{__name__}.gpu")
     return True
@@ -42,6 +44,8 @@ def load_op(op_type: str) -> bool:
 
 def load_all_ops() -> None:
     """Import every op module (and the dedicated GPU kernels: no cupy needed to import)."""
+    low_precision = _importlib.import_module(f"{__name__}._low_precision")
     for name in OP_MODULES:
         _importlib.import_module(f"{__name__}.{name}")
+        low_precision.register_module(name)
     _importlib.import_module(f"{__name__}.gpu")

@@ -3,6 +3,8 @@ import math
 
 import numpy as np
 
+from opkit.framework.dtypes import finfo, is_float
+
 from opkit import (OpKernelType, OpMaker, OperatorWithKernel, enforce, errors, register_kernel,
                    register_operator)
 from reference_ops._dtype import dtype_attr_converter
@@ -42,8 +44,8 @@ def fill_any_like_kernel(ctx):
     x = ctx.input_tensor("X")
     dtype = np.dtype(ctx.attr("dtype") or x.dtype)
     value = ctx.attr("value")
-    info = np.iinfo(dtype) if dtype.kind in "iu" else np.finfo(dtype)
-    enforce(not math.isnan(value) and (math.isinf(value) and dtype.kind == "f"
+    info = np.iinfo(dtype) if dtype.kind in "iu" else finfo(dtype)
+    enforce(not math.isnan(value) and (math.isinf(value) and is_float(dtype)
                                        or float(info.min) <= value <= float(info.max)),
             errors.InvalidArgument(
                 "fill_any_like: the value %s is out of range for the output's dtype %s "

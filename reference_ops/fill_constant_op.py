@@ -9,7 +9,7 @@ from reference_ops._dtype import dtype_attr_converter
 from reference_ops._tensor_attr import (add_shape_tensor_inputs, creation_shape,
                                          infer_creation_shape, scalar_input)
 
-_DTYPES = ("float32", "float64", "int32", "int64", "bool")
+_DTYPES = ("float32", "float64", "int32", "int64", "bool", "float16", "bfloat16")
 
 
 class FillConstantOpMaker(OpMaker):

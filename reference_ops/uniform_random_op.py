@@ -24,7 +24,7 @@ class UniformRandomOpMaker(OpMaker):
         self.add_attr("dtype", "string", "(string, default float32) Output data type (Paddle's "
                       "VarType number is accepted too).").set_converter(
                           dtype_attr_converter).set_default("float32").in_set(
-                          ["float32", "float64"])
+                          ["float32", "float64", "float16", "bfloat16"])
         self.add_attr("diag_num", "int", "(int, default 0) The number of diagonal elements "
                       "set to diag_val (position i * diag_step + i of the flattened output).",
                       default=0)

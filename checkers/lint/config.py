@@ -13,7 +13,8 @@ DEFAULT_EXCLUDES = (".git", ".venv", "venv", ".ci-venv", "build", "dist", "__pyc
                     ".pytest_cache", ".mypy_cache")
 
 KNOWN_KEYS = {"exclude", "extend-exclude", "select", "ignore", "per-file-ignores",
-              "min-message-length", "require-error-type", "jobs", "cache", "notes"}
+              "min-message-length", "require-error-type", "jobs", "cache", "notes",
+              "low-precision-pairs"}
 # rules that report nothing unless asked for: `notes = true`, or named in `select`/`--select`
 OFF_BY_DEFAULT = frozenset({"OPK009"})
 
@@ -29,6 +30,7 @@ class LintConfig:
     per_file_ignores: dict = field(default_factory=dict)  # glob -> frozenset of codes
     min_message_length: int = 0
     require_error_type: bool = False
+    low_precision_pairs: bool = False   # OPK003 also: float16 and bfloat16 kernels in pairs
     jobs: int | None = None
     cache: bool = True
     root: Path = field(default_factory=Path.cwd)
@@ -37,6 +39,8 @@ class LintConfig:
         """What changes analysis results (per-file ignores are applied after the cache)."""
         data = {"select": sorted(self.select), "min": self.min_message_length,
                 "typed": self.require_error_type}
+        if self.low_precision_pairs:
+            data["pairs"] = True
         return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()[:16]
 
     def enabled(self, code: str, rel_path: str) -> bool:
@@ -118,6 +122,11 @@ def build_config(table: dict, source: Path | None, *, select: list[str] | None =
     if not isinstance(ret, bool):
         raise ConfigError(f"{where}: key 'require-error-type' must be true or false, got {ret!r}")
     config.require_error_type = ret
+    pairs = table.get("low-precision-pairs", False)
+    if not isinstance(pairs, bool):
+        raise ConfigError(f"{where}: key 'low-precision-pairs' must be true or false, got "
+                          f"{pairs!r}")
+    config.low_precision_pairs = pairs
 
     tjobs = table.get("jobs")
     if tjobs is not None and (isinstance(tjobs, bool) or not isinstance(tjobs, int) or tjobs < 0):

@@ -1,11 +1,15 @@
 """`dtypes`: float32 and float64 kernels exist on every place where the op, and each of its
-grad ops, registers kernels."""
+grad ops, registers kernels; the op's float16 / bfloat16 kernels agree with its float64
+kernel within the storage dtype's worst case, do not overflow where the float64 result is in
+range, have gradients that match the float64 numeric gradient, and have grad kernels in both
+dtypes (harness.low_precision)."""
 from __future__ import annotations
 
 import numpy as np
 
 from harness.context import CheckContext, Combo, fail, grad_op_types, pass_, result
 from harness.check import Check, MissingKernel
+from harness.low_precision import judge, low_precision_kernels
 from harness.report import SKIP
 
 NAME = "dtypes"
@@ -47,15 +51,32 @@ def check(case, context: CheckContext) -> list:
                          f"kernels (a typo in register_kernel's op type?)")]
         return [result(NAME, SKIP, None, case, f"op '{case.op_type}' registers no kernels")]
     int_problems = integer_kernel_problems(case)
+    low = low_precision_judgement(case, context, sorted(places), op_types[1:])
     for place in sorted(places):
-        problems = places[place] + (int_problems if place == "CPU" else [])
+        problems = places[place] + (int_problems if place == "CPU" else []) + \
+            low.get(place, [])
         combo = Combo(place, "")
         if problems:
             results.append(fail(NAME, combo, case, "; ".join(problems)))
         else:
+            lows = low_precision_kernels(case.op_type).get(place, []) if place in low else []
             results.append(pass_(NAME, combo, case, "float32 and float64 kernels for " +
-                                 ", ".join(t for t in op_types if has_op(t))))
+                                 ", ".join(t for t in op_types if has_op(t)) +
+                                 (f"; {' and '.join(lows)} within the float64 kernel's bounds"
+                                  if lows else "")))
     return results
+
+
+def low_precision_judgement(case, context, places, grad_types) -> dict[str, list[str]]:
+    """{place: problems} of the op's float16 / bfloat16 kernels (harness.low_precision), on
+    the places that can run (a GPU only when usable); {} for a case without float inputs."""
+    from harness.context import gpu_unavailable_reason, has_float_inputs
+
+    if not has_float_inputs(case) or not low_precision_kernels(case.op_type):
+        return {}
+    runnable = [p for p in places if p in context.selected_places() and
+                (p != "GPU" or not gpu_unavailable_reason())]
+    return judge(case, runnable, context.seed, grad_types)
 
 
 INT_DTYPES = ("int32", "int64")

@@ -16,6 +16,11 @@ a sum that cancels is rounded at the size of its terms). A kernel that rounds it
 small multiple of that; float16 arithmetic (epsilon 8192 times larger) is far outside it.
 Integer outputs must be identical. Skips an op without both float kernels on a place (the
 `dtypes` check reports that).
+
+float16 / bfloat16 kernels (harness.low_precision.rounding): on inputs exact in every float
+dtype, each output is within half a unit in the last place of the float64 result plus the
+float32 kernel's error; a kernel that accumulates in the storage dtype, or truncates to
+bfloat16 instead of rounding to nearest even, is not.
 """
 from __future__ import annotations
 
@@ -128,8 +133,33 @@ class PrecisionCheck(Check):
             # the float32 run on the float64 side's (float32-representable) cotangent
             variant=lambda combo, ref: _run(case, combo.place, "float32", *ref[1:3]),
             variant_takes_base=True, compare=judge, base_fails="fail")
+        results += self.low_precision(derived, context)
         return results or [self.skipped(derived.base, "needs float32 and float64 kernels on "
                                         "one place (the dtypes check reports a missing one)")]
+
+
+    def low_precision(self, derived, context) -> list:
+        """float16 / bfloat16 kernels: one rounding of a float32 computation
+        (harness.low_precision.rounding), on each selected place where the op has them."""
+        from harness.context import Combo, gpu_unavailable_reason
+        from harness.low_precision import low_precision_kernels, rounding
+
+        out = []
+        for place, dtypes in low_precision_kernels(derived.case.op_type).items():
+            if place not in context.selected_places() or \
+                    (place == "GPU" and gpu_unavailable_reason()):
+                continue
+            try:
+                verdicts = rounding(derived.case, place, dtypes, context.seed)
+            except Exception:  # noqa: BLE001 - the float64 kernel refuses: the float32
+                continue       # comparison above reports it
+            for dtype, (problem, worst) in verdicts.items():
+                combo = Combo(place, dtype)
+                out.append(self.failed(derived, combo, problem, kind=WrongValue, worst=worst)
+                           if problem else
+                           self.passed(derived, combo, f"within half an ulp of {dtype} plus "
+                                       f"float32's error (worst {worst:.2g} ulp)", worst))
+        return out
 
 
 def _reference(case, place, seed):

@@ -285,6 +285,11 @@ class ExecutionContext:
     def kernel_type(self, value):
         self._kernel_type = value
 
+    def declared_output_dtype(self, name: str):
+        """The dtype infer_shape declared for output variable `name` (set_output_dtype), or
+        None (then a float output has the kernel's dtype)."""
+        return self._infer.expected_dtypes.get(name) if self._infer is not None else None
+
     @property
     def dtype(self):
         if self.kernel_entry is not None:

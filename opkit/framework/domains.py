@@ -34,7 +34,7 @@ __all__ = ["Domain", "one_of", "between", "axis_of", "axes_of", "perm_of", "dtyp
            "attr_domain", "var_domain", "AttrDomainMixin", "VarDomainMixin", "ATTR_KINDS",
            "INPUT_KINDS", "DTYPES"]
 
-DTYPES = ("bool", "int8", "uint8", "int16", "int32", "int64", "float16", "float32",
+DTYPES = ("bool", "int8", "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
           "float64")
 ATTR_KINDS = ("set", "range", "axis", "axes", "perm", "dtype")
 INPUT_KINDS = ("integers", "range", "finite", "probabilities", "positive", "nonnegative")

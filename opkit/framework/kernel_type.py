@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+import opkit.framework.dtypes  # noqa: F401  (registers bfloat16 with numpy: np.dtype("bfloat16"))
+
 from opkit.framework.place import Place, place_kind, to_place
 
 __all__ = ["OpKernelType", "OpKernel", "dtype_name"]

@@ -7,6 +7,7 @@ from opkit.framework import errors
 from opkit.framework.context import (CompileTimeInferShapeContext, ExecutionContext,
                                      RuntimeInferShapeContext, _present)
 from opkit.framework.device import DeviceContextPool, is_device_array, to_device
+from opkit.framework.dtypes import is_float
 from opkit.framework.kernel_type import OpKernelType, dtype_name
 from opkit.framework.tensor import LoDTensor, SelectedRows
 
@@ -436,7 +437,7 @@ class OperatorWithKernel(OperatorBase):
                     "the %s kernel produced Output(%s) variable '%s' as %s, but "
                     "infer_shape says %s", entry.describe(), self.slot_of(name), name,
                     actual, expected).with_context(self.type, name)
-        elif actual != kernel_dtype and kernel_dtype.kind == "f" and actual.kind == "f":
+        elif actual != kernel_dtype and is_float(kernel_dtype) and is_float(actual):
             raise errors.KernelInvalidArgument(
                 "the %s kernel produced Output(%s) variable '%s' as %s; a float output of "
                 "a %s kernel must be %s (or declared with set_output_dtype in "

@@ -37,7 +37,7 @@ def test_ops_lists_kernels_as_json():
     p = opkit("ops", "--format", "json")
     assert p.returncode == 0
     rows = {r["op"]: r for r in json.loads(p.stdout)}
-    assert rows["clip"]["kernels"]["CPU"] == ["float32", "float64"]
+    assert rows["clip"]["kernels"]["CPU"] == ["bfloat16", "float16", "float32", "float64"]
     assert rows["reshape"]["inplace"] == {"X": "Out"}
     assert "clip_grad" not in rows
     assert "clip_grad" in {r["op"] for r in json.loads(opkit("ops", "--grad", "--format",

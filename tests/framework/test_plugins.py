@@ -85,18 +85,18 @@ def test_kernel_priority_decides_a_shared_key_whatever_the_order():
     def other(ctx):
         pass
 
-    key = ("float16", "GPU", "ANY", "PLAIN")
+    key = ("int16", "GPU", "ANY", "PLAIN")
     for first, second in ((low, high), (high, low)):
         with scratch():
             for fn in (first, second):
-                register_kernel("relu", place="GPU", dtypes="float16",
+                register_kernel("relu", place="GPU", dtypes="int16",
                                 priority=-1 if fn is low else 1)(fn)
             assert kernels_of("relu")[key].fn is high
             assert op_info("relu").kernels[key].fn is high
     with scratch():
-        register_kernel("relu", place="GPU", dtypes="float16")(low)
+        register_kernel("relu", place="GPU", dtypes="int16")(low)
         with pytest.raises(errors.AlreadyExists, match="registered twice"):
-            register_kernel("relu", place="GPU", dtypes="float16")(other)
+            register_kernel("relu", place="GPU", dtypes="int16")(other)
 
 
 def test_infer_shape_lod_levels_are_public():

@@ -72,6 +72,11 @@ EXPECTED = {   # broken op -> the checks it must fail (exactly)
     "broken_scratch_softmax": {"concurrency"},      # a module-level scratch buffer
     "broken_sparse_sgd": {"sparse"},         # one update per duplicate row lost
     "broken_reuse_scale": {"plan"},          # writes into the output it handed out last run
+    # float16 / bfloat16 (tests/broken_ops/low_precision_breakers_op.py)
+    "broken_lp_row_sum": {"precision"},      # row sums accumulated in float16 / bfloat16
+    "broken_lp_row_norm": {"dtypes"},        # squares in float16: inf past |x| = 256
+    "broken_lp_scale": {"precision"},        # bfloat16 by truncation, not round-to-nearest-even
+    "broken_lp_twin": {"dtypes"},            # grad kernel for float16 only, not bfloat16
 }
 FUZZ_ONLY = {op for op, checks in EXPECTED.items() if checks == {"fuzz"}}
 

@@ -65,6 +65,20 @@ class _Clip(OpTest):
         pass
 
 
+class _HardShrink(OpTest):
+    """An op with float32 / float64 kernels only (no float16 / bfloat16 ones)."""
+
+    def setUp(self):
+        self.op_type = "hard_shrink"
+        x = np.random.uniform(-1, 1, (3, 4)).astype(getattr(self, "data_dtype", "float64"))
+        self.inputs = {"X": x}
+        self.attrs = {"threshold": 0.5}
+        self.outputs = {"Out": np.where(np.abs(x) > 0.5, x, 0)}
+
+    def runTest(self):
+        pass
+
+
 def test_paddle_spelled_checks_pass_and_run_opkit_checks():
     from opkit.framework.place import CPUPlace
 
@@ -119,7 +133,8 @@ def test_check_output_customized_gets_forward_outputs():
     ("float64", ("dtype", np.uint16), "bfloat16"),
 ])
 def test_fp16_bf16_classes_skip_with_reason(dtype, attr, reason):
-    class Case(_Clip):
+
+    class Case(_HardShrink):
         data_dtype = dtype
 
         def runTest(self):
@@ -140,7 +155,7 @@ def test_opkit_test_skips_every_check_of_a_float16_case():
     from harness.registry import check_names
     from harness.run import case_from_test
 
-    class Half(_Clip):
+    class Half(_HardShrink):
         data_dtype = "float16"
 
     t = Half()
@@ -153,6 +168,42 @@ def test_opkit_test_skips_every_check_of_a_float16_case():
     assert not (case_from_test(t).options or {}).get("skip")
     t.opkit_skip = {"empty": "mine"}
     assert case_from_test(t).options["skip"] == {"empty": "mine"}
+
+
+def _bfloat16_bits(x):
+    from opkit.framework.dtypes import bfloat16
+
+    return np.asarray(x, np.float32).astype(bfloat16).view(np.uint16)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_fp16_bf16_classes_run_in_their_dtype_where_the_op_has_the_kernel(dtype):
+    """clip has float16 and bfloat16 kernels: Paddle's float16 class (float16 data) and
+    bfloat16 class (uint16 bits, `dtype = np.uint16`) run in that dtype, output and grad."""
+    class Case(_Clip):
+        def setUp(self):
+            super().setUp()
+            if dtype == "bfloat16":
+                self.dtype = np.uint16
+                self.inputs = {"X": _bfloat16_bits(self.inputs["X"])}
+                self.outputs = {"Out": _bfloat16_bits(self.outputs["Out"])}
+            else:
+                self.inputs = {"X": self.inputs["X"].astype(np.float16)}
+                self.outputs = {"Out": self.outputs["Out"].astype(np.float16)}
+
+    t = Case()
+    t.setUp()
+    results = t.check_output()
+    assert {(r.place, r.dtype) for r in results if r.status == "pass"} == {("CPU", dtype)}
+    grads = t.check_grad(["X"], "Out")
+    assert {(r.place, r.dtype) for r in grads if r.status == "pass"} == {("CPU", dtype)}
+    wrong = np.clip(np.asarray(t.inputs["X"]), 0, 0) if dtype == "float16" else None
+    if dtype == "bfloat16":
+        t.outputs = {"Out": _bfloat16_bits(np.full(t.outputs["Out"].shape, 0.25))}
+    else:
+        t.outputs = {"Out": wrong + np.float16(0.25)}
+    with pytest.raises(AssertionError, match="Out"):
+        t.check_output()
 
 
 def test_only_check_prim_is_skipped_with_reason():
@@ -198,10 +249,11 @@ def test_facade_is_not_importable_outside_the_mode():
 def test_paddle_style_file_in_pytest_mode():
     proc = _pytest("--opkit-paddle", FIXTURE)
     out = proc.stdout
-    assert "2 failed, 3 passed, 8 skipped" in out, out[-3000:]
+    assert "3 failed, 5 passed, 8 skipped" in out, out[-3000:]
+    assert "TestClipUserGradOutputsWrong" in out and "gradient of X: max relative error" in out
     assert "MKLDNN/oneDNN kernels (use_mkldnn=True) are Paddle-only" in out
     assert "TestClipWrongExpectation::test_check_output " in out
-    assert "float16: opkit has no float16 kernels" in out
+    assert "float16: the op has no float16 kernel in opkit" in out
     assert "ran no check" in out
     assert "paddle.fluid.layers.data is Paddle's own Python API" in out
 
@@ -221,12 +273,15 @@ def test_opkit_test_paddle_flag(tmp_path):
     assert proc.returncode == 1            # TestClipWrongExpectation fails
     checks = doc["ops"][0]["checks"]
     failed = {c["case"] for c in checks if c["status"] == "fail"}
-    assert failed == {"TestClipWrongExpectation"}
+    # ... and so does the test whose own expected gradient (user_defined_grads) is wrong
+    assert failed == {"TestClipWrongExpectation", "TestClipUserGradOutputsWrong"}
     assert any(c["status"] == "pass" and c["case"] == "TestClipPaddleSpelling"
                for c in checks)
-    for case, word in (("TestClipFP16", "float16"), ("TestClipMKLDNN", "MKLDNN")):
-        got = [c for c in checks if c["case"] == case]
-        assert got and all(c["status"] == "skip" and word in c["message"] for c in got)
+    got = [c for c in checks if c["case"] == "TestClipMKLDNN"]
+    assert got and all(c["status"] == "skip" and "MKLDNN" in c["message"] for c in got)
+    # clip has a float16 kernel: Paddle's float16 class runs in float16
+    assert any(c["status"] == "pass" and c["dtype"] == "float16" for c in checks
+               if c["case"] == "TestClipFP16")
 
 
 PADDLE_FILES = ["test_clip_op.py", "test_mul_op.py", "test_sequence_expand.py"]

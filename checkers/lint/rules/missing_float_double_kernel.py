@@ -6,6 +6,8 @@ from checkers.lint.rules.base import Example, Report, Rule
 
 _HEAD = "from opkit import register_kernel\n\nFLOAT_TYPES = ('float32', 'float64')\n\n"
 REQUIRED = ("float32", "float64")
+PAIR = ("float16", "bfloat16")     # `low-precision-pairs = true`: one of them asks for the other
+_PAIRS = (("low-precision-pairs", True),)
 
 
 class MissingFloatDoubleKernel(Rule):
@@ -23,7 +25,10 @@ class MissingFloatDoubleKernel(Rule):
         "op with such a registration is skipped, and a module registering kernels for an "
         "unresolvable op type is skipped entirely. So is an op whose type the module hands "
         "to a function imported from another module (`build_activation(\"pow\")`): that "
-        "function may register the float kernels, out of this file's sight."
+        "function may register the float kernels, out of this file's sight. With "
+        "`low-precision-pairs = true` in `[tool.opkit.lint]` (off by default) a place with a "
+        "`float16` kernel and no `bfloat16` one, or the reverse, is reported too: a project "
+        "that trains in both needs the pair on every op and grad op."
     )
     VALID = [
         _HEAD + "@register_kernel('relu', place=('CPU', 'GPU'), dtypes=FLOAT_TYPES)\n"
@@ -43,7 +48,20 @@ class MissingFloatDoubleKernel(Rule):
         "build('pow')\n\n@register_kernel('pow', dtypes=('int32', 'int64'))\n"
         "def pow_int(ctx):\n    pass\n",
     ]
+    VALID += [
+        # the pair, asked for: both low-precision dtypes
+        Example(_HEAD + "@register_kernel('relu', dtypes=FLOAT_TYPES + ('float16', 'bfloat16'))"
+                "\ndef relu_kernel(ctx):\n    pass\n", config=_PAIRS),
+        # not asked for: a float16 kernel alone is fine
+        _HEAD + "@register_kernel('relu', dtypes=FLOAT_TYPES + ('float16',))\n"
+                "def relu_kernel(ctx):\n    pass\n",
+    ]
     INVALID = [
+        Example(_HEAD + "@register_kernel('relu', dtypes=FLOAT_TYPES + ('float16',))\n"
+                "def relu_kernel(ctx):\n    pass\n", line=5, config=_PAIRS),
+        Example(_HEAD + "@register_kernel('relu_grad', place='GPU', "
+                "dtypes=('float32', 'float64', 'bfloat16'))\ndef relu_grad(ctx):\n    pass\n",
+                line=5, config=_PAIRS),
         Example(_HEAD + "@register_kernel('relu', dtypes='float32')\ndef relu_kernel(ctx):\n    pass\n", line=5),
         Example(_HEAD + "@register_kernel('relu_grad', place='GPU', dtypes=('float64', 'float16'))\n"
                 "def relu_grad_kernel(ctx):\n    pass\n", line=5),
@@ -63,6 +81,7 @@ class MissingFloatDoubleKernel(Rule):
         for reg in index.kernel_regs:
             by_op.setdefault(reg.op, []).append(reg)
         handed = _ops_handed_to_imported_helpers(ctx, set(by_op))
+        pairs = getattr(ctx.config, "low_precision_pairs", False)
         for op, regs in by_op.items():
             if op in handed or any(r.places is UNRESOLVED or r.dtypes is UNRESOLVED
                                    for r in regs):
@@ -80,6 +99,12 @@ class MissingFloatDoubleKernel(Rule):
                                  f"op '{op}' registers {place} kernels for "
                                  f"{', '.join(sorted(dtypes)) or 'no dtype'} but not for "
                                  f"{' and '.join(missing)}")
+                elif pairs and len([d for d in PAIR if d in dtypes]) == 1:
+                    have, lack = (PAIR if PAIR[0] in dtypes else PAIR[::-1])
+                    yield Report(first[place],
+                                 f"op '{op}' registers a {place} {have} kernel without its "
+                                 f"{lack} twin (low-precision-pairs = true in "
+                                 f"[tool.opkit.lint])")
 
 
 def _ops_handed_to_imported_helpers(ctx, ops: set) -> set:

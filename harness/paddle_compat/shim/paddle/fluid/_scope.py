@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.paddle_compat.low_precision import as_bfloat16, as_uint16
 from opkit.framework import scope as _scope
 from opkit.framework import tensor as _tensor
 
@@ -23,7 +24,8 @@ class LoDTensor:
         self._dims = None
 
     def set(self, array, place=None):
-        self._t.set(np.array(array), place)
+        # Paddle's convention: a uint16 array is bfloat16 data (its bits)
+        self._t.set(as_bfloat16(np.array(array)), place)
 
     def shape(self) -> list:
         if not self._t.is_initialized():
@@ -58,7 +60,7 @@ class LoDTensor:
         return self._t.has_valid_recursive_sequence_lengths()
 
     def _element(self, i):
-        return self._t.numpy().reshape(-1)[i].item()
+        return self.numpy().reshape(-1)[i].item()
 
     def _set_element(self, i, value):
         arr = self._t.numpy().copy()
@@ -69,10 +71,10 @@ class LoDTensor:
     _set_float_element = _set_double_element = _set_element
 
     def numpy(self):
-        return self._t.numpy()
+        return as_uint16(self._t.numpy())     # bfloat16 reads back as uint16, as in Paddle
 
     def __array__(self, dtype=None, copy=None):
-        arr = self._t.numpy()
+        arr = self.numpy()
         return arr.astype(dtype) if dtype is not None else arr
 
     def __repr__(self):

@@ -1,0 +1,426 @@
+"""float16 / bfloat16 kernels against the float64 kernel: what the `dtypes` check (accuracy,
+finite range, gradients, twins) and the `precision` check (rounding) judge them by.
+
+Every comparison runs on a *common grid*: the case's float inputs rounded to bfloat16, values
+under float16's smallest normal (2^-14) set to 0 and clipped to +-65280 (bfloat16's largest
+below float16's 65504). A value of the grid is exact in float16, bfloat16, float32 and
+float64, so the float64 kernel, the float32 kernel and each low-precision kernel see the SAME
+inputs: whatever differs is the kernel's arithmetic, not the rounding of its inputs.
+
+- accuracy (`dtypes`): |low - ref| <= eps * (2 |ref| + 2 n cond) + tiny, ref = the float64
+  kernel, n = the op's reduction length (input elements per output element, at least 1), cond
+  = how far ref moves when the inputs move by one relative eps (random signs, the larger of
+  PROBES probes, / eps): the worst case of computing in the storage dtype itself (Higham's
+  bound of a sum of n terms). A NaN or an infinity where ref is finite and within the dtype's
+  range is reported as such.
+- range (`dtypes`, float16 only): the inputs scaled to max |x| = 2 sqrt(65504) (about 512),
+  where squares (and longer products) pass float16's 65504: an output that is inf / NaN where
+  the float64 kernel's is finite and within float16's range is an intermediate that
+  overflowed. bfloat16 has float32's exponent range, so a kernel computing in float32 cannot
+  overflow earlier than one computing in bfloat16: no range probe for it.
+- gradients (`dtypes`): the low-precision grad kernels against the float64 NUMERIC gradient at
+  the grid point, for a cotangent on the grid, with `grad_tolerance` (Paddle's relative
+  metric, floored per dtype).
+- rounding (`precision`): a kernel that computes in float32 and rounds once is within half a
+  unit in the last place (of the output's dtype) of the float64 result, plus the float32
+  error (|float32 kernel - ref|): |low - ref| <= ulp/2 + 2 |f32 - ref| + 4 eps32 |ref|.
+  Accumulating in the storage dtype breaks it by many ulps, growing with the reduction
+  length; a bfloat16 cast that truncates (drops the low 16 bits of float32 instead of
+  rounding to nearest even) breaks it on about half the elements, always toward zero.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from opkit.framework.dtypes import LOW_PRECISION, bfloat16, finfo, is_float
+
+__all__ = ["LOW_PRECISION", "PROBES", "RANGE_SCALE", "low_precision_kernels", "grid",
+           "twin_problems", "accuracy_problems", "range_problems", "grad_problems",
+           "rounding_problem", "GridRun"]
+
+PROBES = 2
+EPS32 = float(np.finfo(np.float32).eps)
+F16_MIN_NORMAL = 2.0 ** -14
+GRID_MAX = 65280.0
+RANGE_SCALE = {"float16": 2.0 * float(np.sqrt(65504.0))}
+
+
+def low_precision_kernels(op_type: str) -> dict[str, list[str]]:
+    """{place: [float16 / bfloat16]} of the op's kernels."""
+    from opkit.registry import op_info
+
+    out = {}
+    for place, dtypes in op_info(op_type).kernel_places().items():
+        low = [d for d in LOW_PRECISION if d in dtypes]
+        if low:
+            out[place] = low
+    return out
+
+
+def grid(a: np.ndarray) -> np.ndarray:
+    """float64 values exact in float16, bfloat16, float32 and float64."""
+    b = np.clip(np.asarray(a, np.float64), -GRID_MAX, GRID_MAX).astype(bfloat16)
+    b = b.astype(np.float64)
+    return np.where(np.abs(b) < F16_MIN_NORMAL, 0.0, b)
+
+
+def twin_problems(op_type: str, grad_types: list[str]) -> list[str]:
+    """A forward op with a float16 / bfloat16 kernel on a place whose grad ops lack it there
+    (a grad kernel registered for one of the two only, or for neither)."""
+    from opkit.registry import has_op, op_info
+
+    problems = []
+    forward = low_precision_kernels(op_type)
+    for g in grad_types:
+        if not has_op(g):
+            continue
+        have = op_info(g).kernel_places()
+        for place, dtypes in forward.items():
+            if not have.get(place):
+                continue        # no grad kernel on that place at all: `dtypes` says so
+            for d in dtypes:
+                if d not in have[place]:
+                    others = [x for x in LOW_PRECISION if x in have[place]]
+                    problems.append(
+                        f"op '{g}' has no {d} kernel on {place} while '{op_type}' has one"
+                        + (f" (it has {', '.join(others)} only)" if others else "")
+                        + f": {d} training stops at the gradient")
+    return problems
+
+
+class GridRun:
+    """The case on the common grid: inputs, the float64 reference (outputs and, with `wrt`,
+    gradients for a cotangent on the grid) and runs of other kernels on the same inputs."""
+
+    def __init__(self, case, place: str, seed: int, wrt=(), scale: float | None = None):
+        from harness.op import make_cotangents
+        from harness.case import normalize_slots
+
+        self.case, self.place, self.seed = case, place, seed
+        self.slots = normalize_slots(case.inputs)
+        self.scale = scale
+        self.base = self.specs("float64")
+        self.ref = self.run(self.base)
+        self.wrt = list(wrt)
+        self.cot = None
+        if self.wrt:
+            names = [n for n, v in self.ref.items() if v is not None and is_float(v.dtype)]
+            names = [n for n in (case.grad_outputs or names) if n in self.ref]
+            cot = make_cotangents(self.ref, names, seed=seed)
+            self.cot = {n: grid(c) for n, c in cot.items()}
+            self.ref_grads = self.run(self.base, self.cot)
+
+    def specs(self, dtype, perturb=None) -> dict:
+        from harness.case import VarSpec
+
+        out = {}
+        for slot, items in self.slots.items():
+            out[slot] = []
+            for s in items:
+                data = s.data
+                if isinstance(data, np.ndarray) and is_float(data.dtype):
+                    x = np.asarray(data, np.float64)
+                    if self.scale is not None:
+                        top = float(np.max(np.abs(x))) if x.size else 0.0
+                        x = x * (self.scale / top) if top > 0 and np.isfinite(top) else x
+                    x = grid(x)
+                    if perturb is not None:
+                        x = perturb(x)
+                    data = x.astype(dtype)
+                elif isinstance(data, np.ndarray):
+                    data = data.copy()
+                out[slot].append(VarSpec(s.name, data, s.lengths))
+        return out
+
+    def run(self, specs, cot=None) -> dict:
+        """{name: array} of outputs and (with `cot`) 'X@GRAD' gradients of `wrt`."""
+        from harness.op import Combo, prepare, run_forward_backward
+
+        p = prepare(self.case, Combo(self.place, ""), inputs=specs)
+        if cot is None:
+            return run_forward_backward(p, self.case, backward=False)
+        return run_forward_backward(p, self.case, wrt=self.wrt, cot=cot)
+
+    def low(self, dtype, backward=False) -> dict:
+        cot = None
+        if backward and self.cot:
+            cot = {n: c.astype(dtype) for n, c in self.cot.items()}
+        return self.run(self.specs(dtype), cot)
+
+    def conditioning(self, eps: float) -> dict:
+        """{output: per-element move of ref under relative input moves of eps, / eps}."""
+        rng = np.random.default_rng(self.seed)
+        cond = {}
+        for _ in range(PROBES):
+            moved = self.run(self.specs(
+                "float64", perturb=lambda x: x * (1 + eps * rng.choice([-1.0, 1.0], x.shape))))
+            for n, v in moved.items():
+                r = self.ref.get(n)
+                if v is None or r is None or not is_float(r.dtype) or v.shape != r.shape:
+                    continue
+                with np.errstate(invalid="ignore", over="ignore"):
+                    d = np.abs(v.astype(np.float64) - r.astype(np.float64)) / eps
+                d = np.where(np.isfinite(d), d, 0.0)
+                cond[n] = np.maximum(cond.get(n, 0.0), d)
+        return cond
+
+    def reduction_length(self, out: np.ndarray) -> int:
+        sizes = [s.data.size for items in self.slots.values() for s in items
+                 if isinstance(s.data, np.ndarray) and is_float(s.data.dtype)]
+        return max(1, int(max(sizes, default=1) // max(out.size, 1)))
+
+
+def _index(name, shape, k) -> str:
+    idx = np.unravel_index(k, shape) if len(shape) else ()
+    return f"{name}[{', '.join(str(int(i)) for i in idx)}]" if idx else name
+
+
+def _as64(a):
+    return None if a is None else np.asarray(a).astype(np.float64)
+
+
+def _exact_mismatch(name, dtype, got, want) -> str | None:
+    """Integer / bool outputs (indices, masks, comparisons) must be identical."""
+    if got.shape != want.shape:
+        return f"{dtype}: output '{name}' has shape {got.shape}, float64 {want.shape}"
+    bad = got.astype(np.float64) != want.astype(np.float64)
+    if bad.any():
+        k = int(np.flatnonzero(bad.reshape(-1))[0])
+        return (f"{dtype}: {int(bad.sum())} of {bad.size} elements of '{name}' differ from the "
+                f"float64 kernel on the same inputs; first {_index(name, want.shape, k)}: "
+                f"{got.reshape(-1)[k].item()!r}, float64 {want.reshape(-1)[k].item()!r}")
+    return None
+
+
+def accuracy_problems(run: GridRun, dtype: str, low: dict, cond: dict, eps_of) -> list[str]:
+    """The low-precision outputs against the float64 kernel's (see the module docstring)."""
+    problems = []
+    for name, want in run.ref.items():
+        got = low.get(name)
+        if want is None or got is None:
+            continue
+        if not is_float(want.dtype):
+            msg = _exact_mismatch(name, dtype, np.asarray(got), want)
+            if msg:
+                problems.append(msg)
+            continue
+        if got.shape != want.shape:
+            problems.append(f"{dtype}: output '{name}' has shape {got.shape}, float64 "
+                            f"{want.shape}")
+            continue
+        out_dtype = got.dtype if is_float(got.dtype) else np.dtype(dtype)
+        eps, top = eps_of(out_dtype), float(finfo(out_dtype).max)
+        tiny = float(finfo(out_dtype).smallest_normal)
+        g, w = _as64(got), _as64(want)
+        n = run.reduction_length(want)
+        c = cond.get(name, np.abs(w))
+        with np.errstate(invalid="ignore", over="ignore"):
+            in_range = np.isfinite(w) & (np.abs(w) <= top)
+            overflow = in_range & ~np.isfinite(g)
+            bound = eps * (2 * np.abs(w) + 2 * n * c) + tiny
+            bad = in_range & np.isfinite(g) & (np.abs(g - w) > bound)
+        if overflow.any():
+            k = int(np.flatnonzero(overflow.reshape(-1))[0])
+            problems.append(f"{dtype}: output '{name}' is {g.reshape(-1)[k]} at "
+                            f"{_index(name, w.shape, k)} where the float64 kernel gives "
+                            f"{w.reshape(-1)[k]:.6g}, within {out_dtype.name}'s range "
+                            f"({int(overflow.sum())} of {w.size} elements)")
+        elif bad.any():
+            with np.errstate(invalid="ignore", divide="ignore"):
+                excess = np.where(bad, np.abs(g - w) / bound, -1.0)
+            k = int(np.argmax(excess))
+            problems.append(
+                f"{dtype}: {int(bad.sum())} of {w.size} elements of '{name}' are further from "
+                f"the float64 kernel than the storage dtype's worst case (eps {eps:.3g} x "
+                f"(2|ref| + 2 x reduction length {n} x conditioning)); worst "
+                f"{_index(name, w.shape, k)}: {g.reshape(-1)[k]:.6g}, float64 "
+                f"{w.reshape(-1)[k]:.6g}")
+    return problems
+
+
+def range_problems(run: GridRun, dtype: str, low: dict) -> list[str]:
+    """On the range-probe run (inputs scaled to RANGE_SCALE): inf / NaN where the float64
+    kernel's output is finite and within the dtype's range."""
+    problems = []
+    top = float(finfo(dtype).max)
+    for name, want in run.ref.items():
+        got = low.get(name)
+        if want is None or got is None or not is_float(want.dtype) or got.shape != want.shape:
+            continue
+        g, w = _as64(got), _as64(want)
+        with np.errstate(invalid="ignore", over="ignore"):
+            overflow = np.isfinite(w) & (np.abs(w) <= top / 2) & ~np.isfinite(g)
+        if overflow.any():
+            k = int(np.flatnonzero(overflow.reshape(-1))[0])
+            problems.append(
+                f"{dtype}: overflow in an intermediate: with inputs up to "
+                f"{run.scale:.4g} in magnitude, output '{name}' is {g.reshape(-1)[k]} at "
+                f"{_index(name, w.shape, k)} where the float64 kernel gives "
+                f"{w.reshape(-1)[k]:.6g} (within {dtype}'s range, max {top:g}): compute the "
+                f"intermediates in float32 ({int(overflow.sum())} of {w.size} elements)")
+    return problems
+
+
+def grad_problems(run: GridRun, dtype: str, low: dict, tol: float, numeric: dict) -> list[str]:
+    """Low-precision analytic gradients against the float64 numeric ones (Paddle's metric
+    |analytic - numeric| / max(|numeric|, floor), the floor per dtype: `grad_floor`)."""
+    from harness.tolerances import grad_floor
+
+    problems = []
+    floor = grad_floor(dtype)
+    for name, num in numeric.items():
+        got = low.get(name + "@GRAD")
+        if got is None:
+            problems.append(f"{dtype}: no gradient of {name} (the {dtype} grad ops did not "
+                            f"produce {name}@GRAD)")
+            continue
+        a = _as64(got)
+        if a.shape != num.shape:
+            problems.append(f"{dtype}: gradient of {name} has shape {a.shape}, expected "
+                            f"{num.shape}")
+            continue
+        with np.errstate(invalid="ignore"):
+            err = np.abs(a - num) / np.maximum(np.abs(num), floor)
+        err = np.where(np.isnan(err), np.inf, err)
+        bad = err > tol
+        if bad.any():
+            k = int(np.argmax(err))
+            problems.append(
+                f"{dtype}: gradient of {name}: {int(bad.sum())} of {a.size} elements exceed "
+                f"max relative error {tol:g} against the float64 numeric gradient; worst "
+                f"{_index(name, num.shape, k)}: analytic {a.reshape(-1)[k]:.6g}, numeric "
+                f"{num.reshape(-1)[k]:.6g}, error {err.reshape(-1)[k]:.4g}")
+    return problems
+
+
+def _spacing(x: np.ndarray, dtype) -> np.ndarray:
+    """The distance between neighbouring values of `dtype` at |x| (its subnormal spacing
+    below its smallest normal)."""
+    info = finfo(dtype)
+    eps, tiny = float(info.eps), float(info.smallest_normal)
+    ax = np.maximum(np.abs(x), tiny)
+    with np.errstate(divide="ignore"):
+        return np.exp2(np.floor(np.log2(ax))) * eps
+
+
+def rounding_problem(ref: dict, f32: dict | None, low: dict, dtype: str) -> tuple:
+    """(problem or None, worst excess in ulps): the low-precision outputs against
+    `ulp/2 + 2 |f32 - ref| + 4 eps32 |ref|` (see the module docstring)."""
+    worst = 0.0
+    for name, want in ref.items():
+        got = low.get(name)
+        if want is None or got is None or not is_float(want.dtype) or \
+                not is_float(np.asarray(got).dtype) or np.asarray(got).shape != want.shape:
+            continue
+        out_dtype = np.asarray(got).dtype
+        g, w = _as64(got), _as64(want)
+        f = _as64(f32.get(name)) if f32 else None
+        if f is None or f.shape != w.shape:
+            f = w
+        top = float(finfo(out_dtype).max)
+        with np.errstate(invalid="ignore", over="ignore"):
+            judged = np.isfinite(w) & np.isfinite(g) & (np.abs(w) <= top)
+            if not judged.any():
+                continue
+            ulp = _spacing(np.maximum(np.abs(w), np.abs(g)), out_dtype)
+            f32_err = np.where(np.isfinite(f), np.abs(f - w), 0.0)
+            allowed = ulp / 2 + 2 * f32_err + 4 * EPS32 * np.abs(w) + \
+                float(finfo(out_dtype).smallest_subnormal)
+            err = np.abs(g - w)
+            bad = judged & (err > allowed)
+            in_ulps = np.where(judged, err / ulp, 0.0)
+        worst = max(worst, float(in_ulps.max()))
+        if not bad.any():
+            continue
+        k = int(np.argmax(np.where(bad, in_ulps, -1.0)))
+        where = (f"worst {_index(name, w.shape, k)}: {g.reshape(-1)[k]:.8g}, float64 "
+                 f"{w.reshape(-1)[k]:.8g} ({in_ulps.reshape(-1)[k]:.3g} ulp of {out_dtype.name})")
+        inexact = judged & (err > 0)
+        toward_zero = inexact & (np.abs(g) < np.abs(w))
+        share = int(bad.sum())
+        if inexact.sum() >= 8 and toward_zero.sum() == inexact.sum():
+            return (f"{dtype}: output '{name}' is rounded toward zero (truncated) instead of to "
+                    f"nearest even: {share} of {w.size} elements are more than half an ulp "
+                    f"from the float64 result and every inexact one is smaller in magnitude; "
+                    f"{where}"), worst
+        return (f"{dtype}: output '{name}' is not one rounding of a float32 computation: {share} "
+                f"of {w.size} elements are more than half an ulp (+ float32's error) from the "
+                f"float64 result, as when the kernel accumulates or computes in {dtype} "
+                f"itself (its error grows with the reduction length like {dtype}'s epsilon); "
+                f"{where}"), worst
+    return None, worst
+
+
+def _eps(dtype) -> float:
+    return float(finfo(dtype).eps)
+
+
+def judge(case, places: list[str], seed: int, grad_types: list[str]) -> dict[str, list[str]]:
+    """{place: problems} of the op's float16 / bfloat16 kernels on the case, on each of
+    `places` where it has them (the `dtypes` check): accuracy, range (float16), gradients
+    against the float64 numeric gradient, and grad kernels for both dtypes."""
+    from harness.op import Combo, has_grad, op_refused, prepare
+    from harness.gradient import NumericEngine
+    from harness.tolerances import grad_tolerance
+
+    kernels = low_precision_kernels(case.op_type)
+    out: dict[str, list[str]] = {}
+    twins = twin_problems(case.op_type, grad_types)
+    for place in places:
+        dtypes = kernels.get(place)
+        if not dtypes:
+            continue
+        problems = out.setdefault(place, [])
+        problems += [p for p in twins if f" on {place} " in p]
+        wrt = [n for n in (case.grad_inputs or ()) if has_grad(case.op_type)]
+        try:
+            run = GridRun(case, place, seed, wrt=wrt)
+            cond = run.conditioning(_eps("bfloat16"))
+        except Exception as exc:  # noqa: BLE001 - the float64 kernel refuses: other checks say
+            if not op_refused(exc):
+                problems.append(f"the float64 kernel raised on the case's inputs rounded to "
+                                f"bfloat16: {str(exc).splitlines()[0]}")
+            continue
+        numeric = {}
+        if run.cot:
+            try:
+                p = prepare(case, Combo(place, ""), inputs=run.base)
+                outs = p.forward()
+                engine = NumericEngine(p, run.cot, seed=seed, base_outputs=outs)
+                numeric = {n: engine.exact(n) for n in wrt if n in engine.base}
+            except Exception:  # noqa: BLE001 - no numeric gradient: the grad check says why
+                numeric = {}
+        for dtype in dtypes:
+            try:
+                low = run.low(dtype, backward=bool(run.cot))
+            except Exception as exc:  # noqa: BLE001
+                problems.append(f"{dtype}: the {dtype} kernels raised where the float64 ones "
+                                f"did not: {type(exc).__name__}: {str(exc).splitlines()[0]}")
+                continue
+            problems += accuracy_problems(run, dtype, low, cond, _eps)
+            problems += grad_problems(run, dtype, low, grad_tolerance(dtype, 0.005), numeric)
+            scale = RANGE_SCALE.get(dtype)
+            if scale is not None:
+                try:
+                    probe = GridRun(case, place, seed, scale=scale)
+                except Exception:  # noqa: BLE001 - the float64 kernel refuses large inputs
+                    continue
+                try:
+                    problems += range_problems(probe, dtype, probe.low(dtype))
+                except Exception as exc:  # noqa: BLE001
+                    if not op_refused(exc):
+                        problems.append(f"{dtype}: with inputs up to {scale:.4g} in magnitude "
+                                        f"the {dtype} kernel raised: "
+                                        f"{str(exc).splitlines()[0]}")
+    return out
+
+
+def rounding(case, place: str, dtypes: list[str], seed: int) -> dict[str, tuple]:
+    """{dtype: (problem or None, worst ulps)} of the `precision` check on one place."""
+    run = GridRun(case, place, seed)
+    from opkit.registry import op_info
+
+    f32 = None
+    if "float32" in op_info(case.op_type).kernel_places().get(place, []):
+        f32 = run.run(run.specs("float32"))
+    return {d: rounding_problem(run.ref, f32, run.low(d), d) for d in dtypes}
