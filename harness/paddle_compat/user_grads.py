@@ -17,7 +17,7 @@ BF16_ATOL = 1e-2      # Paddle's atol floor for bfloat16 gradients
 def check_user_grads(test, place, inputs_to_check, output_names, no_grad_set,
                      max_relative_error, grads, grad_outputs) -> None:
     """Raises AssertionError naming the input and the worst element when a gradient is off."""
-    from harness.op import PreparedOp
+    from harness.op import make
     from harness.case import normalize_slots
     from opkit.framework.place import CPUPlace, CUDAPlace
 
@@ -28,9 +28,9 @@ def check_user_grads(test, place, inputs_to_check, output_names, no_grad_set,
     kind = test._paddle_place_kind(place)
     expected = normalize_slots(getattr(test, "outputs", {}) or {})
     slots = {s: [v.name for v in specs] for s, specs in expected.items()}
-    prepared = PreparedOp(test.op_type, normalize_slots(getattr(test, "inputs", {}) or {}),
-                          dict(getattr(test, "attrs", {}) or {}), slots,
-                          CPUPlace() if kind == "CPU" else CUDAPlace(0))
+    prepared = make(test.op_type, normalize_slots(getattr(test, "inputs", {}) or {}),
+                    dict(getattr(test, "attrs", {}) or {}), slots,
+                    CPUPlace() if kind == "CPU" else CUDAPlace(0))
     outs = prepared.forward()
     cot = {}
     for name, given in zip(output_names, grad_outputs):
