@@ -93,6 +93,14 @@ def pytest_configure(config):
                                           "--opkit-shard")
     except ShardError as exc:
         raise pytest.UsageError(str(exc)) from None
+    if config.getoption("--opkit-record-durations", default=False) \
+            and not hasattr(config, "workerinput"):
+        from harness.sharding import durations_problem
+
+        problem = durations_problem(_durations(config))
+        if problem:
+            raise pytest.UsageError(f"opkit: --opkit-record-durations: cannot write the "
+                                    f"durations file: {problem}")
     config._opkit_units = {}
     config._opkit_times = {}
 
