@@ -276,6 +276,9 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
                 raise SuiteError(str(exc).split("NotFound: ")[-1]) from None
 
     with_builtins = all_ops and (builtins or project.builtin_tests or not own_ops)
+    absent = [str(t) for t in tests or () if not Path(t).exists()]
+    if absent:
+        raise SuiteError(f"--tests {', '.join(absent)}: no such file or folder")
     paths = test_paths(list(tests or ()) or None)
     if not tests and (with_builtins or any(op in builtin_ops for op in op_names)):
         paths = _with_builtin_paths(paths, builtin_test_paths())
