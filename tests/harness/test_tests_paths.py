@@ -28,3 +28,32 @@ def test_missing_tests_path_with_all(tmp_path):
              "--format", "json"])
     assert p.returncode == 2, p.stderr
     assert "no such file or folder" in json.loads(p.stdout)["error"]
+
+
+SYNTAX_ERROR = '''
+from harness import OpTest
+
+
+class TestMine(OpTest):
+    def setUp(self):
+        self.op_type = "relu"
+        self.inputs = {"X": [[1.0, -1.0]]
+'''
+
+
+def test_syntax_error_in_the_ops_optest_is_its_failure(tmp_path):
+    (tmp_path / "test_mine.py").write_text(SYNTAX_ERROR, encoding="utf-8")
+    p = run(["relu", "--tests", tmp_path, "--checks", "output", "--format", "json"])
+    assert p.returncode == 1, p.stderr
+    op, = json.loads(p.stdout)["ops"]
+    assert op["op"] == "relu" and op["status"] == "fail"
+    assert "SyntaxError" in json.dumps(op)
+
+
+def test_syntax_error_in_another_file_is_named_in_the_usage_error(tmp_path):
+    (tmp_path / "test_mine.py").write_text(SYNTAX_ERROR.replace('"relu"', "OP"),
+                                           encoding="utf-8")
+    p = run(["relu", "--tests", tmp_path, "--checks", "output"])
+    assert p.returncode == 2, p.stderr
+    assert "no OpTest found" in p.stderr and "SyntaxError" in p.stderr
+    assert "test_mine.py" in p.stderr
