@@ -34,12 +34,15 @@ def grid(report) -> tuple[list[str], dict]:
     failed = {r.check for r in report.results if r.status == FAIL}
     # a result that names no place (or dtype) stands for the places that ran: without a
     # GPU, a check that is not place-specific is no pass (or fail) on the GPU
-    ran = {r.place for r in report.results if r.place and r.status != SKIP}
+    # (a place "ran" when a check executed the op there: one with a dtype; a static check
+    # such as dtypes' kernel registry passes on a GPU that cannot run)
+    ran = {r.place for r in report.results if r.place and r.dtype and r.status != SKIP}
     for r in report.results:
         # a failing check's worst error is its failures' (a pass's 0 is not the answer)
         if r.worst_error is not None and (r.check not in failed or r.status == FAIL):
             worst[r.check] = max(worst.get(r.check, 0.0), r.worst_error)
-        cols = [c for c in COLUMNS if _applies(r, *c) and (r.place or not ran or c[0] in ran)]
+        cols = [c for c in COLUMNS if _applies(r, *c)
+                and (not ran or c[0] in ran or (r.place and r.status != PASS))]
         for col in cols:
             key = (r.check, *col)
             if _RANK[r.status] > _RANK[cells.get(key)]:
@@ -81,8 +84,11 @@ def _details(report) -> list[tuple[str, str]]:
                 named[:4] + ([f"+{len(named) - 4} more"] if len(named) > 4 else []) + wheres
             suffix = f" [{', '.join(parts)}]" if parts else ""
             labels.setdefault(suffix, []).append(check)
-        text = ", ".join(f"{', '.join(names)}{suffix}" for suffix, names in labels.items())
-        lines.append((SKIP, f"skip {text}: {reason}"))
+        # one line per label, the label first: "skip [GPU] output, grad: ..." (a label
+        # after the names read as the last name's only)
+        for suffix, names in labels.items():
+            label = f"{suffix.strip()} " if suffix else ""
+            lines.append((SKIP, f"skip {label}{', '.join(names)}: {reason}"))
     return lines
 
 
