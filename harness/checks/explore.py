@@ -934,7 +934,11 @@ def _reproducer(base, new, check, seed) -> str:
                                                 "self.check_output(equal_nan=True)")
     except Exception:  # noqa: BLE001
         return ""
-    note = "# (a case the op must refuse: run it to see the op compute or raise)"
+    if new.outputs:     # reference() computed them: the op must too
+        note = ("# (a case the op must compute: reference() gives these outputs; run it to "
+                "see the op raise or refuse it)")
+    else:
+        note = "# (a case the op must refuse: run it to see the op compute or raise)"
     if check is not None:
         from harness.checks.support import grad_op_types
         from harness.reproduce import NOT_REPRODUCED, confirm
