@@ -55,6 +55,7 @@ def _details(report) -> list[tuple[str, str]]:
     from harness.messages import group_failures
 
     from harness.checks.registry import check_names
+    from harness.rootcause import denest
 
     lines = [(FAIL, line) for line in group_failures(report.results,
                                                      order=check_names() + ["fuzz"])]
@@ -88,7 +89,7 @@ def _details(report) -> list[tuple[str, str]]:
         # after the names read as the last name's only)
         for suffix, names in labels.items():
             label = f"{suffix.strip()} " if suffix else ""
-            lines.append((SKIP, f"skip {label}{', '.join(names)}: {reason}"))
+            lines.append((SKIP, f"skip {label}{', '.join(names)}: {denest(reason)}"))
     return lines
 
 

@@ -27,3 +27,58 @@ def test_explore_labels_a_case_the_reference_computes_as_one_to_compute():
     assert "where reference() computes a result" in p.stdout
     assert "a case the op must refuse" not in p.stdout
     assert "a case the op must compute" in p.stdout
+
+
+def test_one_bug_gives_one_failure_block():
+    p = run()
+    assert p.returncode == 1, p.stderr
+    text = p.stdout
+    blocks = [line for line in text.splitlines() if line.startswith("  FAIL ")]
+    assert len(blocks) == 1, "\n".join(blocks)
+    assert "row_max_op.py:" in blocks[0]
+    failing = {r["check"] for r in json.loads(run("--format", "json").stdout)["ops"][0]["checks"]
+               if r["status"] == "fail"}
+    assert len(failing) >= 8, failing       # the bug breaks many checks ...
+    under = text.split("also failed these checks, one line each:", 1)[1].split("\n  skip", 1)[0]
+    for check in failing - {blocks[0].split()[1]}:
+        assert check in under, (check, under)   # ... each listed under the one block
+    assert text.count("minimal case:") <= 1
+    assert "ValueError: External:" not in text and "] External: ValueError" not in text
+
+
+def _result(check, message, case="TestA"):
+    from harness.report import CheckResult
+
+    return CheckResult(check, "fail", "CPU", "float64", case, message)
+
+
+def test_two_lines_are_two_causes_even_with_one_error_text():
+    from harness.messages import group_failures
+
+    results = [_result("output", "the op raised IndexError: index 3 is out of bounds "
+                                 "(at my_op.py:10: x[3])"),
+               _result("grad", "the grad op raised IndexError: index 3 is out of bounds "
+                               "(at my_op.py:25: d[3])")]
+    blocks = group_failures(results, order=["output", "grad"])
+    assert len(blocks) == 2, blocks
+
+
+def test_one_line_joins_blocks_and_an_error_text_joins_a_lineless_one():
+    from harness.messages import group_failures
+
+    results = [_result("output", "the kernel wrote to Input(X) at my_op.py:10 (x.sort())"),
+               _result("mutation", "kernel wrote to Input(X) variable 'X' (read-only) at "
+                                   "my_op.py:10 (x.sort())"),
+               _result("explore", "the op raised ValueError: External: [operator < f > "
+                                  "error] ValueError: sort array is read-only (at "
+                                  "my_op.py:10: x.sort())"),
+               _result("grad", "the forward op raised ValueError: sort array is read-only"),
+               _result("layout", "Out[0, 1]: actual 2, expected 3")]
+    blocks = group_failures(results, order=["output", "grad", "mutation", "layout",
+                                            "explore"])
+    assert len(blocks) == 2, blocks
+    first, second = blocks
+    assert first.startswith("FAIL output") and "my_op.py:10" in first
+    assert all(c in first for c in ("mutation", "explore", "grad"))
+    assert "ValueError: External" not in first
+    assert second.startswith("FAIL layout")
