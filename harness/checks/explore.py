@@ -602,7 +602,11 @@ class ExploreCheck(Check):
                 continue
             if verdict == "ok":
                 continue
-            results.append(verdict)
+            if verdict.status == "unconfirmed":     # harness.confirm: keep exploring; the
+                if not any(r.status == "unconfirmed" for r in results):   # first is said
+                    results.append(verdict)
+                continue
+            results = [r for r in results if r.status != "unconfirmed"] + [verdict]
             break     # the first failure is the report
         if not results:
             results.append(self.passed(derived, combo, f"{judged} derived cases agree with "
@@ -648,10 +652,13 @@ class ExploreCheck(Check):
                                   "refusing it with an opkit error", kind=WrongValue)
             if op_refused(op_error):
                 return "ok"
-            return self._fail(derived, combo, ex, new, f"{what}: reference() raises "
-                              f"{type(ref_error).__name__}; the op must refuse the input with "
-                              f"an opkit error, it raised {raised(op_error)}",
-                              kind=RawException)
+            result = self._fail(derived, combo, ex, new, f"{what}: reference() raises "
+                                f"{type(ref_error).__name__}; the op must refuse the input "
+                                f"with an opkit error, it raised {raised(op_error)}",
+                                kind=RawException)
+            from harness.explore_confirm import undeclared_invalid
+
+            return undeclared_invalid(case, ex, result)
         if op_error is not None:
             if op_refused(op_error):
                 if ex.kind != "value" and _compile_refuses(new):
@@ -673,6 +680,16 @@ class ExploreCheck(Check):
             if ex.kind in ("attr", "pair", "attr+value") and \
                     not _reference_reads(case, ex, expected):
                 return None   # reference() ignores the attr here: it cannot judge the op
+            from harness.explore_confirm import confirm_nonfinite, confirm_stacked
+
+            judged = confirm_stacked(self, derived, combo, ex, problem, got,
+                                     lambda inputs: _run(replace(new, inputs=inputs), combo,
+                                                         seed)) \
+                or confirm_nonfinite(self, derived, combo, ex, new, what, problem, expected,
+                                       got, lambda inputs: _run(replace(new, inputs=inputs),
+                                                                combo, seed))
+            if judged is not None:
+                return judged
             return self._fail(derived, combo, ex, new, f"{what}: {problem}", kind=WrongValue,
                               confirm_check="output")
         if with_grads and case.grad_inputs and _finite_inputs(ex.inputs):
