@@ -88,7 +88,7 @@ def judge_dropped(case, prepared, dropped, result):
         declaration = (f"declare them state updates of their inputs: inplace={{{pairs}}} in "
                        "register_operator (docs/harness.md, Verdicts)")
     else:
-        declaration = (f"declare them non-differentiable: "
+        declaration = ("declare them non-differentiable: "
                        + ", ".join(f'self.add_output("{slot}", ...).as_intermediate()'
                                    for slot in slots)
                        + " in the OpMaker (docs/harness.md, Verdicts)")

@@ -75,6 +75,10 @@ def _settled(tmp_path, body, tests):
     return ["--ops", tmp_path / "settled_op.py", "--tests", tmp_path / "test_settled.py"]
 
 
+def _messages(p) -> str:
+    return "\n".join(r["message"] for o in json.loads(p.stdout)["ops"] for r in o["checks"])
+
+
 def _status(p, op, check):
     doc = json.loads(p.stdout)
     (rep,) = [o for o in doc["ops"] if o["op"] == op]
@@ -94,7 +98,7 @@ def test_explore_nan_settled_by_a_finite_domain(tmp_path):
     before = run(["exclusive_cumsum", "--ops", OPS, "--tests", TESTS, "--checks", "explore",
                   "--format", "json"])
     assert _status(before, "exclusive_cumsum", "explore") == {"unconfirmed"}
-    assert "set_domain(D.finite())" in before.stdout
+    assert "set_domain(D.finite())" in _messages(before)
     after = run(["excl_cumsum_finite", *args, "--checks", "explore", "--format", "json"])
     assert _status(after, "excl_cumsum_finite", "explore") == {"pass"}, after.stdout[-2000:]
 
@@ -113,7 +117,7 @@ def test_empty_settled_by_a_parameter(tmp_path):
     before = run(["hashed_embedding", "--ops", OPS, "--tests", TESTS, "--checks", "empty",
                   "--format", "json"])
     assert _status(before, "hashed_embedding", "empty") == {"unconfirmed"}
-    assert ".as_parameter()" in before.stdout
+    assert ".as_parameter()" in _messages(before)
     after = run(["hashed_embedding_param", *args, "--checks", "empty", "--format", "json"])
     assert "unconfirmed" not in _status(after, "hashed_embedding_param", "empty")
     assert "fail" not in _status(after, "hashed_embedding_param", "empty")
@@ -137,7 +141,7 @@ def test_grad_outputs_settled_by_inplace_state(tmp_path):
     before = run(["bn_running_stats", "--ops", OPS, "--tests", TESTS, "--checks",
                   "grad_outputs", "--format", "json"])
     assert _status(before, "bn_running_stats", "grad_outputs") == {"unconfirmed"}
-    assert 'inplace={"Mean": "MeanOut", "Variance": "VarianceOut"}' in before.stdout
+    assert 'inplace={"Mean": "MeanOut", "Variance": "VarianceOut"}' in _messages(before)
     after = run(["bn_stats_inplace", *args, "--checks", "grad_outputs", "--format", "json"])
     assert _status(after, "bn_stats_inplace", "grad_outputs") <= {"pass", "skip"}
 
@@ -152,7 +156,7 @@ def test_distribution_settled_by_a_declared_law(tmp_path):
     before = run(["dropout_upscale", "--ops", OPS, "--tests", TESTS, "--checks",
                   "distribution", "--format", "json"])
     assert _status(before, "dropout_upscale", "distribution") == {"unconfirmed"}
-    assert "upscale=True" in before.stdout
+    assert "upscale=True" in _messages(before)
     after = run(["dropout_upscale", *args[:1], OPS, *args[2:], "--checks", "distribution",
                  "--format", "json"])
     doc = json.loads(after.stdout)
