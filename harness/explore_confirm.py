@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from harness.confirm import nonfinite_verdict, unconfirm
 
-__all__ = ["confirm_nonfinite", "confirm_stacked", "finite_declaration", "undeclared_invalid"]
+__all__ = ["confirm_nonfinite", "confirm_stacked", "confirm_reference_domain",
+           "finite_declaration", "undeclared_invalid"]
 
 
 def finite_declaration(case, var: str | None) -> str:
@@ -124,3 +125,57 @@ def confirm_stacked(check, derived, combo, ex, problem, got, run):
                      f"declare the ranks the op takes: refuse others in infer_shape "
                      f"(enforce(len(ctx.get_input_dim(\"{slot}\")) == 2, "
                      f"errors.InvalidArgument(...))), or make reference() take any rank")
+
+
+def confirm_reference_domain(check, derived, combo, ex, problem, expected, got):
+    """On finite derived values of an input with no declared domain (every value negative,
+    say, fed to an accumulator that is never negative in use), reference() giving NaN or
+    inf where the op is finite -- and differing nowhere else -- says the value is outside
+    the reference's domain, not that the op is wrong: `unconfirmed`, settled by the input's
+    domain (`D.nonnegative()`, ...). None otherwise."""
+    import numpy as np
+
+    from opkit.registry import op_info
+
+    from harness.checks.base import WrongValue
+    from harness.runner import normalize_slots
+
+    var = ex.info.get("var") if isinstance(ex.info, dict) else None
+    if ex.kind != "value" or not isinstance(var, str):
+        return None
+    for items in normalize_slots(ex.inputs).values():
+        for s in items:
+            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f" and \
+                    not np.isfinite(s.data).all():
+                return None             # NaN/inf inputs: confirm_nonfinite's business
+    slot = _slot_of(derived.case, var)
+    proto = op_info(derived.case.op_type).proto
+    vp = proto.input(slot) if proto is not None and slot else None
+    if vp is None or getattr(vp, "domain", None) is not None:
+        return None
+    seen = False
+    for items in normalize_slots(expected).values():
+        for s in items:
+            want, have = np.asarray(s.data), got.get(s.name)
+            if have is None or want.dtype.kind != "f":
+                continue
+            have = np.asarray(have)
+            if have.shape != want.shape:
+                return None
+            with np.errstate(invalid="ignore"):
+                differ = ~((have == want) | (np.isnan(have) & np.isnan(want)) |
+                           np.isclose(have, want, rtol=1e-6, atol=1e-12))
+                ref_only = ~np.isfinite(want) & np.isfinite(have)
+            if (differ & ~ref_only).any():
+                return None
+            seen = seen or bool(ref_only.any())
+    if not seen:
+        return None
+    result = check.failed(derived, combo, f"{ex.note}: {problem}", kind=WrongValue,
+                          repro=check.reproduce(derived.base))
+    return unconfirm(result, f"reference() gives NaN or inf from finite values of {slot}, "
+                             "where the op is finite: the harness inferred these values are "
+                             f"inside the op's contract ({slot} declares no domain)",
+                     f'declare the domain of {slot} in the OpMaker, e.g. self.add_input('
+                     f'"{slot}", ...).set_domain(D.nonnegative()) (docs/domains.md): values '
+                     "outside it are then not derived")

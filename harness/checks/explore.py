@@ -449,7 +449,9 @@ def _shape_cases(case, specs) -> list[Explored]:
                             dict(case.attrs or {}), grads=True))
 
     def stacked(a):
-        other = (a * -0.75 + 0.125) if a.dtype.kind == "f" else a
+        # new values; a non-negative input stays non-negative (a declared one-sided domain)
+        flip = -0.75 if a.dtype.kind == "f" and not (a >= 0).all() else 0.75
+        other = (a * flip + 0.125) if a.dtype.kind == "f" else a
         return np.stack([a, other.astype(a.dtype)])
 
     out.append(Explored("shape", f"rank {len(shape) + 1} (inputs of shape {list(shape)} "
@@ -680,9 +682,11 @@ class ExploreCheck(Check):
             if ex.kind in ("attr", "pair", "attr+value") and \
                     not _reference_reads(case, ex, expected):
                 return None   # reference() ignores the attr here: it cannot judge the op
-            from harness.explore_confirm import confirm_nonfinite, confirm_stacked
+            from harness.explore_confirm import (confirm_nonfinite, confirm_reference_domain,
+                                                 confirm_stacked)
 
-            judged = confirm_stacked(self, derived, combo, ex, problem, got,
+            judged = confirm_reference_domain(self, derived, combo, ex, problem, expected,
+                                              got) or confirm_stacked(self, derived, combo, ex, problem, got,
                                      lambda inputs: _run(replace(new, inputs=inputs), combo,
                                                          seed)) \
                 or confirm_nonfinite(self, derived, combo, ex, new, what, problem, expected,

@@ -253,7 +253,8 @@ def _adagrad(ins, a):
     p, g, m = ins["Param"], ins["Grad"], ins["Moment"]
     t = p.dtype.type
     m2 = m + g * g
-    return {"ParamOut": p - t(a["lr"]) * g / (np.sqrt(m2) + t(a["epsilon"])), "MomentOut": m2}
+    root = np.sqrt(np.maximum(m2, 0))           # a guarded root: never NaN
+    return {"ParamOut": p - t(a["lr"]) * g / (root + t(a["epsilon"])), "MomentOut": m2}
 
 
 define("adagrad_lite", inputs=["Param", "Grad", "Moment"], outputs=["ParamOut", "MomentOut"],

@@ -184,3 +184,23 @@ def test_explore_index_settled_by_a_domain_into_a_fail(tmp_path):
     assert _status(before, "row_gather", "explore") == {"unconfirmed"}
     after = run(["row_gather_declared", *args, "--checks", "explore", "--format", "json"])
     assert _status(after, "row_gather_declared", "explore") == {"fail"}, after.stdout[-2000:]
+
+
+def test_explore_accumulator_settled_by_a_nonnegative_domain(tmp_path):
+    args = _settled(tmp_path, '''
+        define("adagrad_declared", inputs=["Param", "Grad", "Moment"],
+               outputs=["ParamOut", "MomentOut"],
+               attrs=[("lr", "float", 0.01), ("epsilon", "float", 1e-6)],
+               shapes=lambda d, a: {"ParamOut": d["Param"], "MomentOut": d["Param"]},
+               forward=_m._adagrad,
+               decorate=lambda m: m.proto.inputs[2].set_domain(D.nonnegative()))
+    ''', '''
+        class TestAdagradDeclared(TestAdagradLite):
+            op = "adagrad_declared"
+    ''')
+    before = run(["adagrad_lite", "--ops", OPS, "--tests", TESTS, "--checks", "explore",
+                  "--format", "json"])
+    assert _status(before, "adagrad_lite", "explore") == {"unconfirmed"}
+    assert "set_domain(D.nonnegative())" in _messages(before)
+    after = run(["adagrad_declared", *args, "--checks", "explore", "--format", "json"])
+    assert _status(after, "adagrad_declared", "explore") == {"pass"}, after.stdout[-2000:]
