@@ -204,3 +204,34 @@ def test_explore_accumulator_settled_by_a_nonnegative_domain(tmp_path):
     assert "set_domain(D.nonnegative())" in _messages(before)
     after = run(["adagrad_declared", *args, "--checks", "explore", "--format", "json"])
     assert _status(after, "adagrad_declared", "explore") == {"pass"}, after.stdout[-2000:]
+
+
+def test_pooling_that_spreads_nan_is_still_caught(tmp_path):
+    # the broken twin of avg_pool_rows: a product with a 0/1 window matrix gives NaN in
+    # every window of the row; the op's own dependency structure confirms it (a failure)
+    args = _settled(tmp_path, '''
+        def _matrix_pool(ins, a):
+            x, k = ins["X"], a["ksize"]
+            w = np.zeros((x.shape[1], x.shape[1] // k), x.dtype)
+            for j in range(x.shape[1] // k):
+                w[j * k:(j + 1) * k, j] = 1.0 / k
+            return {"Out": x @ w}
+
+        define("avg_pool_matrix", inputs=["X"], outputs=["Out"],
+               attrs=[("ksize", "int", 2, lambda p: p.greater_than(0))], ranks={"X": 2},
+               shapes=lambda d, a: {"Out": [d["X"][0], d["X"][1] // a["ksize"]]},
+               forward=_matrix_pool)
+    ''', '''
+        class TestAvgPoolMatrix(TestAvgPoolRows):
+            op = "avg_pool_matrix"
+            grads = ()
+
+            def reference(self, ins, a):
+                x, k = ins["X"], a["ksize"]
+                return {"Out": np.stack([x[:, j * k:(j + 1) * k].mean(1)
+                                         for j in range(x.shape[1] // k)], 1)}
+    ''')
+    p = run(["avg_pool_matrix", *args, "--checks", "explore", "--format", "json"])
+    assert p.returncode == 1, p.stderr[-2000:]
+    assert _status(p, "avg_pool_matrix", "explore") == {"fail"}
+    assert "confirmed by the op's own dependency structure" in _messages(p)
