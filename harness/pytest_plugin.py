@@ -156,7 +156,11 @@ class OpkitCheckItem(pytest.Item):
         mine = [r for r in results if r.check == self.check]
         failed = [r for r in mine if r.status == FAIL]
         if failed:
-            raise OpkitCheckFailed(failed)
+            from harness.checks.registry import check_names
+            from harness.rootcause import same_cause
+
+            first = same_cause(results, check_names() + ["fuzz"]).get(self.check)
+            raise OpkitCheckFailed(failed, same_as=first if first != self.check else None)
         for r in mine:      # unconfirmed (harness.confirm): a pass with a warning
             if r.status == "unconfirmed":
                 import warnings
@@ -185,14 +189,21 @@ class OpkitCheckItem(pytest.Item):
 
 
 class OpkitCheckFailed(Exception):
-    def __init__(self, results):
+    def __init__(self, results, same_as=None):
         super().__init__(results)
         self.results = results
+        self.same_as = same_as      # the check reporting this root cause in full
 
     def text(self) -> str:
         from harness.messages import group_failures
 
-        return "\n".join(group_failures(self.results))
+        blocks = group_failures(self.results)
+        if self.same_as:            # one root cause, told in full once (harness.rootcause)
+            from harness.rootcause import one_line
+
+            return (f"the same root cause as opkit[{self.same_as}] (told in full there): "
+                    f"{one_line(blocks[0]) if blocks else ''}")
+        return "\n".join(blocks)
 
 
 def _class_results(config, cls, op, op_classes):

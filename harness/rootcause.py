@@ -20,7 +20,7 @@ import os
 import re
 from pathlib import Path
 
-__all__ = ["denest", "fold", "locations", "innermost_error"]
+__all__ = ["denest", "fold", "locations", "innermost_error", "same_cause", "one_line"]
 
 _LOCATION = re.compile(r"([^\s():'\"]+\.py):(\d+)")
 _ERROR = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Warning)): (.+?)(?= \(at |\)?$|\n)")
@@ -60,6 +60,49 @@ def innermost_error(message: str) -> str | None:
 def _one_line(text: str) -> str:
     line = denest(text.split("\n", 1)[0]).removeprefix("FAIL ")
     return line if len(line) <= LINE_WIDTH else line[:LINE_WIDTH - 3] + "..."
+
+
+def one_line(text: str) -> str:
+    """A failure block's first line, un-nested and cut to LINE_WIDTH."""
+    return _one_line(text)
+
+
+def same_cause(results, order=()) -> dict[str, str]:
+    """{check: the first check (in `order`) that failed for the same root cause} for the
+    failed results (each check maps to itself when it is the first of its cause)."""
+    rank = {name: i for i, name in enumerate(order)}
+    by_check: dict[str, list] = {}
+    for r in results:
+        if r.status == "fail":
+            by_check.setdefault(r.check, []).append(r)
+    checks = sorted(by_check, key=lambda c: rank.get(c, len(rank)))
+    groups = _clusters([by_check[c] for c in checks])
+    return {checks[i]: checks[groups[i][0]] for i in range(len(checks))}
+
+
+def _clusters(groups_of_results: list[list]) -> dict[int, list[int]]:
+    """{index: the indices of its cause, in order} over lists of failed results."""
+    n = len(groups_of_results)
+    parent = list(range(n))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    where = [set().union(*(locations(r.message) for r in rs)) if rs else set()
+             for rs in groups_of_results]
+    errors = [{e for e in (innermost_error(denest(r.message or "")) for r in rs) if e}
+              for rs in groups_of_results]
+    for i in range(n):
+        for j in range(i + 1, n):
+            if where[i] & where[j] or (errors[i] & errors[j] and not (where[i] and where[j])):
+                parent[find(j)] = find(i)
+    members: dict[int, list[int]] = {}
+    for i in range(n):
+        members.setdefault(find(i), []).append(i)
+    return {i: members[find(i)] for i in range(n)}
 
 
 def fold(blocks: list[tuple[str, str, list]]) -> list[tuple[str, str]]:

@@ -82,3 +82,24 @@ def test_one_line_joins_blocks_and_an_error_text_joins_a_lineless_one():
     assert all(c in first for c in ("mutation", "explore", "grad"))
     assert "ValueError: External" not in first
     assert second.startswith("FAIL layout")
+
+
+def test_plain_pytest_tells_the_cause_in_full_once(tmp_path):
+    import shutil
+
+    shutil.copy(OPS, tmp_path / "row_max_op.py")
+    shutil.copy(TESTS, tmp_path / "test_row_max.py")
+    (tmp_path / "conftest.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport row_max_op  # noqa\n",
+        encoding="utf-8")
+    p = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "-q", "-p",
+                        "no:cacheprovider", "test_row_max.py"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=600,
+                       env=dict(os.environ, NO_COLOR="1"))
+    assert p.returncode == 1, p.stdout[-2000:]
+    failed = [line for line in p.stdout.splitlines() if line.startswith("FAILED ")
+              and "::opkit[" in line]
+    assert len(failed) >= 8, p.stdout[-3000:]
+    full = [line for line in failed if " - FAIL " in line]     # the others: "the same ..."
+    assert len(full) == 1 and "opkit[output]" in full[0], full
+    assert p.stdout.count("the same root cause as opkit[output]") >= len(failed) - 1
