@@ -5,7 +5,8 @@ The harness infers the batch: every input sharing the first float input's leadin
 float input that an integer input of another length may index (a table whose ids are
 hashed, or any ids not all in its rows) is not always recognised as a table; emptying it
 leaves the ids pointing nowhere, and the op's IndexError is then no bug. When the raw
-exception comes while such an integer input was left as it is, the result is `unconfirmed`,
+exception is an IndexError while such an integer input was left as it is, the result is
+`unconfirmed`,
 settled by declaring the table a parameter (`.as_parameter()`: never emptied) -- or, if the
 emptied input really is a batch, by declaring the ids' domain (docs/domains.md), which ties
 them to it.
@@ -54,7 +55,7 @@ def confirm_raw(derived, results):
     table = slots[0] if slots else "W"
     out = []
     for r in results:
-        if r.status == FAIL and r.kind == "raw-exception":
+        if r.status == FAIL and r.kind == "raw-exception" and "IndexError" in r.message:
             r = unconfirm(r, f"the harness inferred that {', '.join(slots)} is a batch; the "
                              f"integer input {', '.join(ints)} (another length, no declared "
                              f"domain) may index it, and then a zero-size "

@@ -235,3 +235,30 @@ def test_pooling_that_spreads_nan_is_still_caught(tmp_path):
     assert p.returncode == 1, p.stderr[-2000:]
     assert _status(p, "avg_pool_matrix", "explore") == {"fail"}
     assert "confirmed by the op's own dependency structure" in _messages(p)
+
+
+def test_reference_written_for_one_rank_is_unconfirmed_then_settled(tmp_path):
+    body = '''
+        define("reverse_last", inputs=["X"], outputs=["Out"], shapes=_m._same,
+               forward=lambda ins, a: {"Out": np.flip(ins["X"], -1).copy()})
+        define("reverse_last_rank2", inputs=["X"], outputs=["Out"], shapes=_m._same,
+               forward=lambda ins, a: {"Out": np.flip(ins["X"], -1).copy()}, ranks={"X": 2})
+    '''
+    tests = '''
+        class TestReverseLast(TestCumprodRows):
+            op = "reverse_last"
+            grads = ()
+
+            def reference(self, ins, a):
+                return {"Out": ins["X"][:, ::-1]}       # right for rank 2 only
+
+        class TestReverseLastRank2(TestReverseLast):
+            op = "reverse_last_rank2"
+    '''
+    args = _settled(tmp_path, body, tests)
+    p = run(["reverse_last", "reverse_last_rank2", *args, "--checks", "explore",
+             "--format", "json"])
+    assert p.returncode == 0, p.stdout[-2000:]
+    assert _status(p, "reverse_last", "explore") == {"unconfirmed"}
+    assert "infer_shape" in _messages(p)          # the declaration: the ranks it takes
+    assert _status(p, "reverse_last_rank2", "explore") == {"pass"}
