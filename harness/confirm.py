@@ -22,7 +22,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from harness.report import FAIL, UNCONFIRMED, CheckResult
+from harness.report import UNCONFIRMED, CheckResult
 
 __all__ = ["unconfirm", "unconfirmed_lines", "nonfinite_verdict", "dependent_elements",
            "SETTLE"]
@@ -156,8 +156,6 @@ def nonfinite_verdict(base: dict, derived: dict, expected: dict, got: dict, run)
     from harness.runner import normalize_slots
 
     reference_wrong, moved, confirmed = [], [], []
-    along = False      # non-float outputs that differ only where the inputs reach: they
-                       # follow a float output's verdict, never decide one
     for items in normalize_slots(expected).values():
         for s in items:
             want, have = np.asarray(s.data), got.get(s.name)
@@ -189,8 +187,9 @@ def nonfinite_verdict(base: dict, derived: dict, expected: dict, got: dict, run)
             if (rest & ~dep).any():
                 return None              # a difference the non-finite inputs do not explain
             if want.dtype.kind not in "fc":
-                along = True             # indices that move with the values (a sort's)
-                continue
+                continue    # indices moving with the values (a sort's): they follow a
+                            # float output's verdict, never decide one (an arg-max alone
+                            # over a NaN gets no verdict: the caller's failure stands)
             same_values = sorted(map(str, have[dep & nf_have])) == \
                 sorted(map(str, want[dep & nf_want]))
             gone = (rest & nf_want & ~nf_have).any()
@@ -209,9 +208,4 @@ def nonfinite_verdict(base: dict, derived: dict, expected: dict, got: dict, run)
         return ("moved", "; ".join(moved + reference_wrong))
     if reference_wrong:
         return ("reference", "; ".join(reference_wrong))
-    del along         # alone (an arg-max over a NaN), it decides nothing: the caller's
-    return None       # failure stands
-
-
-def is_failure(result) -> bool:
-    return result.status == FAIL
+    return None
