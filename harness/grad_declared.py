@@ -36,13 +36,13 @@ def saved_outputs(prepared, no_grad_set=()) -> set[str]:
     return fed
 
 
-def kernel_reads_gradient(op_type: str, slot: str) -> bool:
-    """Whether a grad kernel of `op_type` names `slot`'s gradient in its source."""
+def kernel_reads_gradient(grad_types, slot: str) -> bool:
+    """Whether a kernel of one of the grad op types names `slot`'s gradient in its source."""
     from opkit.registry import has_op, kernels_of
 
     pattern = re.compile(rf"""["']{re.escape(slot)}@GRAD["']|grad_var_name\(\s*["']"""
                          rf"""{re.escape(slot)}["']\s*\)""")
-    for t in (op_type + "_grad",):
+    for t in dict.fromkeys(grad_types):
         if not has_op(t):
             continue
         for entry in kernels_of(t).values():
@@ -71,7 +71,12 @@ def judge_dropped(case, prepared, dropped, result):
         return CheckResult(result.check, PASS, result.place, result.dtype, result.case,
                            f"{', '.join(dropped)}: saved for the gradient (the grad maker "
                            "feeds them to the grad op), non-differentiable by declaration")
-    read = [n for n in undecided if kernel_reads_gradient(case.op_type, _slot(prepared, n))]
+    try:
+        types = [op.type for op in prepared.grad_ops(tuple(case.no_grad_set or ()))]
+    except Exception:  # noqa: BLE001 - the grad check reports a failing grad maker
+        types = []
+    types = types or [case.op_type + "_grad"]
+    read = [n for n in undecided if kernel_reads_gradient(types, _slot(prepared, n))]
     if read:
         from dataclasses import replace
 
