@@ -298,14 +298,16 @@ class Sampler(Law):
 
 
 def dropout_laws(prob: str = "dropout_prob",
-                 implementation: str | None = "dropout_implementation") -> dict:
+                 implementation: str | None = "dropout_implementation",
+                 upscale: bool = False) -> dict:
     """The laws of Paddle's dropout in training: `Mask ~ Bernoulli(1 - p)`, and `Out / X`
     (where X != 0) is 0 with probability p and the kept scale otherwise (1, or 1 / (1 - p)
     with `upscale_in_train`); both implementations are tried."""
 
     def kept(a):
         p = a[prob]
-        if implementation and a.get(implementation) == "upscale_in_train":
+        if implementation and a.get(implementation) == "upscale_in_train" or \
+                not implementation and upscale:     # PyTorch's dropout: always upscales
             return 1.0 / (1.0 - p) if p < 1 else 0.0
         return 1.0
 

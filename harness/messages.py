@@ -73,7 +73,7 @@ def group_failures(results, order=()) -> list[str]:
         blocks.append((checks[0], f"FAIL the op raised{' ' + where if where else ''}: "
                        f"{entries[0].message.removeprefix('raised ')}"
                        + (f"\n    (so these checks could not run: {', '.join(checks)})"
-                          if len(checks) > 1 else f" (check {checks[0]})")))
+                          if len(checks) > 1 else f" (check {checks[0]})"), entries))
     for entries in by_message.values():
         checks = [c for c, _ in entries]
         rs = [r for _, group in entries for r in group]
@@ -81,10 +81,12 @@ def group_failures(results, order=()) -> list[str]:
         sample = rs[0].message
         count = f" ({len(rs)} times)" if len(rs) > 1 else ""
         blocks.append((checks[0], f"FAIL {', '.join(checks)}{' ' + where if where else ''}"
-                                  f"{count}: {sample}"))
+                                  f"{count}: {sample}", rs))
     if rank:   # the table's order (stable: ties keep the order of appearance)
         blocks.sort(key=lambda b: rank.get(b[0], len(rank)))
-    return [text for _, text in blocks]
+    from harness.rootcause import fold
+
+    return [text for _, text in fold(blocks)]     # one block per root cause
 
 
 # -- one line for an error the op raised ----------------------------------------------------

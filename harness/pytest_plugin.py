@@ -93,6 +93,14 @@ def pytest_configure(config):
                                           "--opkit-shard")
     except ShardError as exc:
         raise pytest.UsageError(str(exc)) from None
+    if config.getoption("--opkit-record-durations", default=False) \
+            and not hasattr(config, "workerinput"):
+        from harness.sharding import durations_problem
+
+        problem = durations_problem(_durations(config))
+        if problem:
+            raise pytest.UsageError(f"opkit: --opkit-record-durations: cannot write the "
+                                    f"durations file: {problem}")
     config._opkit_units = {}
     config._opkit_times = {}
 
@@ -148,7 +156,17 @@ class OpkitCheckItem(pytest.Item):
         mine = [r for r in results if r.check == self.check]
         failed = [r for r in mine if r.status == FAIL]
         if failed:
-            raise OpkitCheckFailed(failed)
+            from harness.registry import check_names
+            from harness.rootcause import same_cause
+
+            first = same_cause(results, check_names() + ["fuzz"]).get(self.check)
+            raise OpkitCheckFailed(failed, same_as=first if first != self.check else None)
+        for r in mine:      # unconfirmed (harness.confirm): a pass with a warning
+            if r.status == "unconfirmed":
+                import warnings
+
+                warnings.warn(f"opkit {self.check}: {r.message}", stacklevel=1)
+                break
         if not mine or all(r.status == SKIP for r in mine):
             reasons = list(dict.fromkeys(r.message for r in mine if r.message))
             raise pytest.skip.Exception(f"{self.check}: " + ("; ".join(reasons[:3]) or
@@ -171,14 +189,21 @@ class OpkitCheckItem(pytest.Item):
 
 
 class OpkitCheckFailed(Exception):
-    def __init__(self, results):
+    def __init__(self, results, same_as=None):
         super().__init__(results)
         self.results = results
+        self.same_as = same_as      # the check reporting this root cause in full
 
     def text(self) -> str:
         from harness.messages import group_failures
 
-        return "\n".join(group_failures(self.results))
+        blocks = group_failures(self.results)
+        if self.same_as:            # one root cause, told in full once (harness.rootcause)
+            from harness.rootcause import one_line
+
+            return (f"the same root cause as opkit[{self.same_as}] (told in full there): "
+                    f"{one_line(blocks[0]) if blocks else ''}")
+        return "\n".join(blocks)
 
 
 def _class_results(config, cls, op, op_classes):

@@ -12,9 +12,12 @@ class Status(StrEnum):
     PASS = "pass"
     FAIL = "fail"
     SKIP = "skip"
+    UNCONFIRMED = "unconfirmed"   # a disagreement resting on an inference, not confirmed by
+                                  # an independent oracle: never a failure (harness.confirm)
 
 
 PASS, FAIL, SKIP = Status.PASS, Status.FAIL, Status.SKIP
+UNCONFIRMED = Status.UNCONFIRMED
 
 
 @dataclass
@@ -22,7 +25,7 @@ class CheckResult:
     """One line of the report: a check on one place and dtype for one case."""
 
     check: str          # output, grad, dtypes, mutation, aliasing, determinism, lod, ...
-    status: str         # pass | fail | skip
+    status: str         # pass | fail | skip | unconfirmed
     place: str = ""     # CPU | GPU | "" when not place-specific
     dtype: str = ""     # float32 | float64 | ""
     case: str = ""      # the OpTest class name (or a generated case's name)

@@ -10,6 +10,7 @@ together exactly the units.
 from __future__ import annotations
 
 import json
+import os
 import statistics
 from pathlib import Path
 
@@ -73,6 +74,20 @@ def read_durations(path: Path | None) -> dict[str, float]:
                 if isinstance(v, (int, float)) and v >= 0}
     except (OSError, ValueError, AttributeError) as exc:
         raise ShardError(f"{path}: cannot read durations: {exc}") from None
+
+
+def durations_problem(path: Path) -> str | None:
+    """Why the durations file cannot be written (None when it can): checked before a run,
+    so that a bad path is a usage error and not a traceback after every check ran."""
+    path = Path(path)
+    if path.is_dir():
+        return f"{path} is a folder, not a file"
+    folder = path.parent
+    if not folder.is_dir():
+        return f"folder {folder} does not exist"
+    if path.exists() and not os.access(path, os.W_OK) or not os.access(folder, os.W_OK):
+        return f"{path} is not writable"
+    return None
 
 
 def write_durations(path: Path, durations: dict[str, float], merge: bool = True) -> None:

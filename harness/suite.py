@@ -95,6 +95,17 @@ def guess_op_from_file(path) -> str | None:
     return m.group(1) if m else None
 
 
+def _named_in(path, op_names) -> str | None:
+    """The one named op whose type a test file quotes (`op_type = "relu"`): a file that
+    cannot be imported is attributed to that op, so its error is that op's failure."""
+    try:
+        text = Path(str(path)).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    quoted = [op for op in op_names if f'"{op}"' in text or f"'{op}'" in text]
+    return quoted[0] if len(quoted) == 1 else None
+
+
 def runs_anything(cls) -> bool:
     """Whether an OpTest class has a test method (unittest and pytest run nothing else)."""
     return any(name.startswith("test") and callable(getattr(cls, name, None))
@@ -195,6 +206,9 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
                 raise SuiteError(str(exc).split("NotFound: ")[-1]) from None
 
     with_builtins = all_ops and (builtins or project.builtin_tests or not own_ops)
+    absent = [str(t) for t in tests or () if not Path(t).exists()]
+    if absent:
+        raise SuiteError(f"--tests {', '.join(absent)}: no such file or folder")
     paths = test_paths(list(tests or ()) or None)
     if not tests and (with_builtins or any(op in builtin_ops for op in op_names)):
         paths = _with_builtin_paths(paths, builtin_test_paths())
@@ -209,6 +223,8 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
     unregistered: dict[str, list[str]] = {}    # op type -> what tests it
     for b in discovery.broken:
         guess = guess_op_from_file(b.path)
+        if op_names and guess not in op_names:
+            guess = _named_in(b.path, op_names) or guess
         key = guess if guess and (guess in op_names or not op_names) else f"<{b.path}>"
         broken.setdefault(key, []).append(CheckResult("output", FAIL, "", "", "", b.text))
     for t in discovery.tests:
@@ -249,6 +265,8 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
                 for typo in difflib.get_close_matches(op, list(unregistered), n=3,
                                                       cutoff=0.6):
                     text += f"; {unregistered[typo][0]}: did you mean op_type = '{op}'?"
+            for b in discovery.broken:      # the op's OpTest may be in a file that failed
+                text += f"; a test file could not be imported: {b.text}"
             raise SuiteError(text)
     else:
         ops = sorted(op for op in by_op if has_op(op))

@@ -7,11 +7,11 @@ import contextlib
 import os
 import sys
 
-from harness.report import FAIL, PASS, SKIP
+from harness.report import FAIL, PASS, SKIP, UNCONFIRMED
 
 COLUMNS = [("CPU", "float32"), ("CPU", "float64"), ("GPU", "float32"), ("GPU", "float64")]
-_RANK = {FAIL: 3, PASS: 2, SKIP: 1, None: 0}
-_STYLE = {PASS: "green", FAIL: "bold red", SKIP: "yellow"}
+_RANK = {FAIL: 4, UNCONFIRMED: 3, PASS: 2, SKIP: 1, None: 0}
+_STYLE = {PASS: "green", FAIL: "bold red", SKIP: "yellow", UNCONFIRMED: "magenta"}
 
 
 def plain_output(stream=None) -> bool:
@@ -34,12 +34,15 @@ def grid(report) -> tuple[list[str], dict]:
     failed = {r.check for r in report.results if r.status == FAIL}
     # a result that names no place (or dtype) stands for the places that ran: without a
     # GPU, a check that is not place-specific is no pass (or fail) on the GPU
-    ran = {r.place for r in report.results if r.place and r.status != SKIP}
+    # (a place "ran" when a check executed the op there: one with a dtype; a static check
+    # such as dtypes' kernel registry passes on a GPU that cannot run)
+    ran = {r.place for r in report.results if r.place and r.dtype and r.status != SKIP}
     for r in report.results:
         # a failing check's worst error is its failures' (a pass's 0 is not the answer)
         if r.worst_error is not None and (r.check not in failed or r.status == FAIL):
             worst[r.check] = max(worst.get(r.check, 0.0), r.worst_error)
-        cols = [c for c in COLUMNS if _applies(r, *c) and (r.place or not ran or c[0] in ran)]
+        cols = [c for c in COLUMNS if _applies(r, *c)
+                and (not ran or c[0] in ran or (r.place and r.status != PASS))]
         for col in cols:
             key = (r.check, *col)
             if _RANK[r.status] > _RANK[cells.get(key)]:
@@ -52,9 +55,13 @@ def _details(report) -> list[tuple[str, str]]:
     from harness.messages import group_failures
 
     from harness.registry import check_names
+    from harness.rootcause import denest
 
     lines = [(FAIL, line) for line in group_failures(report.results,
                                                      order=check_names() + ["fuzz"])]
+    from harness.confirm import unconfirmed_lines
+
+    lines += [(UNCONFIRMED, line) for line in unconfirmed_lines(report.results)]
     ran = {r.check for r in report.results if r.status != SKIP}
     cases_of: dict[str, set] = {}   # check -> every case it has a result for
     for r in report.results:
@@ -81,8 +88,11 @@ def _details(report) -> list[tuple[str, str]]:
                 named[:4] + ([f"+{len(named) - 4} more"] if len(named) > 4 else []) + wheres
             suffix = f" [{', '.join(parts)}]" if parts else ""
             labels.setdefault(suffix, []).append(check)
-        text = ", ".join(f"{', '.join(names)}{suffix}" for suffix, names in labels.items())
-        lines.append((SKIP, f"skip {text}: {reason}"))
+        # one line per label, the label first: "skip [GPU] output, grad: ..." (a label
+        # after the names read as the last name's only)
+        for suffix, names in labels.items():
+            label = f"{suffix.strip()} " if suffix else ""
+            lines.append((SKIP, f"skip {label}{', '.join(names)}: {denest(reason)}"))
     return lines
 
 
@@ -106,6 +116,9 @@ def one_line(rep) -> str:
     if skipped:
         text += f", skipped: {', '.join(skipped)}"
     text += ")"
+    if rep.status == UNCONFIRMED:
+        n = len({r.check for r in rep.results if r.status == UNCONFIRMED})
+        text += f" - {_plural(n, 'check')} unconfirmed, not failed (harness.confirm)"
     if rep.note:
         text += f" - {rep.note}"
     elif rep.status == SKIP:
@@ -128,11 +141,20 @@ def _worst(g, check) -> str:
     return _fmt_err(value)
 
 
+def _unconfirmed_only(rep) -> list[str]:
+    """The unconfirmed blocks of an op that did not fail (printed under its one line)."""
+    from harness.confirm import unconfirmed_lines
+
+    return unconfirmed_lines(rep.results) if rep.status == UNCONFIRMED else []
+
+
 def render_plain(reports, seed=None, stream=None, verbose=False, notes=()) -> None:
     stream = stream or sys.stdout
     for rep in reports:
         if not verbose and rep.status != FAIL:
             print(one_line(rep), file=stream)
+            for line in _unconfirmed_only(rep):
+                print("  " + line, file=stream)
             continue
         checks, g = grid(rep)
         cases = len([c for c in rep.cases if not c.startswith("fuzz(")])
@@ -154,9 +176,11 @@ def render_plain(reports, seed=None, stream=None, verbose=False, notes=()) -> No
 def summary_line(reports, seed=None) -> str:
     exempt = sum(1 for r in reports if getattr(r, "exempt", ""))
     n = {s: sum(1 for r in reports if r.status == s and not getattr(r, "exempt", ""))
-         for s in (PASS, FAIL, SKIP)}
+         for s in (PASS, FAIL, SKIP, UNCONFIRMED)}
     text = f"{_plural(len(reports), 'op')}: {n[PASS]} passed, {n[FAIL]} failed, " \
            f"{n[SKIP]} skipped"
+    if n[UNCONFIRMED]:
+        text += f", {n[UNCONFIRMED]} unconfirmed"
     if exempt:
         text += f", {exempt} exempt"
     return text + (f" (seed {seed})" if seed is not None else "")
@@ -187,6 +211,9 @@ def render_rich(reports, seed=None, stream=None, verbose=False, notes=()) -> Non
         if not verbose and rep.status != FAIL:
             console.print(one_line(rep), style=_STYLE.get(rep.status, ""), markup=False,
                           highlight=False)
+            for line in _unconfirmed_only(rep):
+                console.print("  " + line, style=_STYLE[UNCONFIRMED], markup=False,
+                              highlight=False)
             continue
         checks, g = grid(rep)
         cases = len([c for c in rep.cases if not c.startswith("fuzz(")])
@@ -208,8 +235,8 @@ def render_rich(reports, seed=None, stream=None, verbose=False, notes=()) -> Non
             table.add_row(c, *cells, _worst(g, c))
         console.print(table)
         for status, line in _details(rep):
-            console.print("  " + line, style="red" if status == FAIL else "yellow",
-                          markup=False, highlight=False)
+            console.print("  " + line, style={FAIL: "red", UNCONFIRMED: "magenta"}.get(
+                status, "yellow"), markup=False, highlight=False)
         console.print()
     _summary(reports, seed, stream or sys.stdout, plain=False, notes=notes)
 

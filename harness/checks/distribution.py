@@ -121,6 +121,11 @@ class DistributionCheck(Check):
         return None
 
     def verdict(self, derived, context):
+        from harness.law_confirm import confirm_inferred
+
+        return confirm_inferred(self, derived, context, self._verdict(derived, context))
+
+    def _verdict(self, derived, context):
         from harness.distributions import Law
         from opkit.registry import op_info
 

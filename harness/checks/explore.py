@@ -446,7 +446,9 @@ def _shape_cases(case, specs) -> list[Explored]:
                             dict(case.attrs or {}), grads=True))
 
     def stacked(a):
-        other = (a * -0.75 + 0.125) if a.dtype.kind == "f" else a
+        # new values; a non-negative input stays non-negative (a declared one-sided domain)
+        flip = -0.75 if a.dtype.kind == "f" and not (a >= 0).all() else 0.75
+        other = (a * flip + 0.125) if a.dtype.kind == "f" else a
         return np.stack([a, other.astype(a.dtype)])
 
     out.append(Explored("shape", f"rank {len(shape) + 1} (inputs of shape {list(shape)} "
@@ -599,7 +601,11 @@ class ExploreCheck(Check):
                 continue
             if verdict == "ok":
                 continue
-            results.append(verdict)
+            if verdict.status == "unconfirmed":     # harness.confirm: keep exploring; the
+                if not any(r.status == "unconfirmed" for r in results):   # first is said
+                    results.append(verdict)
+                continue
+            results = [r for r in results if r.status != "unconfirmed"] + [verdict]
             break     # the first failure is the report
         if not results:
             results.append(self.passed(derived, combo, f"{judged} derived cases agree with "
@@ -645,10 +651,13 @@ class ExploreCheck(Check):
                                   "refusing it with an opkit error", kind=WrongValue)
             if op_refused(op_error):
                 return "ok"
-            return self._fail(derived, combo, ex, new, f"{what}: reference() raises "
-                              f"{type(ref_error).__name__}; the op must refuse the input with "
-                              f"an opkit error, it raised {raised(op_error)}",
-                              kind=RawException)
+            result = self._fail(derived, combo, ex, new, f"{what}: reference() raises "
+                                f"{type(ref_error).__name__}; the op must refuse the input "
+                                f"with an opkit error, it raised {raised(op_error)}",
+                                kind=RawException)
+            from harness.explore_confirm import undeclared_invalid
+
+            return undeclared_invalid(case, ex, result)
         if op_error is not None:
             if op_refused(op_error):
                 if ex.kind != "value" and _compile_refuses(new):
@@ -670,6 +679,18 @@ class ExploreCheck(Check):
             if ex.kind in ("attr", "pair", "attr+value") and \
                     not _reference_reads(case, ex, expected):
                 return None   # reference() ignores the attr here: it cannot judge the op
+            from harness.explore_confirm import (confirm_nonfinite, confirm_reference_domain,
+                                                 confirm_stacked)
+
+            judged = confirm_reference_domain(self, derived, combo, ex, problem, expected,
+                                              got) or confirm_stacked(self, derived, combo, ex, problem, got,
+                                     lambda inputs: _run(replace(new, inputs=inputs), combo,
+                                                         seed)) \
+                or confirm_nonfinite(self, derived, combo, ex, new, what, problem, expected,
+                                       got, lambda inputs: _run(replace(new, inputs=inputs),
+                                                                combo, seed))
+            if judged is not None:
+                return judged
             return self._fail(derived, combo, ex, new, f"{what}: {problem}", kind=WrongValue,
                               confirm_check="output")
         if with_grads and case.grad_inputs and _finite_inputs(ex.inputs):
@@ -931,7 +952,11 @@ def _reproducer(base, new, check, seed) -> str:
                                                 "self.check_output(equal_nan=True)")
     except Exception:  # noqa: BLE001
         return ""
-    note = "# (a case the op must refuse: run it to see the op compute or raise)"
+    if new.outputs:     # reference() computed them: the op must too
+        note = ("# (a case the op must compute: reference() gives these outputs; run it to "
+                "see the op raise or refuse it)")
+    else:
+        note = "# (a case the op must refuse: run it to see the op compute or raise)"
     if check is not None:
         from harness.context import grad_op_types
         from harness.reproduce import NOT_REPRODUCED, confirm

@@ -157,10 +157,14 @@ class GradOutputsCheck(Check):
         outs_text = ", ".join(dropped)
         if problems:
             grads = ", ".join(f"{n}@GRAD" for n in dropped)
-            return self.failed(derived, _Combo,
-                               f"output(s) {outs_text} depend on the differentiated inputs, "
-                               f"but the grad maker takes no {grads}: their gradient is "
-                               f"dropped (analytic 0): " + "; ".join(problems), kind=WrongValue)
+            result = self.failed(derived, _Combo,
+                                 f"output(s) {outs_text} depend on the differentiated inputs, "
+                                 f"but the grad maker takes no {grads}: their gradient is "
+                                 f"dropped (analytic 0): " + "; ".join(problems),
+                                 kind=WrongValue)
+            from harness.grad_declared import judge_dropped
+
+            return judge_dropped(case, p, dropped, result)
         return CheckResult(NAME, PASS, "CPU", "float64", derived.base.name,
                            f"{outs_text}: no gradient taken, and none is due (the numeric "
                            f"gradient is zero)")

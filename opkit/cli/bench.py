@@ -68,6 +68,22 @@ def add_arguments(parser) -> None:
     add_format_option(parser)
 
 
+def round_progress(stream, max_rounds: int, quiet: bool = False):
+    """The progress callback of `--against`: on a terminal one line rewritten with `\r`,
+    elsewhere (CI logs, files) one line per round."""
+    tty = stream.isatty()
+
+    def progress(done, look):
+        if quiet:
+            return
+        text = f"round {done}/{look} (at most {max_rounds})"
+        if tty:
+            print(f"\r{text}", end="", file=stream, flush=True)
+        else:
+            print(text, file=stream, flush=True)
+    return progress
+
+
 def _usage(msg: str):
     from opkit.cli.config import UsageError
 
@@ -201,11 +217,7 @@ def run(args) -> int:
 
         max_rounds = args.max_rounds or args.rounds * DEFAULT_MAX_ROUNDS_FACTOR
 
-        def progress(done, look):
-            if not as_json:
-                print(f"\rround {done}/{look} (at most {max_rounds})", end="",
-                      file=sys.stderr, flush=True)
-
+        progress = round_progress(sys.stderr, max_rounds, quiet=as_json)
         try:
             results = compare(cases, this, ref, rounds=args.rounds,
                               threshold=args.threshold, repeats=args.repeats or 4,
@@ -213,8 +225,8 @@ def run(args) -> int:
                               clock=args.clock)
         except RuntimeError as exc:
             raise _usage(str(exc)) from None
-        if not as_json:
-            print(file=sys.stderr)
+        if not as_json and sys.stderr.isatty():
+            print(file=sys.stderr)        # end the line the \r updates rewrote
     slower = [r for r in results if r.slower]
     n_looks = len(looks(args.rounds, max_rounds))
     if as_json:

@@ -220,6 +220,14 @@ def run(args) -> int:
     from harness.sharding import read_durations, write_durations
 
     durations_file = _durations_path(args, project)
+    if args.record_durations:
+        from harness.sharding import durations_problem
+
+        problem = durations_problem(durations_file)
+        if problem:
+            source = "--durations" if args.durations else "[tool.opkit] durations"
+            raise _usage(f"--record-durations: cannot write the durations file "
+                         f"({source}): {problem}")
     if spec:
         from harness.sharding import ShardError
 

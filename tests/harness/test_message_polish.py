@@ -112,9 +112,9 @@ def test_skip_notes_agree_with_the_table():
                     CheckResult("grad", "skip", "GPU", "float64", case, "GPU not usable: x")]
     text = _render(results, ["TestA", "TestB"])
     # lod passes in the table: its skip note names the case that skipped it
-    assert "skip lod [TestB]: no LoD input" in text, text
+    assert "skip [TestB] lod: no LoD input" in text, text
     # a place skipped for every case: the column, once, not every case
-    assert "skip output, grad [GPU/float64]: GPU not usable: x" in text, text
+    assert "skip [GPU/float64] output, grad: GPU not usable: x" in text, text
     # a check skipped everywhere: no brackets
     assert "skip inplace: no inplace pairs" in text, text
     assert "1 op:" in text and "(2 cases)" in text

@@ -1,0 +1,102 @@
+"""Which outputs an op declares non-differentiable, read from what its author already wrote:
+the grad maker (Paddle's declaration of differentiability) and the grad kernels.
+
+`grad_outputs` finds outputs that depend on the differentiated inputs but whose gradient
+(`Out@GRAD`) the grad maker does not take. That an output is differentiable is the harness's
+inference; the grad maker is the author's declaration:
+
+* the grad maker feeds the output itself to a grad op (a saved statistic: softmax's Softmax
+  beside the loss, layer_norm's Mean and Variance, batch_norm's SavedMean): it is saved for
+  the gradient, non-differentiable by design -- a pass;
+* a grad kernel reads that output's gradient (its source names `Out@GRAD` or
+  `grad_var_name("Out")`) that the maker never provides: the author meant it to be
+  differentiable and the maker drops it -- a confirmed failure;
+* otherwise (running statistics not declared inplace, ...) -- `unconfirmed`, settled by
+  declaring the output `.as_intermediate()` in the OpMaker, or an inplace pair when it is a
+  state update of an input (`inplace={"Mean": "MeanOut"}`).
+"""
+from __future__ import annotations
+
+import inspect
+import re
+
+from harness.confirm import unconfirm
+from harness.report import PASS, CheckResult
+
+__all__ = ["judge_dropped", "saved_outputs", "kernel_reads_gradient"]
+
+
+def saved_outputs(prepared, no_grad_set=()) -> set[str]:
+    """Forward outputs the grad ops take as values (not gradients)."""
+    outs = set(prepared.output_names())
+    fed = set()
+    for op in prepared.grad_ops(tuple(no_grad_set)):
+        for names in op.inputs.values():
+            fed |= {n for n in names if n in outs}
+    return fed
+
+
+def kernel_reads_gradient(grad_types, slot: str) -> bool:
+    """Whether a kernel of one of the grad op types names `slot`'s gradient in its source."""
+    from opkit.registry import has_op, kernels_of
+
+    pattern = re.compile(rf"""["']{re.escape(slot)}@GRAD["']|grad_var_name\(\s*["']"""
+                         rf"""{re.escape(slot)}["']\s*\)""")
+    for t in dict.fromkeys(grad_types):
+        if not has_op(t):
+            continue
+        for entry in kernels_of(t).values():
+            try:
+                source = inspect.getsource(entry.fn)
+            except (OSError, TypeError):
+                continue
+            if pattern.search(source):
+                return True
+    return False
+
+
+def _slot(prepared, name) -> str:
+    for slot, names in getattr(prepared, "output_slots", {}).items():
+        if name in names:
+            return slot
+    return name
+
+
+def judge_dropped(case, prepared, dropped, result):
+    """The `grad_outputs` failure `result` about `dropped` outputs, judged against what the
+    author declared (see the module docstring)."""
+    saved = saved_outputs(prepared, case.no_grad_set or ())
+    undecided = [n for n in dropped if n not in saved]
+    if not undecided:
+        return CheckResult(result.check, PASS, result.place, result.dtype, result.case,
+                           f"{', '.join(dropped)}: saved for the gradient (the grad maker "
+                           "feeds them to the grad op), non-differentiable by declaration")
+    try:
+        types = [op.type for op in prepared.grad_ops(tuple(case.no_grad_set or ()))]
+    except Exception:  # noqa: BLE001 - the grad check reports a failing grad maker
+        types = []
+    types = types or [case.op_type + "_grad"]
+    read = [n for n in undecided if kernel_reads_gradient(types, _slot(prepared, n))]
+    if read:
+        from dataclasses import replace
+
+        head, _, rest = result.message.partition("\nreproduce:")
+        return replace(result, message=f"{head} (confirmed: a grad kernel of the op reads "
+                                       f"{', '.join(n + '@GRAD' for n in read)}, which the "
+                                       "grad maker never gives it)"
+                                       + (f"\nreproduce:{rest}" if rest else ""))
+    inputs = {s for s in (case.inputs or {})}
+    slots = [_slot(prepared, n) for n in undecided]
+    states = {slot[:-3]: slot for slot in slots if slot.endswith("Out") and slot[:-3] in inputs}
+    if len(states) == len(slots):
+        pairs = ", ".join(f'"{i}": "{o}"' for i, o in states.items())
+        declaration = (f"declare them state updates of their inputs: inplace={{{pairs}}} in "
+                       "register_operator (docs/harness.md, Verdicts)")
+    else:
+        declaration = ("declare them non-differentiable: "
+                       + ", ".join(f'self.add_output("{slot}", ...).as_intermediate()'
+                                   for slot in slots)
+                       + " in the OpMaker (docs/harness.md, Verdicts)")
+    return unconfirm(result, f"the harness inferred that {', '.join(undecided)} "
+                             "should be differentiable; the grad maker takes no gradient of "
+                             "it and no grad kernel reads one", declaration)

@@ -1,0 +1,150 @@
+"""One root cause, one failure block.
+
+`harness.messages.group_failures` folds failures with the same message shape; one bug still
+breaks several checks in several ways (a kernel that sorts its input in place: `output` and
+`mutation` name the write, a dozen others report the op raising, `explore` and `fuzz` print
+a minimal case). Here failure blocks are joined when they point at the same cause:
+
+* the same line of user code (`file.py:LINE` in the message, outside opkit and the harness),
+* or the same innermost error (`ValueError: sort array is read-only`) where one of them
+  names no line (two different lines are two causes, even with one error text).
+
+The first block of a cause (the table's order) is printed in full; the others are listed
+under it, one line each. `denest` takes the wrapping out of nested error texts
+(`ValueError: External: [operator < x > error] ValueError: m` ->
+`[operator < x > error] ValueError: m`).
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+__all__ = ["denest", "fold", "locations", "innermost_error", "same_cause", "one_line"]
+
+_LOCATION = re.compile(r"([^\s():'\"]+\.py):(\d+)")
+_ERROR = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Warning)): (.+?)(?= \(at |\)?$|\n)")
+_OP = r"\[operator < [^>]* > error(?:, variable '[^']*')?\]"
+_PACKAGES = tuple(str(Path(__file__).resolve().parents[1] / name) + os.sep
+                  for name in ("harness", "opkit"))
+LINE_WIDTH = 160
+
+
+def denest(text: str) -> str:
+    """The nested wrappings of one error said once: the op prefix, then the innermost
+    `Kind: message`."""
+    pattern = re.compile(rf"(?:\b[A-Z]\w*(?:Error|Exception): )?(?:External: )?({_OP}) "
+                         rf"(?:External: )?(?=\w+: )")
+    text = pattern.sub(lambda m: m.group(1) + " ", text)
+    return re.sub(rf"\b[A-Z]\w*(?:Error|Exception): External: ({_OP})", r"\1", text)
+
+
+def locations(message: str) -> set[str]:
+    """`file.py:LINE` of user code the message names (basename:line)."""
+    found = set()
+    for path, line in _LOCATION.findall(message or ""):
+        if path.startswith("<") or "site-packages" in path or \
+                str(Path(path).resolve()).startswith(_PACKAGES):
+            continue        # opkit's and the harness's own lines are no op's bug
+        found.add(f"{path.replace(chr(92), '/').rsplit('/', 1)[-1]}:{line}")
+    return found
+
+
+def innermost_error(message: str) -> str | None:
+    """The last `SomethingError: text` of the message's first line (numbers kept)."""
+    first = (message or "").split("\n", 1)[0]
+    found = _ERROR.findall(first)
+    return f"{found[-1][0]}: {found[-1][1].strip()}" if found else None
+
+
+def _one_line(text: str) -> str:
+    line = denest(text.split("\n", 1)[0]).removeprefix("FAIL ")
+    return line if len(line) <= LINE_WIDTH else line[:LINE_WIDTH - 3] + "..."
+
+
+def one_line(text: str) -> str:
+    """A failure block's first line, un-nested and cut to LINE_WIDTH."""
+    return _one_line(text)
+
+
+def same_cause(results, order=()) -> dict[str, str]:
+    """{check: the first check (in `order`) that failed for the same root cause} for the
+    failed results (each check maps to itself when it is the first of its cause)."""
+    rank = {name: i for i, name in enumerate(order)}
+    by_check: dict[str, list] = {}
+    for r in results:
+        if r.status == "fail":
+            by_check.setdefault(r.check, []).append(r)
+    checks = sorted(by_check, key=lambda c: rank.get(c, len(rank)))
+    groups = _clusters([by_check[c] for c in checks])
+    return {checks[i]: checks[groups[i][0]] for i in range(len(checks))}
+
+
+def _clusters(groups_of_results: list[list]) -> dict[int, list[int]]:
+    """{index: the indices of its cause, in order} over lists of failed results."""
+    n = len(groups_of_results)
+    parent = list(range(n))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    where = [set().union(*(locations(r.message) for r in rs)) if rs else set()
+             for rs in groups_of_results]
+    errors = [{e for e in (innermost_error(denest(r.message or "")) for r in rs) if e}
+              for rs in groups_of_results]
+    for i in range(n):
+        for j in range(i + 1, n):
+            if where[i] & where[j] or (errors[i] & errors[j] and not (where[i] and where[j])):
+                parent[find(j)] = find(i)
+    members: dict[int, list[int]] = {}
+    for i in range(n):
+        members.setdefault(find(i), []).append(i)
+    return {i: members[find(i)] for i in range(n)}
+
+
+def fold(blocks: list[tuple[str, str, list]]) -> list[tuple[str, str]]:
+    """[(check, text, results)] in report order -> [(check, text)], the blocks of one cause
+    joined: the first in full, the others one line each under it."""
+    n = len(blocks)
+    parent = list(range(n))
+
+    def find(i):
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    def join(i, j):
+        parent[find(j)] = find(i)
+
+    where = [set().union(*(locations(r.message) for r in rs)) if rs else set()
+             for _, _, rs in blocks]
+    errors = [{e for e in (innermost_error(denest(r.message or "")) for r in rs) if e}
+              for _, _, rs in blocks]
+    for i in range(n):
+        for j in range(i + 1, n):
+            if where[i] & where[j]:
+                join(i, j)
+            elif errors[i] & errors[j] and not (where[i] and where[j]):
+                join(i, j)
+    members: dict[int, list[int]] = {}
+    for i in range(n):
+        members.setdefault(find(i), []).append(i)
+    out = []
+    for i in range(n):
+        group = members.get(find(i), [])
+        if not group or group[0] != i:
+            continue
+        check, text, _ = blocks[i]
+        text = denest(text)
+        if len(group) > 1:
+            others = [_one_line(blocks[j][1]) for j in group[1:]]
+            cause = sorted(set().union(*(where[j] for j in group)))
+            label = f" ({', '.join(cause[:2])})" if cause else ""
+            text += f"\n    the same cause{label} also failed these checks, one line each:"
+            text += "".join(f"\n      {line}" for line in others)
+        out.append((check, text))
+    return out
