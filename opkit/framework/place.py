@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import os
 
 __all__ = ["Place", "CPUPlace", "CUDAPlace", "is_compiled_with_cuda", "cuda_device_count",
            "to_place", "place_kind"]
@@ -86,13 +87,43 @@ def is_compiled_with_cuda() -> bool:
 
 @functools.lru_cache(maxsize=None)
 def cuda_device_count() -> int:
-    """The number of visible CUDA devices: 0 when none or without cupy, never an exception."""
+    """The number of visible CUDA devices: 0 when none or without cupy, never an exception.
+
+    Asking CUDA initialises it in the asking process, and a process that has initialised
+    CUDA cannot fork workers whose CUDA works (the harness forks its workers after asking
+    this). So the question is asked in a forked child where the platform can fork, and this
+    process's CUDA stays untouched until a kernel really runs here."""
     cp = _cupy()
     if cp is None:
         return 0
+    if hasattr(os, "fork"):
+        return _count_in_child()
+    return _count_here(cp)
+
+
+def _count_here(cp) -> int:
     try:
         return int(cp.cuda.runtime.getDeviceCount())
     except Exception:
+        return 0
+
+
+def _count_in_child() -> int:
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:                                  # the child: ask, answer, leave at once
+        try:
+            os.close(r)
+            os.write(w, str(_count_here(_cupy())).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        answer = f.read()
+    os.waitpid(pid, 0)
+    try:
+        return int(answer)
+    except ValueError:
         return 0
 
 

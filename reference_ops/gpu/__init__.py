@@ -59,15 +59,39 @@ def _dedicated(op_type: str):
     return decorate
 
 
+def _y_into_x(x_shape, y_shape, axis) -> bool:
+    """Whether Y broadcasts into X's shape by Paddle's axis rule (the dedicated kernel's
+    case); a Y of higher rank, or dims that broadcast both ways, go to the shared kernel."""
+    from reference_ops._common import elementwise_y_view_shape
+
+    if len(y_shape) > len(x_shape):
+        return False
+    try:
+        view = elementwise_y_view_shape(tuple(x_shape), tuple(y_shape), axis)
+    except Exception:  # noqa: BLE001 - the shared kernel raises the op's own error
+        return False
+    return all(v == 1 or v == d for v, d in zip(view, x_shape))
+
+
 @_dedicated("elementwise_add")
 def elementwise_add_gpu_kernel(ctx):
     x, y = ctx.input("X"), ctx.input("Y")
+    if x.shape != y.shape and not _y_into_x(x.shape, y.shape, ctx.attr("axis")):
+        from reference_ops.elementwise_add_op import elementwise_add_kernel
+
+        elementwise_add_kernel(ctx)   # numpy-style broadcasting: the xp-shared kernel
+        return
     ctx.set_output("Out", kernels.elementwise_add(x, y, ctx.attr("axis")))
 
 
 @_dedicated("softmax")
 def softmax_gpu_kernel(ctx):
     x = ctx.input("X")
+    if x.ndim == 0 or x.size == 0:
+        from reference_ops.softmax_op import softmax_kernel
+
+        softmax_kernel(ctx)           # 0-D (softmax is 1) and empty: the xp-shared kernel
+        return
     axis = normalize_axis(ctx.attr("axis"), x.ndim)
     ctx.set_output("Out", kernels.softmax(x, axis))
 
@@ -86,8 +110,13 @@ def sum_gpu_kernel(ctx):
 
 @_dedicated("concat")
 def concat_gpu_kernel(ctx):
+    from reference_ops.concat_op import concat_axis, concat_kernel
+
     xs = ctx.inputs("X")
-    axis = normalize_axis(ctx.attr("axis"), xs[0].ndim)
+    axis = concat_axis(ctx, xs[0].ndim)        # AxisTensor when given, else the attr
+    if axis == 0 and any(t.lod for t in ctx.input_tensors("X")):
+        concat_kernel(ctx)                     # the LoDs joined: the xp-shared kernel
+        return
     ctx.set_output("Out", kernels.concat(xs, axis))
 
 
