@@ -74,7 +74,13 @@ class EveryGradCheck(Check):
             return []
         produced = {n for op in ops for names in op.outputs.values() for n in names}
         declared = [n for n in todo if grad_var_name(n) in produced]
-        undeclared = [n for n in todo if n not in declared]
+        reasons = _no_gradient_reasons(case)
+        undeclared = [n for n in todo if n not in declared and n not in reasons]
+        if declared:
+            why = _refuses_gradients(prepared, outs, declared, case)
+            if why:
+                return [self.skipped(case, f"the op refuses gradients for this case on "
+                                     f"purpose: {why[:160]}", combo)]
         results = []
         if declared:
             from harness.checks.grad import check_grad
@@ -168,6 +174,33 @@ class EveryGradCheck(Check):
                 results.append(self.passed(derived, combo, f"{slot} left out: the other "
                                            "outputs unchanged"))
         return results
+
+
+def _no_gradient_reasons(case) -> dict:
+    """{variable name: reason} of the inputs whose slot declares `no_gradient(reason)`."""
+    from harness.runner import normalize_slots
+    from opkit.registry import op_info
+
+    proto = op_info(case.op_type).proto
+    slots = {v.name: getattr(v, "no_gradient_reason", "") for v in
+             (proto.inputs if proto is not None else [])}
+    return {s.name: slots[slot] for slot, ss in normalize_slots(case.inputs).items()
+            for s in ss if slots.get(slot)}
+
+
+def _refuses_gradients(prepared, outs, wrt, case) -> str | None:
+    """The refusal message when the grad ops refuse this case on purpose (a typed opkit
+    error: dropout or a MAX pool in inference mode), else None."""
+    from harness.engine import refusal
+    from harness.runner import make_cotangents
+
+    cot = make_cotangents(outs, [n for n, v in outs.items()
+                                 if v is not None and v.dtype.kind == "f"])
+    try:
+        prepared.backward(cot, list(wrt), tuple(case.no_grad_set or ()))
+    except Exception as exc:  # noqa: BLE001
+        return refusal(exc)
+    return None
 
 
 def _differs(full: dict, got: dict, names, combo) -> str | None:

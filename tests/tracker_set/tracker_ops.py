@@ -41,11 +41,14 @@ GX, GOUT = grad_var_name("X"), grad_var_name("Out")
 KINDS = ("broken", "good")
 
 
-def _maker(inputs=("X",), outputs=("Out",), attrs=(), dispensable=(), checks=None):
+def _maker(inputs=("X",), outputs=("Out",), attrs=(), dispensable=(), checks=None,
+           no_grad=()):
     class Maker(OpMaker):
         def make(self):
             for name in inputs:
-                self.add_input(name, f"(Tensor) {name}.")
+                v = self.add_input(name, f"(Tensor) {name}.")
+                if name in no_grad:
+                    v.no_gradient("a target: the loss is not differentiated w.r.t. it")
             for name in outputs:
                 v = self.add_output(name, f"(Tensor) {name}.")
                 if name in dispensable:
@@ -576,7 +579,7 @@ def _ce_grad(broken):
     return kernel
 
 
-_pair("softlabel_ce", _maker(inputs=("X", "Label")), _ce_infer, _ce_kernel, grad=_ce_grad,
+_pair("softlabel_ce", _maker(inputs=("X", "Label"), no_grad=("Label",)), _ce_infer, _ce_kernel, grad=_ce_grad,
       grad_fwd=("X", "Label"))
 
 
