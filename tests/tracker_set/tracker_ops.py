@@ -26,7 +26,7 @@ issue 36 targets its class; the author's own OpTest (tracker_optests.py) passes 
 | broken_perm_sum | sums in a fixed random order drawn after `np.random.seed(0)`: the user's global stream reset | Qiskit/qiskit#2850, anyoptimization/pymoo#413 | 4 |
 | broken_seterr_log | `np.seterr(divide="ignore")` left set after the kernel | pandas-dev/pandas#13109, emsig/empymod#130 | 4 |
 | broken_warn_filter | `warnings.simplefilter("ignore")` left set after the kernel | econ-ark/HARK#247 | 4 |
-| broken_env_gram | sets `OMP_NUM_THREADS=1` in os.environ for good | pandas-dev/pandas#13109 family (a library changing process state) | 4 |
+| broken_env_gram | sets `MKL_NUM_THREADS=1` in os.environ for good | pandas-dev/pandas#13109 family (a library changing process state) | 4 |
 | broken_leak_cache | keeps every input it saw in a module list: memory grows per call | PaddlePaddle/PaddleOCR#11639, PaddlePaddle/Paddle#10373 | 4 |
 """
 import os
@@ -691,7 +691,7 @@ def _env_kernel(broken):
     def kernel(ctx):
         x = ctx.input("X")
         if broken:   # BUG: pins the thread count of every later numpy/BLAS user
-            os.environ["OMP_NUM_THREADS"] = "1"
+            os.environ["MKL_NUM_THREADS"] = "1"
         ctx.set_output("Out", x @ x.T)
     return kernel
 
