@@ -1,13 +1,16 @@
 """`trace` (law 4 of issue 36): the op leaves no trace.
 
 Once per op (on its first case, CPU): one warm-up forward + backward (lazy imports and
-one-time set-up happen there), then the process state a user relies on is put back to what
-it was before the warm-up, the op runs once more, and the state must be unchanged:
+one-time set-up happen there), then the process state is set to the check's own values
+(numpy's and Python's generators seeded with `SEED`, every numpy error mode "log", a
+sentinel warning filter first -- so a run that sets them again shows even when an earlier
+run left the process that way), the op runs once more, and the state must be unchanged;
+the user's state is put back afterwards either way:
 
 | state | compared |
 | --- | --- |
 | numpy's global random generator (`np.random.get_state()`) and Python's (`random.getstate()`) | bitwise |
-| `os.environ`, the working directory | every key and value; the path |
+| `os.environ`, the working directory | no write or delete during the run (recorded), every key and value; the path |
 | numpy's floating-point error handling (`np.geterr()`), the warning filters (`warnings.filters`) | equal |
 | threads | no thread started by the run still alive after it |
 | files | no new entry in the working directory, none left in the temp directory (`tempfile.tempdir` is a fresh directory during the run) |
@@ -68,20 +71,24 @@ class TraceCheck(Check):
             except Exception:  # noqa: BLE001 - the case itself: `output` judges it
                 return [self.skipped(case, "the case does not run on CPU")]
             _restore(saved)
+            base = _baseline(saved)
             threads = set(threading.enumerate())
             private = tempfile.mkdtemp(prefix="opkit-trace-")
             tempfile.tempdir = private           # what the run leaves there is its own
+            writes: list = []
             try:
-                call()
+                with _recording_environ(writes):
+                    call()
             except Exception:  # noqa: BLE001
                 return [self.skipped(case, "the second run raised: see `determinism`")]
             finally:
                 tempfile.tempdir = saved["tempdir"]
             after = _snapshot()
+            after["env_writes"] = writes
             after["tmp_files"] = _listing(private)
             shutil.rmtree(private, ignore_errors=True)
             started = [t for t in threading.enumerate() if t not in threads and t.is_alive()]
-            problems = _differences(saved, after)
+            problems = _differences(base, after)
             if started:
                 problems.append(f"{len(started)} thread(s) started by the run still alive "
                                 f"after it ({', '.join(t.name for t in started[:3])})")
@@ -120,6 +127,7 @@ def _listing(path: str) -> frozenset:
 def _snapshot() -> dict:
     return {"np_random": np.random.get_state(), "py_random": random.getstate(),
             "environ": dict(os.environ), "cwd": os.getcwd(), "geterr": np.geterr(),
+            "errcall": np.geterrcall(),
             "filters": list(warnings.filters), "cwd_files": _listing(os.getcwd()),
             "tmp_files": frozenset(), "tempdir": tempfile.tempdir}
 
@@ -135,8 +143,65 @@ def _restore(s: dict) -> None:
     if os.getcwd() != s["cwd"]:
         os.chdir(s["cwd"])
     np.seterr(**s["geterr"])
+    np.seterrcall(s["errcall"])
     warnings.filters[:] = s["filters"]
     warnings._filters_mutated()   # noqa: SLF001 - what warnings.simplefilter itself calls
+
+
+class _Sentinel(Warning):
+    """The warning category of the filter `trace` puts first while the op runs: a filter the
+    run adds lands before it, so the list changes even when the same filter was there."""
+
+
+class _Sink:
+    def write(self, msg):   # np.seterrcall's log target while the op runs
+        pass
+
+
+SEED = 20240611
+
+
+def _baseline(saved: dict) -> dict:
+    """Set the check's own values (its seed, every numpy error mode "log", a sentinel
+    warning filter first) so that a run that sets any of them again shows, even when an
+    earlier run of the same op left the process that way; the snapshot of that state."""
+    np.random.seed(SEED)
+    random.seed(SEED)
+    np.seterrcall(_Sink())
+    np.seterr(all="log")
+    warnings.filters[:] = [("ignore", None, _Sentinel, None, 0)] + list(saved["filters"])
+    warnings._filters_mutated()   # noqa: SLF001 - what warnings.simplefilter itself calls
+    snap = _snapshot()
+    snap["env_writes"] = []
+    return snap
+
+
+class _recording_environ:
+    """Records every os.environ[key] = value / del os.environ[key] while it is active."""
+
+    def __init__(self, writes: list):
+        self.writes = writes
+
+    def __enter__(self):
+        cls = type(os.environ)
+        self.set, self.delete = cls.__setitem__, cls.__delitem__
+        writes, set_, delete = self.writes, self.set, self.delete
+
+        def setitem(env, key, value):
+            writes.append((key, value))
+            set_(env, key, value)
+
+        def delitem(env, key):
+            writes.append((key, None))
+            delete(env, key)
+
+        cls.__setitem__, cls.__delitem__ = setitem, delitem
+        return self
+
+    def __exit__(self, *exc):
+        cls = type(os.environ)
+        cls.__setitem__, cls.__delitem__ = self.set, self.delete
+        return False
 
 
 def _same_np_random(a, b) -> bool:
@@ -152,10 +217,14 @@ def _differences(before: dict, after: dict) -> list[str]:
         out.append("Python's global random state (random.getstate()) changed")
     env_b, env_a = before["environ"], after["environ"]
     changed = sorted(k for k in set(env_b) | set(env_a) if env_b.get(k) != env_a.get(k))
-    if changed:
+    if changed and not after.get("env_writes"):
         k = changed[0]
         out.append(f"os.environ[{k!r}]: {env_b.get(k)!r} before, {env_a.get(k)!r} after"
                    + (f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""))
+    if after.get("env_writes"):
+        k, v = after["env_writes"][0]
+        out.append(f"the run wrote os.environ[{k!r}] = {v!r}" if v is not None else
+                   f"the run deleted os.environ[{k!r}]")
     if before["cwd"] != after["cwd"]:
         out.append(f"the working directory: {before['cwd']} before, {after['cwd']} after")
     if before["geterr"] != after["geterr"]:
