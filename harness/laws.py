@@ -13,9 +13,17 @@ import numpy as np
 from harness.engine import Combo, case_inputs, output_slots, refusal
 from harness.runner import PreparedOp, VarSpec, normalize_slots
 
-__all__ = ["numeric_combo", "run", "reference", "with_case", "compare_to_reference",
+__all__ = ["deep", "numeric_combo", "run", "reference", "with_case", "compare_to_reference",
            "compile_description", "attr_alternatives", "float_inputs", "specs_of",
            "outputs_of", "ReferenceRaised"]
+
+
+def deep() -> bool:
+    """`OPKIT_LAWS_DEEP=1`: the law checks' larger budget (trace's memory growth, the block
+    sizes 4096 and 65536, more derived cases), off by default for `opkit test`'s time."""
+    import os
+
+    return os.environ.get("OPKIT_LAWS_DEEP", "") == "1"
 
 
 class ReferenceRaised(Exception):

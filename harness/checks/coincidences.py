@@ -10,12 +10,12 @@ them in the case's inputs and derives, for each, cases that break it -- and noth
 | an integer input sorted ascending | its values interleaved (first, last, second, ...) |
 | a float input whose rows (last axis) each sum to 1 | rows scaled by 0.5 and 1.5 alternately |
 | a LoD input whose sequences all have one length | one row moved from the second sequence to the first |
-| every axis below the block sizes kernels switch at | the last axis of the first float input (and every input with that size there) grown to 1025, then 4097 (`BLOCKS`; 65537 with `OPKIT_LAWS_DEEP=1`) |
+| every axis below the block sizes kernels switch at | the last axis of the first float input (and every input with that size there) grown to 1025 (with `OPKIT_LAWS_DEEP=1` also 4097 and 65537) |
 
 A derived case is inside the declared contract when compile-time infer_shape and the op
-accept it and the test's `reference()` computes it; only those are judged, as `explore`
-judges: outputs against `reference()` (NaN-aware, integers exactly), a raw numpy/Python error
-or a kernel breaking its own infer_shape fails, and the gradients the test checks (analytic
+accept it and the test's `reference()` computes it; at most MAX_DERIVED per case are judged, as `explore` judges:
+outputs against `reference()` (NaN-aware, integers exactly), a raw numpy/Python error or a
+kernel breaking its own infer_shape fails, and the gradients the test checks (analytic
 against numeric, CPU float64) on up to GRAD_BUDGET derived cases. A case without
 `reference()` is skipped (there is nothing to judge the derived values against). Which
 relations were found and broken is in the pass message (`opkit test -v`).
@@ -26,20 +26,20 @@ sum to 1, sequence kernels assuming equal lengths, per-block scans without a car
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from harness.checks.base import Check, KernelRaised, WrongValue
 
-MAX_DERIVED = 10
-GRAD_BUDGET = 2
+MAX_DERIVED = 6               # per case (10 with OPKIT_LAWS_DEEP=1)
+GRAD_BUDGET = 1               # derived cases with a gradient check (2 deep)
 GRAD_MAX_ELEMENTS = 2048      # a derived case larger than this gets no gradient check
 MAX_ELEMENTS = 300_000        # no block-size case past this many elements in one input
 
 
 def blocks() -> tuple:
-    return (1025, 4097, 65537) if os.environ.get("OPKIT_LAWS_DEEP") == "1" else (1025, 4097)
+    from harness.laws import deep
+
+    return (1025, 4097, 65537) if deep() else (1025,)
 
 
 class CoincidencesCheck(Check):
@@ -74,7 +74,8 @@ class CoincidencesCheck(Check):
             return [self.skipped(case, "no coincidence found in the case's inputs")]
         found = sorted({p[1] for p in plans})
         broken, grads = [], 0
-        for new, relation, note in plans[:MAX_DERIVED]:
+        budget, grad_budget = (10, 2) if laws.deep() else (MAX_DERIVED, GRAD_BUDGET)
+        for new, relation, note in plans[:budget]:
             try:
                 want = laws.reference(new, combo)
             except laws.ReferenceRaised:
@@ -97,7 +98,7 @@ class CoincidencesCheck(Check):
             if problem:
                 return [self.failed(derived, combo, f"{relation} broken ({note}): {problem}",
                                     kind=WrongValue)]
-            if case.grad_inputs and grads < GRAD_BUDGET and combo.dtype == "float64" and \
+            if case.grad_inputs and grads < grad_budget and combo.dtype == "float64" and \
                     _small(new, case.grad_inputs):
                 grads += 1
                 bad = _grad_problem(new, context)
