@@ -48,10 +48,11 @@ def grid(report) -> tuple[list[str], dict]:
 
 
 def _details(report) -> list[tuple[str, str]]:
-    """(status, line) for every failure and each distinct skip reason."""
+    """(status, line) for every failure, each distinct skip reason and the notes a check
+    with `notes_on_pass` gives on a pass."""
     from harness.messages import group_failures
 
-    from harness.checks.registry import check_names
+    from harness.checks.registry import all_checks, check_names
 
     lines = [(FAIL, line) for line in group_failures(report.results,
                                                      order=check_names() + ["fuzz"])]
@@ -83,6 +84,12 @@ def _details(report) -> list[tuple[str, str]]:
             labels.setdefault(suffix, []).append(check)
         text = ", ".join(f"{', '.join(names)}{suffix}" for suffix, names in labels.items())
         lines.append((SKIP, f"skip {text}: {reason}"))
+    # what a check found on a pass, for checks that say so (`Check.notes_on_pass`:
+    # `coincidences` names the relations it found and broke)
+    noted = {c.name for c in all_checks() if getattr(c, "notes_on_pass", False)}
+    for r in report.results:
+        if r.status == PASS and r.message and r.check in noted:
+            lines.append((PASS, f"note {r.check} [{r.case}]: {r.message}"))
     return lines
 
 

@@ -48,6 +48,7 @@ class CoincidencesCheck(Check):
                    "summing to 1, equal lengths, small sizes) broken inside the contract")
     order = 153
     variants = ("case",)
+    notes_on_pass = True          # `opkit test -v` prints the relations found and broken
 
     def verdict(self, derived, context):
         from harness import laws

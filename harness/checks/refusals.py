@@ -116,7 +116,7 @@ class RefusalsCheck(Check):
                 new = [BIG + int(x) for x in v]
                 plans.append((laws.with_case(case, attrs=dict(attrs, **{a.name: new})),
                               f"attr {a.name} shifted by 2^53 + 1"))
-        for slot, specs in normalize_slots(case.inputs).items():
+        for specs in normalize_slots(case.inputs).values():
             for s in specs:
                 if isinstance(s.data, np.ndarray) and s.data.dtype == np.int64 and s.data.size:
                     name = s.name
