@@ -11,11 +11,11 @@ from dataclasses import replace
 import numpy as np
 
 from harness.engine import Combo, case_inputs, output_slots, refusal
-from harness.runner import PreparedOp, VarSpec, normalize_slots
+from harness.runner import PreparedOp, normalize_slots
 
 __all__ = ["deep", "numeric_combo", "run", "reference", "with_case", "compare_to_reference",
-           "compile_description", "attr_alternatives", "float_inputs", "specs_of",
-           "outputs_of", "ReferenceRaised"]
+           "compile_description", "attr_alternatives", "float_inputs", "specs_of", "refused",
+           "ReferenceRaised"]
 
 
 def deep() -> bool:
@@ -66,11 +66,6 @@ def run(case, combo: Combo, expected: dict | None = None) -> tuple[PreparedOp, d
     prepared = prepare(case, combo, expected=expected)
     outs = prepared.forward()
     return prepared, outs
-
-
-def outputs_of(case) -> dict:
-    """The case's expected output slots in OpTest form ({} when it names none)."""
-    return case.outputs or {}
 
 
 def reference(case, combo: Combo) -> dict:
@@ -195,7 +190,3 @@ def attr_alternatives(case, limit: int = 6) -> list[tuple[dict, str]]:
 def refused(exc: BaseException) -> bool:
     """The op refused on purpose (a typed opkit error with a message)."""
     return refusal(exc) is not None
-
-
-def spec(name: str, data, lengths=None) -> VarSpec:
-    return VarSpec(name, data, lengths)
