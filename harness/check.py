@@ -168,6 +168,7 @@ class Check:
     default: bool = True        # run by `opkit test` without --checks
     scope: str = "case"         # "case": every case; "op": once per op (on its first case)
     needs_float: bool = False
+    notes_on_pass: bool = False  # `opkit test -v` prints a pass's message as a note
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

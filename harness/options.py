@@ -4,7 +4,7 @@ The front doors are `opkit test` (opkit.cli.test), the pytest plugin (harness.py
 and, for a library call or a plain `unittest` run of an OpTest, the first use of `current()`.
 Each builds one `Options` with `Options.from_env(**given)` -- THE one reader of the `OPKIT_*`
 environment variables (`OPKIT_SEED`, `OPKIT_PLACE`, `OPKIT_DTYPE`, `OPKIT_GRAD_MODE`,
-`OPKIT_HASH_SEEDS`, `OPKIT_NO_GPU`), command-line values taking precedence -- and installs it
+`OPKIT_HASH_SEEDS`, `OPKIT_NO_GPU`, `OPKIT_LAWS_DEEP`, `OPKIT_EXPLORE`), command-line values taking precedence -- and installs it
 with `use(options)`. Forked workers inherit it; a fresh interpreter gets it as JSON
 (`to_json` / `from_json`). Nothing below the front doors reads those variables.
 
@@ -60,6 +60,7 @@ class Options:
     grad_mode: str = "auto"             # numeric gradient mode (harness.grad_judge.MODES)
     hash_seeds: bool = True             # determinism across PYTHONHASHSEED (fresh processes)
     no_gpu: bool = False                # treat the GPU as unusable (OPKIT_NO_GPU)
+    laws_deep: bool = False             # the law checks' larger budget (OPKIT_LAWS_DEEP=1)
     timeout: float | None = DEFAULT_TIMEOUT   # seconds per check (None: no limit)
     place_option: str = "OPKIT_PLACE"   # how the user picks places (named in skip reasons)
     explore: int = DEFAULT_EXPLORE      # derived cases per OpTest case of `explore` (0: off)
@@ -98,6 +99,8 @@ class Options:
                                     not in ("0", "", "no", "false"))
         if "no_gpu" not in values:
             values["no_gpu"] = bool(env.get("OPKIT_NO_GPU"))
+        if "laws_deep" not in values:
+            values["laws_deep"] = (env.get("OPKIT_LAWS_DEEP") or "").strip() == "1"
         if "explore" not in values and (env.get("OPKIT_EXPLORE") or "").strip():
             text = env["OPKIT_EXPLORE"].strip()
             try:

@@ -52,6 +52,12 @@ CHECK_MODULES = [
     "harness.checks.concurrency",
     "harness.checks.sparse",
     "harness.checks.plan",
+    # the laws every op obeys (issue 36; docs/harness.md "Laws every op obeys")
+    "harness.checks.describe",
+    "harness.checks.every_grad",
+    "harness.checks.refusals",
+    "harness.checks.coincidences",
+    "harness.checks.trace",
 ]
 
 # the names of the table's checks, known without importing them (a module's name is its

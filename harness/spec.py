@@ -32,6 +32,7 @@ CHECK_ATTRIBUTES = {
     "default": "run by `opkit test` without --checks",
     "scope": "'case': every case; 'op': once per op, on its first case",
     "needs_float": "skip with a reason when the case has no float input",
+    "notes_on_pass": "`opkit test -v` prints the message of a pass as a note (what was found)",
 }
 
 #: Check methods a check may define or override: name -> (signature, meaning)

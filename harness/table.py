@@ -51,10 +51,11 @@ def grid(report) -> tuple[list[str], dict]:
 
 
 def _details(report) -> list[tuple[str, str]]:
-    """(status, line) for every failure and each distinct skip reason."""
+    """(status, line) for every failure, each distinct skip reason and the notes a check
+    with `notes_on_pass` gives on a pass."""
     from harness.messages import group_failures
 
-    from harness.registry import check_names
+    from harness.registry import all_checks, check_names
     from harness.rootcause import denest
 
     lines = [(FAIL, line) for line in group_failures(report.results,
@@ -93,6 +94,12 @@ def _details(report) -> list[tuple[str, str]]:
         for suffix, names in labels.items():
             label = f"{suffix.strip()} " if suffix else ""
             lines.append((SKIP, f"skip {label}{', '.join(names)}: {denest(reason)}"))
+    # what a check found on a pass, for checks that say so (`Check.notes_on_pass`:
+    # `coincidences` names the relations it found and broke)
+    noted = {c.name for c in all_checks() if c.notes_on_pass}
+    for r in report.results:
+        if r.status == PASS and r.message and r.check in noted:
+            lines.append((PASS, f"note {r.check} [{r.case}]: {r.message}"))
     return lines
 
 

@@ -29,4 +29,12 @@ def dtype_attr_converter(value, allow_minus_one: bool = False):
         import numpy as np
 
         return np.dtype(value).name
+    if isinstance(value, str) and value and value not in VAR_TYPE_DTYPES.values():
+        import numpy as np
+
+        try:                          # an unknown name is refused when the op is built
+            np.dtype(value)
+        except TypeError:
+            raise ValueError(f"{value!r} is not a dtype name (known: numpy's names, e.g. "
+                             f"{', '.join(sorted(set(VAR_TYPE_DTYPES.values())))})") from None
     return value

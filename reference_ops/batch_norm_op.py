@@ -10,9 +10,11 @@ class BatchNormOpMaker(OpMaker):
                        "with data_layout = NHWC).")
         self.add_input("Scale", "(Tensor) Scale (gamma), shape [C].")
         self.add_input("Bias", "(Tensor) Bias (beta), shape [C].")
-        self.add_input("Mean", "(Tensor) The running mean (global statistics), shape [C].")
+        self.add_input("Mean", "(Tensor) The running mean (global statistics), shape [C]."
+                       ).no_gradient("a running statistic: updated by the op, never trained")
         self.add_input("Variance", "(Tensor) The running variance (global statistics), "
-                       "shape [C].")
+                       "shape [C].").no_gradient("a running statistic: updated by the op, "
+                                                 "never trained")
         self.add_output("Y", "(Tensor) The normalized output, same shape and LoD as X.")
         self.add_output("MeanOut", "(Tensor) The updated running mean; shares memory with "
                         "Mean.")

@@ -44,6 +44,8 @@ class GaussianRandomOp(OperatorWithKernel):
         shape = infer_creation_shape(ctx, "gaussian_random")
         if shape is not None:
             ctx.set_output_dim("Out", shape)
+        # the program's Out has the kernel's dtype (issue 36, law 1: `describe`)
+        ctx.set_output_dtype("Out", ctx.attr("dtype"))
 
     def get_expected_kernel_type(self, ctx):
         return OpKernelType(ctx.attr("dtype"), ctx.place)

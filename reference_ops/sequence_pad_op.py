@@ -12,7 +12,8 @@ class SequencePadOpMaker(OpMaker):
         self.add_input("X", "(LoDTensor) Shape [N, ...]; its last LoD level delimits the "
                        "sequences.")
         self.add_input("PadValue", "(Tensor) The padding value: shape [1] or X's shape "
-                       "without the first dimension.")
+                       "without the first dimension.").no_gradient(
+            "the padding constant: Paddle's sequence_pad gives it no gradient")
         self.add_output("Out", "(LoDTensor) Shape [num_sequences, padded_length, ...]; its LoD "
                         "is X's without the last level.")
         self.add_output("Length", "(Tensor<int64>) Shape [num_sequences]: the length of every "

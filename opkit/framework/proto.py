@@ -115,6 +115,24 @@ class VarProto(VarDomainMixin):
         self.quant = True
         return self
 
+    def no_gradient(self, reason: str) -> "VarProto":
+        """The op gives this float input no gradient on purpose (a label, a running
+        statistic, a padding constant), for `reason`: the `every_grad` check then leaves its
+        numeric gradient alone (without it, an input that moves the outputs but gets no
+        gradient fails). Not part of the proto's JSON."""
+        if not isinstance(reason, str) or not reason.strip():
+            from opkit.framework import errors
+
+            raise errors.InvalidArgument("input '%s': no_gradient needs a reason (a "
+                                         "non-empty string)", self.name)
+        self.__dict__["_no_gradient"] = reason.strip()
+        return self
+
+    @property
+    def no_gradient_reason(self) -> str:
+        """The reason given to `no_gradient` ("" when the input declares none)."""
+        return self.__dict__.get("_no_gradient", "")
+
 
 @dataclass
 class AttrProto(AttrDomainMixin):

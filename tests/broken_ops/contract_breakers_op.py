@@ -296,7 +296,10 @@ _two_output("split_pair", _Halves, ("First", "Second"), _halves, _halves_grad)
 # -- distribution: random creation ops -----------------------------------------------------
 class _Creation(OperatorWithKernel):
     def infer_shape(self, ctx):
+        enforce(ctx.attr("dtype") in ("float32", "float64"),
+                "attr dtype must be float32 or float64, got %s", ctx.attr("dtype"))
         ctx.set_output_dim("Out", list(ctx.attr("shape")))
+        ctx.set_output_dtype("Out", ctx.attr("dtype"))
 
     def get_expected_kernel_type(self, ctx):
         return OpKernelType(ctx.attr("dtype"), ctx.place)
@@ -346,6 +349,9 @@ _creation("uniform", [("min", "float", -1.0, "Min."), ("max", "float", 1.0, "Max
 # -- distribution: dropout ------------------------------------------------------------------
 class _Dropout(OperatorWithKernel):
     def infer_shape(self, ctx):
+        enforce(ctx.attr("dropout_implementation") in ("downgrade_in_infer", "upscale_in_train"),
+                "attr dropout_implementation must be downgrade_in_infer or upscale_in_train, "
+                "got %s", ctx.attr("dropout_implementation"))
         ctx.set_output_dim("Out", ctx.get_input_dim("X"))
         ctx.set_output_dim("Mask", ctx.get_input_dim("X"))
         ctx.set_output_dtype("Mask", "uint8")

@@ -317,8 +317,11 @@ def _cast(broken):
 
 class _CastOp(_ShapeOp):
     def infer_shape(self, ctx):
+        dt = ctx.attr("out_dtype")
+        enforce(dt in ("int32", "int64", "float64"), "attr out_dtype must be int32, int64 or "
+                "float64, got %s", dt)      # an unknown name refused when the op is built
         super().infer_shape(ctx)
-        ctx.set_output_dtype("Out", ctx.attr("out_dtype"))
+        ctx.set_output_dtype("Out", dt)
 
 
 _pair("floor_cast", _maker(attrs=[("out_dtype", "string", "int32", "the output dtype")],

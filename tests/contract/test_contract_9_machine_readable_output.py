@@ -23,7 +23,9 @@ CHECKS = ("output", "grad", "dtypes", "mutation", "aliasing", "determinism", "lo
           # the declared contract explored (issue 23)
           "explore",
           # execution modes (issue 24)
-          "declared_inputs", "concurrency", "sparse", "plan")
+          "declared_inputs", "concurrency", "sparse", "plan",
+          # the laws every op obeys (issue 36)
+          "describe", "every_grad", "refusals", "coincidences", "trace")
 
 
 def test_9_rule_codes_and_names():

@@ -15,7 +15,8 @@ from harness_test_helpers import ROOT
 EXPECTED = {   # broken op -> the checks it must fail (exactly)
     "broken_sign_relu": {"grad", "kinks"},   # kinks: the wrong sign at the kink too
     "broken_mutate_scale": {"mutation"},
-    "broken_shuffled_sum": {"determinism"},
+    # the shuffle draws from numpy's global stream: a trace the user sees too (law 4)
+    "broken_shuffled_sum": {"determinism", "trace"},
     "broken_f32_square": {"dtypes"},
     "broken_nnb_scale": {"no_need_buffer"},
     "broken_shift_add": {"inplace"},
@@ -77,6 +78,14 @@ EXPECTED = {   # broken op -> the checks it must fail (exactly)
     "broken_lp_row_norm": {"dtypes"},        # squares in float16: inf past |x| = 256
     "broken_lp_scale": {"precision"},        # bfloat16 by truncation, not round-to-nearest-even
     "broken_lp_twin": {"dtypes"},            # grad kernel for float16 only, not bfloat16
+    # the laws every op obeys (issue 36; tests/broken_ops/law_breakers_op.py)
+    "broken_law_argmax": {"describe"},       # Out int64, the program says float32
+    "broken_law_bias": {"every_grad"},       # dBias wrong, the test checks X only
+    "broken_law_mask": {"every_grad"},       # wrong without the dispensable Indices
+    "broken_law_mode": {"refusals"},         # unknown reduction silently "mean"
+    "broken_law_fill": {"refusals"},         # int64 fill value through float
+    "broken_law_pool": {"coincidences"},     # W loop bounded by H (the test's H == W)
+    "broken_law_perm": {"trace"},            # reseeds numpy's global generator
 }
 FUZZ_ONLY = {op for op, checks in EXPECTED.items() if checks == {"fuzz"}}
 

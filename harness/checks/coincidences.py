@@ -1,0 +1,303 @@
+"""`coincidences` (law 2 of issue 36): break the author's coincidences.
+
+An author's case satisfies relations the op's contract does not ask for. This check finds
+them in the case's inputs and derives, for each, cases that break it -- and nothing else:
+
+| relation found | derived case that breaks it |
+| --- | --- |
+| two dims of equal size (within one input or across inputs) | that dim of one input grown to 2d + 1 (values taken from the input's own) |
+| an integer input whose values are all different | its second value set to its first (a duplicate) |
+| an integer input sorted ascending | its values interleaved (first, last, second, ...) |
+| a float input whose rows (last axis) each sum to 1 | rows scaled by 0.5 and 1.5 alternately |
+| a LoD input whose sequences all have one length | one row moved from the second sequence to the first |
+| every axis below the block sizes kernels switch at | the last axis of the first float input (and every input with that size there) grown to 1025 (with `OPKIT_LAWS_DEEP=1` also 4097 and 65537) |
+
+A derived case is inside the declared contract when compile-time infer_shape and the op
+accept it and the test's `reference()` computes it; at most MAX_DERIVED per case are judged, as `explore` judges:
+outputs against `reference()` (NaN-aware, integers exactly), a raw numpy/Python error or a
+kernel breaking its own infer_shape fails, and the gradients the test checks (analytic
+against numeric, CPU float64) on up to GRAD_BUDGET derived cases. A case without
+`reference()` is skipped (there is nothing to judge the derived values against). Which
+relations were found and broken is in the pass message (`opkit test -v`).
+
+Bug class: a W loop bounded by H, infer_shape multiplying a dim by itself, `out[ids] += upd`
+losing duplicates, segment sums over runs of sorted ids, soft-label gradients assuming rows
+sum to 1, sequence kernels assuming equal lengths, per-block scans without a carry.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.check import Check, KernelRaised, WrongValue
+
+MAX_DERIVED = 6               # per case (10 with OPKIT_LAWS_DEEP=1)
+GRAD_BUDGET = 1               # derived cases with a gradient check (2 deep)
+GRAD_MAX_ELEMENTS = 2048      # a derived case larger than this gets no gradient check
+MAX_ELEMENTS = 300_000        # no block-size case past this many elements in one input
+
+
+def blocks() -> tuple:
+    from harness.laws import deep
+
+    return (1025, 4097, 65537) if deep() else (1025,)
+
+
+class CoincidencesCheck(Check):
+    name = "coincidences"
+    description = ("relations the case happens to satisfy (equal dims, sorted/unique ids, rows "
+                   "summing to 1, equal lengths, small sizes) broken inside the contract")
+    order = 153
+    variants = ("case",)
+    notes_on_pass = True          # `opkit test -v` prints the relations found and broken
+
+    def verdict(self, derived, context):
+        from harness import laws
+
+        case = derived.case
+        if case.reference is None:
+            return [self.skipped(case, "no reference(): a derived case has nothing to be "
+                                 "judged against")]
+        if (case.options or {}).get("user_defined_grads"):
+            return [self.skipped(case, "user-defined gradients")]
+        if any(a == "seed" for a in (case.attrs or {})) or _random_op(case):
+            return [self.skipped(case, "a random op (see `distribution`)")]
+        combo = laws.numeric_combo(case)
+        try:
+            want = laws.reference(case, combo)
+            _, got = laws.run(case, combo)
+        except Exception:  # noqa: BLE001 - the case itself: `output` judges it
+            return [self.skipped(case, "the case itself does not run against reference()")]
+        if laws.compare_to_reference(case, combo, got, want):
+            return [self.skipped(case, "the case itself disagrees with reference(): see "
+                                 "`output`")]
+        plans = derive(case)
+        if not plans:
+            return [self.skipped(case, "no coincidence found in the case's inputs")]
+        found = sorted({p[1] for p in plans})
+        broken, grads = [], 0
+        budget, grad_budget = (10, 2) if laws.deep() else (MAX_DERIVED, GRAD_BUDGET)
+        for new, relation, note in plans[:budget]:
+            try:
+                want = laws.reference(new, combo)
+            except laws.ReferenceRaised:
+                continue           # outside what the test defines
+            try:
+                laws.compile_description(new, combo)
+            except Exception:  # noqa: BLE001 - compile time refuses it: outside the contract
+                continue
+            try:
+                _, got = laws.run(new, combo)
+            except Exception as exc:  # noqa: BLE001
+                if laws.refused(exc):
+                    continue
+                from harness.messages import raised
+
+                return [self.failed(derived, combo, f"{relation} broken ({note}): the op "
+                                    f"raised {raised(exc)} where reference() computes a "
+                                    f"result", kind=KernelRaised)]
+            problem = laws.compare_to_reference(new, combo, got, want)
+            if problem:
+                return [self.failed(derived, combo, f"{relation} broken ({note}): {problem}",
+                                    kind=WrongValue)]
+            if case.grad_inputs and grads < grad_budget and combo.dtype == "float64" and \
+                    _small(new, case.grad_inputs):
+                grads += 1
+                bad = _grad_problem(new, context)
+                if bad:
+                    return [self.failed(derived, combo, f"{relation} broken ({note}): "
+                                        f"gradients, analytic against numeric: {bad}",
+                                        kind=WrongValue)]
+            broken.append(f"{relation} ({note})")
+        if not broken:
+            return [self.skipped(case, f"found {', '.join(found)}; no derived case inside the "
+                                 "contract (reference() or the op refuses them)")]
+        return [self.passed(derived, combo, f"found: {', '.join(found)}; broken and judged: "
+                            f"{'; '.join(broken)}")]
+
+
+def _random_op(case) -> bool:
+    from opkit.registry import op_info
+
+    proto = op_info(case.op_type).proto
+    return any(a.name == "seed" for a in getattr(proto, "attrs", []) or [])
+
+
+def _small(case, names) -> bool:
+    from harness.case import normalize_slots
+
+    sizes = {s.name: s.data.size for ss in normalize_slots(case.inputs).values() for s in ss
+             if isinstance(s.data, np.ndarray)}
+    return all(sizes.get(n, 0) <= GRAD_MAX_ELEMENTS for n in names)
+
+
+def _grad_problem(case, context) -> str | None:
+    from harness.grad_judge import check_grad
+    from harness.report import FAIL
+
+    opts = case.options or {}
+    try:
+        got = check_grad(case, list(case.grad_inputs), list(case.grad_outputs),
+                         case.no_grad_set, max_relative_error=opts.get("max_relative_error",
+                                                                       0.005),
+                         numeric_grad_delta=opts.get("numeric_grad_delta", 0.005),
+                         places=("CPU",), dtypes=("float64",),
+                         seed=getattr(context, "seed", None) or 0)
+    except Exception:  # noqa: BLE001 - the gradient check cannot run here
+        return None
+    bad = [r for r in got if r.status == FAIL]
+    if not bad:
+        return None
+    msg = bad[0].message.split("\nreproduce:")[0]
+    if "raised" in msg and "refus" in msg:
+        return None
+    return msg
+
+
+# -- finding and breaking relations ------------------------------------------------------------
+def derive(case) -> list:
+    """[(derived case, relation, note)], in the order they are judged: each kind of relation
+    takes its turn, so a small budget still covers every kind."""
+    from harness.case import normalize_slots
+
+    specs = {s.name: s for ss in normalize_slots(case.inputs).values() for s in ss
+             if isinstance(s.data, np.ndarray)}
+    kinds = [_equal_dims(case, specs), _unique_ids(case, specs), _sorted_ids(case, specs),
+             _rows_sum_to_one(case, specs), _equal_lengths(case, specs),
+             _below_blocks(case, specs)]
+    out = []
+    while any(kinds):
+        for k in kinds:
+            if k:
+                out.append(k.pop(0))
+    return out
+
+
+def _replace(case, changes: dict):
+    """The case with the variables in `changes` ({name: (array, lengths or None)}) replaced."""
+    from harness import laws
+    from harness.case import as_value, map_inputs
+
+    def fn(spec):
+        if spec.name not in changes:
+            return as_value(spec)
+        data, lengths = changes[spec.name]
+        return (data, lengths) if lengths else data
+
+    return laws.with_case(case, inputs=map_inputs(case.inputs, fn), name_suffix="")
+
+
+def _grow(x: np.ndarray, axis: int, new: int) -> np.ndarray:
+    """`x` with `axis` grown to `new`: the first d slices as they are, the rest the input's
+    own slices in reverse order (values the op already accepts)."""
+    d = x.shape[axis]
+    idx = np.arange(new)
+    idx = np.where(idx < d, idx, (d - 1) - (idx - d) % d)
+    return np.take(x, idx, axis=axis)
+
+
+def _equal_dims(case, specs) -> list:
+    occ: dict[int, list] = {}
+    for n, s in specs.items():
+        for ax, d in enumerate(s.data.shape):
+            if d >= 2 and not (ax == 0 and s.lengths):
+                occ.setdefault(d, []).append((n, ax))
+    out = []
+    for d, where in sorted(occ.items()):
+        if len(where) < 2:
+            continue
+        for n, ax in where:
+            s = specs[n]
+            if s.data.size * 2 > MAX_ELEMENTS:
+                continue
+            others = ", ".join(f"{m} dim {a}" for m, a in where if (m, a) != (n, ax))
+            out.append((_replace(case, {n: (_grow(s.data, ax, 2 * d + 1), s.lengths)}),
+                        f"equal dims of size {d}",
+                        f"{n} dim {ax} grown to {2 * d + 1}; {others} kept at {d}"))
+    return out
+
+
+def _ints(specs):
+    return {n: s for n, s in specs.items() if s.data.dtype.kind in "iu" and s.data.size >= 2}
+
+
+def _unique_ids(case, specs) -> list:
+    out = []
+    for n, s in _ints(specs).items():
+        flat = s.data.reshape(-1)
+        if len(np.unique(flat)) == flat.size:
+            new = flat.copy()
+            new[1] = new[0]
+            out.append((_replace(case, {n: (new.reshape(s.data.shape), s.lengths)}),
+                        f"{n}'s values all different", f"{n}: a duplicate ({n}[1] = {n}[0] = "
+                        f"{int(flat[0])})"))
+    return out
+
+
+def _sorted_ids(case, specs) -> list:
+    out = []
+    for n, s in _ints(specs).items():
+        flat = s.data.reshape(-1)
+        if flat.size >= 3 and np.all(flat[1:] >= flat[:-1]) and flat[0] != flat[-1]:
+            order = np.empty(flat.size, dtype=np.int64)
+            order[0::2] = np.arange((flat.size + 1) // 2)
+            order[1::2] = flat.size - 1 - np.arange(flat.size // 2)
+            out.append((_replace(case, {n: (flat[order].reshape(s.data.shape), s.lengths)}),
+                        f"{n} sorted", f"{n} interleaved: {flat[order][:6].tolist()}..."))
+    return out
+
+
+def _rows_sum_to_one(case, specs) -> list:
+    out = []
+    for n, s in specs.items():
+        x = s.data
+        if x.dtype.kind != "f" or x.ndim < 1 or x.shape[-1] < 2 or x.size == 0:
+            continue
+        rows = x.sum(axis=-1)
+        if np.all(np.abs(rows - 1.0) <= 1e-6):
+            scale = np.where(np.arange(x.size // x.shape[-1]) % 2 == 0, 0.5, 1.5)
+            new = x * scale.reshape(x.shape[:-1] + (1,))
+            out.append((_replace(case, {n: (new, s.lengths)}), f"{n}'s rows sum to 1",
+                        f"{n}'s rows scaled by 0.5 and 1.5 alternately"))
+    return out
+
+
+def _equal_lengths(case, specs) -> list:
+    out = []
+    for n, s in specs.items():
+        if not s.lengths:
+            continue
+        last = list(s.lengths[-1])
+        if len(last) >= 2 and len(set(last)) == 1 and last[0] >= 1:
+            new = [list(level) for level in s.lengths]
+            new[-1][0] += 1
+            new[-1][1] -= 1
+            out.append((_replace(case, {n: (s.data, new)}), f"{n}'s sequences all of length "
+                        f"{last[0]}", f"{n}'s lengths {new[-1]}"))
+    return out
+
+
+def _below_blocks(case, specs) -> list:
+    if any(d >= blocks()[0] for s in specs.values() for d in s.data.shape):
+        return []
+    first = next((s for s in specs.values() if s.data.dtype.kind == "f" and s.data.ndim
+                  and s.data.shape[-1] >= 1), None)
+    if first is None:
+        return []
+    d = first.data.shape[-1]
+    out = []
+    for b in blocks():
+        changes = {}
+        for n, s in specs.items():
+            x = s.data
+            if x.ndim and x.shape[-1] == d and not (x.ndim == 1 and s.lengths):
+                if x.size // max(d, 1) * b > MAX_ELEMENTS:
+                    changes = {}
+                    break
+                changes[n] = (_grow(x, x.ndim - 1, b), s.lengths)
+        if changes:
+            out.append((_replace(case, changes), f"every size below {b - 1}",
+                        f"last axis of size {d} grown to {b} in {', '.join(changes)}"))
+    return out
+
+
+CHECK = CoincidencesCheck()

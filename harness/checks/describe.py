@@ -1,0 +1,91 @@
+"""`describe` (law 1 of issue 36): what the program is told equals what the kernel does.
+
+For the case and for each case derived from it by one declared attr value (a bool flipped,
+each other value of a declared value set or dtype set: `harness.laws.attr_alternatives`),
+the op is appended to a fresh Program whose input variables describe the inputs exactly
+(shapes, dtypes, lod_level = the LoD's depth); the compile-time description of every output
+(dtype, shape, lod_level) must equal the tensor the kernel produces from those inputs:
+the same dtype, the same rank and every known dim equal, the same LoD depth. A program built
+from the description must accept the kernel's output as the next op's input.
+
+The `infer_shape` check compares shapes with unknown (-1) dims on the case; this one compares
+everything with known dims on the case and its derived attr values.
+
+Bug class: an infer_shape that never declares an integer or bool output's dtype (the program
+sees the input's float dtype), that forgets share_lod / set_lod_level, or whose compile-time
+branch (`not ctx.is_runtime()`) ignores an attr the run-time branch honours.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.check import Check, WrongShape
+
+MAX_ATTR_VARIANTS = 6
+
+
+class DescribeCheck(Check):
+    name = "describe"
+    description = "compile-time dtype/shape/lod_level of every output == the run-time tensor"
+    order = 151
+    variants = ("case",)
+
+    def verdict(self, derived, context):
+        from harness import laws
+        from harness.messages import raised
+
+        case = derived.case
+        combo = laws.numeric_combo(case)
+        plans = [(case, "the case")]
+        for attrs, note in laws.attr_alternatives(case, MAX_ATTR_VARIANTS):
+            plans.append((laws.with_case(case, attrs=attrs), note))
+        judged = 0
+        for c, what in plans:
+            try:
+                prepared, outs = laws.run(c, combo)
+            except Exception:  # noqa: BLE001 - refused or raising: other checks judge it
+                continue
+            try:
+                described = laws.compile_description(c, combo)
+            except TypeError as exc:
+                return [self.skipped(case, str(exc))]
+            except Exception as exc:  # noqa: BLE001
+                if c is case:
+                    continue       # compile time refusing the case: `infer_shape` judges it
+                if laws.refused(exc):
+                    continue       # a declared value refused at compile time and run: fine
+                return [self.failed(derived, combo, f"with {what}: the kernel runs, but "
+                                    f"compile-time infer_shape raised {raised(exc)}",
+                                    kind=WrongShape)]
+            judged += 1
+            for name, (dtype, shape, lod_level) in described.items():
+                arr = outs.get(name)
+                if arr is None:
+                    continue
+                problem = _disagree(dtype, shape, lod_level, arr,
+                                    len(prepared.lod_lengths(name) or []))
+                if problem:
+                    return [self.failed(derived, combo, f"with {what}: output {name}: "
+                                        f"{problem}", kind=WrongShape)]
+        if not judged:
+            return [self.skipped(case, "the case does not run on CPU")]
+        return [self.passed(derived, combo, f"{judged} cases: every output as described")]
+
+
+def _disagree(dtype, shape, lod_level, arr, run_lod) -> str | None:
+    run_dtype = np.asarray(arr).dtype.name
+    if dtype is not None and np.dtype(dtype).name != run_dtype:
+        return (f"the program describes it as {np.dtype(dtype).name}, the kernel produces "
+                f"{run_dtype} (infer_shape must set_output_dtype what the kernel outputs)")
+    if shape is not None:
+        run = list(np.shape(arr))
+        if len(shape) != len(run) or any(c >= 0 and c != r for c, r in zip(shape, run)):
+            return (f"the program describes shape {shape}, the kernel produces {run} (all "
+                    f"input dims known)")
+    if lod_level != run_lod:
+        return (f"the program describes lod_level {lod_level}, the kernel produces a LoD of "
+                f"depth {run_lod} (infer_shape must share_lod / set_lod_level)")
+    return None
+
+
+CHECK = DescribeCheck()

@@ -1,0 +1,231 @@
+"""`every_grad` (law 3 of issue 36): every input and output behaves as declared under
+differentiation.
+
+- **Every float input's gradient.** The `grad` check judges the inputs the test names in
+  check_grad; this one judges the float inputs it does not name (a test that never calls
+  check_grad: all of them, over every float output). Where the op's grad maker gives the
+  input a gradient, it is checked analytic against numeric (the `grad` engine, CPU, float64);
+  where the grad maker gives it none (the op declares no gradient), the numeric gradient must
+  be zero: an input that moves the outputs but gets no gradient silently stops training.
+  Inputs the test puts in `no_grad_set` are left out (the test says why not).
+- **Dispensable outputs.** With each dispensable output the case requests left unrequested,
+  the other outputs are unchanged (the output tolerance of the run dtype).
+
+Bug class: a wrong gradient of an input the test never checks (a bias, a scale, a weight);
+a grad maker that forgets an input; a kernel whose path without an optional output (a mask,
+indices, a saved statistic) computes the others differently.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.check import Check, KernelRaised, Mismatch, WrongValue
+from harness.report import FAIL
+
+NUMERIC_ZERO_ATOL = 1e-7      # |numeric dL/dx| at most this (plus 4x its error estimate)
+
+
+class EveryGradCheck(Check):
+    name = "every_grad"
+    description = ("every float input's gradient (numeric zero where none is declared); "
+                   "dispensable outputs left out change nothing")
+    order = 41
+    variants = ("case",)
+
+    def verdict(self, derived, context):
+        out = list(self._dispensable(derived))
+        out.extend(self._inputs(derived, context))
+        if not out:
+            return [self.skipped(derived.case, "no float input outside the test's "
+                                 "check_grad and no dispensable output requested")]
+        return out
+
+    # -- every float input -------------------------------------------------------------------
+    def _inputs(self, derived, context):
+        from harness import laws
+        from harness.op import has_grad
+        from harness.messages import raised
+        from harness.op import make_cotangents
+        from opkit.framework.grad_maker import grad_var_name
+
+        case = derived.case
+        if not has_grad(case.op_type):
+            return []
+        combo = laws.numeric_combo(case)
+        if combo.dtype != "float64":
+            return []
+        try:
+            prepared, outs = laws.run(case, combo)
+        except Exception:  # noqa: BLE001 - the case itself failing is `output`'s business
+            return []
+        floats = laws.float_inputs(prepared.inputs)
+        skip = set(case.grad_inputs or ()) | set(case.no_grad_set or ())
+        todo = [n for n in floats if n not in skip]
+        if not todo:
+            return []
+        out_names = list(case.grad_outputs) or [n for n, v in outs.items()
+                                                if v is not None and v.dtype.kind == "f"]
+        out_names = [n for n in out_names if outs.get(n) is not None and
+                     outs[n].dtype.kind == "f"]
+        if not out_names:
+            return []
+        try:
+            ops = prepared.grad_ops(tuple(case.no_grad_set or ()))
+        except Exception:  # noqa: BLE001 - no grad ops for this case: `grad` judges that
+            return []
+        produced = {n for op in ops for names in op.outputs.values() for n in names}
+        declared = [n for n in todo if grad_var_name(n) in produced]
+        reasons = _no_gradient_reasons(case)
+        undeclared = [n for n in todo if n not in declared and n not in reasons]
+        if declared:
+            why = _refuses_gradients(prepared, outs, declared, case)
+            if why:
+                return [self.skipped(case, f"the op refuses gradients for this case on "
+                                     f"purpose: {why[:160]}", combo)]
+        results = []
+        if declared:
+            from harness.grad_judge import check_grad
+
+            opts = case.options or {}
+            try:
+                got = check_grad(case, declared, out_names, case.no_grad_set,
+                                 max_relative_error=opts.get("max_relative_error", 0.005),
+                                 numeric_grad_delta=opts.get("numeric_grad_delta", 0.005),
+                                 places=("CPU",), dtypes=("float64",),
+                                 seed=getattr(context, "seed", None) or 0)
+            except Exception as exc:  # noqa: BLE001
+                return [self.failed(derived, combo, f"the gradient check of {declared} "
+                                    f"raised {raised(exc)}", kind=KernelRaised)]
+            for r in got:
+                if r.status == FAIL:
+                    msg = r.message.split("\nreproduce:")[0]
+                    results.append(self.failed(
+                        derived, combo, f"gradients of {', '.join(declared)} (not in the "
+                        f"test's check_grad): {msg}", kind=WrongValue))
+                    break
+            else:
+                results.append(self.passed(derived, combo, f"{', '.join(declared)}: analytic "
+                                           "== numeric"))
+        if undeclared:
+            from harness.gradient import NumericEngine
+
+            try:      # a fresh op: the one above ran its grad ops
+                fresh, outs = laws.run(case, combo)
+            except Exception:  # noqa: BLE001
+                return results
+            cot = make_cotangents(outs, out_names, seed=getattr(context, "seed", 0) or 0)
+            engine = NumericEngine(fresh, cot, 0.005, base_outputs=outs)
+            for n in undeclared:
+                try:
+                    num = engine.exact(n)
+                except Exception:  # noqa: BLE001 - no numeric gradient: nothing to show
+                    continue
+                err = engine.errors.get(n, np.zeros_like(num))
+                bad = np.abs(num) > NUMERIC_ZERO_ATOL + 4 * np.abs(err)
+                if bad.any():
+                    k = int(np.flatnonzero(bad.reshape(-1))[0])
+                    idx = np.unravel_index(k, num.shape) if num.ndim else ()
+                    results.append(self.failed(
+                        derived, combo, f"the op declares no gradient for input {n} (its "
+                        f"grad maker gives no {grad_var_name(n)}), but {n} moves the "
+                        f"outputs: numeric d(loss)/d{n}[{', '.join(map(str, idx))}] = "
+                        f"{num.reshape(-1)[k]:.6g} ({int(bad.sum())} of {bad.size} elements "
+                        f"non-zero; loss = sum(cotangent * {', '.join(out_names)}))",
+                        kind=WrongValue))
+                else:
+                    results.append(self.passed(derived, combo, f"{n}: no gradient declared, "
+                                               "numeric gradient zero"))
+        return results
+
+    # -- dispensable outputs -----------------------------------------------------------------
+    def _dispensable(self, derived):
+        from harness import laws
+        from harness.case import normalize_slots
+        from opkit.registry import op_info
+
+        case = derived.case
+        proto = op_info(case.op_type).proto
+        if proto is None or not case.outputs:
+            return []
+        optional = {v.name for v in proto.outputs if v.dispensable}
+        expected = normalize_slots(case.outputs)
+        asked = [s for s in expected if s in optional]
+        if not asked or len(expected) < 2:
+            return []
+        combo = laws.numeric_combo(case)
+        try:
+            _, full = laws.run(case, combo, expected=expected)
+        except Exception:  # noqa: BLE001
+            return []
+        results = []
+        for slot in asked:
+            fewer = {k: v for k, v in expected.items() if k != slot}
+            try:
+                _, got = laws.run(case, combo, expected=fewer)
+            except Exception as exc:  # noqa: BLE001
+                from harness.messages import raised
+
+                results.append(self.failed(derived, combo, f"with dispensable output {slot} "
+                                           f"not requested the op raised {raised(exc)}",
+                                           kind=KernelRaised))
+                continue
+            problem = _differs(full, got, [s.name for k, ss in fewer.items() for s in ss],
+                               combo)
+            if problem:
+                results.append(self.failed(derived, combo, f"with dispensable output {slot} "
+                                           f"not requested, {problem} (with it requested: "
+                                           "expected)", kind=Mismatch))
+            else:
+                results.append(self.passed(derived, combo, f"{slot} left out: the other "
+                                           "outputs unchanged"))
+        return results
+
+
+def _no_gradient_reasons(case) -> dict:
+    """{variable name: reason} of the inputs whose slot declares `no_gradient(reason)`."""
+    from harness.case import normalize_slots
+    from opkit.registry import op_info
+
+    proto = op_info(case.op_type).proto
+    slots = {v.name: getattr(v, "no_gradient_reason", "") for v in
+             (proto.inputs if proto is not None else [])}
+    return {s.name: slots[slot] for slot, ss in normalize_slots(case.inputs).items()
+            for s in ss if slots.get(slot)}
+
+
+def _refuses_gradients(prepared, outs, wrt, case) -> str | None:
+    """The refusal message when the grad ops refuse this case on purpose (a typed opkit
+    error: dropout or a MAX pool in inference mode), else None."""
+    from harness.op import refusal
+    from harness.op import make_cotangents
+
+    cot = make_cotangents(outs, [n for n, v in outs.items()
+                                 if v is not None and v.dtype.kind == "f"])
+    try:
+        prepared.backward(cot, list(wrt), tuple(case.no_grad_set or ()))
+    except Exception as exc:  # noqa: BLE001
+        return refusal(exc)
+    return None
+
+
+def _differs(full: dict, got: dict, names, combo) -> str | None:
+    from harness.compare import compare
+
+    for n in names:
+        a, b = got.get(n), full.get(n)
+        if b is None:
+            continue
+        if a is None:
+            return f"output {n} was not produced"
+        a, b = np.asarray(a), np.asarray(b)
+        if b.dtype.kind != "f":
+            if a.shape != b.shape or not np.array_equal(a, b):
+                return f"output {n} differs (compared exactly)"
+            continue
+        msg, _ = compare(n, a, b, combo.dtype or b.dtype.name, None, None, True)
+        if msg:
+            return msg
+    return None
+
+
+CHECK = EveryGradCheck()

@@ -1,0 +1,194 @@
+"""What the law checks of issue 36 share (`describe`, `every_grad`, `refusals`,
+`coincidences`, `trace`): one CPU run of a case with given inputs and attrs, the test's
+`reference()` on them, the comparison of the two, the compile-time description of the op's
+outputs, and the other values of an attr the op declares. Public helpers: the law checks
+import these, never each other.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from harness.op import Combo, output_slots, refusal
+from harness.case import case_inputs
+from harness.op import PreparedOp
+from harness.case import normalize_slots
+
+__all__ = ["deep", "numeric_combo", "run", "reference", "with_case", "compare_to_reference",
+           "compile_description", "attr_alternatives", "float_inputs", "specs_of", "refused",
+           "ReferenceRaised"]
+
+
+def deep() -> bool:
+    """`OPKIT_LAWS_DEEP=1`: the law checks' larger budget (trace's memory growth, the block
+    sizes 4096 and 65536, more derived cases), off by default for `opkit test`'s time."""
+    from harness.options import current
+
+    return current().laws_deep
+
+
+class ReferenceRaised(Exception):
+    """The test's reference() raised on a derived case: the case is outside what the test
+    defines (not judged)."""
+
+
+def numeric_combo(case) -> Combo:
+    """The CPU combo the laws judge on: float64 when the op has a float64 CPU kernel and the
+    case has float inputs, else float32, else the inputs as given."""
+    from opkit.registry import op_info
+
+    has_float = any(isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"
+                    for ss in normalize_slots(case.inputs).values() for s in ss)
+    dtypes = op_info(case.op_type).kernel_places().get("CPU") or ()
+    if not has_float:
+        return Combo("CPU", "")
+    for d in ("float64", "float32"):
+        if d in dtypes:
+            return Combo("CPU", d)
+    return Combo("CPU", "")
+
+
+def with_case(case, inputs=None, attrs=None, name_suffix: str = ""):
+    """A copy of `case` with other inputs and/or attrs (expected outputs dropped: a derived
+    case is judged against reference())."""
+    return replace(case, inputs=case.inputs if inputs is None else inputs,
+                   attrs=dict(case.attrs if attrs is None else attrs),
+                   name=case.name + name_suffix)
+
+
+def specs_of(case, combo: Combo) -> dict:
+    return case_inputs(case, combo.dtype)
+
+
+def run(case, combo: Combo, expected: dict | None = None) -> tuple[PreparedOp, dict]:
+    """(prepared op, {output name: array}) of one forward run on `combo`."""
+    from harness.op import prepare
+
+    prepared = prepare(case, combo, expected=expected)
+    outs = prepared.forward()
+    return prepared, outs
+
+
+def reference(case, combo: Combo) -> dict:
+    """The test's reference(inputs, attrs) on the case's inputs cast to the combo's dtype:
+    {slot: [VarSpec]}. ReferenceRaised when it raises; None when the case has none."""
+    if case.reference is None:
+        return None
+    given = {}
+    for slot, specs in specs_of(case, combo).items():
+        raw = case.inputs[slot]
+        if isinstance(raw, list):        # a duplicable slot: [(name, value), ...]
+            given[slot] = [(s.name, (s.data, s.lengths) if s.lengths else s.data)
+                           for s in specs]
+        else:
+            s = specs[0]
+            given[slot] = (s.data, s.lengths) if s.lengths else s.data
+    try:
+        want = case.reference(given, dict(case.attrs or {}))
+    except Exception as exc:  # noqa: BLE001 - the reference rejects the derived case
+        raise ReferenceRaised(f"{type(exc).__name__}: {exc}") from exc
+    return normalize_slots(want)
+
+
+def compare_to_reference(case, combo: Combo, outs: dict, want: dict) -> str | None:
+    """None when every output the reference gives agrees with the run (NaN-aware), else the
+    first disagreement (output, index, both values)."""
+    from harness.compare import compare
+
+    opts = case.options or {}
+    for specs in want.values():
+        for s in specs:
+            if s.name in (case.no_check_set or ()) or s.name not in outs:
+                continue
+            have, w = outs[s.name], np.asarray(s.data)
+            if w.dtype.kind not in "fiub" or have is None:
+                continue
+            if w.dtype.kind != "f":
+                h = np.asarray(have)
+                if h.shape != w.shape or not np.array_equal(h, w):
+                    where = _first_unequal(h, w)
+                    return f"output '{s.name}' (compared exactly): {where}"
+                continue
+            msg, _ = compare(s.name, have, w, combo.dtype or w.dtype.name, opts.get("atol"),
+                             opts.get("rtol"), True)
+            if msg:
+                return msg
+    return None
+
+
+def _first_unequal(h, w) -> str:
+    if h.shape != w.shape:
+        return f"shape {list(h.shape)}, expected {list(w.shape)}"
+    bad = np.flatnonzero(np.reshape(h != w, -1))
+    k = int(bad[0])
+    idx = np.unravel_index(k, h.shape) if h.ndim else ()
+    return (f"{len(bad)} of {h.size} elements differ; first at [{', '.join(map(str, idx))}]: "
+            f"actual {h.reshape(-1)[k].item()!r}, expected {w.reshape(-1)[k].item()!r}")
+
+
+def float_inputs(specs: dict) -> dict:
+    return {s.name: s for ss in specs.values() for s in ss
+            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"}
+
+
+def compile_description(case, combo: Combo, expected: dict | None = None) -> dict:
+    """{output name: (dtype name or None, shape list or None, lod_level)} after the op is
+    appended to a fresh Program whose input variables describe the case's inputs exactly
+    (full shapes, dtypes after the combo's cast, lod_level = the LoD's depth)."""
+    from opkit.framework.program import Program
+
+    block = Program().global_block()
+    specs = specs_of(case, combo)
+    for ss in specs.values():
+        for s in ss:
+            if not isinstance(s.data, np.ndarray):
+                raise TypeError(f"input {s.name} is not a tensor")
+            block.create_var(name=s.name, shape=list(s.data.shape), dtype=s.data.dtype.name,
+                             lod_level=len(s.lengths or []))
+    outs = output_slots(case, case.op_type, expected)
+    ins = {slot: [s.name for s in ss] for slot, ss in specs.items()}
+    block.append_op(case.op_type, inputs=ins, outputs=outs, attrs=dict(case.attrs or {}))
+    got = {}
+    for names in outs.values():
+        for n in names:
+            v = block.var(n)
+            got[n] = (v.dtype, None if v.shape is None else list(v.shape), v.lod_level)
+    return got
+
+
+_SKIP_ATTR_WORDS = ("seed",)
+
+
+def attr_alternatives(case, limit: int = 6) -> list[tuple[dict, str]]:
+    """[(attrs, note)]: the case's attrs with ONE attr at another value the op declares it
+    accepts -- a bool flipped, each other value of a declared value set or dtype set. Extra,
+    generated and seed attrs are left alone."""
+    from opkit.registry import op_info
+
+    proto = op_info(case.op_type).proto
+    out = []
+    attrs = dict(case.attrs or {})
+    for a in getattr(proto, "attrs", []) or []:
+        if a.extra or a.generated or any(w in a.name.lower() for w in _SKIP_ATTR_WORDS):
+            continue
+        if a.name not in attrs and not a.has_default:
+            continue
+        v = attrs.get(a.name, a.default)
+        others = []
+        if a.type == "bool" and isinstance(v, (bool, np.bool_)):
+            others = [not bool(v)]
+        else:
+            d = a.domain
+            if d is not None and d.kind in ("set", "dtype"):
+                others = [x for x in d.values if x != v]
+        for x in others:
+            new = dict(attrs)
+            new[a.name] = x
+            out.append((new, f"attr {a.name} = {x!r} (the case: {v!r})"))
+    return out[:limit]
+
+
+def refused(exc: BaseException) -> bool:
+    """The op refused on purpose (a typed opkit error with a message)."""
+    return refusal(exc) is not None
