@@ -82,17 +82,19 @@ def prepare(case, combo: Combo, enable_inplace: bool = False, expected: dict | N
             inputs: dict | None = None) -> PreparedOp:
     """A PreparedOp of the case on the combo's place and dtype, fed with fresh copies of the
     case's inputs (or with `inputs`, {slot: [VarSpec]}, as given)."""
-    return PreparedOp(case.op_type, inputs if inputs is not None else
-                      case_inputs(case, combo.dtype), case.attrs,
-                      output_slots(case, case.op_type, expected), place_object(combo.place),
-                      enable_inplace=enable_inplace)
+    from harness.backends import make_op
+
+    return make_op(case.op_type, inputs if inputs is not None else
+                   case_inputs(case, combo.dtype), case.attrs,
+                   output_slots(case, case.op_type, expected), place_object(combo.place),
+                   enable_inplace=enable_inplace)
 
 
 # -- running ------------------------------------------------------------------------------
 def has_grad(op_type: str) -> bool:
-    from opkit.registry import op_info
+    from harness.backends import has_grad as backend_has_grad
 
-    return op_info(op_type).grad_maker is not None
+    return backend_has_grad(op_type)
 
 
 def grad_wrt(case, prepared: PreparedOp) -> list[str]:

@@ -1,0 +1,98 @@
+"""Which implementation runs the op under test: THE dispatch point of the backends.
+
+A backend is an implementation of the op seam (the public methods of
+`harness.runner.PreparedOp`): "opkit" (opkit's own framework and kernels, the default) or
+"paddle" (PaddlePaddle's own CPU kernels through its static graph,
+harness.backends.paddle_op). The run's options pick it (`Options.backend`: `opkit test
+--backend paddle`, or OPKIT_BACKEND).
+
+- `make_op(op_type, inputs, attrs, outputs, place, enable_inplace)`: the one maker;
+- `has_grad(op_type)` / `kernel_places(op_type)`: what the selected backend has;
+- `check_override(name)`: for a check that cannot apply to the selected backend, the reason
+  (the check skips with it), or a replacement Check object (the backend's own way to make
+  the same finding), else None;
+- `unavailable(backend)`: why a backend cannot run here (None: it can).
+"""
+from __future__ import annotations
+
+__all__ = ["BACKENDS", "DEFAULT_BACKEND", "selected", "make_op", "has_grad", "kernel_places",
+           "check_override", "unavailable", "compile_shapes"]
+
+BACKENDS = ("opkit", "paddle")
+DEFAULT_BACKEND = "opkit"
+
+
+def selected() -> str:
+    from harness import options
+
+    return getattr(options.current(), "backend", DEFAULT_BACKEND) or DEFAULT_BACKEND
+
+
+def unavailable(backend: str) -> str | None:
+    if backend == "paddle":
+        from harness.backends import paddle_env
+
+        return paddle_env.missing()
+    if backend not in BACKENDS:
+        return f"unknown backend {backend!r}: choose from {', '.join(BACKENDS)}"
+    return None
+
+
+def make_op(op_type: str, inputs: dict, attrs: dict | None, outputs: dict | None = None,
+            place=None, enable_inplace: bool = False, backend: str | None = None):
+    """THE maker of the op under test: a PreparedOp of the selected (or given) backend."""
+    if (backend or selected()) == "paddle":
+        from harness.backends.paddle_op import PaddlePreparedOp
+
+        return PaddlePreparedOp(op_type, inputs, attrs, outputs, place,
+                                enable_inplace=enable_inplace)
+    from harness.runner import PreparedOp
+
+    return PreparedOp(op_type, inputs, attrs, outputs, place, enable_inplace=enable_inplace)
+
+
+def has_grad(op_type: str, backend: str | None = None) -> bool:
+    if (backend or selected()) == "paddle":
+        from harness.backends import paddle_env
+
+        paddle_env.load()
+        from paddle.base import core
+
+        return paddle_env.has_op(op_type) and bool(core.has_non_empty_grad_op_maker(op_type))
+    from opkit.registry import op_info
+
+    return op_info(op_type).grad_maker is not None
+
+
+def kernel_places(op_type: str, backend: str | None = None) -> dict:
+    """{place: [float dtypes with a kernel]} of the selected backend ({} : none)."""
+    if (backend or selected()) == "paddle":
+        from harness.backends import paddle_env
+
+        if not paddle_env.has_op(op_type):
+            return {}
+        # an op Paddle registers no float kernel for (fill_constant, a control op): it still
+        # runs on CPU with the inputs as given
+        return {"CPU": sorted(paddle_env.cpu_kernel_dtypes(op_type)) or ["any"]}
+    from opkit.registry import op_info
+
+    return op_info(op_type).kernel_places()
+
+
+def check_override(name: str, backend: str | None = None):
+    """None (the check runs as it is), a skip reason, or a replacement Check."""
+    if (backend or selected()) != "paddle":
+        return None
+    from harness.backends import paddle_checks
+
+    return paddle_checks.override(name)
+
+
+def compile_shapes(case, specs: dict, outs: dict, unknown: dict, backend: str | None = None):
+    """{output: compile-time shape} with the dims in `unknown` set to -1, in the selected
+    backend's own compile-time infer_shape."""
+    if (backend or selected()) == "paddle":
+        from harness.backends.paddle_op import compile_shapes as paddle_shapes
+
+        return paddle_shapes(case, specs, outs, unknown)
+    return None
