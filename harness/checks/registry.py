@@ -52,6 +52,7 @@ CHECK_MODULES = [
     "harness.checks.concurrency",
     "harness.checks.sparse",
     "harness.checks.plan",
+    "harness.backends.against",     # not default: `opkit test --against paddle` adds it
 ]
 
 # the names of the table's checks, known without importing them (a module's name is its

@@ -217,6 +217,11 @@ def run(args) -> int:
     seed = opts.seed
     spec = parse_shard(args.shard)
     checks, fuzzing = _checks(args)
+    if opts.against and (checks is None or "against" not in checks):
+        from harness.checks.registry import all_checks
+
+        checks = (checks if checks is not None else
+                  [c.name for c in all_checks() if c.default]) + ["against"]
     settings.set_place_option("--place")
 
     if getattr(args, "paddle", False):
