@@ -15,7 +15,7 @@ harness.backends.paddle_op). The run's options pick it (`Options.backend`: `opki
 """
 from __future__ import annotations
 
-__all__ = ["BACKENDS", "DEFAULT_BACKEND", "selected", "make_op", "has_grad", "kernel_places",
+__all__ = ["BACKENDS", "DEFAULT_BACKEND", "selected", "activate", "prepare_child", "make_op", "has_grad", "kernel_places",
            "check_override", "unavailable", "compile_shapes"]
 
 BACKENDS = ("opkit", "paddle")
@@ -26,6 +26,31 @@ def selected() -> str:
     from harness import options
 
     return getattr(options.current(), "backend", DEFAULT_BACKEND) or DEFAULT_BACKEND
+
+
+def activate(backend: str, op_types=()) -> None:
+    """A front door selected `backend`: fresh interpreters the checks start (determinism
+    across hash seeds, state) get it through their environment, and each named op type the
+    backend has but opkit lacks (an author's own Paddle op) is made known to opkit's registry
+    from the backend's proto (harness.backends.paddle_shadow)."""
+    import os
+
+    os.environ["OPKIT_BACKEND"] = backend     # read back by harness.options in the children
+    if backend == "paddle":
+        from harness.backends import paddle_shadow
+
+        for op in op_types or ():
+            paddle_shadow.register(op)
+
+
+def prepare_child() -> None:
+    """In a fresh interpreter a check started (harness.fresh.child): the ops the selected
+    backend has and opkit lacks made known again (the parent registered only the named ones;
+    the child does not know which it will be handed)."""
+    if selected() == "paddle":
+        from harness.backends import paddle_shadow
+
+        paddle_shadow.register_all()
 
 
 def unavailable(backend: str) -> str | None:

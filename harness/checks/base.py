@@ -366,8 +366,11 @@ class Check:
             return ""
         from harness.options import DEFAULT_SEED
 
+        from harness.backends import selected
+
         return (f"opkit test {case.op_type} --tests {src} --checks {self.name}"
-                + (f" --seed {seed}" if seed is not None and seed != DEFAULT_SEED else ""))
+                + (f" --seed {seed}" if seed is not None and seed != DEFAULT_SEED else "")
+                + (f" --backend {selected()}" if selected() != "opkit" else ""))
 
 
 class FunctionCheck(Check):

@@ -228,6 +228,10 @@ def run(args) -> int:
         from harness import paddle_compat
 
         paddle_compat.activate()
+    if opts.backend != "opkit":
+        from harness.backends import activate
+
+        activate(opts.backend, args.op)
     from harness.suite import SuiteError, select
     from opkit.project import load_project
 
