@@ -57,6 +57,7 @@ class MutationReadBack(Check):
         for combo in runnable:
             try:
                 p = prepare(case, combo)
+                p.read_back = True
                 p.forward()
                 seen = [("forward", n, w) for n, w in p.mutated]
                 if has_grad(case.op_type) and case.grad_inputs:
