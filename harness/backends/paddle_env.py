@@ -14,7 +14,7 @@ import os
 import re
 
 __all__ = ["PACKAGE", "EXTRA", "MIN_VERSION", "missing", "load", "proto", "has_op",
-           "cpu_kernel_dtypes", "install_hint"]
+           "cpu_kernel_dtypes", "install_hint", "quiet_stdout"]
 
 PACKAGE = "paddlepaddle"
 EXTRA = "opkit-dl[paddle]"
@@ -52,7 +52,39 @@ def load():
         warnings.simplefilter("ignore")
         import paddle
     paddle.enable_static()
+    # a kernel that crashes (SIGSEGV, SIGFPE) kills the worker process the harness runs it
+    # in, which reports it as a crash; Paddle's own handler would print a C++ stack on
+    # standard output instead (where `opkit test --format json` writes its document)
+    from paddle.base import core
+
+    if hasattr(core, "disable_signal_handler"):
+        core.disable_signal_handler()
     return paddle
+
+
+class quiet_stdout:
+    """Paddle's C++ side (MKL's parameter errors, glog) writes to file descriptor 1; during a
+    run it goes to standard error, so standard output holds only what opkit prints."""
+
+    _saved = None
+
+    def __enter__(self):
+        import sys
+
+        try:
+            sys.stdout.flush()
+            if quiet_stdout._saved is None:
+                quiet_stdout._saved = os.dup(1)
+            os.dup2(2, 1)
+            self.ok = True
+        except (OSError, ValueError, AttributeError):
+            self.ok = False
+        return self
+
+    def __exit__(self, *exc):
+        if self.ok:
+            os.dup2(quiet_stdout._saved, 1)
+        return False
 
 
 @functools.lru_cache(maxsize=1)

@@ -327,7 +327,8 @@ class PaddlePreparedOp:
                 t.set(value, place)
                 value = t
             core.set_feed_variable(self.scope, value, "feed", cols[name])
-        return new_exe.run(list(feed), False)
+        with paddle_env.quiet_stdout():
+            return new_exe.run(list(feed), False)
 
     def _run(self, program, feed: dict, fetch: list) -> dict:
         """Run `program`, fetching `fetch`: {name: _Value or None (not written)}."""
