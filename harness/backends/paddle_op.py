@@ -204,7 +204,7 @@ class PaddlePreparedOp:
         program = paddle.static.Program()
         block = program.global_block()
         in_vars = {}
-        for slot, specs in self.inputs.items():
+        for specs in self.inputs.values():
             for s in specs:
                 data = np.asarray(s.data) if isinstance(s.data, (np.generic, float, int,
                                                                  bool)) else s.data
