@@ -96,9 +96,11 @@ def kernel_places(op_type: str, backend: str | None = None) -> dict:
 
         if not paddle_env.has_op(op_type):
             return {}
-        # an op Paddle registers no float kernel for (fill_constant, a control op): it still
-        # runs on CPU with the inputs as given
-        return {"CPU": sorted(paddle_env.cpu_kernel_dtypes(op_type)) or ["any"]}
+        # an op whose kernels Paddle's registry lists under another name (the legacy
+        # `transpose` runs transpose2's phi kernel): both float dtypes are tried, a missing
+        # one shows as the op failing
+        return {"CPU": sorted(paddle_env.cpu_kernel_dtypes(op_type)) or
+                ["float32", "float64"]}
     from opkit.registry import op_info
 
     return op_info(op_type).kernel_places()

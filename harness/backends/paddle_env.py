@@ -14,7 +14,7 @@ import os
 import re
 
 __all__ = ["PACKAGE", "EXTRA", "MIN_VERSION", "missing", "load", "proto", "has_op",
-           "cpu_kernel_dtypes", "install_hint", "quiet_stdout"]
+           "cpu_kernel_dtypes", "listed", "install_hint", "quiet_stdout"]
 
 PACKAGE = "paddlepaddle"
 EXTRA = "opkit-dl[paddle]"
@@ -113,6 +113,11 @@ def _kernels() -> dict:
 
 
 _DTYPES = {"float": "float32", "double": "float64"}
+
+
+def listed(op_type: str) -> bool:
+    """Whether Paddle's kernel registry lists kernels under this op type's own name."""
+    return bool(_kernels().get(op_type))
 
 
 def cpu_kernel_dtypes(op_type: str) -> set:
