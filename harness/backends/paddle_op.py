@@ -530,6 +530,9 @@ class PaddlePreparedOp:
             descs, _ = core.get_grad_op_desc(op.desc, {n + GRAD_SUFFIX for n in key}, [])
         except Exception as exc:  # noqa: BLE001
             raise as_opkit_error(exc, self.op_type) from exc
+        # a grad op that writes only gradients in the no_grad_set (@EMPTY@) is dropped, as
+        # append_backward drops it (sum's per-input scale ops)
+        descs = [d for d in descs if any(n != _EMPTY for n in d.output_arg_names())]
         outs = set(self.output_names())
         cot_names = []
         for desc in descs:

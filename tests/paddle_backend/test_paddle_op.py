@@ -128,3 +128,13 @@ def test_unknown_op_is_named(paddle_backend):
 
     with pytest.raises(errors.NotFound, match="no op 'not_an_op'"):
         op("not_an_op", {"X": [("x", np.ones(2), None)]}, outputs={"Out": ["out"]})
+
+
+def test_grad_ops_writing_only_no_grad_gradients_are_dropped(paddle_backend):
+    """sum's grad maker makes one op per input; with x1 in the no_grad_set its op writes
+    only @EMPTY@ and append_backward drops it (kept, Paddle's kernel met a null output)."""
+    a, b = np.ones((2, 3)), np.full((2, 3), 2.0)
+    p = op("sum", {"X": [("a", a, None), ("b", b, None)]}, outputs={"Out": ["out"]})
+    np.testing.assert_allclose(p.forward()["out"], a + b)
+    got = p.backward({"out": np.full((2, 3), 3.0)}, ["a"], no_grad_set=("b",))
+    np.testing.assert_allclose(got["a"], np.full((2, 3), 3.0))
