@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-
-def paddle_missing() -> str | None:
-    from harness.backends import paddle_env
-
-    return paddle_env.missing()
+from paddle_backend_helpers import paddle_missing
 
 
 @pytest.fixture

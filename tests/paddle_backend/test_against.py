@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from conftest import paddle_missing
-from helpers import run_opkit
+from paddle_backend_helpers import paddle_missing
+from paddle_backend_helpers import run_opkit
 
 pytestmark = pytest.mark.skipif(bool(paddle_missing()), reason=str(paddle_missing()))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers import run_opkit
+from paddle_backend_helpers import run_opkit
 
 HIDE = "sys.modules['paddle'] = None"     # importlib.util.find_spec('paddle') -> None
 

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from helpers import ROOT
+from paddle_backend_helpers import ROOT
 
 BUGS = sorted((ROOT / "examples" / "paddle_bugs").glob("*.py"))
 

@@ -15,3 +15,10 @@ def run_opkit(*args, env=None, timeout=600, pre: str = "pass"):
     return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, timeout=timeout,
                           env=dict(os.environ, NO_COLOR="1", **(env or {})))
+
+
+def paddle_missing() -> str | None:
+    """Why the Paddle backend cannot run here (None: it can)."""
+    from harness.backends import paddle_env
+
+    return paddle_env.missing()
