@@ -108,11 +108,14 @@ def kernel_places(op_type: str, backend: str | None = None) -> dict:
 
 def check_override(name: str, backend: str | None = None):
     """None (the check runs as it is), a skip reason, or a replacement Check."""
-    if (backend or selected()) != "paddle":
-        return None
-    from harness.backends import paddle_checks
+    decide = OVERRIDES.get(backend or selected())
+    return decide(name) if decide is not None else None
 
-    return paddle_checks.override(name)
+
+# backend -> override(check name): filled by the backend's checks module when a front door
+# imports it (opkit.cli.test imports harness.backends.paddle_checks for --backend paddle);
+# this package imports no check (the checks import the engine, which imports this package)
+OVERRIDES: dict = {}
 
 
 def compile_shapes(case, specs: dict, outs: dict, unknown: dict, backend: str | None = None):

@@ -8,6 +8,7 @@ distribution, explore.
 """
 from __future__ import annotations
 
+from harness import backends
 from harness.checks.base import Check, InputWritten, MissingKernel
 
 __all__ = ["CANNOT_APPLY", "REPLACED", "override", "MutationReadBack", "PaddleDtypes"]
@@ -109,3 +110,5 @@ class PaddleDtypes(Check):
 
 
 REPLACED = {"mutation": MutationReadBack(), "dtypes": PaddleDtypes()}
+
+backends.OVERRIDES["paddle"] = override

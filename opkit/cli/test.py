@@ -231,6 +231,8 @@ def run(args) -> int:
     if opts.backend != "opkit":
         from harness.backends import activate
 
+        if opts.backend == "paddle":
+            import harness.backends.paddle_checks  # noqa: F401 - its check overrides
         activate(opts.backend, args.op)
     from harness.suite import SuiteError, select
     from opkit.project import load_project

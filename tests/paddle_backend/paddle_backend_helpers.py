@@ -19,6 +19,18 @@ def run_opkit(*args, env=None, timeout=600, pre: str = "pass"):
 
 def paddle_missing() -> str | None:
     """Why the Paddle backend cannot run here (None: it can)."""
+    import sys
+
+    from harness import paddle_compat
     from harness.backends import paddle_env
 
-    return paddle_env.missing()
+    if paddle_compat.is_active() or ("paddle" in sys.modules and
+                                     getattr(sys.modules["paddle"], "__opkit_facade__", False)):
+        return ("the Paddle-compatibility mode's `paddle` facade is active in this process "
+                "(tests/paddle ran here): the real paddle cannot be imported beside it; "
+                "run tests/paddle_backend in a process of its own")
+    why = paddle_env.missing()
+    if why is None and sys.modules.get("paddle") is not paddle_env.load():
+        return ("the `paddle` in sys.modules is not the one the backend loaded (the "
+                "compatibility mode's facade replaced it in this process)")
+    return why
