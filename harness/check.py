@@ -199,6 +199,13 @@ class Check:
         skip_map = (case.options or {}).get("skip", {}) if case.options else {}
         if self.name in skip_map:
             return [self.skipped(case, f"opted out: {skip_map[self.name]}")]
+        from harness.backends import check_override
+
+        instead = check_override(self.name)      # a backend this check cannot apply to
+        if isinstance(instead, str):
+            return [self.skipped(case, instead)]
+        if instead is not None and instead is not self:
+            return instead(case, context)
         if self.needs_float and not has_float_inputs(case):
             return [self.skipped(case, "the case has no float input")]
         reason = self.applies(case, context)
@@ -361,8 +368,11 @@ class Check:
             return ""
         from harness.options import DEFAULT_SEED
 
+        from harness.backends import selected
+
         return (f"opkit test {case.op_type} --tests {src} --checks {self.name}"
-                + (f" --seed {seed}" if seed is not None and seed != DEFAULT_SEED else ""))
+                + (f" --seed {seed}" if seed is not None and seed != DEFAULT_SEED else "")
+                + (f" --backend {selected()}" if selected() != "opkit" else ""))
 
 
 class FunctionCheck(Check):

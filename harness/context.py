@@ -67,9 +67,9 @@ def combos(case, ctx: CheckContext, check: str, op_type: str | None = None):
     there that is selected; dtype "" = inputs as given (no float inputs, or no float kernels).
     A GPU that is selected but unusable, a place whose kernels have none of the selected
     dtypes, and an op with no kernel on any selected place each give a skip with the reason."""
-    from opkit.registry import op_info
+    from harness.backends import kernel_places as backend_kernel_places
 
-    kernel_places = op_info(op_type or case.op_type).kernel_places()
+    kernel_places = backend_kernel_places(op_type or case.op_type)
     places = ctx.selected_places()
     dtypes = ctx.selected_dtypes()
     has_float = has_float_inputs(case)

@@ -112,6 +112,9 @@ def child() -> None:
     try:
         import importlib
 
+        from harness.backends import prepare_child
+
+        prepare_child()                   # the run's backend (its ops) in this interpreter too
         module, _, name = request["target"].partition(":")
         value = getattr(importlib.import_module(module), name)(request.get("payload"))
         text = json.dumps({"value": value})

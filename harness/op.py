@@ -13,8 +13,8 @@ Every check reaches the op through this module:
   its input on purpose (a typed opkit error) or the kernel failing.
 
 `PreparedOp` is opkit's own implementation. Another framework's kernels plug in as a
-*backend*: `register_backend(name, factory)` with a factory of the same signature as
-`PreparedOp` returning an object with the same methods; `Combo.backend` picks it.
+*backend* (harness.backends: `PaddlePreparedOp`, the same methods on PaddlePaddle's own
+kernels); the run's options pick it (`Options.backend`, `opkit test --backend paddle`).
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ from opkit.framework.registry import op_info
 from opkit.framework.scope import Scope
 from opkit.framework.tensor import LoDTensor
 
-__all__ = ["Combo", "PreparedOp", "make", "prepare", "register_backend", "backends",
+__all__ = ["Combo", "PreparedOp", "make", "prepare",
            "place_object", "gpu_unavailable_reason", "output_slots", "has_grad", "grad_wrt",
            "grad_outputs", "run_forward_backward", "run", "make_cotangents", "op_refused",
            "refusal", "proto_of", "consumed_outputs", "compile_shapes"]
@@ -45,7 +45,6 @@ __all__ = ["Combo", "PreparedOp", "make", "prepare", "register_backend", "backen
 class Combo:
     place: str          # "CPU" | "GPU"
     dtype: str          # "float32" | "float64" | "" (a case without float inputs)
-    backend: str = "opkit"   # which implementation runs the op (register_backend)
 
 
 def place_object(kind: str):
@@ -83,13 +82,15 @@ def prepare(case, combo: Combo, enable_inplace: bool = False, expected: dict | N
     case's inputs (or with `inputs`, {slot: [VarSpec]}, as given)."""
     return make(case.op_type, inputs if inputs is not None else case_inputs(case, combo.dtype),
                 case.attrs, output_slots(case, case.op_type, expected),
-                place_object(combo.place), enable_inplace=enable_inplace,
-                backend=combo.backend)
+                place_object(combo.place), enable_inplace=enable_inplace)
 
 
 # -- running ------------------------------------------------------------------------------
 def has_grad(op_type: str) -> bool:
-    return op_info(op_type).grad_maker is not None
+    """Whether the run's backend has a gradient for the op."""
+    from harness.backends import has_grad as backend_has_grad
+
+    return backend_has_grad(op_type)
 
 
 def grad_wrt(case, prepared: PreparedOp) -> list[str]:
@@ -201,30 +202,18 @@ def refusal(exc: BaseException) -> str | None:
     return None
 
 
-# -- backends: who runs the op ------------------------------------------------------------
-_BACKENDS: dict = {}
-
-
-def register_backend(name: str, factory) -> None:
-    """`factory(op_type, inputs, attrs, output_slots=None, place=None, enable_inplace=False)`
-    -> an object with PreparedOp's methods, for `Combo(backend=name)`."""
-    _BACKENDS[name] = factory
-
-
-def backends() -> tuple:
-    return ("opkit",) + tuple(sorted(_BACKENDS))
-
-
+# -- the maker: which implementation runs the op -------------------------------------------
 def make(op_type: str, inputs: dict[str, list[VarSpec]], attrs: dict | None,
          output_slots: dict[str, list[str]] | None = None, place=None,
-         enable_inplace: bool = False, backend: str = "opkit"):
-    """THE maker of a prepared op: opkit's `PreparedOp`, or the registered backend's."""
+         enable_inplace: bool = False, backend: str | None = None):
+    """THE maker of a prepared op: opkit's `PreparedOp`, or the run's backend's
+    (`Options.backend`, `opkit test --backend paddle`: harness.backends), or `backend`'s."""
+    from harness.backends import make_other, selected
+
+    backend = backend or selected()
     if backend == "opkit":
         return PreparedOp(op_type, inputs, attrs, output_slots, place, enable_inplace)
-    factory = _BACKENDS.get(backend)
-    if factory is None:
-        raise errors.InvalidArgument("no backend '%s' (known: %s)", backend, ", ".join(backends()))
-    return factory(op_type, inputs, attrs, output_slots, place, enable_inplace)
+    return make_other(backend, op_type, inputs, attrs, output_slots, place, enable_inplace)
 
 
 class PreparedOp:
@@ -393,8 +382,14 @@ def _cotangent_draws(seed: int, wanted: tuple) -> tuple:
 
 def compile_shapes(case, specs, outs: dict, unknown: dict) -> dict:
     """{output name: compile-time shape or None} after infer_shape of the op in a fresh
-    Program whose inputs have the case's shapes with the dims in `unknown` set to -1."""
+    Program whose inputs have the case's shapes with the dims in `unknown` set to -1 (the
+    selected backend's own compile-time shapes where it has them)."""
+    from harness.backends import compile_shapes as backend_shapes
     from opkit.framework.program import Program
+
+    shapes = backend_shapes(case, specs, outs, unknown)
+    if shapes is not None:
+        return shapes
 
     block = Program().global_block()
     for ss in specs.values():

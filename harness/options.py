@@ -4,7 +4,7 @@ The front doors are `opkit test` (opkit.cli.test), the pytest plugin (harness.py
 and, for a library call or a plain `unittest` run of an OpTest, the first use of `current()`.
 Each builds one `Options` with `Options.from_env(**given)` -- THE one reader of the `OPKIT_*`
 environment variables (`OPKIT_SEED`, `OPKIT_PLACE`, `OPKIT_DTYPE`, `OPKIT_GRAD_MODE`,
-`OPKIT_HASH_SEEDS`, `OPKIT_NO_GPU`, `OPKIT_LAWS_DEEP`, `OPKIT_EXPLORE`), command-line values taking precedence -- and installs it
+`OPKIT_HASH_SEEDS`, `OPKIT_NO_GPU`, `OPKIT_LAWS_DEEP`, `OPKIT_EXPLORE`, `OPKIT_BACKEND`), command-line values taking precedence -- and installs it
 with `use(options)`. Forked workers inherit it; a fresh interpreter gets it as JSON
 (`to_json` / `from_json`). Nothing below the front doors reads those variables.
 
@@ -64,6 +64,8 @@ class Options:
     timeout: float | None = DEFAULT_TIMEOUT   # seconds per check (None: no limit)
     place_option: str = "OPKIT_PLACE"   # how the user picks places (named in skip reasons)
     explore: int = DEFAULT_EXPLORE      # derived cases per OpTest case of `explore` (0: off)
+    backend: str = "opkit"              # whose kernels run the op (harness.backends)
+    against: str = ""                   # a second backend judged beside it ("": none)
 
     @classmethod
     def from_env(cls, environ=None, **given) -> Options:
@@ -107,6 +109,14 @@ class Options:
                 values["explore"] = int(text)
             except ValueError:
                 raise OptionsError(f"OPKIT_EXPLORE={text!r}: not an integer") from None
+        if "backend" not in values and (env.get("OPKIT_BACKEND") or "").strip():
+            values["backend"] = env["OPKIT_BACKEND"].strip().lower()
+        for key in ("backend", "against"):
+            if values.get(key) and values[key] not in ("opkit", "paddle"):
+                raise OptionsError(f"unknown backend {values[key]!r}"
+                                   + (" (OPKIT_BACKEND)" if key == "backend" and
+                                      "backend" not in given else "")
+                                   + ": choose from opkit, paddle")
         if values.get("explore", 0) < 0:
             raise OptionsError(f"explore budget {values['explore']}: must be >= 0")
         return cls(**values)

@@ -85,6 +85,8 @@ def pytest_configure(config):
     except ValueError as exc:
         raise pytest.UsageError(f"opkit: {exc}") from None
     run_options.use(opts)
+    if opts.backend == "paddle":        # OPKIT_BACKEND=paddle: the backend's check overrides
+        import harness.backends.paddle_checks  # noqa: F401
     set_place_option("--opkit-place")
     from harness.sharding import ShardError, parse_shard
 

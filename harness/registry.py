@@ -58,6 +58,7 @@ CHECK_MODULES = [
     "harness.checks.refusals",
     "harness.checks.coincidences",
     "harness.checks.trace",
+    "harness.checks.against",       # not default: `opkit test --against paddle` adds it
 ]
 
 # the names of the table's checks, known without importing them (a module's name is its

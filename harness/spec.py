@@ -9,7 +9,8 @@ error instead of a silent `getattr` default.
 3. Derived-case families: the variant names a check may ask for (harness.variants).
 4. OpTest knobs: class attributes an OpTest may set to tell the harness more about its op.
 5. Module knobs: names a test module may define.
-6. Backends: other implementations of the op seam (harness.op.register_backend).
+6. Backends: other implementations of the op seam (harness.backends: BACKENDS, make_other;
+   the run's `Options.backend` picks one; harness.op.make is the one maker).
 """
 from __future__ import annotations
 

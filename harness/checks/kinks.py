@@ -16,7 +16,7 @@ import numpy as np
 
 from harness.check import Check, WrongValue
 from harness.compare import fmt_index
-from harness.kinks import ACCEPTED, domain_edge, is_kink, kink_verdict
+from harness.kinks import ACCEPTED, domain_edge, is_kink, kink_verdict, matches
 from harness.tolerances import grad_tolerance
 from opkit.framework.grad_maker import grad_var_name
 from harness.values import fmt_value
@@ -108,6 +108,9 @@ def _compare(engine, slopes, got, combo, max_rel):
         a = float(np.asarray(ana, dtype=np.float64).reshape(-1)[k])
         if kink_verdict(a, left, right, tol) in (None, *ACCEPTED):
             continue        # no kink there (the `grad` check's business), or a slope matched
+        if str(what).startswith("tie") and matches(a, (left + right) / 2, tol):
+            continue        # a tie's gradient split evenly between the two (Paddle's and
+                            # PyTorch's amax/max convention): the midpoint subgradient
         where = fmt_index(grad_var_name(name), np.unravel_index(k, engine.base[name].shape))
         return (f"{where} at {name} = {what} (a kink): analytic {fmt_value(a)} is "
                 f"neither one-sided slope: left {fmt_value(left)}, right {fmt_value(right)}",

@@ -80,6 +80,13 @@ def add_arguments(parser) -> None:
     parser.add_argument("--paddle", action="store_true",
                         help="Paddle-compatibility mode: run Paddle's own OpTest files "
                              "unchanged (see docs/paddle.md)")
+    parser.add_argument("--backend", choices=["opkit", "paddle"], default=None,
+                        help="whose kernels the checks run: opkit's (default) or "
+                             "PaddlePaddle's own CPU kernels (needs opkit-dl[paddle]; "
+                             "$OPKIT_BACKEND)")
+    parser.add_argument("--against", choices=["paddle"], default=None,
+                        help="also run Paddle's kernel beside opkit's op on every case "
+                             "and derived case and fail on a disagreement (check 'against')")
     parser.add_argument("--no-isolate", action="store_true",
                         help="run the checks in this process (no crash isolation)")
 
@@ -117,9 +124,20 @@ def _options(args):
     try:
         opts = Options.from_env(seed=args.seed, places=args.place, dtypes=args.dtype,
                                 explore=getattr(args, "explore", None),
+                                backend=getattr(args, "backend", None),
+                                against=getattr(args, "against", None),
                                 place_option="--place")
     except OptionsError as exc:
         raise _usage(str(exc)) from None
+    from harness.backends import unavailable
+
+    for flag, name in (("--backend", opts.backend), ("--against", opts.against)):
+        why = unavailable(name) if name and name != "opkit" else None
+        if why:
+            raise _usage(f"{flag} {name}: {why}")
+    if opts.against and opts.backend == opts.against:
+        raise _usage(f"--against {opts.against} with --backend {opts.backend}: the same "
+                     f"kernels on both sides")
     return opts.replace(timeout=DEFAULT_TIMEOUT if args.timeout is None else
                         (args.timeout or None))
 
@@ -199,12 +217,23 @@ def run(args) -> int:
     seed = opts.seed
     spec = parse_shard(args.shard)
     checks, fuzzing = _checks(args)
+    if opts.against and (checks is None or "against" not in checks):
+        from harness.registry import all_checks
+
+        checks = (checks if checks is not None else
+                  [c.name for c in all_checks() if c.default]) + ["against"]
     set_place_option("--place")
 
     if getattr(args, "paddle", False):
         from harness import paddle_compat
 
         paddle_compat.activate()
+    if opts.backend != "opkit":
+        from harness.backends import activate
+
+        if opts.backend == "paddle":
+            import harness.backends.paddle_checks  # noqa: F401 - its check overrides
+        activate(opts.backend, args.op)
     from harness.suite import SuiteError, select
     from opkit.project import load_project
 
@@ -236,7 +265,9 @@ def run(args) -> int:
         except ShardError as exc:
             raise _usage(str(exc)) from None
 
-    print(f"opkit test: seed {seed} (reproduce with --seed {seed})", file=sys.stderr)
+    print(f"opkit test: seed {seed} (reproduce with --seed {seed})"
+          + (f"; backend {opts.backend}" if opts.backend != "opkit" else "")
+          + (f"; against {opts.against}" if opts.against else ""), file=sys.stderr)
     from harness import api
     from harness.table import progress, render
 
@@ -260,7 +291,8 @@ def run(args) -> int:
         print(f"opkit test: wrote durations of {len(finished)} op{'' if len(finished) == 1 else 's'} to {durations_file}",
               file=sys.stderr)
     if args.format == "json":
-        doc = {"ops": [r.to_json() for r in reports], "seed": seed}
+        doc = {"ops": [dict(r.to_json(), backend=opts.backend) for r in reports],
+               "seed": seed}
         if notes:
             doc["notes"] = notes
         print(json.dumps(doc, indent=1))

@@ -1,0 +1,115 @@
+"""The checks on Paddle's kernels: which apply as they are, which cannot (and why), and the
+Paddle backend's own way to make two findings (`mutation`, `dtypes`).
+
+Every check not named in `CANNOT_APPLY` or `REPLACED` runs unchanged through the seam
+(harness.op.make): output, grad, determinism, lod, empty, extremal, kinks,
+repeated_input, infer_shape, precision, ownership, attrs, state, grad_outputs,
+distribution, explore.
+"""
+from __future__ import annotations
+
+from harness import backends
+from harness.check import Check, InputWritten, MissingKernel
+
+__all__ = ["CANNOT_APPLY", "REPLACED", "override", "MutationReadBack", "PaddleDtypes"]
+
+_HOOKS = ("it watches each kernel call through opkit's kernel hooks; Paddle's executor "
+          "has none")
+CANNOT_APPLY = {
+    "aliasing": _HOOKS + " (and fetched outputs are copies, so no output can alias a feed)",
+    "no_need_buffer": _HOOKS,
+    "declared_inputs": _HOOKS,
+    "inplace": "it runs opkit's executor with its inplace pass on; Paddle's inplace pass "
+               "is not reachable through a one-op program",
+    "layout": "Paddle's feed copies every input into a contiguous tensor, so a "
+              "non-contiguous input never reaches the kernel",
+    "places": "the Paddle backend runs Paddle's CPU kernels only",
+    "sbp": "SBP signatures are opkit declarations; Paddle's ops declare none",
+    "plan": "it checks opkit's executor's prepared-plan path",
+    "sparse": "the Paddle backend feeds dense tensors only (no SelectedRows)",
+    "concurrency": "one Paddle Executor per thread is not supported by the Paddle backend",
+    "double_grad": "not implemented for the Paddle backend yet (grad makers of grad ops)",
+}
+
+
+def override(name: str):
+    if name in CANNOT_APPLY:
+        return f"cannot apply to Paddle's kernels: {CANNOT_APPLY[name]}"
+    if name in REPLACED:
+        return REPLACED[name]
+    return None
+
+
+class MutationReadBack(Check):
+    """`mutation` on Paddle's kernels: every input fetched back after the forward and the
+    backward run must equal (bytes and LoD) what was fed."""
+
+    name = "mutation"
+    description = "no kernel wrote to its inputs (fed inputs read back after the run)"
+    order = 40
+    needs_float = False
+
+    def verdict(self, derived, context):
+        from harness.op import has_grad, prepare, refusal, run_forward_backward
+        from harness.messages import raised
+
+        case = derived.case
+        runnable, skips = self.plan(derived, context)
+        yield from skips
+        for combo in runnable:
+            try:
+                p = prepare(case, combo)
+                p.read_back = True
+                p.forward()
+                seen = [("forward", n, w) for n, w in p.mutated]
+                if has_grad(case.op_type) and case.grad_inputs:
+                    run_forward_backward(p, case, seed=context.seed, run_forward=False)
+                    seen += [("backward", n, w) for n, w in p.mutated]
+            except Exception as exc:  # noqa: BLE001 - the op failing is output's finding
+                why = refusal(exc)
+                yield self.skipped(case, f"the op raised ({why or raised(exc)}): see output",
+                                   combo)
+                continue
+            if seen:
+                where, name, what = seen[0]
+                yield self.failed(derived, combo, f"the {where} run of Paddle's "
+                                  f"'{case.op_type}' changed {what} of input '{name}'",
+                                  kind=InputWritten)
+            else:
+                yield self.passed(derived, combo)
+
+
+class PaddleDtypes(Check):
+    """`dtypes` on Paddle: CPU float32 and float64 kernels for the op and its grad op."""
+
+    name = "dtypes"
+    description = "Paddle registers float32 and float64 CPU kernels for the op and grad op"
+    order = 30
+    scope = "op"
+    needs_float = True
+
+    def verdict(self, derived, context):
+        from harness.backends import paddle_env
+        from harness.op import has_grad
+
+        case = derived.case
+        types = [case.op_type]
+        if has_grad(case.op_type):
+            types.append(case.op_type + "_grad")
+        missing = []
+        for t in types:
+            have = paddle_env.cpu_kernel_dtypes(t)
+            if not paddle_env.listed(t):
+                continue        # kernels registered under another name: output and grad
+                                # run the op in both dtypes and say so if one is missing
+            missing += [f"{t} {d}" for d in ("float32", "float64") if d not in have]
+        if missing:
+            yield self.failed(derived, None, "Paddle registers no CPU kernel for "
+                              + ", ".join(missing), kind=MissingKernel)
+        else:
+            yield self.passed(derived, None, ", ".join(types) + ": float32 and float64")
+
+
+REPLACED = {"mutation": MutationReadBack(), "dtypes": PaddleDtypes()}
+
+backends.OVERRIDES["paddle"] = override

@@ -1,0 +1,132 @@
+"""Loading PaddlePaddle for the Paddle backend: the legacy static graph, once per process.
+
+`load()` sets `FLAGS_enable_pir_api=0` before the first `import paddle` (the old
+ProgramDesc graph runs op types by name; the PIR graph does not), calls
+`paddle.enable_static()` and returns the module. `missing()` says why Paddle cannot be
+used (None: it can) without raising. Op protos and CPU kernel dtypes are read from Paddle's
+own registries and cached.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import os
+import re
+
+__all__ = ["PACKAGE", "EXTRA", "MIN_VERSION", "missing", "load", "proto", "has_op",
+           "cpu_kernel_dtypes", "listed", "install_hint", "quiet_stdout"]
+
+PACKAGE = "paddlepaddle"
+EXTRA = "opkit-dl[paddle]"
+MIN_VERSION = (3, 0)
+
+
+def install_hint() -> str:
+    return f"install it with: pip install '{EXTRA}' (or pip install {PACKAGE})"
+
+
+@functools.lru_cache(maxsize=1)
+def missing() -> str | None:
+    """Why the Paddle backend cannot run here, or None."""
+    if importlib.util.find_spec("paddle") is None:
+        return f"the Paddle backend needs the package '{PACKAGE}', which is not installed: " \
+               f"{install_hint()}"
+    try:
+        paddle = load()
+    except Exception as exc:  # noqa: BLE001 - a broken install is a reason, not a crash
+        return f"'{PACKAGE}' is installed but does not import ({type(exc).__name__}: {exc})"
+    version = tuple(int(p) for p in re.findall(r"\d+", paddle.__version__)[:2] or [0, 0])
+    if version != (0, 0) and version < MIN_VERSION:   # (0, 0): a develop build
+        return f"the Paddle backend needs {PACKAGE} >= 3.0, found {paddle.__version__}"
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def load():
+    """The `paddle` module, in the legacy static-graph mode."""
+    os.environ["FLAGS_enable_pir_api"] = "0"
+    os.environ.setdefault("GLOG_minloglevel", "2")     # no "New Executor is Running" lines
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import paddle
+    paddle.enable_static()
+    # a kernel that crashes (SIGSEGV, SIGFPE) kills the worker process the harness runs it
+    # in, which reports it as a crash; Paddle's own handler would print a C++ stack on
+    # standard output instead (where `opkit test --format json` writes its document)
+    from paddle.base import core
+
+    if hasattr(core, "disable_signal_handler"):
+        core.disable_signal_handler()
+    return paddle
+
+
+class quiet_stdout:
+    """Paddle's C++ side (MKL's parameter errors, glog) writes to file descriptor 1; during a
+    run it goes to standard error, so standard output holds only what opkit prints."""
+
+    _saved = None
+
+    def __enter__(self):
+        import sys
+
+        try:
+            sys.stdout.flush()
+            if quiet_stdout._saved is None:
+                quiet_stdout._saved = os.dup(1)
+            os.dup2(2, 1)
+            self.ok = True
+        except (OSError, ValueError, AttributeError):
+            self.ok = False
+        return self
+
+    def __exit__(self, *exc):
+        if self.ok:
+            os.dup2(quiet_stdout._saved, 1)
+        return False
+
+
+@functools.lru_cache(maxsize=1)
+def _protos() -> dict:
+    load()
+    from paddle.base import framework
+
+    return {p.type: p for p in framework.get_all_op_protos()}
+
+
+def has_op(op_type: str) -> bool:
+    return op_type in _protos()
+
+
+def proto(op_type: str):
+    """Paddle's OpProto of `op_type` (None: Paddle has no such legacy op)."""
+    return _protos().get(op_type)
+
+
+@functools.lru_cache(maxsize=1)
+def _kernels() -> dict:
+    load()
+    from paddle.base import core
+
+    return core._get_all_register_op_kernels("all")
+
+
+_DTYPES = {"float": "float32", "double": "float64"}
+
+
+def listed(op_type: str) -> bool:
+    """Whether Paddle's kernel registry lists kernels under this op type's own name."""
+    return bool(_kernels().get(op_type))
+
+
+def cpu_kernel_dtypes(op_type: str) -> set:
+    """The float dtypes ('float32', 'float64') Paddle registers a plain CPU kernel for."""
+    found = set()
+    for key in _kernels().get(op_type, []):
+        if "place[Place(cpu)]" not in key or "MKLDNN" in key or "ONEDNN" in key:
+            continue
+        m = re.search(r"data_type\[([^\]]+)\]", key)
+        if m and m.group(1) in _DTYPES:
+            found.add(_DTYPES[m.group(1)])
+    return found

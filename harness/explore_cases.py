@@ -1,0 +1,453 @@
+"""The cases `explore` derives from an OpTest's case over the op's declared contract: other
+values of each attr inside its domain, input values over the declared domains (NaN, infinities
+and the edges where nothing is declared), other shapes and ranks, and their combinations
+(`derive_cases`; the run's budget, `--explore N`, when no limit is given). The `explore` check (harness.checks.explore) judges them; `against` runs
+them on a second implementation."""
+from __future__ import annotations
+
+import itertools
+import zlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from harness import options
+from harness.case import normalize_slots
+from harness.op import proto_of
+from harness.options import DEFAULT_SEED
+
+__all__ = ["Explored", "derive_cases"]
+
+_SKIP_ATTR_WORDS = ("seed", "use_", "is_test", "fix_seed", "mkldnn", "cudnn", "op_role",
+                    "op_namescope", "op_callstack", "op_device", "with_quant_attr")
+
+
+@dataclass
+class Explored:
+    """One derived case: what changed, the new inputs and attrs, how it is judged."""
+
+    kind: str                       # "attr", "pair", "value", "shape", "attr+value", "reseed"
+    note: str
+    inputs: dict
+    attrs: dict
+    in_domain: bool = True          # inside every declared domain
+    strict: bool = False            # a refusal of it is a failure (declared discrete values,
+                                    # input values)
+    grads: bool = False             # judge gradients too (finite values)
+    info: dict = field(default_factory=dict)
+
+
+# =========================================================================================
+# deriving
+# =========================================================================================
+def _rng(case, seed) -> np.random.Generator:
+    return np.random.default_rng(zlib.crc32(f"{case.op_type}:{case.name}".encode()) + seed)
+
+
+def _map_spec(inputs, name, fn):
+    """`inputs` with the variable `name`'s array replaced by fn(array) (LoD kept)."""
+    from harness.case import as_value, map_inputs
+
+    return map_inputs(inputs, lambda s: as_value(s, fn(s.data)) if s.name == name
+                      else as_value(s))
+
+
+def _shapes(specs) -> dict:
+    out = {}
+    for slot, items in specs.items():
+        for s in items:
+            if isinstance(s.data, np.ndarray):
+                out.setdefault(slot, s.data.shape)
+                out[s.name] = s.data.shape
+    return out
+
+
+def _value_cases(case, specs, proto, rng) -> list[Explored]:
+    per_input = []
+    attrs = dict(case.attrs or {})
+    shapes = _shapes(specs)
+    for slot, items in specs.items():
+        vp = proto.input(slot) if proto is not None else None
+        dom = getattr(vp, "domain", None) if vp is not None else None
+        for s in items[:1]:
+            a = s.data
+            if not isinstance(a, np.ndarray) or a.size == 0:
+                continue
+            k = int(rng.integers(a.size))
+            if a.dtype.kind == "f":
+                per_input.append(_float_values(case, s, a, k, dom, rng, attrs, shapes))
+            elif a.dtype.kind in "iu":
+                per_input.append(_int_values(case, s, a, k, dom, attrs, shapes, rng))
+            elif a.dtype.kind == "b":
+                per_input.append(_bool_values(case, s, a))
+    shared = _shared_nan(case, specs, proto, rng)
+    if shared:
+        per_input.insert(1, shared)
+    # one of each input's values in turn: a budget that ends early still covers every input
+    return [x for group in itertools.zip_longest(*per_input) for x in group if x is not None]
+
+
+def _bool_values(case, s, a) -> list[Explored]:
+    return [Explored("value", f"{s.name}: all {v}", _map_spec(case.inputs, s.name,
+                                                              lambda _, v=v: np.full_like(a, v)),
+                     dict(case.attrs or {}), info={"var": s.name})
+            for v in (True, False) if not (a == v).all()]
+
+
+def _shared_nan(case, specs, proto, rng) -> list[Explored]:
+    """NaN at the same element of every float input of the first float input's shape
+    (NaN against NaN: equality, max/min of two NaNs, equal_nan flags)."""
+    floats = [(slot, s) for slot, items in specs.items() for s in items[:1]
+              if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f" and s.data.size
+              and not s.lengths]
+    if len(floats) < 2:
+        return []
+    shape = floats[0][1].data.shape
+    same = [(slot, s) for slot, s in floats if s.data.shape == shape]
+    if len(same) < 2:
+        return []
+    for slot, _ in same:
+        vp = proto.input(slot) if proto is not None else None
+        dom = getattr(vp, "domain", None) if vp is not None else None
+        if dom is not None and not dom.allows_nan():
+            return []
+    k = int(rng.integers(floats[0][1].data.size))
+    names = {s.name for _, s in same}
+
+    def nan_at(s):
+        from harness.case import as_value
+
+        if s.name not in names:
+            return as_value(s)
+        b = s.data.copy()
+        b.reshape(-1)[k] = np.nan
+        return as_value(s, b)
+
+    from harness.case import map_inputs
+
+    return [Explored("value", f"NaN at the same element of {', '.join(sorted(names))}",
+                     map_inputs(case.inputs, nan_at), dict(case.attrs or {}),
+                     info={"var": sorted(names)[0]})]
+
+
+def _float_values(case, s, a, k, dom, rng, attrs, shapes) -> list[Explored]:
+    out = []
+
+    def at(value):
+        b = a.copy()
+        b.reshape(-1)[k] = value
+        return b
+
+    def add(note, b, grads=False):
+        if dom is not None and not dom.contains(b, attrs=attrs, shapes=shapes):
+            return
+        out.append(Explored("value", f"{s.name}: {note}", _map_spec(case.inputs, s.name,
+                                                                      lambda _: b),
+                            dict(case.attrs or {}), strict=dom is not None, grads=grads,
+                            info={"var": s.name}))
+
+    idx = np.unravel_index(k, a.shape) if a.ndim else ()
+    where = f"[{', '.join(str(int(i)) for i in idx)}]" if a.ndim else ""
+    if a.size > 1:
+        signs = np.where(rng.random(a.shape) < 0.5, -1.0, 1.0)
+        if (signs > 0).all() or (signs < 0).all():
+            signs.reshape(-1)[0] *= -1
+        add("mixed signs (x with random signs)", (np.abs(a) * signs + 0.0).astype(a.dtype),
+            grads=True)
+    add(f"NaN at {s.name}{where}", at(np.nan))
+    neg = -(np.abs(a) + 0.25)
+    add("every value negative (-|x| - 0.25)", neg.astype(a.dtype), grads=True)
+    add(f"+inf at {s.name}{where}", at(np.inf))
+    halves = (rng.permutation(a.size) % 7 - 3 + 0.5).reshape(a.shape).astype(a.dtype)
+    add("exact halves (-2.5 .. 3.5)", halves)
+    add(f"-inf at {s.name}{where}", at(-np.inf))
+    if a.size > 1:
+        add("ties (values rounded to multiples of 0.5)",
+            (np.round(a * 2) / 2).astype(a.dtype))
+    add(f"-0.0 at {s.name}{where}", at(-0.0))
+    return out
+
+
+def _int_values(case, s, a, k, dom, attrs, shapes, rng) -> list[Explored]:
+    out = []
+    info = np.iinfo(a.dtype)
+
+    def at(value):
+        b = a.copy()
+        b.reshape(-1)[k] = value
+        return b
+
+    def add(note, value, in_domain):
+        if not info.min <= value <= info.max:
+            return
+        out.append(Explored("value", f"{s.name}: {note}", _map_spec(case.inputs, s.name,
+                                                                      lambda _: at(value)),
+                            dict(case.attrs or {}), in_domain=in_domain,
+                            strict=in_domain and dom is not None, info={"var": s.name}))
+
+    if dom is not None and dom.kind == "integers":
+        from opkit.framework.domains import Ref
+
+        lo = dom.lo.resolve(attrs, shapes) if isinstance(dom.lo, Ref) else dom.lo
+        hi = dom.hi.resolve(attrs, shapes) if isinstance(dom.hi, Ref) else dom.hi
+        if lo is not None:
+            add(f"{int(lo)} (the lowest value of {dom})", int(lo), True)
+            add(f"{int(lo) - 1} (just below {dom})", int(lo) - 1, False)
+        if hi is not None:
+            add(f"{int(hi) - 1} (the highest value of {dom})", int(hi) - 1, True)
+            add(f"{int(hi)} (just above {dom})", int(hi), False)
+        return out
+    if dom is not None:
+        return out
+    if info.min < 0 and a.size > 1 and a.min() >= 0 and a.max() > 0:
+        signs = np.where(rng.random(a.shape) < 0.5, -1, 1)
+        b = (a * signs).astype(a.dtype)
+        if (b < 0).any():
+            out.append(Explored("value", f"{s.name}: mixed signs (x with random signs)",
+                                _map_spec(case.inputs, s.name, lambda _: b),
+                                dict(case.attrs or {}), info={"var": s.name}))
+    if info.min < 0:
+        add("-1 (a negative integer)", -1, True)
+    add(f"{int(a.max()) + 1} (one above the case's largest)", int(a.max()) + 1, True)
+    if info.min < 0:
+        add(f"{int(info.min)} (the dtype's minimum)", int(info.min), True)
+    return out
+
+
+def _rank_of(specs, name) -> int | None:
+    for slot, items in specs.items():
+        for s in items:
+            if (slot == name or s.name == name) and isinstance(s.data, np.ndarray):
+                return s.data.ndim
+    return None
+
+
+def _first_float_rank(specs) -> int | None:
+    for items in specs.values():
+        for s in items:
+            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f":
+                return s.data.ndim
+    return None
+
+
+def _attr_values(a, value, specs, attrs) -> tuple[list, bool]:
+    """(other values of attr `a` to try, whether they are declared discrete values)."""
+    dom = a.domain
+    kind = dom.kind if dom is not None else None
+    if kind == "set":
+        return [v for v in dom.values if v != value], True
+    if kind == "dtype":
+        vals = list(dom.values) or ["float32", "float64", "int32", "int64"]
+        return [v for v in vals if v != value and _dtype_eq(v, value) is False], True
+    if a.type == "bool":
+        return [not bool(value)], False
+    if kind in ("axis", "axes", "perm"):
+        rank = _rank_of(specs, dom.of) if dom.of else _first_float_rank(specs)
+        if not rank:
+            return [], True
+        if kind == "axis":
+            return [v for v in range(-rank, rank) if v != value], True
+        vals = [int(v) for v in (value or [])]
+        if kind == "perm":
+            perms = [list(reversed(range(rank))), list(range(1, rank)) + [0]]
+            if rank >= 2:
+                perms.append([1, 0] + list(range(2, rank)))
+            return _unique([p for p in perms if p != vals]), True
+        cands = []
+        if len(vals) > 1:
+            cands.append(list(reversed(vals)))
+        cands.append([v - rank if v >= 0 else v + rank for v in vals])
+        cands += [[i] for i in range(rank) if [i] != vals]
+        cands.append(list(range(rank)))
+        if rank >= 2:
+            cands.append([rank - 1, 0])
+        return _unique([c for c in cands if c != vals and c]), True
+    if a.type in ("float", "float64"):
+        v = float(value) if isinstance(value, (int, float)) else 0.0
+        cands = [0.0, -1.0, 0.5, 2.0, 2 * v + 1.0, -v, 10.0]
+        if kind == "range":
+            for bound, open_ in ((dom.lo, dom.lo_open), (dom.hi, dom.hi_open)):
+                if isinstance(bound, (int, float)):
+                    cands.append(float(bound) + (1e-3 if bound == dom.lo else -1e-3)
+                                 if open_ else float(bound))
+        return _unique([c for c in cands if c != v and (kind != "range" or dom.contains(c))
+                        and _passes(a, c)]), False
+    if a.type in ("int", "long"):
+        v = int(value) if isinstance(value, (int, np.integer)) else 0
+        cands = [v + 1, v - 1, 0, -1, v + 5, 2 * v + 3]
+        if kind == "range":
+            for bound, open_ in ((dom.lo, dom.lo_open), (dom.hi, dom.hi_open)):
+                if isinstance(bound, (int, float)):
+                    b = int(bound) + ((1 if bound == dom.lo else -1) if open_ else 0)
+                    cands.append(b)
+        return _unique([c for c in cands if c != v and (kind != "range" or dom.contains(c))
+                        and _passes(a, c)]), False
+    if a.type in ("ints", "longs") and isinstance(value, (list, tuple)) and value:
+        vals = [int(x) for x in value]
+        cands = []
+        if len(vals) > 1 and vals != vals[::-1]:
+            cands.append(vals[::-1])
+        cands.append([vals[0] + 1] + vals[1:])
+        if len(vals) > 1:
+            cands.append(vals[:-1] + [vals[-1] + 1])
+        return _unique([c for c in cands if c != vals and
+                        (kind != "range" or dom.contains(c)) and _passes(a, c)]), False
+    return [], False
+
+
+def _dtype_eq(a, b):
+    try:
+        return np.dtype(a) == np.dtype(b)
+    except TypeError:
+        return a == b
+
+
+def _unique(items):
+    out = []
+    for x in items:
+        if x not in out:
+            out.append(x)
+    return out
+
+
+def _passes(a, v) -> bool:
+    try:
+        return all(bool(pred(v)) for _, pred in a.checks)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _explorable_attrs(proto, attrs):
+    for a in getattr(proto, "attrs", []) or []:
+        if a.extra or a.generated or (a.name not in attrs and not a.has_default):
+            continue
+        if any(w in a.name.lower() for w in _SKIP_ATTR_WORDS):
+            continue
+        yield a, (attrs[a.name] if a.name in attrs else a.default)
+
+
+def _attr_cases(case, specs, proto) -> tuple[list, list, list]:
+    attrs = dict(case.attrs or {})
+    singles, discrete = [], []
+    for a, value in _explorable_attrs(proto, attrs):
+        values, strict = _attr_values(a, value, specs, attrs)
+        for v in values:
+            new = dict(attrs)
+            new[a.name] = v
+            is_discrete = a.type == "bool" or (a.domain is not None and
+                                               a.domain.kind in ("set", "dtype"))
+            # a raw error of the kernel is judged for bools and declared domains; an
+            # undeclared int or float value may just be one infer_shape does not check
+            lax = a.type != "bool" and a.domain is None
+            singles.append(Explored("attr", f"attr {a.name} = {v!r} (the case: {value!r})",
+                                    case.inputs, new, strict=strict, grads=True,
+                                    info={"attr": a.name, "alts": {a.name: values},
+                                          "discrete": is_discrete, "lax": lax}))
+        if values and (a.type == "bool" or (a.domain is not None and
+                                            a.domain.kind in ("set", "dtype"))):
+            discrete.append((a, value, values))
+    pairs = []
+    for (a1, v1, o1), (a2, v2, o2) in itertools.combinations(discrete, 2):
+        for x, y in itertools.product(o1[:3], o2[:3]):
+            new = dict(attrs)
+            new[a1.name], new[a2.name] = x, y
+            pairs.append(Explored("pair", f"attrs {a1.name} = {x!r} and {a2.name} = {y!r} "
+                                          f"together (the case: {v1!r}, {v2!r})",
+                                  case.inputs, new, strict=False, grads=True,
+                                  info={"attr": a1.name}))
+    return singles, pairs, discrete
+
+
+def _shape_cases(case, specs) -> list[Explored]:
+    from harness.variants.shapes import cut
+
+    if any(s.lengths for items in specs.values() for s in items):
+        return []
+    if any(not isinstance(s.data, np.ndarray) for items in specs.values() for s in items):
+        return []
+    main = next((s for items in specs.values() for s in items
+                 if s.data.dtype.kind == "f" and s.data.ndim >= 1), None)
+    if main is None:
+        return []
+    shape = main.data.shape
+    out = []
+
+    def same(fn):
+        from harness.case import as_value, map_inputs
+
+        return map_inputs(case.inputs, lambda s: as_value(s, fn(s.data))
+                          if s.data.shape == shape else as_value(s))
+
+    others = [s.data.shape for items in specs.values() for s in items
+              if s.data.ndim and s.data.shape != shape]
+    if not others:   # 0-D only where every input is of the one shape (no broadcast operand)
+        out.append(Explored("shape", f"0-D inputs (every input of shape {list(shape)} cut to its "
+                                     f"first element)", same(lambda a: a.reshape(-1)[:1].reshape(())
+                                                             .copy()),
+                            dict(case.attrs or {}), grads=True, info={"rank": True}))
+
+    sizes = [d for d in dict.fromkeys(reversed(shape)) if d > 1][:2]
+    for d in sizes:
+        out.append(Explored("shape", f"dims of size {d} cut to 1", cut(case.inputs, {d: 1}),
+                            dict(case.attrs or {}), grads=True))
+
+    def stacked(a):
+        # new values; a non-negative input stays non-negative (a declared one-sided domain)
+        flip = -0.75 if a.dtype.kind == "f" and not (a >= 0).all() else 0.75
+        other = (a * flip + 0.125) if a.dtype.kind == "f" else a
+        return np.stack([a, other.astype(a.dtype)])
+
+    out.append(Explored("shape", f"rank {len(shape) + 1} (inputs of shape {list(shape)} "
+                                 "stacked with new values along a new leading dim)",
+                        same(stacked), dict(case.attrs or {}), grads=True,
+                        info={"rank": True, "other_rank": True}))
+    if len(shape) >= 2:
+        out.append(Explored("shape", f"rank {len(shape) - 1} (inputs of shape {list(shape)} "
+                                     "cut to their first row)", same(lambda a: a[0].copy()),
+                            dict(case.attrs or {}), grads=True,
+                            info={"rank": True, "other_rank": True}))
+    return out
+
+
+def _combined_cases(case, singles, values) -> list[Explored]:
+    """Each attr's first two other values together with NaN (in one input, and at one
+    element of every input of a shape) and with all-negative inputs: a flag that matters
+    only on NaN (equal_nan), a padding that shows only under negative values."""
+    picks = []
+    for key in ("NaN at the same", "NaN at", "every value negative"):
+        hit = next((v for v in values if key in v.note and v not in picks), None)
+        if hit is not None:
+            picks.append(hit)
+    out, per_attr = [], {}
+    # declared discrete values (bools, value sets) first: a flag that matters only on NaN
+    for single in sorted(singles, key=lambda x: not x.info.get("discrete")):
+        name = single.info.get("attr")
+        if per_attr.get(name, 0) >= 2:
+            continue
+        per_attr[name] = per_attr.get(name, 0) + 1
+        for val in picks:
+            out.append(Explored("attr+value", f"{single.note} with {val.note}", val.inputs,
+                                dict(single.attrs), strict=False,
+                                info=dict(val.info, lax=single.info.get("lax", False))))
+    return out
+
+
+def derive_cases(case, seed: int = DEFAULT_SEED, limit: int | None = None) -> list[Explored]:
+    """The derived cases of `case` judged by `explore` (at most `limit`, default budget())."""
+    limit = options.current().explore if limit is None else limit
+    proto = proto_of(case.op_type)
+    specs = normalize_slots(case.inputs)
+    rng = _rng(case, seed)
+    singles, pairs, discrete = _attr_cases(case, specs, proto) if proto is not None else \
+        ([], [], [])
+    values = _value_cases(case, specs, proto, rng)
+    shapes = _shape_cases(case, specs)
+    combined = _combined_cases(case, singles, values)
+    rng.shuffle(pairs)
+    groups = [singles, values, shapes, pairs, combined]
+    out = []
+    for items in itertools.zip_longest(*groups):
+        for x in items:
+            if x is not None and len(out) < limit:
+                out.append(x)
+    return out

@@ -1,0 +1,74 @@
+"""The triage's opkit-side fixes (each a false alarm the overlap run raised on Paddle's
+kernels), with the case that raised it."""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.case import VarSpec
+
+
+def op(op_type, inputs, attrs=None, outputs=None):
+    from harness.op import make as make_op
+
+    specs = {slot: [VarSpec(n, a, lengths) for n, a, lengths in items]
+             for slot, items in inputs.items()}
+    return make_op(op_type, specs, attrs or {}, outputs, backend="paddle")
+
+
+def test_a_0d_result_is_handed_out_in_fluids_shape_1(paddle_backend):
+    """mean: Paddle >= 2.5 gives 0-D, Fluid 1.8 (opkit's OpTests) [1]."""
+    p = op("mean", {"X": [("x", np.arange(6.0).reshape(2, 3), None)]},
+           outputs={"Out": ["out"]})
+    out = p.forward()["out"]
+    assert out.shape == (1,) and out[0] == 2.5
+
+
+def test_batch_norm_running_stats_named_apart_are_written_in_place(paddle_backend):
+    rng = np.random.default_rng(0)
+    ins = {"X": [("x", rng.normal(size=(2, 3, 4, 4)), None)],
+           "Scale": [("scale", np.ones(3), None)], "Bias": [("bias", np.zeros(3), None)],
+           "Mean": [("mean", np.zeros(3), None)], "Variance": [("var", np.ones(3), None)]}
+    outs = {"Y": ["y"], "MeanOut": ["mean_out"], "VarianceOut": ["var_out"],
+            "SavedMean": ["saved_mean"], "SavedVariance": ["saved_var"]}
+    p = op("batch_norm", ins, {"is_test": False, "momentum": 0.9, "epsilon": 1e-5}, outs)
+    got = p.forward()
+    x = ins["X"][0][1]
+    np.testing.assert_allclose(got["mean_out"], 0.1 * x.mean(axis=(0, 2, 3)), rtol=1e-5)
+    assert p.aliases == {"mean_out": "mean", "var_out": "var"}
+
+
+def test_extra_attrs_reach_the_kernel(paddle_backend):
+    """dropout's seed and fix_seed are 'extra' attrs in Paddle 3: without them the mask was
+    drawn anew on every run."""
+    x = np.ones((8, 8))
+    attrs = {"dropout_prob": 0.5, "fix_seed": True, "seed": 3}
+    a = op("dropout", {"X": [("x", x, None)]}, attrs, {"Out": ["out"], "Mask": ["mask"]})
+    b = op("dropout", {"X": [("x", x, None)]}, attrs, {"Out": ["out"], "Mask": ["mask"]})
+    first = a.forward()["out"].copy()
+    assert np.array_equal(first, a.forward()["out"])
+    assert np.array_equal(first, b.forward()["out"])
+    assert "seed" not in a.dropped_attrs
+
+
+def test_a_dtype_attr_given_by_name(paddle_backend):
+    p = op("fill_constant", {}, {"shape": [2, 3], "value": 1.5, "dtype": "float64"},
+           {"Out": ["out"]})
+    out = p.forward()["out"]
+    assert out.dtype == np.float64 and out.shape == (2, 3) and (out == 1.5).all()
+
+
+def test_xshape_takes_its_compile_time_shape(paddle_backend):
+    p = op("reshape2", {"X": [("x", np.ones((2, 3, 4)), None)]}, {"shape": [6, 4]},
+           {"Out": ["out"], "XShape": ["xshape"]})
+    got = p.forward()
+    assert got["out"].shape == (6, 4) and got["xshape"].shape == (0, 2, 3, 4)
+
+
+def test_an_empty_lod_level_is_refused_not_a_raw_error(paddle_backend):
+    from harness.op import op_refused
+
+    try:
+        op("fill_any_like", {"X": [("x", np.zeros((0, 3)), [[]])]}, {"value": 1.0},
+           {"Out": ["out"]}).forward()
+    except Exception as exc:  # noqa: BLE001
+        assert op_refused(exc), exc

@@ -1,0 +1,140 @@
+"""PaddlePreparedOp: the seam's public methods on Paddle's own CPU kernels."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness.case import VarSpec
+
+
+def op(op_type, inputs, attrs=None, outputs=None):
+    from harness.op import make as make_op
+
+    specs = {slot: [VarSpec(n, a, lengths) for n, a, lengths in items]
+             for slot, items in inputs.items()}
+    return make_op(op_type, specs, attrs or {}, outputs, backend="paddle")
+
+
+def softmax(x):
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def test_forward_and_backward_with_the_chosen_cotangent(paddle_backend):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(3, 5))
+    p = op("softmax", {"X": [("x", x, None)]}, outputs={"Out": ["out"]})
+    out = p.forward()["out"]
+    np.testing.assert_allclose(out, softmax(x), rtol=1e-12)
+    cot = rng.normal(size=(3, 5))
+    g = p.backward({"out": cot}, ["x"])["x"]
+    want = out * (cot - (cot * out).sum(-1, keepdims=True))
+    np.testing.assert_allclose(g, want, rtol=1e-10, atol=1e-14)
+    # another cotangent, same prepared op: the gradient follows it
+    g2 = p.backward({"out": 2 * cot}, ["x"])["x"]
+    np.testing.assert_allclose(g2, 2 * want, rtol=1e-10, atol=1e-14)
+
+
+def test_proto_defaults_fill_the_attrs(paddle_backend):
+    p = op("softmax", {"X": [("x", np.ones((2, 3)), None)]}, outputs={"Out": ["out"]})
+    assert p.op.attrs["axis"] == -1           # Paddle's default, not given by the case
+
+
+def test_one_variable_in_two_slots_gets_the_summed_gradient(paddle_backend):
+    x = np.arange(6.0).reshape(2, 3)
+    p = op("elementwise_mul", {"X": [("x", x, None)], "Y": [("x", x, None)]},
+           outputs={"Out": ["out"]})
+    np.testing.assert_allclose(p.forward()["out"], x * x)
+    g = p.backward({"out": np.ones_like(x)}, ["x"])["x"]
+    np.testing.assert_allclose(g, 2 * x)           # d(x*x)/dx, both slots' parts summed
+    assert "sum" in [d.type for d in p.grad_ops()]
+
+
+def test_no_grad_set_leaves_that_gradient_out(paddle_backend):
+    x, y = np.ones((2, 3)), np.full((2, 3), 2.0)
+    p = op("elementwise_mul", {"X": [("x", x, None)], "Y": [("y", y, None)]},
+           outputs={"Out": ["out"]})
+    p.forward()
+    got = p.backward({"out": np.ones((2, 3))}, ["x", "y"], no_grad_set=("y",))
+    np.testing.assert_allclose(got["x"], y)
+    assert got["y"] is None
+
+
+def test_bad_input_is_a_refusal_and_the_message_is_paddles(paddle_backend):
+    from harness.op import op_refused
+
+    with pytest.raises(Exception) as info:
+        op("elementwise_add", {"X": [("x", np.ones((3, 4)), None)],
+                               "Y": [("y", np.ones((3, 5)), None)]},
+           outputs={"Out": ["out"]})
+    assert op_refused(info.value)
+    assert "Broadcast dimension mismatch" in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_a_python_error_inside_paddle_is_a_failure_not_a_refusal():
+    from harness.backends.paddle_errors import as_opkit_error
+    from harness.op import op_refused
+
+    assert not op_refused(as_opkit_error(TypeError("unhashable type"), "x"))
+    assert not op_refused(as_opkit_error(RuntimeError("(Fatal) it broke"), "x"))
+    assert op_refused(as_opkit_error(ValueError("(OutOfRange) index 9 > 3"), "x"))
+    assert op_refused(as_opkit_error(ValueError("InvalidArgumentError: bad dims"), "x"))
+
+
+def test_lod_goes_in_and_comes_back(paddle_backend):
+    x = np.arange(10.0).reshape(5, 2)
+    p = op("sequence_pool", {"X": [("x", x, [[2, 3]])]}, {"pooltype": "SUM"},
+           outputs={"Out": ["out"]})
+    out = p.forward()["out"]
+    np.testing.assert_allclose(out, [x[:2].sum(0), x[2:].sum(0)])
+    g = p.backward({"out": np.ones((2, 2))}, ["x"])["x"]
+    np.testing.assert_allclose(g, np.ones((5, 2)))
+    assert p.grad_lod("x") in ([[2, 3]], [])      # Paddle keeps the LoD or drops it
+
+
+def test_compile_time_shapes_keep_unknown_dims(paddle_backend):
+    from harness.backends.paddle_op import compile_shapes
+    from harness.case import Case
+    from harness.case import normalize_slots
+
+    case = Case("c", "transpose2", {"X": np.ones((2, 3, 4))}, {"axis": [2, 0, 1]})
+    shapes = compile_shapes(case, normalize_slots(case.inputs), {"Out": ["Out"]}, {"X": 0})
+    assert shapes["Out"] == [4, -1, 3]
+
+
+def test_read_back_sees_an_input_written_by_the_run(paddle_backend):
+    """The mutation read-back: a fetched input that differs from the feed is reported
+    (the broken twin: the fetch made to return a changed input); unchanged, nothing is."""
+    x = np.ones((2, 3))
+    p = op("relu", {"X": [("x", x, None)]}, outputs={"Out": ["out"]})
+    p.read_back = True
+    p.forward()
+    assert p.mutated == []
+    real = p._run
+
+    def scribbled(program, feed, fetch):
+        got = real(program, feed, fetch)
+        got["x"].data = got["x"].data + 1.0
+        return got
+
+    p._run = scribbled
+    p.forward()
+    assert p.mutated == [("x", "its data")]
+
+
+def test_unknown_op_is_named(paddle_backend):
+    from opkit.framework import errors
+
+    with pytest.raises(errors.NotFound, match="no op 'not_an_op'"):
+        op("not_an_op", {"X": [("x", np.ones(2), None)]}, outputs={"Out": ["out"]})
+
+
+def test_grad_ops_writing_only_no_grad_gradients_are_dropped(paddle_backend):
+    """sum's grad maker makes one op per input; with x1 in the no_grad_set its op writes
+    only @EMPTY@ and append_backward drops it (kept, Paddle's kernel met a null output)."""
+    a, b = np.ones((2, 3)), np.full((2, 3), 2.0)
+    p = op("sum", {"X": [("a", a, None), ("b", b, None)]}, outputs={"Out": ["out"]})
+    np.testing.assert_allclose(p.forward()["out"], a + b)
+    got = p.backward({"out": np.full((2, 3), 3.0)}, ["a"], no_grad_set=("b",))
+    np.testing.assert_allclose(got["a"], np.full((2, 3), 3.0))
