@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from opkit.framework.dtypes import finfo, is_float, is_low_precision
+
 from harness import options
 from harness.case import normalize_slots
 from harness.op import proto_of
@@ -74,7 +76,7 @@ def _value_cases(case, specs, proto, rng) -> list[Explored]:
             if not isinstance(a, np.ndarray) or a.size == 0:
                 continue
             k = int(rng.integers(a.size))
-            if a.dtype.kind == "f":
+            if is_float(a.dtype):
                 per_input.append(_float_values(case, s, a, k, dom, rng, attrs, shapes))
             elif a.dtype.kind in "iu":
                 per_input.append(_int_values(case, s, a, k, dom, attrs, shapes, rng))
@@ -98,7 +100,7 @@ def _shared_nan(case, specs, proto, rng) -> list[Explored]:
     """NaN at the same element of every float input of the first float input's shape
     (NaN against NaN: equality, max/min of two NaNs, equal_nan flags)."""
     floats = [(slot, s) for slot, items in specs.items() for s in items[:1]
-              if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f" and s.data.size
+              if isinstance(s.data, np.ndarray) and is_float(s.data.dtype) and s.data.size
               and not s.lengths]
     if len(floats) < 2:
         return []
@@ -155,6 +157,14 @@ def _float_values(case, s, a, k, dom, rng, attrs, shapes) -> list[Explored]:
         add("mixed signs (x with random signs)", (np.abs(a) * signs + 0.0).astype(a.dtype),
             grads=True)
     add(f"NaN at {s.name}{where}", at(np.nan))
+    # float16 / bfloat16: the dtype's own range, not float64's -- its largest finite value
+    # (float16's 65504) of both signs, its smallest normal and smallest subnormal
+    low = is_low_precision(a.dtype)
+    if low:
+        fi, name = finfo(a.dtype), a.dtype.name
+        top, normal, sub = float(fi.max), float(fi.smallest_normal), float(fi.smallest_subnormal)
+        add(f"{top:g} ({name}'s largest finite) at {s.name}{where}", at(top))
+        add(f"{-top:g} ({name}'s lowest finite) at {s.name}{where}", at(-top))
     neg = -(np.abs(a) + 0.25)
     add("every value negative (-|x| - 0.25)", neg.astype(a.dtype), grads=True)
     add(f"+inf at {s.name}{where}", at(np.inf))
@@ -165,6 +175,9 @@ def _float_values(case, s, a, k, dom, rng, attrs, shapes) -> list[Explored]:
         add("ties (values rounded to multiples of 0.5)",
             (np.round(a * 2) / 2).astype(a.dtype))
     add(f"-0.0 at {s.name}{where}", at(-0.0))
+    if low:
+        add(f"{normal:g} ({name}'s smallest normal) at {s.name}{where}", at(normal))
+        add(f"{sub:g} ({name}'s smallest subnormal) at {s.name}{where}", at(sub))
     return out
 
 
@@ -225,7 +238,7 @@ def _rank_of(specs, name) -> int | None:
 def _first_float_rank(specs) -> int | None:
     for items in specs.values():
         for s in items:
-            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f":
+            if isinstance(s.data, np.ndarray) and is_float(s.data.dtype):
                 return s.data.ndim
     return None
 
@@ -366,7 +379,7 @@ def _shape_cases(case, specs) -> list[Explored]:
     if any(not isinstance(s.data, np.ndarray) for items in specs.values() for s in items):
         return []
     main = next((s for items in specs.values() for s in items
-                 if s.data.dtype.kind == "f" and s.data.ndim >= 1), None)
+                 if is_float(s.data.dtype) and s.data.ndim >= 1), None)
     if main is None:
         return []
     shape = main.data.shape
@@ -393,8 +406,8 @@ def _shape_cases(case, specs) -> list[Explored]:
 
     def stacked(a):
         # new values; a non-negative input stays non-negative (a declared one-sided domain)
-        flip = -0.75 if a.dtype.kind == "f" and not (a >= 0).all() else 0.75
-        other = (a * flip + 0.125) if a.dtype.kind == "f" else a
+        flip = -0.75 if is_float(a.dtype) and not (a >= 0).all() else 0.75
+        other = (a * flip + 0.125) if is_float(a.dtype) else a
         return np.stack([a, other.astype(a.dtype)])
 
     out.append(Explored("shape", f"rank {len(shape) + 1} (inputs of shape {list(shape)} "

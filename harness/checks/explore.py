@@ -11,7 +11,9 @@ judges them:
   asymmetric; pairs of bools and value sets set together; a bool or value-set attr together
   with NaN / negative inputs;
 - **values**: NaN, +inf, -inf and -0.0 at one element, exact halves of both signs, all
-  negative and mixed-sign values (also where the case has only positives), ties; integer
+  negative and mixed-sign values (also where the case has only positives), ties; for a
+  float16 / bfloat16 case (run in that dtype's kernel) the dtype's own largest finite value
+  of both signs, smallest normal and smallest subnormal at one element; integer
   inputs at the ends of their declared range and just outside it (an undeclared integer input
   at -1, its max + 1 and the dtype's minimum);
 - **shapes**: a 0-D case, size-1 dims, one rank more and one less -- where infer_shape and
@@ -90,6 +92,12 @@ def _run_dtype(case) -> str:
     if not has_float_inputs(case):
         return ""
     cpu = op_info(case.op_type).kernel_places().get("CPU", ())
+    from opkit.framework.dtypes import low_precision_of
+
+    low = low_precision_of(case.inputs)
+    if low and low in cpu:
+        return low   # a float16 / bfloat16 case runs its own dtype's kernel (its values
+                     # at that dtype's range: harness.explore_cases)
     return "float64" if "float64" in cpu else ("float32" if "float32" in cpu else "")
 
 

@@ -25,6 +25,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from opkit.framework.dtypes import is_float
+
 from harness.case import Derived
 from harness.case import normalize_slots
 
@@ -37,7 +39,7 @@ _SKIP_WORDS = ("seed", "dtype")
 def _rank(case) -> int | None:
     for specs in normalize_slots(case.inputs).values():
         for s in specs:
-            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f":
+            if isinstance(s.data, np.ndarray) and is_float(s.data.dtype):
                 return s.data.ndim
     return None
 

@@ -7,6 +7,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from opkit.framework.dtypes import is_float
+
 from harness.case import Derived, Unsupported
 from harness.case import as_value, map_inputs, normalize_slots
 
@@ -38,7 +40,7 @@ def _tables(case, params) -> set:
     for slot, ss in specs.items():
         for s in ss:
             d = s.data
-            if slot in params or not isinstance(d, np.ndarray) or d.dtype.kind != "f" or \
+            if slot in params or not isinstance(d, np.ndarray) or not is_float(d.dtype) or \
                     not d.ndim or d.shape[0] < 2:
                 continue
             rows = d.shape[0]
@@ -53,7 +55,7 @@ def derive(case, context=None):
     params |= _tables(case, params)
     specs = {slot: ss for slot, ss in normalize_slots(case.inputs).items() if slot not in params}
     floats = [s for ss in specs.values() for s in ss
-              if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f" and s.data.ndim]
+              if isinstance(s.data, np.ndarray) and is_float(s.data.dtype) and s.data.ndim]
     if not floats:
         # a float parameter (an embedding table) and an integer batch input (the ids):
         # the batch is the integer input's
@@ -68,7 +70,7 @@ def derive(case, context=None):
     def zeroes(s):
         d = s.data
         return isinstance(d, np.ndarray) and d.ndim and d.shape[0] == batch and \
-            (not lod or s.lengths or d.dtype.kind == "f")
+            (not lod or s.lengths or is_float(d.dtype))
 
     if any(zeroes(s) and s.lengths and len(s.lengths) > 1 for ss in specs.values() for s in ss):
         return Unsupported("empty", "multi-level LoD inputs are not emptied")

@@ -5,6 +5,11 @@
   overflows in float32, 88.7, far from where it overflows in float64);
 - "zero_rows": the first row (leading index 0) of every float input all zero;
 - "tiny": every float input scaled by 1e-30 (small but normal in float32).
+
+The magnitudes respect the input's dtype (opkit.framework.dtypes): "large" is at most the
+dtype's largest finite value, and a float16 input, whose smallest normal is about 6.1e-5
+(1e-30 would be 0), is scaled so its largest magnitude is 4x that smallest normal instead.
+bfloat16 inputs (numpy kind 'V') are float inputs here too.
 """
 from __future__ import annotations
 
@@ -14,6 +19,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from opkit.framework.dtypes import finfo, is_float, max_finite
+
 from harness.case import Derived, Unsupported
 from harness.case import as_value, map_inputs, normalize_slots
 
@@ -21,23 +28,28 @@ LARGE = 100.0
 TINY = 1e-30
 
 
-def _large(a):
+def _large(a, dtype=np.float64):
+    large = min(LARGE, max_finite(dtype))
     m = float(np.max(np.abs(a))) if a.size else 0.0
     if m <= 0:
-        return np.full_like(a, LARGE)
-    b = a * (LARGE / m)
-    return b if b.max() >= LARGE * 0.99 else -b    # +100 is there (exp overflows upwards)
+        return np.full_like(a, large)
+    b = a * (large / m)
+    return b if b.max() >= large * 0.99 else -b    # +100 is there (exp overflows upwards)
 
 
-def _zero_rows(a):
+def _zero_rows(a, dtype=np.float64):
     b = a.copy()
     if b.ndim and b.shape[0]:
         b[0] = 0
     return b
 
 
-def _tiny(a):
-    return a * TINY
+def _tiny(a, dtype=np.float64):
+    normal = float(finfo(dtype).smallest_normal)
+    if TINY >= 16 * normal:
+        return a * TINY
+    m = float(np.max(np.abs(a))) if a.size else 0.0     # float16: 1e-30 would be 0
+    return a * (4 * normal / m) if m > 0 else a
 
 
 KINDS = {"large": _large, "zero_rows": _zero_rows, "tiny": _tiny}
@@ -48,8 +60,8 @@ def map_floats(case, fn, suffix):
 
     def one(s):
         d = s.data
-        if isinstance(d, np.ndarray) and d.dtype.kind == "f" and d.size:
-            new = fn(d.astype(np.float64)).astype(d.dtype)
+        if isinstance(d, np.ndarray) and is_float(d.dtype) and d.size:
+            new = fn(d.astype(np.float64), d.dtype).astype(d.dtype)
             # an input's declared domain (docs/domains.md) bounds what is derived: values
             # outside it are no input the op has to take
             if input_allows(proto_of(case.op_type), case.inputs, case.attrs, s.name, new):
@@ -62,7 +74,7 @@ def map_floats(case, fn, suffix):
 
 def derive(case, context=None):
     floats = [s for ss in normalize_slots(case.inputs).values() for s in ss
-              if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f" and s.data.size]
+              if isinstance(s.data, np.ndarray) and is_float(s.data.dtype) and s.data.size]
     if not floats:
         return Unsupported("extremal", "the case has no non-empty float input")
     out = []

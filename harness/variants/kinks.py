@@ -10,6 +10,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from opkit.framework.dtypes import is_float
+
 from harness.case import Derived, Unsupported
 from harness.case import as_value, map_inputs
 from harness.values import fmt_value
@@ -32,7 +34,7 @@ def derive(case, context=None):
 
     def one(s):
         d = s.data
-        if s.name in wrt and isinstance(d, np.ndarray) and d.dtype.kind == "f" and d.size:
+        if s.name in wrt and isinstance(d, np.ndarray) and is_float(d.dtype) and d.size:
             d = d.copy()
             flat = d.reshape(-1)
             picks = [(0.0, "0")] + [(v, f"attr {k}={fmt_value(v)}") for k, v in

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.framework.dtypes import is_float
+
 from harness.case import Derived, Unsupported
 from harness.case import normalize_slots
 
@@ -35,14 +37,14 @@ LAYOUTS = {"strided": strided, "fortran": fortran}
 
 
 def apply_layout(kind: str, a):
-    if isinstance(a, np.ndarray) and a.dtype.kind == "f":
+    if isinstance(a, np.ndarray) and is_float(a.dtype):
         return LAYOUTS[kind](a)
     return a
 
 
 def derive(case, context=None):
     floats = [s for specs in normalize_slots(case.inputs).values() for s in specs
-              if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f" and s.data.size]
+              if isinstance(s.data, np.ndarray) and is_float(s.data.dtype) and s.data.size]
     if not floats:
         return Unsupported("layout", "the case has no non-empty float input")
     out = []

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.framework.dtypes import is_float
+
 from harness.case import Derived, Unsupported
 from harness.case import normalize_slots
 
@@ -22,7 +24,7 @@ def derive(case, context=None):
     out = []
     singles = [(slot, ss[0]) for slot, ss in specs.items()
                if slot not in dup and len(ss) == 1 and isinstance(ss[0].data, np.ndarray)
-               and ss[0].data.dtype.kind == "f"]
+               and is_float(ss[0].data.dtype)]
     for i, (sa, a) in enumerate(singles):
         for sb, b in singles[i + 1:]:
             if _key(a) == _key(b):
@@ -35,7 +37,7 @@ def derive(case, context=None):
         if slot not in dup:
             continue
         floats = [k for k, s in enumerate(ss) if isinstance(s.data, np.ndarray)
-                  and s.data.dtype.kind == "f"]
+                  and is_float(s.data.dtype)]
         pair = next(((j, k) for j in floats for k in floats
                      if j < k and _key(ss[j]) == _key(ss[k])), None)
         if pair:

@@ -20,6 +20,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from opkit.framework.dtypes import is_float
+
 from harness.case import Derived
 
 __all__ = ["derive", "cut"]
@@ -59,7 +61,7 @@ def _structure(outputs) -> dict:
 
 def _edge_remap(inputs) -> dict:
     floats = [np.asarray(a) for a in _arrays(inputs)
-              if isinstance(a, np.ndarray) and a.dtype.kind == "f" and a.ndim]
+              if isinstance(a, np.ndarray) and is_float(a.dtype) and a.ndim]
     if not floats:
         return {}
     remap = {}
@@ -77,7 +79,7 @@ def _broadcast_slot(inputs):
     """The slot of a plain float input whose rank is below another float input's and whose
     first dim is above 1, or None."""
     ranks = {slot: np.asarray(v).ndim for slot, v in inputs.items()
-             if isinstance(v, np.ndarray) and v.dtype.kind == "f"}
+             if isinstance(v, np.ndarray) and is_float(v.dtype)}
     if len(ranks) < 2:
         return None
     top = max(ranks.values())

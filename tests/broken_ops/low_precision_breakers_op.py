@@ -11,6 +11,9 @@ float64 kernels too:
   the low 16 bits) instead of rounding to nearest even (`precision`); good_lp_scale rounds.
 - broken_lp_twin: Out = X^2 with float16 and bfloat16 kernels, but its grad op has a
   float16 kernel only (`dtypes`: no bfloat16 gradient); good_lp_twin has both.
+- broken_lp_halve: Out = X / 2 computed as (2 X) / 4 in the storage dtype: past
+  |x| = 32752 a float16 2 X is inf, so only values near float16's top of range (65504) go
+  wrong (`explore`, which derives them for a float16 case); good_lp_halve is X / 2.
 """
 import numpy as np
 
@@ -155,3 +158,29 @@ for _kind in ("broken", "good"):
     register_kernel(_t + "_grad", dtypes=FLOATS)(square_grad)
     register_kernel(_t + "_grad", dtypes=("float16",) if _kind == "broken" else LOW)(  # BUG
         compute_in_float32(square_grad))
+
+
+# -- halve -----------------------------------------------------------------------------------
+def halve(ctx):
+    x = ctx.input("X")
+    ctx.set_output("Out", (x / 2).astype(x.dtype))
+
+
+def halve_grad(ctx):
+    dout = ctx.input(grad_var_name("Out"))
+    ctx.set_output(grad_var_name("X"), (dout / 2).astype(dout.dtype))
+
+
+def halve_doubling_first(ctx):
+    x = ctx.input("X")
+    with np.errstate(over="ignore"):
+        ctx.set_output("Out", ((x * 2) / 4).astype(x.dtype))   # BUG: 2 X is inf near the top
+
+
+for _kind in ("broken", "good"):
+    _t = f"{_kind}_lp_halve"
+    register_operator(_t, _op(False), _Maker, grad_maker=_grad_maker(_t + "_grad"))
+    register_operator(_t + "_grad", _GradOp)
+    register_kernel(_t, dtypes=FLOATS)(halve)
+    register_kernel(_t, dtypes=LOW)(halve_doubling_first if _kind == "broken" else halve)
+    register_kernel(_t + "_grad", dtypes=FLOATS + LOW)(halve_grad)
