@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from opkit.framework.dtypes import is_float
+
 from harness.check import Check, KernelRaised, WrongValue
 
 MAX_DERIVED = 6               # per case (10 with OPKIT_LAWS_DEEP=1)
@@ -188,11 +190,23 @@ def _replace(case, changes: dict):
 
 def _grow(x: np.ndarray, axis: int, new: int) -> np.ndarray:
     """`x` with `axis` grown to `new`: the first d slices as they are, the rest the input's
-    own slices in reverse order (values the op already accepts)."""
+    own slices in reverse order (values the op already accepts). For float data the added
+    values are drawn inside the range of the input's own (a declared interval domain still
+    holds) instead of copied: copies would add ties, whose order (top_k's indices, argmax)
+    no contract fixes."""
     d = x.shape[axis]
     idx = np.arange(new)
     idx = np.where(idx < d, idx, (d - 1) - (idx - d) % d)
-    return np.take(x, idx, axis=axis)
+    out = np.take(x, idx, axis=axis)
+    finite = x[np.isfinite(x)] if is_float(x.dtype) and x.size else np.zeros(0)
+    if finite.size and finite.min() < finite.max():
+        lo, hi = float(finite.min()), float(finite.max())
+        added = [slice(None)] * x.ndim
+        added[axis] = slice(d, None)
+        shape = out[tuple(added)].shape
+        rng = np.random.default_rng(new * 7919 + x.size)
+        out[tuple(added)] = rng.uniform(lo, hi, shape).astype(x.dtype)
+    return out
 
 
 def _equal_dims(case, specs) -> list:

@@ -532,7 +532,10 @@ def _sce_grad(ins, outs, d, a):
 
 define("sigmoid_xent", inputs=["X", "Label"], outputs=["Out"],
        attrs=[("ignore_index", "int", -100)], shapes=_same, forward=_sce, grad=_sce_grad,
-       grad_inputs=["X"])
+       grad_inputs=["X"],
+       # Paddle's op gives Label no gradient on purpose; law 3 (every_grad) asks the op to
+       # say so, since the loss does move with a float label
+       decorate=lambda m: m.proto.input("Label").no_gradient("a label: no gradient by design"))
 
 
 # -- 23. random ops with other laws: bernoulli(X) (torch.bernoulli), exponential (torch's
