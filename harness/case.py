@@ -60,6 +60,10 @@ def case_from_test(test, source: str = "") -> Case:
     if skips:
         case.options = dict(case.options or {})
         case.options.setdefault("skip", {}).update(skips)
+    complexity = knob(test, "opkit_complexity")
+    if complexity != "linear":
+        case.options = dict(case.options or {})
+        case.options["complexity"] = complexity
     return case
 
 

@@ -69,6 +69,10 @@ OPTEST_KNOBS = {
     "distribution": (None, "a harness.distributions law the outputs of a random op follow"),
     "opkit_sparse_inputs": ((), "input names the `sparse` check feeds as SelectedRows"),
     "grad_check_mode": (None, "numeric gradient mode: 'auto', 'exact', 'fast' or 'dense'"),
+    "opkit_complexity": ("linear", "how time and peak memory grow with the input size "
+                                   "(harness.scaling.COMPLEXITIES: 'linear', 'n log n', "
+                                   "'quadratic', 'cubic'); `trace`'s scaling part "
+                                   "(OPKIT_LAWS_DEEP=1) bounds t(4N)/t(N) by it"),
 }
 
 #: names a test module may define: name -> (default, meaning)

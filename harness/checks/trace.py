@@ -22,9 +22,12 @@ no source line may hold at least one more live array buffer per call (numpy's tr
 domain: the data of arrays kept alive; Python's free lists, which hold small objects back
 from the allocator, are not counted) and `LEAK_BYTES` per call, in both windows (after
 `gc.collect()`): the failure names that line. Growth in the
-first window only is a cache filling up. The
-state is put back after the check either way. Time and peak memory scaling (N, 2N, 4N) is
-not part of this check.
+first window only is a cache filling up. Last, also deep-only, **scaling** (`harness.scaling`): time (forward,
+and backward where the op has a grad) and peak memory at N, 2N, 4N rows of the first float
+input, by `opkit bench`'s noise-aware method; fails only when t(4N)/t(N)'s whole confidence
+interval, or peak(4N)/peak(N), lies above the bound of the op's declared complexity (OpTest
+knob `opkit_complexity`, linear unless set: 6x). The
+state is put back after the check either way.
 
 Bug class: a kernel that calls `np.random.seed` for a reproducible draw (resetting the
 user's stream), `np.seterr(...)` / `warnings.simplefilter("ignore")` without restoring,
@@ -103,8 +106,14 @@ class TraceCheck(Check):
             grew = _memory_growth(call)
             if grew:
                 return [self.failed(derived, combo, grew, kind=Mismatch)]
+            _restore(saved)
+            from harness.scaling import scaling_problem
+
+            superlinear, note = scaling_problem(case, combo)
+            if superlinear:
+                return [self.failed(derived, combo, superlinear, kind=Mismatch)]
             return [self.passed(derived, combo, "no trace: state unchanged, memory flat over "
-                                f"{WARM + 2 * WINDOW} calls")]
+                                f"{WARM + 2 * WINDOW} calls; {note}")]
         finally:
             _restore(saved)
 

@@ -43,6 +43,8 @@ import time
 from dataclasses import dataclass, field
 
 from harness.options import DEFAULT_SEED
+from harness.stats import (DEFAULT_CONFIDENCE, bootstrap_interval, interval,  # noqa: F401
+                           t_interval, t_quantile)
 from pathlib import Path
 
 import numpy as np
@@ -58,7 +60,6 @@ DEFAULT_ELEMENTS = 65536
 DEFAULT_THRESHOLD = 0.05
 DEFAULT_ROUNDS = 10
 DEFAULT_MAX_ROUNDS_FACTOR = 3     # --max-rounds defaults to 3 x --rounds
-DEFAULT_CONFIDENCE = 0.95
 
 
 @dataclass
@@ -342,77 +343,6 @@ def _round(cases, this: Side, ref: Side, cases_file: str, repeats: int,
     finally:
         a.close()
         b.close()
-
-
-def _t_abs_cdf(x: float, df: int) -> float:
-    """P(|T| <= x) for Student's t with `df` degrees of freedom (exact: Abramowitz & Stegun
-    26.7.3-4, a finite series in theta = atan(x / sqrt(df)))."""
-    theta = math.atan(x / math.sqrt(df))
-    c2, s = math.cos(theta) ** 2, math.sin(theta)
-    if df % 2 == 1:
-        total, term = 0.0, math.cos(theta)
-        for k in range(1, (df - 1) // 2 + 1):   # cos + 2/3 cos^3 + 2.4/(3.5) cos^5 ...
-            total += term
-            term *= c2 * (2 * k) / (2 * k + 1)
-        return 2 / math.pi * (theta + s * total) if df > 1 else 2 / math.pi * theta
-    total, term = 0.0, 1.0
-    for k in range(1, df // 2 + 1):              # 1 + 1/2 cos^2 + 1.3/(2.4) cos^4 ...
-        total += term
-        term *= c2 * (2 * k - 1) / (2 * k)
-    return s * total
-
-
-def t_quantile(p: float, df: int) -> float:
-    """The p quantile (p > 0.5) of Student's t with `df` degrees of freedom."""
-    if not 0.5 < p < 1 or df < 1:
-        raise ValueError(f"t_quantile({p}, {df}): p must lie in (0.5, 1), df >= 1")
-    target = 2 * p - 1                           # P(|T| <= q)
-    low, high = 0.0, 1.0
-    while _t_abs_cdf(high, df) < target:
-        high *= 2
-    for _ in range(100):
-        mid = (low + high) / 2
-        low, high = (mid, high) if _t_abs_cdf(mid, df) < target else (low, mid)
-    return (low + high) / 2
-
-
-def t_interval(logs: list[float], confidence: float = DEFAULT_CONFIDENCE
-               ) -> tuple[float, float, float]:
-    """(estimate, low, high) of exp(mean(logs)) with a Student-t interval over the rounds
-    (each round's log ratio is one observation)."""
-    values = np.asarray(logs, dtype=float)
-    estimate = float(np.exp(values.mean()))
-    if values.size < 2:
-        return estimate, estimate, estimate
-    t = t_quantile(1 - (1 - confidence) / 2, values.size - 1)
-    half = t * values.std(ddof=1) / math.sqrt(values.size)
-    return estimate, float(np.exp(values.mean() - half)), float(np.exp(values.mean() + half))
-
-
-def bootstrap_interval(logs: list[float], confidence: float = DEFAULT_CONFIDENCE,
-                       resamples: int = 4000, seed: int = 0) -> tuple[float, float, float]:
-    """(estimate, low, high) of exp(mean(logs)): a percentile bootstrap over the rounds
-    (at least 50 resamples beyond each end of a narrow tail)."""
-    values = np.asarray(logs, dtype=float)
-    estimate = float(np.exp(values.mean()))
-    if values.size < 2:
-        return estimate, estimate, estimate
-    alpha = (1.0 - confidence) / 2
-    resamples = max(resamples, math.ceil(50 / alpha))
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(0, values.size, (resamples, values.size))].mean(axis=1)
-    low, high = np.quantile(means, [alpha, 1.0 - alpha])
-    return estimate, float(np.exp(low)), float(np.exp(high))
-
-
-def interval(logs: list[float], confidence: float = DEFAULT_CONFIDENCE
-             ) -> tuple[float, float, float]:
-    """The verdict's interval: the wider of the Student-t and the bootstrap intervals (with
-    ten rounds a percentile bootstrap alone is too narrow: 3 false alarms in 100 A/A runs
-    on a loaded machine)."""
-    est, t_low, t_high = t_interval(logs, confidence)
-    _, b_low, b_high = bootstrap_interval(logs, confidence)
-    return est, min(t_low, b_low), max(t_high, b_high)
 
 
 def looks(rounds: int, max_rounds: int) -> list[int]:

@@ -11,6 +11,7 @@ in every check but the law's:
 | broken_law_fill | an int64 fill value through float: 2^53 + 1 becomes 2^53 | refusals (int64 exactness) |
 | broken_law_pool | 2x2 average pool bounds its W loop by H (the test's H == W) | coincidences |
 | broken_law_perm | reseeds numpy's global generator for its summation order | trace |
+| broken_law_cumsum | cumulative sum over rows by re-summing every prefix: O(rows^2) | trace (scaling, `OPKIT_LAWS_DEEP=1` only) |
 
 Modelled on: pytorch/pytorch#137747 (fake/real dtype mismatches), PaddlePaddle/Paddle#3797
 (every input's gradient), pytorch/pytorch#8892 (return_indices ignored), pytorch/pytorch#184064
@@ -232,3 +233,25 @@ def _perm_kernel(broken):
 
 
 _both("law_perm", _maker(), _rows_infer, _perm_kernel)
+
+
+def _same_infer(broken):
+    def infer(ctx):
+        ctx.set_output_dim("Out", ctx.get_input_dim("X"))
+    return infer
+
+
+def _cumsum_kernel(broken):
+    def kernel(ctx):
+        x = ctx.input("X")
+        if broken:                  # BUG: every prefix summed again: quadratic in the rows
+            out = np.empty_like(x)
+            for i in range(x.shape[0]):
+                out[i] = x[: i + 1].sum(axis=0)
+        else:
+            out = np.cumsum(x, axis=0)
+        ctx.set_output("Out", out)
+    return kernel
+
+
+_both("law_cumsum", _maker(), _same_infer, _cumsum_kernel)

@@ -106,6 +106,16 @@ class TestBrokenLawPerm(_Case):
         return {"Out": inputs["X"].sum(axis=-1)}
 
 
+class TestBrokenLawCumsum(_Case):
+    op = "broken_law_cumsum"
+
+    def make(self):
+        return {"X": _u((16, 2048))}, {}
+
+    def reference(self, inputs, attrs):
+        return {"Out": np.cumsum(inputs["X"], axis=0)}
+
+
 for _name, _cls in list(globals().items()):
     if _name.startswith("TestBroken"):
         _cls.test_check_output = _check_output

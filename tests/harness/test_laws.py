@@ -19,8 +19,8 @@ LAWS = ("describe", "every_grad", "refusals", "coincidences", "trace")
 MAIN = "import sys; from opkit.cli.main import main; sys.exit(main())"
 
 
-def _opkit(*args, timeout=900):
-    env = dict(os.environ, NO_COLOR="1", OPKIT_NO_GPU="1")
+def _opkit(*args, timeout=900, **extra_env):
+    env = dict(os.environ, NO_COLOR="1", OPKIT_NO_GPU="1", **extra_env)
     p = subprocess.run([sys.executable, "-c", MAIN, "test", *args, "--format", "json"],
                        cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env)
     assert p.returncode in (0, 1), p.stderr[-2000:]
@@ -155,3 +155,31 @@ def test_trace_names_the_line_that_keeps_arrays_alive():
     msg = _memory_growth(leaky)
     assert msg and "test_laws.py" in msg and "bytes per call" in msg
     assert _memory_growth(lambda: np.ones(64).sum()) is None
+
+
+def test_trace_scaling_catches_a_quadratic_kernel_deep_only():
+    ops = ("broken_law_cumsum", "good_law_cumsum", "--ops", "tests/broken_ops/law_breakers_op.py",
+           "--tests", "tests/broken_ops/test_law_breakers.py", "--checks", "trace")
+    deep = _opkit(*ops, OPKIT_LAWS_DEEP="1")
+    msg = deep["broken_law_cumsum"]["trace"]["message"]
+    assert "forward time grows faster than linear" in msg, msg
+    assert "t(N) = " in msg and "t(4N) = " in msg and "t(4N)/t(N) = " in msg
+    assert deep["good_law_cumsum"] == {}
+    shallow = _opkit(*ops, OPKIT_LAWS_DEEP="0")
+    assert shallow["broken_law_cumsum"] == {} and shallow["good_law_cumsum"] == {}
+
+
+def test_scaling_bound_follows_the_declared_complexity():
+    from harness.case import Case
+    from harness.laws import numeric_combo
+    from harness.scaling import COMPLEXITIES, scaling_problem
+    import tests.broken_ops.law_breakers_op  # noqa: F401 - registers the ops
+
+    x = np.random.default_rng(0).uniform(-1, 1, (16, 2048))
+    case = Case("c", "broken_law_cumsum", {"X": x}, options={"complexity": "quadratic"})
+    msg, note = scaling_problem(case, numeric_combo(case))
+    assert msg is None and "scales as quadratic" in note
+    case.options = {"complexity": "exponential"}
+    msg, _ = scaling_problem(case, numeric_combo(case))
+    assert "is not one of" in msg
+    assert COMPLEXITIES["linear"] < COMPLEXITIES["n log n"] < COMPLEXITIES["quadratic"]

@@ -1,0 +1,248 @@
+"""The scaling part of law 4 (`trace`, OPKIT_LAWS_DEEP=1 only): time and peak memory grow
+with the input size as the op declares (OpTest knob `opkit_complexity`, linear unless set).
+
+The case's first float input (and every input whose leading dimension equals its own, so
+elementwise partners grow with it; else that input alone) is tiled along its leading axis to
+N, 2N and 4N rows, N the smallest multiple of the case's rows that gives the first float
+input at least `MIN_ELEMENTS` (2^16) values. Time (`opkit bench`'s noise-aware method, reimplemented
+small: harness must not import opkit.cli): forward, and backward where the op has a grad,
+calibrated batches timed by this process's CPU clock, `ROUNDS` rounds in which the three sizes
+run interleaved (the order rotates), each round giving log(t(4N) / t(N)); the ratio's interval
+is `harness.stats.interval` (the wider of Student-t and bootstrap). A phase fails only when the
+whole interval lies above the declared bound and each doubling (t(2N)/t(N), t(4N)/t(2N), the
+medians) exceeds the bound's square root: growth that is there at every size, not a step where
+the data leaves a cache or the allocator changes regime between two sizes. Peak memory: `tracemalloc`'s peak over one
+forward run at N and at 4N (numpy's buffers are traced); fails when the 4N peak exceeds the
+bound times the N peak (at least the grown input's bytes at N: an op whose N run allocates
+nothing does not divide by zero).
+"""
+from __future__ import annotations
+
+import ctypes
+import math
+import time
+import tracemalloc
+
+import numpy as np
+
+__all__ = ["COMPLEXITIES", "MIN_ELEMENTS", "ROUNDS", "scaling_problem"]
+
+#: declared complexity -> the bound on t(4N)/t(N) and peak(4N)/peak(N): 1.5x the ideal
+#: ratio (4, 4 log(4N)/log(N) at N = 2^14, 16, 64), room for noise and cache effects
+COMPLEXITIES = {"linear": 6.0, "n log n": 7.0, "quadratic": 24.0, "cubic": 96.0}
+MIN_ELEMENTS = 1 << 16
+ROUNDS = 7
+MIN_BATCH_S = 0.004
+CONFIDENCE = 0.95
+SIZES = (1, 2, 4)
+
+
+def scaling_problem(case, combo) -> tuple[str | None, str]:
+    """(failure message or None, note): the note says what was measured, or why not."""
+    bound = COMPLEXITIES.get(str((case.options or {}).get("complexity", "linear")).lower())
+    if bound is None:
+        declared = (case.options or {}).get("complexity")
+        return (f"opkit_complexity = {declared!r} is not one of {sorted(COMPLEXITIES)}", "")
+    declared = str((case.options or {}).get("complexity", "linear"))
+    grown = _grown_cases(case, combo)
+    if isinstance(grown, str):
+        return None, f"scaling not measured: {grown}"
+    ops, name, rows = grown
+    msgs, notes = [], []
+    for phase, calls in _phases(ops, case).items():
+        with _steady_allocator():
+            est, low, high, per = _ratio(calls)
+        times = ", ".join(f"t({'' if k == 1 else k}N) = {t * 1e6:.1f} us"
+                          for k, t in zip(SIZES, per))
+        notes.append(f"{phase} t(4N)/t(N) = {est:.2f} [{low:.2f}, {high:.2f}]")
+        steps = (per[1] / per[0], per[2] / per[1])
+        # both doublings superlinear: a jump in one alone is a cache or allocator threshold
+        # crossed between two sizes (a linear op's t(4N)/t(N) reached 20 on one), not growth
+        if low > bound and min(steps) > math.sqrt(bound):
+            msgs.append(f"{phase} time grows faster than {declared}: {times}; t(4N)/t(N) = "
+                        f"{est:.2f} (95% interval [{low:.2f}, {high:.2f}], {ROUNDS} interleaved "
+                        f"rounds, CPU time) lies above {bound:g}, and each doubling is above "
+                        f"{math.sqrt(bound):.2f} (x{steps[0]:.2f}, x{steps[1]:.2f})")
+    peaks = [_peak(ops[k]) for k in (1, 4)]
+    floor = int(ops[1][1][name].nbytes)
+    ratio = peaks[1] / max(peaks[0], floor, 1)
+    notes.append(f"peak memory {peaks[0]} -> {peaks[1]} bytes")
+    if ratio > bound:
+        msgs.append(f"peak memory grows faster than {declared}: a forward run's tracemalloc "
+                    f"peak is {peaks[0]} bytes at N and {peaks[1]} bytes at 4N (x{ratio:.1f}, "
+                    f"bound {bound:g})")
+    where = f"{name} grown along its leading axis to {rows}, {2 * rows}, {4 * rows} rows"
+    if msgs:
+        return f"{'; '.join(msgs)} ({where})", ""
+    return None, f"scales as {declared} ({where}: {'; '.join(notes)})"
+
+
+def _grown_cases(case, combo):
+    """{1: ops, 2: ops, 4: ops} each (prepared op, {name: grown array}), the grown input's
+    name and N's rows; or a reason string when growing is not possible."""
+    from harness.case import as_value, map_inputs
+    from harness.laws import float_inputs, specs_of
+
+    specs = specs_of(case, combo)
+    floats = [s for s in float_inputs(specs).values() if s.data.ndim >= 1]
+    if not floats:
+        return "no float input with a leading axis"
+    first = floats[0]
+    if first.lengths:
+        return f"{first.name} carries a LoD (its sequences fix the rows)"
+    if first.data.size == 0:
+        return f"{first.name} is empty"
+    rows0 = first.data.shape[0]
+    k = max(1, math.ceil(MIN_ELEMENTS / first.data.size))
+    arrays = [s for ss in specs.values() for s in ss
+              if isinstance(s.data, np.ndarray) and s.data.ndim >= 1 and not s.lengths]
+    together = {s.name for s in arrays if s.data.shape[0] == rows0}
+    groups = [together] + ([{first.name}] if together != {first.name} else [])
+    for names in groups:
+        ops = {}
+        for mult in SIZES:
+            def grow(s, names=names, reps=k * mult):
+                return as_value(s, np.concatenate([s.data] * reps, axis=0)) \
+                    if s.name in names else as_value(s)
+            inputs = map_inputs(_as_spec_inputs(case, specs), grow)
+            made = _made(case, inputs)
+            if made is None:
+                break
+            ops[mult] = made
+        if len(ops) == len(SIZES):
+            return ops, first.name, rows0 * k
+    return (f"the op refuses {first.name} grown along its leading axis (an attr or another "
+            "input fixes its shape)")
+
+
+def _as_spec_inputs(case, specs):
+    """The case's inputs in Paddle's format, cast to the combo's dtype (`specs`)."""
+    out = {}
+    for slot, raw in case.inputs.items():
+        ss = specs.get(slot)
+        if ss is None:
+            out[slot] = raw
+        elif isinstance(raw, list):
+            out[slot] = [(s.name, (s.data, s.lengths) if s.lengths else s.data) for s in ss]
+        else:
+            out[slot] = (ss[0].data, ss[0].lengths) if ss[0].lengths else ss[0].data
+    return out
+
+
+def _made(case, inputs):
+    """(prepared op, {input name: array}) after one forward run, or None when it raises."""
+    from harness.case import normalize_slots
+    from harness.op import make
+
+    slots = normalize_slots(inputs)
+    try:
+        op = make(case.op_type, slots, case.attrs)
+        op.forward()
+    except Exception:  # noqa: BLE001 - the op refuses the grown inputs
+        return None
+    return op, {s.name: s.data for ss in slots.values() for s in ss
+                if isinstance(s.data, np.ndarray)}
+
+
+def _phases(ops, case) -> dict:
+    """{"forward": {mult: call}, "backward": {mult: call}} (backward where it runs)."""
+    from harness.op import make_cotangents
+    from opkit.registry import op_info
+
+    fwd = {m: op.forward for m, (op, _) in ops.items()}
+    out = {"forward": fwd}
+    if op_info(case.op_type).grad_maker is None:
+        return out
+    bwd = {}
+    for m, (op, arrays) in ops.items():
+        wrt = list(case.grad_inputs) or [n for n, a in arrays.items() if a.dtype.kind == "f"]
+        try:
+            outs = op.forward()
+            cot = make_cotangents(outs, list(outs))
+
+            def backward(op=op, cot=cot, wrt=wrt):
+                return op.backward(cot, wrt)
+            backward()
+        except Exception:  # noqa: BLE001 - no usable grad op for this case
+            return out
+        bwd[m] = backward
+    out["backward"] = bwd
+    return out
+
+
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3     # glibc's mallopt parameters
+GLIBC_DEFAULT = 128 * 1024
+
+
+class _steady_allocator:
+    """glibc's malloc, while timing, keeps freed memory (no mmap per large array, no trim):
+    otherwise an array above the mmap threshold is faulted in afresh on every call, and
+    where the sizes N, 2N, 4N straddle that (dynamic) threshold the page faults alone made
+    linear ops (sigmoid, swish, softplus) time x15-20 from N to 4N. Put back to glibc's
+    default values afterwards (the dynamic threshold then stays off); a no-op elsewhere."""
+
+    def __enter__(self):
+        try:
+            self.libc = ctypes.CDLL(None)
+            self.ok = bool(self.libc.mallopt(M_MMAP_THRESHOLD, 1 << 30)
+                           and self.libc.mallopt(M_TRIM_THRESHOLD, 1 << 30))
+        except (OSError, AttributeError):
+            self.ok = False
+        return self
+
+    def __exit__(self, *exc):
+        if self.ok:
+            self.libc.mallopt(M_MMAP_THRESHOLD, GLIBC_DEFAULT)
+            self.libc.mallopt(M_TRIM_THRESHOLD, GLIBC_DEFAULT)
+            getattr(self.libc, "malloc_trim", lambda _: 0)(0)
+        return False
+
+
+def _batch(fn, n: int) -> float:
+    start = time.process_time()
+    for _ in range(n):
+        fn()
+    return time.process_time() - start
+
+
+def _calibrate(fn) -> int:
+    n = 1
+    while True:
+        elapsed = _batch(fn, n)
+        if elapsed >= MIN_BATCH_S or n >= 1 << 16:
+            return n
+        n = max(n * 2, int(n * MIN_BATCH_S / max(elapsed, 1e-9) * 1.2))
+
+
+def _ratio(calls: dict):
+    """(estimate, low, high, [median per-call seconds at N, 2N, 4N]) of t(4N)/t(N) over
+    ROUNDS rounds of interleaved batches."""
+    from harness.stats import interval
+
+    counts = {m: _calibrate(fn) for m, fn in calls.items()}
+    logs, per = [], {m: [] for m in calls}
+    for r in range(ROUNDS):
+        order = SIZES[r % 3:] + SIZES[:r % 3]
+        got = {}
+        for m in order:
+            got[m] = max(_batch(calls[m], counts[m]) / counts[m], 1e-9)
+            per[m].append(got[m])
+        logs.append(math.log(got[4] / got[1]))
+    est, low, high = interval(logs, CONFIDENCE)
+    return est, low, high, [float(np.median(per[m])) for m in SIZES]
+
+
+def _peak(made) -> int:
+    """tracemalloc's peak (bytes) over one forward run, above what was traced before it."""
+    op, _ = made
+    was = tracemalloc.is_tracing()
+    if not was:
+        tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        op.forward()
+        return max(tracemalloc.get_traced_memory()[1] - base, 0)
+    finally:
+        if not was:
+            tracemalloc.stop()
