@@ -20,7 +20,7 @@ Qiskit/qiskit#2850 (np.random.seed in library code). A larger set: tests/tracker
 """
 import numpy as np
 
-from opkit import (GradOpMaker, OpMaker, OperatorWithKernel, enforce, grad_var_name,
+from opkit import (GradOpMaker, OpMaker, OperatorWithKernel, enforce, errors, grad_var_name,
                    register_kernel, register_operator)
 
 GX, GB, GOUT = grad_var_name("X"), grad_var_name("Bias"), grad_var_name("Out")
@@ -254,4 +254,13 @@ def _cumsum_kernel(broken):
     return kernel
 
 
-_both("law_cumsum", _maker(), _same_infer, _cumsum_kernel)
+def _rows_infer(broken):
+    def infer(ctx):
+        dims = ctx.get_input_dim("X")
+        enforce(len(dims) >= 1, errors.InvalidArgument(
+            "law_cumsum sums along rows: Input(X) needs rank >= 1, got rank %d", len(dims)))
+        ctx.set_output_dim("Out", dims)
+    return infer
+
+
+_both("law_cumsum", _maker(), _rows_infer, _cumsum_kernel)
