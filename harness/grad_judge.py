@@ -376,3 +376,16 @@ def check_case(case, context=None) -> list[CheckResult]:
                       user_defined_grads=opts.get("user_defined_grads"),
                       mode=opts.get("grad_mode"), repro=repro, places=places, dtypes=dtypes,
                       seed=seed)
+
+
+def first_gradient_failure(results) -> str | None:
+    """The first failed gradient result's message (without its reproduce line), or None --
+    also None when the failure is the op refusing the case's gradients on purpose (explore's
+    and coincidences' derived cases judge values, not refusals)."""
+    bad = [r for r in results if r.status == FAIL]
+    if not bad:
+        return None
+    msg = bad[0].message.split("\nreproduce:")[0]
+    if "raised" in msg and "refus" in msg:
+        return None
+    return msg

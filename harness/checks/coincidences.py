@@ -133,8 +133,7 @@ def _small(case, names) -> bool:
 
 
 def _grad_problem(case, context) -> str | None:
-    from harness.grad_judge import check_grad
-    from harness.report import FAIL
+    from harness.grad_judge import check_grad, first_gradient_failure
 
     opts = case.options or {}
     try:
@@ -146,13 +145,7 @@ def _grad_problem(case, context) -> str | None:
                          seed=getattr(context, "seed", None) or 0)
     except Exception:  # noqa: BLE001 - the gradient check cannot run here
         return None
-    bad = [r for r in got if r.status == FAIL]
-    if not bad:
-        return None
-    msg = bad[0].message.split("\nreproduce:")[0]
-    if "raised" in msg and "refus" in msg:
-        return None
-    return msg
+    return first_gradient_failure(got)
 
 
 # -- finding and breaking relations ------------------------------------------------------------

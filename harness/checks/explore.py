@@ -275,7 +275,7 @@ class ExploreCheck(Check):
         return "ok"
 
     def _grads(self, derived, ex, new, combo, seed):
-        from harness.grad_judge import check_grad
+        from harness.grad_judge import check_grad, first_gradient_failure
         from harness.report import FAIL
 
         case = derived.case
@@ -301,11 +301,8 @@ class ExploreCheck(Check):
                                  case.no_grad_set, mode="exact", **args)
         except Exception:  # noqa: BLE001 - the gradient check cannot run here
             return None
-        bad = [r for r in got if r.status == FAIL]
-        if not bad:
-            return None
-        msg = bad[0].message.split("\nreproduce:")[0]
-        if "raised" in msg and "refus" in msg:
+        msg = first_gradient_failure(got)
+        if msg is None:
             return None
         return self._fail(derived, combo, ex, new, f"{_describe(ex, case)}: gradients, "
                           f"analytic against numeric: {msg}", kind=WrongValue,
