@@ -82,6 +82,34 @@ def test_a_python_error_inside_paddle_is_a_failure_not_a_refusal():
     assert op_refused(as_opkit_error(ValueError("InvalidArgumentError: bad dims"), "x"))
 
 
+def test_the_common_librarys_typed_errors_are_read_by_kind():
+    """Paddle's `common` enforce (DDim bounds) says `Unimplemented error. ...` in a bare
+    RuntimeError: a typed refusal, not an untyped failure; its Fatal twin is a failure."""
+    from harness.backends.paddle_errors import as_opkit_error, paddle_kind
+    from harness.op import op_refused
+
+    exc = RuntimeError("Unimplemented error. Invalid dimension to be accessed. Now only "
+                       "supports access to dimension 0 to 9, but received dimension is -2.\n"
+                       "  [/paddle/paddle/common/ddim.h:61]")
+    assert paddle_kind(exc) == "Unimplemented"
+    err = as_opkit_error(exc, "mul")
+    assert op_refused(err)
+    assert "received dimension is -2" in str(err) and "ddim.h" not in str(err)
+    assert not op_refused(as_opkit_error(RuntimeError("Fatal error. it broke"), "x"))
+    assert not op_refused(as_opkit_error(RuntimeError("a fatal error. it broke"), "x"))
+
+
+def test_mul_with_a_negative_num_col_dims_is_refused(paddle_backend):
+    from harness.op import op_refused
+
+    with pytest.raises(Exception) as info:
+        op("mul", {"X": [("x", np.ones((3, 4, 2, 5)), None)],
+                   "Y": [("y", np.ones((10, 3, 4)), None)]},
+           {"x_num_col_dims": -2, "y_num_col_dims": 1}, outputs={"Out": ["out"]})
+    assert op_refused(info.value), info.value
+    assert "dimension is -2" in str(info.value)
+
+
 def test_lod_goes_in_and_comes_back(paddle_backend):
     x = np.arange(10.0).reshape(5, 2)
     p = op("sequence_pool", {"X": [("x", x, [[2, 3]])]}, {"pooltype": "SUM"},
