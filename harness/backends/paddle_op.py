@@ -28,7 +28,7 @@ import numpy as np
 
 from harness.backends import paddle_env
 from harness.backends.paddle_errors import as_opkit_error
-from opkit.framework import errors
+from opkit.framework import dtypes, errors
 
 __all__ = ["PaddlePreparedOp", "PaddleOpInfo", "compile_shapes", "GRAD_SUFFIX"]
 
@@ -244,10 +244,13 @@ class PaddlePreparedOp:
             if kinds.get(name) == 0:            # AttrType INT
                 from paddle.base.framework import convert_np_dtype_to_dtype_
 
-                try:
-                    return int(convert_np_dtype_to_dtype_(np.dtype(value)))
-                except TypeError:
-                    return value
+                try:   # a name as Paddle's layers take it ('bfloat16' has no numpy dtype)
+                    return int(convert_np_dtype_to_dtype_(
+                        value if isinstance(value, str) else np.dtype(value)))
+                except (TypeError, ValueError) as exc:
+                    raise errors.InvalidArgument(
+                        "attr '%s' of %s: %r is not a dtype Paddle knows (%s)", name,
+                        self.op_type, value, exc) from exc
         return value
 
     def _op_attrs(self) -> dict:
@@ -427,6 +430,8 @@ class PaddlePreparedOp:
             except Exception:  # noqa: BLE001 - an uninitialized tensor
                 out[name] = None
                 continue
+            if arr.dtype == np.uint16 and t._dtype() == self.core.VarDesc.VarType.BF16:
+                arr = arr.view(dtypes.bfloat16)    # Paddle hands bfloat16 out as its bits
             out[name] = _Value(arr, _lengths(t.lod()) if hasattr(t, "lod") else None)
         self._shape_only_outputs(program, out)
         return out
