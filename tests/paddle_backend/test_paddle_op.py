@@ -97,6 +97,27 @@ def test_the_common_librarys_typed_errors_are_read_by_kind():
     assert "received dimension is -2" in str(err) and "ddim.h" not in str(err)
     assert not op_refused(as_opkit_error(RuntimeError("Fatal error. it broke"), "x"))
     assert not op_refused(as_opkit_error(RuntimeError("a fatal error. it broke"), "x"))
+    # a kind-less PD_THROW of the common library's value parsing: a refusal, naming the value
+    layout = RuntimeError("Unknown data layout type string: NCWH.\n"
+                          "  [/paddle/paddle/common/layout.h:103]")
+    assert op_refused(as_opkit_error(layout, "batch_norm"))
+    assert "NCWH" in str(as_opkit_error(layout, "batch_norm"))
+    assert not op_refused(as_opkit_error(RuntimeError("Unknown error in a kernel"), "x"))
+
+
+def test_batch_norm_with_an_unknown_data_layout_is_refused(paddle_backend):
+    from harness.op import op_refused
+
+    c = np.ones(3)
+    with pytest.raises(Exception) as info:
+        op("batch_norm", {"X": [("x", np.ones((2, 3, 4, 4)), None)],
+                          "Scale": [("scale", c, None)], "Bias": [("bias", c, None)],
+                          "Mean": [("mean", c, None)], "Variance": [("variance", c, None)]},
+           {"data_layout": "NCWH"},
+           outputs={"Y": ["y"], "MeanOut": ["mean"], "VarianceOut": ["variance"],
+                    "SavedMean": ["saved_mean"], "SavedVariance": ["saved_variance"]})
+    assert op_refused(info.value), info.value
+    assert "NCWH" in str(info.value)
 
 
 def test_mul_with_a_negative_num_col_dims_is_refused(paddle_backend):
