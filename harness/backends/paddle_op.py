@@ -614,9 +614,11 @@ class PaddlePreparedOp:
                 var.set_dtype(fwd.dtype())
                 var.set_shape(fwd.shape())
 
-    def backward(self, cotangents: dict, wrt: list, no_grad_set=(), hooks=None) -> dict:
-        """Gradients of sum(cotangent * output) for `wrt`: the forward and Paddle's grad ops
-        in one program run; outputs without a cotangent get zeros."""
+    def backward(self, cotangents: dict, wrt: list, no_grad_set=(), hooks=None,
+                 forward_outputs=None) -> dict:
+        """Gradients of sum(cotangent * output) for `wrt`: Paddle's grad ops, reading the
+        forward's inputs and outputs from the scope (or `forward_outputs` {name: array},
+        fed in their place); outputs without a cotangent get zeros."""
         if hooks is not None:
             raise errors.Unimplemented("the Paddle backend has no kernel hooks")
         key, program, cot_names, _, _ = self._grad_program(frozenset(no_grad_set))
@@ -632,6 +634,10 @@ class PaddlePreparedOp:
             lengths = value.lengths if value is not None else None
             dtype = value.data.dtype if value is not None and value.data is not None else None
             extra[gname] = (np.asarray(cot, dtype=dtype), lengths)
+        for name, data in (forward_outputs or {}).items():
+            value = self.value(name)
+            if name not in self.aliases and value is not None and value.data is not None:
+                extra[name] = (np.asarray(data, dtype=value.data.dtype), value.lengths)
         grads = [n + GRAD_SUFFIX for n in wrt]
         block = program.global_block()
         fetch = self._fetch_names(False, [g for g in grads if block.desc.has_var(g.encode())])

@@ -201,3 +201,31 @@ def test_describe_does_not_judge_opkits_description_against_paddles_kernel():
                   "--seed", "2024", timeout=300)
     assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
     assert "describe" in p.stdout and "FAIL" not in p.stdout, p.stdout[-2000:]
+
+
+def test_backward_reads_the_forward_outputs_it_is_given(paddle_backend):
+    # softmax over one element: Out is 1 and the gradient out * (dout - out * dout) is 0;
+    # fed an Out rounded away from 1, the grad op gives that rounding times dout
+    x = np.array([[0.3], [-1.2]])
+    p = op("softmax", {"X": [("x", x, None)]}, outputs={"Out": ["out"]})
+    out = p.forward()["out"]
+    cot = np.array([[1.0], [2.0]])
+    assert np.all(p.backward({"out": cot}, ["x"])["x"] == 0)
+    moved = out * (1 - 2.0 ** -24)
+    g = p.backward({"out": cot}, ["x"], forward_outputs={"out": moved})["x"]
+    np.testing.assert_allclose(g, moved * (cot - moved * cot), rtol=1e-6)
+    assert np.all(g != 0)
+
+
+def test_precision_allows_a_grad_op_reading_a_rounded_forward_output(paddle_backend):
+    # Paddle's float32 sequence_softmax gives a one-row sequence Out = 1 - 6e-8, so its
+    # gradient there is 6e-8 where float64's is exactly 0: one float32 rounding of Out, not
+    # lower precision (seeds 1 and 2 of the overlap drew such a sequence)
+    import subprocess
+    import sys
+
+    for seed in ("1", "2"):
+        r = subprocess.run([sys.executable, "-m", "opkit", "test", "sequence_softmax",
+                            "--backend", "paddle", "--checks", "precision", "--seed", seed],
+                           capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stdout + r.stderr
