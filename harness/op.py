@@ -114,7 +114,7 @@ def grad_outputs(case, outputs: dict) -> list[str]:
 
 def run_forward_backward(prepared: PreparedOp, case, hooks=None, backward: bool = True,
                          seed: int = DEFAULT_SEED, fwd_hooks=None, run_forward: bool = True,
-                         wrt=None, cot: dict | None = None) -> dict:
+                         wrt=None, cot: dict | None = None, move_outputs=None) -> dict:
     """THE forward+backward of the harness: {name: array} of every output and every input
     gradient (keys 'X@GRAD').
 
@@ -122,7 +122,8 @@ def run_forward_backward(prepared: PreparedOp, case, hooks=None, backward: bool 
     (names) when given, else the case's grad_inputs (only what the test checks gradients
     of). The cotangent is `cot` ({output: array}) when given, else a seeded random one over
     the case's grad outputs; it is cast to each output's dtype. `run_forward=False`: the
-    forward has already run; only the backward runs."""
+    forward has already run; only the backward runs. `move_outputs` ({output: array} ->
+    {output: array}): the grad ops read these forward outputs instead of the forward's."""
     if run_forward:
         outs = prepared.forward(hooks=fwd_hooks if fwd_hooks is not None else hooks)
     else:
@@ -141,8 +142,9 @@ def run_forward_backward(prepared: PreparedOp, case, hooks=None, backward: bool 
         cot = make_cotangents(outs, grad_outputs(case, outs), seed=seed)
     cot = {n: c.astype(outs[n].dtype) for n, c in cot.items()   # float32 runs
            if outs.get(n) is not None}
+    moved = {"forward_outputs": move_outputs(outs)} if move_outputs else {}
     for n, g in prepared.backward(cot, wrt, tuple(case.no_grad_set or ()),
-                                  hooks=hooks).items():
+                                  hooks=hooks, **moved).items():
         result[grad_var_name(n)] = None if g is None else np.array(g, copy=True)
     return result
 
@@ -327,9 +329,13 @@ class PreparedOp:
         return self._grad_ops
 
     def backward(self, cotangents: dict[str, np.ndarray], wrt: list[str], no_grad_set=(),
-                 hooks=None) -> dict[str, np.ndarray | None]:
-        """Gradients of sum(cotangent * output) for the variables `wrt` (forward must have run)."""
+                 hooks=None, forward_outputs=None) -> dict[str, np.ndarray | None]:
+        """Gradients of sum(cotangent * output) for the variables `wrt` (forward must have
+        run; `forward_outputs` {name: array} replace what it wrote before the grad ops read)."""
         ops = self.grad_ops(no_grad_set)
+        for name, data in (forward_outputs or {}).items():
+            value = self.value(name)
+            self.set_input(name, data, value.lod if isinstance(value, LoDTensor) else None)
         for name in self.output_names():
             value = self.array(name)
             cot = cotangents.get(name)

@@ -21,7 +21,8 @@ For each row $x$ of X (along the last dimension) Out holds the $k$ largest
 values in descending order and Indices their positions:
 $$Indices_{i,:} = \operatorname{argsort}_{desc}(X_{i,:})_{0..k-1}, \quad
 Out_{i,j} = X_{i, Indices_{i,j}}$$
-Equal values keep their order (the lower index comes first). The gradient
+Equal values keep their order (the lower index comes first); NaN ranks above
+every number (as PyTorch's topk and Paddle's top_k). The gradient
 scatters dOut back to the selected positions:
 $$dX_{i, Indices_{i,j}} = dOut_{i,j}$$, 0 elsewhere.
 """)
@@ -76,10 +77,10 @@ register_operator("top_k_grad", TopKGradOp, no_need_buffer=["X"])
 
 
 def _top_k(xp, x, k):
-    if xp is np:
-        order = np.argsort(-x, axis=-1, kind="stable")[..., :k]
-    else:  # cupy's argsort is a stable sort
-        order = xp.argsort(-x, axis=-1)[..., :k]
+    if xp is np:   # NaN first (above +inf), then descending; stable: ties keep index order
+        order = np.lexsort((-x, ~np.isnan(x)), axis=-1)[..., :k]
+    else:  # cupy's argsort is a stable sort; NaN as -inf of the key (ties with +inf)
+        order = xp.argsort(xp.where(xp.isnan(x), -xp.inf, -x), axis=-1)[..., :k]
     order = order.astype(np.int64)
     return xp.take_along_axis(x, order, axis=-1), order
 

@@ -17,6 +17,10 @@ _HOOKS = ("it watches each kernel call through opkit's kernel hooks; Paddle's ex
           "has none")
 CANNOT_APPLY = {
     "aliasing": _HOOKS + " (and fetched outputs are copies, so no output can alias a feed)",
+    "describe": "it judges the compile-time description (dtype, shape, lod_level) that opkit's "
+                "own op gives; a legacy Paddle op leaves its outputs' dtypes to the Python "
+                "layer that builds the program (the backend's one-op program has none to "
+                "judge); Paddle's compile-time shapes are judged by infer_shape",
     "no_need_buffer": _HOOKS,
     "declared_inputs": _HOOKS,
     "inplace": "it runs opkit's executor with its inplace pass on; Paddle's inplace pass "

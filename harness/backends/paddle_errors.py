@@ -3,7 +3,11 @@ type, so a Paddle enforce error is re-raised as the opkit error of the same kind
 
 Paddle raises its C++ `PADDLE_ENFORCE` errors as Python exceptions (ValueError,
 RuntimeError, IndexError, NotImplementedError, ...) whose message carries the kind:
-`(InvalidArgument) ...` at compile time, `InvalidArgumentError: ...` at run time. A typed
+`(InvalidArgument) ...` at compile time, `InvalidArgumentError: ...` at run time, and
+`Unimplemented error. ...` from the enforce of Paddle's `common` library (a DDim index out
+of range: mul's negative `x_num_col_dims`, raised as a bare RuntimeError); that library's
+kind-less `PD_THROW` on a value it cannot parse ("Unknown data layout type string: NCWH",
+batch_norm's `data_layout`) is read as InvalidArgument. A typed
 Paddle error on bad input is the op refusing it (opkit's InvalidArgument, OutOfRange, ...);
 `Fatal`, `External`, `ResourceExhausted` and any exception without a Paddle kind (a Python
 error inside Paddle's own code, a segfault turned into SystemError) are failures
@@ -30,13 +34,18 @@ REFUSALS = {
 }
 _KINDS = "|".join(list(REFUSALS) + ["Fatal", "External", "ResourceExhausted",
                                      "ExecutionTimeout"])
-_KIND = re.compile(rf"(?:\(({_KINDS})\)|\b({_KINDS})Error:)")
+_KIND = re.compile(rf"(?:\(({_KINDS})\)|\b({_KINDS})Error:|^({_KINDS}) error\.)", re.M)
+
+
+# `PD_THROW` in Paddle's `common` library checks a value it parses and names it, with no
+# error kind: "Unknown data layout type string: NCWH.  [/paddle/paddle/common/layout.h:103]"
+_COMMON_CHECK = re.compile(r"^Unknown .*\n\s*\[/paddle/paddle/common/[\w/]+\.h:\d+\]\s*$", re.S)
 
 
 def paddle_kind(exc: BaseException) -> str | None:
     """The Paddle error kind named in the exception's message, or None."""
     m = _KIND.search(str(exc))
-    return (m.group(1) or m.group(2)) if m else None
+    return next(g for g in m.groups() if g) if m else None
 
 
 def short_message(exc: BaseException) -> str:
@@ -55,6 +64,8 @@ def as_opkit_error(exc: BaseException, op_type: str) -> errors.EnforceNotMet:
     if isinstance(exc, errors.EnforceNotMet):
         return exc
     kind = paddle_kind(exc)
+    if kind is None and _COMMON_CHECK.search(str(exc)):
+        kind = "InvalidArgument"    # a kind-less PD_THROW of Paddle's `common` value checks
     cls = REFUSALS.get(kind or "", errors.External)
     what = kind or type(exc).__name__
     err = cls("Paddle %s: %s", what, short_message(exc))

@@ -28,7 +28,7 @@ import numpy as np
 
 from harness.backends import paddle_env
 from harness.backends.paddle_errors import as_opkit_error
-from opkit.framework import errors
+from opkit.framework import dtypes, errors
 
 __all__ = ["PaddlePreparedOp", "PaddleOpInfo", "compile_shapes", "GRAD_SUFFIX"]
 
@@ -244,10 +244,13 @@ class PaddlePreparedOp:
             if kinds.get(name) == 0:            # AttrType INT
                 from paddle.base.framework import convert_np_dtype_to_dtype_
 
-                try:
-                    return int(convert_np_dtype_to_dtype_(np.dtype(value)))
-                except TypeError:
-                    return value
+                try:   # a name as Paddle's layers take it ('bfloat16' has no numpy dtype)
+                    return int(convert_np_dtype_to_dtype_(
+                        value if isinstance(value, str) else np.dtype(value)))
+                except (TypeError, ValueError) as exc:
+                    raise errors.InvalidArgument(
+                        "attr '%s' of %s: %r is not a dtype Paddle knows (%s)", name,
+                        self.op_type, value, exc) from exc
         return value
 
     def _op_attrs(self) -> dict:
@@ -427,6 +430,8 @@ class PaddlePreparedOp:
             except Exception:  # noqa: BLE001 - an uninitialized tensor
                 out[name] = None
                 continue
+            if arr.dtype == np.uint16 and t._dtype() == self.core.VarDesc.VarType.BF16:
+                arr = arr.view(dtypes.bfloat16)    # Paddle hands bfloat16 out as its bits
             out[name] = _Value(arr, _lengths(t.lod()) if hasattr(t, "lod") else None)
         self._shape_only_outputs(program, out)
         return out
@@ -609,9 +614,11 @@ class PaddlePreparedOp:
                 var.set_dtype(fwd.dtype())
                 var.set_shape(fwd.shape())
 
-    def backward(self, cotangents: dict, wrt: list, no_grad_set=(), hooks=None) -> dict:
-        """Gradients of sum(cotangent * output) for `wrt`: the forward and Paddle's grad ops
-        in one program run; outputs without a cotangent get zeros."""
+    def backward(self, cotangents: dict, wrt: list, no_grad_set=(), hooks=None,
+                 forward_outputs=None) -> dict:
+        """Gradients of sum(cotangent * output) for `wrt`: Paddle's grad ops, reading the
+        forward's inputs and outputs from the scope (or `forward_outputs` {name: array},
+        fed in their place); outputs without a cotangent get zeros."""
         if hooks is not None:
             raise errors.Unimplemented("the Paddle backend has no kernel hooks")
         key, program, cot_names, _, _ = self._grad_program(frozenset(no_grad_set))
@@ -627,6 +634,10 @@ class PaddlePreparedOp:
             lengths = value.lengths if value is not None else None
             dtype = value.data.dtype if value is not None and value.data is not None else None
             extra[gname] = (np.asarray(cot, dtype=dtype), lengths)
+        for name, data in (forward_outputs or {}).items():
+            value = self.value(name)
+            if name not in self.aliases and value is not None and value.data is not None:
+                extra[name] = (np.asarray(data, dtype=value.data.dtype), value.lengths)
         grads = [n + GRAD_SUFFIX for n in wrt]
         block = program.global_block()
         fetch = self._fetch_names(False, [g for g in grads if block.desc.has_var(g.encode())])

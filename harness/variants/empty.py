@@ -87,7 +87,11 @@ def derive(case, context=None):
         return _zero(s.data)
 
     inputs = map_inputs(case.inputs, one)
-    derived = replace(case, inputs=inputs, outputs={}, reference=None,
+    # the expected values go; a duplicable output's names stay (how many outputs split
+    # makes is the case's: without them the op is not built at all)
+    outputs = {slot: [(item[0], None) for item in value]
+               for slot, value in (case.outputs or {}).items() if isinstance(value, list)}
+    derived = replace(case, inputs=inputs, outputs=outputs, reference=None,
                       name=case.name + "[empty]")
     return Derived("empty", derived, case, f"zero-size batch in {', '.join(zeroed)}",
                    {"batch": batch, "zeroed": zeroed})

@@ -6,7 +6,8 @@ from harness import OpTest
 
 
 def _top_k(x, k):
-    order = np.argsort(-x, axis=-1, kind="stable")[..., :k]
+    # NaN ranks above every number (PyTorch's topk, Paddle's top_k), then descending
+    order = np.lexsort((-x, ~np.isnan(x)), axis=-1)[..., :k]
     return np.take_along_axis(x, order, axis=-1), order.astype("int64")
 
 
@@ -60,3 +61,17 @@ def test_top_k_k_larger_than_last_dim_is_refused():
         xv = opkit.layers.data("x", shape=[5], dtype="float32")
         with pytest.raises(opkit.EnforceNotMet, match="Attr\\(k\\)"):
             opkit.layers.top_k(xv, k=6)
+
+
+def test_top_k_ranks_nan_above_every_number():
+    """As PyTorch's topk and Paddle's top_k: a NaN is the largest (an opkit op that ranked it
+    below every number disagreed with Paddle's kernel under `--backend paddle`)."""
+    x = np.array([[1.0, np.nan, np.inf, 2.0, np.nan]], dtype="float64")
+    main = opkit.Program()
+    with opkit.program_guard(main, opkit.Program()):
+        xv = opkit.layers.data("x", shape=[5], dtype="float64")
+        values, indices = opkit.layers.top_k(xv, k=4)
+    out, idx = opkit.Executor().run(main, feed={"x": x}, fetch_list=[values, indices],
+                                    scope=opkit.Scope())
+    assert idx.tolist() == [[1, 4, 2, 3]]
+    assert np.isnan(out[0, :2]).all() and out[0, 2:].tolist() == [np.inf, 2.0]

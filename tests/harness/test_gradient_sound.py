@@ -135,3 +135,20 @@ def test_float32_numerics_keep_the_fixed_step(ops):
     np.testing.assert_allclose(engine.steps("X"), np.full(x.shape, 0.005))
     by = _cpu(check_grad(case, ["X"], ["Out"]))
     assert by["float32"].status == PASS, by
+
+
+def test_many_kinks_at_once_are_probed_one_sidedly(ops):
+    """A constant input to a max is a tie at every element (the fuzz of sequence_pool MAX on
+    Paddle drew one: 98 of 133 elements off, over the old 64-element probe budget, and opkit's
+    own op failed the same way): each analytic value that is a one-sided slope passes; a
+    value that is neither still fails."""
+    x = np.zeros((10, 12))             # relu at its kink, 120 elements
+    register_unary("t_relu_ties", lambda x: np.maximum(x, 0.0), lambda x, d: d * (x > 0))
+    case = make_test("t_relu_ties", x, np.maximum(x, 0.0)).to_case()
+    by = _cpu(check_grad(case, ["X"], ["Out"], mode="exact"))
+    assert by["float64"].status == PASS, by
+    register_unary("t_relu_ties_off", lambda x: np.maximum(x, 0.0),
+                   lambda x, d: d * np.where(x > 0, 1.0, 0.3))
+    case = make_test("t_relu_ties_off", x, np.maximum(x, 0.0)).to_case()
+    by = _cpu(check_grad(case, ["X"], ["Out"], mode="exact"))
+    assert by["float64"].status == FAIL and "120 of 120" in by["float64"].message, by

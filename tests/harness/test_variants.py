@@ -295,3 +295,27 @@ def test_extremal_gradients_not_judged_where_the_forward_overflows_the_run_dtype
                 grad_inputs=["X"], grad_outputs=["Out"])
     got = get_check("extremal")(case, CPU)
     assert got and not [r for r in got if r.status == "fail"], got
+
+
+def test_the_empty_variant_keeps_a_duplicable_outputs_names():
+    """split's Out is duplicable: the empty variant dropped the case's outputs, so split was
+    built with no Out at all (opkit's own op refused it, and `empty` passed without running
+    it; Paddle's Python refused to build it, a raw error). The names stay, the values go,
+    and split runs on the zero-size batch."""
+    from harness.case import Case
+    from harness.op import make, output_slots
+    from harness.variants.empty import derive
+
+    x = np.random.default_rng(0).uniform(-1, 1, (4, 6, 5))
+    parts = np.split(x, 3, axis=1)
+    case = Case("c", "split", {"X": x}, {"axis": 1, "num": 3, "sections": []},
+                outputs={"Out": [(f"o{i}", p) for i, p in enumerate(parts)]})
+    derived = derive(case)
+    slots = output_slots(derived.case, "split")
+    assert slots["Out"] == ["o0", "o1", "o2"]
+    assert all(v is None for _, v in derived.case.outputs["Out"])
+    from harness.case import normalize_slots
+
+    got = make("split", normalize_slots(derived.case.inputs), derived.case.attrs,
+               slots).forward()
+    assert [got[f"o{i}"].shape for i in range(3)] == [(0, 2, 5)] * 3

@@ -57,6 +57,29 @@ def test_a_dtype_attr_given_by_name(paddle_backend):
     assert out.dtype == np.float64 and out.shape == (2, 3) and (out == 1.5).all()
 
 
+def test_a_bfloat16_dtype_attr_gives_a_bfloat16_array(paddle_backend):
+    from opkit.framework import dtypes
+
+    p = op("fill_constant", {}, {"shape": [2, 3], "value": 3.8, "dtype": "bfloat16"},
+           {"Out": ["out"]})
+    out = p.forward()["out"]
+    assert out.dtype == dtypes.bfloat16, out.dtype          # not Paddle's uint16 bits
+    assert (out.astype(np.float64) == float(np.asarray(3.8, dtypes.bfloat16))).all()
+
+
+def test_an_unknown_dtype_name_is_refused_naming_the_attr(paddle_backend):
+    from harness.op import op_refused
+
+    try:
+        op("fill_constant", {}, {"shape": [2], "value": 1.0, "dtype": "float65"},
+           {"Out": ["out"]}).forward()
+    except Exception as exc:  # noqa: BLE001
+        assert op_refused(exc), exc
+        assert "dtype" in str(exc) and "float65" in str(exc)
+    else:
+        raise AssertionError("an unknown dtype name ran")
+
+
 def test_xshape_takes_its_compile_time_shape(paddle_backend):
     p = op("reshape2", {"X": [("x", np.ones((2, 3, 4)), None)]}, {"shape": [6, 4]},
            {"Out": ["out"], "XShape": ["xshape"]})

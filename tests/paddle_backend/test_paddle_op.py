@@ -82,6 +82,55 @@ def test_a_python_error_inside_paddle_is_a_failure_not_a_refusal():
     assert op_refused(as_opkit_error(ValueError("InvalidArgumentError: bad dims"), "x"))
 
 
+def test_the_common_librarys_typed_errors_are_read_by_kind():
+    """Paddle's `common` enforce (DDim bounds) says `Unimplemented error. ...` in a bare
+    RuntimeError: a typed refusal, not an untyped failure; its Fatal twin is a failure."""
+    from harness.backends.paddle_errors import as_opkit_error, paddle_kind
+    from harness.op import op_refused
+
+    exc = RuntimeError("Unimplemented error. Invalid dimension to be accessed. Now only "
+                       "supports access to dimension 0 to 9, but received dimension is -2.\n"
+                       "  [/paddle/paddle/common/ddim.h:61]")
+    assert paddle_kind(exc) == "Unimplemented"
+    err = as_opkit_error(exc, "mul")
+    assert op_refused(err)
+    assert "received dimension is -2" in str(err) and "ddim.h" not in str(err)
+    assert not op_refused(as_opkit_error(RuntimeError("Fatal error. it broke"), "x"))
+    assert not op_refused(as_opkit_error(RuntimeError("a fatal error. it broke"), "x"))
+    # a kind-less PD_THROW of the common library's value parsing: a refusal, naming the value
+    layout = RuntimeError("Unknown data layout type string: NCWH.\n"
+                          "  [/paddle/paddle/common/layout.h:103]")
+    assert op_refused(as_opkit_error(layout, "batch_norm"))
+    assert "NCWH" in str(as_opkit_error(layout, "batch_norm"))
+    assert not op_refused(as_opkit_error(RuntimeError("Unknown error in a kernel"), "x"))
+
+
+def test_batch_norm_with_an_unknown_data_layout_is_refused(paddle_backend):
+    from harness.op import op_refused
+
+    c = np.ones(3)
+    with pytest.raises(Exception) as info:
+        op("batch_norm", {"X": [("x", np.ones((2, 3, 4, 4)), None)],
+                          "Scale": [("scale", c, None)], "Bias": [("bias", c, None)],
+                          "Mean": [("mean", c, None)], "Variance": [("variance", c, None)]},
+           {"data_layout": "NCWH"},
+           outputs={"Y": ["y"], "MeanOut": ["mean"], "VarianceOut": ["variance"],
+                    "SavedMean": ["saved_mean"], "SavedVariance": ["saved_variance"]})
+    assert op_refused(info.value), info.value
+    assert "NCWH" in str(info.value)
+
+
+def test_mul_with_a_negative_num_col_dims_is_refused(paddle_backend):
+    from harness.op import op_refused
+
+    with pytest.raises(Exception) as info:
+        op("mul", {"X": [("x", np.ones((3, 4, 2, 5)), None)],
+                   "Y": [("y", np.ones((10, 3, 4)), None)]},
+           {"x_num_col_dims": -2, "y_num_col_dims": 1}, outputs={"Out": ["out"]})
+    assert op_refused(info.value), info.value
+    assert "dimension is -2" in str(info.value)
+
+
 def test_lod_goes_in_and_comes_back(paddle_backend):
     x = np.arange(10.0).reshape(5, 2)
     p = op("sequence_pool", {"X": [("x", x, [[2, 3]])]}, {"pooltype": "SUM"},
@@ -138,3 +187,45 @@ def test_grad_ops_writing_only_no_grad_gradients_are_dropped(paddle_backend):
     np.testing.assert_allclose(p.forward()["out"], a + b)
     got = p.backward({"out": np.full((2, 3), 3.0)}, ["a"], no_grad_set=("b",))
     np.testing.assert_allclose(got["a"], np.full((2, 3), 3.0))
+
+
+def test_describe_does_not_judge_opkits_description_against_paddles_kernel():
+    """`describe` compared opkit's own op's compile-time description with Paddle's kernel:
+    sequence_pool's MaxIndex (opkit: float64 when is_test, Paddle's kernel: int32) failed.
+    On the backend it skips, naming why."""
+    from paddle_backend_helpers import paddle_missing, run_opkit
+
+    if paddle_missing():
+        pytest.skip(paddle_missing())
+    p = run_opkit("test", "sequence_pool", "--backend", "paddle", "--checks", "describe",
+                  "--seed", "2024", timeout=300)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    assert "describe" in p.stdout and "FAIL" not in p.stdout, p.stdout[-2000:]
+
+
+def test_backward_reads_the_forward_outputs_it_is_given(paddle_backend):
+    # softmax over one element: Out is 1 and the gradient out * (dout - out * dout) is 0;
+    # fed an Out rounded away from 1, the grad op gives that rounding times dout
+    x = np.array([[0.3], [-1.2]])
+    p = op("softmax", {"X": [("x", x, None)]}, outputs={"Out": ["out"]})
+    out = p.forward()["out"]
+    cot = np.array([[1.0], [2.0]])
+    assert np.all(p.backward({"out": cot}, ["x"])["x"] == 0)
+    moved = out * (1 - 2.0 ** -24)
+    g = p.backward({"out": cot}, ["x"], forward_outputs={"out": moved})["x"]
+    np.testing.assert_allclose(g, moved * (cot - moved * cot), rtol=1e-6)
+    assert np.all(g != 0)
+
+
+def test_precision_allows_a_grad_op_reading_a_rounded_forward_output(paddle_backend):
+    # Paddle's float32 sequence_softmax gives a one-row sequence Out = 1 - 6e-8, so its
+    # gradient there is 6e-8 where float64's is exactly 0: one float32 rounding of Out, not
+    # lower precision (seeds 1 and 2 of the overlap drew such a sequence)
+    import subprocess
+    import sys
+
+    for seed in ("1", "2"):
+        r = subprocess.run([sys.executable, "-m", "opkit", "test", "sequence_softmax",
+                            "--backend", "paddle", "--checks", "precision", "--seed", seed],
+                           capture_output=True, text=True, timeout=600)
+        assert r.returncode == 0, r.stdout + r.stderr
