@@ -1,6 +1,6 @@
 """A Case: one op configuration to check (what an OpTest's setUp describes);
 `case_from_test`: the Case an OpTest instance describes; `Derived` / `Unsupported`: a
-variant of a case, or why a variant cannot apply (harness.variants makes them, the checks of
+variant of a case, or why a variant cannot apply (harness.inputs.variants makes them, the checks of
 harness.check judge them)."""
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def case_from_test(test, source: str = "") -> Case:
     return case
 
 
-# -- derived cases (harness.variants makes them, the checks judge them) ------------------------
+# -- derived cases (harness.inputs.variants makes them, the checks judge them) ------------------------
 @dataclass
 class Derived:
     """One variant of a case: what a check runs."""

@@ -18,6 +18,9 @@ judges them:
   at -1, its max + 1 and the dtype's minimum);
 - **shapes**: a 0-D case, size-1 dims, one rank more and one less -- where infer_shape and
   reference() accept them.
+- **drawn values**: then GENERATED cases drawn by hypothesis inside the declared domains
+  (harness.inputs.explore.value_strategy); a failing one shrinks to the simplest failing
+  value, and the report shows it.
 
 At most `budget()` derived cases per OpTest case (default DEFAULT_BUDGET; `opkit test
 --explore N` or OPKIT_EXPLORE=N), drawn round-robin over the kinds above in an order fixed by
@@ -55,7 +58,8 @@ import numpy as np
 
 from harness import options
 from harness.check import Check, KernelRaised, RawException, WrongValue
-from harness.explore_cases import Explored, derive_cases
+from harness.inputs.explore import Explored, derive_cases, value_strategy
+from harness.inputs.strategies import falsify
 from harness.options import DEFAULT_EXPLORE
 from harness.case import normalize_slots
 
@@ -64,6 +68,7 @@ __all__ = ["CHECK", "ExploreCheck", "budget", "derive_cases", "DEFAULT_BUDGET",
 
 DEFAULT_BUDGET = DEFAULT_EXPLORE   # derived cases per OpTest case (opkit test --explore N)
 GRAD_BUDGET = 3         # of those, how many also get a gradient check
+GENERATED = 6           # then, cases drawn by hypothesis over the declared domains (shrunk)
 SCREEN_BLOCKS = 4       # blocks per random direction of that gradient screen (fast mode: 16)
 RESEEDS = 1             # without reference(): setUp re-run under this many other seeds
                         # (one more per 32 of budget: --explore 64 gives 3)
@@ -97,7 +102,7 @@ def _run_dtype(case) -> str:
     low = low_precision_of(case.inputs)
     if low and low in cpu:
         return low   # a float16 / bfloat16 case runs its own dtype's kernel (its values
-                     # at that dtype's range: harness.explore_cases)
+                     # at that dtype's range: harness.inputs.explore)
     return "float64" if "float64" in cpu else ("float32" if "float32" in cpu else "")
 
 
@@ -181,14 +186,39 @@ class ExploreCheck(Check):
                 continue
             results = [r for r in results if r.status != "unconfirmed"] + [verdict]
             break     # the first failure is the report
+        if not any(r.status == "fail" for r in results):
+            drawn = self._drawn(derived, combo, seed)
+            if drawn is not None:
+                results = [drawn]
         if not results:
             results.append(self.passed(derived, combo, f"{judged} derived cases agree with "
                                                        "reference()"))
         return results
 
+    # -- drawn cases (hypothesis): a failure shrinks --------------------------------------
+    def _drawn(self, derived, combo, seed):
+        """The failure of the simplest drawn value case hypothesis shrinks to (a
+        CheckResult), or None when the GENERATED drawn cases pass."""
+        strategy = value_strategy(derived.case)
+        if strategy is None:
+            return None
+
+        def fails(ex):
+            verdict = self._judge(derived, ex, combo, seed, False, quiet=True)
+            return None if verdict is None else not isinstance(verdict, str) and \
+                verdict.status == "fail"
+
+        found = falsify(strategy, fails, seed, GENERATED)
+        if found is None:
+            return None
+        verdict = self._judge(derived, found, combo, seed, False)   # now with its reproducer
+        return verdict if not isinstance(verdict, str) and verdict is not None else None
+
     # -- one derived case ------------------------------------------------------------------
-    def _judge(self, derived, ex: Explored, combo, seed, with_grads):
-        """None (not judged), "ok", "grads" (ok, gradients judged) or a failed CheckResult."""
+    def _judge(self, derived, ex: Explored, combo, seed, with_grads, quiet=False):
+        """None (not judged), "ok", "grads" (ok, gradients judged) or a failed CheckResult
+        (quiet: without the reproducer, re-run in a fresh process, while shrinking)."""
+        self._quiet = quiet
         from harness.context import op_refused
         from harness.messages import raised
 
@@ -203,9 +233,10 @@ class ExploreCheck(Check):
             return None
         if ref_error is None and _structure(expected) != _structure(case.outputs):
             return None      # the attr changes the outputs' structure (split's num, ...)
-        if ref_error is not None and ex.kind != "value":
+        if ref_error is not None and (ex.kind != "value" or ex.info.get("generated")):
             return None      # the reference does not take this shape or attr value (one
-                             # written for the values the test uses): nothing judges it
+                             # written for the values the test uses), or a drawn value:
+                             # nothing judges it
         new = replace(case, inputs=ex.inputs, attrs=ex.attrs,
                       outputs=expected if ref_error is None else {}, reference=None,
                       name=f"{case.name}[explore]")
@@ -309,8 +340,8 @@ class ExploreCheck(Check):
                           confirm_check="grad")
 
     def _fail(self, derived, combo, ex, new, message, kind, confirm_check=None):
-        text = message + "\n" + _reproducer(derived.case, new, confirm_check,
-                                            getattr(self, "_seed", DEFAULT_SEED))
+        text = message if getattr(self, "_quiet", False) else message + "\n" + _reproducer(
+            derived.case, new, confirm_check, getattr(self, "_seed", DEFAULT_SEED))
         return self.failed(derived, combo, text, kind=kind,
                            repro=self.reproduce(derived.base))
 

@@ -1,7 +1,7 @@
 """`opkit test OP --fuzz N`: property-based cases drawn with hypothesis.
 
 From each OpTest of the op that defines `reference(inputs, attrs)`: N cases with inputs
-shaped around the test's own (`harness.strategies.case_inputs`: dims remapped consistently,
+shaped around the test's own (`harness.inputs.strategies.case_inputs`: dims remapped consistently,
 LoD with empty sequences) and attrs within their checkers' ranges and `in_set` values (half
 of the draws keep the test's attrs). Each case runs the output, gradient (when the OpTest
 checks gradients) and mutation checks. A draw the reference rejects (it raises), or that the
@@ -15,7 +15,6 @@ from harness.spec import knob  # noqa: I001
 
 from harness.options import DEFAULT_SEED  # noqa: I001
 
-import contextlib
 from dataclasses import replace
 
 from harness.case import Case
@@ -23,6 +22,7 @@ from harness.context import CheckContext
 from harness.discovery import instantiate, seed_all
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.reproduce import _literal, _takes_inputs_and_attrs, format_optest  # noqa: F401
+from harness.inputs.strategies import SHRINK_CALLS
 
 __all__ = ["fuzz_op", "fuzz_test", "format_optest"]
 
@@ -30,9 +30,6 @@ FUZZ_VARIANT_CHECKS = ("layout", "empty", "extremal")   # the variants applied t
 
 DEFAULT_FUZZ = 1   # generated cases per OpTest class that `opkit test` draws by default
                    # (`--fuzz 0`: none, `--fuzz N`: N); see docs/harness.md, "Fuzzing"
-SHRINK_CALLS = 60   # shrinking a failure stops after this many more cases (the last failing
-                    # case is reported: it still fails, it is just not the smallest). A count,
-                    # not a time: the report must not depend on the machine's load
 REJECT_LIMIT = 25  # draws refused in a row before a class's fuzzing gives up (skip, with why)
 
 
@@ -99,45 +96,13 @@ def _case_options(options) -> dict:
     return out
 
 
-@contextlib.contextmanager
-def _draws_independent_of_loaded_modules():
-    """Hypothesis mixes into its draws the constants of every non-library module loaded so
-    far (`providers._get_local_constants`), so the same seed gave another generated case
-    depending on which ops and tests the process had imported (`--all` against one op, the
-    fork pool against xdist). Fuzzing runs with no local constants: a case is a function of
-    the OpTest and the seed. (A hypothesis without that hook: nothing to do.)"""
-    try:
-        from hypothesis.internal.conjecture import providers
-        real, empty = providers._get_local_constants, providers.Constants()
-    except (ImportError, AttributeError):
-        yield
-        return
-    providers._get_local_constants = lambda: empty
-    try:
-        yield
-    finally:
-        providers._get_local_constants = real
-
-
-def prepare_hypothesis() -> None:
-    """One-time set-up of hypothesis, done by `opkit test` before it forks its workers:
-    hypothesis registers its global Random on first use with a full `gc.collect()` (~70 ms in
-    a loaded process), which every forked worker would otherwise pay again."""
-    try:
-        from hypothesis.internal.entropy import deterministic_PRNG
-    except ImportError:
-        return
-    with deterministic_PRNG():
-        pass
-
-
 def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[CheckResult]:
     """Fuzz one OpTest class: [a `fuzz` CheckResult]."""
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hyp_seed
     from hypothesis import strategies as st
 
-    from harness import strategies as hs
+    from harness.inputs import strategies as hs
     from harness.case import case_from_test
     from opkit.registry import op_info
 
@@ -213,7 +178,7 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
     prop._hypothesis_internal_database_key = None
     seed_all(seed)
     try:
-        with _draws_independent_of_loaded_modules():
+        with hs.reproducible_draws():
             prop()
     except AssertionError:
         pass
@@ -259,12 +224,12 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
 
 
 def _edge_cases(base: Case, seed: int, with_grad: bool):
-    """The OpTest's case cut to edge shapes (harness.variants.shapes: a batch of 1 and odd
+    """The OpTest's case cut to edge shapes (harness.inputs.variants.shapes: a batch of 1 and odd
     sizes; a size-1 broadcast dim), judged in float64 against reference(): outputs, and
     gradients when the OpTest checks them. (case, failed results) of the first failure, or
     None. Run after the random draws passed, whatever N is."""
     from harness import optest_dispatch as optest
-    from harness.variants import derive
+    from harness.inputs.variants import derive
 
     context = CheckContext(seed=seed, places=("CPU",), timeout=None, generated=True)
     got = derive("edge_shapes", base, context)

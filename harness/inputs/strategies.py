@@ -1,17 +1,19 @@
 """Hypothesis strategies for op cases: arrays shaped like a test's own, attrs within their
 checkers' ranges, LoD with empty sequences.
 
-    from harness import strategies as hs
+    from harness.inputs import strategies as hs
     hs.arrays_like(x)                   # same ndim/dtype, each dim within +-2, values in x's range
     hs.shapes_around((4, 5))
     hs.attrs_for(op_info("clip").proto, base={"min": -0.5, "max": 0.5})
     hs.lengths(max_sequences=5)         # recursive sequence lengths, zeros included
     hs.lod_tensors(...)                 # (array, [[lengths]])
     hs.case_inputs(inputs)              # a whole `self.inputs` dict, dims kept consistent
+    hs.falsify(strategy, fails, seed)   # the shrunk value fails(value) is true on, or None
 """
 from __future__ import annotations
 
 import ast
+import contextlib
 import math
 import re
 import zlib
@@ -20,7 +22,95 @@ import numpy as np
 from hypothesis import strategies as st
 
 __all__ = ["shapes_around", "arrays_like", "attr_values", "attrs_for", "lengths",
-           "lod_tensors", "case_inputs", "float_elements"]
+           "lod_tensors", "case_inputs", "float_elements", "falsify", "reproducible_draws",
+           "prepare_hypothesis"]
+
+SHRINK_CALLS = 60   # shrinking a failure stops after this many more calls (the last failing
+                    # value is reported: it still fails, it is just not the smallest). A count,
+                    # not a time: the report must not depend on the machine's load
+
+
+# =========================================================================================
+# running hypothesis reproducibly
+# =========================================================================================
+@contextlib.contextmanager
+def reproducible_draws():
+    """Hypothesis mixes into its draws the constants of every non-library module loaded so
+    far (`providers._get_local_constants`), so the same seed gave another generated case
+    depending on which ops and tests the process had imported (`--all` against one op, the
+    fork pool against xdist). Inside this, it draws with no local constants: a case is a
+    function of the OpTest and the seed. (A hypothesis without that hook: nothing to do.)"""
+    try:
+        from hypothesis.internal.conjecture import providers
+        real, empty = providers._get_local_constants, providers.Constants()
+    except (ImportError, AttributeError):
+        yield
+        return
+    providers._get_local_constants = lambda: empty
+    try:
+        yield
+    finally:
+        providers._get_local_constants = real
+
+
+def prepare_hypothesis() -> None:
+    """One-time set-up of hypothesis, done by `opkit test` before it forks its workers:
+    hypothesis registers its global Random on first use with a full `gc.collect()` (~70 ms in
+    a loaded process) and imports its engine lazily on the first run (~80 ms), which every
+    forked worker would otherwise pay again."""
+    try:
+        from hypothesis.internal.entropy import deterministic_PRNG
+    except ImportError:
+        return
+    with deterministic_PRNG():
+        pass
+    falsify(st.lists(st.tuples(st.integers(0, 1), st.floats(0, 1))), _rejected, 0, 1)
+
+
+def _rejected(value) -> None:
+    return None
+
+
+class _Falsified(Exception):
+    pass
+
+
+def falsify(strategy, fails, seed: int, max_examples: int, shrink_calls: int = SHRINK_CALLS):
+    """The value of `strategy` that `fails(value)` is true on, shrunk by hypothesis to the
+    simplest it finds, or None when none of `max_examples` draws fails. `fails` gives True
+    (a failure), False (a pass) or None (not a valid case: rejected). Reproducible: seeded by
+    `seed`, no example database written anywhere, draws independent of the loaded modules;
+    shrinking stops after `shrink_calls` more calls (the last failing value is returned)."""
+    from hypothesis import HealthCheck, Phase, Verbosity, assume, given, settings
+    from hypothesis import seed as hyp_seed
+
+    found: dict = {}
+
+    @hyp_seed(seed)
+    @settings(max_examples=max(1, max_examples), deadline=None, database=None,
+              derandomize=False, suppress_health_check=list(HealthCheck),
+              report_multiple_bugs=False, print_blob=False, verbosity=Verbosity.quiet,
+              phases=(Phase.explicit, Phase.generate, Phase.shrink))
+    @given(strategy)
+    def prop(value):
+        if "calls" in found:
+            found["calls"] += 1
+            if found["calls"] > shrink_calls:
+                return       # the shrink budget is spent: the last failing value is the report
+        verdict = fails(value)
+        assume(verdict is not None)
+        if verdict:
+            found.setdefault("calls", 0)
+            found["value"] = value
+            raise _Falsified
+
+    prop._hypothesis_internal_database_key = None     # no key to derive (see fuzz_test)
+    with reproducible_draws():
+        try:
+            prop()
+        except Exception:  # noqa: BLE001 - _Falsified, or hypothesis giving up (Unsatisfiable)
+            pass
+    return found.get("value")
 
 
 def shapes_around(shape, delta: int = 2, min_side: int = 1, max_side: int = 12):
