@@ -59,9 +59,9 @@ import numpy as np
 from harness import options
 from harness.check import Check, KernelRaised, RawException, WrongValue
 from harness.inputs.explore import Explored, derive_cases, value_strategy
-from harness.inputs.strategies import falsify
 from harness.options import DEFAULT_EXPLORE
-from harness.case import normalize_slots
+from harness.case import normalize_slots, output_structure
+from harness.reproduce import _takes_inputs_and_attrs
 
 __all__ = ["CHECK", "ExploreCheck", "budget", "derive_cases", "DEFAULT_BUDGET",
            "GRAD_BUDGET", "Explored"]
@@ -83,12 +83,6 @@ def budget() -> int:
 # =========================================================================================
 # judging
 # =========================================================================================
-def _takes_inputs_and_attrs(fn) -> bool:
-    from harness.reproduce import _takes_inputs_and_attrs as takes
-
-    return takes(fn)
-
-
 def _run_dtype(case) -> str:
     from opkit.registry import op_info
 
@@ -208,10 +202,17 @@ class ExploreCheck(Check):
             return None if verdict is None else not isinstance(verdict, str) and \
                 verdict.status == "fail"
 
-        found = falsify(strategy, fails, seed, GENERATED)
+        from hypothesis.errors import Flaky, Unsatisfiable
+
+        from harness.inputs.strategies import falsify
+
+        try:
+            found = falsify(fails, seed, GENERATED, ex=strategy)
+        except (Unsatisfiable, Flaky):   # every draw rejected, or an op that is not repeatable
+            return None
         if found is None:
             return None
-        verdict = self._judge(derived, found, combo, seed, False)   # now with its reproducer
+        verdict = self._judge(derived, found["ex"], combo, seed, False)   # with its reproducer
         return verdict if not isinstance(verdict, str) and verdict is not None else None
 
     # -- one derived case ------------------------------------------------------------------
@@ -231,7 +232,7 @@ class ExploreCheck(Check):
             expected, ref_error = None, exc
         if ref_error is None and (not isinstance(expected, dict) or not expected):
             return None
-        if ref_error is None and _structure(expected) != _structure(case.outputs):
+        if ref_error is None and output_structure(expected) != output_structure(case.outputs):
             return None      # the attr changes the outputs' structure (split's num, ...)
         if ref_error is not None and (ex.kind != "value" or ex.info.get("generated")):
             return None      # the reference does not take this shape or attr value (one
@@ -397,10 +398,6 @@ def _copy_inputs(inputs):
                                                  if isinstance(s.data, np.ndarray) else s.data))
 
 
-def _structure(outputs) -> dict:
-    return {slot: (len(v) if isinstance(v, list) else None) for slot, v in (outputs or {}).items()}
-
-
 def _raw(exc) -> bool:
     """A raw numpy/Python error inside a kernel (wrapped as External), not the framework's
     check of the kernel's outputs against infer_shape (a kernel giving other shapes than
@@ -501,22 +498,16 @@ def _reference_reads(case, ex, expected) -> bool:
 
 
 def _dense_gradients(case, combo) -> bool:
-    """False when the op refuses gradients for this case on purpose (a typed opkit error
-    outside the framework's output-shape check: dropout's grad with is_test) or gives them
-    in another form (a sparse gradient with is_sparse)."""
-    from harness.context import grad_outputs, op_refused, prepare
-    from harness.op import make_cotangents
+    """harness.inputs.variants.attr_values.gradients_defined, after a forward run."""
+    from harness.context import op_refused, prepare
+    from harness.inputs.variants.attr_values import gradients_defined
 
     try:
         p = prepare(case, combo)
-        outs = p.forward()
-        outs = {n: p.array(n) for n in p.output_names()}
-        cot = make_cotangents(outs, grad_outputs(case, outs))
-        cot = {n: c.astype(outs[n].dtype) for n, c in cot.items()}
-        got = p.backward(cot, list(case.grad_inputs), tuple(case.no_grad_set or ()))
+        p.forward()
     except Exception as exc:  # noqa: BLE001
         return not op_refused(exc)
-    return all(isinstance(g, np.ndarray) for g in got.values())
+    return gradients_defined(p, case)
 
 
 def _finite_inputs(inputs) -> bool:

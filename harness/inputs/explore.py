@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import operator
 import zlib
 from dataclasses import dataclass, field
 
@@ -64,6 +65,17 @@ def _map_spec(inputs, name, fn):
                       else as_value(s))
 
 
+def _domain(proto, slot):
+    """The declared domain of input `slot`, or None."""
+    return getattr(proto.input(slot) if proto is not None else None, "domain", None)
+
+
+def _bound(b, attrs, shapes):
+    from opkit.framework.domains import Ref
+
+    return b.resolve(attrs, shapes) if isinstance(b, Ref) else b
+
+
 def _shapes(specs) -> dict:
     out = {}
     for slot, items in specs.items():
@@ -79,8 +91,7 @@ def _value_cases(case, specs, proto, rng) -> list[Explored]:
     attrs = dict(case.attrs or {})
     shapes = _shapes(specs)
     for slot, items in specs.items():
-        vp = proto.input(slot) if proto is not None else None
-        dom = getattr(vp, "domain", None) if vp is not None else None
+        dom = _domain(proto, slot)
         for s in items[:1]:
             a = s.data
             if not isinstance(a, np.ndarray) or a.size == 0:
@@ -119,8 +130,7 @@ def _shared_nan(case, specs, proto, rng) -> list[Explored]:
     if len(same) < 2:
         return []
     for slot, _ in same:
-        vp = proto.input(slot) if proto is not None else None
-        dom = getattr(vp, "domain", None) if vp is not None else None
+        dom = _domain(proto, slot)
         if dom is not None and not dom.allows_nan():
             return []
     k = int(rng.integers(floats[0][1].data.size))
@@ -209,10 +219,7 @@ def _int_values(case, s, a, k, dom, attrs, shapes, rng) -> list[Explored]:
                             strict=in_domain and dom is not None, info={"var": s.name}))
 
     if dom is not None and dom.kind == "integers":
-        from opkit.framework.domains import Ref
-
-        lo = dom.lo.resolve(attrs, shapes) if isinstance(dom.lo, Ref) else dom.lo
-        hi = dom.hi.resolve(attrs, shapes) if isinstance(dom.hi, Ref) else dom.hi
+        lo, hi = _bound(dom.lo, attrs, shapes), _bound(dom.hi, attrs, shapes)
         if lo is not None:
             add(f"{int(lo)} (the lowest value of {dom})", int(lo), True)
             add(f"{int(lo) - 1} (just below {dom})", int(lo) - 1, False)
@@ -484,15 +491,12 @@ def _elements(dom, span: float, attrs, shapes):
     [-span, span]), or None for a domain drawn values cannot follow (integers)."""
     from hypothesis import strategies as st
 
-    from opkit.framework.domains import Ref
-
     kind = dom.kind if dom is not None else None
     lo, hi, lo_open, hi_open = -span, span, False, False
     if kind in ("positive", "nonnegative", "probabilities"):
         lo, lo_open, hi = 0.0, kind == "positive", 1.0 if kind == "probabilities" else span
     elif kind == "range":
-        rlo = dom.lo.resolve(attrs, shapes) if isinstance(dom.lo, Ref) else dom.lo
-        rhi = dom.hi.resolve(attrs, shapes) if isinstance(dom.hi, Ref) else dom.hi
+        rlo, rhi = _bound(dom.lo, attrs, shapes), _bound(dom.hi, attrs, shapes)
         if rlo is not None:
             lo, lo_open, hi = float(rlo), dom.lo_open, float(rlo) + 2 * span
         if rhi is not None:
@@ -506,21 +510,13 @@ def _elements(dom, span: float, attrs, shapes):
                      allow_infinity=False)
 
 
-def _position(spike):
-    return spike[0]
-
-
-def _is_case(ex) -> bool:
-    return ex is not None
-
-
 def _spikes(targets, first: int):
     """(first, per target input a list of (flat index, value)): at least one in `first`."""
     from hypothesis import strategies as st
 
     return st.tuples(st.just(first), st.tuples(*[
         st.lists(st.tuples(st.integers(0, s.data.size - 1), elements), min_size=int(i == first),
-                 max_size=SPIKES, unique_by=_position)
+                 max_size=SPIKES, unique_by=operator.itemgetter(0))
         for i, (s, _, elements) in enumerate(targets)]))
 
 
@@ -555,8 +551,7 @@ def value_strategy(case):
     specs = normalize_slots(case.inputs)
     attrs, shapes, targets = dict(case.attrs or {}), _shapes(specs), []
     for slot, items in specs.items():
-        vp = proto.input(slot) if proto is not None else None
-        dom = getattr(vp, "domain", None) if vp is not None else None
+        dom = _domain(proto, slot)
         for s in items[:1]:
             a = s.data
             if not isinstance(a, np.ndarray) or not a.size or not is_float(a.dtype):
@@ -574,4 +569,4 @@ def value_strategy(case):
     # map/flatmap of named functions (no @composite: hypothesis reads a composite's and a
     # lambda's source, ~15-60 ms in every forked worker)
     return st.integers(0, len(targets) - 1).flatmap(functools.partial(_spikes, targets)).map(
-        functools.partial(_spiked, case, targets, attrs, shapes)).filter(_is_case)
+        functools.partial(_spiked, case, targets, attrs, shapes)).filter(functools.partial(operator.is_not, None))
