@@ -68,7 +68,7 @@ __all__ = ["CHECK", "ExploreCheck", "budget", "derive_cases", "DEFAULT_BUDGET",
 
 DEFAULT_BUDGET = DEFAULT_EXPLORE   # derived cases per OpTest case (opkit test --explore N)
 GRAD_BUDGET = 3         # of those, how many also get a gradient check
-GENERATED = 6           # then, cases drawn by hypothesis over the declared domains (shrunk)
+GENERATED = 4           # then, cases drawn by hypothesis over the declared domains (shrunk)
 SCREEN_BLOCKS = 4       # blocks per random direction of that gradient screen (fast mode: 16)
 RESEEDS = 1             # without reference(): setUp re-run under this many other seeds
                         # (one more per 32 of budget: --explore 64 gives 3)

@@ -233,23 +233,31 @@ def test_a_drawn_explore_failure_shrinks_to_the_simplest_failing_value():
     the same seed reports the same case; the correct twin passes."""
     import re
 
-    bad = [r for r in _explore_big("broken") if r.status == "fail"]
-    assert len(bad) == 1, bad
-    msg = bad[0].message
-    m = re.search(r"drawn values \(hypothesis, shrunk\): X\[(\d+), (\d+)\] = (-?[\d.]+) ", msg)
-    assert m, msg
-    assert 4 < abs(float(m.group(3))) <= 5, msg        # shrunk: near the threshold
-    assert "minimal case" in msg and "class Test_brokenMinimal(OpTest)" in msg
-    again = [r for r in _explore_big("broken") if r.status == "fail"]
+    for seed in (2024, 1, 2, 3):
+        bad = [r for r in _explore_big("broken", seed) if r.status == "fail"]
+        assert len(bad) == 1, bad
+        msg = bad[0].message
+        m = re.search(r"drawn values \(hypothesis, shrunk\): X\[\d+, \d+\] = (-?[\d.]+) \(", msg)
+        assert m, msg                                   # one element: the other values the case's
+        assert 4 < abs(float(m.group(1))) <= 5, msg     # shrunk: near the threshold
+        assert "minimal case" in msg and "class Test_brokenMinimal(OpTest)" in msg
+        good = _explore_big("good", seed)
+        assert [r.status for r in good] == ["pass"], [r.message for r in good]
+    again = [r for r in _explore_big("broken", 3) if r.status == "fail"]
     assert again[0].message.splitlines()[0] == msg.splitlines()[0]      # reproducible
-    good = _explore_big("good")
-    assert [r.status for r in good] == ["pass"], [r.message for r in good]
 
 
 def test_drawn_values_stay_inside_the_declared_domain():
-    """With X declared in [-3, 3] no drawn value reaches the broken region: a pass."""
+    """With X declared in [-3, 3] no drawn value reaches the broken region (|x| > 4): a
+    pass; declared in [-6, 6], the failing drawn value is inside it."""
+    import re
+
     got = _explore_big("broken", domain=D.between(-3.0, 3.0))
     assert [r.status for r in got] == ["pass"], [r.message for r in got]
+    got = [r for r in _explore_big("broken", domain=D.between(-6.0, 6.0)) if r.status == "fail"]
+    m = re.search(r"drawn values \(hypothesis, shrunk\): X\[\d+, \d+\] = (-?[\d.]+) \(",
+                  got[0].message if got else "")
+    assert m and 4 < abs(float(m.group(1))) <= 6, [r.message for r in got]
 
 
 # -- only valid inputs (issue 23, item 6) --------------------------------------------------------
