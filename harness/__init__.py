@@ -12,5 +12,5 @@ def __getattr__(name: str):
 
         return OpTest
     if name == "strategies":
-        return importlib.import_module("harness.strategies")
+        return importlib.import_module("harness.inputs.strategies")
     raise AttributeError(f"module 'harness' has no attribute {name!r}")

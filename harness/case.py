@@ -1,6 +1,6 @@
 """A Case: one op configuration to check (what an OpTest's setUp describes);
 `case_from_test`: the Case an OpTest instance describes; `Derived` / `Unsupported`: a
-variant of a case, or why a variant cannot apply (harness.variants makes them, the checks of
+variant of a case, or why a variant cannot apply (harness.inputs.variants makes them, the checks of
 harness.check judge them)."""
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from opkit.framework.dtypes import is_float
 from opkit.framework.tensor import LoDTensor, LoDTensorArray, lengths_to_offsets
 
 __all__ = ["Case", "case_from_test", "Derived", "Unsupported", "VarSpec", "normalize_slots",
-           "map_inputs", "as_value", "cast_floats", "case_inputs"]
+           "map_inputs", "as_value", "cast_floats", "case_inputs", "output_structure"]
 
 
 @dataclass
@@ -67,7 +67,7 @@ def case_from_test(test, source: str = "") -> Case:
     return case
 
 
-# -- derived cases (harness.variants makes them, the checks judge them) ------------------------
+# -- derived cases (harness.inputs.variants makes them, the checks judge them) ------------------------
 @dataclass
 class Derived:
     """One variant of a case: what a check runs."""
@@ -122,6 +122,11 @@ def normalize_slots(slots: dict | None) -> dict[str, list[VarSpec]]:
         else:
             out[slot] = [_spec(slot, value)]
     return out
+
+
+def output_structure(outputs) -> dict:
+    """Each output slot and, for a duplicable slot (a list), how many variables it holds."""
+    return {slot: (len(v) if isinstance(v, list) else None) for slot, v in (outputs or {}).items()}
 
 
 def map_inputs(inputs: dict, fn) -> dict:

@@ -3,7 +3,7 @@
 The pipeline every check sits in::
 
     Case (inputs, attrs, expected outputs or reference())
-      -> variants (harness.variants: derive a Derived case per variant name, or Unsupported)
+      -> variants (harness.inputs.variants: derive a Derived case per variant name, or Unsupported)
       -> plan (harness.context.combos: the runnable place x dtype combos, with the
                skip reasons of the rest)
       -> PreparedOp (harness.op: built once, run many times)
@@ -22,7 +22,7 @@ Adding a check is ONE module plus ONE line:
            name = "my_check"                 # the name in the report and in --checks
            description = "what bug class it exists for (one line)"
            order = 150                       # where it sits in the report
-           variants = ("case",)              # variant names (harness.variants.VARIANTS);
+           variants = ("case",)              # variant names (harness.inputs.variants.VARIANTS);
                                              # "case" is the OpTest's case itself
            needs_float = True                # skip (with the reason) without float inputs
 
@@ -194,7 +194,7 @@ class Check:
     # -- the driver ----------------------------------------------------------------------------
     def __call__(self, case, context) -> list[CheckResult]:
         from harness.context import has_float_inputs
-        from harness.variants import derive
+        from harness.inputs.variants import derive
 
         skip_map = (case.options or {}).get("skip", {}) if case.options else {}
         if self.name in skip_map:

@@ -41,7 +41,7 @@ class CheckContext:
                                        # run's one pair does it: opkit test), "off"
     op_level: tuple = ()               # checks that run once per op in their own task
                                        # (harness.run.plan): the case's run skips them
-    generated: bool = False            # a fuzz-generated case (harness.fuzz): checks may
+    generated: bool = False            # a fuzz-generated case (harness.inputs.fuzz): checks may
                                        # leave out what the OpTest's own case already proved
 
     def selected_places(self) -> tuple:

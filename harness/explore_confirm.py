@@ -17,10 +17,7 @@ __all__ = ["confirm_nonfinite", "confirm_stacked", "confirm_reference_domain",
 
 def finite_declaration(case, var: str | None) -> str:
     """The declaration that keeps NaN and inf out of the input holding variable `var`."""
-    from harness.case import normalize_slots
-
-    slot = next((slot for slot, items in normalize_slots(case.inputs).items()
-                 if any(s.name == var for s in items)), var or "X")
+    slot = _slot_of(case, var) or var or "X"
     return (f'declare the input\'s domain in the OpMaker: self.add_input("{slot}", ...)'
             f".set_domain(D.finite()) (opkit.framework.domains; docs/domains.md), and NaN "
             f"and inf are no longer derived for it; or make reference() right for them")

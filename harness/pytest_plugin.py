@@ -286,7 +286,7 @@ def _compute(config, cls, op, op_classes):
     first = op_classes[0] is cls if op_classes else True
     results = _in_zygote(config, cls, op, op_classes, first, seed)
     if results is None:
-        from harness.fuzz import DEFAULT_FUZZ, fuzz_test
+        from harness.inputs.fuzz import DEFAULT_FUZZ, fuzz_test
 
         results = run_test(_discovered(config, cls, op), seed=seed,
                            timeout=None, first_case=first, hash_seeds="own")
@@ -319,7 +319,7 @@ def _in_zygote(config, cls, op, op_classes, first, seed):
                          context_options={"hash_seeds": "own", "op_level": op_level})
     if results is None:
         return None
-    from harness.fuzz import DEFAULT_FUZZ
+    from harness.inputs.fuzz import DEFAULT_FUZZ
 
     # the per-op tasks, once per op as in opkit test: the op-level checks, and fuzz with
     # opkit test's default budget; each class takes its own cases' results
@@ -393,7 +393,7 @@ def check_item_names() -> list[str]:
     """The checks that get an item per OpTest class (the harness's default checks)."""
     from harness.registry import all_checks
 
-    from harness.fuzz import DEFAULT_FUZZ
+    from harness.inputs.fuzz import DEFAULT_FUZZ
 
     return [spec.name for spec in all_checks() if spec.default] + \
         (["fuzz"] if DEFAULT_FUZZ else [])

@@ -143,7 +143,7 @@ def _run_op_task(task, checks, seed, timeout, fuzz, emit, context_options):
 
 
 def _run_fuzz_task(task, checks, seed, timeout, fuzz, emit, context_options):
-    from harness.fuzz import fuzz_op
+    from harness.inputs.fuzz import fuzz_op
 
     emit(("start", "fuzz"))
     emit(("results", fuzz_op(task.op, [t.cls for t in task.tests], fuzz, seed=seed,
@@ -370,34 +370,33 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
 
 def preload(checks=None, fuzz: int = 0) -> None:
     """Import, once in this process, every module that the forked workers would import
-    lazily (the checks, the variants, the gradient engine; hypothesis when fuzzing): each
-    worker otherwise loads them again, and without cached bytecode (PYTHONDONTWRITEBYTECODE)
+    lazily (the checks, the variants, the gradient engine, hypothesis): each worker
+    otherwise loads them again, and without cached bytecode (PYTHONDONTWRITEBYTECODE)
     compiles them again -- measured as a third of the workers' time on `--all`."""
     import pkgutil
 
     _selected_specs(checks)        # imports every selected check's module
-    names = ["harness.gradient", "harness.lod_cases", "harness.op", "harness.kinks",
+    names = ["harness.gradient", "harness.inputs.lod", "harness.op", "harness.kinks",
              "harness.optest_dispatch", "harness.optest_methods",
              "harness.output_judge", "harness.grad_judge",
-             "harness.siblings"]
-    import harness.variants as variants
+             "harness.siblings", "harness.inputs.strategies"]
+    import harness.inputs.variants as variants
 
-    names += [f"harness.variants.{m.name}" for m in pkgutil.iter_modules(variants.__path__)]
+    names += [f"harness.inputs.variants.{m.name}" for m in pkgutil.iter_modules(variants.__path__)]
     if fuzz:
-        names += ["harness.fuzz", "harness.strategies", "hypothesis.extra.numpy", "numpy.ma",
+        names += ["harness.inputs.fuzz", "hypothesis.extra.numpy", "numpy.ma",
                   "hypothesis.strategies._internal.flatmapped"]
     for name in names:
         try:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - the worker that needs it reports it
             pass
-    if fuzz:
-        try:
-            from harness.fuzz import prepare_hypothesis
+    try:        # explore's generated cases and fuzzing draw with hypothesis
+        from harness.inputs.strategies import prepare_hypothesis
 
-            prepare_hypothesis()
-        except Exception:  # noqa: BLE001 - fuzzing itself reports a broken hypothesis
-            pass
+        prepare_hypothesis()
+    except Exception:  # noqa: BLE001 - explore and fuzz themselves report a broken hypothesis
+        pass
 
 
 def op_level_checks(checks=None) -> list[str]:

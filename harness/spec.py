@@ -6,7 +6,8 @@ error instead of a silent `getattr` default.
 
 1. Entry-point groups (installed packages plug in without being named).
 2. `Check` hooks: what a check declares and may override (harness.check.Check).
-3. Derived-case families: the variant names a check may ask for (harness.variants).
+3. Derived-case families: the variant names a check may ask for (harness.inputs.variants),
+   and the cases the checks that derive their own read from harness.inputs.
 4. OpTest knobs: class attributes an OpTest may set to tell the harness more about its op.
 5. Module knobs: names a test module may define.
 6. Backends: other implementations of the op seam (harness.backends: BACKENDS, make_other;
@@ -15,6 +16,7 @@ error instead of a silent `getattr` default.
 from __future__ import annotations
 
 __all__ = ["ENTRY_POINT_GROUPS", "CHECK_ATTRIBUTES", "CHECK_HOOKS", "VARIANT_FAMILIES",
+           "INPUT_MODULES",
            "OPTEST_KNOBS", "MODULE_KNOBS", "knob", "module_knob", "op_level_hook"]
 
 #: group -> what an entry point of the group names
@@ -45,8 +47,8 @@ CHECK_HOOKS = {
                    "(e.g. `state`); a check without it is judged case by case"),
 }
 
-#: derived-case families: name -> what it derives (harness.variants.VARIANTS maps each to
-#: its module; explore, fuzz and the LoD cases derive their own inside their checks)
+#: derived-case families: name -> what it derives (harness.inputs.variants.VARIANTS maps
+#: each to its module)
 VARIANT_FAMILIES = {
     "case": "the case as written",
     "default_attrs": "attrs left at the proto's defaults",
@@ -57,6 +59,16 @@ VARIANT_FAMILIES = {
     "repeated_input": "one variable in two slots, or twice in a duplicable slot",
     "attr_values": "other values of each attr inside its declared domain",
     "edge_shapes": "shapes at the edges (one element, one row, ...)",
+}
+
+#: derived cases a check or runner makes itself, all in harness.inputs: module -> what
+#: (bare names: a dotted module name here would be an import of it, tests/test_boundaries.py)
+INPUT_MODULES = {
+    "explore": "explore/against: edge values, attrs and shapes over the declared domains, "
+               "and their hypothesis strategy (a failure shrinks)",
+    "lod": "lod: LoD edges (empty sequences, all-empty batch, two levels)",
+    "strategies": "hypothesis strategies: arrays, attrs, LoD tensors; falsify",
+    "fuzz": "--fuzz N: hypothesis cases around each OpTest with reference()",
 }
 
 #: OpTest class attributes the harness reads: name -> (default, meaning)

@@ -1,7 +1,7 @@
 """`against`: opkit's own op and another backend's kernel (Paddle's) side by side.
 
 `opkit test OP --against paddle` adds this check. On the test's own case and on the cases
-`explore` derives from it (harness.explore_cases.derive_cases), per float dtype on CPU, both
+`explore` derives from it (harness.inputs.explore.derive_cases), per float dtype on CPU, both
 sides get the same inputs and the same seeded cotangent; their outputs and input gradients
 must agree (the dtype's output tolerance; 10x that for gradients). A disagreement names both
 values and which side the independent oracles support:
@@ -100,7 +100,7 @@ class AgainstCheck(Check):
 
     def verdict(self, derived, context):
         from harness import options
-        from harness.explore_cases import derive_cases
+        from harness.inputs.explore import derive_cases
         from harness.context import has_float_inputs
 
         other = options.current().against

@@ -129,7 +129,7 @@ class AttrsCheck(Check):
             raised_prefix="the op raised before the check could finish: ")
 
     def _other_value(self, derived, context):
-        """The case with one attr at another accepted value (harness.variants.attr_values):
+        """The case with one attr at another accepted value (harness.inputs.variants.attr_values):
         outputs against the test's reference(), gradients analytic against numeric, on CPU
         in float64 (float32 without a float64 kernel)."""
         from dataclasses import replace

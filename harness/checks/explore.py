@@ -18,6 +18,9 @@ judges them:
   at -1, its max + 1 and the dtype's minimum);
 - **shapes**: a 0-D case, size-1 dims, one rank more and one less -- where infer_shape and
   reference() accept them.
+- **drawn values**: then GENERATED cases drawn by hypothesis inside the declared domains
+  (harness.inputs.explore.value_strategy); a failing one shrinks to the simplest failing
+  value, and the report shows it.
 
 At most `budget()` derived cases per OpTest case (default DEFAULT_BUDGET; `opkit test
 --explore N` or OPKIT_EXPLORE=N), drawn round-robin over the kinds above in an order fixed by
@@ -55,15 +58,17 @@ import numpy as np
 
 from harness import options
 from harness.check import Check, KernelRaised, RawException, WrongValue
-from harness.explore_cases import Explored, derive_cases
+from harness.inputs.explore import Explored, derive_cases, value_strategy
 from harness.options import DEFAULT_EXPLORE
-from harness.case import normalize_slots
+from harness.case import normalize_slots, output_structure
+from harness.reproduce import _takes_inputs_and_attrs
 
 __all__ = ["CHECK", "ExploreCheck", "budget", "derive_cases", "DEFAULT_BUDGET",
            "GRAD_BUDGET", "Explored"]
 
 DEFAULT_BUDGET = DEFAULT_EXPLORE   # derived cases per OpTest case (opkit test --explore N)
 GRAD_BUDGET = 3         # of those, how many also get a gradient check
+GENERATED = 4           # then, cases drawn by hypothesis over the declared domains (shrunk)
 SCREEN_BLOCKS = 4       # blocks per random direction of that gradient screen (fast mode: 16)
 RESEEDS = 1             # without reference(): setUp re-run under this many other seeds
                         # (one more per 32 of budget: --explore 64 gives 3)
@@ -78,12 +83,6 @@ def budget() -> int:
 # =========================================================================================
 # judging
 # =========================================================================================
-def _takes_inputs_and_attrs(fn) -> bool:
-    from harness.reproduce import _takes_inputs_and_attrs as takes
-
-    return takes(fn)
-
-
 def _run_dtype(case) -> str:
     from opkit.registry import op_info
 
@@ -97,7 +96,7 @@ def _run_dtype(case) -> str:
     low = low_precision_of(case.inputs)
     if low and low in cpu:
         return low   # a float16 / bfloat16 case runs its own dtype's kernel (its values
-                     # at that dtype's range: harness.explore_cases)
+                     # at that dtype's range: harness.inputs.explore)
     return "float64" if "float64" in cpu else ("float32" if "float32" in cpu else "")
 
 
@@ -181,14 +180,46 @@ class ExploreCheck(Check):
                 continue
             results = [r for r in results if r.status != "unconfirmed"] + [verdict]
             break     # the first failure is the report
+        if not any(r.status == "fail" for r in results):
+            drawn = self._drawn(derived, combo, seed)
+            if drawn is not None:
+                results = [drawn]
         if not results:
             results.append(self.passed(derived, combo, f"{judged} derived cases agree with "
                                                        "reference()"))
         return results
 
+    # -- drawn cases (hypothesis): a failure shrinks --------------------------------------
+    def _drawn(self, derived, combo, seed):
+        """The failure of the simplest drawn value case hypothesis shrinks to (a
+        CheckResult), or None when the GENERATED drawn cases pass."""
+        strategy = value_strategy(derived.case)
+        if strategy is None:
+            return None
+
+        def fails(ex):
+            verdict = self._judge(derived, ex, combo, seed, False, quiet=True)
+            return None if verdict is None else not isinstance(verdict, str) and \
+                verdict.status == "fail"
+
+        from hypothesis.errors import Flaky, Unsatisfiable
+
+        from harness.inputs.strategies import falsify
+
+        try:
+            found = falsify(fails, seed, GENERATED, ex=strategy)
+        except (Unsatisfiable, Flaky):   # every draw rejected, or an op that is not repeatable
+            return None
+        if found is None:
+            return None
+        verdict = self._judge(derived, found["ex"], combo, seed, False)   # with its reproducer
+        return verdict if not isinstance(verdict, str) and verdict is not None else None
+
     # -- one derived case ------------------------------------------------------------------
-    def _judge(self, derived, ex: Explored, combo, seed, with_grads):
-        """None (not judged), "ok", "grads" (ok, gradients judged) or a failed CheckResult."""
+    def _judge(self, derived, ex: Explored, combo, seed, with_grads, quiet=False):
+        """None (not judged), "ok", "grads" (ok, gradients judged) or a failed CheckResult
+        (quiet: without the reproducer, re-run in a fresh process, while shrinking)."""
+        self._quiet = quiet
         from harness.context import op_refused
         from harness.messages import raised
 
@@ -201,11 +232,12 @@ class ExploreCheck(Check):
             expected, ref_error = None, exc
         if ref_error is None and (not isinstance(expected, dict) or not expected):
             return None
-        if ref_error is None and _structure(expected) != _structure(case.outputs):
+        if ref_error is None and output_structure(expected) != output_structure(case.outputs):
             return None      # the attr changes the outputs' structure (split's num, ...)
-        if ref_error is not None and ex.kind != "value":
+        if ref_error is not None and (ex.kind != "value" or ex.info.get("generated")):
             return None      # the reference does not take this shape or attr value (one
-                             # written for the values the test uses): nothing judges it
+                             # written for the values the test uses), or a drawn value:
+                             # nothing judges it
         new = replace(case, inputs=ex.inputs, attrs=ex.attrs,
                       outputs=expected if ref_error is None else {}, reference=None,
                       name=f"{case.name}[explore]")
@@ -309,8 +341,8 @@ class ExploreCheck(Check):
                           confirm_check="grad")
 
     def _fail(self, derived, combo, ex, new, message, kind, confirm_check=None):
-        text = message + "\n" + _reproducer(derived.case, new, confirm_check,
-                                            getattr(self, "_seed", DEFAULT_SEED))
+        text = message if getattr(self, "_quiet", False) else message + "\n" + _reproducer(
+            derived.case, new, confirm_check, getattr(self, "_seed", DEFAULT_SEED))
         return self.failed(derived, combo, text, kind=kind,
                            repro=self.reproduce(derived.base))
 
@@ -364,10 +396,6 @@ def _copy_inputs(inputs):
 
     return map_inputs(inputs, lambda s: as_value(s, s.data.copy()
                                                  if isinstance(s.data, np.ndarray) else s.data))
-
-
-def _structure(outputs) -> dict:
-    return {slot: (len(v) if isinstance(v, list) else None) for slot, v in (outputs or {}).items()}
 
 
 def _raw(exc) -> bool:
@@ -470,22 +498,16 @@ def _reference_reads(case, ex, expected) -> bool:
 
 
 def _dense_gradients(case, combo) -> bool:
-    """False when the op refuses gradients for this case on purpose (a typed opkit error
-    outside the framework's output-shape check: dropout's grad with is_test) or gives them
-    in another form (a sparse gradient with is_sparse)."""
-    from harness.context import grad_outputs, op_refused, prepare
-    from harness.op import make_cotangents
+    """harness.inputs.variants.attr_values.gradients_defined, after a forward run."""
+    from harness.context import op_refused, prepare
+    from harness.inputs.variants.attr_values import gradients_defined
 
     try:
         p = prepare(case, combo)
-        outs = p.forward()
-        outs = {n: p.array(n) for n in p.output_names()}
-        cot = make_cotangents(outs, grad_outputs(case, outs))
-        cot = {n: c.astype(outs[n].dtype) for n, c in cot.items()}
-        got = p.backward(cot, list(case.grad_inputs), tuple(case.no_grad_set or ()))
+        p.forward()
     except Exception as exc:  # noqa: BLE001
         return not op_refused(exc)
-    return all(isinstance(g, np.ndarray) for g in got.values())
+    return gradients_defined(p, case)
 
 
 def _finite_inputs(inputs) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from harness.check import Check
 from harness.compare import compare_runs
 from harness.op import run as run_case
-from harness.variants.layout import apply_layout
+from harness.inputs.variants.layout import apply_layout
 
 
 class LayoutCheck(Check):

@@ -10,7 +10,7 @@ For a case with LoD inputs (an OpTest whose `inputs` hold `(array, lengths)`):
    `reference(self, inputs, attrs)`): an empty sequence first, in the middle, last; several
    empties in a row; an all-empty batch (0 rows); one sequence; all length one; Paddle's
    `[[13]]` and `[[0, 0, 4, 0, 3, 0, 0, 5, 0, 0]]`; with two LoD levels also empty
-   sub-sequences (see harness.lod_cases). Each runs on every selected place and float
+   sub-sequences (see harness.inputs.lod). Each runs on every selected place and float
    dtype with a kernel: outputs and output LoD against the reference, compile-time against
    run-time LoD level, and (float64) gradients against central differences with a random
    cotangent, and their LoD against the input's.
@@ -33,10 +33,10 @@ from harness.context import (
 )
 from harness.check import Check, WrongValue
 from harness.compare import fmt_index
-from harness.lod_cases import edge_inputs, edges_for, has_lod_input
+from harness.inputs.lod import edge_inputs, edges_for, has_lod_input, two_level_inputs
 from harness.report import FAIL, PASS, SKIP, CheckResult
-from harness.op import PreparedOp, make_cotangents
-from harness.case import as_value, map_inputs, normalize_slots
+from harness.op import PreparedOp, grad_wrt, make_cotangents
+from harness.case import normalize_slots
 from opkit.framework.grad_maker import grad_var_name
 from harness.values import fmt_value
 
@@ -105,16 +105,6 @@ def lod_level_problems(prepared: PreparedOp) -> str | None:
 
 
 # -- gradients ----------------------------------------------------------------------------
-def _wrt(case, prepared: PreparedOp) -> tuple[list[str], set]:
-    explicit = set(case.grad_inputs or ())
-    if explicit:
-        return list(case.grad_inputs), explicit
-    names = [s.name for specs in prepared.inputs.values() for s in specs
-             if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f" and
-             s.name not in (case.no_grad_set or ())]
-    return names, explicit
-
-
 def _grad_outputs(case, outs: dict) -> list[str]:
     floats = [n for n, v in outs.items() if v is not None and v.dtype.kind == "f"]
     if case.grad_outputs:
@@ -124,7 +114,7 @@ def _grad_outputs(case, outs: dict) -> list[str]:
 
 def _check_gradients(case, prepared: PreparedOp, outs: dict, numeric: bool, seed: int):
     """(problem or None, worst relative error) for the prepared op whose forward ran."""
-    wrt, explicit = _wrt(case, prepared)
+    wrt, explicit = grad_wrt(case, prepared), set(case.grad_inputs or ())
     if not wrt:
         return None, None
     names = _grad_outputs(case, outs)
@@ -297,15 +287,7 @@ def _two_level(case, runnable) -> list[CheckResult]:
     from harness.messages import raised
 
     name = f"{case.name}/two_level"
-    wrapped = []
-
-    def one(s):
-        if s.lengths and len(s.lengths) == 1:
-            wrapped.append(s.name)
-            return s.data, [[len(s.lengths[0])], list(s.lengths[0])]
-        return as_value(s)
-
-    inputs = map_inputs(case.inputs, one)
+    inputs, wrapped = two_level_inputs(case.inputs)
     if not wrapped:
         return [CheckResult(NAME, SKIP, "", "", name, "no 1-level LoD input to wrap")]
     two = dataclasses.replace(case, name=name, inputs=inputs, outputs={}, reference=None)
@@ -317,7 +299,7 @@ def _two_level(case, runnable) -> list[CheckResult]:
             outs = prepared.forward()
             if _wants_grad(two) and case.grad_inputs:
                 cot = make_cotangents(outs, _grad_outputs(two, outs))
-                prepared.backward(cot, _wrt(two, prepared)[0], tuple(two.no_grad_set or ()))
+                prepared.backward(cot, grad_wrt(two, prepared), tuple(two.no_grad_set or ()))
         except Exception as exc:  # noqa: BLE001
             refusal = opkit_refusal(exc)
             if refusal:

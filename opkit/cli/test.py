@@ -54,7 +54,7 @@ def add_arguments(parser) -> None:
                              "pyproject.toml)")
     parser.add_argument("--record-durations", action="store_true",
                         help="write each op's run time to the durations file")
-    from harness.fuzz import DEFAULT_FUZZ
+    from harness.inputs.fuzz import DEFAULT_FUZZ
 
     parser.add_argument("--fuzz", type=int, default=None, metavar="N",
                         help=f"draw N generated cases per OpTest, with the input variants "
@@ -181,7 +181,7 @@ def _validate(args) -> None:
 def _checks(args) -> tuple[list[str] | None, bool]:
     """(the harness checks to run or None for all, whether fuzz runs)."""
     from harness.registry import check_names
-    from harness.fuzz import DEFAULT_FUZZ
+    from harness.inputs.fuzz import DEFAULT_FUZZ
 
     explicit = args.fuzz is not None
     if not explicit:

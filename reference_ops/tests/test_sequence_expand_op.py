@@ -2,7 +2,7 @@ import numpy as np
 from hypothesis import given, settings
 
 from harness import OpTest
-from harness.strategies import lod_tensors
+from harness.inputs.strategies import lod_tensors
 
 
 def expand_reference_arrays(x, x_lengths, y_lengths, ref_level=-1):

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import given, settings
 
 from harness import OpTest
-from harness.strategies import lod_tensors
+from harness.inputs.strategies import lod_tensors
 
 
 def pad_reference(x, lengths, pad_value, padded_length=-1):

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness import OpTest
-from harness.strategies import lod_tensors
+from harness.inputs.strategies import lod_tensors
 
 
 def pool_reference(x, lengths, pooltype, pad_value=0.0):

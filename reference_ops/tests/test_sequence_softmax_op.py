@@ -2,7 +2,7 @@ import numpy as np
 from hypothesis import given, settings
 
 from harness import OpTest
-from harness.strategies import lod_tensors
+from harness.inputs.strategies import lod_tensors
 
 
 def softmax_reference(x, lengths):

@@ -197,6 +197,69 @@ def test_explore_nan_and_refusal_verdicts():
     assert "class Test_brokenMinimal(OpTest)" in bad[0].message
 
 
+def _explore_big(kind, seed=2024, domain=None):
+    """explore on an op twice its input; the broken one is wrong only where |x| > 4 (none of
+    the deterministic derived values goes there; the case's values are in [-1, 1])."""
+    from harness.case import Case
+    from harness.run import run_case
+
+    class _Maker(OpMaker):
+        def make(self):
+            x = self.add_input("X", "(Tensor) x.")
+            if domain is not None:
+                x.set_domain(domain)
+            self.add_output("Out", "(Tensor) out.")
+            self.add_comment("probe")
+
+    with registry.scratch():
+        register_operator(f"{kind}_big", _SameOp, _Maker)
+
+        @register_kernel(f"{kind}_big")
+        def kernel(ctx):
+            x = ctx.input("X")
+            bug = np.abs(x) > 4 if kind == "broken" else np.zeros(x.shape, bool)
+            ctx.set_output("Out", np.where(bug, 2 * x + 1, 2 * x))
+
+        x = np.random.default_rng(0).uniform(-1, 1, (3, 4))
+        case = Case(f"Test_{kind}", f"{kind}_big", {"X": x}, {}, {"Out": 2 * x},
+                    reference=lambda inputs, attrs: {"Out": 2 * inputs["X"]})
+        return [r for r in run_case(case, checks=["explore"], seed=seed)
+                if r.check == "explore"]
+
+
+def test_a_drawn_explore_failure_shrinks_to_the_simplest_failing_value():
+    """The edge values miss a kernel wrong only for |x| > 4; the hypothesis-drawn values
+    find it and shrink it to one element of X just past 4 (the other values the case's);
+    the same seed reports the same case; the correct twin passes."""
+    import re
+
+    for seed in (2024, 1, 2, 3):
+        bad = [r for r in _explore_big("broken", seed) if r.status == "fail"]
+        assert len(bad) == 1, bad
+        msg = bad[0].message
+        m = re.search(r"drawn values \(hypothesis, shrunk\): X\[\d+, \d+\] = (-?[\d.]+) \(", msg)
+        assert m, msg                                   # one element: the other values the case's
+        assert 4 < abs(float(m.group(1))) <= 5, msg     # shrunk: near the threshold
+        assert "minimal case" in msg and "class Test_brokenMinimal(OpTest)" in msg
+        good = _explore_big("good", seed)
+        assert [r.status for r in good] == ["pass"], [r.message for r in good]
+    again = [r for r in _explore_big("broken", 3) if r.status == "fail"]
+    assert again[0].message.splitlines()[0] == msg.splitlines()[0]      # reproducible
+
+
+def test_drawn_values_stay_inside_the_declared_domain():
+    """With X declared in [-3, 3] no drawn value reaches the broken region (|x| > 4): a
+    pass; declared in [-6, 6], the failing drawn value is inside it."""
+    import re
+
+    got = _explore_big("broken", domain=D.between(-3.0, 3.0))
+    assert [r.status for r in got] == ["pass"], [r.message for r in got]
+    got = [r for r in _explore_big("broken", domain=D.between(-6.0, 6.0)) if r.status == "fail"]
+    m = re.search(r"drawn values \(hypothesis, shrunk\): X\[\d+, \d+\] = (-?[\d.]+) \(",
+                  got[0].message if got else "")
+    assert m and 4 < abs(float(m.group(1))) <= 6, [r.message for r in got]
+
+
 # -- only valid inputs (issue 23, item 6) --------------------------------------------------------
 class _TableOp(OperatorWithKernel):
     def infer_shape(self, ctx):
@@ -217,7 +280,7 @@ def test_empty_leaves_an_indexed_table_alone():
     ids outside the table."""
     from harness.case import Case
     from harness.run import run_case
-    from harness.variants import derive
+    from harness.inputs.variants import derive
 
     with registry.scratch():
         register_operator("plain_table", _TableOp, _TableMaker)

@@ -10,7 +10,7 @@ def _draws(n=300):
     from hypothesis import given, seed, settings
     from hypothesis import strategies as st
 
-    from harness.fuzz import _draws_independent_of_loaded_modules
+    from harness.inputs.strategies import reproducible_draws
 
     got = []
 
@@ -20,7 +20,7 @@ def _draws(n=300):
     def prop(x, k):
         got.append((x, k))
 
-    with _draws_independent_of_loaded_modules():
+    with reproducible_draws():
         prop()
     return got
 

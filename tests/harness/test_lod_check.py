@@ -10,7 +10,7 @@ import reference_ops  # noqa: F401
 from harness.case import Case
 from harness.context import CheckContext
 from harness.checks.lod import check
-from harness.lod_cases import EDGES, edge_inputs, edges_for
+from harness.inputs.lod import EDGES, edge_inputs, edges_for
 
 HERE = os.path.dirname(__file__)
 BROKEN = os.path.join(HERE, "..", "broken_ops")

@@ -78,7 +78,7 @@ def test_explore_passes_the_correct_low_precision_twin(broken_ops, dtype, seed):
 
 @pytest.mark.parametrize("name", ["layout", "empty", "extremal", "kinks"])
 def test_bfloat16_case_gets_the_variants(broken_ops, name):
-    from harness.variants import derive
+    from harness.inputs.variants import derive
 
     case = _case("good_lp_halve", bfloat16)
     got = derive(name, case)
@@ -91,7 +91,7 @@ def test_bfloat16_case_gets_the_variants(broken_ops, name):
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_extremal_magnitudes_respect_the_dtype(broken_ops, dtype):
-    from harness.variants import derive
+    from harness.inputs.variants import derive
 
     case = _case("good_lp_halve", dtype)
     by_kind = {d.info["kind"]: normalize_slots(d.case.inputs)["X"][0].data.astype(np.float64)

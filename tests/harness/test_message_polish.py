@@ -77,7 +77,7 @@ def test_failing_output_message_has_no_numpy_reprs():
 
 def test_fuzz_reproduction_prints_plain_attrs():
     from harness.case import Case
-    from harness.fuzz import format_optest
+    from harness.inputs.fuzz import format_optest
 
     case = Case("TestX", "scale", {"X": np.ones((2,), "float32")},
                 {"scale": np.float64(np.float32(1.2)), "bias": np.float32(0.5)},

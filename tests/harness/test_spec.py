@@ -8,9 +8,21 @@ from harness import spec
 
 
 def test_every_variant_family_is_declared_and_every_declared_family_exists():
-    from harness.variants import VARIANTS
+    from harness.inputs.variants import VARIANTS
 
     assert set(VARIANTS) == set(spec.VARIANT_FAMILIES)
+
+
+def test_every_declared_input_module_is_in_harness_inputs_and_imports():
+    import importlib
+    import pkgutil
+
+    import harness.inputs
+
+    modules = {m.name for m in pkgutil.iter_modules(harness.inputs.__path__)}
+    assert set(spec.INPUT_MODULES) | {"variants"} == modules
+    for name in spec.INPUT_MODULES:
+        importlib.import_module(f"harness.inputs.{name}")
 
 
 def test_the_check_base_class_has_every_declared_attribute_and_required_hook():

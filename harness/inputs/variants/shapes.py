@@ -22,7 +22,7 @@ import numpy as np
 
 from opkit.framework.dtypes import is_float
 
-from harness.case import Derived
+from harness.case import Derived, output_structure
 
 __all__ = ["derive", "cut"]
 
@@ -53,10 +53,6 @@ def cut(inputs: dict, remap: dict, only=None) -> dict:
         else:
             out[slot] = _cut_array(value, remap)
     return out
-
-
-def _structure(outputs) -> dict:
-    return {slot: (len(v) if isinstance(v, list) else None) for slot, v in (outputs or {}).items()}
 
 
 def _edge_remap(inputs) -> dict:
@@ -115,7 +111,7 @@ def derive(case, context=None):
             outputs = case.reference(inputs, dict(case.attrs))
         except Exception:  # noqa: BLE001 - the reference does not take these shapes
             continue
-        if not outputs or _structure(outputs) != _structure(case.outputs):
+        if not outputs or output_structure(outputs) != output_structure(case.outputs):
             continue
         derived = replace(case, inputs=inputs, outputs=outputs,
                           name=f"{case.name}[{kind}]")

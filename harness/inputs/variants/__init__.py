@@ -15,15 +15,15 @@ from harness.case import Unsupported
 __all__ = ["VARIANTS", "derive", "variant_names"]
 
 VARIANTS = {
-    "case": "harness.variants.basic:same",
-    "default_attrs": "harness.variants.basic:default_attrs",
-    "layout": "harness.variants.layout:derive",
-    "empty": "harness.variants.empty:derive",
-    "extremal": "harness.variants.extremal:derive",
-    "kinks": "harness.variants.kinks:derive",
-    "repeated_input": "harness.variants.repeated:derive",
-    "attr_values": "harness.variants.attr_values:derive",
-    "edge_shapes": "harness.variants.shapes:derive",
+    "case": "harness.inputs.variants.basic:same",
+    "default_attrs": "harness.inputs.variants.basic:default_attrs",
+    "layout": "harness.inputs.variants.layout:derive",
+    "empty": "harness.inputs.variants.empty:derive",
+    "extremal": "harness.inputs.variants.extremal:derive",
+    "kinks": "harness.inputs.variants.kinks:derive",
+    "repeated_input": "harness.inputs.variants.repeated:derive",
+    "attr_values": "harness.inputs.variants.attr_values:derive",
+    "edge_shapes": "harness.inputs.variants.shapes:derive",
 }
 
 

@@ -15,7 +15,8 @@ the case's inputs in Paddle's OpTest format:
   per-sequence weight, sequence_expand's X without LoD) is resized the same way.
 
 The generated inputs are what `reference(inputs, attrs)` sees; whatever the reference
-rejects (it raises) is skipped, with the reason.
+rejects (it raises) is skipped, with the reason. `two_level_inputs(inputs)` wraps every
+1-level LoD input in an outer level (the op must handle or refuse it; no reference needed).
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["Edge", "EDGES", "LEVEL2_EDGES", "edges_for", "edge_inputs", "lod_inputs",
-           "has_lod_input", "max_lod_level"]
+           "has_lod_input", "max_lod_level", "two_level_inputs"]
 
 
 @dataclass(frozen=True)
@@ -151,3 +152,19 @@ def edge_inputs(case, edge: Edge, rng: np.random.Generator) -> dict:
         else:
             out[slot] = rewrite(value)
     return out
+
+
+def two_level_inputs(inputs) -> tuple[dict, list[str]]:
+    """(inputs with every 1-level LoD input wrapped in an outer level -- one outer sequence
+    holding all its sequences --, the names of the wrapped inputs)."""
+    from harness.case import as_value, map_inputs
+
+    wrapped = []
+
+    def one(s):
+        if s.lengths and len(s.lengths) == 1:
+            wrapped.append(s.name)
+            return s.data, [[len(s.lengths[0])], list(s.lengths[0])]
+        return as_value(s)
+
+    return map_inputs(inputs, one), wrapped

@@ -25,23 +25,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from opkit.framework.dtypes import is_float
-
 from harness.case import Derived
 from harness.case import normalize_slots
+from harness.inputs.explore import _first_float_rank
 
-__all__ = ["derive", "candidates", "MAX_VARIANTS"]
+__all__ = ["derive", "candidates", "gradients_defined", "MAX_VARIANTS"]
 
 MAX_VARIANTS = 2
 _SKIP_WORDS = ("seed", "dtype")
-
-
-def _rank(case) -> int | None:
-    for specs in normalize_slots(case.inputs).values():
-        for s in specs:
-            if isinstance(s.data, np.ndarray) and is_float(s.data.dtype):
-                return s.data.ndim
-    return None
 
 
 def _alias(v: int, n: int) -> int:
@@ -81,7 +72,7 @@ def candidates(proto, attrs: dict, rank: int | None) -> list[tuple[str, object, 
     return first + rest
 
 
-def _gradients_defined(p, case) -> bool:
+def gradients_defined(p, case) -> bool:
     """False when the op, with this attr value, refuses gradients on purpose (a typed opkit
     error: dropout's grad with is_test) or gives them in another form (a sparse gradient
     with is_sparse): then only the outputs are judged."""
@@ -121,7 +112,7 @@ def derive(case, context=None):
     if proto is None or any(a.name == "seed" for a in proto.attrs):
         return []   # a random op: other attrs (is_test) draw other random numbers
     out = []
-    for name, value, why in candidates(proto, dict(case.attrs), _rank(case)):
+    for name, value, why in candidates(proto, dict(case.attrs), _first_float_rank(normalize_slots(case.inputs))):
         if len(out) >= MAX_VARIANTS:
             break
         attrs = dict(case.attrs)
@@ -135,7 +126,7 @@ def derive(case, context=None):
             if op_refused(exc):
                 continue   # the op refuses the value on purpose: no variant
             p = None       # a raw error, or outputs infer_shape did not promise: judged
-        grads = bool(case.grad_inputs) and _gradients_defined(p, derived)
+        grads = bool(case.grad_inputs) and gradients_defined(p, derived)
         out.append(Derived("attr_values", derived, case,
                            f"attr {name} = {value!r} instead of {_old(proto, case, name)}: "
                            f"{why}",

@@ -1,17 +1,19 @@
 """Hypothesis strategies for op cases: arrays shaped like a test's own, attrs within their
 checkers' ranges, LoD with empty sequences.
 
-    from harness import strategies as hs
+    from harness.inputs import strategies as hs
     hs.arrays_like(x)                   # same ndim/dtype, each dim within +-2, values in x's range
     hs.shapes_around((4, 5))
     hs.attrs_for(op_info("clip").proto, base={"min": -0.5, "max": 0.5})
     hs.lengths(max_sequences=5)         # recursive sequence lengths, zeros included
     hs.lod_tensors(...)                 # (array, [[lengths]])
     hs.case_inputs(inputs)              # a whole `self.inputs` dict, dims kept consistent
+    hs.falsify(fails, seed, n, x=strategy)   # the shrunk {"x": value} fails is true on
 """
 from __future__ import annotations
 
 import ast
+import contextlib
 import math
 import re
 import zlib
@@ -19,8 +21,101 @@ import zlib
 import numpy as np
 from hypothesis import strategies as st
 
+from harness.inputs.explore import _passes
+
 __all__ = ["shapes_around", "arrays_like", "attr_values", "attrs_for", "lengths",
-           "lod_tensors", "case_inputs", "float_elements"]
+           "lod_tensors", "case_inputs", "float_elements", "falsify", "reproducible_draws",
+           "prepare_hypothesis"]
+
+SHRINK_CALLS = 60   # shrinking a failure stops after this many more calls (the last failing
+                    # value is reported: it still fails, it is just not the smallest). A count,
+                    # not a time: the report must not depend on the machine's load
+
+
+# =========================================================================================
+# running hypothesis reproducibly
+# =========================================================================================
+@contextlib.contextmanager
+def reproducible_draws():
+    """Hypothesis mixes into its draws the constants of every non-library module loaded so
+    far (`providers._get_local_constants`), so the same seed gave another generated case
+    depending on which ops and tests the process had imported (`--all` against one op, the
+    fork pool against xdist). Inside this, it draws with no local constants: a case is a
+    function of the OpTest and the seed. (A hypothesis without that hook: nothing to do.)"""
+    try:
+        from hypothesis.internal.conjecture import providers
+        real, empty = providers._get_local_constants, providers.Constants()
+    except (ImportError, AttributeError):
+        yield
+        return
+    providers._get_local_constants = lambda: empty
+    try:
+        yield
+    finally:
+        providers._get_local_constants = real
+
+
+def prepare_hypothesis() -> None:
+    """One-time set-up of hypothesis, done by `opkit test` before it forks its workers:
+    hypothesis registers its global Random on first use with a full `gc.collect()` (~70 ms in
+    a loaded process) and imports its engine lazily on the first run (~80 ms), which every
+    forked worker would otherwise pay again."""
+    try:
+        from hypothesis.internal.entropy import deterministic_PRNG
+    except ImportError:
+        return
+    with deterministic_PRNG():
+        pass
+    falsify(_passes_all, 0, 1, x=st.lists(st.tuples(st.integers(0, 1), st.floats(0, 1))))
+
+
+def _passes_all(**values) -> bool:
+    return False
+
+
+class _Falsified(Exception):
+    pass
+
+
+def falsify(fails, seed: int, max_examples: int, shrink_calls: int = SHRINK_CALLS,
+            **strategies):
+    """The drawn values ({name: value}, one per strategy) that `fails(**values)` is true on,
+    shrunk by hypothesis to the simplest it finds, or None when none of `max_examples` draws
+    fails. `fails` gives True (a failure), False (a pass) or None (not a valid case:
+    rejected). Reproducible: seeded by `seed`, no example database written anywhere, draws
+    independent of the loaded modules; shrinking stops after `shrink_calls` more calls (the
+    last failing values are returned). Hypothesis giving up (Unsatisfiable) raises."""
+    from hypothesis import HealthCheck, Verbosity, assume, given, settings
+    from hypothesis import seed as hyp_seed
+
+    found: dict = {}
+
+    @hyp_seed(seed)
+    @settings(max_examples=max(1, max_examples), deadline=None, database=None,
+              derandomize=False, suppress_health_check=list(HealthCheck),
+              report_multiple_bugs=False, print_blob=False, verbosity=Verbosity.quiet)
+    @given(**strategies)
+    def prop(**values):
+        if "calls" in found:
+            found["calls"] += 1
+            if found["calls"] > shrink_calls:
+                return       # the shrink budget is spent: the last failing value is the report
+        verdict = fails(**values)
+        assume(verdict is not None)
+        if verdict:
+            found.setdefault("calls", 0)
+            found["values"] = values
+            raise _Falsified
+
+    # no example database (database=None): no key to derive, which hypothesis would do by
+    # reading and hashing prop's source on every call (~8 ms each)
+    prop._hypothesis_internal_database_key = None
+    with reproducible_draws():
+        try:
+            prop()
+        except _Falsified:
+            pass
+    return found.get("values")
 
 
 def shapes_around(shape, delta: int = 2, min_side: int = 1, max_side: int = 12):
@@ -49,15 +144,18 @@ def _distinct_arrays(values: np.ndarray, dtype, shape):
     """Arrays of `shape` (a strategy) filled with distinct entries of `values` in a drawn
     order (a seeded permutation: fast at any size; Hypothesis still shrinks the shape)."""
     def build(pair):
-        shp, seed = pair
-        size = int(np.prod(shp, dtype=np.int64))
-        pool = values if size <= values.size else _distinct_values(values, size)
-        order = np.random.default_rng(seed).permutation(pool.size)[:size]
-        if order.size < size:       # no more distinct values to be had: repeat some
-            order = np.resize(order, size)
-        return pool[order].astype(dtype).reshape(shp)
+        return _fill_distinct(values, pair[0], pair[1], dtype)
 
     return st.tuples(shape, st.integers(0, 2 ** 32 - 1)).map(build)
+
+
+def _fill_distinct(values, shape, seed, dtype) -> np.ndarray:
+    """An array of `shape` of distinct entries of `values` in a seeded order (repeated when
+    there are not enough distinct values to be had)."""
+    size = int(np.prod(shape, dtype=np.int64))
+    pool = values if size <= values.size else _distinct_values(values, size)
+    order = np.random.default_rng(seed).permutation(pool.size)[:size]
+    return np.resize(pool[order], shape).astype(dtype)
 
 
 def _max_size(shape, a) -> int:
@@ -140,13 +238,6 @@ def _checker_bounds(attr):
             except (ValueError, SyntaxError):
                 pass
     return lo, hi, choices
-
-
-def _passes(attr, value) -> bool:
-    try:
-        return all(bool(pred(value)) for _, pred in attr.checks)
-    except Exception:
-        return False
 
 
 def attr_values(attr, base=None):
@@ -234,8 +325,8 @@ def _case_inputs(draw_, inputs, sizes, delta, max_side):
 def _one(data, remap):
     if isinstance(data, tuple) and len(data) == 2:
         arr = np.asarray(data[0])
-        drawn = lod_tensors(arr, levels=len(data[1]) or 1,
-                            inner_shape=tuple(remap.get(d, d) for d in arr.shape[1:]))
+        drawn = lod_tensors((arr.dtype,), tuple(remap.get(d, d) for d in arr.shape[1:]),
+                            levels=len(data[1]) or 1)
         if arr.dtype.kind != "f" or not arr.size:
             return drawn
         values = _distinct_values(arr, arr.size)
@@ -246,10 +337,8 @@ def _one(data, remap):
             rows = np.asarray(rows)
             if rows.dtype.kind != "f" or rows.size == 0:
                 return pair
-            pool = values if rows.size <= values.size else _distinct_values(values, rows.size)
             seed = zlib.crc32(np.ascontiguousarray(rows).tobytes())
-            order = np.random.default_rng(seed).permutation(pool.size)[:rows.size]
-            return np.resize(pool[order], rows.shape).astype(rows.dtype), lod
+            return _fill_distinct(values, rows.shape, seed, rows.dtype), lod
 
         return drawn.map(untie)
     if isinstance(data, np.ndarray):
@@ -263,9 +352,7 @@ def _one(data, remap):
 # lod_tensors (owned by the LoD helper; see docs/lod.md)
 # =========================================================================================
 def lod_tensors(dtypes=("float32", "float64"), feature_shape=(3,), num_sequences=(0, 8),
-                p_empty=0.3, levels: int = 1, max_len: int = 6, *, array=None,
-                max_sequences=None, max_length=None, dtype=None, inner_shape=None,
-                elements=None):
+                p_empty=0.3, levels: int = 1, max_len: int = 6, *, elements=None):
     """(array, recursive_sequence_lengths) with empty sequences at any position.
 
     * `dtypes`: the dtypes to draw from; `feature_shape`: the dims after the first;
@@ -273,25 +360,9 @@ def lod_tensors(dtypes=("float32", "float64"), feature_shape=(3,), num_sequences
       empty batch is drawn as `[[]]` only when min is 0);
     * `p_empty`: the probability that a sequence is empty; the others have 1..`max_len` rows
       (or sub-sequences, for the upper levels of a `levels`-level LoD);
-    * the array has `sum(last level)` rows (0 for an all-empty batch), values in [-1, 1].
-
-    The older keywords still work: `lod_tensors(array, levels=, max_sequences=, max_length=,
-    dtype=, inner_shape=)` (an ndarray as the first argument gives its dtype and feature
-    shape)."""
-    if isinstance(dtypes, np.ndarray) or array is not None:
-        a = np.asarray(dtypes if array is None else array)
-        dtypes = (a.dtype,)
-        feature_shape = tuple(a.shape[1:]) if inner_shape is None else tuple(inner_shape)
-    if dtype is not None:
-        dtypes = (dtype,)
+    * the array has `sum(last level)` rows (0 for an all-empty batch), values in [-1, 1]."""
     if isinstance(dtypes, (str, np.dtype)):
         dtypes = (dtypes,)
-    if inner_shape is not None:
-        feature_shape = tuple(inner_shape)
-    if max_sequences is not None:
-        num_sequences = (1, int(max_sequences))
-    if max_length is not None:
-        max_len = int(max_length)
     lo, hi = (num_sequences, num_sequences) if isinstance(num_sequences, int) else \
         tuple(num_sequences)
     feature_shape = tuple(feature_shape or ())

@@ -1,11 +1,20 @@
-"""The cases `explore` derives from an OpTest's case over the op's declared contract: other
-values of each attr inside its domain, input values over the declared domains (NaN, infinities
-and the edges where nothing is declared), other shapes and ranks, and their combinations
-(`derive_cases`; the run's budget, `--explore N`, when no limit is given). The `explore` check (harness.checks.explore) judges them; `against` runs
-them on a second implementation."""
+"""The cases `explore` derives from an OpTest's case over the op's declared contract.
+
+- `derive_cases`: the deterministic ones -- other values of each attr inside its domain,
+  input values over the declared domains (NaN, infinities and the edges where nothing is
+  declared), other shapes and ranks, and their combinations (at most the run's budget,
+  `--explore N`). `against` runs them on a second implementation too.
+- `value_strategy`: the hypothesis strategy over the same declared domains -- the case with
+  a few elements of its float inputs set to drawn values inside each input's domain -- so a
+  failing drawn case shrinks (harness.inputs.strategies.falsify) to one element of the
+  first input at the simplest failing value.
+
+The `explore` check (harness.checks.explore) judges both."""
 from __future__ import annotations
 
+import functools
 import itertools
+import operator
 import zlib
 from dataclasses import dataclass, field
 
@@ -18,7 +27,9 @@ from harness.case import normalize_slots
 from harness.op import proto_of
 from harness.options import DEFAULT_SEED
 
-__all__ = ["Explored", "derive_cases"]
+__all__ = ["Explored", "derive_cases", "value_strategy"]
+
+SPIKES = 3          # drawn elements per input of a generated case (value_strategy)
 
 _SKIP_ATTR_WORDS = ("seed", "use_", "is_test", "fix_seed", "mkldnn", "cudnn", "op_role",
                     "op_namescope", "op_callstack", "op_device", "with_quant_attr")
@@ -54,6 +65,17 @@ def _map_spec(inputs, name, fn):
                       else as_value(s))
 
 
+def _domain(proto, slot):
+    """The declared domain of input `slot`, or None."""
+    return getattr(proto.input(slot) if proto is not None else None, "domain", None)
+
+
+def _bound(b, attrs, shapes):
+    from opkit.framework.domains import Ref
+
+    return b.resolve(attrs, shapes) if isinstance(b, Ref) else b
+
+
 def _shapes(specs) -> dict:
     out = {}
     for slot, items in specs.items():
@@ -69,8 +91,7 @@ def _value_cases(case, specs, proto, rng) -> list[Explored]:
     attrs = dict(case.attrs or {})
     shapes = _shapes(specs)
     for slot, items in specs.items():
-        vp = proto.input(slot) if proto is not None else None
-        dom = getattr(vp, "domain", None) if vp is not None else None
+        dom = _domain(proto, slot)
         for s in items[:1]:
             a = s.data
             if not isinstance(a, np.ndarray) or a.size == 0:
@@ -109,8 +130,7 @@ def _shared_nan(case, specs, proto, rng) -> list[Explored]:
     if len(same) < 2:
         return []
     for slot, _ in same:
-        vp = proto.input(slot) if proto is not None else None
-        dom = getattr(vp, "domain", None) if vp is not None else None
+        dom = _domain(proto, slot)
         if dom is not None and not dom.allows_nan():
             return []
     k = int(rng.integers(floats[0][1].data.size))
@@ -199,10 +219,7 @@ def _int_values(case, s, a, k, dom, attrs, shapes, rng) -> list[Explored]:
                             strict=in_domain and dom is not None, info={"var": s.name}))
 
     if dom is not None and dom.kind == "integers":
-        from opkit.framework.domains import Ref
-
-        lo = dom.lo.resolve(attrs, shapes) if isinstance(dom.lo, Ref) else dom.lo
-        hi = dom.hi.resolve(attrs, shapes) if isinstance(dom.hi, Ref) else dom.hi
+        lo, hi = _bound(dom.lo, attrs, shapes), _bound(dom.hi, attrs, shapes)
         if lo is not None:
             add(f"{int(lo)} (the lowest value of {dom})", int(lo), True)
             add(f"{int(lo) - 1} (just below {dom})", int(lo) - 1, False)
@@ -372,7 +389,7 @@ def _attr_cases(case, specs, proto) -> tuple[list, list, list]:
 
 
 def _shape_cases(case, specs) -> list[Explored]:
-    from harness.variants.shapes import cut
+    from harness.inputs.variants.shapes import cut
 
     if any(s.lengths for items in specs.values() for s in items):
         return []
@@ -464,3 +481,92 @@ def derive_cases(case, seed: int = DEFAULT_SEED, limit: int | None = None) -> li
             if x is not None and len(out) < limit:
                 out.append(x)
     return out
+
+
+# =========================================================================================
+# drawing (hypothesis): values over the declared domains, shrinkable
+# =========================================================================================
+def _elements(dom, span: float, attrs, shapes):
+    """The hypothesis strategy of one finite float inside `dom` (None: undeclared, drawn in
+    [-span, span]), or None for a domain drawn values cannot follow (integers)."""
+    from hypothesis import strategies as st
+
+    kind = dom.kind if dom is not None else None
+    lo, hi, lo_open, hi_open = -span, span, False, False
+    if kind in ("positive", "nonnegative", "probabilities"):
+        lo, lo_open, hi = 0.0, kind == "positive", 1.0 if kind == "probabilities" else span
+    elif kind == "range":
+        rlo, rhi = _bound(dom.lo, attrs, shapes), _bound(dom.hi, attrs, shapes)
+        if rlo is not None:
+            lo, lo_open, hi = float(rlo), dom.lo_open, float(rlo) + 2 * span
+        if rhi is not None:
+            hi, hi_open = float(rhi), dom.hi_open
+            lo = lo if rlo is not None else hi - 2 * span
+        if not lo < hi:
+            return None
+    elif kind not in (None, "finite"):
+        return None
+    return st.floats(lo, hi, exclude_min=lo_open, exclude_max=hi_open, allow_nan=False,
+                     allow_infinity=False)
+
+
+def _spikes(targets, first: int):
+    """(first, per target input a list of (flat index, value)): at least one in `first`."""
+    from hypothesis import strategies as st
+
+    return st.tuples(st.just(first), st.tuples(*[
+        st.lists(st.tuples(st.integers(0, s.data.size - 1), elements), min_size=int(i == first),
+                 max_size=SPIKES, unique_by=operator.itemgetter(0))
+        for i, (s, _, elements) in enumerate(targets)]))
+
+
+def _spiked(case, targets, attrs, shapes, drawn):
+    """The Explored case of drawn spikes, or None when one leaves the declared domain."""
+    from harness.values import fmt_value
+
+    first, per_input = drawn
+    inputs, notes = case.inputs, []
+    for (s, dom, _), spikes in zip(targets, per_input):
+        if not spikes:
+            continue
+        b = s.data.copy()
+        for k, v in spikes:
+            b.reshape(-1)[k] = v
+        if dom is not None and not dom.contains(b, attrs=attrs, shapes=shapes):
+            return None
+        inputs = _map_spec(inputs, s.name, lambda _, b=b: b)
+        notes += [f"{s.name}[{', '.join(str(int(j)) for j in np.unravel_index(k, b.shape))}]"
+                  f" = {fmt_value(b.reshape(-1)[k])}" for k, _ in sorted(spikes)]
+    return Explored("value", f"drawn values (hypothesis, shrunk): {', '.join(notes)} (the "
+                             "case's other values)", inputs, dict(attrs),
+                    info={"var": targets[first][0].name, "generated": True})
+
+
+def value_strategy(case):
+    """A hypothesis strategy of `Explored` value cases: the case with up to SPIKES elements
+    of each float input set to finite values drawn inside the input's declared domain (an
+    undeclared one: within 8x the case's largest magnitude, at least [-8, 8]). It shrinks
+    toward one element of the first input at the simplest value. None: no float input."""
+    proto = proto_of(case.op_type)
+    specs = normalize_slots(case.inputs)
+    attrs, shapes, targets = dict(case.attrs or {}), _shapes(specs), []
+    for slot, items in specs.items():
+        dom = _domain(proto, slot)
+        for s in items[:1]:
+            a = s.data
+            if not isinstance(a, np.ndarray) or not a.size or not is_float(a.dtype):
+                continue
+            finite = np.abs(a[np.isfinite(a)].astype(np.float64))
+            span = max(8.0, 8 * float(finite.max())) if finite.size else 8.0
+            span = min(span, float(finfo(a.dtype).max) / 4)   # float16: its own range
+            elements = _elements(dom, span, attrs, shapes)
+            if elements is not None:
+                targets.append((s, dom, elements))
+    if not targets:
+        return None
+    from hypothesis import strategies as st
+
+    # map/flatmap of named functions (no @composite: hypothesis reads a composite's and a
+    # lambda's source, ~15-60 ms in every forked worker)
+    return st.integers(0, len(targets) - 1).flatmap(functools.partial(_spikes, targets)).map(
+        functools.partial(_spiked, case, targets, attrs, shapes)).filter(functools.partial(operator.is_not, None))

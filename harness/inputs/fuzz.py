@@ -1,7 +1,7 @@
 """`opkit test OP --fuzz N`: property-based cases drawn with hypothesis.
 
 From each OpTest of the op that defines `reference(inputs, attrs)`: N cases with inputs
-shaped around the test's own (`harness.strategies.case_inputs`: dims remapped consistently,
+shaped around the test's own (`harness.inputs.strategies.case_inputs`: dims remapped consistently,
 LoD with empty sequences) and attrs within their checkers' ranges and `in_set` values (half
 of the draws keep the test's attrs). Each case runs the output, gradient (when the OpTest
 checks gradients) and mutation checks. A draw the reference rejects (it raises), or that the
@@ -15,10 +15,9 @@ from harness.spec import knob  # noqa: I001
 
 from harness.options import DEFAULT_SEED  # noqa: I001
 
-import contextlib
 from dataclasses import replace
 
-from harness.case import Case
+from harness.case import Case, output_structure
 from harness.context import CheckContext
 from harness.discovery import instantiate, seed_all
 from harness.report import FAIL, PASS, SKIP, CheckResult
@@ -30,17 +29,7 @@ FUZZ_VARIANT_CHECKS = ("layout", "empty", "extremal")   # the variants applied t
 
 DEFAULT_FUZZ = 1   # generated cases per OpTest class that `opkit test` draws by default
                    # (`--fuzz 0`: none, `--fuzz N`: N); see docs/harness.md, "Fuzzing"
-SHRINK_CALLS = 60   # shrinking a failure stops after this many more cases (the last failing
-                    # case is reported: it still fails, it is just not the smallest). A count,
-                    # not a time: the report must not depend on the machine's load
 REJECT_LIMIT = 25  # draws refused in a row before a class's fuzzing gives up (skip, with why)
-
-
-def _refused(exc) -> bool:
-    """An op refusing a drawn case on purpose (a typed opkit error other than External)."""
-    from harness.context import op_refused
-
-    return op_refused(exc)
 
 
 def _semantic_context(case: Case, context: CheckContext) -> CheckContext:
@@ -50,8 +39,6 @@ def _semantic_context(case: Case, context: CheckContext) -> CheckContext:
     (a batch with a large mean and a small spread), and there float32 is judged by
     `precision` instead: against the float64 kernel, within a bound from float32's epsilon
     and the case's own conditioning."""
-    from dataclasses import replace
-
     from opkit.registry import op_info
 
     if "float64" in op_info(case.op_type).kernel_places().get("CPU", ()):
@@ -74,20 +61,15 @@ def _run_case_checks(case: Case, context: CheckContext, with_grad: bool) -> list
     return results
 
 
-def _output_structure(outputs) -> dict:
-    """Each output slot and, for a duplicable slot (a list), how many variables it holds."""
-    return {slot: (len(v) if isinstance(v, list) else None) for slot, v in (outputs or {}).items()}
-
-
 def _op_refuses(case: Case) -> bool:
     """True when the op refuses the drawn case on purpose (a typed opkit error, not External):
     the case is rejected, not a failure. Typed, never a message search."""
-    from harness.context import Combo, prepare, run_forward_backward
+    from harness.context import Combo, op_refused, prepare, run_forward_backward
 
     try:
         run_forward_backward(prepare(case, Combo("CPU", "")), case)
     except Exception as exc:  # noqa: BLE001
-        return _refused(exc)
+        return op_refused(exc)
     return False
 
 
@@ -99,45 +81,11 @@ def _case_options(options) -> dict:
     return out
 
 
-@contextlib.contextmanager
-def _draws_independent_of_loaded_modules():
-    """Hypothesis mixes into its draws the constants of every non-library module loaded so
-    far (`providers._get_local_constants`), so the same seed gave another generated case
-    depending on which ops and tests the process had imported (`--all` against one op, the
-    fork pool against xdist). Fuzzing runs with no local constants: a case is a function of
-    the OpTest and the seed. (A hypothesis without that hook: nothing to do.)"""
-    try:
-        from hypothesis.internal.conjecture import providers
-        real, empty = providers._get_local_constants, providers.Constants()
-    except (ImportError, AttributeError):
-        yield
-        return
-    providers._get_local_constants = lambda: empty
-    try:
-        yield
-    finally:
-        providers._get_local_constants = real
-
-
-def prepare_hypothesis() -> None:
-    """One-time set-up of hypothesis, done by `opkit test` before it forks its workers:
-    hypothesis registers its global Random on first use with a full `gc.collect()` (~70 ms in
-    a loaded process), which every forked worker would otherwise pay again."""
-    try:
-        from hypothesis.internal.entropy import deterministic_PRNG
-    except ImportError:
-        return
-    with deterministic_PRNG():
-        pass
-
-
 def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[CheckResult]:
     """Fuzz one OpTest class: [a `fuzz` CheckResult]."""
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import seed as hyp_seed
     from hypothesis import strategies as st
 
-    from harness import strategies as hs
+    from harness.inputs import strategies as hs
     from harness.case import case_from_test
     from opkit.registry import op_info
 
@@ -165,30 +113,19 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
     stats = {"ran": 0, "rejected": 0}
     last_failure: dict = {}
 
-    @hyp_seed(seed)
-    @settings(max_examples=max(1, n), deadline=None, database=None, derandomize=False,
-              suppress_health_check=list(HealthCheck), report_multiple_bugs=False,
-              print_blob=False)
-    @given(inputs=hs.case_inputs(test.inputs), attrs=attrs_strategy)
-    def prop(inputs, attrs):
-        from hypothesis import assume
-
-        if "calls" in last_failure:
-            last_failure["calls"] += 1
-            if last_failure["calls"] > SHRINK_CALLS:
-                return   # the shrink budget is spent: the last failing case is the report
+    def fails(inputs, attrs):
         if stats["rejected"] >= REJECT_LIMIT and not stats["ran"]:
-            return       # the draws keep being rejected: give up (reported as skip below)
+            return False     # the draws keep being rejected: give up (reported as skip below)
         try:
             outputs = reference(inputs, attrs)
         except Exception:
             stats["rejected"] += 1
-            assume(False)
-        if _output_structure(outputs) != _output_structure(base.outputs):
+            return None
+        if output_structure(outputs) != output_structure(base.outputs):
             # an attr draw that changes the case's outputs (split's num/sections, ...) is
             # outside the OpTest's own case structure: rejected, not a failure
             stats["rejected"] += 1
-            assume(False)
+            return None
         case = Case(name=f"{name}", op_type=test.op_type, inputs=inputs, attrs=attrs,
                     outputs=outputs, reference=reference, no_check_set=base.no_check_set,
                     grad_inputs=list(base.grad_inputs), grad_outputs=list(base.grad_outputs),
@@ -196,27 +133,20 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
         context = CheckContext(seed=seed, places=("CPU",), timeout=None, generated=True)
         if _op_refuses(case):
             stats["rejected"] += 1
-            assume(False)
+            return None
         results = _run_case_checks(case, context, with_grad)
         failed = [r for r in results if r.status == FAIL]
         # a drawn point on a kink (relu at 0, clip at its bounds) is judged by the grad
         # check's one-sided test (harness.kinks): no filter here
         stats["ran"] += 1
         if failed:
-            last_failure.setdefault("calls", 0)
-            last_failure["case"] = case
-            last_failure["results"] = failed
-            raise AssertionError(failed[0].message)
+            last_failure["case"], last_failure["results"] = case, failed
+        return bool(failed)
 
-    # no example database (database=None): no key to derive, which hypothesis would do by
-    # reading and hashing prop's source on every call (~8 ms each)
-    prop._hypothesis_internal_database_key = None
     seed_all(seed)
     try:
-        with _draws_independent_of_loaded_modules():
-            prop()
-    except AssertionError:
-        pass
+        hs.falsify(fails, seed, n, inputs=hs.case_inputs(test.inputs),
+                   attrs=attrs_strategy)
     except Exception as exc:  # hypothesis errors (Unsatisfiable, ...) or an unexpected one
         if "case" not in last_failure:
             return [CheckResult("fuzz", SKIP if "Unsatisfiable" in type(exc).__name__
@@ -259,12 +189,12 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
 
 
 def _edge_cases(base: Case, seed: int, with_grad: bool):
-    """The OpTest's case cut to edge shapes (harness.variants.shapes: a batch of 1 and odd
+    """The OpTest's case cut to edge shapes (harness.inputs.variants.shapes: a batch of 1 and odd
     sizes; a size-1 broadcast dim), judged in float64 against reference(): outputs, and
     gradients when the OpTest checks them. (case, failed results) of the first failure, or
     None. Run after the random draws passed, whatever N is."""
     from harness import optest_dispatch as optest
-    from harness.variants import derive
+    from harness.inputs.variants import derive
 
     context = CheckContext(seed=seed, places=("CPU",), timeout=None, generated=True)
     got = derive("edge_shapes", base, context)
