@@ -304,7 +304,7 @@ def test_the_empty_variant_keeps_a_duplicable_outputs_names():
     and split runs on the zero-size batch."""
     from harness.case import Case
     from harness.op import make, output_slots
-    from harness.variants.empty import derive
+    from harness.inputs.variants.empty import derive
 
     x = np.random.default_rng(0).uniform(-1, 1, (4, 6, 5))
     parts = np.split(x, 3, axis=1)
