@@ -4,7 +4,7 @@ Paddle backend's own way to make two findings (`mutation`, `dtypes`).
 Every check not named in `CANNOT_APPLY` or `REPLACED` runs unchanged through the seam
 (harness.op.make): output, grad, determinism, lod, empty, extremal, kinks,
 repeated_input, infer_shape, precision, ownership, attrs, state, grad_outputs,
-distribution, explore.
+distribution, explore, double_grad (a grad op run on its own: harness.backends.paddle_grad_op).
 """
 from __future__ import annotations
 
@@ -28,7 +28,6 @@ CANNOT_APPLY = {
     "plan": "it checks opkit's executor's prepared-plan path",
     "sparse": "the Paddle backend feeds dense tensors only (no SelectedRows)",
     "concurrency": "one Paddle Executor per thread is not supported by the Paddle backend",
-    "double_grad": "not implemented for the Paddle backend yet (grad makers of grad ops)",
 }
 
 

@@ -59,6 +59,12 @@ def load():
 
     if hasattr(core, "disable_signal_handler"):
         core.disable_signal_handler()
+    # no Python call stack recorded into every op Paddle creates (harness.backends.
+    # paddle_callstack: it was most of the backend's time)
+    from harness.backends import paddle_callstack
+    from paddle.base import framework
+
+    paddle_callstack.off(framework)
     return paddle
 
 

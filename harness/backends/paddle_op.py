@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from harness.backends import paddle_env
+from harness.backends.paddle_attrs import typed_attrs
 from harness.backends.paddle_errors import as_opkit_error
 from opkit.framework import errors
 
@@ -53,7 +54,7 @@ class GradOpDesc:
     type: str
     inputs: dict
     outputs: dict
-    attrs: dict = field(default_factory=dict)
+    attrs: dict = field(default_factory=dict)   # with their Paddle attr types (`.types`)
 
 
 @dataclass
@@ -149,7 +150,7 @@ class PaddlePreparedOp:
 
         self.core = core
         self.op_type = op_type
-        self.proto = paddle_env.proto(op_type)
+        self.proto = self._proto(op_type)
         if self.proto is None:
             raise errors.NotFound("PaddlePaddle %s has no op '%s' (the Paddle backend runs "
                                   "Paddle's legacy op types by name)", self.paddle.__version__,
@@ -229,10 +230,19 @@ class PaddlePreparedOp:
         attrs = {k: self._attr_value(k, v) for k, v in self.attrs.items()
                  if k not in self.dropped_attrs}
         try:
-            op = block.append_op(type=self.op_type, inputs=ins, outputs=outs, attrs=attrs)
+            op = self._append(block, ins, outs, attrs)
         except Exception as exc:  # noqa: BLE001 - compile-time checks refusing the case
             raise as_opkit_error(exc, self.op_type) from exc
         return program, op
+
+    def _proto(self, op_type: str):
+        """The op's proto (None: Paddle has no such op); a grad op run on its own
+        (harness.backends.paddle_grad_op) has none and gives a stand-in."""
+        return paddle_env.proto(op_type)
+
+    def _append(self, block, ins: dict, outs: dict, attrs: dict):
+        """The op appended to `block` (Paddle checks its attrs and runs infer_shape)."""
+        return block.append_op(type=self.op_type, inputs=ins, outputs=outs, attrs=attrs)
 
     def _attr_value(self, name: str, value):
         """`value` as Paddle's pybind takes it; a dtype given by name or numpy dtype to an
@@ -245,9 +255,14 @@ class PaddlePreparedOp:
                 from paddle.base.framework import convert_np_dtype_to_dtype_
 
                 try:
-                    return int(convert_np_dtype_to_dtype_(np.dtype(value)))
-                except TypeError:
-                    return value
+                    dtype = np.dtype(value)
+                    if dtype.name == "bfloat16":     # ml_dtypes' type: Paddle's BF16
+                        return int(self.core.VarDesc.VarType.BF16)
+                    return int(convert_np_dtype_to_dtype_(dtype))
+                except (TypeError, ValueError):
+                    raise errors.InvalidArgument(
+                        "attr '%s' of '%s' is %r: not a dtype Paddle has", name,
+                        self.op_type, value) from None
         return value
 
     def _op_attrs(self) -> dict:
@@ -422,14 +437,32 @@ class PaddlePreparedOp:
             if t is None:
                 out[name] = None
                 continue
+            if self._never_written(program, name, t):
+                out[name] = None
+                continue
             try:
                 arr = np.array(t)
             except Exception:  # noqa: BLE001 - an uninitialized tensor
                 out[name] = None
                 continue
+            if arr.dtype == np.uint16 and t._dtype() == self.core.VarDesc.VarType.BF16:
+                import ml_dtypes             # Paddle hands bfloat16 out as its raw bits
+
+                arr = arr.view(ml_dtypes.bfloat16)
             out[name] = _Value(arr, _lengths(t.lod()) if hasattr(t, "lod") else None)
         self._shape_only_outputs(program, out)
         return out
+
+    @staticmethod
+    def _never_written(program, name: str, t) -> bool:
+        """A fetched tensor no kernel allocated (no data, dims never set) where the compile-
+        time shape has elements: an output the kernel declares and leaves unwritten (conv2d's
+        double-grad kernel leaves DFilter so without DDInput), not an empty result."""
+        if not hasattr(t, "_is_initialized") or t._is_initialized() or list(t.shape()) != [0]:
+            return False
+        var = program.global_block()._find_var_recursive(name)
+        shape = list(var.shape) if var is not None and var.shape is not None else []
+        return bool(shape) and all(d > 0 for d in shape)
 
     def _shape_only_outputs(self, program, out: dict) -> None:
         """An output Paddle declares intermediate and never allocates (reshape2's and
@@ -566,7 +599,8 @@ class PaddlePreparedOp:
             self._declare_outputs(block, new)
             views.append(GradOpDesc(new.type(), {s: list(new.input(s)) for s in
                                                  new.input_names()},
-                                    {s: list(new.output(s)) for s in new.output_names()}))
+                                    {s: list(new.output(s)) for s in new.output_names()},
+                                    typed_attrs(new)))
         for name, summed in parts.items():
             s = block.desc.append_op()
             s.set_type("sum")
@@ -634,8 +668,16 @@ class PaddlePreparedOp:
         results = self._run(program, feed, fetch)
         self._check_inputs(results)
         self._results.update(results)
+        for gname, (cot, lengths) in extra.items():     # the output gradients fed: what a
+            self._results[gname] = _Value(cot, lengths)  # grad op run alone reads (double_grad)
         for g in grads:
             self._results.setdefault(g, None)
+        for n in wrt:     # the 0-D convention bridge of forward(): a gradient has the shape
+            got = self._results.get(n + GRAD_SUFFIX)         # of its variable as fed ([1])
+            fed = self._fed.get(n)
+            if got is not None and got.data is not None and got.data.ndim == 0 and \
+                    fed is not None and fed[0].shape == (1,):
+                got.data = got.data.reshape(1)
         return {n: self.array(n + GRAD_SUFFIX) for n in wrt}
 
 
