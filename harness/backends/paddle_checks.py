@@ -4,7 +4,9 @@ Paddle backend's own way to make two findings (`mutation`, `dtypes`).
 Every check not named in `CANNOT_APPLY` or `REPLACED` runs unchanged through the seam
 (harness.op.make): output, grad, determinism, lod, empty, extremal, kinks,
 repeated_input, infer_shape, precision, ownership, attrs, state, grad_outputs,
-distribution, explore, double_grad (a grad op run on its own: harness.backends.paddle_grad_op).
+distribution, explore, double_grad (a grad op run on its own: harness.backends.paddle_grad_op),
+concurrency (threads each with its own op, scope and executor; Paddle's kernels run at once,
+without opkit's line-by-line lockstep, which needs kernel hooks).
 """
 from __future__ import annotations
 
@@ -27,7 +29,6 @@ CANNOT_APPLY = {
     "sbp": "SBP signatures are opkit declarations; Paddle's ops declare none",
     "plan": "it checks opkit's executor's prepared-plan path",
     "sparse": "the Paddle backend feeds dense tensors only (no SelectedRows)",
-    "concurrency": "one Paddle Executor per thread is not supported by the Paddle backend",
 }
 
 

@@ -12,6 +12,7 @@ import functools
 import importlib.util
 import os
 import re
+import threading
 
 __all__ = ["PACKAGE", "EXTRA", "MIN_VERSION", "missing", "load", "proto", "has_op",
            "cpu_kernel_dtypes", "listed", "install_hint", "quiet_stdout"]
@@ -70,26 +71,36 @@ def load():
 
 class quiet_stdout:
     """Paddle's C++ side (MKL's parameter errors, glog) writes to file descriptor 1; during a
-    run it goes to standard error, so standard output holds only what opkit prints."""
+    run it goes to standard error, so standard output holds only what opkit prints. Nested
+    and concurrent runs (the `concurrency` check's threads) share one redirection: the first
+    to enter makes it, the last to leave undoes it."""
 
     _saved = None
+    _depth = 0
+    _lock = threading.Lock()
 
     def __enter__(self):
         import sys
 
-        try:
-            sys.stdout.flush()
-            if quiet_stdout._saved is None:
-                quiet_stdout._saved = os.dup(1)
-            os.dup2(2, 1)
-            self.ok = True
-        except (OSError, ValueError, AttributeError):
-            self.ok = False
+        with quiet_stdout._lock:
+            try:
+                if quiet_stdout._depth == 0:
+                    sys.stdout.flush()
+                    if quiet_stdout._saved is None:
+                        quiet_stdout._saved = os.dup(1)
+                    os.dup2(2, 1)
+                quiet_stdout._depth += 1
+                self.ok = True
+            except (OSError, ValueError, AttributeError):
+                self.ok = False
         return self
 
     def __exit__(self, *exc):
         if self.ok:
-            os.dup2(quiet_stdout._saved, 1)
+            with quiet_stdout._lock:
+                quiet_stdout._depth -= 1
+                if quiet_stdout._depth == 0:
+                    os.dup2(quiet_stdout._saved, 1)
         return False
 
 

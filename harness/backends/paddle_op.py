@@ -139,6 +139,7 @@ class PaddlePreparedOp:
     """A one-op Paddle program (and, on demand, its backward) ready to run repeatedly."""
 
     backend = "paddle"
+    kernel_hooks = False     # Paddle's executor calls no Python hook around its kernels
 
     def __init__(self, op_type: str, inputs: dict, attrs: dict | None,
                  output_slots: dict | None = None, place=None, enable_inplace: bool = False):
@@ -566,6 +567,12 @@ class PaddlePreparedOp:
         # a grad op that writes only gradients in the no_grad_set (@EMPTY@) is dropped, as
         # append_backward drops it (sum's per-input scale ops)
         descs = [d for d in descs if any(n != _EMPTY for n in d.output_arg_names())]
+        for d in descs:   # a gradient of no variable: its compile-time infer_shape crashes
+            if _EMPTY + GRAD_SUFFIX in d.input_arg_names():
+                raise errors.External(
+                    "Paddle's grad maker of '%s' made '%s' reading '%s%s', the gradient of "
+                    "an empty (no_grad) output that no op writes", self.op_type, d.type(),
+                    _EMPTY, GRAD_SUFFIX)
         outs = set(self.output_names())
         cot_names = []
         for desc in descs:
