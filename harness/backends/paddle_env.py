@@ -1,7 +1,8 @@
 """Loading PaddlePaddle for the Paddle backend: the legacy static graph, once per process.
 
 `load()` sets `FLAGS_enable_pir_api=0` before the first `import paddle` (the old
-ProgramDesc graph runs op types by name; the PIR graph does not), calls
+ProgramDesc graph runs op types by name; the PIR graph does not) and
+`FLAGS_new_executor_serial_run=1` (ops run in the calling thread), calls
 `paddle.enable_static()` and returns the module. `missing()` says why Paddle cannot be
 used (None: it can) without raising. Op protos and CPU kernel dtypes are read from Paddle's
 own registries and cached.
@@ -47,6 +48,11 @@ def load():
     """The `paddle` module, in the legacy static-graph mode."""
     os.environ["FLAGS_enable_pir_api"] = "0"
     os.environ.setdefault("GLOG_minloglevel", "2")     # no "New Executor is Running" lines
+    # the executor runs a program's ops in the calling thread, not through its work queue:
+    # the same kernels; a one-op program has nothing to overlap, and each run (two per
+    # case) saved the queue's thread hand-offs (benchmarks/paddle_backend.py: relu 167 ->
+    # 92 us per case on a loaded 2-core machine). A user's own setting is kept.
+    os.environ.setdefault("FLAGS_new_executor_serial_run", "1")
     import warnings
 
     with warnings.catch_warnings():

@@ -182,6 +182,7 @@ class PaddlePreparedOp:
         self.exe = self.paddle.static.Executor(core.CPUPlace())
         self.scope = core.Scope()
         self._runners: dict = {}         # (program, feed, fetch) -> Paddle's interpreter
+        self._intermediate = None        # outputs the proto declares intermediate
         for specs in inputs.values():
             for spec in specs:
                 self.set_input(spec.name, spec.data, spec.lod)
@@ -471,22 +472,23 @@ class PaddlePreparedOp:
         Mask in inference): fetched it is an empty (0,) tensor. Handed out with its
         compile-time shape when that has no element (XShape = [0] + x.shape), else as not
         written (None)."""
-        slots = {v.name: v for v in self.proto.outputs}
+        if self._intermediate is None:      # (per op, not per run)
+            slots = {v.name for v in self.proto.outputs if v.intermediate}
+            self._intermediate = [n for slot, names in self.output_slots.items()
+                                  if slot in slots for n in names]
+        if not self._intermediate:
+            return
         block = program.global_block()
-        for slot, names in self.output_slots.items():
-            vp = slots.get(slot)
-            if vp is None or not vp.intermediate:
+        for n in self._intermediate:
+            got = out.get(n)
+            if got is None or got.data is None or got.data.size or got.data.ndim != 1:
                 continue
-            for n in names:
-                got = out.get(n)
-                if got is None or got.data is None or got.data.size or got.data.ndim != 1:
-                    continue
-                var = block._find_var_recursive(n)
-                shape = list(var.shape) if var is not None and var.shape is not None else []
-                if shape and all(d >= 0 for d in shape) and int(np.prod(shape)) == 0:
-                    got.data = np.zeros(shape, got.data.dtype)
-                elif shape != [0]:
-                    out[n] = None
+            var = block._find_var_recursive(n)
+            shape = list(var.shape) if var is not None and var.shape is not None else []
+            if shape and all(d >= 0 for d in shape) and int(np.prod(shape)) == 0:
+                got.data = np.zeros(shape, got.data.dtype)
+            elif shape != [0]:
+                out[n] = None
 
     def _fetch_one_by_one(self, program, feed, fetch, first: BaseException):
         """A fetch of several names failed: is it the op (raise it as opkit's error) or one
