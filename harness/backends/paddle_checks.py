@@ -86,7 +86,15 @@ class PaddleDtypes(Check):
     description = "Paddle registers float32 and float64 CPU kernels for the op and grad op"
     order = 30
     scope = "op"
-    needs_float = True
+    needs_float = False     # a float input, or a dtype attr picking the float kernel
+
+    def applies(self, case, context):
+        from harness.case import attr_float_dtype
+        from harness.context import has_float_inputs
+
+        if not has_float_inputs(case) and attr_float_dtype(case) is None:
+            return "the case has no float input and no float dtype attr"
+        return None
 
     def verdict(self, derived, context):
         from harness.backends import paddle_env

@@ -46,3 +46,26 @@ def test_a_kernel_sharing_state_between_calls_fails(paddle_backend, monkeypatch)
     results = concurrency(CASE)
     assert [r.status for r in results] == ["fail"], [r.message for r in results]
     assert "threads at once" in results[0].message
+
+
+def test_nested_runs_share_one_stdout_redirection():
+    """Paddle's C++ output goes to stderr during a run; threads' runs overlap, so the first to
+    enter redirects and the last to leave restores (not the first to leave)."""
+    import os
+
+    import pytest
+
+    from harness.backends.paddle_env import quiet_stdout
+
+    def ident(fd):
+        st = os.fstat(fd)
+        return st.st_dev, st.st_ino
+
+    before = ident(1)
+    if before == ident(2):
+        pytest.skip("standard output and error are the same file here")
+    with quiet_stdout():
+        with quiet_stdout():
+            assert ident(1) == ident(2)
+        assert ident(1) == ident(2)          # the outer run is still on
+    assert ident(1) == before

@@ -65,3 +65,17 @@ def test_paddles_ops_record_no_python_call_stack(paddle_backend):
     import traceback
 
     assert traceback.extract_stack()          # the traceback module itself is unchanged
+
+
+def test_the_dtypes_check_counts_a_float_dtype_attr(paddle_backend):
+    import harness.backends.paddle_checks  # noqa: F401 - the backend's replacement checks
+    from harness.context import CheckContext
+    from harness.registry import get_check
+
+    rand = Case("g", "gaussian_random", {}, attrs={"shape": [3], "seed": 1,
+                                                   "dtype": "float32"})
+    (got,) = get_check("dtypes")(rand, CheckContext())
+    assert got.status == "pass" and "float32 and float64" in got.message
+    ints = Case("f", "fill_constant", {}, attrs={"shape": [3], "value": 1, "dtype": "int64"})
+    (got,) = get_check("dtypes")(ints, CheckContext())
+    assert got.status == "skip" and "no float dtype attr" in got.message
