@@ -134,3 +134,23 @@ def test_the_composed_judgement_fails_a_gradient_with_a_term_left_out(paddle_bac
     analytic["X"] = np.where(x > 0, analytic["X"], 0.0)
     msg = judge(fwd, g, cot2, analytic)
     assert msg and msg.startswith("X: ") and "Out recomputed" in msg
+
+
+def test_a_duplicable_gradient_slot_keeps_its_empty_positions(paddle_backend):
+    """concat_grad with x1 in the no_grad_set writes X@GRAD [x0@GRAD, @EMPTY@, x2@GRAD]:
+    run on its own it must keep x1's empty place (dropped, the kernel would refuse three
+    inputs for two outputs)."""
+    from harness.checks.double_grad import grad_op_function
+
+    xs = [np.full((2, 3), float(i)) for i in range(3)]
+    p = op("concat", {"X": [(f"x{i}", x, None) for i, x in enumerate(xs)]}, {"axis": 0},
+           {"Out": ["out"]})
+    p.forward()
+    dout = np.arange(18.0).reshape(6, 3)
+    p.backward({"out": dout}, ["x0", "x2"], ("x1",))
+    (gop,) = p.grad_ops(("x1",))
+    assert gop.outputs["X@GRAD"] == ["x0@GRAD", "@EMPTY@", "x2@GRAD"]
+    g = grad_op_function(p, gop)
+    got = g.forward()
+    np.testing.assert_array_equal(got["x0@G"], dout[:2])
+    np.testing.assert_array_equal(got["x2@G"], dout[4:])
