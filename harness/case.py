@@ -14,7 +14,8 @@ from opkit.framework.dtypes import is_float
 from opkit.framework.tensor import LoDTensor, LoDTensorArray, lengths_to_offsets
 
 __all__ = ["Case", "case_from_test", "Derived", "Unsupported", "VarSpec", "normalize_slots",
-           "map_inputs", "as_value", "cast_floats", "case_inputs", "output_structure"]
+           "map_inputs", "as_value", "cast_floats", "case_inputs", "output_structure",
+           "attr_float_dtype", "case_attrs", "DTYPE_ATTR"]
 
 
 @dataclass
@@ -181,6 +182,61 @@ def case_inputs(case, dtype: str) -> dict:
     return {slot: [VarSpec(c.name, c.data.copy() if isinstance(c.data, np.ndarray) and
                            c.data is g.data else c.data, c.lengths)
                    for c, g in zip(items, given[slot])] for slot, items in cast.items()}
+
+
+# -- a dtype attr selecting the float kernel (ops without a float input) ----------------------
+DTYPE_ATTR = "dtype"
+_FLOAT_NAMES = ("float32", "float64")
+_VAR_TYPE_FLOATS = {5: "float32", 6: "float64"}    # Paddle's VarType numbers (FP32, FP64)
+
+
+def _float_name(value) -> str | None:
+    """"float32" / "float64" for a dtype attr value naming one (a name, a numpy dtype or
+    type, Paddle's VarType number), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, np.integer)):
+        return _VAR_TYPE_FLOATS.get(int(value))
+    if isinstance(value, (str, np.dtype, type)):
+        try:
+            name = np.dtype(value).name
+        except TypeError:
+            return None
+        return name if name in _FLOAT_NAMES else None
+    return None
+
+
+def attr_float_dtype(case) -> str | None:
+    """The float dtype the case's `dtype` attr selects when no input is a float array (a
+    creation op: fill_constant, gaussian_random, uniform_random): its kernel is chosen by the
+    attr, so the case runs in float32 and float64 by setting the attr (`case_attrs`). None:
+    the case has a float input (its inputs choose the dtype), or no float dtype attr."""
+    attrs = case.attrs or {}
+    if DTYPE_ATTR not in attrs:
+        return None
+    for specs in normalize_slots(case.inputs).values():
+        if any(isinstance(s.data, np.ndarray) and is_float(s.data.dtype) for s in specs):
+            return None
+    return _float_name(attrs[DTYPE_ATTR])
+
+
+def case_attrs(case, dtype: str) -> dict:
+    """The case's attrs for a run in float `dtype`: where the dtype attr selects the kernel
+    (attr_float_dtype), set to `dtype` in the form the case gave it (name, numpy dtype,
+    VarType number); otherwise the case's attrs unchanged."""
+    attrs = case.attrs or {}
+    if not dtype or dtype not in _FLOAT_NAMES or attr_float_dtype(case) in (None, dtype):
+        return attrs
+    given = attrs[DTYPE_ATTR]
+    if isinstance(given, (int, np.integer)):
+        value = {v: k for k, v in _VAR_TYPE_FLOATS.items()}[dtype]
+    elif isinstance(given, str):
+        value = dtype
+    elif isinstance(given, np.dtype):
+        value = np.dtype(dtype)
+    else:
+        value = np.dtype(dtype).type
+    return {**attrs, DTYPE_ATTR: value}
 
 
 def other_inputs(name: str, array):

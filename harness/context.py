@@ -8,7 +8,7 @@ import numpy as np
 
 from harness.options import selected_dtypes, selected_places
 from harness.op import Combo, gpu_unavailable_reason, grad_outputs, grad_wrt, has_grad, op_refused, output_slots, place_object, prepare, run_forward_backward
-from harness.case import case_inputs
+from harness.case import attr_float_dtype, case_inputs
 from harness.messages import describe_error, rel, user_line
 from harness.options import DEFAULT_SEED
 from harness.report import FAIL, PASS, SKIP, CheckResult
@@ -65,6 +65,8 @@ def combos(case, ctx: CheckContext, check: str, op_type: str | None = None):
 
     Every selected place with a kernel x every float dtype (float32, float64) with a kernel
     there that is selected; dtype "" = inputs as given (no float inputs, or no float kernels).
+    A case without float inputs whose `dtype` attr selects a float kernel (fill_constant,
+    gaussian_random) runs in each float dtype too: prepare() sets the attr to the combo's.
     A GPU that is selected but unusable, a place whose kernels have none of the selected
     dtypes, and an op with no kernel on any selected place each give a skip with the reason."""
     from harness.backends import kernel_places as backend_kernel_places
@@ -72,7 +74,7 @@ def combos(case, ctx: CheckContext, check: str, op_type: str | None = None):
     kernel_places = backend_kernel_places(op_type or case.op_type)
     places = ctx.selected_places()
     dtypes = ctx.selected_dtypes()
-    has_float = has_float_inputs(case)
+    has_float = has_float_inputs(case) or attr_float_dtype(case) is not None
     low = low_precision_of(normalize_slots(case.inputs))    # float16 / bfloat16 data: the case's own dtype
     runnable, skips = [], []
     for place in places:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.case import VarSpec, case_inputs, normalize_slots
+from harness.case import VarSpec, case_attrs, case_inputs, normalize_slots
 from harness.options import DEFAULT_SEED
 from opkit.framework import errors
 from opkit.framework.backward import sum_duplicates
@@ -79,9 +79,11 @@ def output_slots(case, op_type: str | None = None, expected: dict | None = None)
 def prepare(case, combo: Combo, enable_inplace: bool = False, expected: dict | None = None,
             inputs: dict | None = None):
     """A PreparedOp of the case on the combo's place and dtype, fed with fresh copies of the
-    case's inputs (or with `inputs`, {slot: [VarSpec]}, as given)."""
+    case's inputs (or with `inputs`, {slot: [VarSpec]}, as given); a case whose dtype attr
+    selects its float kernel (no float input: fill_constant) gets the attr set to the
+    combo's dtype (harness.case.case_attrs)."""
     return make(case.op_type, inputs if inputs is not None else case_inputs(case, combo.dtype),
-                case.attrs, output_slots(case, case.op_type, expected),
+                case_attrs(case, combo.dtype), output_slots(case, case.op_type, expected),
                 place_object(combo.place), enable_inplace=enable_inplace)
 
 

@@ -67,10 +67,11 @@ def make_other(backend: str, op_type: str, inputs: dict, attrs: dict | None, out
                place=None, enable_inplace: bool = False):
     """The implementation of a backend other than opkit's (harness.op.make calls this)."""
     if backend == "paddle":
+        from harness.backends.paddle_grad_op import PaddleGradOp, is_grad_op
         from harness.backends.paddle_op import PaddlePreparedOp
 
-        return PaddlePreparedOp(op_type, inputs, attrs, outputs, place,
-                                enable_inplace=enable_inplace)
+        cls = PaddleGradOp if is_grad_op(op_type) else PaddlePreparedOp   # a grad op alone
+        return cls(op_type, inputs, attrs, outputs, place, enable_inplace=enable_inplace)
     raise ValueError(f"unknown backend {backend!r}: choose from {', '.join(BACKENDS)}")
 
 
@@ -81,7 +82,8 @@ def has_grad(op_type: str, backend: str | None = None) -> bool:
         paddle_env.load()
         from paddle.base import core
 
-        return paddle_env.has_op(op_type) and bool(core.has_non_empty_grad_op_maker(op_type))
+        return (paddle_env.has_op(op_type) or paddle_env.listed(op_type)) and \
+            bool(core.has_non_empty_grad_op_maker(op_type))
     from opkit.registry import op_info
 
     return op_info(op_type).grad_maker is not None
@@ -92,8 +94,8 @@ def kernel_places(op_type: str, backend: str | None = None) -> dict:
     if (backend or selected()) == "paddle":
         from harness.backends import paddle_env
 
-        if not paddle_env.has_op(op_type):
-            return {}
+        if not paddle_env.has_op(op_type) and not paddle_env.listed(op_type):
+            return {}          # (a grad op has kernels and no proto)
         # an op whose kernels Paddle's registry lists under another name (the legacy
         # `transpose` runs transpose2's phi kernel): both float dtypes are tried, a missing
         # one shows as the op failing

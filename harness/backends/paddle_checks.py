@@ -4,7 +4,9 @@ Paddle backend's own way to make two findings (`mutation`, `dtypes`).
 Every check not named in `CANNOT_APPLY` or `REPLACED` runs unchanged through the seam
 (harness.op.make): output, grad, determinism, lod, empty, extremal, kinks,
 repeated_input, infer_shape, precision, ownership, attrs, state, grad_outputs,
-distribution, explore.
+distribution, explore, double_grad (a grad op run on its own: harness.backends.paddle_grad_op),
+concurrency (threads each with its own op, scope and executor; Paddle's kernels run at once,
+without opkit's line-by-line lockstep, which needs kernel hooks).
 """
 from __future__ import annotations
 
@@ -31,8 +33,6 @@ CANNOT_APPLY = {
     "sbp": "SBP signatures are opkit declarations; Paddle's ops declare none",
     "plan": "it checks opkit's executor's prepared-plan path",
     "sparse": "the Paddle backend feeds dense tensors only (no SelectedRows)",
-    "concurrency": "one Paddle Executor per thread is not supported by the Paddle backend",
-    "double_grad": "not implemented for the Paddle backend yet (grad makers of grad ops)",
 }
 
 
@@ -90,7 +90,15 @@ class PaddleDtypes(Check):
     description = "Paddle registers float32 and float64 CPU kernels for the op and grad op"
     order = 30
     scope = "op"
-    needs_float = True
+    needs_float = False     # a float input, or a dtype attr picking the float kernel
+
+    def applies(self, case, context):
+        from harness.case import attr_float_dtype
+        from harness.context import has_float_inputs
+
+        if not has_float_inputs(case) and attr_float_dtype(case) is None:
+            return "the case has no float input and no float dtype attr"
+        return None
 
     def verdict(self, derived, context):
         from harness.backends import paddle_env

@@ -1,7 +1,8 @@
 """Loading PaddlePaddle for the Paddle backend: the legacy static graph, once per process.
 
 `load()` sets `FLAGS_enable_pir_api=0` before the first `import paddle` (the old
-ProgramDesc graph runs op types by name; the PIR graph does not), calls
+ProgramDesc graph runs op types by name; the PIR graph does not) and
+`FLAGS_new_executor_serial_run=1` (ops run in the calling thread), calls
 `paddle.enable_static()` and returns the module. `missing()` says why Paddle cannot be
 used (None: it can) without raising. Op protos and CPU kernel dtypes are read from Paddle's
 own registries and cached.
@@ -12,6 +13,7 @@ import functools
 import importlib.util
 import os
 import re
+import threading
 
 __all__ = ["PACKAGE", "EXTRA", "MIN_VERSION", "missing", "load", "proto", "has_op",
            "cpu_kernel_dtypes", "listed", "install_hint", "quiet_stdout"]
@@ -46,6 +48,11 @@ def load():
     """The `paddle` module, in the legacy static-graph mode."""
     os.environ["FLAGS_enable_pir_api"] = "0"
     os.environ.setdefault("GLOG_minloglevel", "2")     # no "New Executor is Running" lines
+    # the executor runs a program's ops in the calling thread, not through its work queue:
+    # the same kernels; a one-op program has nothing to overlap, and each run (two per
+    # case) saved the queue's thread hand-offs (benchmarks/paddle_backend.py: relu 167 ->
+    # 92 us per case on a loaded 2-core machine). A user's own setting is kept.
+    os.environ.setdefault("FLAGS_new_executor_serial_run", "1")
     import warnings
 
     with warnings.catch_warnings():
@@ -59,31 +66,47 @@ def load():
 
     if hasattr(core, "disable_signal_handler"):
         core.disable_signal_handler()
+    # no Python call stack recorded into every op Paddle creates (harness.backends.
+    # paddle_callstack: it was most of the backend's time)
+    from harness.backends import paddle_callstack
+    from paddle.base import framework
+
+    paddle_callstack.off(framework)
     return paddle
 
 
 class quiet_stdout:
     """Paddle's C++ side (MKL's parameter errors, glog) writes to file descriptor 1; during a
-    run it goes to standard error, so standard output holds only what opkit prints."""
+    run it goes to standard error, so standard output holds only what opkit prints. Nested
+    and concurrent runs (the `concurrency` check's threads) share one redirection: the first
+    to enter makes it, the last to leave undoes it."""
 
     _saved = None
+    _depth = 0
+    _lock = threading.Lock()
 
     def __enter__(self):
         import sys
 
-        try:
-            sys.stdout.flush()
-            if quiet_stdout._saved is None:
-                quiet_stdout._saved = os.dup(1)
-            os.dup2(2, 1)
-            self.ok = True
-        except (OSError, ValueError, AttributeError):
-            self.ok = False
+        with quiet_stdout._lock:
+            try:
+                if quiet_stdout._depth == 0:
+                    sys.stdout.flush()
+                    if quiet_stdout._saved is None:
+                        quiet_stdout._saved = os.dup(1)
+                    os.dup2(2, 1)
+                quiet_stdout._depth += 1
+                self.ok = True
+            except (OSError, ValueError, AttributeError):
+                self.ok = False
         return self
 
     def __exit__(self, *exc):
         if self.ok:
-            os.dup2(quiet_stdout._saved, 1)
+            with quiet_stdout._lock:
+                quiet_stdout._depth -= 1
+                if quiet_stdout._depth == 0:
+                    os.dup2(quiet_stdout._saved, 1)
         return False
 
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from harness.backends import paddle_env
+from harness.backends.paddle_attrs import typed_attrs
 from harness.backends.paddle_errors import as_opkit_error
 from opkit.framework import dtypes, errors
 
@@ -53,7 +54,7 @@ class GradOpDesc:
     type: str
     inputs: dict
     outputs: dict
-    attrs: dict = field(default_factory=dict)
+    attrs: dict = field(default_factory=dict)   # with their Paddle attr types (`.types`)
 
 
 @dataclass
@@ -138,6 +139,7 @@ class PaddlePreparedOp:
     """A one-op Paddle program (and, on demand, its backward) ready to run repeatedly."""
 
     backend = "paddle"
+    kernel_hooks = False     # Paddle's executor calls no Python hook around its kernels
 
     def __init__(self, op_type: str, inputs: dict, attrs: dict | None,
                  output_slots: dict | None = None, place=None, enable_inplace: bool = False):
@@ -149,7 +151,7 @@ class PaddlePreparedOp:
 
         self.core = core
         self.op_type = op_type
-        self.proto = paddle_env.proto(op_type)
+        self.proto = self._proto(op_type)
         if self.proto is None:
             raise errors.NotFound("PaddlePaddle %s has no op '%s' (the Paddle backend runs "
                                   "Paddle's legacy op types by name)", self.paddle.__version__,
@@ -180,6 +182,7 @@ class PaddlePreparedOp:
         self.exe = self.paddle.static.Executor(core.CPUPlace())
         self.scope = core.Scope()
         self._runners: dict = {}         # (program, feed, fetch) -> Paddle's interpreter
+        self._intermediate = None        # outputs the proto declares intermediate
         for specs in inputs.values():
             for spec in specs:
                 self.set_input(spec.name, spec.data, spec.lod)
@@ -229,10 +232,19 @@ class PaddlePreparedOp:
         attrs = {k: self._attr_value(k, v) for k, v in self.attrs.items()
                  if k not in self.dropped_attrs}
         try:
-            op = block.append_op(type=self.op_type, inputs=ins, outputs=outs, attrs=attrs)
+            op = self._append(block, ins, outs, attrs)
         except Exception as exc:  # noqa: BLE001 - compile-time checks refusing the case
             raise as_opkit_error(exc, self.op_type) from exc
         return program, op
+
+    def _proto(self, op_type: str):
+        """The op's proto (None: Paddle has no such op); a grad op run on its own
+        (harness.backends.paddle_grad_op) has none and gives a stand-in."""
+        return paddle_env.proto(op_type)
+
+    def _append(self, block, ins: dict, outs: dict, attrs: dict):
+        """The op appended to `block` (Paddle checks its attrs and runs infer_shape)."""
+        return block.append_op(type=self.op_type, inputs=ins, outputs=outs, attrs=attrs)
 
     def _attr_value(self, name: str, value):
         """`value` as Paddle's pybind takes it; a dtype given by name or numpy dtype to an
@@ -245,6 +257,8 @@ class PaddlePreparedOp:
                 from paddle.base.framework import convert_np_dtype_to_dtype_
 
                 try:   # a name as Paddle's layers take it ('bfloat16' has no numpy dtype)
+                    if not isinstance(value, str) and np.dtype(value).name == "bfloat16":
+                        return int(self.core.VarDesc.VarType.BF16)   # ml_dtypes' type
                     return int(convert_np_dtype_to_dtype_(
                         value if isinstance(value, str) else np.dtype(value)))
                 except (TypeError, ValueError) as exc:
@@ -425,6 +439,9 @@ class PaddlePreparedOp:
             if t is None:
                 out[name] = None
                 continue
+            if self._never_written(program, name, t):
+                out[name] = None
+                continue
             try:
                 arr = np.array(t)
             except Exception:  # noqa: BLE001 - an uninitialized tensor
@@ -436,28 +453,40 @@ class PaddlePreparedOp:
         self._shape_only_outputs(program, out)
         return out
 
+    @staticmethod
+    def _never_written(program, name: str, t) -> bool:
+        """A fetched tensor no kernel allocated (no data, dims never set) where the compile-
+        time shape has elements: an output the kernel declares and leaves unwritten (conv2d's
+        double-grad kernel leaves DFilter so without DDInput), not an empty result."""
+        if not hasattr(t, "_is_initialized") or t._is_initialized() or list(t.shape()) != [0]:
+            return False
+        var = program.global_block()._find_var_recursive(name)
+        shape = list(var.shape) if var is not None and var.shape is not None else []
+        return bool(shape) and all(d > 0 for d in shape)
+
     def _shape_only_outputs(self, program, out: dict) -> None:
         """An output Paddle declares intermediate and never allocates (reshape2's and
         transpose2's XShape: its dims carry the input's shape, it has no data; dropout's
         Mask in inference): fetched it is an empty (0,) tensor. Handed out with its
         compile-time shape when that has no element (XShape = [0] + x.shape), else as not
         written (None)."""
-        slots = {v.name: v for v in self.proto.outputs}
+        if self._intermediate is None:      # (per op, not per run)
+            slots = {v.name for v in self.proto.outputs if v.intermediate}
+            self._intermediate = [n for slot, names in self.output_slots.items()
+                                  if slot in slots for n in names]
+        if not self._intermediate:
+            return
         block = program.global_block()
-        for slot, names in self.output_slots.items():
-            vp = slots.get(slot)
-            if vp is None or not vp.intermediate:
+        for n in self._intermediate:
+            got = out.get(n)
+            if got is None or got.data is None or got.data.size or got.data.ndim != 1:
                 continue
-            for n in names:
-                got = out.get(n)
-                if got is None or got.data is None or got.data.size or got.data.ndim != 1:
-                    continue
-                var = block._find_var_recursive(n)
-                shape = list(var.shape) if var is not None and var.shape is not None else []
-                if shape and all(d >= 0 for d in shape) and int(np.prod(shape)) == 0:
-                    got.data = np.zeros(shape, got.data.dtype)
-                elif shape != [0]:
-                    out[n] = None
+            var = block._find_var_recursive(n)
+            shape = list(var.shape) if var is not None and var.shape is not None else []
+            if shape and all(d >= 0 for d in shape) and int(np.prod(shape)) == 0:
+                got.data = np.zeros(shape, got.data.dtype)
+            elif shape != [0]:
+                out[n] = None
 
     def _fetch_one_by_one(self, program, feed, fetch, first: BaseException):
         """A fetch of several names failed: is it the op (raise it as opkit's error) or one
@@ -538,6 +567,12 @@ class PaddlePreparedOp:
         # a grad op that writes only gradients in the no_grad_set (@EMPTY@) is dropped, as
         # append_backward drops it (sum's per-input scale ops)
         descs = [d for d in descs if any(n != _EMPTY for n in d.output_arg_names())]
+        for d in descs:   # a gradient of no variable: its compile-time infer_shape crashes
+            if _EMPTY + GRAD_SUFFIX in d.input_arg_names():
+                raise errors.External(
+                    "Paddle's grad maker of '%s' made '%s' reading '%s%s', the gradient of "
+                    "an empty (no_grad) output that no op writes", self.op_type, d.type(),
+                    _EMPTY, GRAD_SUFFIX)
         outs = set(self.output_names())
         cot_names = []
         for desc in descs:
@@ -571,7 +606,8 @@ class PaddlePreparedOp:
             self._declare_outputs(block, new)
             views.append(GradOpDesc(new.type(), {s: list(new.input(s)) for s in
                                                  new.input_names()},
-                                    {s: list(new.output(s)) for s in new.output_names()}))
+                                    {s: list(new.output(s)) for s in new.output_names()},
+                                    typed_attrs(new)))
         for name, summed in parts.items():
             s = block.desc.append_op()
             s.set_type("sum")
@@ -645,8 +681,16 @@ class PaddlePreparedOp:
         results = self._run(program, feed, fetch)
         self._check_inputs(results)
         self._results.update(results)
+        for gname, (cot, lengths) in extra.items():     # the output gradients fed: what a
+            self._results[gname] = _Value(cot, lengths)  # grad op run alone reads (double_grad)
         for g in grads:
             self._results.setdefault(g, None)
+        for n in wrt:     # the 0-D convention bridge of forward(): a gradient has the shape
+            got = self._results.get(n + GRAD_SUFFIX)         # of its variable as fed ([1])
+            fed = self._fed.get(n)
+            if got is not None and got.data is not None and got.data.ndim == 0 and \
+                    fed is not None and fed[0].shape == (1,):
+                got.data = got.data.reshape(1)
         return {n: self.array(n + GRAD_SUFFIX) for n in wrt}
 
 

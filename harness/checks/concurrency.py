@@ -28,10 +28,12 @@ from harness.context import Hooks, grad_op_types, prepare, run_forward_backward
 from harness.check import Check, KernelRaised, Mismatch
 from harness.op import run as run_case
 
-__all__ = ["CHECK", "ConcurrencyCheck", "THREADS", "ROUNDS"]
+__all__ = ["CHECK", "ConcurrencyCheck", "THREADS", "ROUNDS", "NATIVE_ROUNDS"]
 
 THREADS = 4
 ROUNDS = 1
+NATIVE_ROUNDS = 25   # rounds per thread where kernels cannot be hooked (no lockstep): a race
+                     # shows by chance only, so more of them
 
 
 class ConcurrencyCheck(Check):
@@ -59,6 +61,7 @@ class ConcurrencyCheck(Check):
         while len(cases) < THREADS:
             cases.append(shifted_case(cases[-1]))
         grads = grad_op_types(case)
+        info: dict = {}
 
         def alone(combo, k=None):
             """Each input set run alone (the case's own: the plain run other checks share);
@@ -81,7 +84,9 @@ class ConcurrencyCheck(Check):
                         return [self.skipped(derived.base, found[1], combo)]
                     if found:
                         var, text = found
-                        where = kernel_line(producer(var, case.op_type, grads), combo.dtype)
+                        where = kernel_line(producer(var, case.op_type, grads), combo.dtype) \
+                            if info.get("lockstep", True) else \
+                            f"the kernel of '{producer(var, case.op_type, grads)}'"
                         return (f"{THREADS} threads at once: thread {k} (round {r + 1}, "
                                 f"{'the case' if k == 0 else 'other inputs of its shapes'}"
                                 f"): {text} -- {where} shares state between calls (a "
@@ -90,8 +95,11 @@ class ConcurrencyCheck(Check):
 
         return self.compare_each(
             derived, context, combos=one_cpu_combo, base=alone,
-            variant=lambda combo: _threaded(cases, combo, seed), compare=judge,
-            passed_message=lambda *_: f"{THREADS} threads x {ROUNDS} rounds",
+            variant=lambda combo: _threaded(cases, combo, seed, info), compare=judge,
+            passed_message=lambda *_: f"{THREADS} threads x {info.get('rounds', ROUNDS)} "
+                                      f"rounds" + ("" if info.get("lockstep", True) else
+                                                   ", kernels at once (no lockstep: they "
+                                                   "cannot be hooked)"),
             base_skip="the case itself raises")
 
 
@@ -213,16 +221,26 @@ class _KernelTurns(Hooks):
         self.lockstep.leave(self.k)
 
 
-def _threaded(cases, combo, seed) -> list[list]:
-    """Each thread's results per round (or the exception it raised)."""
+def _threaded(cases, combo, seed, info=None) -> list[list]:
+    """Each thread's results per round (or the exception it raised). Kernels the harness
+    cannot hook (another framework's compiled kernels, `kernel_hooks = False` on the
+    prepared op: Paddle's, which release the GIL while they run) run truly at once, without
+    the lockstep, NATIVE_ROUNDS times."""
     prepared = [prepare(c, combo) for c in cases]
-    lockstep = Lockstep(len(cases))
+    hooked = all(getattr(p, "kernel_hooks", True) for p in prepared)
+    lockstep = Lockstep(len(cases)) if hooked else None
+    rounds = ROUNDS if hooked else NATIVE_ROUNDS
+    if info is not None:
+        info.update(rounds=rounds, lockstep=hooked)
     out = [[] for _ in cases]
+    barrier = threading.Barrier(len(cases))
 
     def work(k):
-        hooks = _KernelTurns(lockstep, k)
+        hooks = _KernelTurns(lockstep, k) if hooked else None
         try:
-            for _ in range(ROUNDS):
+            if not hooked:
+                barrier.wait(timeout=60)
+            for _ in range(rounds):
                 try:
                     out[k].append(run_forward_backward(prepared[k], cases[k], seed=seed,
                                                        hooks=hooks))
@@ -231,7 +249,8 @@ def _threaded(cases, combo, seed) -> list[list]:
                     return
         finally:
             sys.settrace(None)
-            lockstep.done(k)
+            if lockstep is not None:
+                lockstep.done(k)
 
     threads = [threading.Thread(target=work, args=(k,), daemon=True) for k in range(len(cases))]
     for t in threads:

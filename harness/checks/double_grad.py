@@ -16,7 +16,14 @@ op as an op of its own:
   gradient the maker does not produce counts as a zero gradient, so a term the double-grad
   op leaves out (the `Out` term of tanh's, Paddle's DOutNew) is a wrong value, not a skip;
 * a mismatch at a point where the grad op is not differentiable (relu_grad in Out at 0) is
-  accepted when the analytic value is one of the one-sided slopes (`harness.kinks`).
+  accepted when the analytic value is one of the one-sided slopes (`harness.kinks`);
+* where the maker gives no gradient of a forward output the grad op reads (elu_grad's Out:
+  Paddle's elu double-grad op folds d/dOut into X's gradient, Out = elu(X)), a mismatch is
+  judged again with those outputs recomputed by the forward op (total derivatives,
+  `harness.composed_second_order`); a maker leaving a term out fails that too;
+* inputs the forward op's grad maker gives no gradient of (pow's FactorTensor) are read as
+  constants, and the run's backend runs every op (harness.op.make: Paddle's grad ops too,
+  harness.backends.paddle_grad_op).
 
 Compared with PyTorch's gradgradcheck and Paddle's double_grad_check, the grad op's inputs
 vary independently (Out is not recomputed from X): each double-grad output is checked on its
@@ -27,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness.check import Check, WrongValue
+from harness.composed_second_order import judge as judge_composed
 from harness.op import consumed_outputs
 from harness.report import CheckResult, PASS, SKIP
 from harness.second_order import RENAMED, judge_exact, judge_fast, shown_name
@@ -41,10 +49,10 @@ def _rename(name: str) -> str:
 
 
 def grad_op_function(fwd, gop):
-    """A PreparedOp running grad op `gop` alone on the values the first-order backward gave
-    it in `fwd`'s scope (variables renamed), or a string: why it cannot be made."""
+    """A prepared op (harness.op.make: the run's backend) running grad op `gop` alone on the
+    values the first-order backward gave it in `fwd` (variables renamed), or a string: why
+    it cannot be made."""
     from opkit.framework.context import EMPTY_VAR_NAME
-    from opkit.framework.tensor import LoDTensor
     from harness.op import make
     from harness.case import VarSpec
 
@@ -57,7 +65,7 @@ def grad_op_function(fwd, gop):
             value = fwd.value(n)
             if value is None:
                 continue
-            if not isinstance(value, LoDTensor):
+            if not hasattr(value, "recursive_sequence_lengths"):   # not a (LoD) tensor
                 return f"grad op '{gop.type}' reads {type(value).__name__} '{n}'"
             if not value.is_initialized():
                 continue
@@ -70,10 +78,23 @@ def grad_op_function(fwd, gop):
     return make(gop.type, specs, gop.attrs, outputs, fwd.place)
 
 
-def _float64_cpu(op_type: str) -> bool:
-    from opkit.registry import op_info
+def non_differentiable(fwd, case) -> frozenset:
+    """The forward inputs the op's grad maker gives no gradient for even with nothing in the
+    no_grad_set (pow's FactorTensor, scale's ScaleTensor, indices, labels): the grad op
+    reads them as constants, so no second-order gradient is asked of them either."""
+    try:
+        made = {n[: -len("@GRAD")] for op in fwd.grad_ops(()) for names in op.outputs.values()
+                for n in names if n.endswith("@GRAD")}
+    except Exception:  # noqa: BLE001 - the maker refusing: nothing known, nothing left out
+        return frozenset()
+    return frozenset(n for n in fwd.input_names() if n not in made)
 
-    return "float64" in op_info(op_type).kernel_places().get("CPU", [])
+
+def _float64_cpu(op_type: str) -> bool:
+    """Whether the run's backend has a float64 CPU kernel for the op type."""
+    from harness.backends import kernel_places
+
+    return "float64" in kernel_places(op_type).get("CPU", [])
 
 
 class DoubleGradCheck(Check):
@@ -85,18 +106,18 @@ class DoubleGradCheck(Check):
     needs_float = True
 
     def applies(self, case, context):
-        from opkit.registry import op_info
+        from harness.op import has_grad
 
         if not case.grad_inputs:
             return "the case names no gradients"
-        if op_info(case.op_type).grad_maker is None:
+        if not has_grad(case.op_type):
             return "the op registers no grad maker"
         if not _float64_cpu(case.op_type):
             return "the op has no float64 CPU kernel"
         return None
 
     def verdict(self, derived, context):
-        from opkit.registry import op_info
+        from harness.op import has_grad
         from harness.output_judge import expected_outputs, first_line, prepare_case
         from harness.op import make_cotangents
         from harness.case import normalize_slots
@@ -109,7 +130,7 @@ class DoubleGradCheck(Check):
             gops = fwd.grad_ops(no_grad)
         except Exception as exc:  # noqa: BLE001 - the output and grad checks report it
             return [self.skipped(case, f"the first-order run raised {first_line(exc)}")]
-        with_maker = [g for g in gops if op_info(g.type).grad_maker is not None]
+        with_maker = [g for g in gops if has_grad(g.type)]
         if not with_maker:
             names = ", ".join(sorted({g.type for g in gops})) or "none"
             return [self.skipped(case, f"no grad op registers a grad maker of its own "
@@ -120,13 +141,13 @@ class DoubleGradCheck(Check):
             fwd.backward(cot, list(case.grad_inputs), no_grad)
         except Exception as exc:  # noqa: BLE001
             return [self.skipped(case, f"the first-order backward raised {first_line(exc)}")]
+        fixed = non_differentiable(fwd, case)
         results = []
         for gop in with_maker:
-            results.extend(self._check_grad_op(derived, fwd, gop, seed))
+            results.extend(self._check_grad_op(derived, fwd, gop, seed, fixed))
         return results
 
-    def _check_grad_op(self, derived, fwd, gop, seed):
-        from opkit.registry import op_info
+    def _check_grad_op(self, derived, fwd, gop, seed, fixed=frozenset()):
         from harness.output_judge import first_line
         from harness.gradient import NumericEngine
         from harness.op import make_cotangents
@@ -147,9 +168,10 @@ class DoubleGradCheck(Check):
             engine = NumericEngine(g, cot2, delta, seed=seed)
             # a no_need_buffer input's data is never read (the no_need_buffer check holds the
             # grad kernel to that): its gradient is zero by construction, not worth the runs
-            unread = {v.name for slot in (op_info(gop.type).no_need_buffer or [])
+            unread = {v.name for slot in (g.info.no_need_buffer or [])
                       for v in g.inputs.get(slot, [])}
-            wrt = [n for n in engine.base if n not in unread]
+            wrt = [n for n in engine.base if n not in unread and engine.base[n].size and
+                   n not in fixed]
         except Exception as exc:  # noqa: BLE001
             return [self.failed(derived, None, f"{where} raised {first_line(exc)} when run "
                                 f"on its own", kind=WrongValue)]
@@ -187,6 +209,23 @@ class DoubleGradCheck(Check):
                     msg += (f" (the grad maker of '{gop.type}' gives no gradient of "
                             f"{shown_name(name)}: taken as zero)")
                 problems.append(msg)
+        if problems and any(n in set(fwd.output_names()) and analytic.get(n) is None
+                            for n in wrt):
+            # the maker gives no gradient of a forward output it reads (elu_grad's Out,
+            # batch_norm_grad's SavedMean): its gradients may be total derivatives through
+            # the forward op, judged so with the forward outputs recomputed
+            try:
+                composed = judge_composed(fwd, g, cot2, analytic, fixed)
+            except Exception as exc:  # noqa: BLE001 - not judged that way: the first verdict
+                composed = f"raised {first_line(exc)}"
+            if composed is None:
+                outs = sorted(n for n in wrt if n in set(fwd.output_names()))
+                return [CheckResult(NAME, PASS, "CPU", "float64", derived.base.name,
+                                    f"{where} -> {double or 'no ops'}: total derivatives "
+                                    f"with {', '.join(outs)} recomputed by the forward op",
+                                    worst)]
+            if composed:
+                problems.append(f"with the forward outputs recomputed: {composed}")
         if problems:
             return [self._fail(derived, f"{where} (double grad ops: {double or 'none'}): "
                                f"second-order gradients w.r.t. its inputs: "
