@@ -1,6 +1,7 @@
 """Measure how many of Paddle's OpTest methods pass in opkit's Paddle-compatibility mode.
 
     python -m harness.paddle_compat.measure PATH... [--json OUT] [--pytest-args "ARGS"]
+                                                    [--backend paddle]
 
 Runs pytest with `--opkit-paddle` over the folders / files (one process, no xdist; `@LIST`
 reads paths from a file, one a line, relative to the file's folder) and sorts every test
@@ -8,7 +9,8 @@ method: OpTest methods (classes derived from `op_test.OpTest`) and other test me
 (Paddle's layer/API tests), each into passed / failed / skipped, skips and failures grouped
 by their reason (the first line of the message, numbers blanked), and lists the files that
 could not be imported (each with the missing name). Prints a summary; with --json writes
-every method's outcome.
+every method's outcome. `--backend paddle` runs the ops on PaddlePaddle's own kernels (the
+test files import the real `paddle`; harness.paddle_compat).
 """
 from __future__ import annotations
 
@@ -92,6 +94,8 @@ def main(argv=None) -> int:
     parser.add_argument("paths", nargs="+", metavar="PATH")
     parser.add_argument("--json", metavar="OUT")
     parser.add_argument("--pytest-args", default="", metavar="ARGS")
+    parser.add_argument("--backend", choices=["opkit", "paddle"], default=None,
+                        help="whose kernels run the ops (default opkit's, or $OPKIT_BACKEND)")
     args = parser.parse_args(argv)
     import shlex
     from pathlib import Path
@@ -110,7 +114,8 @@ def main(argv=None) -> int:
     collector = _Collector()
     start = time.perf_counter()
     pytest.main(["-p", "no:xdist", "-p", "no:cacheprovider", "--opkit-paddle",
-                 "-p", "no:terminal", *paths,
+                 "-p", "no:terminal",
+                 *(["--opkit-backend", args.backend] if args.backend else []), *paths,
                  *shlex.split(args.pytest_args)], plugins=[collector])
     wall = time.perf_counter() - start
     rows = list(collector.rows.values())
