@@ -4,8 +4,13 @@ Paddle 2.5 renamed `paddle.fluid` to `paddle.base`; Paddle 3 has no `paddle.flui
 Fluid 1.8 test files import `paddle.fluid` (and `paddle.fluid.core`, `.framework`, ...):
 `install()` makes each `paddle.fluid.X` the module `paddle.base.X` of the installed Paddle
 (a name Paddle 3 removed from `paddle.base`, e.g. most of `fluid.layers`, still fails, as
-it would in Paddle). `uninstall()` takes the alias away. Nothing is installed when the
-Paddle in use has its own `paddle.fluid`.
+it would in Paddle). Nothing of that is installed when the Paddle in use has its own
+`paddle.fluid`.
+
+Paddle 2.6's test files import the test decorators `test_with_pir_api` and
+`test_with_old_ir_only` from `paddle.pir_utils`, which Paddle 3 removed from the package:
+where missing they are added, and run the test once, in the legacy static graph the
+backend runs (as the facade's do). `uninstall()` takes all of it away.
 """
 from __future__ import annotations
 
@@ -45,10 +50,41 @@ def _installed() -> list:
             type(f).__module__ == __name__]
 
 
+_DECORATORS = ("test_with_pir_api", "test_with_old_ir_only")
+_added: list = []
+
+
+def _run_once(func):
+    """Paddle 2.6's decorator ran the test under the old IR and under PIR; here it runs
+    once, in the old IR (the one the Paddle backend runs its ops in)."""
+    import functools
+
+    @functools.wraps(func)
+    def impl(*args, **kwargs):
+        return func(*args, **kwargs)
+
+    return impl
+
+
+_run_once.__test__ = False      # a decorator, not a test (pytest collects imported names)
+
+
+def _add_decorators() -> None:
+    try:
+        pir_utils = importlib.import_module("paddle.pir_utils")
+    except ImportError:
+        return
+    for name in _DECORATORS:
+        if not hasattr(pir_utils, name):
+            setattr(pir_utils, name, _run_once)
+            _added.append((pir_utils, name))
+
+
 def install() -> None:
     paddle = sys.modules.get("paddle")
     if paddle is None or _installed():
         return
+    _add_decorators()
     try:
         if importlib.util.find_spec(_OLD) is not None:
             return              # this Paddle still has its own paddle.fluid
@@ -58,6 +94,10 @@ def install() -> None:
 
 
 def uninstall() -> None:
+    while _added:
+        module, name = _added.pop()
+        if getattr(module, name, None) is _run_once:
+            delattr(module, name)
     found = _installed()
     if not found:
         return
