@@ -164,7 +164,7 @@ def _per_file(paths: list, args) -> tuple:
         for i, path in enumerate(paths):
             out = os.path.join(tmp, f"{i}.json")
             cmd = [sys.executable, "-m", "harness.paddle_compat.measure", path, "--json", out,
-                   "--pytest-args", args.pytest_args,
+                   f"--pytest-args={args.pytest_args}",
                    *(["--backend", args.backend] if args.backend else [])]
             proc = subprocess.run(cmd, capture_output=True, text=True)
             if not os.path.exists(out):
