@@ -4,7 +4,8 @@ Paddle 2.5 renamed `paddle.fluid` to `paddle.base`; Paddle 3 has no `paddle.flui
 Fluid 1.8 test files import `paddle.fluid` (and `paddle.fluid.core`, `.framework`, ...):
 `install()` makes each `paddle.fluid.X` the module `paddle.base.X` of the installed Paddle
 (a name Paddle 3 removed from `paddle.base`, e.g. most of `fluid.layers`, still fails, as
-it would in Paddle). Nothing of that is installed when the Paddle in use has its own
+it would in Paddle), except `paddle.fluid.op`, Fluid's test-side `Operator` factory, which
+is the mode's `op` (as Paddle 2.x's test files import it by its bare name). Nothing of that is installed when the Paddle in use has its own
 `paddle.fluid`.
 
 Paddle 2.6's test files import the test decorators `test_with_pir_api` and
@@ -30,6 +31,8 @@ class _FluidAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def find_spec(self, name, path=None, target=None):
         if name != _OLD and not name.startswith(_OLD + "."):
             return None
+        if name == _OLD + ".op":
+            return importlib.util.spec_from_loader(name, self)
         try:
             if importlib.util.find_spec(_NEW + name[len(_OLD):]) is None:
                 return None
@@ -42,7 +45,9 @@ class _FluidAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module):
         # the import system hands out what sys.modules holds under the name after this
-        sys.modules[module.__name__] = importlib.import_module(_NEW + module.__name__[len(_OLD):])
+        name = module.__name__
+        sys.modules[name] = importlib.import_module(
+            "op" if name == _OLD + ".op" else _NEW + name[len(_OLD):])
 
 
 def _installed() -> list:

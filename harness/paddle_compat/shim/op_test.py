@@ -36,6 +36,8 @@ __all__ = ["OpTest", "skip_check_grad_ci", "skip_check_inplace_ci", "randomize_p
 #: Paddle's files test many ops in one file)
 OUT_OF_SCOPE = "out of scope"
 
+NO_CHECK_RAN_PADDLE = ("ran no check: its checks are guarded by a CUDA or float16 capability "
+                       "probe, which the installed CPU-only PaddlePaddle answers False")
 NO_CHECK_RAN = ("ran no check: its checks are guarded by a CUDA or float16 capability probe, "
                 "which opkit's CPU-only Paddle facade answers False")
 
@@ -543,5 +545,6 @@ class OpTest(_OpTest):
             raise unittest.SkipTest(_out_of_scope(op_type))
         result = method()
         if not self.__dict__.get("_paddle_checks"):
-            raise unittest.SkipTest(unsupported_reason(self, mkldnn=True) or NO_CHECK_RAN)
+            raise unittest.SkipTest(unsupported_reason(self, mkldnn=True) or
+                                    (NO_CHECK_RAN_PADDLE if _paddle_backend() else NO_CHECK_RAN))
         return result
