@@ -66,6 +66,7 @@ def activate(backend: str = "opkit") -> None:
     get the real PaddlePaddle as `paddle` (it must be installed: the caller checks
     harness.backends.unavailable first), the shim's helper modules beside it."""
     real = backend == "paddle"
+    _REAL[0] = real
     if real:
         from harness.backends import paddle_env
 
@@ -88,10 +89,12 @@ def activate(backend: str = "opkit") -> None:
     set_flag(ENV, True)
 
 
+_REAL = [False]     # activate(backend="paddle") ran (and no deactivate since)
+
+
 def real_paddle_active() -> bool:
     """Whether the mode runs with the real PaddlePaddle as `paddle` (the Paddle backend)."""
-    module = sys.modules.get("paddle")
-    return is_active() and module is not None and not _ours(module)
+    return _REAL[0] and is_active()
 
 
 _REAL_RESHAPE = None
@@ -137,4 +140,5 @@ def deactivate() -> None:
     from harness.paddle_compat import real_paddle
 
     real_paddle.uninstall()
+    _REAL[0] = False
     set_flag(ENV, False)

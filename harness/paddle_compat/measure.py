@@ -159,9 +159,17 @@ def _per_file(paths: list, args) -> tuple:
     import subprocess
     import tempfile
 
+    from pathlib import Path
+
+    from harness.paddle_compat import is_paddle_harness_file
+
+    files = []
+    for path in paths:          # a folder: its test files, one process each
+        files += ([str(f) for f in sorted(Path(path).rglob("test_*.py"))
+                   if not is_paddle_harness_file(f)] if Path(path).is_dir() else [path])
     rows, import_errors, crashed = [], {}, {}
     with tempfile.TemporaryDirectory() as tmp:
-        for i, path in enumerate(paths):
+        for i, path in enumerate(files):
             out = os.path.join(tmp, f"{i}.json")
             cmd = [sys.executable, "-m", "harness.paddle_compat.measure", path, "--json", out,
                    f"--pytest-args={args.pytest_args}",
