@@ -171,10 +171,13 @@ def _per_file(paths: list, args) -> tuple:
     with tempfile.TemporaryDirectory() as tmp:
         for i, path in enumerate(files):
             out = os.path.join(tmp, f"{i}.json")
-            cmd = [sys.executable, "-m", "harness.paddle_compat.measure", path, "--json", out,
+            cmd = [sys.executable, "-m", "harness.paddle_compat.measure", os.path.abspath(path),
+                   "--json", out,
                    f"--pytest-args={args.pytest_args}",
                    *(["--backend", args.backend] if args.backend else [])]
-            proc = subprocess.run(cmd, capture_output=True, text=True)
+            # in the file's folder, as CTest runs it: its own sys.path.append("../x") holds
+            proc = subprocess.run(cmd, capture_output=True, text=True,
+                                  cwd=os.path.dirname(os.path.abspath(path)))
             if not os.path.exists(out):
                 tail = [ln for ln in proc.stderr.splitlines() if ln.strip()][-1:]
                 crashed[path] = (f"exit status {proc.returncode}" +

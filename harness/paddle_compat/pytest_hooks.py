@@ -3,7 +3,8 @@
 - Paddle runs its test files with unittest: a plain class named `Test...` that is no
   `unittest.TestCase` (Paddle's mixins, e.g. `TestPool2D_Op_Mixin`) is no test there, and
   pytest does not collect it in the mode either.
-- Each test file's folder is on sys.path (appended), as Paddle's CTest runner has it.
+- Each test file's folder is on sys.path (appended), as Paddle's CTest runner has it, and
+  its sibling `legacy_test` folder (Paddle's shared test helpers), as Paddle's build has it.
 - A test file the mode cannot import is one collection error whose message names the file
   and the missing name (`continue_on_collection_errors` keeps the other files running).
 - With the real PaddlePaddle (the Paddle backend): Paddle runs each test file in a process
@@ -29,6 +30,11 @@ def pytest_collectstart(collector):
         folder = str(collector.path.parent)
         if folder not in sys.path:
             sys.path.append(folder)
+        # Paddle's build puts test/legacy_test (its shared test helpers) on the path of
+        # every test folder: test/sequence's files import `test_softmax_op` from there
+        shared = collector.path.parent.parent / "legacy_test"
+        if shared.is_dir() and str(shared) not in sys.path:
+            sys.path.append(str(shared))
 
 
 @pytest.hookimpl(tryfirst=True)
