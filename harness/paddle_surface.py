@@ -215,8 +215,12 @@ class PaddleSurface:
     # -- the *_with_place checks ------------------------------------------------------------
     @staticmethod
     def _paddle_place_kind(place) -> str:
-        from opkit.framework.place import place_kind
+        from opkit.framework.place import Place, place_kind
 
+        text = str(place)
+        if not isinstance(place, Place) and text.startswith("Place("):
+            # the real PaddlePaddle's places (the Paddle mode with the Paddle backend)
+            return "CPU" if text.lower().startswith("place(cpu") else "GPU"
         kind = place_kind(place)
         return "GPU" if kind in ("GPU", "CUDA") else "CPU"
 

@@ -6,6 +6,9 @@ Options:
                                 float dtypes OpTest runs (default all)
   --opkit-paddle                Paddle-compatibility mode: run Paddle's own OpTest files
                                 unchanged (harness.paddle_compat; also OPKIT_PADDLE=1)
+  --opkit-backend opkit|paddle  whose kernels run the op: opkit's (default) or PaddlePaddle's
+                                CPU kernels (harness.backends; also OPKIT_BACKEND); with
+                                --opkit-paddle the test files then import the real `paddle`
   --opkit-no-check-items        do not add the harness-check items (below);
   --opkit-check-items           add them (the default; the last of the two given wins)
   --opkit-shard K/N             run only part K of N (the same parts as `opkit test --shard`:
@@ -46,6 +49,10 @@ def pytest_addoption(parser):
     group.addoption("--opkit-paddle", action="store_true", default=False,
                     help="Paddle-compatibility mode: run Paddle's OpTest files unchanged "
                          "(provides their `op_test` module and a CPU-only `paddle` facade)")
+    group.addoption("--opkit-backend", action="store", default=None,
+                    choices=["opkit", "paddle"],
+                    help="whose kernels run the op: opkit's (default) or PaddlePaddle's CPU "
+                         "kernels (needs opkit-dl[paddle]; also OPKIT_BACKEND)")
     group.addoption("--opkit-no-check-items", action="store_false", default=None,
                     dest="opkit_check_items",
                     help="do not add one item per harness check to each OpTest class")
@@ -64,10 +71,29 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     from harness.options import set_place_option
 
+    from harness import options as run_options
+
+    place = config.getoption("--opkit-place", default=None)
+    dtype = config.getoption("--opkit-dtype", default=None)
+    try:        # THE run's options, built once here (harness.options) for every item
+        opts = run_options.Options.from_env(
+            places=place, dtypes=dtype, place_option="--opkit-place",
+            backend=config.getoption("--opkit-backend", default=None))
+    except ValueError as exc:
+        raise pytest.UsageError(f"opkit: {exc}") from None
+    run_options.use(opts)
+    if opts.backend == "paddle":        # OPKIT_BACKEND=paddle: the backend's check overrides
+        from harness.backends import activate, unavailable
+
+        why = unavailable("paddle")
+        if why:
+            raise pytest.UsageError(f"opkit: --opkit-backend paddle: {why}")
+        import harness.backends.paddle_checks  # noqa: F401
+        activate("paddle")
     if config.getoption("--opkit-paddle", default=False) or flag(PADDLE_MODE_ENV):
         from harness import paddle_compat
 
-        paddle_compat.activate()
+        paddle_compat.activate(opts.backend)
         # a Paddle test file the mode cannot import is one collection error (naming the
         # file and the missing name); the other files still run
         config.option.continue_on_collection_errors = True
@@ -75,18 +101,6 @@ def pytest_configure(config):
 
         if not config.pluginmanager.is_registered(pytest_hooks):
             config.pluginmanager.register(pytest_hooks, "opkit-paddle-hooks")
-    from harness import options as run_options
-
-    place = config.getoption("--opkit-place", default=None)
-    dtype = config.getoption("--opkit-dtype", default=None)
-    try:        # THE run's options, built once here (harness.options) for every item
-        opts = run_options.Options.from_env(places=place, dtypes=dtype,
-                                            place_option="--opkit-place")
-    except ValueError as exc:
-        raise pytest.UsageError(f"opkit: {exc}") from None
-    run_options.use(opts)
-    if opts.backend == "paddle":        # OPKIT_BACKEND=paddle: the backend's check overrides
-        import harness.backends.paddle_checks  # noqa: F401
     set_place_option("--opkit-place")
     from harness.sharding import ShardError, parse_shard
 

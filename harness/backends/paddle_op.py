@@ -100,8 +100,10 @@ def _lengths(offsets) -> list | None:
 
 
 def _contiguous(data: np.ndarray) -> np.ndarray:
-    """C-contiguous, 0-D kept 0-D (np.ascontiguousarray makes it 1-D)."""
-    return data if data.flags.c_contiguous else np.ascontiguousarray(data)
+    """C-contiguous, 0-D kept 0-D (np.ascontiguousarray makes it 1-D); bfloat16 data
+    (opkit's carrier: ml_dtypes) as Paddle's carrier, its bits in uint16."""
+    data = data if data.flags.c_contiguous else np.ascontiguousarray(data)
+    return data.view(np.uint16) if data.dtype.name == "bfloat16" else data
 
 
 def _offsets(lengths) -> list:
@@ -447,7 +449,7 @@ class PaddlePreparedOp:
             except Exception:  # noqa: BLE001 - an uninitialized tensor
                 out[name] = None
                 continue
-            if arr.dtype == np.uint16 and t._dtype() == self.core.VarDesc.VarType.BF16:
+            if arr.dtype == np.uint16 and "bfloat16" in str(getattr(t, "_dtype", str)()).lower():
                 arr = arr.view(dtypes.bfloat16)    # Paddle hands bfloat16 out as its bits
             out[name] = _Value(arr, _lengths(t.lod()) if hasattr(t, "lod") else None)
         self._shape_only_outputs(program, out)

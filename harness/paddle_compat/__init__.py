@@ -10,6 +10,14 @@ using it). Nothing of this is importable outside the mode. Entry points:
 
 The environment variable OPKIT_PADDLE=1 (set by activate) turns the mode on in worker
 processes (pytest-xdist, `opkit test --jobs`).
+
+With the Paddle backend (`activate(backend="paddle")`: `opkit test --paddle --backend
+paddle`, `pytest --opkit-paddle --opkit-backend paddle`) the test files' `paddle` is the
+real PaddlePaddle (loaded first, in its legacy static graph, harness.backends.paddle_env):
+their references, places and static/dygraph switches are Paddle's own, and only the
+modules beside Paddle's tests (`op_test`, `eager_op_test`, `testsuite`, `op`, ...) are
+opkit's, so every OpTest check runs the op on Paddle's kernel (harness.op.make with the
+backend "paddle"). `paddle.fluid` (Fluid 1.8's name) is then Paddle's `paddle.base`.
 """
 from __future__ import annotations
 
@@ -19,7 +27,8 @@ from pathlib import Path
 
 from harness.options import PADDLE_MODE_ENV, set_flag
 
-__all__ = ["SHIM_DIR", "activate", "deactivate", "is_active", "is_paddle_harness_file", "ENV"]
+__all__ = ["SHIM_DIR", "activate", "deactivate", "is_active", "is_paddle_harness_file", "ENV",
+           "real_paddle_active"]
 
 SHIM_DIR = Path(__file__).resolve().parent / "shim"
 ENV = PADDLE_MODE_ENV
@@ -27,6 +36,8 @@ ENV = PADDLE_MODE_ENV
 #: modules beside Paddle's test files, which the test files import by their bare names)
 _MODULES = ("op_test", "paddle", "op", "gradient_checker", "decorator_helper", "utils",
             "testsuite", "eager_op_test")
+#: the shim's modules other than the facade (all that the mode gives with the real Paddle)
+_HELPERS = tuple(m for m in _MODULES if m != "paddle")
 
 
 def _ours(module) -> bool:
@@ -50,19 +61,40 @@ def is_active() -> bool:
     return module is not None and _ours(module)
 
 
-def activate() -> None:
-    """Turn the mode on in this process (idempotent)."""
+def activate(backend: str = "opkit") -> None:
+    """Turn the mode on in this process (idempotent). `backend="paddle"`: the test files
+    get the real PaddlePaddle as `paddle` (it must be installed: the caller checks
+    harness.backends.unavailable first), the shim's helper modules beside it."""
+    real = backend == "paddle"
+    _REAL[0] = real
+    if real:
+        from harness.backends import paddle_env
+
+        paddle_env.load()     # in sys.modules before the shim's folder is on sys.path
     path = str(SHIM_DIR)
     if path in sys.path:
         sys.path.remove(path)
     sys.path.insert(0, path)
+    mine = _HELPERS if real else _MODULES
     for name in list(sys.modules):
-        if name.split(".")[0] in _MODULES and not _ours(sys.modules[name]):
+        if name.split(".")[0] in mine and not _ours(sys.modules[name]):
             del sys.modules[name]       # e.g. Paddle's own op_test.py beside the test files
-    for name in ("paddle", *_MODULES):
+    if real:
+        from harness.paddle_compat import real_paddle
+
+        real_paddle.install()
+    for name in (mine if real else ("paddle", *_MODULES)):
         importlib.import_module(name)
     _numpy1_reshape(True)
     set_flag(ENV, True)
+
+
+_REAL = [False]     # activate(backend="paddle") ran (and no deactivate since)
+
+
+def real_paddle_active() -> bool:
+    """Whether the mode runs with the real PaddlePaddle as `paddle` (the Paddle backend)."""
+    return _REAL[0] and is_active()
 
 
 _REAL_RESHAPE = None
@@ -105,4 +137,8 @@ def deactivate() -> None:
     _numpy1_reshape(False)
     sys.meta_path[:] = [f for f in sys.meta_path    # the facade's paddle.* submodule finder
                         if type(f).__module__ != "paddle._facade"]
+    from harness.paddle_compat import real_paddle
+
+    real_paddle.uninstall()
+    _REAL[0] = False
     set_flag(ENV, False)

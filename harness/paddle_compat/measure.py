@@ -1,6 +1,7 @@
 """Measure how many of Paddle's OpTest methods pass in opkit's Paddle-compatibility mode.
 
     python -m harness.paddle_compat.measure PATH... [--json OUT] [--pytest-args "ARGS"]
+                                                    [--backend paddle] [--per-file]
 
 Runs pytest with `--opkit-paddle` over the folders / files (one process, no xdist; `@LIST`
 reads paths from a file, one a line, relative to the file's folder) and sorts every test
@@ -8,7 +9,11 @@ method: OpTest methods (classes derived from `op_test.OpTest`) and other test me
 (Paddle's layer/API tests), each into passed / failed / skipped, skips and failures grouped
 by their reason (the first line of the message, numbers blanked), and lists the files that
 could not be imported (each with the missing name). Prints a summary; with --json writes
-every method's outcome.
+every method's outcome. `--backend paddle` runs the ops on PaddlePaddle's own kernels (the
+test files import the real `paddle`; harness.paddle_compat). `--per-file` runs each file in
+a pytest process of its own, as Paddle's CTest does (a kernel that aborts the process, or
+corrupts the heap for a later file, then costs only its own file, which is listed as
+crashed with the signal).
 """
 from __future__ import annotations
 
@@ -92,6 +97,10 @@ def main(argv=None) -> int:
     parser.add_argument("paths", nargs="+", metavar="PATH")
     parser.add_argument("--json", metavar="OUT")
     parser.add_argument("--pytest-args", default="", metavar="ARGS")
+    parser.add_argument("--backend", choices=["opkit", "paddle"], default=None,
+                        help="whose kernels run the ops (default opkit's, or $OPKIT_BACKEND)")
+    parser.add_argument("--per-file", action="store_true",
+                        help="one pytest process per test file (a crash costs one file)")
     args = parser.parse_args(argv)
     import shlex
     from pathlib import Path
@@ -107,17 +116,23 @@ def main(argv=None) -> int:
         else:
             paths.append(p)
 
-    collector = _Collector()
     start = time.perf_counter()
-    pytest.main(["-p", "no:xdist", "-p", "no:cacheprovider", "--opkit-paddle",
-                 "-p", "no:terminal", *paths,
-                 *shlex.split(args.pytest_args)], plugins=[collector])
+    crashed: dict = {}
+    if args.per_file:
+        rows, import_errors, crashed = _per_file(paths, args)
+    else:
+        collector = _Collector()
+        pytest.main(["-p", "no:xdist", "-p", "no:cacheprovider", "--opkit-paddle",
+                     "-p", "no:terminal",
+                     *(["--opkit-backend", args.backend] if args.backend else []), *paths,
+                     *shlex.split(args.pytest_args)], plugins=[collector])
+        rows, import_errors = list(collector.rows.values()), collector.import_errors
     wall = time.perf_counter() - start
-    rows = list(collector.rows.values())
     summary = summarize(rows)
     summary["wall_s"] = round(wall, 2)
     summary["files"] = len(paths)
-    summary["import_errors"] = collector.import_errors
+    summary["import_errors"] = import_errors
+    summary["crashed_files"] = crashed
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"summary": summary, "methods": rows}, f, indent=1)
@@ -129,10 +144,50 @@ def main(argv=None) -> int:
         for title, key in (("skipped", "skip_reasons"), ("failed", "fail_reasons")):
             for reason, n in s[key]:
                 print(f"  {title} {n:4d}  {reason}")
-    for nodeid, reason in collector.import_errors.items():
+    for nodeid, reason in import_errors.items():
         print(f"\nfile not imported: {nodeid}: {reason}")
+    for path, why in crashed.items():
+        print(f"\nfile crashed (its methods are not counted): {path}: {why}")
     print(f"\nwall time {wall:.1f} s")
     return 0
+
+
+def _per_file(paths: list, args) -> tuple:
+    """Each file measured in a process of its own: (rows, import errors, {file: why it
+    crashed})."""
+    import os
+    import subprocess
+    import tempfile
+
+    from pathlib import Path
+
+    from harness.paddle_compat import is_paddle_harness_file
+
+    files = []
+    for path in paths:          # a folder: its test files, one process each
+        files += ([str(f) for f in sorted(Path(path).rglob("test_*.py"))
+                   if not is_paddle_harness_file(f)] if Path(path).is_dir() else [path])
+    rows, import_errors, crashed = [], {}, {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, path in enumerate(files):
+            out = os.path.join(tmp, f"{i}.json")
+            cmd = [sys.executable, "-m", "harness.paddle_compat.measure", os.path.abspath(path),
+                   "--json", out,
+                   f"--pytest-args={args.pytest_args}",
+                   *(["--backend", args.backend] if args.backend else [])]
+            # in the file's folder, as CTest runs it: its own sys.path.append("../x") holds
+            proc = subprocess.run(cmd, capture_output=True, text=True,
+                                  cwd=os.path.dirname(os.path.abspath(path)))
+            if not os.path.exists(out):
+                tail = [ln for ln in proc.stderr.splitlines() if ln.strip()][-1:]
+                crashed[path] = (f"exit status {proc.returncode}" +
+                                 (f": {tail[0][:200]}" if tail else ""))
+                continue
+            with open(out) as f:
+                got = json.load(f)
+            rows += got["methods"]
+            import_errors.update(got["summary"]["import_errors"])
+    return rows, import_errors, crashed
 
 
 if __name__ == "__main__":

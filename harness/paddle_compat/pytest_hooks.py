@@ -3,9 +3,14 @@
 - Paddle runs its test files with unittest: a plain class named `Test...` that is no
   `unittest.TestCase` (Paddle's mixins, e.g. `TestPool2D_Op_Mixin`) is no test there, and
   pytest does not collect it in the mode either.
-- Each test file's folder is on sys.path (appended), as Paddle's CTest runner has it.
+- Each test file's folder is on sys.path (appended), as Paddle's CTest runner has it, and
+  its sibling `legacy_test` folder (Paddle's shared test helpers), as Paddle's build has it.
 - A test file the mode cannot import is one collection error whose message names the file
   and the missing name (`continue_on_collection_errors` keeps the other files running).
+- With the real PaddlePaddle (the Paddle backend): Paddle runs each test file in a process
+  of its own, in the static or dynamic mode its import left; in one pytest process a file
+  that ends in the other mode would leak it into the next file. Each file's tests start in
+  the mode its import left.
 """
 from __future__ import annotations
 
@@ -25,6 +30,11 @@ def pytest_collectstart(collector):
         folder = str(collector.path.parent)
         if folder not in sys.path:
             sys.path.append(folder)
+        # Paddle's build puts test/legacy_test (its shared test helpers) on the path of
+        # every test folder: test/sequence's files import `test_softmax_op` from there
+        shared = collector.path.parent.parent / "legacy_test"
+        if shared.is_dir() and str(shared) not in sys.path:
+            sys.path.append(str(shared))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -49,3 +59,37 @@ def pytest_make_collect_report(collector):
             break
     report.longrepr = (f"{collector.path} cannot be imported in opkit's Paddle mode: "
                        f"{excinfo or text.strip().splitlines()[-1]}")
+
+
+_IMPORT_MODE: dict = {}     # test file -> Paddle's dynamic mode after its import
+_LAST_FILE: list = [None]
+
+
+def _real_paddle():
+    from harness import paddle_compat
+
+    if not paddle_compat.real_paddle_active():
+        return None
+    import sys
+
+    return sys.modules.get("paddle")
+
+
+def pytest_itemcollected(item):
+    paddle = _real_paddle()
+    if paddle is not None and item.path not in _IMPORT_MODE:
+        _IMPORT_MODE[item.path] = paddle.in_dynamic_mode()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    if item.path == _LAST_FILE[0] or item.path not in _IMPORT_MODE:
+        return
+    _LAST_FILE[0] = item.path
+    paddle = _real_paddle()
+    if paddle is None:
+        return
+    if _IMPORT_MODE[item.path]:
+        paddle.disable_static()
+    else:
+        paddle.enable_static()

@@ -227,7 +227,7 @@ def run(args) -> int:
     if getattr(args, "paddle", False):
         from harness import paddle_compat
 
-        paddle_compat.activate()
+        paddle_compat.activate(opts.backend)
     if opts.backend != "opkit":
         from harness.backends import activate
 

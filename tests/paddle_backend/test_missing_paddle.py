@@ -25,3 +25,23 @@ def test_unknown_backend_in_environment_is_named():
         Options.from_env({"OPKIT_BACKEND": "tensorflow"})
     assert Options.from_env({"OPKIT_BACKEND": "paddle"}).backend == "paddle"
     assert Options.from_env({}).backend == "opkit"
+
+
+def test_pytest_opkit_backend_paddle_without_paddle_is_a_usage_error(tmp_path):
+    """`pytest --opkit-paddle --opkit-backend paddle` without Paddle: one usage error naming
+    the package and the extra, exit 4 (pytest's usage-error status), no traceback."""
+    import subprocess
+    import sys
+
+    from paddle_backend_helpers import ROOT
+
+    test = tmp_path / "test_nothing.py"
+    test.write_text("def test_nothing():\n    pass\n")
+    code = (f"import sys, pytest; {HIDE}; sys.exit(pytest.main(['-p', 'no:xdist', '-p', "
+            f"'no:cacheprovider', '--opkit-paddle', '--opkit-backend', 'paddle', "
+            f"{str(test)!r}]))")
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 4, (p.returncode, p.stdout[-2000:], p.stderr[-2000:])
+    assert "Traceback" not in p.stderr
+    assert "--opkit-backend paddle" in p.stderr and "opkit-dl[paddle]" in p.stderr, p.stderr

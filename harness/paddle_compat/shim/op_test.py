@@ -36,12 +36,49 @@ __all__ = ["OpTest", "skip_check_grad_ci", "skip_check_inplace_ci", "randomize_p
 #: Paddle's files test many ops in one file)
 OUT_OF_SCOPE = "out of scope"
 
+NO_CHECK_RAN_PADDLE = ("ran no check: its checks are guarded by a CUDA or float16 capability "
+                       "probe, which the installed CPU-only PaddlePaddle answers False")
 NO_CHECK_RAN = ("ran no check: its checks are guarded by a CUDA or float16 capability probe, "
                 "which opkit's CPU-only Paddle facade answers False")
 
 
+def _paddle_backend() -> bool:
+    """Whether the op runs on PaddlePaddle's kernel (the mode's `paddle` is then the real
+    PaddlePaddle, harness.paddle_compat)."""
+    from harness.backends import selected
+
+    return selected() == "paddle"
+
+
+def _has_op(op_type: str) -> bool:
+    """Whether the op under test exists: opkit's, or with the Paddle backend Paddle's
+    (an op opkit lacks made known to opkit's registry from Paddle's proto)."""
+    from opkit.registry import has_op
+
+    if _paddle_backend():
+        from harness.backends import paddle_env, paddle_shadow
+
+        paddle_shadow.register(op_type)
+        return paddle_env.has_op(op_type)
+    return has_op(op_type)
+
+
+def _out_of_scope(op_type: str) -> str:
+    if _paddle_backend():
+        return f"{OUT_OF_SCOPE}: PaddlePaddle has no legacy (ProgramDesc) op '{op_type}'"
+    return f"{OUT_OF_SCOPE}: opkit has no op '{op_type}'"
+
+
+def _core():
+    if _paddle_backend():
+        from paddle.base import core
+    else:
+        from paddle.fluid import core
+    return core
+
+
 def _set_use_system_allocator(value=None):
-    from paddle.fluid import core
+    core = _core()
 
     flags = core.globals()
     old = flags["FLAGS_use_system_allocator"]
@@ -99,8 +136,20 @@ def convert_uint16_to_float(in_list):
 
 @contextlib.contextmanager
 def paddle_static_guard():
-    """Paddle's static-mode guard: static mode is the only one opkit has."""
-    yield
+    """Paddle's static-mode guard: static mode is the only one opkit has; with the Paddle
+    backend, Paddle's static mode for the block (the mode before it restored after)."""
+    if not _paddle_backend():
+        yield
+        return
+    import paddle
+
+    dynamic = paddle.in_dynamic_mode()
+    paddle.enable_static()
+    try:
+        yield
+    finally:
+        if dynamic:
+            paddle.disable_static()
 
 
 class OpTestTool:
@@ -125,9 +174,7 @@ def get_numeric_gradient(*args, **kwargs):
 
 
 def is_empty_grad_op(op_type):
-    from opkit.registry import has_op
-
-    return not has_op(op_type + "_grad")
+    return not _has_op(op_type + "_grad")
 
 
 def check_out_dtype(*args, **kwargs):
@@ -136,9 +183,35 @@ def check_out_dtype(*args, **kwargs):
 
 
 def get_places():
-    from paddle.fluid.core import CPUPlace
+    return [_core().CPUPlace()]
 
-    return [CPUPlace()]
+
+def _paddle_attrs(op_type: str) -> set:
+    """The attrs Paddle's proto of `op_type` declares, its extra attrs included."""
+    from harness.backends import paddle_env
+
+    proto = paddle_env.proto(op_type)
+    if proto is None:
+        return set()
+    from paddle.base import core
+
+    extra = core.get_op_extra_attrs(op_type) if hasattr(core, "get_op_extra_attrs") else {}
+    return {a.name for a in proto.attrs} | set(extra)
+
+
+def _static(method):
+    """With the Paddle backend a check runs in Paddle's static mode whatever mode the test
+    left Paddle in (a dygraph test before it), as Paddle's own OpTest does."""
+    import functools
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        if not _paddle_backend():
+            return method(self, *args, **kwargs)
+        with paddle_static_guard():
+            return method(self, *args, **kwargs)
+
+    return run
 
 
 class OpTest(_OpTest):
@@ -216,6 +289,8 @@ class OpTest(_OpTest):
         if proto is None:
             return
         declared = {a.name for a in proto.attrs}
+        if _paddle_backend():       # Paddle's own proto decides, its extra attrs included
+            declared = _paddle_attrs(self.op_type) or declared
         for name in [k for k in attrs if k not in declared]:
             del attrs[name]
 
@@ -283,11 +358,8 @@ class OpTest(_OpTest):
 
     def _paddle_skip_unsupported(self) -> None:
         op_type = getattr(self, "op_type", None)
-        if isinstance(op_type, str):
-            from opkit.registry import has_op
-
-            if not has_op(op_type):
-                raise unittest.SkipTest(f"{OUT_OF_SCOPE}: opkit has no op '{op_type}'")
+        if isinstance(op_type, str) and not _has_op(op_type):
+            raise unittest.SkipTest(_out_of_scope(op_type))
         reason = unsupported_reason(self, mkldnn=self.paddle_skip_mkldnn)
         if reason:
             raise unittest.SkipTest(reason)
@@ -308,6 +380,7 @@ class OpTest(_OpTest):
             return max(atol or 0.0, 1e-3)
         return atol
 
+    @_static
     def check_output(self, atol=None, no_check_set=None, equal_nan=False, check_dygraph=True,
                      inplace_atol=None, **paddle_kw):
         self._paddle_ran_check()
@@ -359,6 +432,7 @@ class OpTest(_OpTest):
         except Exception:  # noqa: BLE001 - the failed check stands
             return
 
+    @_static
     def check_grad(self, inputs_to_check, output_names, no_grad_set=None,
                    numeric_grad_delta=0.005, in_place=False, max_relative_error=0.005,
                    user_defined_grads=None, check_dygraph=True, **paddle_kw):
@@ -372,6 +446,7 @@ class OpTest(_OpTest):
                                   numeric_grad_delta=numeric_grad_delta,
                                   user_defined_grads=user_defined_grads, **paddle_kw)
 
+    @_static
     def check_grad_with_place(self, place, inputs_to_check, output_names, no_grad_set=None,
                               numeric_grad_delta=0.005, in_place=False,
                               max_relative_error=0.005, user_defined_grads=None,
@@ -396,6 +471,7 @@ class OpTest(_OpTest):
         check_user_grads(self, place, inputs_to_check, output_names, no_grad_set,
                          max_relative_error, user_defined_grads, user_defined_grad_outputs)
 
+    @_static
     def calc_output(self, place=None) -> list:
         """Paddle's calc_output: the forward outputs, for the test's own assertions (which
         makes it a check that ran); a bfloat16 op's outputs come back as uint16, as in
@@ -408,6 +484,7 @@ class OpTest(_OpTest):
         outs = super().calc_output(place)
         return [as_uint16(np.asarray(o)) for o in outs] if self.is_bfloat16_op() else outs
 
+    @_static
     def check_output_customized(self, checker, custom_place=None, **paddle_kw):
         """Paddle 2.x / 3.x pass check_pir=, check_prim=, ... here too: accepted and
         ignored (they select Paddle's other executors), opkit's one run is checked."""
@@ -463,12 +540,11 @@ class OpTest(_OpTest):
     def _callTestMethod(self, method):
         self.__dict__["_paddle_checks"] = 0
         op_type = getattr(self, "op_type", None)
-        if isinstance(op_type, str):
-            from opkit.registry import has_op
-
-            if not has_op(op_type):     # whatever the method does, it is not opkit's op
-                raise unittest.SkipTest(f"{OUT_OF_SCOPE}: opkit has no op '{op_type}'")
+        if isinstance(op_type, str) and not _has_op(op_type):
+            # whatever the method does, it is not an op the backend has
+            raise unittest.SkipTest(_out_of_scope(op_type))
         result = method()
         if not self.__dict__.get("_paddle_checks"):
-            raise unittest.SkipTest(unsupported_reason(self, mkldnn=True) or NO_CHECK_RAN)
+            raise unittest.SkipTest(unsupported_reason(self, mkldnn=True) or
+                                    (NO_CHECK_RAN_PADDLE if _paddle_backend() else NO_CHECK_RAN))
         return result
