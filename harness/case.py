@@ -4,11 +4,12 @@ variant of a case, or why a variant cannot apply (harness.inputs.variants makes 
 harness.check judge them)."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import numpy as np
 
+from harness.spec import knob
 from opkit.framework import errors
 from opkit.framework.dtypes import is_float
 from opkit.framework.tensor import LoDTensor, LoDTensorArray, lengths_to_offsets
@@ -43,7 +44,6 @@ class Case:
 
 def case_from_test(test, source: str = "") -> Case:
     """The Case an OpTest instance describes (its own `to_case()` when it has one)."""
-    from harness.spec import knob
 
     to_case = knob(test, "to_case")
     if callable(to_case):
@@ -252,7 +252,6 @@ def other_inputs(name: str, array):
 
 def shifted_case(case):
     """The case on other inputs of the same shapes and dtypes (every float input rotated)."""
-    from dataclasses import replace
 
     out = {}
     for slot, specs in normalize_slots(case.inputs).items():

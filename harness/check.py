@@ -60,7 +60,13 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from harness.backends import check_override, selected
 from harness.case import Derived, Unsupported  # noqa: F401 - part of the check interface
+from harness.context import combos, has_float_inputs
+from harness.inputs.variants import derive
+from harness.messages import raised
+from harness.op import refusal
+from harness.options import DEFAULT_SEED
 from harness.report import FAIL, PASS, SKIP, CheckResult
 
 __all__ = ["Check", "FunctionCheck", "Derived", "Unsupported", "Failure", "KernelRaised",
@@ -193,13 +199,9 @@ class Check:
 
     # -- the driver ----------------------------------------------------------------------------
     def __call__(self, case, context) -> list[CheckResult]:
-        from harness.context import has_float_inputs
-        from harness.inputs.variants import derive
-
         skip_map = (case.options or {}).get("skip", {}) if case.options else {}
         if self.name in skip_map:
             return [self.skipped(case, f"opted out: {skip_map[self.name]}")]
-        from harness.backends import check_override
 
         instead = check_override(self.name)      # a backend this check cannot apply to
         if isinstance(instead, str):
@@ -260,8 +262,6 @@ class Check:
           a message (kind Mismatch), a (message, FailureKind) pair, or ready CheckResults
           (a list: skips, passes with their figures and failures alike).
         `passed_message(base_runs, variant_runs, combo)` may give the pass's message."""
-        from harness.messages import raised
-        from harness.op import refusal
 
         results: list[CheckResult] = []
         runnable, _ = self.plan(derived, context, results)
@@ -331,7 +331,6 @@ class Check:
 
     def plan(self, derived: Derived, context, skips: list | None = None):
         """The runnable combos of the derived case; skip results go into `skips`."""
-        from harness.context import combos
 
         runnable, skip_results = combos(derived.case, context, self.name)
         if skips is not None:
@@ -366,9 +365,7 @@ class Check:
         src = (case.source or "").split("::")[0]
         if not src:
             return ""
-        from harness.options import DEFAULT_SEED
 
-        from harness.backends import selected
 
         return (f"opkit test {case.op_type} --tests {src} --checks {self.name}"
                 + (f" --seed {seed}" if seed is not None and seed != DEFAULT_SEED else "")

@@ -13,17 +13,19 @@ in a fresh interpreter (`verify_reproducer`, through harness.reproduce) run.
 """
 from __future__ import annotations
 
-from harness.options import DEFAULT_SEED  # noqa: I001
-
+import contextlib
 import signal
+import threading
 import time
 
 from harness.case import Case, case_from_test
-from harness.context import CheckContext
 from harness.check import TimedOut, Uncaught
-from harness.registry import all_checks, get_check
+from harness.context import CheckContext
 from harness.discovery import DiscoveredTest, seed_all
+from harness.options import DEFAULT_SEED  # noqa: I001
+from harness.registry import all_checks, get_check
 from harness.report import FAIL, SKIP, CheckResult
+from harness.reproduce import verify
 
 __all__ = ["run_case", "run_test", "run_checks", "CheckTimeout", "selected_specs",
            "verify_reproducer"]
@@ -35,8 +37,6 @@ class CheckTimeout(BaseException):
 
 def _alarm(seconds):
     """Context manager: raise CheckTimeout after `seconds` (main thread only; else no-op)."""
-    import contextlib
-    import threading
 
     @contextlib.contextmanager
     def guard():
@@ -191,7 +191,6 @@ def verify_reproducer(spec: dict) -> bool:
     OpTest methods and, for a check other than output/grad, that check (by name) on its
     case. The fuzzer's verifier (`confirm(..., verifier="harness.checking:verify_reproducer")`):
     harness.reproduce imports no check registry, so the `explore` check can use it."""
-    from harness.reproduce import verify
 
     return verify(spec, lambda case, check, seed: run_case(case, checks=[check], seed=seed))
 

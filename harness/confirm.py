@@ -22,6 +22,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from harness.case import as_value, map_inputs, normalize_slots
+from harness.messages import root_cause
 from harness.report import UNCONFIRMED, CheckResult
 
 __all__ = ["unconfirm", "unconfirmed_lines", "nonfinite_verdict", "dependent_elements",
@@ -43,7 +45,6 @@ def unconfirm(result: CheckResult, inferred: str, declaration: str) -> CheckResu
 
 def unconfirmed_lines(results) -> list[str]:
     """One block per check and message shape for the unconfirmed results."""
-    from harness.messages import root_cause
 
     groups: dict[tuple, list] = {}
     for r in results:
@@ -63,7 +64,6 @@ def unconfirmed_lines(results) -> list[str]:
 def _nonfinite_positions(base: dict, derived: dict) -> dict:
     """{var name: flat indices} where the derived inputs hold a non-finite value the base
     inputs (the test's own values) do not."""
-    from harness.case import normalize_slots
 
     before = {s.name: s.data for items in normalize_slots(base).values() for s in items}
     out = {}
@@ -86,7 +86,6 @@ def dependent_elements(base: dict, derived: dict, run) -> dict | None:
     those elements put back to the test's value, and to a large positive and a large
     negative value; an element depends on them when it moves. None when it cannot be
     measured (no such elements, the op raises, shapes change)."""
-    from harness.case import as_value, map_inputs, normalize_slots
 
     where = _nonfinite_positions(base, derived)
     if not where:
@@ -153,7 +152,6 @@ def nonfinite_verdict(base: dict, derived: dict, expected: dict, got: dict, run)
     deps = dependent_elements(base, derived, run)
     if deps is None:
         return None
-    from harness.case import normalize_slots
 
     reference_wrong, moved, confirmed = [], [], []
     for items in normalize_slots(expected).values():

@@ -6,14 +6,24 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from harness.options import selected_dtypes, selected_places
-from harness.op import Combo, gpu_unavailable_reason, grad_outputs, grad_wrt, has_grad, op_refused, output_slots, place_object, prepare, run_forward_backward
-from harness.case import attr_float_dtype, case_inputs
+from harness.backends import kernel_places as backend_kernel_places
+from harness.case import attr_float_dtype, case_inputs, normalize_slots
 from harness.messages import describe_error, rel, user_line
-from harness.options import DEFAULT_SEED
+from harness.op import (
+    Combo,
+    PreparedOp,
+    gpu_unavailable_reason,
+    grad_outputs,
+    grad_wrt,
+    has_grad,
+    op_refused,
+    output_slots,
+    place_object,
+    prepare,
+    run_forward_backward,
+)
+from harness.options import DEFAULT_SEED, selected_dtypes, selected_places
 from harness.report import FAIL, PASS, SKIP, CheckResult
-from harness.op import PreparedOp
-from harness.case import normalize_slots
 from opkit.framework.dtypes import is_float, low_precision_of
 
 # (prepare, run_forward_backward, op_refused, describe_error, ...: harness.op, the one
@@ -69,7 +79,6 @@ def combos(case, ctx: CheckContext, check: str, op_type: str | None = None):
     gaussian_random) runs in each float dtype too: prepare() sets the attr to the combo's.
     A GPU that is selected but unusable, a place whose kernels have none of the selected
     dtypes, and an op with no kernel on any selected place each give a skip with the reason."""
-    from harness.backends import kernel_places as backend_kernel_places
 
     kernel_places = backend_kernel_places(op_type or case.op_type)
     places = ctx.selected_places()

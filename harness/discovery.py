@@ -6,10 +6,6 @@ paths come from `--tests` or `[tool.opkit] tests` in pyproject.toml (relative to
 """
 from __future__ import annotations
 
-from harness.spec import module_knob  # noqa: I001
-
-from harness.options import DEFAULT_SEED  # noqa: I001
-
 import importlib.util
 import inspect
 import random
@@ -19,6 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from harness import paddle_compat
+from harness.options import DEFAULT_SEED  # noqa: I001
+from harness.spec import module_knob  # noqa: I001
+from opkit.plugins import entry_point_packages
+from opkit.project import load_project
 
 __all__ = ["DiscoveredTest", "Discovery", "BrokenFile", "discover", "test_paths", "seed_all",
            "instantiate", "is_optest_class", "builtin_test_paths",
@@ -77,7 +79,6 @@ def test_paths(explicit: list[str] | None = None) -> list[Path]:
     (relative to the pyproject.toml), else ./tests/ops when it exists."""
     if explicit:
         return [Path(p) for p in explicit]
-    from opkit.project import load_project
 
     project = load_project()
     if project.tests:
@@ -91,7 +92,6 @@ def _builtin_test_packages() -> list:
     imported by name: the harness has no static import of any op package."""
     import importlib
 
-    from opkit.plugins import entry_point_packages
 
     found = []
     for _name, value in entry_point_packages():
@@ -119,7 +119,6 @@ def builtin_exemptions() -> dict[str, str]:
 def _paddle_harness_file(path: Path) -> bool:
     """In the Paddle mode, Paddle's own harness beside its tests (`op_test.py`, ...) is no
     test file: the mode's shim stands in for it (as the pytest plugin's ignore hook does)."""
-    from harness import paddle_compat
 
     return paddle_compat.is_active() and paddle_compat.is_paddle_harness_file(path)
 

@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.case import normalize_slots
 from harness.confirm import unconfirm
 from harness.report import FAIL
+from opkit.registry import op_info
 
 __all__ = ["confirm_raw"]
 
 
 def _untouched_ints(derived) -> list[str]:
-    from harness.case import normalize_slots
-
     zeroed = set(derived.info.get("zeroed") or ())
     out = []
     for slot, items in normalize_slots(derived.case.inputs).items():
@@ -36,8 +36,6 @@ def _untouched_ints(derived) -> list[str]:
 
 
 def _declared(case, slot) -> bool:
-    from opkit.registry import op_info
-
     proto = op_info(case.op_type).proto
     vp = proto.input(slot) if proto is not None else None
     return vp is not None and getattr(vp, "domain", None) is not None
@@ -47,7 +45,6 @@ def confirm_raw(derived, results):
     ints = [s for s in _untouched_ints(derived) if not _declared(derived.case, s)]
     if not ints:
         return results
-    from harness.case import normalize_slots
 
     zeroed = set(derived.info.get("zeroed") or ())
     slots = [slot for slot, items in normalize_slots(derived.case.inputs).items()

@@ -9,7 +9,12 @@ settles them: the input's domain `D.finite()` (then NaN and inf are not derived 
 """
 from __future__ import annotations
 
+import numpy as np
+
+from harness.case import as_value, map_inputs, normalize_slots
+from harness.check import WrongValue
 from harness.confirm import nonfinite_verdict, unconfirm
+from opkit.registry import op_info
 
 __all__ = ["confirm_nonfinite", "confirm_stacked", "confirm_reference_domain",
            "finite_declaration", "undeclared_invalid"]
@@ -26,7 +31,6 @@ def finite_declaration(case, var: str | None) -> str:
 def confirm_nonfinite(check, derived, combo, ex, new, what, problem, expected, got, run):
     """A CheckResult (a confirmed failure or an unconfirmed result) for a disagreement on
     derived NaN/inf inputs, or None: not such a disagreement, the caller judges it."""
-    from harness.check import WrongValue
 
     case = derived.case
     verdict = nonfinite_verdict(case.inputs, ex.inputs, expected, got, run)
@@ -47,8 +51,6 @@ def confirm_nonfinite(check, derived, combo, ex, new, what, problem, expected, g
 
 
 def _slot_of(case, var):
-    from harness.case import normalize_slots
-
     return next((slot for slot, items in normalize_slots(case.inputs).items()
                  if any(s.name == var for s in items)), None)
 
@@ -58,7 +60,6 @@ def undeclared_invalid(case, ex, result):
     too) as it stands when the input declares its domain; `unconfirmed` when it declares
     none: then the harness only inferred that the value is outside the op's contract, and
     the op and the reference agree that it is invalid -- only the error type differs."""
-    from opkit.registry import op_info
 
     var = ex.info.get("var") if isinstance(ex.info, dict) else None
     slot = _slot_of(case, var) if ex.kind == "value" and isinstance(var, str) else None
@@ -80,10 +81,7 @@ def confirm_stacked(check, derived, combo, ex, problem, got, run):
     leading dim: when the op's outputs are exactly the stack of its outputs on each slice
     (the rank the test verified), a disagreement with reference() is the reference's, not
     written for that rank: `unconfirmed`. Else None (the caller's failure stands)."""
-    import numpy as np
 
-    from harness.check import WrongValue
-    from harness.case import as_value, map_inputs, normalize_slots
 
     if not (ex.kind == "shape" and "stacked" in ex.note):
         return None
@@ -132,12 +130,8 @@ def confirm_reference_domain(check, derived, combo, ex, problem, expected, got):
     inf where the op is finite -- and differing nowhere else -- says the value is outside
     the reference's domain, not that the op is wrong: `unconfirmed`, settled by the input's
     domain (`D.nonnegative()`, ...). None otherwise."""
-    import numpy as np
 
-    from opkit.registry import op_info
 
-    from harness.check import WrongValue
-    from harness.case import normalize_slots
 
     var = ex.info.get("var") if isinstance(ex.info, dict) else None
     if ex.kind != "value" or not isinstance(var, str):
@@ -182,9 +176,7 @@ def confirm_reference_domain(check, derived, combo, ex, problem, expected, got):
 
 def _reference_agrees(case, inputs_list, outputs_list, attrs) -> bool:
     """reference() on each slice (the test's rank) equals the op's outputs there."""
-    import numpy as np
 
-    from harness.case import normalize_slots
 
     for inputs, got in zip(inputs_list, outputs_list):
         try:

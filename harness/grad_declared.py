@@ -22,6 +22,7 @@ import re
 
 from harness.confirm import unconfirm
 from harness.report import PASS, CheckResult
+from opkit.registry import has_op, kernels_of
 
 __all__ = ["judge_dropped", "saved_outputs", "kernel_reads_gradient"]
 
@@ -38,7 +39,6 @@ def saved_outputs(prepared, no_grad_set=()) -> set[str]:
 
 def kernel_reads_gradient(grad_types, slot: str) -> bool:
     """Whether a kernel of one of the grad op types names `slot`'s gradient in its source."""
-    from opkit.registry import has_op, kernels_of
 
     pattern = re.compile(rf"""["']{re.escape(slot)}@GRAD["']|grad_var_name\(\s*["']"""
                          rf"""{re.escape(slot)}["']\s*\)""")

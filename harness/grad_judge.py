@@ -7,22 +7,31 @@ place x float dtype with a kernel. One CheckResult per place x dtype. See docs/g
 """
 from __future__ import annotations
 
-from harness.options import DEFAULT_SEED  # noqa: I001
-
-
 import numpy as np
 
-from harness.output_judge import (expected_outputs, first_line, fmt_index, prepare_case,
-                                   run_combos)
-from harness.gradient import (AUTO_EXACT_MAX_ELEMENTS, AUTO_MAX_COLOURS, ERROR_FACTOR,
-                              F64_RTOL, FAST_BLOCKS, NumericEngine, compare)
-from harness.report import FAIL, PASS, SKIP, CheckResult
+from harness.case import case_inputs, normalize_slots
+from harness.gradient import (
+    AUTO_EXACT_MAX_ELEMENTS,
+    AUTO_MAX_COLOURS,
+    ERROR_FACTOR,
+    F64_RTOL,
+    FAST_BLOCKS,
+    NumericEngine,
+    compare,
+)
+from harness.kinks import ACCEPTED, is_kink, kink_verdict, matches, one_sided
 from harness.op import make_cotangents
-from harness.case import normalize_slots
+from harness.options import (
+    DEFAULT_SEED,  # noqa: I001
+    current,
+)
+from harness.output_judge import expected_outputs, first_line, fmt_index, prepare_case, run_combos
+from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.tolerances import GRAD_ABS_FLOOR, VACUOUS_ABS, grad_tolerance
+from harness.values import fmt_value
 from opkit.framework.dtypes import low_precision_of
 from opkit.framework.grad_maker import grad_var_name
-from harness.values import fmt_value
+from opkit.registry import op_info
 
 __all__ = ["check_grad", "check_case", "resolve_mode", "MODES"]
 
@@ -32,7 +41,6 @@ MODES = ("auto", "exact", "fast", "dense")
 def resolve_mode(mode=None) -> str:
     """The mode argument, else the run's option (harness.options: $OPKIT_GRAD_MODE), else
     "auto"."""
-    from harness.options import current
 
     mode = (mode or current().grad_mode or "auto").strip().lower()
     if mode not in MODES:
@@ -41,8 +49,6 @@ def resolve_mode(mode=None) -> str:
 
 
 def numeric_dtype(case) -> str | None:
-    from opkit.registry import op_info
-
     cpu = op_info(case.op_type).kernel_places().get("CPU", [])
     for d in ("float64", "float32"):
         if d in cpu:
@@ -74,7 +80,6 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
         mode = resolve_mode(mode)
     except ValueError as exc:
         return failed(str(exc))
-    from opkit.registry import op_info
 
     if op_info(op).grad_maker is None:
         return failed("registers no grad maker: it has no gradient to check")
@@ -209,7 +214,6 @@ def _check_subsets(case, place, dtype, expected, cot, inputs_to_check, no_grad, 
     `prepared`: the PreparedOp of the full run, reset to fresh inputs and an empty scope
     for each (as a new one would be, without building the op again)."""
     from harness.compare import compare
-    from harness.case import case_inputs
 
     problems = []
     for name in inputs_to_check:
@@ -259,7 +263,6 @@ def _local_slope_matches(engine, name, k, analytic, tol) -> bool:
     slopes that are not the point's. True when, at a smaller step, the element is a kink whose
     one-sided slope (or subgradient) the analytic value is, or no kink and the analytic value
     is the local slope on both sides."""
-    from harness.kinks import ACCEPTED, is_kink, kink_verdict, matches, one_sided
 
     for scale in (1e-2, 1e-4, 1e-6):
         with np.errstate(all="ignore"):

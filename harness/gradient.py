@@ -50,8 +50,6 @@ Float32 numerics (an op with no float64 CPU kernel) keep the fixed step `delta`.
 """
 from __future__ import annotations
 
-from harness.options import DEFAULT_SEED  # noqa: I001
-
 import functools
 import math
 import weakref
@@ -59,7 +57,8 @@ import weakref
 import numpy as np
 
 from harness.heap import keep_freed_heap
-from harness.tolerances import GRAD_ABS_FLOOR
+from harness.options import DEFAULT_SEED  # noqa: I001
+from harness.tolerances import GRAD_ABS_FLOOR, VACUOUS_ABS
 
 __all__ = ["NumericEngine", "Structure", "Finding", "Comparison", "AUTO_EXACT_MAX_ELEMENTS",
            "AUTO_MAX_COLOURS", "FAST_DIRECTIONS", "FAST_BLOCKS", "F64_RTOL", "ERROR_FACTOR",
@@ -1000,7 +999,6 @@ def compare(engine: NumericEngine, name: str, analytic, tol: float | None = None
     `numeric`: a gradient to use instead of the engine's (e.g. user_defined_grads): no
     estimate, no confirmation. An element is reported only when it is also wrong with steps
     CONFIRM_FACTOR as large (`engine.refined`)."""
-    from harness.tolerances import VACUOUS_ABS
 
     ana = np.asarray(analytic, np.float64)
     given = numeric is not None

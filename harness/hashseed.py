@@ -18,14 +18,28 @@ their mtimes); the op's other cases (in other forked workers of the same run) re
 """
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import inspect
 import json
 import os
+import shutil
 import sys
 import tempfile
+import time
 
 import numpy as np
 
-from harness.options import HASHSEED_CHILD_ENV, flag
+from harness import fresh
+from harness.case import normalize_slots
+from harness.compare import fmt_index
+from harness.context import CheckContext, Combo, combos, fail, first_difference, pass_
+from harness.discovery import discover, instantiate, seed_all
+from harness.options import HASHSEED_CHILD_ENV, current, flag, selected_dtypes, selected_places
+from harness.report import FAIL, PASS, SKIP, CheckResult
+from harness.siblings import run_case_results
+from opkit.project import load_op_modules
+from opkit.registry import all_op_types, kernels_of, op_info
 
 __all__ = ["HASH_SEEDS", "cross_process", "child_main", "compare_case", "start_batch",
            "HashSeedBatch", "enabled"]
@@ -37,9 +51,7 @@ CHILD_MARKER = HASHSEED_CHILD_ENV   # set in the children's environment (the pro
 
 def _op_files(op_type: str) -> list[str]:
     """The source files that registered kernels of op_type (and of its grad op types)."""
-    import inspect
 
-    from opkit.registry import kernels_of
 
     files = []
     for t in (op_type, op_type + "_grad"):
@@ -68,7 +80,6 @@ def _cache_dir() -> str:
     uid = os.getuid() if hasattr(os, "getuid") else 0
     d = os.path.join(tempfile.gettempdir(), f"opkit-hashseed-{uid}")
     os.makedirs(d, exist_ok=True)
-    import time
 
     old = time.time() - 6 * 3600           # entries of runs long finished
     for name in os.listdir(d):
@@ -89,8 +100,6 @@ def _stamp(path: str):
 
 
 def _batch_key(request: dict) -> str:
-    import hashlib
-
     group = os.getpgrp() if hasattr(os, "getpgrp") else os.getpid()
     files = sorted({f for f, _ in request["classes"]} | set(request["op_files"]))
     text = json.dumps([group, sys.executable, HASH_SEEDS, request["op_type"],
@@ -163,8 +172,6 @@ def compare_case(a: dict, b: dict, op_index: int, class_index: int, combos) -> t
     """('skip', reason) or ('ran', {(place, dtype): None | False | what differs}) for class
     `class_index` of request `op_index` in the two children's arrays (False: the op gave
     nothing for that combo in the children)."""
-    from harness.compare import fmt_index
-    from harness.context import (first_difference)
 
     index = f"{op_index}|{class_index}"
     missing = json.loads(str(a.get("__missing__", "{}")))
@@ -209,8 +216,6 @@ def compare_case(a: dict, b: dict, op_index: int, class_index: int, combos) -> t
 
 
 def _import_file(path: str) -> None:
-    import importlib.util
-
     folder = os.path.dirname(path)
     if folder not in sys.path:
         sys.path.insert(0, folder)
@@ -224,7 +229,6 @@ def _import_file(path: str) -> None:
 def child_main(request: dict) -> None:
     """Run in the fresh process (harness.fresh): `request` is {"requests": [...], "out_dir":
     ..., "start": k}; writes one .npz per op into out_dir."""
-    from opkit.project import load_op_modules
 
     try:
         load_op_modules([])
@@ -249,8 +253,6 @@ def _batch_child(requests: list, out_dir: str, start: int) -> None:
 
 
 def _run_request(j: int, req: dict, arrays: dict, missing: dict) -> None:
-    from opkit.registry import all_op_types, op_info
-
     if req["op_type"] not in all_op_types():
         for f in req["op_files"]:
             try:
@@ -259,10 +261,6 @@ def _run_request(j: int, req: dict, arrays: dict, missing: dict) -> None:
                 for i in range(len(req["classes"])):
                     missing[f"{j}|{i}"] = f"importing {f} raised {type(exc).__name__}: {exc}"
                 return
-    from harness.context import CheckContext, combos
-    from harness.siblings import run_case_results
-    from harness.discovery import discover, instantiate, seed_all
-    from harness.case import normalize_slots
 
     found = {}
     for path in sorted({f for f, _ in req["classes"]}):
@@ -311,7 +309,6 @@ def enabled() -> bool:
     """The cross-process comparison runs unless the run's options turn it off
     (harness.options: OPKIT_HASH_SEEDS=0), and never inside one of its own children (the
     child marker is the protocol's, not an option)."""
-    from harness.options import current
 
     if flag(CHILD_MARKER):
         return False
@@ -339,8 +336,6 @@ class HashSeedBatch:
             self.procs.append(self._start(k, 0))
 
     def _start(self, k: int, start: int):
-        from harness import fresh
-
         try:
             os.remove(os.path.join(self.dirs[k], "progress"))
         except OSError:
@@ -372,7 +367,6 @@ class HashSeedBatch:
 
     def _finish(self, k: int) -> None:
         """Wait for child k, replacing it after an op that kills or hangs it."""
-        import time
 
         hs = HASH_SEEDS[k]
         started_at = time.time()
@@ -434,8 +428,6 @@ class HashSeedBatch:
         return got
 
     def close(self) -> None:
-        import shutil
-
         for proc in self.procs:
             if proc.poll() is None:
                 proc.kill()
@@ -445,8 +437,6 @@ class HashSeedBatch:
     def results(self, reports) -> dict:
         """{op: [CheckResult]} for the ops of `reports` (harness.run.OpReport), one result
         per case x combo whose in-process `determinism` passed."""
-        from harness.context import Combo, fail, pass_
-        from harness.report import FAIL, PASS, SKIP, CheckResult
 
         try:
             for k in range(len(HASH_SEEDS)):
@@ -508,7 +498,6 @@ def start_batch(ops, by_op: dict, seed: int,
     the comparison is off or nothing can be rebuilt in a fresh process."""
     if not enabled():
         return None
-    from harness.options import selected_dtypes, selected_places
 
     places, dtypes = list(selected_places()), list(selected_dtypes())
     requests = []

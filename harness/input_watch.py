@@ -8,15 +8,22 @@ import hashlib
 
 import numpy as np
 
-from harness.context import (CheckContext, Combo, Hooks, grad_op_types, prepare, rel,
-                             run_forward_backward, user_line)
+from harness.context import (
+    CheckContext,
+    Combo,
+    Hooks,
+    grad_op_types,
+    prepare,
+    rel,
+    run_forward_backward,
+    user_line,
+)
 from harness.options import DEFAULT_SEED
+from opkit.framework.device import to_host
+from opkit.framework.tensor import LoDTensor, SelectedRows
 
 
 def _fingerprint(value):
-    from opkit.framework.device import to_host
-    from opkit.framework.tensor import LoDTensor, SelectedRows
-
     if isinstance(value, SelectedRows):
         return (tuple(value.rows), value.height, _fingerprint(value.value))
     if not isinstance(value, LoDTensor) or value.buffer is None:

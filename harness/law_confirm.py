@@ -12,16 +12,16 @@ from __future__ import annotations
 from dataclasses import replace
 
 from harness.confirm import unconfirm
+from harness.distributions import dropout_laws
 from harness.report import FAIL
+from opkit.registry import op_info
 
 __all__ = ["confirm_inferred", "alternatives"]
 
 
 def alternatives(case) -> list[tuple[str, dict]]:
     """(name, laws) of the other conventions the op's attrs allow."""
-    from opkit.registry import op_info
 
-    from harness.distributions import dropout_laws
 
     proto = op_info(case.op_type).proto
     pattrs = {a.name for a in proto.attrs} if proto is not None else set()

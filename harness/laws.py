@@ -10,10 +10,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from harness.op import Combo, output_slots, refusal
-from harness.case import case_inputs
-from harness.op import PreparedOp
-from harness.case import normalize_slots
+from harness.case import case_inputs, normalize_slots
+from harness.compare import compare
+from harness.op import Combo, PreparedOp, output_slots, prepare, refusal
+from harness.options import current
+from opkit.framework.program import Program
+from opkit.registry import op_info
 
 __all__ = ["deep", "numeric_combo", "run", "reference", "with_case", "compare_to_reference",
            "compile_description", "attr_alternatives", "float_inputs", "specs_of", "refused",
@@ -23,7 +25,6 @@ __all__ = ["deep", "numeric_combo", "run", "reference", "with_case", "compare_to
 def deep() -> bool:
     """`OPKIT_LAWS_DEEP=1`: the law checks' larger budget (trace's memory growth, the block
     sizes 4096 and 65536, more derived cases), off by default for `opkit test`'s time."""
-    from harness.options import current
 
     return current().laws_deep
 
@@ -36,7 +37,6 @@ class ReferenceRaised(Exception):
 def numeric_combo(case) -> Combo:
     """The CPU combo the laws judge on: float64 when the op has a float64 CPU kernel and the
     case has float inputs, else float32, else the inputs as given."""
-    from opkit.registry import op_info
 
     has_float = any(isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"
                     for ss in normalize_slots(case.inputs).values() for s in ss)
@@ -63,7 +63,6 @@ def specs_of(case, combo: Combo) -> dict:
 
 def run(case, combo: Combo, expected: dict | None = None) -> tuple[PreparedOp, dict]:
     """(prepared op, {output name: array}) of one forward run on `combo`."""
-    from harness.op import prepare
 
     prepared = prepare(case, combo, expected=expected)
     outs = prepared.forward()
@@ -94,7 +93,6 @@ def reference(case, combo: Combo) -> dict:
 def compare_to_reference(case, combo: Combo, outs: dict, want: dict) -> str | None:
     """None when every output the reference gives agrees with the run (NaN-aware), else the
     first disagreement (output, index, both values)."""
-    from harness.compare import compare
 
     opts = case.options or {}
     for specs in want.values():
@@ -136,7 +134,6 @@ def compile_description(case, combo: Combo, expected: dict | None = None) -> dic
     """{output name: (dtype name or None, shape list or None, lod_level)} after the op is
     appended to a fresh Program whose input variables describe the case's inputs exactly
     (full shapes, dtypes after the combo's cast, lod_level = the LoD's depth)."""
-    from opkit.framework.program import Program
 
     block = Program().global_block()
     specs = specs_of(case, combo)
@@ -164,7 +161,6 @@ def attr_alternatives(case, limit: int = 6) -> list[tuple[dict, str]]:
     """[(attrs, note)]: the case's attrs with ONE attr at another value the op declares it
     accepts -- a bool flipped, each other value of a declared value set or dtype set. Extra,
     generated and seed attrs are left alone."""
-    from opkit.registry import op_info
 
     proto = op_info(case.op_type).proto
     out = []

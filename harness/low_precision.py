@@ -32,7 +32,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.case import VarSpec, normalize_slots
+from harness.gradient import NumericEngine
+from harness.op import Combo, has_grad, make_cotangents, op_refused, prepare, run_forward_backward
+from harness.tolerances import grad_floor, grad_tolerance
 from opkit.framework.dtypes import LOW_PRECISION, bfloat16, finfo, is_float
+from opkit.registry import has_op, op_info
 
 __all__ = ["LOW_PRECISION", "PROBES", "RANGE_SCALE", "low_precision_kernels", "grid",
            "twin_problems", "accuracy_problems", "range_problems", "grad_problems",
@@ -47,7 +52,6 @@ RANGE_SCALE = {"float16": 2.0 * float(np.sqrt(65504.0))}
 
 def low_precision_kernels(op_type: str) -> dict[str, list[str]]:
     """{place: [float16 / bfloat16]} of the op's kernels."""
-    from opkit.registry import op_info
 
     out = {}
     for place, dtypes in op_info(op_type).kernel_places().items():
@@ -67,7 +71,6 @@ def grid(a: np.ndarray) -> np.ndarray:
 def twin_problems(op_type: str, grad_types: list[str]) -> list[str]:
     """A forward op with a float16 / bfloat16 kernel on a place whose grad ops lack it there
     (a grad kernel registered for one of the two only, or for neither)."""
-    from opkit.registry import has_op, op_info
 
     problems = []
     forward = low_precision_kernels(op_type)
@@ -93,9 +96,6 @@ class GridRun:
     gradients for a cotangent on the grid) and runs of other kernels on the same inputs."""
 
     def __init__(self, case, place: str, seed: int, wrt=(), scale: float | None = None):
-        from harness.op import make_cotangents
-        from harness.case import normalize_slots
-
         self.case, self.place, self.seed = case, place, seed
         self.slots = normalize_slots(case.inputs)
         self.scale = scale
@@ -111,8 +111,6 @@ class GridRun:
             self.ref_grads = self.run(self.base, self.cot)
 
     def specs(self, dtype, perturb=None) -> dict:
-        from harness.case import VarSpec
-
         out = {}
         for slot, items in self.slots.items():
             out[slot] = []
@@ -134,7 +132,6 @@ class GridRun:
 
     def run(self, specs, cot=None) -> dict:
         """{name: array} of outputs and (with `cot`) 'X@GRAD' gradients of `wrt`."""
-        from harness.op import Combo, prepare, run_forward_backward
 
         p = prepare(self.case, Combo(self.place, ""), inputs=specs)
         if cot is None:
@@ -264,7 +261,6 @@ def range_problems(run: GridRun, dtype: str, low: dict) -> list[str]:
 def grad_problems(run: GridRun, dtype: str, low: dict, tol: float, numeric: dict) -> list[str]:
     """Low-precision analytic gradients against the float64 numeric ones (Paddle's metric
     |analytic - numeric| / max(|numeric|, floor), the floor per dtype: `grad_floor`)."""
-    from harness.tolerances import grad_floor
 
     problems = []
     floor = grad_floor(dtype)
@@ -359,9 +355,6 @@ def judge(case, places: list[str], seed: int, grad_types: list[str]) -> dict[str
     """{place: problems} of the op's float16 / bfloat16 kernels on the case, on each of
     `places` where it has them (the `dtypes` check): accuracy, range (float16), gradients
     against the float64 numeric gradient, and grad kernels for both dtypes."""
-    from harness.op import Combo, has_grad, op_refused, prepare
-    from harness.gradient import NumericEngine
-    from harness.tolerances import grad_tolerance
 
     kernels = low_precision_kernels(case.op_type)
     out: dict[str, list[str]] = {}
@@ -418,7 +411,6 @@ def judge(case, places: list[str], seed: int, grad_types: list[str]) -> dict[str
 def rounding(case, place: str, dtypes: list[str], seed: int) -> dict[str, tuple]:
     """{dtype: (problem or None, worst ulps)} of the `precision` check on one place."""
     run = GridRun(case, place, seed)
-    from opkit.registry import op_info
 
     f32 = None
     if "float32" in op_info(case.op_type).kernel_places().get(place, []):

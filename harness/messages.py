@@ -10,9 +10,15 @@ from __future__ import annotations
 
 import os
 import re
+import sys
+import sysconfig
 import traceback
 
 import numpy as np
+
+import opkit.framework
+from harness.rootcause import fold
+from opkit.framework.errors import one_line
 
 __all__ = ["group_failures", "root_cause"]
 
@@ -84,7 +90,6 @@ def group_failures(results, order=()) -> list[str]:
                                   f"{count}: {sample}", rs))
     if rank:   # the table's order (stable: ties keep the order of appearance)
         blocks.sort(key=lambda b: rank.get(b[0], len(rank)))
-    from harness.rootcause import fold
 
     return [text for _, text in fold(blocks)]     # one block per root cause
 
@@ -105,10 +110,7 @@ def raised(exc: BaseException) -> str:
 def skip_prefixes() -> tuple:
     """Folders whose frames are not user code: numpy, cupy, opkit's framework, the harness
     package itself and the standard library."""
-    import sys
-    import sysconfig
 
-    import opkit.framework
 
     harness_dir = os.path.dirname(os.path.abspath(__file__))   # this package: no `import harness`
     dirs = [os.path.dirname(np.__file__), os.path.dirname(opkit.framework.__file__),
@@ -158,7 +160,6 @@ def rel(path: str) -> str:
 def describe_error(exc: BaseException) -> str:
     """One line: the error's kind (once) and message and, when it came from user code,
     where."""
-    from opkit.framework.errors import one_line
 
     msg = one_line(exc)
     where = user_line(exc)

@@ -11,9 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from harness.compare import fmt_index
-from harness.context import (first_difference, rel, user_line)
+from harness.context import first_difference, rel, user_line
 from harness.values import fmt_value
+from opkit.framework.errors import one_line
 from opkit.framework.grad_maker import GRAD_SUFFIX
+from opkit.registry import has_op, op_info
 
 __all__ = ["kernel_line", "producer", "bitwise_problem", "error_line", "reproducible", "UNSTABLE",
            "steady_difference"]
@@ -22,7 +24,6 @@ __all__ = ["kernel_line", "producer", "bitwise_problem", "error_line", "reproduc
 def kernel_line(op_type: str, dtype: str = "", place: str = "CPU") -> str:
     """'kernel <name> (<file>:<line>)' of the op's kernel for dtype/place (the first one when
     none matches): where a wrong value came from when no exception points at a line."""
-    from opkit.registry import has_op, op_info
 
     if not has_op(op_type):
         return f"op '{op_type}'"
@@ -94,8 +95,6 @@ def error_line(exc: BaseException) -> str:
 
 
 def first_line(exc: BaseException) -> str:
-    from opkit.framework.errors import one_line
-
     return one_line(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 

@@ -23,15 +23,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from harness.backends import compile_shapes as backend_shapes
+from harness.backends import has_grad as backend_has_grad
+from harness.backends import make_other, selected
 from harness.case import VarSpec, case_attrs, case_inputs, normalize_slots
-from harness.options import DEFAULT_SEED
+from harness.options import DEFAULT_SEED, place_unavailable_reason
 from opkit.framework import errors
 from opkit.framework.backward import sum_duplicates
 from opkit.framework.device import to_host
 from opkit.framework.dtypes import is_float
 from opkit.framework.grad_maker import GRAD_SUFFIX, grad_var_name
 from opkit.framework.operator import create_op
-from opkit.framework.place import CPUPlace
+from opkit.framework.place import CPUPlace, CUDAPlace
+from opkit.framework.program import Program
 from opkit.framework.registry import op_info
 from opkit.framework.scope import Scope
 from opkit.framework.tensor import LoDTensor
@@ -48,14 +52,11 @@ class Combo:
 
 
 def place_object(kind: str):
-    from opkit.framework.place import CPUPlace, CUDAPlace
-
     return CPUPlace() if kind == "CPU" else CUDAPlace(0)
 
 
 def gpu_unavailable_reason() -> str | None:
     """Why the GPU place cannot run here (None: it can)."""
-    from harness.options import place_unavailable_reason
 
     return place_unavailable_reason("GPU")
 
@@ -90,7 +91,6 @@ def prepare(case, combo: Combo, enable_inplace: bool = False, expected: dict | N
 # -- running ------------------------------------------------------------------------------
 def has_grad(op_type: str) -> bool:
     """Whether the run's backend has a gradient for the op."""
-    from harness.backends import has_grad as backend_has_grad
 
     return backend_has_grad(op_type)
 
@@ -192,7 +192,6 @@ def op_refused(exc: BaseException) -> bool:
     error the framework wrapped) and not `KernelContractError` (the framework's check of a
     kernel's outputs against infer_shape: a kernel giving other shapes than promised is a
     bug). Decided by the exception's type only."""
-    from opkit.framework import errors
 
     return isinstance(exc, errors.EnforceNotMet) and \
         not isinstance(exc, (errors.External, errors.KernelContractError))
@@ -212,7 +211,6 @@ def make(op_type: str, inputs: dict[str, list[VarSpec]], attrs: dict | None,
          enable_inplace: bool = False, backend: str | None = None):
     """THE maker of a prepared op: opkit's `PreparedOp`, or the run's backend's
     (`Options.backend`, `opkit test --backend paddle`: harness.backends), or `backend`'s."""
-    from harness.backends import make_other, selected
 
     backend = backend or selected()
     if backend == "opkit":
@@ -392,8 +390,6 @@ def compile_shapes(case, specs, outs: dict, unknown: dict) -> dict:
     """{output name: compile-time shape or None} after infer_shape of the op in a fresh
     Program whose inputs have the case's shapes with the dims in `unknown` set to -1 (the
     selected backend's own compile-time shapes where it has them)."""
-    from harness.backends import compile_shapes as backend_shapes
-    from opkit.framework.program import Program
 
     shapes = backend_shapes(case, specs, outs, unknown)
     if shapes is not None:
@@ -417,7 +413,6 @@ def compile_shapes(case, specs, outs: dict, unknown: dict) -> dict:
 
 def consumed_outputs(prepared, no_grad_set=()) -> list[str]:
     """The forward outputs whose gradient (`Out@GRAD`) the op's grad ops read."""
-    from opkit.framework.grad_maker import GRAD_SUFFIX
 
     outs = set(prepared.output_names())
     read = []

@@ -14,6 +14,7 @@ import sys
 import unittest
 
 from harness.case import Case
+from harness.discovery import module_attribute_name, pytest_target
 from harness.optest_methods import record_only, recording_only
 from harness.paddle_surface import PaddleSurface
 from harness.report import FAIL, current_collector
@@ -46,7 +47,6 @@ class OpTest(PaddleSurface, unittest.TestCase):
                 path = rel if not rel.startswith("..") else path
             except ValueError:
                 pass
-        from harness.discovery import module_attribute_name
 
         name = module_attribute_name(cls) or cls.__name__
         return f"{path}::{name}" if path else name
@@ -102,7 +102,6 @@ class OpTest(PaddleSurface, unittest.TestCase):
             frame = frame.f_back
         method = method or (self._testMethodName if self._testMethodName.startswith("test")
                             else default_method)
-        from harness.discovery import pytest_target
 
         path = self._source().split("::")[0]
         return f"python -m pytest {pytest_target(type(self), path, method)}  (or: opkit " \

@@ -18,6 +18,8 @@ import json
 import os
 from dataclasses import dataclass
 
+from opkit.framework.place import cupy_unavailable_reason
+
 __all__ = ["DEFAULT_SEED", "DEFAULT_TIMEOUT", "ALL_PLACES", "ALL_DTYPES", "GRAD_MODES",
            "Options", "OptionsError", "current", "use", "using", "parse_choice"]
 
@@ -231,7 +233,6 @@ def place_unavailable_reason(kind: str) -> str | None:
         return None
     if current().no_gpu:
         return "OPKIT_NO_GPU is set"
-    from opkit.framework.place import cupy_unavailable_reason
 
     return cupy_unavailable_reason()
 

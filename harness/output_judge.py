@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.compare import fmt_index
-from harness.op import Combo, gpu_unavailable_reason, prepare
-from harness.report import FAIL, PASS, SKIP, CheckResult
-from harness.op import PreparedOp
 from harness.case import normalize_slots
+from harness.compare import fmt_index
+from harness.context import CheckContext, combos
+from harness.op import Combo, PreparedOp, gpu_unavailable_reason, prepare
+from harness.report import FAIL, PASS, SKIP, CheckResult
+from opkit.framework.errors import one_line
 
 __all__ = ["check_output", "check_case", "run_combos", "prepare_case", "fmt_index",
            "gpu_unavailable_reason", "float_input_dtype"]
@@ -30,7 +31,6 @@ def float_input_dtype(case):
 
 def run_combos(case, check: str, places=None, dtypes=None, op_type=None):
     """([(place, dtype)], [skip results]) from THE planner, harness.context.combos."""
-    from harness.context import CheckContext, combos
 
     ctx = CheckContext(places=tuple(places) if places is not None else None,
                        dtypes=tuple(dtypes) if dtypes is not None else None)
@@ -55,8 +55,6 @@ def expected_outputs(case) -> dict:
 
 
 def first_line(exc: BaseException) -> str:
-    from opkit.framework.errors import one_line
-
     return one_line(exc)
 
 

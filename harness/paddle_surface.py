@@ -29,6 +29,13 @@ import unittest
 
 import numpy as np
 
+from harness.case import normalize_slots
+from harness.op import make
+from harness.options import override
+from harness.registry import check_names
+from opkit.framework.place import CPUPlace, CUDAPlace, Place, place_kind
+from opkit.registry import op_info
+
 __all__ = ["PaddleSurface", "PADDLE_IGNORED_KEYWORDS", "unsupported_reason", "data_dtypes"]
 
 #: check_output / check_grad keywords of Paddle that select Paddle-only executors or
@@ -170,7 +177,6 @@ class PaddleSurface:
         reason = unsupported_reason(self, mkldnn=self.paddle_skip_mkldnn)
         if not reason:
             return None
-        from harness.registry import check_names
 
         return {name: reason for name in check_names()}
 
@@ -215,8 +221,6 @@ class PaddleSurface:
     # -- the *_with_place checks ------------------------------------------------------------
     @staticmethod
     def _paddle_place_kind(place) -> str:
-        from opkit.framework.place import Place, place_kind
-
         text = str(place)
         if not isinstance(place, Place) and text.startswith("Place("):
             # the real PaddlePaddle's places (the Paddle mode with the Paddle backend)
@@ -227,7 +231,6 @@ class PaddleSurface:
     def check_output_with_place(self, place, atol=None, no_check_set=None, equal_nan=False,
                                 check_dygraph=True, inplace_atol=None, **paddle_kw):
         """check_output on `place` only (Paddle's signature; Paddle-only keywords ignored)."""
-        from harness.options import override
 
         with override(place=self._paddle_place_kind(place)):
             return self.check_output(atol=atol, no_check_set=no_check_set,
@@ -239,7 +242,6 @@ class PaddleSurface:
                               user_defined_grad_outputs=None, check_dygraph=True,
                               **paddle_kw):
         """check_grad on `place` only, in Paddle's positional order."""
-        from harness.options import override
 
         if user_defined_grad_outputs is not None:
             raise unittest.SkipTest("user_defined_grad_outputs: opkit's check_grad uses its "
@@ -255,10 +257,6 @@ class PaddleSurface:
         """Run the op forward once with the inputs as given, on `place` (default CPU):
         {output slot: [(variable name, array), ...]} for the slots in self.outputs, in the op
         proto's output order (Paddle's fetch order)."""
-        from harness.op import make
-        from harness.case import normalize_slots
-        from opkit.framework.place import CPUPlace, CUDAPlace
-        from opkit.registry import op_info
 
         reason = unsupported_reason(self)
         if reason:

@@ -17,6 +17,7 @@ import importlib
 from typing import Callable
 
 from harness.check import Check, FunctionCheck
+from harness.report import SKIP, CheckResult
 
 __all__ = ["CHECK_MODULES", "DEFAULT_CHECKS", "register_check", "unregister_check",
            "get_check", "check_names", "all_checks", "as_check"]
@@ -116,8 +117,6 @@ def _load_entry_points() -> None:
 
 def _unavailable(name: str, target: str, exc: BaseException) -> Callable:
     def unavailable(case, context):
-        from harness.report import SKIP, CheckResult
-
         return [CheckResult(name, SKIP, "", "", case.name, f"check '{name}' is not "
                             f"available: {target}: {type(exc).__name__}: {exc}")]
 

@@ -16,8 +16,8 @@ fuzzer's, whose cases also fail `mutation`, `layout`, ...).
 """
 from __future__ import annotations
 
-from harness.options import DEFAULT_SEED  # noqa: I001
-
+import importlib.util
+import inspect
 import os
 import re as _re
 import sys
@@ -26,7 +26,12 @@ import tempfile
 import numpy as np
 
 from harness import fresh
+from harness.case import case_from_test
+from harness.discovery import instantiate
+from harness.optest_methods import run_optest_methods
+from harness.options import DEFAULT_SEED  # noqa: I001
 from harness.values import fmt_value
+from opkit.registry import op_info
 
 __all__ = ["confirm", "verify", "format_optest", "NOT_REPRODUCED"]
 
@@ -41,7 +46,6 @@ def verify(spec: dict, run_check=None) -> bool:
     reproducer's OpTest methods and, for another check, that check on its case
     (`run_check(case, check, seed) -> [CheckResult]`, given by the verifier that names it);
     whether something failed."""
-    import importlib.util
 
     import opkit  # noqa: F401
 
@@ -61,9 +65,6 @@ def verify(spec: dict, run_check=None) -> bool:
     with open(spec["file"]) as f:
         exec(compile(f.read(), spec["file"], "exec"), ns)
     cls = ns[spec["cls"]]
-    from harness.case import case_from_test
-    from harness.optest_methods import run_optest_methods
-    from harness.discovery import instantiate
 
     test = instantiate(cls, spec["seed"])
     results = run_optest_methods(test, spec["cls"], spec["seed"])
@@ -76,8 +77,6 @@ def verify(spec: dict, run_check=None) -> bool:
 
 
 def _kernel_modules(op_types) -> list:
-    from opkit.registry import op_info
-
     out = []
     for t in op_types:
         try:
@@ -159,8 +158,6 @@ def format_optest(case, base_name: str = "TestFuzz") -> str:
 
 
 def _takes_inputs_and_attrs(fn) -> bool:
-    import inspect
-
     try:
         inspect.signature(fn).bind({}, {})
     except TypeError:

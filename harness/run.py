@@ -14,28 +14,32 @@
 """
 from __future__ import annotations
 
-from harness.spec import op_level_hook  # noqa: I001
-
-from harness.options import DEFAULT_SEED  # noqa: I001
-
+import gc
 import importlib
 import multiprocessing
 import os
+import pkgutil
 import signal
 import sys
 import time
 import traceback
+import warnings
 from dataclasses import dataclass, field
+from multiprocessing.connection import wait
 from typing import Callable
 
+import harness.inputs.variants as variants
 from harness.case import Case, case_from_test
+from harness.check import Crashed, TimedOut
 from harness.checking import CheckTimeout, _alarm, _selected_specs, run_case, run_checks, run_test
 from harness.context import CheckContext
-from harness.check import Crashed, TimedOut
-from harness.registry import get_check
 from harness.discovery import DiscoveredTest, seed_all
 from harness.forking import can_fork
+from harness.inputs.fuzz import fuzz_op
+from harness.options import DEFAULT_SEED  # noqa: I001
+from harness.registry import get_check
 from harness.report import FAIL, PASS, SKIP, CheckResult
+from harness.spec import op_level_hook  # noqa: I001
 
 __all__ = ["OpReport", "run_case", "run_test", "run_ops", "Task", "KINDS", "case_from_test",
            "DEFAULT_TIMEOUT", "CheckTimeout", "can_fork", "plan", "run_tasks",
@@ -143,8 +147,6 @@ def _run_op_task(task, checks, seed, timeout, fuzz, emit, context_options):
 
 
 def _run_fuzz_task(task, checks, seed, timeout, fuzz, emit, context_options):
-    from harness.inputs.fuzz import fuzz_op
-
     emit(("start", "fuzz"))
     emit(("results", fuzz_op(task.op, [t.cls for t in task.tests], fuzz, seed=seed,
                              timeout=timeout)))
@@ -170,7 +172,6 @@ def _execute(task: Task, checks, seed, timeout, fuzz, emit, context_options):
     # the variants feed kernels zero-size, huge and tiny values on purpose: numpy's
     # RuntimeWarnings (divide by zero, overflow, mean of empty slice) are the expected
     # consequence, not findings -- the checks judge the values -- and would bury the report
-    import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -282,7 +283,6 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
         return out
 
     preload(checks, fuzz)
-    import gc
 
     # objects that exist now are never collected in the workers: freezing them keeps each
     # forked worker's garbage collector from touching (and so copying) the parent's pages
@@ -296,7 +296,6 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
     running = {}   # conn -> (index, process, started, slot: the check it runs now)
     jobs = max(1, int(jobs or 1))
     free_slots = [ctx.Array("c", 96, lock=False) for _ in range(min(jobs, len(tasks)) or 1)]
-    from multiprocessing.connection import wait
 
     while pending or running:
         exiting = [p for p in exiting if p.exitcode is None]   # exitcode polls (reaps)
@@ -373,14 +372,12 @@ def preload(checks=None, fuzz: int = 0) -> None:
     lazily (the checks, the variants, the gradient engine, hypothesis): each worker
     otherwise loads them again, and without cached bytecode (PYTHONDONTWRITEBYTECODE)
     compiles them again -- measured as a third of the workers' time on `--all`."""
-    import pkgutil
 
     _selected_specs(checks)        # imports every selected check's module
     names = ["harness.gradient", "harness.inputs.lod", "harness.op", "harness.kinks",
              "harness.optest_dispatch", "harness.optest_methods",
              "harness.output_judge", "harness.grad_judge",
              "harness.siblings", "harness.inputs.strategies"]
-    import harness.inputs.variants as variants
 
     names += [f"harness.inputs.variants.{m.name}" for m in pkgutil.iter_modules(variants.__path__)]
     if fuzz:

@@ -25,6 +25,12 @@ import tracemalloc
 
 import numpy as np
 
+from harness.case import as_value, map_inputs, normalize_slots
+from harness.laws import float_inputs, specs_of
+from harness.op import make, make_cotangents
+from harness.stats import interval
+from opkit.registry import op_info
+
 __all__ = ["COMPLEXITIES", "MIN_ELEMENTS", "ROUNDS", "scaling_problem"]
 
 #: declared complexity -> the bound on t(4N)/t(N) and peak(4N)/peak(N): 1.5x the ideal
@@ -80,8 +86,6 @@ def scaling_problem(case, combo) -> tuple[str | None, str]:
 def _grown_cases(case, combo):
     """{1: ops, 2: ops, 4: ops} each (prepared op, {name: grown array}), the grown input's
     name and N's rows; or a reason string when growing is not possible."""
-    from harness.case import as_value, map_inputs
-    from harness.laws import float_inputs, specs_of
 
     specs = specs_of(case, combo)
     floats = [s for s in float_inputs(specs).values() if s.data.ndim >= 1]
@@ -131,8 +135,6 @@ def _as_spec_inputs(case, specs):
 
 def _made(case, inputs):
     """(prepared op, {input name: array}) after one forward run, or None when it raises."""
-    from harness.case import normalize_slots
-    from harness.op import make
 
     slots = normalize_slots(inputs)
     try:
@@ -146,8 +148,6 @@ def _made(case, inputs):
 
 def _phases(ops, case) -> dict:
     """{"forward": {mult: call}, "backward": {mult: call}} (backward where it runs)."""
-    from harness.op import make_cotangents
-    from opkit.registry import op_info
 
     fwd = {m: op.forward for m, (op, _) in ops.items()}
     out = {"forward": fwd}
@@ -217,7 +217,6 @@ def _calibrate(fn) -> int:
 def _ratio(calls: dict):
     """(estimate, low, high, [median per-call seconds at N, 2N, 4N]) of t(4N)/t(N) over
     ROUNDS rounds of interleaved batches."""
-    from harness.stats import interval
 
     counts = {m: _calibrate(fn) for m, fn in calls.items()}
     logs, per = [], {m: [] for m in calls}

@@ -7,6 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.compare import fmt_index
+from harness.grad_judge import compare_fast
+from harness.gradient import compare
+from harness.kinks import ACCEPTED, kink_verdict, one_sided
+from harness.values import fmt_value
 
 MAX_KINK_PROBES = 1024     # wrong elements probed one-sidedly before giving up
 
@@ -33,10 +38,6 @@ def judge_exact(engine, name, ana):
     """(failure message or None, worst error): the float64 bound of harness.gradient.compare;
     wrong elements where the grad op has a kink pass when the analytic value is one of the
     one-sided slopes."""
-    from harness.compare import fmt_index
-    from harness.gradient import compare
-    from harness.kinks import ACCEPTED, kink_verdict, one_sided
-    from harness.values import fmt_value
 
     if engine.base[name].size > EXACT_MAX_ELEMENTS or \
             engine.discover(name, max_colours=MAX_COLOURS).colours > MAX_COLOURS:
@@ -63,7 +64,6 @@ def judge_exact(engine, name, ana):
 def judge_fast(engine, name, ana):
     """(failure message or None, worst error) from random directional derivatives, a
     disagreeing direction bisected down to the wrong elements (harness.gradient)."""
-    from harness.grad_judge import compare_fast
 
     msg, worst, _ = compare_fast(engine, name, ana, engine.directions(name, lazy=True), None)
     return (shown_name(msg) if msg else None), worst

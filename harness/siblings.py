@@ -2,10 +2,11 @@
 and running a list of cases in a fresh forked or spawned process."""
 from __future__ import annotations
 
-from harness.options import DEFAULT_SEED  # noqa: I001
-
 import sys
 
+from harness.discovery import instantiate, is_optest_class
+from harness.op import Combo, prepare, run_forward_backward
+from harness.options import DEFAULT_SEED  # noqa: I001
 
 __all__ = ["sibling_classes", "case_of", "run_case_results", "in_fork", "can_fork"]
 
@@ -13,7 +14,6 @@ __all__ = ["sibling_classes", "case_of", "run_case_results", "in_fork", "can_for
 def sibling_classes(case, context) -> list:
     """Every discovered OpTest class whose setUp gives `case.op_type`, in discovery order
     (module, class name); the test's own class included. [] without a test."""
-    from harness.discovery import is_optest_class
 
     test = getattr(context, "test", None)
     if test is None:
@@ -45,15 +45,12 @@ def _op_type(cls):
 
 
 def case_of(cls, seed: int):
-    from harness.discovery import instantiate
-
     return instantiate(cls, seed).to_case()
 
 
 def run_case_results(case, place: str, dtype: str, seed: int, grads=None) -> dict:
     """{name: array} of the case's outputs and gradients (grads: names; None: the case's
     grad_inputs) on place/dtype; {} when the op raises."""
-    from harness.op import Combo, prepare, run_forward_backward
 
     try:
         return run_forward_backward(prepare(case, Combo(place, dtype)), case, seed=seed,

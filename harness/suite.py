@@ -33,8 +33,18 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness import paddle_compat
+from harness.discovery import (
+    builtin_exemptions,
+    builtin_test_paths,
+    discover,
+    instantiate,
+    test_paths,
+)
 from harness.options import DEFAULT_SEED
 from harness.report import FAIL, SKIP, CheckResult
+from opkit.project import load_builtin_ops, load_op_modules, load_project
+from opkit.registry import all_op_types, has_op, op_info
 
 __all__ = ["SuiteError", "Selection", "select", "op_type_of",
            "forward_op_types", "runs_anything", "class_location", "guess_op_from_file",
@@ -114,7 +124,6 @@ def runs_anything(cls) -> bool:
 
 def forward_op_types() -> list[str]:
     """The registered op types that are not the grad op of another."""
-    from opkit.registry import all_op_types
 
     types = all_op_types()
     known = set(types)
@@ -124,7 +133,6 @@ def forward_op_types() -> list[str]:
 def op_type_of(cls, seed: int = DEFAULT_SEED) -> str | None:
     """The op an OpTest class tests (its `op_type` after a seeded setUp); None when setUp
     fails (the class's own items report that)."""
-    from harness.discovery import instantiate
 
     try:
         return getattr(instantiate(cls, seed=seed), "op_type", None)
@@ -134,7 +142,6 @@ def op_type_of(cls, seed: int = DEFAULT_SEED) -> str | None:
 
 def unregistered_hint(op_type: str) -> str:
     """' (did you mean ...)' for an op type nobody registers (the registry's close names)."""
-    from opkit.registry import op_info
 
     try:
         op_info(op_type)
@@ -159,8 +166,6 @@ class Selection:
 
     @property
     def runnable(self) -> list[str]:
-        from opkit.registry import has_op
-
         return [op for op in self.ops if (op not in self.broken or op in self.by_op)
                 and has_op(op)]
 
@@ -187,10 +192,6 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
            op_modules=(), seed: int = DEFAULT_SEED) -> Selection:
     """Load the project's ops, discover its OpTests and choose the ops to run (SuiteError
     for a selection that cannot run)."""
-    from harness.discovery import (builtin_exemptions, builtin_test_paths, discover,
-                                   test_paths)
-    from opkit.project import load_builtin_ops, load_op_modules, load_project
-    from opkit.registry import has_op, op_info
 
     project = load_project()
     load_builtin_ops()
@@ -280,7 +281,6 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
 
 def paddle_mode() -> bool:
     """Whether the Paddle-compatibility mode is on in this process."""
-    from harness import paddle_compat
 
     return paddle_compat.is_active()
 

@@ -6,8 +6,14 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import threading
+import time
 
+from harness.confirm import unconfirmed_lines
+from harness.messages import group_failures
+from harness.registry import all_checks, check_names
 from harness.report import FAIL, PASS, SKIP, UNCONFIRMED
+from harness.rootcause import denest
 
 COLUMNS = [("CPU", "float32"), ("CPU", "float64"), ("GPU", "float32"), ("GPU", "float64")]
 _RANK = {FAIL: 4, UNCONFIRMED: 3, PASS: 2, SKIP: 1, None: 0}
@@ -26,7 +32,6 @@ def _applies(result, place, dtype) -> bool:
 
 def grid(report) -> tuple[list[str], dict]:
     """(check names in order, {(check, place, dtype): status}) plus worst errors."""
-    from harness.registry import check_names
 
     order = {n: i for i, n in enumerate(check_names() + ["fuzz"])}
     checks = sorted({r.check for r in report.results}, key=lambda c: (order.get(c, 999), c))
@@ -53,14 +58,10 @@ def grid(report) -> tuple[list[str], dict]:
 def _details(report) -> list[tuple[str, str]]:
     """(status, line) for every failure, each distinct skip reason and the notes a check
     with `notes_on_pass` gives on a pass."""
-    from harness.messages import group_failures
 
-    from harness.registry import all_checks, check_names
-    from harness.rootcause import denest
 
     lines = [(FAIL, line) for line in group_failures(report.results,
                                                      order=check_names() + ["fuzz"])]
-    from harness.confirm import unconfirmed_lines
 
     lines += [(UNCONFIRMED, line) for line in unconfirmed_lines(report.results)]
     ran = {r.check for r in report.results if r.status != SKIP}
@@ -150,7 +151,6 @@ def _worst(g, check) -> str:
 
 def _unconfirmed_only(rep) -> list[str]:
     """The unconfirmed blocks of an op that did not fail (printed under its one line)."""
-    from harness.confirm import unconfirmed_lines
 
     return unconfirmed_lines(rep.results) if rep.status == UNCONFIRMED else []
 
@@ -266,8 +266,6 @@ def heartbeat(total: int, description: str = "opkit test", every: float = HEARTB
     """Off a terminal: a progress line on stderr every `every` seconds (also while a slow
     case runs). Written with os.write from a thread: no Python-level lock is held that a
     forked worker could inherit."""
-    import threading
-    import time
 
     done = [0]
     stop = threading.Event()

@@ -4,7 +4,9 @@ broken test files, added to the reports of what ran (`op_level`)."""
 from __future__ import annotations
 
 from harness.report import FAIL, SKIP, CheckResult
+from harness.run import OpReport
 from harness.spec import knob
+from opkit.registry import has_op, op_info
 
 __all__ = ["NO_GRADIENT_TEST", "no_optest_result", "gradient_test_ran", "lacks_gradient_test",
            "no_gradient_test_result", "op_verdicts", "op_level"]
@@ -51,7 +53,6 @@ def gradient_test_ran(results) -> bool:
 def lacks_gradient_test(op: str, classes: list, results) -> bool:
     """The op has a grad op, every one of its OpTest classes ran its methods without
     calling check_grad (the `grad` check said so for each), and none opts out."""
-    from opkit.registry import has_op, op_info
 
     if not classes or not has_op(op) or op_info(op).grad_maker is None:
         return False
@@ -83,7 +84,6 @@ def op_verdicts(op: str, classes: list, results: list, checks=None) -> list[Chec
 def op_level(selection, reports, checks=None, unusable: str = "") -> list:
     """The reports of every selected op with the broken files / OpTests and the op-level
     verdicts added (`reports`: harness.run.OpReport of the runnable ops)."""
-    from harness.run import OpReport
 
     by_name = {r.op: r for r in reports}
     out = []

@@ -21,8 +21,12 @@ initialised CUDA), `start` returns None and the plugin runs the checks in its ow
 """
 from __future__ import annotations
 
+import atexit
 import multiprocessing
 from dataclasses import replace
+
+from harness.forking import can_fork
+from harness.run import run_tasks
 
 __all__ = ["Zygote"]
 
@@ -39,7 +43,6 @@ def _swap(task, cls_of):
 def _serve(conn, by_id: dict) -> None:
     """The zygote's loop: one task at a time, each in a worker of the pool forked from
     here; it never runs a kernel itself."""
-    from harness.run import run_tasks
 
     while True:
         try:
@@ -64,7 +67,6 @@ class Zygote:
     @classmethod
     def start(cls, classes) -> Zygote | None:
         """`classes`: the collected OpTest classes. None where forking is not safe."""
-        from harness.forking import can_fork
 
         if not can_fork():
             return None
@@ -80,7 +82,6 @@ class Zygote:
             return None
         child.close()
         zygote = cls(process, parent, set(by_id))
-        import atexit
 
         atexit.register(zygote.close)
         return zygote

@@ -15,6 +15,11 @@ harness.backends.paddle_op). The run's options pick it (`Options.backend`: `opki
 """
 from __future__ import annotations
 
+import os
+
+from harness import options
+from opkit.registry import op_info
+
 __all__ = ["BACKENDS", "DEFAULT_BACKEND", "selected", "activate", "prepare_child", "make_other", "has_grad", "kernel_places",
            "check_override", "unavailable", "compile_shapes"]
 
@@ -23,8 +28,6 @@ DEFAULT_BACKEND = "opkit"
 
 
 def selected() -> str:
-    from harness import options
-
     return getattr(options.current(), "backend", DEFAULT_BACKEND) or DEFAULT_BACKEND
 
 
@@ -33,7 +36,6 @@ def activate(backend: str, op_types=()) -> None:
     across hash seeds, state) get it through their environment, and each named op type the
     backend has but opkit lacks (an author's own Paddle op) is made known to opkit's registry
     from the backend's proto (harness.backends.paddle_shadow)."""
-    import os
 
     os.environ["OPKIT_BACKEND"] = backend     # read back by harness.options in the children
     if backend == "paddle":
@@ -84,7 +86,6 @@ def has_grad(op_type: str, backend: str | None = None) -> bool:
 
         return (paddle_env.has_op(op_type) or paddle_env.listed(op_type)) and \
             bool(core.has_non_empty_grad_op_maker(op_type))
-    from opkit.registry import op_info
 
     return op_info(op_type).grad_maker is not None
 
@@ -101,7 +102,6 @@ def kernel_places(op_type: str, backend: str | None = None) -> dict:
         # one shows as the op failing
         return {"CPU": sorted(paddle_env.cpu_kernel_dtypes(op_type)) or
                 ["float32", "float64"]}
-    from opkit.registry import op_info
 
     return op_info(op_type).kernel_places()
 

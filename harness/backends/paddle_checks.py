@@ -11,7 +11,12 @@ without opkit's line-by-line lockstep, which needs kernel hooks).
 from __future__ import annotations
 
 from harness import backends
+from harness.backends import paddle_env
+from harness.case import attr_float_dtype
 from harness.check import Check, InputWritten, MissingKernel
+from harness.context import has_float_inputs
+from harness.messages import raised
+from harness.op import has_grad, prepare, refusal, run_forward_backward
 
 __all__ = ["CANNOT_APPLY", "REPLACED", "override", "MutationReadBack", "PaddleDtypes"]
 
@@ -54,9 +59,6 @@ class MutationReadBack(Check):
     needs_float = False
 
     def verdict(self, derived, context):
-        from harness.op import has_grad, prepare, refusal, run_forward_backward
-        from harness.messages import raised
-
         case = derived.case
         runnable, skips = self.plan(derived, context)
         yield from skips
@@ -93,17 +95,11 @@ class PaddleDtypes(Check):
     needs_float = False     # a float input, or a dtype attr picking the float kernel
 
     def applies(self, case, context):
-        from harness.case import attr_float_dtype
-        from harness.context import has_float_inputs
-
         if not has_float_inputs(case) and attr_float_dtype(case) is None:
             return "the case has no float input and no float dtype attr"
         return None
 
     def verdict(self, derived, context):
-        from harness.backends import paddle_env
-        from harness.op import has_grad
-
         case = derived.case
         types = [case.op_type]
         if has_grad(case.op_type):

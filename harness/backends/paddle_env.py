@@ -13,7 +13,11 @@ import functools
 import importlib.util
 import os
 import re
+import sys
 import threading
+import warnings
+
+from harness.backends import paddle_callstack
 
 __all__ = ["PACKAGE", "EXTRA", "MIN_VERSION", "missing", "load", "proto", "has_op",
            "cpu_kernel_dtypes", "listed", "install_hint", "quiet_stdout"]
@@ -53,7 +57,6 @@ def load():
     # case) saved the queue's thread hand-offs (benchmarks/paddle_backend.py: relu 167 ->
     # 92 us per case on a loaded 2-core machine). A user's own setting is kept.
     os.environ.setdefault("FLAGS_new_executor_serial_run", "1")
-    import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -68,7 +71,6 @@ def load():
         core.disable_signal_handler()
     # no Python call stack recorded into every op Paddle creates (harness.backends.
     # paddle_callstack: it was most of the backend's time)
-    from harness.backends import paddle_callstack
     from paddle.base import framework
 
     paddle_callstack.off(framework)
@@ -86,8 +88,6 @@ class quiet_stdout:
     _lock = threading.Lock()
 
     def __enter__(self):
-        import sys
-
         with quiet_stdout._lock:
             try:
                 if quiet_stdout._depth == 0:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+from harness.backends import paddle_env
 from harness.backends.paddle_attrs import EMPTY, set_typed_attr
 from harness.backends.paddle_op import PaddlePreparedOp
 
@@ -20,7 +21,6 @@ __all__ = ["PaddleGradOp", "is_grad_op"]
 
 def is_grad_op(op_type: str) -> bool:
     """A Paddle op type with kernels and no proto: a grad op (or a double-grad op)."""
-    from harness.backends import paddle_env
 
     return paddle_env.proto(op_type) is None and paddle_env.listed(op_type)
 

@@ -29,7 +29,9 @@ import numpy as np
 from harness.backends import paddle_env
 from harness.backends.paddle_attrs import typed_attrs
 from harness.backends.paddle_errors import as_opkit_error
+from harness.case import VarSpec
 from opkit.framework import dtypes, errors
+from opkit.framework.place import CPUPlace
 
 __all__ = ["PaddlePreparedOp", "PaddleOpInfo", "compile_shapes", "GRAD_SUFFIX"]
 
@@ -162,7 +164,6 @@ class PaddlePreparedOp:
         if kind != "CPU":
             raise errors.Unavailable("the Paddle backend runs Paddle's CPU kernels only "
                                      "(place %s)", kind)
-        from opkit.framework.place import CPUPlace
 
         self.place = CPUPlace()
         self.enable_inplace = enable_inplace
@@ -699,7 +700,6 @@ class PaddlePreparedOp:
 def compile_shapes(case, specs: dict, outs: dict, unknown: dict) -> dict:
     """{output: compile-time shape} of the op in a fresh Paddle program whose inputs have the
     case's shapes with the dims in `unknown` ({input: dim or [dims]}) set to -1."""
-    from harness.case import VarSpec
 
     changed = {}
     for slot, ss in specs.items():

@@ -5,6 +5,9 @@
 """
 from __future__ import annotations
 
+from harness.backends import paddle_env
+from opkit.registry import all_op_types
+
 __all__ = ["overlap_ops", "CONTROL_FLOW"]
 
 # ops whose case is a sub-block program, which the one-op backend cannot build
@@ -12,9 +15,6 @@ CONTROL_FLOW = ("while", "conditional_block", "recurrent")
 
 
 def overlap_ops(include_control_flow: bool = False) -> list[str]:
-    from harness.backends import paddle_env
-    from opkit.registry import all_op_types
-
     ops = [t for t in all_op_types() if not t.endswith("_grad") and paddle_env.has_op(t)]
     if not include_control_flow:
         ops = [t for t in ops if t not in CONTROL_FLOW]

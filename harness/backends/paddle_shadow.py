@@ -11,6 +11,12 @@ kernel: opkit's own executor cannot run it.
 """
 from __future__ import annotations
 
+from harness.backends import paddle_env
+from opkit.framework import errors
+from opkit.framework.operator import OperatorWithKernel
+from opkit.framework.proto import ATTR_TYPE_IDS, OpMaker
+from opkit.registry import has_op, register_kernel, register_operator
+
 __all__ = ["register", "register_all", "ShadowOp"]
 
 _SKIP_ATTRS = {"op_role", "op_role_var", "op_namescope", "op_callstack", "op_device",
@@ -18,16 +24,11 @@ _SKIP_ATTRS = {"op_role", "op_role_var", "op_namescope", "op_callstack", "op_dev
 
 
 def _type_names() -> dict:
-    from opkit.framework.proto import ATTR_TYPE_IDS
-
     return {v: k for k, v in ATTR_TYPE_IDS.items()}
 
 
 def register(op_type: str) -> bool:
     """Register a shadow of Paddle's `op_type` unless opkit has it; True when it did."""
-    from harness.backends import paddle_env
-    from opkit.framework.proto import OpMaker
-    from opkit.registry import has_op, register_operator
 
     if has_op(op_type) or paddle_env.missing() or not paddle_env.has_op(op_type):
         return False
@@ -72,8 +73,6 @@ def register(op_type: str) -> bool:
 def _kernels(op_type: str, dtypes: set) -> None:
     """CPU kernel entries for the dtypes Paddle has, so that the harness's planners see
     them; run by opkit's own executor they refuse (the Paddle backend runs Paddle's)."""
-    from opkit.framework import errors
-    from opkit.registry import register_kernel
 
     if not dtypes:
         return
@@ -88,7 +87,6 @@ def _kernels(op_type: str, dtypes: set) -> None:
 def register_all() -> int:
     """Shadows of every Paddle op opkit lacks (a fresh interpreter of a Paddle-backend run,
     which does not know which op it will be handed); the number registered."""
-    from harness.backends import paddle_env
 
     if paddle_env.missing():
         return 0
@@ -96,8 +94,6 @@ def register_all() -> int:
 
 
 def _shadow_base():
-    from opkit.framework.operator import OperatorWithKernel
-
     class ShadowOp(OperatorWithKernel):
         """A Paddle op known to opkit's registry through its proto only (no kernel)."""
 

@@ -20,7 +20,24 @@ from dataclasses import replace
 
 import numpy as np
 
+from harness import options
+from harness.backends import has_grad, paddle_env, unavailable
+from harness.case import case_inputs
 from harness.check import Check, WrongValue
+from harness.context import Combo, has_float_inputs
+from harness.gradient import NumericEngine
+from harness.inputs.explore import derive_cases
+from harness.messages import raised
+from harness.op import (
+    grad_outputs,
+    grad_wrt,
+    make_cotangents,
+    op_refused,
+    output_slots,
+    place_object,
+)
+from harness.op import make as make_op
+from harness.tolerances import output_tolerance
 
 __all__ = ["AgainstCheck", "CHECK", "GRAD_FACTOR"]
 
@@ -29,11 +46,6 @@ GRAD_FACTOR = 10.0
 
 def _run(case, dtype: str, backend: str, seed: int, cot=None):
     """({name: array} of outputs and 'X@GRAD' gradients, the cotangent used)."""
-    from harness.backends import has_grad
-    from harness.op import make as make_op
-    from harness.case import case_inputs
-    from harness.op import grad_outputs, grad_wrt, output_slots, place_object
-    from harness.op import make_cotangents
 
     p = make_op(case.op_type, case_inputs(case, dtype), case.attrs,
                 output_slots(case, case.op_type), place_object("CPU"), backend=backend)
@@ -50,11 +62,6 @@ def _run(case, dtype: str, backend: str, seed: int, cot=None):
 
 
 def _numeric(case, backend: str, cot: dict, name: str):
-    from harness.op import make as make_op
-    from harness.case import case_inputs
-    from harness.op import output_slots, place_object
-    from harness.gradient import NumericEngine
-
     p = make_op(case.op_type, case_inputs(case, "float64"), case.attrs,
                 output_slots(case, case.op_type), place_object("CPU"), backend=backend)
     p.forward()
@@ -85,9 +92,6 @@ class AgainstCheck(Check):
     default = False
 
     def applies(self, case, context):
-        from harness import options
-        from harness.backends import paddle_env, unavailable
-
         other = options.current().against
         if not other:
             return "no --against backend given"
@@ -99,10 +103,6 @@ class AgainstCheck(Check):
         return None
 
     def verdict(self, derived, context):
-        from harness import options
-        from harness.inputs.explore import derive_cases
-        from harness.context import has_float_inputs
-
         other = options.current().against
         case = derived.case
         seed = derived.seed if derived.seed is not None else context.seed
@@ -120,7 +120,6 @@ class AgainstCheck(Check):
                     name=f"{case.name}[explore]"), False))
         dtypes = [d for d in context.selected_dtypes() if d in ("float32", "float64")] \
             if has_float_inputs(case) else [""]
-        from harness.context import Combo
 
         for dtype in dtypes:
             combo = Combo("CPU", dtype)
@@ -140,10 +139,6 @@ class AgainstCheck(Check):
                                    f"only (e.g. {skipped[0]})" if skipped else ""))
 
     def _one(self, c, dtype, other, seed, label, own, skipped):
-        from harness.op import op_refused
-        from harness.messages import raised
-        from harness.tolerances import output_tolerance
-
         errs = {}
         runs = {}
         cot = None

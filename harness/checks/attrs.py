@@ -15,12 +15,19 @@ the value before and after, and which kernel ran.
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 
 import numpy as np
 
+from harness.case import normalize_slots
 from harness.check import Check, WrongValue
 from harness.compare import same_value
+from harness.context import Combo, has_grad, prepare, run_forward_backward
+from harness.grad_judge import check_grad
+from harness.output_judge import check_output
+from harness.report import FAIL
 from harness.values import fmt_value
+from opkit.registry import op_info
 
 __all__ = ["CHECK", "AttrsCheck", "deep_equal", "fresh_attrs"]
 
@@ -71,9 +78,7 @@ def _changed(before: dict, after: dict):
 def _edited(case, combo, fresh, seed):
     """Run the case (forward, then backward) on `combo`: None, or (which attr a kernel
     edited in place -- before and after, and which kernel --, WrongValue)."""
-    from dataclasses import replace
 
-    from harness.context import has_grad, prepare, run_forward_backward
 
     if fresh is not None:
         earlier = _changed(fresh, dict(case.attrs or {}))
@@ -132,14 +137,8 @@ class AttrsCheck(Check):
         """The case with one attr at another accepted value (harness.inputs.variants.attr_values):
         outputs against the test's reference(), gradients analytic against numeric, on CPU
         in float64 (float32 without a float64 kernel)."""
-        from dataclasses import replace
 
-        from opkit.registry import op_info
 
-        from harness.grad_judge import check_grad
-        from harness.output_judge import check_output
-        from harness.report import FAIL
-        from harness.case import normalize_slots
 
         case = derived.case
         opts = case.options or {}
@@ -187,7 +186,6 @@ class AttrsCheck(Check):
                     got = grads("exact")
                 results += got
         out = []
-        from harness.context import Combo
 
         for r in results:
             combo = Combo(r.place or "CPU", r.dtype)

@@ -28,9 +28,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from opkit.framework.dtypes import is_float
-
+from harness import laws
+from harness.case import as_value, map_inputs, normalize_slots
 from harness.check import Check, KernelRaised, WrongValue
+from harness.grad_judge import check_grad, first_gradient_failure
+from harness.laws import deep
+from opkit.framework.dtypes import is_float
+from opkit.registry import op_info
 
 MAX_DERIVED = 6               # per case (10 with OPKIT_LAWS_DEEP=1)
 GRAD_BUDGET = 1               # derived cases with a gradient check (2 deep)
@@ -39,8 +43,6 @@ MAX_ELEMENTS = 300_000        # no block-size case past this many elements in on
 
 
 def blocks() -> tuple:
-    from harness.laws import deep
-
     return (1025, 4097, 65537) if deep() else (1025,)
 
 
@@ -53,8 +55,6 @@ class CoincidencesCheck(Check):
     notes_on_pass = True          # `opkit test -v` prints the relations found and broken
 
     def verdict(self, derived, context):
-        from harness import laws
-
         case = derived.case
         if case.reference is None:
             return [self.skipped(case, "no reference(): a derived case has nothing to be "
@@ -118,23 +118,17 @@ class CoincidencesCheck(Check):
 
 
 def _random_op(case) -> bool:
-    from opkit.registry import op_info
-
     proto = op_info(case.op_type).proto
     return any(a.name == "seed" for a in getattr(proto, "attrs", []) or [])
 
 
 def _small(case, names) -> bool:
-    from harness.case import normalize_slots
-
     sizes = {s.name: s.data.size for ss in normalize_slots(case.inputs).values() for s in ss
              if isinstance(s.data, np.ndarray)}
     return all(sizes.get(n, 0) <= GRAD_MAX_ELEMENTS for n in names)
 
 
 def _grad_problem(case, context) -> str | None:
-    from harness.grad_judge import check_grad, first_gradient_failure
-
     opts = case.options or {}
     try:
         got = check_grad(case, list(case.grad_inputs), list(case.grad_outputs),
@@ -152,7 +146,6 @@ def _grad_problem(case, context) -> str | None:
 def derive(case) -> list:
     """[(derived case, relation, note)], in the order they are judged: each kind of relation
     takes its turn, so a small budget still covers every kind."""
-    from harness.case import normalize_slots
 
     specs = {s.name: s for ss in normalize_slots(case.inputs).values() for s in ss
              if isinstance(s.data, np.ndarray)}
@@ -169,8 +162,6 @@ def derive(case) -> list:
 
 def _replace(case, changes: dict):
     """The case with the variables in `changes` ({name: (array, lengths or None)}) replaced."""
-    from harness import laws
-    from harness.case import as_value, map_inputs
 
     def fn(spec):
         if spec.name not in changes:

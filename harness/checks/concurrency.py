@@ -22,11 +22,20 @@ from __future__ import annotations
 import sys
 import threading
 
-from harness.modes import (one_cpu_combo, error_line, first_line, kernel_line, producer,
-                                   steady_difference)
-from harness.context import Hooks, grad_op_types, prepare, run_forward_backward
+from harness.case import shifted_case
 from harness.check import Check, KernelRaised, Mismatch
+from harness.context import Hooks, grad_op_types, prepare, run_forward_backward
+from harness.messages import skip_prefixes
+from harness.modes import (
+    error_line,
+    first_line,
+    kernel_line,
+    one_cpu_combo,
+    producer,
+    steady_difference,
+)
 from harness.op import run as run_case
+from opkit.registry import op_info
 
 __all__ = ["CHECK", "ConcurrencyCheck", "THREADS", "ROUNDS", "NATIVE_ROUNDS"]
 
@@ -45,16 +54,12 @@ class ConcurrencyCheck(Check):
     per_case = False
 
     def applies(self, case, context):
-        from opkit.registry import op_info
-
         reason = getattr(op_info(case.op_type).op_class, "not_thread_safe", None)
         if reason:
             return f"op '{case.op_type}' declares its kernels not thread-safe: {reason}"
         return None
 
     def verdict(self, derived, context):
-        from harness.case import shifted_case
-
         case = derived.case
         seed = context.seed
         cases = [case]
@@ -119,8 +124,6 @@ class Lockstep:
     ENTER_WAIT = 0.2
 
     def __init__(self, n: int):
-        from harness.messages import skip_prefixes
-
         self.cv = threading.Condition()
         self.turn = None
         self.holding = None      # the thread running a line with the turn

@@ -16,12 +16,12 @@ here: the `no_need_buffer` check swaps them.)
 """
 from __future__ import annotations
 
-from harness.modes import (error_line, first_line, kernel_line, producer,
-                                   steady_difference)
-from harness.context import Hooks, grad_op_types, prepare, run_forward_backward
 from harness.check import Check, Mismatch
+from harness.context import Hooks, grad_op_types, prepare, run_forward_backward
+from harness.modes import error_line, first_line, kernel_line, producer, steady_difference
 from harness.op import run as run_case
 from opkit.framework.scope import Scope
+from opkit.framework.tensor import LoDTensor
 
 __all__ = ["CHECK", "DeclaredInputsCheck", "DeclaredScope", "DeclaredHooks", "UndeclaredRead"]
 
@@ -61,8 +61,6 @@ class DeclaredHooks(Hooks):
         self.swapped = []        # (op type, slot, var) made data-less
 
     def before_kernel(self, op, ctx):
-        from opkit.framework.tensor import LoDTensor
-
         real = ctx.scope
         ins, outs = op.input_arg_names(), op.output_arg_names()
         scope = DeclaredScope(op, set(ins) | set(outs))

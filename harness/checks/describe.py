@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness import laws
 from harness.check import Check, WrongShape
+from harness.messages import raised
 
 MAX_ATTR_VARIANTS = 6
 
@@ -31,9 +33,6 @@ class DescribeCheck(Check):
     variants = ("case",)
 
     def verdict(self, derived, context):
-        from harness import laws
-        from harness.messages import raised
-
         case = derived.case
         combo = laws.numeric_combo(case)
         plans = [(case, "the case")]

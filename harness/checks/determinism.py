@@ -7,18 +7,31 @@ Also (on the case itself, not its variants) two fresh processes started with dif
 result that depends on set or dict order over names fails there."""
 from __future__ import annotations
 
+import os
+import sys
+
 from harness.check import Check, Mismatch
 from harness.compare import fmt_index
-from harness.context import (CheckContext, combos, fail, first_difference, pass_, prepare, refeed, run_forward_backward)
+from harness.context import (
+    CheckContext,
+    combos,
+    fail,
+    first_difference,
+    pass_,
+    prepare,
+    refeed,
+    run_forward_backward,
+)
+from harness.hashseed import HASH_SEEDS, cross_process, enabled
 from harness.report import SKIP, CheckResult
+from harness.siblings import sibling_classes
 from harness.values import fmt_value
+from opkit.registry import op_info
 
 NAME = "determinism"
 
 
 def check_case(case, context: CheckContext, variant: str = "case") -> list:
-    from opkit.registry import op_info
-
     proto = op_info(case.op_type).proto
     if variant == "default_attrs" and proto is not None and \
             proto.attr("seed") is not None:
@@ -65,10 +78,7 @@ def check_case(case, context: CheckContext, variant: str = "case") -> list:
 
 def _across_processes(case, context, runnable, proto):
     """The results of the pair of fresh processes with different PYTHONHASHSEED."""
-    import os
-    import sys
 
-    from harness.hashseed import HASH_SEEDS, cross_process, enabled
 
     if not enabled() or getattr(context, "hash_seeds", "off") != "own":
         return []       # off (OPKIT_HASH_SEEDS=0, or a library call), or the run's one pair
@@ -78,7 +88,6 @@ def _across_processes(case, context, runnable, proto):
         return [CheckResult(NAME, SKIP, "", "", case.name,
                             "across processes: a random op without a fixed seed (seed 0 "
                             "draws a fresh seed each run)")]
-    from harness.siblings import sibling_classes
 
     classes = []
     for cls in sibling_classes(case, context):      # the op's OpTests: one pair of children

@@ -22,13 +22,19 @@ most ALPHA = 1e-6 (a union bound), whatever the seed.
 """
 from __future__ import annotations
 
-from harness.spec import knob  # noqa: I001
+import dataclasses
 
 import numpy as np
 
+from harness.case import normalize_slots
 from harness.check import Check, WrongValue
-from harness.context import has_float_inputs
-from harness.report import CheckResult, PASS
+from harness.context import has_float_inputs, op_refused
+from harness.distributions import Law, Normal, Uniform, dropout_laws
+from harness.law_confirm import confirm_inferred
+from harness.output_judge import prepare_case
+from harness.report import PASS, CheckResult
+from harness.spec import knob  # noqa: I001
+from opkit.registry import op_info
 
 __all__ = ["DistributionCheck", "CHECK", "ALPHA", "TARGET_SAMPLES", "MAX_RUNS", "MAX_SAMPLES",
            "declared", "inferred"]
@@ -59,8 +65,6 @@ def inferred(case) -> dict | None:
     * attr `dropout_prob`, input X, outputs Out and Mask, not `is_test`: dropout's laws
       (harness.distributions.dropout_laws).
     None otherwise. A declared `distribution` always takes precedence."""
-    from harness.distributions import Normal, Uniform, dropout_laws
-    from opkit.registry import op_info
 
     info = op_info(case.op_type)
     proto = info.proto
@@ -121,14 +125,9 @@ class DistributionCheck(Check):
         return None
 
     def verdict(self, derived, context):
-        from harness.law_confirm import confirm_inferred
-
         return confirm_inferred(self, derived, context, self._verdict(derived, context))
 
     def _verdict(self, derived, context):
-        from harness.distributions import Law
-        from opkit.registry import op_info
-
         case = derived.case
         decl = declared(case, context)
         own = getattr(getattr(context, "test", None), "distribution", None) or \
@@ -217,9 +216,6 @@ class _Refused(Exception):
 def _sample(case, attrs, decl, pattrs, seed, cast=""):
     """{declared name: samples (1-D float64)} from repeated runs (float inputs cast to `cast`
     when given), and a note."""
-    from harness.context import op_refused
-    from harness.output_judge import prepare_case
-    from harness.case import normalize_slots
 
     inputs = {s.name: s.data for specs in normalize_slots(case.inputs).values() for s in specs}
     got = {k: [] for k in decl}
@@ -276,9 +272,7 @@ def _rtol(outs) -> float:
 def _other_float_dtype(case, attrs, pattrs) -> str:
     """float32 for a float64 case and the reverse (the dtype attr of a creation op, else the
     float inputs), where the op has a CPU kernel for it; '' otherwise."""
-    from opkit.registry import op_info
 
-    from harness.case import normalize_slots
 
     if isinstance(attrs.get("dtype"), str) and "dtype" in pattrs:
         now = attrs["dtype"]
@@ -292,8 +286,6 @@ def _other_float_dtype(case, attrs, pattrs) -> str:
 
 
 def _with_attrs(case, attrs):
-    import dataclasses
-
     return dataclasses.replace(case, attrs=attrs)
 
 

@@ -33,11 +33,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.backends import kernel_places
+from harness.case import VarSpec, normalize_slots
 from harness.check import Check, WrongValue
 from harness.composed_second_order import judge as judge_composed
-from harness.op import consumed_outputs
-from harness.report import CheckResult, PASS, SKIP
+from harness.gradient import NumericEngine
+from harness.op import consumed_outputs, has_grad, make, make_cotangents
+from harness.output_judge import expected_outputs, first_line, prepare_case
+from harness.report import PASS, SKIP, CheckResult
 from harness.second_order import RENAMED, judge_exact, judge_fast, shown_name
+from opkit.framework.context import EMPTY_VAR_NAME
 
 __all__ = ["DoubleGradCheck", "CHECK", "grad_op_function"]
 
@@ -52,9 +57,6 @@ def grad_op_function(fwd, gop):
     """A prepared op (harness.op.make: the run's backend) running grad op `gop` alone on the
     values the first-order backward gave it in `fwd` (variables renamed), or a string: why
     it cannot be made."""
-    from opkit.framework.context import EMPTY_VAR_NAME
-    from harness.op import make
-    from harness.case import VarSpec
 
     specs = {}
     for slot, names in gop.inputs.items():
@@ -92,7 +94,6 @@ def non_differentiable(fwd, case) -> frozenset:
 
 def _float64_cpu(op_type: str) -> bool:
     """Whether the run's backend has a float64 CPU kernel for the op type."""
-    from harness.backends import kernel_places
 
     return "float64" in kernel_places(op_type).get("CPU", [])
 
@@ -106,8 +107,6 @@ class DoubleGradCheck(Check):
     needs_float = True
 
     def applies(self, case, context):
-        from harness.op import has_grad
-
         if not case.grad_inputs:
             return "the case names no gradients"
         if not has_grad(case.op_type):
@@ -117,11 +116,6 @@ class DoubleGradCheck(Check):
         return None
 
     def verdict(self, derived, context):
-        from harness.op import has_grad
-        from harness.output_judge import expected_outputs, first_line, prepare_case
-        from harness.op import make_cotangents
-        from harness.case import normalize_slots
-
         case = derived.case
         seed = context.seed
         no_grad = tuple(case.no_grad_set or ())
@@ -148,10 +142,6 @@ class DoubleGradCheck(Check):
         return results
 
     def _check_grad_op(self, derived, fwd, gop, seed, fixed=frozenset()):
-        from harness.output_judge import first_line
-        from harness.gradient import NumericEngine
-        from harness.op import make_cotangents
-
         case = derived.case
         where = f"grad op '{gop.type}'"
         if not _float64_cpu(gop.type):

@@ -7,18 +7,31 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.context import CheckContext, Combo, fail, grad_op_types, pass_, result
+from harness.case import VarSpec, normalize_slots
 from harness.check import Check, MissingKernel
+from harness.context import (
+    CheckContext,
+    Combo,
+    fail,
+    gpu_unavailable_reason,
+    grad_op_types,
+    has_float_inputs,
+    output_slots,
+    pass_,
+    place_object,
+    result,
+)
 from harness.low_precision import judge, low_precision_kernels
+from harness.op import make
 from harness.report import SKIP
+from opkit.framework import errors
+from opkit.registry import has_op, op_info
 
 NAME = "dtypes"
 REQUIRED = ("float32", "float64")
 
 
 def check(case, context: CheckContext) -> list:
-    from opkit.registry import has_op, op_info
-
     op_types = [case.op_type] + grad_op_types(case)
     results = []
     places: dict[str, list[str]] = {}
@@ -70,7 +83,6 @@ def check(case, context: CheckContext) -> list:
 def low_precision_judgement(case, context, places, grad_types) -> dict[str, list[str]]:
     """{place: problems} of the op's float16 / bfloat16 kernels (harness.low_precision), on
     the places that can run (a GPU only when usable); {} for a case without float inputs."""
-    from harness.context import gpu_unavailable_reason, has_float_inputs
 
     if not has_float_inputs(case) or not low_precision_kernels(case.op_type):
         return {}
@@ -91,12 +103,7 @@ def integer_kernel_problems(case) -> list[str]:
     dtype) or in the float64 result's own dtype (bool, int64 indices). A kernel that
     promotes (`np.maximum(x, 0.0)` gives float64), truncates or wraps fails. An integer
     kernel that refuses the inputs with an opkit error is left alone."""
-    from opkit.framework import errors
-    from opkit.registry import op_info
 
-    from harness.context import output_slots, place_object
-    from harness.op import make
-    from harness.case import VarSpec, normalize_slots
 
     cpu = op_info(case.op_type).kernel_places().get("CPU", [])
     ints = [d for d in INT_DTYPES if d in cpu]

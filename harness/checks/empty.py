@@ -12,7 +12,13 @@ dimension is the user's, not X's: the output must then be zero-size with the sam
 """
 from __future__ import annotations
 
+import numpy as np
+
+from harness.case import normalize_slots
 from harness.check import Check, RawException, WrongShape
+from harness.context import output_slots
+from harness.empty_confirm import confirm_raw
+from harness.op import compile_shapes
 from harness.op import run as run_case
 from opkit.framework.grad_maker import GRAD_SUFFIX
 
@@ -25,8 +31,6 @@ class EmptyCheck(Check):
     needs_float = True
 
     def verdict(self, derived, context):
-        from harness.empty_confirm import confirm_raw
-
         return confirm_raw(derived, self._verdict(derived, context))
 
     def _verdict(self, derived, context):
@@ -82,7 +86,6 @@ def _compare(derived, base, got):
 def _spells_batch(case, batch: int) -> bool:
     """The case spells an output shape starting with the batch size: an int-list attr, or
     an integer input slot (its tensors' values joined), whose first value is `batch`."""
-    import numpy as np
 
     for v in dict(case.attrs or {}).values():
         if isinstance(v, (list, tuple)) and v and all(
@@ -104,8 +107,6 @@ def _has_lod(case) -> bool:
 
 
 def _specs(case):
-    from harness.case import normalize_slots
-
     return normalize_slots(case.inputs)
 
 
@@ -113,8 +114,6 @@ def _specs(case):
 def _compiled_shapes(case) -> dict:
     """{output: compile-time dims} of the case (no dim unknown); {} when infer_shape cannot
     say (it raises, or a dim stays -1)."""
-    from harness.context import output_slots
-    from harness.op import compile_shapes
 
     try:
         if any(s.lengths for ss in _specs(case).values() for s in ss):

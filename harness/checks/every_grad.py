@@ -19,8 +19,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness import laws
+from harness.case import normalize_slots
 from harness.check import Check, KernelRaised, Mismatch, WrongValue
+from harness.compare import compare
+from harness.gradient import NumericEngine
+from harness.messages import raised
+from harness.op import has_grad, make_cotangents, refusal
 from harness.report import FAIL
+from opkit.framework.grad_maker import grad_var_name
+from opkit.registry import op_info
 
 NUMERIC_ZERO_ATOL = 1e-7      # |numeric dL/dx| at most this (plus 4x its error estimate)
 
@@ -42,12 +50,6 @@ class EveryGradCheck(Check):
 
     # -- every float input -------------------------------------------------------------------
     def _inputs(self, derived, context):
-        from harness import laws
-        from harness.op import has_grad
-        from harness.messages import raised
-        from harness.op import make_cotangents
-        from opkit.framework.grad_maker import grad_var_name
-
         case = derived.case
         if not has_grad(case.op_type):
             return []
@@ -141,10 +143,6 @@ class EveryGradCheck(Check):
 
     # -- dispensable outputs -----------------------------------------------------------------
     def _dispensable(self, derived):
-        from harness import laws
-        from harness.case import normalize_slots
-        from opkit.registry import op_info
-
         case = derived.case
         proto = op_info(case.op_type).proto
         if proto is None or not case.outputs:
@@ -185,8 +183,6 @@ class EveryGradCheck(Check):
 
 def _no_gradient_reasons(case) -> dict:
     """{variable name: reason} of the inputs whose slot declares `no_gradient(reason)`."""
-    from harness.case import normalize_slots
-    from opkit.registry import op_info
 
     proto = op_info(case.op_type).proto
     slots = {v.name: getattr(v, "no_gradient_reason", "") for v in
@@ -198,8 +194,6 @@ def _no_gradient_reasons(case) -> dict:
 def _refuses_gradients(prepared, outs, wrt, case) -> str | None:
     """The refusal message when the grad ops refuse this case on purpose (a typed opkit
     error: dropout or a MAX pool in inference mode), else None."""
-    from harness.op import refusal
-    from harness.op import make_cotangents
 
     cot = make_cotangents(outs, [n for n, v in outs.items()
                                  if v is not None and v.dtype.kind == "f"])
@@ -211,8 +205,6 @@ def _refuses_gradients(prepared, outs, wrt, case) -> str | None:
 
 
 def _differs(full: dict, got: dict, names, combo) -> str | None:
-    from harness.compare import compare
-
     for n in names:
         a, b = got.get(n), full.get(n)
         if b is None:
@@ -238,7 +230,6 @@ def _slope_is_stable(prepared, cot, outs, name, num):
     (within 10%): a real slope. A jump (a mask compared with 0, a floor) moves the outputs by
     a step whose difference quotient grows as the step shrinks: not a gradient anyone could
     give, so not judged (issue 35: say so instead of failing)."""
-    from harness.gradient import NumericEngine
 
     try:
         finer = NumericEngine(prepared, cot, 0.005 / 4, base_outputs=outs).exact(name)

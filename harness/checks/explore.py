@@ -49,19 +49,34 @@ process before it is printed, as fuzz does).
 """
 from __future__ import annotations
 
-from harness.op import proto_of  # noqa: I001
-from harness.options import DEFAULT_SEED
-
 from dataclasses import replace
 
 import numpy as np
 
 from harness import options
+from harness.case import as_value, case_from_test, map_inputs, normalize_slots, output_structure
 from harness.check import Check, KernelRaised, RawException, WrongValue
+from harness.compare import compare
+from harness.compare import same_value as _same
+from harness.context import Combo, has_float_inputs, op_refused, output_slots, prepare
+from harness.discovery import instantiate
+from harness.grad_judge import check_grad, first_gradient_failure
 from harness.inputs.explore import Explored, derive_cases, value_strategy
-from harness.options import DEFAULT_EXPLORE
-from harness.case import normalize_slots, output_structure
-from harness.reproduce import _takes_inputs_and_attrs
+from harness.inputs.strategies import falsify
+from harness.inputs.variants.attr_values import gradients_defined
+from harness.messages import raised
+from harness.op import (
+    compile_shapes,
+    proto_of,  # noqa: I001
+)
+from harness.optest_methods import run_optest_methods
+from harness.options import DEFAULT_EXPLORE, DEFAULT_SEED
+from harness.report import FAIL
+from harness.reproduce import _takes_inputs_and_attrs, format_optest
+from harness.values import fmt_value
+from opkit.framework import errors
+from opkit.framework.dtypes import low_precision_of
+from opkit.registry import op_info
 
 __all__ = ["CHECK", "ExploreCheck", "budget", "derive_cases", "DEFAULT_BUDGET",
            "GRAD_BUDGET", "Explored"]
@@ -84,14 +99,9 @@ def budget() -> int:
 # judging
 # =========================================================================================
 def _run_dtype(case) -> str:
-    from opkit.registry import op_info
-
-    from harness.context import has_float_inputs
-
     if not has_float_inputs(case):
         return ""
     cpu = op_info(case.op_type).kernel_places().get("CPU", ())
-    from opkit.framework.dtypes import low_precision_of
 
     low = low_precision_of(case.inputs)
     if low and low in cpu:
@@ -102,8 +112,6 @@ def _run_dtype(case) -> str:
 
 def _compile_refuses(case) -> bool:
     """Whether compile-time infer_shape refuses the case (an opkit error)."""
-    from harness.context import op_refused, output_slots
-    from harness.op import compile_shapes
 
     try:
         compile_shapes(case, normalize_slots(case.inputs), output_slots(case, case.op_type), {})
@@ -113,8 +121,6 @@ def _compile_refuses(case) -> bool:
 
 
 def _describe(ex: Explored, case) -> str:
-    from harness.values import fmt_value
-
     changed = {k: v for k, v in ex.attrs.items() if (case.attrs or {}).get(k, object()) != v}
     parts = [ex.note]
     if changed:
@@ -152,7 +158,6 @@ class ExploreCheck(Check):
         grads_left = GRAD_BUDGET
         judged = 0
         dtype = _run_dtype(case)
-        from harness.context import Combo
 
         combo = Combo("CPU", dtype)
         try:
@@ -204,7 +209,6 @@ class ExploreCheck(Check):
 
         from hypothesis.errors import Flaky, Unsatisfiable
 
-        from harness.inputs.strategies import falsify
 
         try:
             found = falsify(fails, seed, GENERATED, ex=strategy)
@@ -220,8 +224,6 @@ class ExploreCheck(Check):
         """None (not judged), "ok", "grads" (ok, gradients judged) or a failed CheckResult
         (quiet: without the reproducer, re-run in a fresh process, while shrinking)."""
         self._quiet = quiet
-        from harness.context import op_refused
-        from harness.messages import raised
 
         case = derived.case
         try:
@@ -285,8 +287,11 @@ class ExploreCheck(Check):
             if ex.kind in ("attr", "pair", "attr+value") and \
                     not _reference_reads(case, ex, expected):
                 return None   # reference() ignores the attr here: it cannot judge the op
-            from harness.explore_confirm import (confirm_nonfinite, confirm_reference_domain,
-                                                 confirm_stacked)
+            from harness.explore_confirm import (
+                confirm_nonfinite,
+                confirm_reference_domain,
+                confirm_stacked,
+            )
 
             judged = confirm_reference_domain(self, derived, combo, ex, problem, expected,
                                               got) or confirm_stacked(self, derived, combo, ex, problem, got,
@@ -307,9 +312,6 @@ class ExploreCheck(Check):
         return "ok"
 
     def _grads(self, derived, ex, new, combo, seed):
-        from harness.grad_judge import check_grad, first_gradient_failure
-        from harness.report import FAIL
-
         case = derived.case
         opts = case.options or {}
         if opts.get("user_defined_grads") or not case.grad_outputs:
@@ -348,12 +350,6 @@ class ExploreCheck(Check):
 
     # -- without reference() ---------------------------------------------------------------
     def _reseeded(self, derived, context, seed):
-        from harness.context import Combo
-        from harness.optest_methods import run_optest_methods
-        from harness.discovery import instantiate
-        from harness.report import FAIL
-        from harness.case import case_from_test
-
         test = getattr(context, "test", None)
         case = derived.case
         if test is None or getattr(test, "op_type", None) != case.op_type:
@@ -392,8 +388,6 @@ class ExploreCheck(Check):
 
 # -- helpers --------------------------------------------------------------------------------
 def _copy_inputs(inputs):
-    from harness.case import as_value, map_inputs
-
     return map_inputs(inputs, lambda s: as_value(s, s.data.copy()
                                                  if isinstance(s.data, np.ndarray) else s.data))
 
@@ -402,7 +396,6 @@ def _raw(exc) -> bool:
     """A raw numpy/Python error inside a kernel (wrapped as External), not the framework's
     check of the kernel's outputs against infer_shape (a kernel giving other shapes than
     promised is judged)."""
-    from opkit.framework import errors
 
     return isinstance(exc, errors.External) or not isinstance(exc, errors.EnforceNotMet)
 
@@ -413,8 +406,6 @@ def _first(exc) -> str:
 
 
 def _run(case, combo, seed) -> dict:
-    from harness.context import prepare
-
     p = prepare(case, combo)
     with np.errstate(all="ignore"):
         p.forward()
@@ -422,8 +413,6 @@ def _run(case, combo, seed) -> dict:
 
 
 def _compare(case, expected, got, dtype) -> str | None:
-    from harness.compare import compare
-
     opts = case.options or {}
     skip = set(case.no_check_set or ()) | set(opts.get("no_check_set") or ())
     for slot, specs in normalize_slots(expected).items():
@@ -470,7 +459,6 @@ def _reference_reads(case, ex, expected) -> bool:
     case's value or at another derived value, it gives other outputs on the same inputs
     (else it ignores that attr -- a reference written for the one value the test uses --
     and cannot judge the op's outputs for it)."""
-    from harness.compare import same_value as _same
 
     proto = proto_of(case.op_type)
     base = dict(case.attrs or {})
@@ -499,8 +487,6 @@ def _reference_reads(case, ex, expected) -> bool:
 
 def _dense_gradients(case, combo) -> bool:
     """harness.inputs.variants.attr_values.gradients_defined, after a forward run."""
-    from harness.context import op_refused, prepare
-    from harness.inputs.variants.attr_values import gradients_defined
 
     try:
         p = prepare(case, combo)
@@ -520,8 +506,6 @@ def _finite_inputs(inputs) -> bool:
 
 
 def _same_inputs(a, b) -> bool:
-    from harness.compare import same_value as _same
-
     try:
         xa, xb = normalize_slots(a), normalize_slots(b)
         return xa.keys() == xb.keys() and all(
@@ -534,7 +518,6 @@ def _same_inputs(a, b) -> bool:
 def _reproducer(base, new, check, seed) -> str:
     """A ready-to-paste OpTest of the derived case (confirmed in a fresh process when the
     failure is a wrong output or gradient)."""
-    from harness.reproduce import format_optest
 
     case = replace(new, name=base.name, grad_inputs=list(base.grad_inputs) if check == "grad"
                    else [], grad_outputs=list(base.grad_outputs))

@@ -16,6 +16,7 @@ import numpy as np
 
 from harness.check import Check, NonFinite
 from harness.compare import first_flagged, fmt_index
+from harness.context import Combo
 from harness.op import run as run_case
 from harness.values import fmt_value
 from opkit.framework.grad_maker import GRAD_SUFFIX
@@ -29,8 +30,6 @@ class ExtremalCheck(Check):
     needs_float = True
 
     def verdict(self, derived, context):
-        from harness.context import Combo
-
         return self.compare_each(
             derived, context,
             # one float64 oracle per place, shared by its dtypes

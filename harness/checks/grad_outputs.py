@@ -17,8 +17,17 @@ Opting out (an output whose gradient the op deliberately ignores, say), with the
 """
 from __future__ import annotations
 
+import numpy as np
+
+from harness.case import normalize_slots
 from harness.check import Check, WrongValue
+from harness.grad_judge import check_grad, numeric_dtype
+from harness.gradient import NumericEngine
+from harness.op import consumed_outputs, make_cotangents
+from harness.output_judge import expected_outputs, first_line, prepare_case
 from harness.report import PASS, SKIP, CheckResult
+from harness.second_order import judge_exact, judge_fast
+from opkit.registry import op_info
 
 __all__ = ["GradOutputsCheck", "CHECK", "unnamed_outputs", "dropped_outputs"]
 
@@ -28,7 +37,6 @@ NAME = "grad_outputs"
 def _named(case) -> list[str]:
     if case.grad_outputs:
         return list(case.grad_outputs)
-    from opkit.registry import op_info
 
     proto = op_info(case.op_type).proto
     return [v.name for v in proto.outputs if not v.duplicable and not v.intermediate] \
@@ -37,7 +45,6 @@ def _named(case) -> list[str]:
 
 def unnamed_outputs(case, prepared, outs) -> list[str]:
     """Float outputs whose gradient the grad maker consumes and the case does not name."""
-    from harness.op import consumed_outputs
 
     named = set(_named(case))
     return [n for n in consumed_outputs(prepared, tuple(case.no_grad_set or ()))
@@ -49,8 +56,6 @@ def dropped_outputs(case, prepared, outs) -> list[str]:
     """Float outputs that the grad maker takes no gradient of, other than intermediate ones,
     state updates (an output declared inplace with an input: batch_norm's MeanOut) and the
     test's own output names (which the grad check covers)."""
-    from harness.op import consumed_outputs
-    from opkit.registry import op_info
 
     info = op_info(case.op_type)
     proto = info.proto
@@ -70,8 +75,6 @@ class GradOutputsCheck(Check):
     needs_float = True
 
     def applies(self, case, context):
-        from opkit.registry import op_info
-
         if not case.grad_inputs:
             return "the case names no gradients"
         if op_info(case.op_type).grad_maker is None:
@@ -81,10 +84,6 @@ class GradOutputsCheck(Check):
         return None
 
     def verdict(self, derived, context):
-        from harness.grad_judge import check_grad, numeric_dtype
-        from harness.output_judge import expected_outputs, first_line, prepare_case
-        from harness.case import normalize_slots
-
         case = derived.case
         dtype = numeric_dtype(case)
         if dtype is None:
@@ -123,13 +122,7 @@ class GradOutputsCheck(Check):
     def _dropped(self, derived, case, dropped, context):
         """Outputs the grad maker takes no gradient of must not depend on the differentiated
         inputs: the numeric gradient of sum(cot * output) is zero (float64, CPU)."""
-        import numpy as np
 
-        from harness.second_order import judge_exact, judge_fast
-        from harness.output_judge import expected_outputs, first_line, prepare_case
-        from harness.gradient import NumericEngine
-        from harness.op import make_cotangents
-        from harness.case import normalize_slots
 
         class _Combo:
             place, dtype = "CPU", "float64"

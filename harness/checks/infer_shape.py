@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.check import Check, Derived, WrongShape
 from harness.case import normalize_slots
+from harness.check import Check, Derived, WrongShape
+from harness.context import Combo, output_slots, prepare
+from harness.messages import raised
 from harness.op import compile_shapes
+from harness.op import refusal as opkit_refusal
 
 MAX_VARIANTS = 24
 
@@ -28,10 +31,6 @@ class InferShapeCheck(Check):
     variants = ("case",)
 
     def verdict(self, derived: Derived, context):
-        from harness.context import Combo, output_slots, prepare
-        from harness.op import refusal as opkit_refusal
-        from harness.messages import raised
-
         case = derived.case
         specs = normalize_slots(case.inputs)
         arrays = {s.name: s for ss in specs.values() for s in ss}

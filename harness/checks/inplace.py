@@ -19,13 +19,27 @@ names the grad kernel's line that read one.
 """
 from __future__ import annotations
 
-from harness.modes import (error_line, first_line, kernel_line, producer,
-                                   steady_difference)
-from harness.context import (Hooks, grad_op_types, has_grad, prepare,
-                                     run_forward_backward)
-from harness.compare import shares_memory
+from dataclasses import replace
+
+from harness.case import VarSpec, normalize_slots
 from harness.check import Check, Mismatch
+from harness.compare import shares_memory
+from harness.context import (
+    Hooks,
+    case_inputs,
+    grad_op_types,
+    has_grad,
+    output_slots,
+    place_object,
+    prepare,
+    run_forward_backward,
+)
+from harness.modes import error_line, first_line, kernel_line, producer, steady_difference
+from harness.op import make
 from harness.op import run as run_case
+from opkit.framework.grad_maker import GRAD_SUFFIX
+from opkit.framework.tensor import LoDTensor
+from opkit.registry import has_op, op_info
 
 __all__ = ["CHECK", "InplaceCheck", "ReuseHooks"]
 
@@ -70,8 +84,6 @@ class InplaceCheck(Check):
     variants = ("case", "repeated_input")
 
     def applies(self, case, context):
-        from opkit.registry import has_op, op_info
-
         if op_info(case.op_type).inplace:
             return None
         if any(has_op(t) and op_info(t).inplace for t in grad_op_types(case)):
@@ -122,7 +134,6 @@ class InplaceCheck(Check):
         """What read what: for a gradient after a forward that overwrote an input, the grad
         kernel's line that reads it; else the producing kernel."""
         case = derived.case
-        from opkit.framework.grad_maker import GRAD_SUFFIX
 
         if var.endswith(GRAD_SUFFIX) and hooks.consumed and derived.variant == "case":
             line = _read_after_overwrite(case, combo, seed, hooks.consumed)
@@ -152,7 +163,6 @@ def _note(derived, hooks) -> str:
 def _read_after_overwrite(case, combo, seed, consumed) -> str:
     """Forward in place, then the backward with each overwritten input swapped for a data-less
     tensor: the grad kernel that reads one raises, pointing at its line."""
-    from opkit.framework.tensor import LoDTensor
 
     prepared = prepare(case, combo, enable_inplace=True)
     prepared.forward()
@@ -175,9 +185,6 @@ def _read_after_overwrite(case, combo, seed, consumed) -> str:
 
 def _shared_run(derived, combo, seed, inplace: bool, hooks=None) -> dict:
     """Outputs and gradients with the second aliased place fed the first one's variable."""
-    from harness.context import case_inputs, output_slots, place_object
-    from harness.op import make
-    from harness.case import VarSpec
 
     case = derived.case
     sa, ia, sb, ib = derived.info["alias"]
@@ -188,7 +195,6 @@ def _shared_run(derived, combo, seed, inplace: bool, hooks=None) -> dict:
                           place_object(combo.place), enable_inplace=inplace)
     if not has_grad(case.op_type) or not case.grad_inputs:
         return run_forward_backward(prepared, case, hooks=hooks, backward=False, seed=seed)
-    from dataclasses import replace
 
     orig = _orig_name(case, sb, ib)
     shared_case = replace(case, grad_inputs=list(dict.fromkeys(
@@ -197,8 +203,6 @@ def _shared_run(derived, combo, seed, inplace: bool, hooks=None) -> dict:
 
 
 def _orig_name(case, slot, index) -> str:
-    from harness.case import normalize_slots
-
     return normalize_slots(case.inputs)[slot][index].name
 
 

@@ -16,10 +16,16 @@ import numpy as np
 
 from harness.check import Check, WrongValue
 from harness.compare import fmt_index
+from harness.context import Combo, grad_outputs, has_grad, prepare
+from harness.gradient import NumericEngine
 from harness.kinks import ACCEPTED, domain_edge, is_kink, kink_verdict, matches
+from harness.messages import raised
+from harness.op import make_cotangents
+from harness.op import refusal as opkit_refusal
+from harness.op import run as run_case
 from harness.tolerances import grad_tolerance
-from opkit.framework.grad_maker import grad_var_name
 from harness.values import fmt_value
+from opkit.framework.grad_maker import grad_var_name
 
 
 class KinksCheck(Check):
@@ -30,17 +36,9 @@ class KinksCheck(Check):
     needs_float = True
 
     def applies(self, case, context):
-        from harness.context import has_grad
-
         return None if has_grad(case.op_type) else "the op has no gradient"
 
     def verdict(self, derived, context):
-        from harness.context import Combo, grad_outputs, prepare
-        from harness.gradient import NumericEngine
-        from harness.op import refusal as opkit_refusal
-        from harness.messages import raised
-        from harness.op import make_cotangents
-
         def whole(reason):      # the whole case skips (after the plan's own skips)
             return self.plan(derived, context)[1] + [self.skipped(derived.base, reason)]
 
@@ -91,8 +89,6 @@ class KinksCheck(Check):
 
 
 def _quiet_run(case, combo, context):
-    from harness.op import run as run_case
-
     with np.errstate(all="ignore"):
         return run_case(case, combo, context)
 

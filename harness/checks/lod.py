@@ -23,6 +23,9 @@ import dataclasses
 
 import numpy as np
 
+from harness.case import normalize_slots
+from harness.check import Check, WrongValue
+from harness.compare import compare, fmt_index
 from harness.context import (
     CheckContext,
     Combo,
@@ -31,14 +34,16 @@ from harness.context import (
     has_grad,
     prepare,
 )
-from harness.check import Check, WrongValue
-from harness.compare import fmt_index
+from harness.gradient import NumericEngine
 from harness.inputs.lod import edge_inputs, edges_for, has_lod_input, two_level_inputs
-from harness.report import FAIL, PASS, SKIP, CheckResult
+from harness.messages import raised
 from harness.op import PreparedOp, grad_wrt, make_cotangents
-from harness.case import normalize_slots
-from opkit.framework.grad_maker import grad_var_name
+from harness.op import refusal as opkit_refusal
+from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.values import fmt_value
+from opkit.framework.grad_maker import grad_var_name
+from opkit.framework.program import Program
+from opkit.framework.tensor import LoDTensor
 
 __all__ = ["check", "CHECK", "compile_time_lod_levels", "lod_level_problems"]
 
@@ -55,7 +60,6 @@ def _result(status, combo, name, message="", worst=None):
 def compile_time_lod_levels(prepared: PreparedOp) -> dict:
     """{output name: lod_level} from compile-time infer_shape on variable descriptions made
     from the prepared op's inputs (shape, dtype, LoD level)."""
-    from opkit.framework.program import Program
 
     program = Program()
     block = program.global_block()
@@ -83,7 +87,6 @@ def compile_time_lod_levels(prepared: PreparedOp) -> dict:
 def lod_level_problems(prepared: PreparedOp) -> str | None:
     """After a forward run: the first output whose compile-time lod_level differs from its
     run-time LoD level, as a message naming op, variable and both levels."""
-    from opkit.framework.tensor import LoDTensor
 
     try:
         levels = compile_time_lod_levels(prepared)
@@ -171,7 +174,6 @@ def _check_gradients(case, prepared: PreparedOp, outs: dict, numeric: bool, seed
 
 def _engine(prepared: PreparedOp, cot: dict, delta: float):
     """The one numeric-gradient engine (harness.gradient.NumericEngine) on this prepared op."""
-    from harness.gradient import NumericEngine
 
     return NumericEngine(prepared, cot, min(delta, 1e-3))
 
@@ -179,7 +181,6 @@ def _engine(prepared: PreparedOp, cot: dict, delta: float):
 # -- outputs ------------------------------------------------------------------------------
 def _compare_outputs(case, prepared: PreparedOp, expected: dict, dtype: str):
     """The one comparator (harness.compare) and tolerance table (harness.tolerances)."""
-    from harness.compare import compare
 
     opts = case.options or {}
     worst = 0.0
@@ -283,8 +284,6 @@ def _two_level(case, runnable) -> list[CheckResult]:
     """Every 1-level LoD input wrapped in an outer level (one outer sequence holding all the
     sequences): the op handles it or refuses it with an opkit error; a raw numpy/Python
     exception fails, naming the kernel line."""
-    from harness.op import refusal as opkit_refusal
-    from harness.messages import raised
 
     name = f"{case.name}/two_level"
     inputs, wrapped = two_level_inputs(case.inputs)

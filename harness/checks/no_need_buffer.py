@@ -4,11 +4,20 @@ readable, `.data` raises naming op and variable). Also a hint (a pass with a mes
 grad op's inputs that the kernel never touched but that are not declared no_need_buffer."""
 from __future__ import annotations
 
-from harness.compare import fmt_index
-from harness.context import (Hooks, first_difference, has_grad, prepare, rel, run_forward_backward, user_line)
 from harness.check import Check, UndeclaredRead
+from harness.compare import fmt_index
+from harness.context import (
+    Hooks,
+    first_difference,
+    has_grad,
+    prepare,
+    rel,
+    run_forward_backward,
+    user_line,
+)
 from harness.op import run as run_case
 from opkit.framework.grad_maker import GRAD_SUFFIX
+from opkit.framework.tensor import LoDTensor
 
 NAME = "no_need_buffer"
 
@@ -26,8 +35,6 @@ class MetaOnlyHooks(Hooks):
         self.declared = {}       # op_type -> declared slots
 
     def before_kernel(self, op, ctx):
-        from opkit.framework.tensor import LoDTensor
-
         self.saved = []
         declared = list(op.info.no_need_buffer) if op.info is not None else []
         self.declared[op.type] = set(declared)

@@ -17,15 +17,16 @@ import numpy as np
 
 from harness.case import other_inputs
 from harness.check import Check
-from opkit.framework.grad_maker import GRAD_SUFFIX
+from harness.compare import fmt_index
+from harness.context import prepare, run_forward_backward
 from harness.values import fmt_value
+from opkit.framework.device import to_host
+from opkit.framework.grad_maker import GRAD_SUFFIX, grad_var_name
 
 __all__ = ["CHECK", "OwnershipCheck"]
 
 
 def _host(buf):
-    from opkit.framework.device import to_host
-
     return None if buf is None else np.asarray(to_host(buf))
 
 
@@ -68,8 +69,6 @@ class OwnershipCheck(Check):
 def _first(case, combo, seed):
     """The first run, forward and backward: (its results, the buffers it handed out (not
     copied), the input buffers)."""
-    from harness.context import prepare, run_forward_backward
-    from opkit.framework.grad_maker import grad_var_name
 
     p1 = prepare(case, combo)
     first = run_forward_backward(p1, case, seed=seed)
@@ -84,7 +83,6 @@ def _first(case, combo, seed):
 def _second(case, combo, seed):
     """A second instance of the op, its own scope, run on other inputs of the same shapes
     (the case's own when the op does not take those): its prepared op."""
-    from harness.context import prepare, run_forward_backward
 
     p2 = prepare(case, combo)
     for specs in p2.inputs.values():
@@ -102,7 +100,6 @@ def _second(case, combo, seed):
 
 def _compare(first_run, p2, combo):
     """None, or what the second instance did to the first run's buffers (kind Mismatch)."""
-    from harness.compare import fmt_index
 
     first, names, held, in1 = first_run
     second = _buffers(p2, names.values())

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.context import (Combo, fail, gpu_unavailable_reason, prepare,
-                                     run_forward_backward)
-from harness.options import place_option
 from harness.check import Check
+from harness.compare import compare
+from harness.context import Combo, fail, gpu_unavailable_reason, prepare, run_forward_backward
+from harness.options import place_option
 from harness.report import SKIP, CheckResult
+from harness.tolerances import places_tolerance
+from opkit.registry import op_info
 
 NAME = "places"
 
@@ -23,10 +25,6 @@ class PlacesCheck(Check):
     order = 100
 
     def verdict(self, derived, context):
-        from opkit.registry import op_info
-
-        from harness.tolerances import places_tolerance
-
         case = derived.case
         kernels = op_info(case.op_type).kernel_places()
 
@@ -69,7 +67,6 @@ class PlacesCheck(Check):
 
 def _difference(cpu: dict, gpu: dict, atol, rtol):
     """(worst error, the first problem or None) of the GPU runs against the CPU ones."""
-    from harness.compare import compare
 
     worst, problem = 0.0, None
     for name, a in cpu.items():

@@ -22,10 +22,32 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.modes import (error_line, first_line, kernel_line, producer,
-                                   steady_difference)
+from harness.case import normalize_slots, shifted_case
 from harness.check import Check, KernelRaised, Mismatch
+from harness.context import (
+    case_inputs,
+    grad_op_types,
+    grad_outputs,
+    has_grad,
+    output_slots,
+    prepare,
+)
+from harness.modes import (
+    error_line,
+    first_line,
+    kernel_line,
+    one_cpu_combo,
+    producer,
+    steady_difference,
+)
+from harness.op import make_cotangents
+from opkit.framework.backward import sum_duplicates
+from opkit.framework.executor import Executor
 from opkit.framework.grad_maker import GRAD_SUFFIX, grad_var_name
+from opkit.framework.place import CPUPlace
+from opkit.framework.program import Program
+from opkit.framework.scope import Scope
+from opkit.registry import op_info
 
 __all__ = ["CHECK", "PlanCheck", "RUNS"]
 
@@ -41,8 +63,6 @@ class PlanCheck(Check):
     variants = ("case",)
 
     def applies(self, case, context):
-        from harness.case import normalize_slots
-
         for slot, specs in normalize_slots(case.inputs).items():
             for s in specs:
                 if not isinstance(s.data, np.ndarray):
@@ -54,9 +74,6 @@ class PlanCheck(Check):
         return None
 
     def verdict(self, derived, context):
-        from harness.modes import one_cpu_combo
-        from harness.case import shifted_case
-
         case = derived.case
         seed = context.seed
         sets = [case, shifted_case(case)]
@@ -80,11 +97,6 @@ class PlanCheck(Check):
             base_skip="the op does not run in a program (the plain path raises)")
 
     def _planned(self, case, combo, program, fetch, feeds, sets, plain):
-        from harness.context import grad_op_types
-        from opkit.framework.executor import Executor
-        from opkit.framework.place import CPUPlace
-        from opkit.framework.scope import Scope
-
         exe = Executor(CPUPlace())
         scope = Scope()
         for run in range(RUNS):
@@ -131,11 +143,6 @@ def _frozen_outputs(exe, op_type) -> list[str]:
 def _program(case, combo, seed):
     """(program, fetch names, feeds(case) -> feed dict) of the op, a scale x1 per float
     output, and the op's grad ops."""
-    from harness.context import case_inputs, grad_outputs, has_grad, output_slots
-    from harness.op import make_cotangents
-    from opkit.framework.backward import sum_duplicates
-    from opkit.framework.program import Program
-    from opkit.registry import op_info
 
     specs = case_inputs(case, combo.dtype)
     outs = output_slots(case, case.op_type)
@@ -147,7 +154,6 @@ def _program(case, combo, seed):
     desc = block.append_op(case.op_type, {k: [s.name for s in v] for k, v in specs.items()},
                            outs, dict(case.attrs or {}))
     # the forward once, to know the outputs' dtypes and shapes (and make cotangents)
-    from harness.context import prepare
 
     forward = prepare(case, combo)
     values = forward.forward()
@@ -201,10 +207,6 @@ def _program(case, combo, seed):
 
 
 def _run_fresh(program, fetch, feed) -> dict:
-    from opkit.framework.executor import Executor
-    from opkit.framework.place import CPUPlace
-    from opkit.framework.scope import Scope
-
     got = Executor(CPUPlace()).run(program, feed=feed, fetch_list=fetch, scope=Scope())
     return {n[: -len(SUFFIX)] if n.endswith(SUFFIX) else n: np.array(v, copy=True)
             for n, v in zip(fetch, got)}

@@ -26,14 +26,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.compare import fmt_index
-from harness.context import (grad_outputs, has_grad)
-from harness.compare import first_flagged
-from harness.check import Check, WrongValue
 from harness.case import VarSpec, normalize_slots
+from harness.check import Check, WrongValue
+from harness.compare import first_flagged, fmt_index
+from harness.context import grad_outputs, has_grad
+from harness.low_precision import low_precision_kernels, rounding
 from harness.op import make_cotangents
-from opkit.framework.grad_maker import GRAD_SUFFIX
 from harness.values import fmt_value
+from opkit.framework.grad_maker import GRAD_SUFFIX
+from opkit.registry import op_info
 
 __all__ = ["CHECK", "PrecisionCheck", "NAME", "PRECISION_FACTOR", "PROBES", "RESOLUTION_STEP",
            "RESOLUTION_REF_STEP"]
@@ -109,7 +110,6 @@ class PrecisionCheck(Check):
 
     def verdict(self, derived, context):
         from harness.context import Combo
-        from opkit.registry import op_info
 
         case, seed = derived.case, context.seed
         kernels = op_info(case.op_type).kernel_places()
@@ -151,7 +151,6 @@ class PrecisionCheck(Check):
         """float16 / bfloat16 kernels: one rounding of a float32 computation
         (harness.low_precision.rounding), on each selected place where the op has them."""
         from harness.context import Combo, gpu_unavailable_reason
-        from harness.low_precision import low_precision_kernels, rounding
 
         out = []
         for place, dtypes in low_precision_kernels(derived.case.op_type).items():
@@ -277,7 +276,6 @@ def _check_resolution(case, place, seed, ref=None):
     (a kink or a jump can put a few elements off). `ref`: (float64 results, cotangent,
     differentiated inputs, conditioning) of `_reference`. None when fine (or not
     applicable)."""
-    from opkit.registry import op_info
 
     info = op_info(case.op_type)
     if "float64" not in info.kernel_places().get(place, []) or ref is None or \

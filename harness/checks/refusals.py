@@ -20,7 +20,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness import laws
+from harness.case import map_inputs, normalize_slots
 from harness.check import Check, RawException, WrongValue
+from harness.messages import raised
+from opkit.registry import op_info
 
 UNKNOWN = "opkit-unknown-value"
 BIG = 2 ** 53 + 1
@@ -34,8 +38,6 @@ class RefusalsCheck(Check):
     variants = ("case",)
 
     def verdict(self, derived, context):
-        from opkit.registry import op_info
-
         case = derived.case
         proto = op_info(case.op_type).proto
         if proto is None:
@@ -46,9 +48,6 @@ class RefusalsCheck(Check):
 
     # -- unknown string values ---------------------------------------------------------------
     def _strings(self, derived, proto):
-        from harness import laws
-        from harness.messages import raised
-
         case = derived.case
         combo = laws.numeric_combo(case)
         attrs = dict(case.attrs or {})
@@ -96,9 +95,6 @@ class RefusalsCheck(Check):
 
     # -- int64 exactness ---------------------------------------------------------------------
     def _exact(self, derived, proto):
-        from harness import laws
-        from harness.case import map_inputs, normalize_slots
-
         case = derived.case
         if case.reference is None:
             return

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.case import VarSpec, case_inputs
 from harness.check import Check, Mismatch
 from harness.compare import compare
+from harness.op import prepare, run_forward_backward
 from harness.options import DEFAULT_SEED
 from opkit.framework.grad_maker import grad_var_name
 
@@ -46,9 +48,6 @@ def _compare(distinct, shared, combo):
 def _run(derived, combo, context, shared: bool) -> dict:
     """Outputs and the gradient of the first aliased variable (summed over both places when
     `shared` is False: what the shared variable's gradient must equal)."""
-    from harness.case import case_inputs
-    from harness.op import prepare, run_forward_backward
-    from harness.case import VarSpec
 
     case = derived.case
     sa, ia, sb, ib = derived.info["alias"]

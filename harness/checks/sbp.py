@@ -23,8 +23,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.case import VarSpec, normalize_slots
 from harness.check import Check, Failure, KernelRaised, WrongShape, WrongValue
+from harness.compare import first_wrong, fmt_index
+from harness.context import grad_outputs, grad_wrt, has_grad, place_object, prepare
+from harness.op import make, make_cotangents
 from opkit.framework.dtypes import eps, is_float, is_low_precision
+from opkit.framework.tensor import LoDTensor
+from opkit.sbp import SbpContext, physical_shape, sbp_signatures, split_bounds
 
 DEVICES = (2, 3)
 
@@ -40,14 +46,11 @@ class SbpCheck(Check):
     order = 185
 
     def applies(self, case, context):
-        from opkit.sbp import sbp_signatures
-
         if getattr(context, "generated", False):
             return "a generated case: the OpTest's own cases check the declaration"
         if sbp_signatures(case.op_type) is None:
             return (f"op '{case.op_type}' declares no parallel signatures "
                     "(opkit.register_sbp; see docs/sbp.md)")
-        from harness.case import normalize_slots
 
         for specs in normalize_slots(case.inputs).values():
             for s in specs:
@@ -56,8 +59,6 @@ class SbpCheck(Check):
         return None
 
     def verdict(self, derived, context):
-        from harness.context import prepare
-
         case = derived.case
         results: list = []
         runnable, _ = self.plan(derived, context)   # CPU only: no GPU skip rows
@@ -83,9 +84,6 @@ class SbpCheck(Check):
 
     # -- the grad ops -----------------------------------------------------------------------
     def _grad(self, derived, combo, case, prepared, outs, rng, context):
-        from harness.context import grad_outputs, grad_wrt, has_grad
-        from harness.op import make_cotangents
-
         if not (case.grad_inputs and has_grad(case.op_type)):
             return []
         try:
@@ -117,8 +115,6 @@ class SbpCheck(Check):
 
     # -- one op (forward or grad) -------------------------------------------------------------
     def _judge(self, derived, combo, op_type, inputs, attrs, outputs, rng, ref=None):
-        from opkit.sbp import SbpContext, sbp_signatures
-
         sigs = sbp_signatures(op_type)
         if sigs is None:
             return self.skipped(derived.base, f"op '{op_type}' declares no parallel "
@@ -185,8 +181,6 @@ class SbpCheck(Check):
         return self.passed(derived, combo, note)
 
     def _simulate(self, op_type, inst, inputs, attrs, outputs, ref, n, place, rng, pool):
-        from opkit.sbp import physical_shape, split_bounds
-
         per_dev: list[dict] = [{} for _ in range(n)]
         for slot, vals in inputs.items():
             spec = inst.specs[slot]
@@ -257,10 +251,6 @@ def _run(op_type, inputs, attrs, outputs, place, pool=None, key=None):
     """One run of the op on these inputs: {output name: array}. With `pool` (a dict) the
     prepared op of `key` (a simulated device) is made once and fed again for later runs;
     every output is reset to an empty tensor first, so nothing of an earlier run survives."""
-    from harness.context import place_object
-    from harness.op import make
-    from harness.case import VarSpec
-    from opkit.framework.tensor import LoDTensor
 
     specs = {slot: [VarSpec(name, np.array(v, copy=True), lengths) for name, v, lengths in vals]
              for slot, vals in inputs.items()}
@@ -302,8 +292,6 @@ def _too_small(inst, shapes, n) -> str:
 
 
 def _distribute(v, spec, n, rng) -> list:
-    from opkit.sbp import split_bounds
-
     v = np.asarray(v)
     if spec.kind == "S":
         index = [slice(None)] * v.ndim
@@ -327,8 +315,6 @@ def _distribute(v, spec, n, rng) -> list:
 
 
 def _first_wrong(got, want):
-    from harness.compare import first_wrong
-
     got, want = np.asarray(got), np.asarray(want)
     if got.shape == want.shape and np.array_equal(got, want):
         return None              # the common case, kept cheap
@@ -354,8 +340,6 @@ def _first_wrong(got, want):
 
 
 def _fmt(name, wrong) -> str:
-    from harness.compare import fmt_index
-
     idx, g, w = wrong
     return f"{fmt_index(name, idx)} is {g!r}, the single-device run gives {w!r}"
 

@@ -17,15 +17,19 @@ dense form) and gradients must agree within the output tolerances.
 """
 from __future__ import annotations
 
-from harness.spec import knob  # noqa: I001
-
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from harness.modes import error_line, first_line, kernel_line
+from harness.case import VarSpec, normalize_slots
 from harness.check import Check, Mismatch
 from harness.compare import compare_runs
+from harness.context import case_inputs, output_slots, place_object, run_forward_backward
+from harness.modes import error_line, first_line, kernel_line
+from harness.op import make
+from harness.spec import knob  # noqa: I001
+from opkit.framework.device import to_host
+from opkit.framework.tensor import SelectedRows
 
 __all__ = ["CHECK", "SparseCheck", "sparse_slots", "duplicate_rows"]
 
@@ -33,9 +37,6 @@ MODE = "SelectedRows with duplicate, unsorted rows"
 
 
 def sparse_slots(case, context) -> list[str]:
-    from harness.case import normalize_slots
-    from opkit.framework.tensor import SelectedRows
-
     named = list((case.options or {}).get("sparse_inputs", ()) or ())
     test = getattr(context, "test", None)
     named += list(knob(test, "opkit_sparse_inputs") or ())
@@ -133,9 +134,6 @@ class _Feeds:
 def _feeds(case, combo, slots, seed) -> _Feeds:
     """The dense and the SelectedRows feeds of the case on `combo` (the last variable of each
     sparse slot); raises _NoSparseFeed when no slot can take one."""
-    from harness.context import case_inputs
-    from harness.case import VarSpec
-    from opkit.framework.tensor import SelectedRows
 
     dense_specs, sparse_specs = case_inputs(case, combo.dtype), case_inputs(case, combo.dtype)
     fed, unusable = [], None
@@ -165,20 +163,13 @@ def _feeds(case, combo, slots, seed) -> _Feeds:
 
 
 def _prepared(case, combo, specs):
-    from harness.context import output_slots, place_object
-    from harness.op import make
-
     return make(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
                       place_object(combo.place))
 
 
 def _run(prepared, case, seed, sparse_names) -> dict:
     """Outputs (SelectedRows as dense arrays) and the case's gradients of dense inputs."""
-    from dataclasses import replace
 
-    from harness.context import run_forward_backward
-    from opkit.framework.device import to_host
-    from opkit.framework.tensor import SelectedRows
 
     grad_inputs = [n for n in (case.grad_inputs or ()) if n not in sparse_names]
     result = run_forward_backward(prepared, replace(case, grad_inputs=grad_inputs), seed=seed)

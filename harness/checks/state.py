@@ -16,8 +16,17 @@ its own `state` runs after this one.
 """
 from __future__ import annotations
 
-from harness.case import shifted_case
-from harness.check import Check, Mismatch
+import inspect
+
+from harness import fresh
+from harness.case import case_from_test, shifted_case
+from harness.check import Check, Derived, Mismatch
+from harness.compare import compare_runs
+from harness.discovery import discover, instantiate, seed_all
+from harness.report import FAIL, collecting
+from harness.siblings import can_fork, in_fork, run_case_results, sibling_classes
+from opkit.project import load_op_modules
+from opkit.registry import op_info
 
 __all__ = ["CHECK", "StateCheck"]
 
@@ -34,14 +43,9 @@ class StateCheck(Check):
         return op_results(op, tests, context.seed, context)
 
     def applies(self, case, context):
-        from harness.siblings import can_fork
-
         return None if can_fork() else "needs os.fork to run the other cases in a child process"
 
     def verdict(self, derived, context):
-        from harness.siblings import in_fork, sibling_classes
-        from harness.compare import compare_runs
-
         case = derived.case
         results = []
         runnable, _ = self.plan(derived, context, results)
@@ -63,8 +67,6 @@ class StateCheck(Check):
             # from this case into it: forked children inherit this case's state, so only an
             # expectation that no process state made can show it), then this case on other
             # inputs of the same shapes, then this case (a leak from the others into it)
-            from harness.discovery import instantiate, seed_all
-            from harness.report import FAIL, collecting
 
             wrong = None
             combos = {(c.place, c.dtype) for c in runnable}
@@ -127,8 +129,6 @@ class StateCheck(Check):
 def run_seeded(case, combo, seed: int) -> dict:
     """The case's outputs and gradients on the combo, the global generators seeded first (a
     random op draws the same numbers in every process)."""
-    from harness.siblings import run_case_results
-    from harness.discovery import seed_all
 
     seed_all(seed)
     return run_case_results(case, combo.place, combo.dtype, seed)
@@ -145,11 +145,6 @@ def op_results(op: str, tests, seed: int, context) -> list:
     the same results for a case in both children. Any difference is a leak of state between
     calls, reported with the runs that came before each side. Two forks per op, whatever its
     number of cases (the per-case verdict under pytest forks once per case)."""
-    from harness.check import Derived
-    from harness.siblings import in_fork
-    from harness.discovery import instantiate
-    from harness.compare import compare_runs
-    from harness.case import case_from_test
 
     results, entries = [], []
     for t in tests:
@@ -233,10 +228,7 @@ def fails_alone(cls, op_type: str, combo, seed: int) -> bool:
     """Whether `cls`'s own output test fails in a fresh interpreter, where nothing else ran:
     then its failure after this case is its own (a wrong expectation), not a state leak.
     Paid only on the failure path."""
-    import inspect
 
-    from harness import fresh
-    from opkit.registry import op_info
 
     source = (op_info(op_type).source or "").rsplit(":", 1)[0]
     try:
@@ -250,10 +242,7 @@ def output_fails(args) -> bool:
     """In the fresh interpreter of `fails_alone`: whether the class's output methods fail on
     the place and dtype (`args`: [op source file, test file, class name, place, dtype,
     seed])."""
-    from opkit.project import load_op_modules
 
-    from harness.discovery import discover, instantiate, seed_all
-    from harness.report import FAIL, collecting
 
     src, path, name, place, dtype, seed = args
     load_op_modules([src] if src and "/reference_ops/" not in src else [])

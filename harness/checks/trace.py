@@ -47,7 +47,11 @@ import warnings
 
 import numpy as np
 
+from harness import laws
+from harness.case import case_inputs
 from harness.check import Check, Mismatch
+from harness.messages import rel, skip_prefixes
+from harness.op import prepare, run_forward_backward
 
 WARM, WINDOW = 20, 10      # untraced calls first: caches (numpy's, the op's) fill up
 FRAMES = 16
@@ -63,8 +67,6 @@ class TraceCheck(Check):
     variants = ("case",)
 
     def verdict(self, derived, context):
-        from harness import laws
-
         case = derived.case
         combo = laws.numeric_combo(case)
         saved = _snapshot()
@@ -119,9 +121,6 @@ class TraceCheck(Check):
 
 
 def _caller(case, combo):
-    from harness.case import case_inputs
-    from harness.op import prepare, run_forward_backward
-
     prepared = prepare(case, combo)
 
     def call():
@@ -297,7 +296,6 @@ def _memory_growth(call) -> str | None:
 
 def _by_user_line(new, old) -> dict:
     """{"file:line" of the innermost user frame: (count growth, size growth)}."""
-    from harness.messages import rel, skip_prefixes
 
     skip = skip_prefixes()
     out: dict[str, list] = {}

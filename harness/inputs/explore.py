@@ -20,12 +20,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from opkit.framework.dtypes import finfo, is_float, is_low_precision
-
 from harness import options
-from harness.case import normalize_slots
+from harness.case import as_value, map_inputs, normalize_slots
+from harness.inputs.variants.shapes import cut
 from harness.op import proto_of
 from harness.options import DEFAULT_SEED
+from harness.values import fmt_value
+from opkit.framework.domains import Ref
+from opkit.framework.dtypes import finfo, is_float, is_low_precision
 
 __all__ = ["Explored", "derive_cases", "value_strategy"]
 
@@ -59,7 +61,6 @@ def _rng(case, seed) -> np.random.Generator:
 
 def _map_spec(inputs, name, fn):
     """`inputs` with the variable `name`'s array replaced by fn(array) (LoD kept)."""
-    from harness.case import as_value, map_inputs
 
     return map_inputs(inputs, lambda s: as_value(s, fn(s.data)) if s.name == name
                       else as_value(s))
@@ -71,8 +72,6 @@ def _domain(proto, slot):
 
 
 def _bound(b, attrs, shapes):
-    from opkit.framework.domains import Ref
-
     return b.resolve(attrs, shapes) if isinstance(b, Ref) else b
 
 
@@ -137,15 +136,12 @@ def _shared_nan(case, specs, proto, rng) -> list[Explored]:
     names = {s.name for _, s in same}
 
     def nan_at(s):
-        from harness.case import as_value
-
         if s.name not in names:
             return as_value(s)
         b = s.data.copy()
         b.reshape(-1)[k] = np.nan
         return as_value(s, b)
 
-    from harness.case import map_inputs
 
     return [Explored("value", f"NaN at the same element of {', '.join(sorted(names))}",
                      map_inputs(case.inputs, nan_at), dict(case.attrs or {}),
@@ -389,8 +385,6 @@ def _attr_cases(case, specs, proto) -> tuple[list, list, list]:
 
 
 def _shape_cases(case, specs) -> list[Explored]:
-    from harness.inputs.variants.shapes import cut
-
     if any(s.lengths for items in specs.values() for s in items):
         return []
     if any(not isinstance(s.data, np.ndarray) for items in specs.values() for s in items):
@@ -403,8 +397,6 @@ def _shape_cases(case, specs) -> list[Explored]:
     out = []
 
     def same(fn):
-        from harness.case import as_value, map_inputs
-
         return map_inputs(case.inputs, lambda s: as_value(s, fn(s.data))
                           if s.data.shape == shape else as_value(s))
 
@@ -522,7 +514,6 @@ def _spikes(targets, first: int):
 
 def _spiked(case, targets, attrs, shapes, drawn):
     """The Explored case of drawn spikes, or None when one leaves the declared domain."""
-    from harness.values import fmt_value
 
     first, per_input = drawn
     inputs, notes = case.inputs, []

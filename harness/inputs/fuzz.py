@@ -11,17 +11,21 @@ minimal case, printed as a ready-to-paste OpTest in the `fuzz` result's message.
 """
 from __future__ import annotations
 
-from harness.spec import knob  # noqa: I001
-
-from harness.options import DEFAULT_SEED  # noqa: I001
-
 from dataclasses import replace
 
-from harness.case import Case, output_structure
-from harness.context import CheckContext
+from harness import optest_dispatch as optest
+from harness.case import Case, case_from_test, output_structure
+from harness.context import CheckContext, Combo, op_refused, prepare, run_forward_backward
 from harness.discovery import instantiate, seed_all
+from harness.inputs import strategies as hs
+from harness.inputs.variants import derive
+from harness.optest_methods import record_optest_arguments
+from harness.options import DEFAULT_SEED  # noqa: I001
+from harness.registry import get_check
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.reproduce import _literal, _takes_inputs_and_attrs, format_optest  # noqa: F401
+from harness.spec import knob  # noqa: I001
+from opkit.registry import op_info
 
 __all__ = ["fuzz_op", "fuzz_test", "format_optest"]
 
@@ -39,7 +43,6 @@ def _semantic_context(case: Case, context: CheckContext) -> CheckContext:
     (a batch with a large mean and a small spread), and there float32 is judged by
     `precision` instead: against the float64 kernel, within a bound from float32's epsilon
     and the case's own conditioning."""
-    from opkit.registry import op_info
 
     if "float64" in op_info(case.op_type).kernel_places().get("CPU", ()):
         return replace(context, dtypes=("float64",))
@@ -47,9 +50,6 @@ def _semantic_context(case: Case, context: CheckContext) -> CheckContext:
 
 
 def _run_case_checks(case: Case, context: CheckContext, with_grad: bool) -> list[CheckResult]:
-    from harness import optest_dispatch as optest
-    from harness.registry import get_check
-
     semantic = _semantic_context(case, context)
     results = list(optest.check_output(case, semantic))
     if with_grad:
@@ -64,7 +64,6 @@ def _run_case_checks(case: Case, context: CheckContext, with_grad: bool) -> list
 def _op_refuses(case: Case) -> bool:
     """True when the op refuses the drawn case on purpose (a typed opkit error, not External):
     the case is rejected, not a failure. Typed, never a message search."""
-    from harness.context import Combo, op_refused, prepare, run_forward_backward
 
     try:
         run_forward_backward(prepare(case, Combo("CPU", "")), case)
@@ -85,9 +84,6 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
     """Fuzz one OpTest class: [a `fuzz` CheckResult]."""
     from hypothesis import strategies as st
 
-    from harness.inputs import strategies as hs
-    from harness.case import case_from_test
-    from opkit.registry import op_info
 
     name = f"fuzz:{cls.__name__}"
     test = instantiate(cls, seed)
@@ -100,7 +96,6 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
                             f"{cls.__name__}.reference does not take (inputs, attrs): it "
                             "cannot compute a generated case's outputs")]
     # the test's own check_grad arguments (recorded by OpTest when its methods ran)
-    from harness.optest_methods import record_optest_arguments
 
     record_optest_arguments(test, cls.__name__)
     base = case_from_test(test)
@@ -193,8 +188,6 @@ def _edge_cases(base: Case, seed: int, with_grad: bool):
     sizes; a size-1 broadcast dim), judged in float64 against reference(): outputs, and
     gradients when the OpTest checks them. (case, failed results) of the first failure, or
     None. Run after the random draws passed, whatever N is."""
-    from harness import optest_dispatch as optest
-    from harness.inputs.variants import derive
 
     context = CheckContext(seed=seed, places=("CPU",), timeout=None, generated=True)
     got = derive("edge_shapes", base, context)

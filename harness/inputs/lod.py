@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from harness.case import as_value, map_inputs
+
 __all__ = ["Edge", "EDGES", "LEVEL2_EDGES", "edges_for", "edge_inputs", "lod_inputs",
            "has_lod_input", "max_lod_level", "two_level_inputs"]
 
@@ -157,7 +159,6 @@ def edge_inputs(case, edge: Edge, rng: np.random.Generator) -> dict:
 def two_level_inputs(inputs) -> tuple[dict, list[str]]:
     """(inputs with every 1-level LoD input wrapped in an outer level -- one outer sequence
     holding all its sequences --, the names of the wrapped inputs)."""
-    from harness.case import as_value, map_inputs
 
     wrapped = []
 

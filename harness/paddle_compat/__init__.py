@@ -22,8 +22,11 @@ backend "paddle"). `paddle.fluid` (Fluid 1.8's name) is then Paddle's `paddle.ba
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
 from pathlib import Path
+
+import numpy as np
 
 from harness.options import PADDLE_MODE_ENV, set_flag
 
@@ -105,9 +108,7 @@ def _numpy1_reshape(on: bool) -> None:
     keyword numpy 2.4 removed, raised TypeError in their setUp. In the mode, np.reshape also
     takes `newshape` (the same as `shape`); off again with the mode."""
     global _REAL_RESHAPE
-    import inspect
 
-    import numpy as np
 
     if on:
         if _REAL_RESHAPE is not None or \

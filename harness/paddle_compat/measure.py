@@ -19,10 +19,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+import shlex
+import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
+from pathlib import Path
+
+from harness.paddle_compat import is_paddle_harness_file
 
 
 def _reason(report) -> str:
@@ -102,8 +109,6 @@ def main(argv=None) -> int:
     parser.add_argument("--per-file", action="store_true",
                         help="one pytest process per test file (a crash costs one file)")
     args = parser.parse_args(argv)
-    import shlex
-    from pathlib import Path
 
     import pytest
 
@@ -155,13 +160,8 @@ def main(argv=None) -> int:
 def _per_file(paths: list, args) -> tuple:
     """Each file measured in a process of its own: (rows, import errors, {file: why it
     crashed})."""
-    import os
-    import subprocess
-    import tempfile
 
-    from pathlib import Path
 
-    from harness.paddle_compat import is_paddle_harness_file
 
     files = []
     for path in paths:          # a folder: its test files, one process each

@@ -15,9 +15,12 @@
 from __future__ import annotations
 
 import inspect
+import sys
 import unittest
 
 import pytest
+
+from harness import paddle_compat
 
 
 def pytest_collectstart(collector):
@@ -66,11 +69,8 @@ _LAST_FILE: list = [None]
 
 
 def _real_paddle():
-    from harness import paddle_compat
-
     if not paddle_compat.real_paddle_active():
         return None
-    import sys
 
     return sys.modules.get("paddle")
 

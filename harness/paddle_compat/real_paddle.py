@@ -15,6 +15,7 @@ backend runs (as the facade's do). `uninstall()` takes all of it away.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.abc
 import importlib.util
@@ -62,7 +63,6 @@ _added: list = []
 def _run_once(func):
     """Paddle 2.6's decorator ran the test under the old IR and under PIR; here it runs
     once, in the old IR (the one the Paddle backend runs its ops in)."""
-    import functools
 
     @functools.wraps(func)
     def impl(*args, **kwargs):

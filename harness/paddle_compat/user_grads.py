@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.case import normalize_slots
+from harness.op import make
 from harness.paddle_compat.low_precision import as_bfloat16
 from opkit.framework.dtypes import is_float
+from opkit.framework.place import CPUPlace, CUDAPlace
 
 __all__ = ["check_user_grads"]
 
@@ -17,9 +20,6 @@ BF16_ATOL = 1e-2      # Paddle's atol floor for bfloat16 gradients
 def check_user_grads(test, place, inputs_to_check, output_names, no_grad_set,
                      max_relative_error, grads, grad_outputs) -> None:
     """Raises AssertionError naming the input and the worst element when a gradient is off."""
-    from harness.op import make
-    from harness.case import normalize_slots
-    from opkit.framework.place import CPUPlace, CUDAPlace
 
     if isinstance(inputs_to_check, str):
         inputs_to_check = [inputs_to_check]

@@ -25,9 +25,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from harness.case import Derived
-from harness.case import normalize_slots
+from harness.case import Derived, normalize_slots
+from harness.context import Combo, grad_outputs, op_refused, prepare
 from harness.inputs.explore import _first_float_rank
+from harness.op import make_cotangents
+from opkit.registry import op_info
 
 __all__ = ["derive", "candidates", "gradients_defined", "MAX_VARIANTS"]
 
@@ -77,8 +79,6 @@ def gradients_defined(p, case) -> bool:
     error: dropout's grad with is_test) or gives them in another form (a sparse gradient
     with is_sparse): then only the outputs are judged."""
 
-    from harness.context import grad_outputs
-    from harness.op import make_cotangents
 
     if p is None:
         return True
@@ -102,10 +102,6 @@ def _old(proto, case, name) -> str:
 
 
 def derive(case, context=None):
-    from opkit.registry import op_info
-
-    from harness.context import Combo, op_refused, prepare
-
     if case.reference is None and not case.grad_inputs:
         return []   # nothing judges other values (the attrs check's own run still reports)
     proto = op_info(case.op_type).proto

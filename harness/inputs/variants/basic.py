@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from harness.case import Derived, Unsupported
+from opkit.registry import op_info
 
 
 def same(case, context=None):
@@ -13,7 +14,6 @@ def same(case, context=None):
 def default_attrs(case, context=None):
     """Every attr the test sets, put back to its registered default (attrs without a default
     keep the test's value). Unsupported when no attr changes."""
-    from opkit.registry import op_info
 
     proto = op_info(case.op_type).proto
     if proto is None or not case.attrs:

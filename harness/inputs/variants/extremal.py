@@ -13,16 +13,14 @@ bfloat16 inputs (numpy kind 'V') are float inputs here too.
 """
 from __future__ import annotations
 
-from harness.op import proto_of  # noqa: I001
-
 from dataclasses import replace
 
 import numpy as np
 
+from harness.case import Derived, Unsupported, as_value, map_inputs, normalize_slots
+from harness.op import proto_of  # noqa: I001
+from opkit.framework.domains import input_allows
 from opkit.framework.dtypes import finfo, is_float, max_finite
-
-from harness.case import Derived, Unsupported
-from harness.case import as_value, map_inputs, normalize_slots
 
 LARGE = 100.0
 TINY = 1e-30
@@ -56,8 +54,6 @@ KINDS = {"large": _large, "zero_rows": _zero_rows, "tiny": _tiny}
 
 
 def map_floats(case, fn, suffix):
-    from opkit.framework.domains import input_allows
-
     def one(s):
         d = s.data
         if isinstance(d, np.ndarray) and is_float(d.dtype) and d.size:

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.case import Derived, Unsupported, normalize_slots
 from opkit.framework.dtypes import is_float
-
-from harness.case import Derived, Unsupported
-from harness.case import normalize_slots
+from opkit.registry import op_info
 
 
 def _key(s):
@@ -16,8 +15,6 @@ def _key(s):
 
 
 def derive(case, context=None):
-    from opkit.registry import op_info
-
     proto = op_info(case.op_type).proto
     dup = {v.name for v in proto.inputs if v.duplicable} if proto is not None else set()
     specs = normalize_slots(case.inputs)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import unittest
 
+from opkit.registry import has_op
+
 __all__ = ["grad_check", "double_grad_check", "triple_grad_check",
            "double_grad_check_for_dygraph", "triple_grad_check_for_dygraph",
            "second_order_reason"]
@@ -26,7 +28,6 @@ def _op_type(y) -> str | None:
 
 def second_order_reason(op_type: str | None, order: int) -> str:
     """Why an order-`order` gradient check of `op_type` cannot run in opkit."""
-    from opkit.registry import has_op
 
     what = "double" if order == 2 else "triple"
     if op_type is None:

@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import unittest
 
+from harness.backends import selected
+from opkit.framework.operator import create_op
+from opkit.registry import all_op_types, has_op, op_info
+
 __all__ = ["Operator", "OperatorFactory"]
 
 
@@ -40,8 +44,6 @@ class _Op:
 
 
 def _has_kernel(op_type: str, dtype: str) -> bool:
-    from opkit.registry import op_info
-
     return any(dtype in ds for ds in op_info(op_type).kernel_places().values())
 
 
@@ -62,9 +64,6 @@ class OperatorFactory:
     def __call__(self, op_type, *args, **kwargs):
         if args:
             raise ValueError("Operator takes only keyword arguments (slot or attr names)")
-        from harness.backends import selected
-        from opkit.framework.operator import create_op
-        from opkit.registry import has_op, op_info
 
         if selected() == "paddle":
             raise unittest.SkipTest(
@@ -92,8 +91,6 @@ class OperatorFactory:
         return _Op(create_op(op_type, inputs, outputs, attrs))
 
     def types(self):
-        from opkit.registry import all_op_types
-
         return all_op_types()
 
 

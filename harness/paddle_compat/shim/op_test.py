@@ -19,13 +19,20 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import random
 import unittest
 
 import numpy as np
 
+from harness.backends import paddle_env, selected
 from harness.op_test import OpTest as _OpTest
-from harness.paddle_surface import unsupported_reason
+from harness.options import PADDLE_STRICT_DTYPE_ENV, flag
+from harness.paddle_compat.low_precision import as_bfloat16_slots, as_uint16
+from harness.paddle_compat.user_grads import check_user_grads
+from harness.paddle_surface import data_dtypes, unsupported_reason
+from opkit.framework.errors import EnforceNotMet
+from opkit.registry import has_op
 
 __all__ = ["OpTest", "skip_check_grad_ci", "skip_check_inplace_ci", "randomize_probability",
            "convert_float_to_uint16", "convert_uint16_to_float", "paddle_static_guard",
@@ -45,7 +52,6 @@ NO_CHECK_RAN = ("ran no check: its checks are guarded by a CUDA or float16 capab
 def _paddle_backend() -> bool:
     """Whether the op runs on PaddlePaddle's kernel (the mode's `paddle` is then the real
     PaddlePaddle, harness.paddle_compat)."""
-    from harness.backends import selected
 
     return selected() == "paddle"
 
@@ -53,7 +59,6 @@ def _paddle_backend() -> bool:
 def _has_op(op_type: str) -> bool:
     """Whether the op under test exists: opkit's, or with the Paddle backend Paddle's
     (an op opkit lacks made known to opkit's registry from Paddle's proto)."""
-    from opkit.registry import has_op
 
     if _paddle_backend():
         from harness.backends import paddle_env, paddle_shadow
@@ -188,7 +193,6 @@ def get_places():
 
 def _paddle_attrs(op_type: str) -> set:
     """The attrs Paddle's proto of `op_type` declares, its extra attrs included."""
-    from harness.backends import paddle_env
 
     proto = paddle_env.proto(op_type)
     if proto is None:
@@ -202,7 +206,6 @@ def _paddle_attrs(op_type: str) -> set:
 def _static(method):
     """With the Paddle backend a check runs in Paddle's static mode whatever mode the test
     left Paddle in (a dygraph test before it), as Paddle's own OpTest does."""
-    import functools
 
     @functools.wraps(method)
     def run(self, *args, **kwargs):
@@ -329,8 +332,6 @@ class OpTest(_OpTest):
         float inputs), an expectation whose dtype differs from what the op produced is cast
         to that dtype when the cast keeps its values within Paddle's np.allclose (else left alone, and the check
         reports the dtype). OPKIT_PADDLE_STRICT_DTYPE=1 turns this off."""
-        from harness.options import PADDLE_STRICT_DTYPE_ENV, flag
-        from harness.paddle_surface import data_dtypes
 
         outputs = getattr(self, "outputs", None)
         if flag(PADDLE_STRICT_DTYPE_ENV) or not isinstance(outputs, dict) or \
@@ -368,7 +369,6 @@ class OpTest(_OpTest):
         """A bfloat16 class's uint16 data (Paddle's convention: the bits of bfloat16 in
         uint16, `convert_float_to_uint16`) as real bfloat16 arrays; Paddle's atol floors for
         float16 (1e-3) and bfloat16 (1e-2). Returns the atol to use."""
-        from harness.paddle_compat.low_precision import as_bfloat16_slots
 
         if self.is_bfloat16_op():
             for name in ("inputs", "outputs"):
@@ -400,9 +400,8 @@ class OpTest(_OpTest):
             # the harness collects results instead of raising: the op's own error must still
             # reach a test that expects it (its failed check is then withdrawn: the test
             # decides, as in Paddle)
-            from opkit.framework.errors import EnforceNotMet
-
             from harness.report import CheckResult, current_collector
+            from opkit.framework.errors import EnforceNotMet
 
             try:
                 self._paddle_raise_op_error()
@@ -423,7 +422,6 @@ class OpTest(_OpTest):
         """In Paddle an op that raises makes check_output raise the op's error
         (EnforceNotMet), which some tests expect; opkit's check reports it as a failed check.
         After a failed check, run the op once more and raise its own error if it has one."""
-        from opkit.framework.errors import EnforceNotMet
 
         try:
             self.paddle_forward()
@@ -466,7 +464,6 @@ class OpTest(_OpTest):
         self._paddle_skip_unsupported()
         self._paddle_low_precision()
         self._paddle_declared_attrs()
-        from harness.paddle_compat.user_grads import check_user_grads
 
         check_user_grads(self, place, inputs_to_check, output_names, no_grad_set,
                          max_relative_error, user_defined_grads, user_defined_grad_outputs)
@@ -476,7 +473,6 @@ class OpTest(_OpTest):
         """Paddle's calc_output: the forward outputs, for the test's own assertions (which
         makes it a check that ran); a bfloat16 op's outputs come back as uint16, as in
         Paddle."""
-        from harness.paddle_compat.low_precision import as_uint16
 
         self._paddle_ran_check()
         self._paddle_skip_unsupported()
@@ -528,7 +524,6 @@ class OpTest(_OpTest):
 
     def infer_dtype_from_inputs_outputs(self, inputs, outputs):
         """Paddle's rule: self.dtype = the widest float dtype among the data."""
-        from harness.paddle_surface import data_dtypes
 
         found = set(data_dtypes(inputs)) | set(data_dtypes(outputs))
         for dt in (np.float64, np.float32, np.float16, np.uint16):

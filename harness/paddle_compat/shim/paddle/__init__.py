@@ -8,6 +8,7 @@ ops by name. `paddle.base` (2.x / 3.x) and `paddle.fluid` (1.8 / early 2.x) are 
 module. Everything else of Paddle's Python API, any `paddle.X.Y` module included, is a
 placeholder that skips the test using it, with the reason (see `paddle._facade`).
 """
+import numpy as np
 from paddle._facade import install_getattr, install_submodule_finder
 
 OPKIT_FACADE = True
@@ -15,10 +16,13 @@ __version__ = "0.0.0-opkit-facade"
 
 install_submodule_finder()
 
-from paddle import compat  # noqa: E402,F401
-from paddle import fluid  # noqa: E402,F401
+from paddle import (  # noqa: E402,F401
+    compat,  # noqa: E402,F401
+    fluid,  # noqa: E402,F401
+    framework,
+    pir_utils,
+)
 from paddle import fluid as base  # noqa: E402,F401  (Paddle 2.5+: fluid renamed `base`)
-from paddle import framework, pir_utils  # noqa: E402,F401
 
 _MODE = {"static": False}
 
@@ -43,7 +47,6 @@ def disable_static(place=None) -> None:
 def seed(value):
     """paddle.seed: seeds numpy's global generator (opkit's random ops draw from their
     `seed` attr or from numpy)."""
-    import numpy as np
 
     np.random.seed(int(value) % (2 ** 32))
 
