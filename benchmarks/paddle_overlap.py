@@ -3,10 +3,13 @@
 the counts.
 
     python benchmarks/paddle_overlap.py run OUT_DIR [--seed N] [--timeout S] [OP ...]
-    python benchmarks/paddle_overlap.py count OUT_DIR [OUT_DIR ...]
+    python benchmarks/paddle_overlap.py count OUT_DIR [OUT_DIR ...] [--triage FILE]
 
 `run` writes OUT_DIR/<op>.json (the JSON report) per op; `count` reads them and prints, per
-op, its status and failing checks, then the totals.
+op, its status and failing checks with the triage's word on each (benchmarks/
+paddle_overlap_triage.json: "op check" -> the row of docs/paddle.md's bug table or the
+contract difference it is), then the totals; a failing pair the triage does not know is
+listed as UNCLASSIFIED and `count` exits 1.
 """
 from __future__ import annotations
 
@@ -43,7 +46,13 @@ def _doc(path: Path):
         return None
 
 
-def count(dirs: list[Path]) -> int:
+TRIAGE = Path(__file__).with_name("paddle_overlap_triage.json")
+
+
+def count(dirs: list[Path], triage_path: Path = TRIAGE) -> int:
+    triage = json.loads(triage_path.read_text()) if triage_path.exists() else {}
+    unclassified = []
+    both_dtypes = 0
     reports = {}
     for d in dirs:
         for path in sorted(d.glob("*.json")):
@@ -66,10 +75,22 @@ def count(dirs: list[Path]) -> int:
         failing = sorted({c["check"] for c in op["checks"] if c["status"] == "fail"})
         both = {c["dtype"] for c in op["checks"] if c["check"] == "output" and
                 c["status"] == "pass"}
-        print(f"{name}: {op['status']}" + (f" ({', '.join(failing)})" if failing else "")
+        ran = {c["dtype"] for c in op["checks"] if c["status"] != "skip"}
+        both_dtypes += {"float32", "float64"} <= ran
+        words = []
+        for check in failing:
+            why = triage.get(f"{name} {check}")
+            if why is None:
+                unclassified.append(f"{name} {check}")
+            words.append(f"{check}: {why or 'UNCLASSIFIED'}")
+        print(f"{name}: {op['status']}" + (f" ({'; '.join(words)})" if failing else "")
               + (" [output passed in float32 and float64]" if {"float32", "float64"} <= both
                  else ""))
-    print(f"ops: {sum(status.values())} ({dict(status)}); check results: {dict(checks)}")
+    print(f"ops: {sum(status.values())} ({dict(status)}); checks run in float32 and float64: "
+          f"{both_dtypes} ops; check results: {dict(checks)}")
+    if unclassified:
+        print("UNCLASSIFIED: " + ", ".join(unclassified))
+        return 1
     return 0
 
 
@@ -83,10 +104,11 @@ def main(argv=None) -> int:
     r.add_argument("--timeout", type=float, default=600)
     c = sub.add_parser("count")
     c.add_argument("dirs", nargs="+", type=Path)
+    c.add_argument("--triage", type=Path, default=TRIAGE)
     args = parser.parse_args(argv)
     if args.cmd == "run":
         return run(args.out, args.seed, args.timeout, args.ops)
-    return count(args.dirs)
+    return count(args.dirs, args.triage)
 
 
 if __name__ == "__main__":
