@@ -54,7 +54,10 @@ def test_the_pir_mismatch_skips_with_its_reason_and_nothing_else_does():
     assert got.get("TestTanhApi::test_check_output") == "PASSED", out
     assert got.get("TestTanhApi::test_static_api_wrong_argument") == "FAILED", out
     assert got.get("TestTanhApi::test_same_words_outside_paddle") == "FAILED", out
+    assert got.get("TestTanhApi::test_other_failure_while_handling") == "FAILED", out
     skips = [s for s in got["_skips"] if "builds PIR programs only" in s]
-    assert len(skips) == 1, out
+    # test_static_api and test_static_api_caught (one line each, or one line "[2]")
+    assert sum(int(n) for n in re.findall(r"SKIPPED \[(\d+)\][^\n]*builds PIR programs only",
+                                          got["_out"])) == 2, out
     assert "tanh()" in skips[0] and "legacy static graph" in skips[0]
     assert got.get("TestTanhApi::test_static_api") != "FAILED", out
