@@ -1,8 +1,8 @@
 """clip with min == max is a constant function, so its gradient is 0 everywhere; Paddle
 3.3.1's clip_grad passes the gradient through where min <= x <= max, so at x == min == max
-it gives 1 (legacy `clip` op and paddle.clip alike). Paddle 2.6.2's kernel (x > min and
-x < max) gave 0, and Paddle's own test_clip_op.py TestCase5 (min = max = 0.5, inputs near
-0.5 set to 0.5; 2.6.2 and 3.0.0-beta2 trees) expects 0 from the numeric gradient.
+it gives 1 (legacy `clip` op and paddle.clip alike). Paddle's own test_clip_op.py
+TestCase5 (min = max = 0.5, inputs near 0.5 set to 0.5; 2.6.2 and 3.0.0-beta2 trees)
+expects 0 from the numeric gradient.
 """
 import os
 import sys
