@@ -1,20 +1,8 @@
 """The `unconfirmed` verdict: a disagreement that rests on an inference is confirmed by an
-independent oracle before the op is blamed.
-
-A check fails only on evidence that the op breaks its declared contract or a law every op
-obeys. What the harness inferred -- a law from the attrs, a domain, a role (parameter,
-accumulator), differentiability -- and the author's reference on inputs the test never
-gives are hypotheses. Where such a disagreement cannot be confirmed, the result is
-`unconfirmed` (`harness.report.UNCONFIRMED`): reported with the values, counted apart, never
-a failure (exit 0), and its message names the ONE declaration that settles it (docs/harness.md,
-"Verdicts").
-
-Oracles here:
-* `nonfinite_verdict`: the op's own dependency structure for NaN and inf. A non-finite input
-  element may reach exactly the outputs that depend on it; which those are is measured on
-  the op itself, with finite values put in its place (outputs that move when it moves).
-  The op giving NaN where nothing non-finite reaches is a confirmed failure; the reference
-  giving NaN there is the reference's error ("the reference is wrong here").
+independent oracle before the op is blamed (docs/harness.md, "Verdicts": each oracle and
+the declaration that settles its class). Here: `unconfirm`, the NaN/inf oracle
+(`nonfinite_verdict`: the op's own dependency structure) and the confirmations of
+`explore`, `empty` and `distribution`.
 """
 from __future__ import annotations
 
@@ -23,11 +11,16 @@ from dataclasses import replace
 import numpy as np
 
 from harness.case import as_value, map_inputs, normalize_slots
+from harness.check import WrongValue
+from harness.distributions import dropout_laws
 from harness.messages import root_cause
-from harness.report import UNCONFIRMED, CheckResult
+from harness.report import FAIL, UNCONFIRMED, CheckResult
+from opkit.registry import op_info
 
 __all__ = ["unconfirm", "unconfirmed_lines", "nonfinite_verdict", "dependent_elements",
-           "SETTLE"]
+           "SETTLE", "confirm_raw", "confirm_nonfinite", "confirm_stacked",
+           "confirm_reference_domain", "finite_declaration", "undeclared_invalid",
+           "confirm_inferred", "alternatives"]
 
 SETTLE = "settle it:"         # the line of an unconfirmed message that names the declaration
 
@@ -45,7 +38,6 @@ def unconfirm(result: CheckResult, inferred: str, declaration: str) -> CheckResu
 
 def unconfirmed_lines(results) -> list[str]:
     """One block per check and message shape for the unconfirmed results."""
-
     groups: dict[tuple, list] = {}
     for r in results:
         if r.status == UNCONFIRMED:
@@ -60,12 +52,32 @@ def unconfirmed_lines(results) -> list[str]:
     return lines
 
 
+def _values_by_name(inputs: dict) -> dict:
+    return {s.name: s.data for items in normalize_slots(inputs).values() for s in items}
+
+
+def _slot_of(case, var):
+    return next((slot for slot, items in normalize_slots(case.inputs).items()
+                 if any(s.name == var for s in items)), None)
+
+
+def _input_proto(case, slot):
+    """The op's VarProto of input `slot`, or None."""
+    proto = op_info(case.op_type).proto
+    return proto.input(slot) if proto is not None and slot else None
+
+
+def _undeclared(case, slot) -> bool:
+    """`slot` is an input the op knows and declares no domain for."""
+    vp = _input_proto(case, slot)
+    return vp is not None and getattr(vp, "domain", None) is None
+
+
 # -- NaN and inf: the op's dependency structure ------------------------------------------------
 def _nonfinite_positions(base: dict, derived: dict) -> dict:
     """{var name: flat indices} where the derived inputs hold a non-finite value the base
     inputs (the test's own values) do not."""
-
-    before = {s.name: s.data for items in normalize_slots(base).values() for s in items}
+    before = _values_by_name(base)
     out = {}
     for items in normalize_slots(derived).values():
         for s in items:
@@ -86,11 +98,10 @@ def dependent_elements(base: dict, derived: dict, run) -> dict | None:
     those elements put back to the test's value, and to a large positive and a large
     negative value; an element depends on them when it moves. None when it cannot be
     measured (no such elements, the op raises, shapes change)."""
-
     where = _nonfinite_positions(base, derived)
     if not where:
         return None
-    before = {s.name: s.data for items in normalize_slots(base).values() for s in items}
+    before = _values_by_name(base)
 
     def filled(how):
         def fix(s):
@@ -207,3 +218,231 @@ def nonfinite_verdict(base: dict, derived: dict, expected: dict, got: dict, run)
     if reference_wrong:
         return ("reference", "; ".join(reference_wrong))
     return None
+
+
+# -- empty: an inferred batch ------------------------------------------------------------------
+def confirm_raw(derived, results):
+    """`results` of the `empty` check with an IndexError made `unconfirmed` when an integer
+    input of no declared domain was left as it is: it may index the emptied input."""
+    zeroed = set(derived.info.get("zeroed") or ())
+    ints = [slot for slot, items in normalize_slots(derived.case.inputs).items() for s in items
+            if isinstance(s.data, np.ndarray) and s.data.dtype.kind in "iu" and s.data.size
+            and s.name not in zeroed
+            and getattr(_input_proto(derived.case, slot), "domain", None) is None]
+    if not ints:
+        return results
+    slots = [slot for slot, items in normalize_slots(derived.case.inputs).items()
+             if any(s.name in zeroed for s in items)]
+    table = slots[0] if slots else "W"
+    out = []
+    for r in results:
+        if r.status == FAIL and r.kind == "raw-exception" and "IndexError" in r.message:
+            r = unconfirm(r, f"the harness inferred that {', '.join(slots)} is a batch; the "
+                             f"integer input {', '.join(ints)} (another length, no declared "
+                             f"domain) may index it, and then a zero-size "
+                             f"{table} leaves it pointing nowhere",
+                          f'declare the table a parameter: self.add_input("{table}", ...)'
+                          f".as_parameter() in the OpMaker (docs/domains.md): it is then "
+                          f"never emptied")
+        out.append(r)
+    return out
+
+
+# -- explore: NaN/inf, another rank, undeclared domains -----------------------------------------
+def finite_declaration(case, var: str | None) -> str:
+    """The declaration that keeps NaN and inf out of the input holding variable `var`."""
+    slot = _slot_of(case, var) or var or "X"
+    return (f'declare the input\'s domain in the OpMaker: self.add_input("{slot}", ...)'
+            f".set_domain(D.finite()) (opkit.framework.domains; docs/domains.md), and NaN "
+            f"and inf are no longer derived for it; or make reference() right for them")
+
+
+def confirm_nonfinite(check, derived, combo, ex, new, what, problem, expected, got, run):
+    """A CheckResult (a confirmed failure or an unconfirmed result) for a disagreement on
+    derived NaN/inf inputs, or None: not such a disagreement, the caller judges it."""
+    case = derived.case
+    verdict = nonfinite_verdict(case.inputs, ex.inputs, expected, got, run)
+    if verdict is None:
+        return None
+    kind, text = verdict
+    if kind == "fail":
+        return check._fail(derived, combo, ex, new, f"{what}: {problem}; confirmed by the "
+                           f"op's own dependency structure: {text}", kind=WrongValue,
+                           confirm_check="output")
+    inferred = {"reference": "the reference is wrong here, on an input the test never "
+                             "gives: the op's dependency structure disagrees with it",
+                "moved": "reference() and the op place a non-finite value differently; no "
+                         "independent oracle decides which is right"}[kind]
+    result = check.failed(derived, combo, f"{what}: {problem}; {text}", kind=WrongValue,
+                          repro=check.reproduce(derived.base))
+    return unconfirm(result, inferred, finite_declaration(case, ex.info.get("var")))
+
+
+def undeclared_invalid(case, ex, result):
+    """`result` (the op raised a raw error on a derived value that reference() raises on
+    too) as it stands when the input declares its domain; `unconfirmed` when it declares
+    none: then the harness only inferred that the value is outside the op's contract, and
+    the op and the reference agree that it is invalid -- only the error type differs."""
+    var = ex.info.get("var") if isinstance(ex.info, dict) else None
+    slot = _slot_of(case, var) if ex.kind == "value" and isinstance(var, str) else None
+    if not _undeclared(case, slot):
+        return result
+    return unconfirm(result, f"the harness inferred that this value of {slot} is outside "
+                             f"the op's contract (no domain is declared for {slot}); the op "
+                             "and reference() both reject it, only with other errors",
+                     f'declare the domain of {slot} in the OpMaker, e.g. self.add_input('
+                     f'"{slot}", ...).set_domain(D.integers(0, D.dim("W", 0))) '
+                     f"(docs/domains.md): outside it the op must then refuse with an opkit "
+                     f"error")
+
+
+def confirm_stacked(check, derived, combo, ex, problem, got, run):
+    """For the derived case that stacks the test's inputs with new values along a new
+    leading dim: when the op's outputs are exactly the stack of its outputs on each slice
+    (the rank the test verified), a disagreement with reference() is the reference's, not
+    written for that rank: `unconfirmed`. Else None (the caller's failure stands)."""
+    if not (ex.kind == "shape" and "stacked" in ex.note):
+        return None
+    base = _values_by_name(derived.case.inputs)
+
+    def part(k):
+        def fix(s):
+            b = base.get(s.name)
+            a = s.data
+            if isinstance(a, np.ndarray) and b is not None and a.ndim == np.ndim(b) + 1 \
+                    and a.shape[0] == 2 and a.shape[1:] == np.shape(b):
+                return as_value(s, a[k].copy())
+            return as_value(s)
+        return map_inputs(ex.inputs, fix)
+
+    try:
+        parts = [run(part(k)) for k in (0, 1)]
+    except Exception:  # noqa: BLE001
+        return None
+    if not _reference_agrees(derived.case, [part(k) for k in (0, 1)], parts, ex.attrs):
+        return None     # the op is wrong on a slice too: the failure stands
+    for name, have in got.items():
+        have = np.asarray(have)
+        try:
+            want = np.stack([np.asarray(p[name]) for p in parts])
+        except (KeyError, ValueError):
+            return None
+        if want.shape != have.shape or not np.array_equal(want, have, equal_nan=True):
+            return None
+    result = check.failed(derived, combo, f"{ex.note}: {problem}; the op's outputs are "
+                          "exactly the stack of its outputs on each slice (the rank the test "
+                          "checks)", kind=WrongValue, repro=check.reproduce(derived.base))
+    slot = next(iter(normalize_slots(derived.case.inputs)), "X")
+    return unconfirm(result, "reference() was written for the test's rank and disagrees "
+                             "with the op on another, where the op is consistent with "
+                             "itself on the test's rank",
+                     f"declare the ranks the op takes: refuse others in infer_shape "
+                     f"(enforce(len(ctx.get_input_dim(\"{slot}\")) == 2, "
+                     f"errors.InvalidArgument(...))), or make reference() take any rank")
+
+
+def confirm_reference_domain(check, derived, combo, ex, problem, expected, got):
+    """On finite derived values of an input with no declared domain (every value negative,
+    say, fed to an accumulator that is never negative in use), reference() giving NaN or
+    inf where the op is finite -- and differing nowhere else -- says the value is outside
+    the reference's domain, not that the op is wrong: `unconfirmed`, settled by the input's
+    domain (`D.nonnegative()`, ...). None otherwise."""
+    var = ex.info.get("var") if isinstance(ex.info, dict) else None
+    if ex.kind != "value" or not isinstance(var, str):
+        return None
+    for items in normalize_slots(ex.inputs).values():
+        for s in items:
+            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f" and \
+                    not np.isfinite(s.data).all():
+                return None             # NaN/inf inputs: confirm_nonfinite's business
+    slot = _slot_of(derived.case, var)
+    if not _undeclared(derived.case, slot):
+        return None
+    seen = False
+    for items in normalize_slots(expected).values():
+        for s in items:
+            want, have = np.asarray(s.data), got.get(s.name)
+            if have is None or want.dtype.kind != "f":
+                continue
+            have = np.asarray(have)
+            if have.shape != want.shape:
+                return None
+            with np.errstate(invalid="ignore"):
+                differ = ~((have == want) | (np.isnan(have) & np.isnan(want)) |
+                           np.isclose(have, want, rtol=1e-6, atol=1e-12))
+                ref_only = ~np.isfinite(want) & np.isfinite(have)
+            if (differ & ~ref_only).any():
+                return None
+            seen = seen or bool(ref_only.any())
+    if not seen:
+        return None
+    result = check.failed(derived, combo, f"{ex.note}: {problem}", kind=WrongValue,
+                          repro=check.reproduce(derived.base))
+    return unconfirm(result, f"reference() gives NaN or inf from finite values of {slot}, "
+                             "where the op is finite: the harness inferred these values are "
+                             f"inside the op's contract ({slot} declares no domain)",
+                     f'declare the domain of {slot} in the OpMaker, e.g. self.add_input('
+                     f'"{slot}", ...).set_domain(D.nonnegative()) (docs/domains.md): values '
+                     "outside it are then not derived")
+
+
+def _reference_agrees(case, inputs_list, outputs_list, attrs) -> bool:
+    """reference() on each slice (the test's rank) equals the op's outputs there."""
+    for inputs, got in zip(inputs_list, outputs_list):
+        try:
+            with np.errstate(all="ignore"):
+                want = case.reference(inputs, dict(attrs))
+        except Exception:  # noqa: BLE001
+            return False
+        for items in normalize_slots(want).values():
+            for s in items:
+                have = got.get(s.name)
+                if have is None:
+                    continue
+                a, b = np.asarray(have), np.asarray(s.data)
+                if a.shape != b.shape:
+                    return False
+                if a.dtype.kind in "fc" or b.dtype.kind in "fc":
+                    if not np.allclose(a.astype(float), b.astype(float), rtol=1e-5,
+                                       atol=1e-7, equal_nan=True):
+                        return False
+                elif not np.array_equal(a, b):
+                    return False
+    return True
+
+
+# -- distribution: a law inferred from the attrs -----------------------------------------------
+def alternatives(case) -> list[tuple[str, dict]]:
+    """(name, laws) of the other conventions the op's attrs allow."""
+    proto = op_info(case.op_type).proto
+    pattrs = {a.name for a in proto.attrs} if proto is not None else set()
+    if "dropout_prob" in pattrs and "dropout_implementation" not in pattrs:
+        return [("dropout that always upscales kept values by 1 / (1 - p)",
+                 dropout_laws("dropout_prob", None, upscale=True))]
+    return []
+
+
+def confirm_inferred(check, derived, context, results):
+    """`results` of the distribution check, with a failure of a law the check inferred
+    (the OpTest declares none) made `unconfirmed` when another convention fits."""
+    test = getattr(context, "test", None)
+    case = derived.case
+    own = getattr(test, "distribution", None) or (case.options or {}).get("distribution")
+    failed = [r for r in results if r.status == FAIL]
+    if own or not failed:
+        return results
+    for name, laws in alternatives(case):
+        other = replace(case, options={**(case.options or {}), "distribution": laws})
+        try:
+            again = check._verdict(replace(derived, case=other), context)
+        except Exception:  # noqa: BLE001 - no confirmation either way
+            continue
+        if again and not any(r.status == FAIL for r in again):
+            declaration = ("declare the law on the OpTest: distribution = "
+                           "harness.distributions.dropout_laws('dropout_prob', None, "
+                           "upscale=True) (or any {output: Law}; docs/harness.md)")
+            return [unconfirm(failed[0], f"the harness inferred the law from the op's attrs; "
+                                         f"the samples fit another convention they allow: "
+                                         f"{name}", declaration)] + \
+                [r for r in results if r.status != FAIL]
+    return results

@@ -1,9 +1,5 @@
-"""What the law checks of issue 36 share (`describe`, `every_grad`, `refusals`,
-`coincidences`, `trace`): one CPU run of a case with given inputs and attrs, the test's
-`reference()` on them, the comparison of the two, the compile-time description of the op's
-outputs, and the other values of an attr the op declares. Public helpers: the law checks
-import these, never each other.
-"""
+"""What the law checks of issue 36 (`describe`, `every_grad`, `refusals`, `coincidences`,
+`trace`; docs/harness.md, "Laws every op obeys") share, so they never import each other."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -12,6 +8,7 @@ import numpy as np
 
 from harness.case import case_inputs, normalize_slots
 from harness.compare import compare
+from harness.inputs.explore import explorable_attrs
 from harness.op import Combo, PreparedOp, output_slots, prepare, refusal
 from harness.options import current
 from opkit.framework.program import Program
@@ -25,7 +22,6 @@ __all__ = ["deep", "numeric_combo", "run", "reference", "with_case", "compare_to
 def deep() -> bool:
     """`OPKIT_LAWS_DEEP=1`: the law checks' larger budget (trace's memory growth, the block
     sizes 4096 and 65536, more derived cases), off by default for `opkit test`'s time."""
-
     return current().laws_deep
 
 
@@ -37,7 +33,6 @@ class ReferenceRaised(Exception):
 def numeric_combo(case) -> Combo:
     """The CPU combo the laws judge on: float64 when the op has a float64 CPU kernel and the
     case has float inputs, else float32, else the inputs as given."""
-
     has_float = any(isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"
                     for ss in normalize_slots(case.inputs).values() for s in ss)
     dtypes = op_info(case.op_type).kernel_places().get("CPU") or ()
@@ -63,10 +58,8 @@ def specs_of(case, combo: Combo) -> dict:
 
 def run(case, combo: Combo, expected: dict | None = None) -> tuple[PreparedOp, dict]:
     """(prepared op, {output name: array}) of one forward run on `combo`."""
-
     prepared = prepare(case, combo, expected=expected)
-    outs = prepared.forward()
-    return prepared, outs
+    return prepared, prepared.forward()
 
 
 def reference(case, combo: Combo) -> dict:
@@ -93,7 +86,6 @@ def reference(case, combo: Combo) -> dict:
 def compare_to_reference(case, combo: Combo, outs: dict, want: dict) -> str | None:
     """None when every output the reference gives agrees with the run (NaN-aware), else the
     first disagreement (output, index, both values)."""
-
     opts = case.options or {}
     for specs in want.values():
         for s in specs:
@@ -134,7 +126,6 @@ def compile_description(case, combo: Combo, expected: dict | None = None) -> dic
     """{output name: (dtype name or None, shape list or None, lod_level)} after the op is
     appended to a fresh Program whose input variables describe the case's inputs exactly
     (full shapes, dtypes after the combo's cast, lod_level = the LoD's depth)."""
-
     block = Program().global_block()
     specs = specs_of(case, combo)
     for ss in specs.values():
@@ -154,34 +145,21 @@ def compile_description(case, combo: Combo, expected: dict | None = None) -> dic
     return got
 
 
-_SKIP_ATTR_WORDS = ("seed",)
-
-
 def attr_alternatives(case, limit: int = 6) -> list[tuple[dict, str]]:
     """[(attrs, note)]: the case's attrs with ONE attr at another value the op declares it
     accepts -- a bool flipped, each other value of a declared value set or dtype set. Extra,
     generated and seed attrs are left alone."""
-
-    proto = op_info(case.op_type).proto
     out = []
     attrs = dict(case.attrs or {})
-    for a in getattr(proto, "attrs", []) or []:
-        if a.extra or a.generated or any(w in a.name.lower() for w in _SKIP_ATTR_WORDS):
-            continue
-        if a.name not in attrs and not a.has_default:
-            continue
-        v = attrs.get(a.name, a.default)
-        others = []
+    for a, v in explorable_attrs(op_info(case.op_type).proto, attrs, skip=("seed",)):
         if a.type == "bool" and isinstance(v, (bool, np.bool_)):
             others = [not bool(v)]
+        elif a.domain is not None and a.domain.kind in ("set", "dtype"):
+            others = [x for x in a.domain.values if x != v]
         else:
-            d = a.domain
-            if d is not None and d.kind in ("set", "dtype"):
-                others = [x for x in d.values if x != v]
+            others = []
         for x in others:
-            new = dict(attrs)
-            new[a.name] = x
-            out.append((new, f"attr {a.name} = {x!r} (the case: {v!r})"))
+            out.append(({**attrs, a.name: x}, f"attr {a.name} = {x!r} (the case: {v!r})"))
     return out[:limit]
 
 

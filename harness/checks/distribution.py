@@ -30,7 +30,7 @@ from harness.case import normalize_slots
 from harness.check import Check, WrongValue
 from harness.context import has_float_inputs, op_refused
 from harness.distributions import Law, Normal, Uniform, dropout_laws
-from harness.law_confirm import confirm_inferred
+from harness.confirm import confirm_inferred
 from harness.output_judge import prepare_case
 from harness.report import PASS, CheckResult
 from harness.spec import knob  # noqa: I001

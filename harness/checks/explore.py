@@ -263,7 +263,7 @@ class ExploreCheck(Check):
                                 f"{type(ref_error).__name__}; the op must refuse the input "
                                 f"with an opkit error, it raised {raised(op_error)}",
                                 kind=RawException)
-            from harness.explore_confirm import undeclared_invalid
+            from harness.confirm import undeclared_invalid
 
             return undeclared_invalid(case, ex, result)
         if op_error is not None:
@@ -287,7 +287,7 @@ class ExploreCheck(Check):
             if ex.kind in ("attr", "pair", "attr+value") and \
                     not _reference_reads(case, ex, expected):
                 return None   # reference() ignores the attr here: it cannot judge the op
-            from harness.explore_confirm import (
+            from harness.confirm import (
                 confirm_nonfinite,
                 confirm_reference_domain,
                 confirm_stacked,

@@ -1,15 +1,7 @@
-"""The cases `explore` derives from an OpTest's case over the op's declared contract.
-
-- `derive_cases`: the deterministic ones -- other values of each attr inside its domain,
-  input values over the declared domains (NaN, infinities and the edges where nothing is
-  declared), other shapes and ranks, and their combinations (at most the run's budget,
-  `--explore N`). `against` runs them on a second implementation too.
-- `value_strategy`: the hypothesis strategy over the same declared domains -- the case with
-  a few elements of its float inputs set to drawn values inside each input's domain -- so a
-  failing drawn case shrinks (harness.inputs.strategies.falsify) to one element of the
-  first input at the simplest failing value.
-
-The `explore` check (harness.checks.explore) judges both."""
+"""The cases `explore` derives from an OpTest's case over the op's declared contract:
+`derive_cases` (attrs, values, shapes and their combinations; `against` runs them too) and
+`value_strategy` (drawn values, shrinkable). What each is: docs/harness.md, "Exploring the
+declared contract"; the `explore` check (harness.checks.explore) judges both."""
 from __future__ import annotations
 
 import functools
@@ -61,7 +53,6 @@ def _rng(case, seed) -> np.random.Generator:
 
 def _map_spec(inputs, name, fn):
     """`inputs` with the variable `name`'s array replaced by fn(array) (LoD kept)."""
-
     return map_inputs(inputs, lambda s: as_value(s, fn(s.data)) if s.name == name
                       else as_value(s))
 
@@ -73,6 +64,13 @@ def _domain(proto, slot):
 
 def _bound(b, attrs, shapes):
     return b.resolve(attrs, shapes) if isinstance(b, Ref) else b
+
+
+def _at(a, k, value):
+    """A copy of `a` with flat element `k` set to `value`."""
+    b = a.copy()
+    b.reshape(-1)[k] = value
+    return b
 
 
 def _shapes(specs) -> dict:
@@ -106,7 +104,11 @@ def _value_cases(case, specs, proto, rng) -> list[Explored]:
     if shared:
         per_input.insert(1, shared)
     # one of each input's values in turn: a budget that ends early still covers every input
-    return [x for group in itertools.zip_longest(*per_input) for x in group if x is not None]
+    return _round_robin(per_input)
+
+
+def _round_robin(groups) -> list:
+    return [x for group in itertools.zip_longest(*groups) for x in group if x is not None]
 
 
 def _bool_values(case, s, a) -> list[Explored]:
@@ -136,12 +138,7 @@ def _shared_nan(case, specs, proto, rng) -> list[Explored]:
     names = {s.name for _, s in same}
 
     def nan_at(s):
-        if s.name not in names:
-            return as_value(s)
-        b = s.data.copy()
-        b.reshape(-1)[k] = np.nan
-        return as_value(s, b)
-
+        return as_value(s, _at(s.data, k, np.nan)) if s.name in names else as_value(s)
 
     return [Explored("value", f"NaN at the same element of {', '.join(sorted(names))}",
                      map_inputs(case.inputs, nan_at), dict(case.attrs or {}),
@@ -152,9 +149,7 @@ def _float_values(case, s, a, k, dom, rng, attrs, shapes) -> list[Explored]:
     out = []
 
     def at(value):
-        b = a.copy()
-        b.reshape(-1)[k] = value
-        return b
+        return _at(a, k, value)
 
     def add(note, b, grads=False):
         if dom is not None and not dom.contains(b, attrs=attrs, shapes=shapes):
@@ -201,16 +196,11 @@ def _int_values(case, s, a, k, dom, attrs, shapes, rng) -> list[Explored]:
     out = []
     info = np.iinfo(a.dtype)
 
-    def at(value):
-        b = a.copy()
-        b.reshape(-1)[k] = value
-        return b
-
     def add(note, value, in_domain):
         if not info.min <= value <= info.max:
             return
         out.append(Explored("value", f"{s.name}: {note}", _map_spec(case.inputs, s.name,
-                                                                      lambda _: at(value)),
+                                                                      lambda _: _at(a, k, value)),
                             dict(case.attrs or {}), in_domain=in_domain,
                             strict=in_domain and dom is not None, info={"var": s.name}))
 
@@ -290,35 +280,29 @@ def _attr_values(a, value, specs, attrs) -> tuple[list, bool]:
         return _unique([c for c in cands if c != vals and c]), True
     if a.type in ("float", "float64"):
         v = float(value) if isinstance(value, (int, float)) else 0.0
-        cands = [0.0, -1.0, 0.5, 2.0, 2 * v + 1.0, -v, 10.0]
-        if kind == "range":
-            for bound, open_ in ((dom.lo, dom.lo_open), (dom.hi, dom.hi_open)):
-                if isinstance(bound, (int, float)):
-                    cands.append(float(bound) + (1e-3 if bound == dom.lo else -1e-3)
-                                 if open_ else float(bound))
-        return _unique([c for c in cands if c != v and (kind != "range" or dom.contains(c))
-                        and _passes(a, c)]), False
-    if a.type in ("int", "long"):
+        cands = [0.0, -1.0, 0.5, 2.0, 2 * v + 1.0, -v, 10.0] + _range_ends(dom, kind, float, 1e-3)
+    elif a.type in ("int", "long"):
         v = int(value) if isinstance(value, (int, np.integer)) else 0
-        cands = [v + 1, v - 1, 0, -1, v + 5, 2 * v + 3]
-        if kind == "range":
-            for bound, open_ in ((dom.lo, dom.lo_open), (dom.hi, dom.hi_open)):
-                if isinstance(bound, (int, float)):
-                    b = int(bound) + ((1 if bound == dom.lo else -1) if open_ else 0)
-                    cands.append(b)
-        return _unique([c for c in cands if c != v and (kind != "range" or dom.contains(c))
-                        and _passes(a, c)]), False
-    if a.type in ("ints", "longs") and isinstance(value, (list, tuple)) and value:
-        vals = [int(x) for x in value]
-        cands = []
-        if len(vals) > 1 and vals != vals[::-1]:
-            cands.append(vals[::-1])
-        cands.append([vals[0] + 1] + vals[1:])
-        if len(vals) > 1:
-            cands.append(vals[:-1] + [vals[-1] + 1])
-        return _unique([c for c in cands if c != vals and
-                        (kind != "range" or dom.contains(c)) and _passes(a, c)]), False
-    return [], False
+        cands = [v + 1, v - 1, 0, -1, v + 5, 2 * v + 3] + _range_ends(dom, kind, int, 1)
+    elif a.type in ("ints", "longs") and isinstance(value, (list, tuple)) and value:
+        v = [int(x) for x in value]
+        cands = [v[::-1]] if len(v) > 1 and v != v[::-1] else []
+        cands.append([v[0] + 1] + v[1:])
+        if len(v) > 1:
+            cands.append(v[:-1] + [v[-1] + 1])
+    else:
+        return [], False
+    return _unique([c for c in cands if c != v and (kind != "range" or dom.contains(c))
+                    and _passes(a, c)]), False
+
+
+def _range_ends(dom, kind, conv, step) -> list:
+    """A declared range's bounds as `conv` values (`step` inside an open one)."""
+    if kind != "range":
+        return []
+    return [conv(b) + (step if b == dom.lo else -step) if open_ else conv(b)
+            for b, open_ in ((dom.lo, dom.lo_open), (dom.hi, dom.hi_open))
+            if isinstance(b, (int, float))]
 
 
 def _dtype_eq(a, b):
@@ -343,45 +327,42 @@ def _passes(a, v) -> bool:
         return False
 
 
-def _explorable_attrs(proto, attrs):
+def explorable_attrs(proto, attrs, skip=_SKIP_ATTR_WORDS):
+    """(AttrProto, the case's value or the default) of each attr to vary: not extra, not
+    generated, with a value, and no word of `skip` in its name."""
     for a in getattr(proto, "attrs", []) or []:
         if a.extra or a.generated or (a.name not in attrs and not a.has_default):
             continue
-        if any(w in a.name.lower() for w in _SKIP_ATTR_WORDS):
+        if any(w in a.name.lower() for w in skip):
             continue
         yield a, (attrs[a.name] if a.name in attrs else a.default)
 
 
-def _attr_cases(case, specs, proto) -> tuple[list, list, list]:
+def _attr_cases(case, specs, proto) -> tuple[list, list]:
     attrs = dict(case.attrs or {})
     singles, discrete = [], []
-    for a, value in _explorable_attrs(proto, attrs):
+    for a, value in explorable_attrs(proto, attrs):
         values, strict = _attr_values(a, value, specs, attrs)
+        is_discrete = a.type == "bool" or (a.domain is not None and
+                                           a.domain.kind in ("set", "dtype"))
+        # a raw error of the kernel is judged for bools and declared domains; an
+        # undeclared int or float value may just be one infer_shape does not check
+        lax = a.type != "bool" and a.domain is None
         for v in values:
-            new = dict(attrs)
-            new[a.name] = v
-            is_discrete = a.type == "bool" or (a.domain is not None and
-                                               a.domain.kind in ("set", "dtype"))
-            # a raw error of the kernel is judged for bools and declared domains; an
-            # undeclared int or float value may just be one infer_shape does not check
-            lax = a.type != "bool" and a.domain is None
             singles.append(Explored("attr", f"attr {a.name} = {v!r} (the case: {value!r})",
-                                    case.inputs, new, strict=strict, grads=True,
-                                    info={"attr": a.name, "alts": {a.name: values},
-                                          "discrete": is_discrete, "lax": lax}))
-        if values and (a.type == "bool" or (a.domain is not None and
-                                            a.domain.kind in ("set", "dtype"))):
+                                    case.inputs, {**attrs, a.name: v}, strict=strict,
+                                    grads=True, info={"attr": a.name, "alts": {a.name: values},
+                                                      "discrete": is_discrete, "lax": lax}))
+        if values and is_discrete:
             discrete.append((a, value, values))
     pairs = []
     for (a1, v1, o1), (a2, v2, o2) in itertools.combinations(discrete, 2):
         for x, y in itertools.product(o1[:3], o2[:3]):
-            new = dict(attrs)
-            new[a1.name], new[a2.name] = x, y
             pairs.append(Explored("pair", f"attrs {a1.name} = {x!r} and {a2.name} = {y!r} "
                                           f"together (the case: {v1!r}, {v2!r})",
-                                  case.inputs, new, strict=False, grads=True,
-                                  info={"attr": a1.name}))
-    return singles, pairs, discrete
+                                  case.inputs, {**attrs, a1.name: x, a2.name: y},
+                                  grads=True, info={"attr": a1.name}))
+    return singles, pairs
 
 
 def _shape_cases(case, specs) -> list[Explored]:
@@ -460,19 +441,12 @@ def derive_cases(case, seed: int = DEFAULT_SEED, limit: int | None = None) -> li
     proto = proto_of(case.op_type)
     specs = normalize_slots(case.inputs)
     rng = _rng(case, seed)
-    singles, pairs, discrete = _attr_cases(case, specs, proto) if proto is not None else \
-        ([], [], [])
+    singles, pairs = _attr_cases(case, specs, proto) if proto is not None else ([], [])
     values = _value_cases(case, specs, proto, rng)
     shapes = _shape_cases(case, specs)
     combined = _combined_cases(case, singles, values)
     rng.shuffle(pairs)
-    groups = [singles, values, shapes, pairs, combined]
-    out = []
-    for items in itertools.zip_longest(*groups):
-        for x in items:
-            if x is not None and len(out) < limit:
-                out.append(x)
-    return out
+    return _round_robin([singles, values, shapes, pairs, combined])[:limit]
 
 
 # =========================================================================================

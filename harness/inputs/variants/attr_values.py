@@ -1,24 +1,5 @@
-"""`attr_values`: the case with one attribute at another value the op accepts.
-
-An OpTest author sets each attr once (often to its default); a kernel that ignores a
-non-default value, or handles only some of its forms, passes. Derived, at most
-MAX_VARIANTS cases, each with ONE attr changed:
-
-- a bool attr flipped (`keep_dim`, `bias_after_scale`, `transpose_Y`, ...);
-- an int attr that is a valid axis of the first float input (-n <= v < n) as its other
-  spelling (1 <-> -n+1), then as another negative axis (-2 for -1): kernels that treat any
-  negative axis as the last, or that normalize it in the forward kernel only;
-- an ints attr whose entries are all valid axes: every entry as its other spelling; and,
-  when it is a permutation of 3 or more axes, the permutation rotated (not an involution:
-  a grad kernel that applies the permutation instead of its inverse).
-
-Attrs that pick a random stream (`seed`), a dtype, or that the op declares as extra are left
-alone, and so are string attrs (a layout or mode changes what the inputs mean). A value the
-op refuses (its forward raises) is no variant. The `attrs` check judges each variant: the
-outputs against the test's `reference(inputs, attrs)` when it has one (a reference that
-raises for the value judges nothing) and the gradients the test checks, analytic against
-numeric, in float64.
-"""
+"""`attr_values`: the case with one attribute at another value the op accepts (docs/harness.md,
+"`attrs`": which values, which attrs are left alone, how a variant is judged)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -27,14 +8,13 @@ import numpy as np
 
 from harness.case import Derived, normalize_slots
 from harness.context import Combo, grad_outputs, op_refused, prepare
-from harness.inputs.explore import _first_float_rank
+from harness.inputs.explore import _first_float_rank, explorable_attrs
 from harness.op import make_cotangents
 from opkit.registry import op_info
 
 __all__ = ["derive", "candidates", "gradients_defined", "MAX_VARIANTS"]
 
 MAX_VARIANTS = 2
-_SKIP_WORDS = ("seed", "dtype")
 
 
 def _alias(v: int, n: int) -> int:
@@ -44,12 +24,7 @@ def _alias(v: int, n: int) -> int:
 def candidates(proto, attrs: dict, rank: int | None) -> list[tuple[str, object, str]]:
     """[(attr name, new value, why)], most telling first."""
     out = []
-    for a in getattr(proto, "attrs", []) or []:
-        if a.extra or a.generated or (a.name not in attrs and not a.has_default):
-            continue
-        if any(w in a.name.lower() for w in _SKIP_WORDS):
-            continue
-        v = attrs[a.name] if a.name in attrs else a.default
+    for a, v in explorable_attrs(proto, attrs, skip=("seed", "dtype")):
         if a.type == "bool" and isinstance(v, (bool, np.bool_)):
             out.append((a.name, not bool(v), "flipped"))
         elif a.type == "int" and rank and isinstance(v, (int, np.integer)) and \
@@ -78,8 +53,6 @@ def gradients_defined(p, case) -> bool:
     """False when the op, with this attr value, refuses gradients on purpose (a typed opkit
     error: dropout's grad with is_test) or gives them in another form (a sparse gradient
     with is_sparse): then only the outputs are judged."""
-
-
     if p is None:
         return True
     try:
@@ -88,8 +61,6 @@ def gradients_defined(p, case) -> bool:
         cot = {n: c.astype(outs[n].dtype) for n, c in cot.items()}
         got = p.backward(cot, list(case.grad_inputs), tuple(case.no_grad_set or ()))
     except Exception as exc:  # noqa: BLE001 - a raw error: judged (check_grad reports it)
-        from harness.op import op_refused
-
         return not op_refused(exc)
     return all(isinstance(g, np.ndarray) for g in got.values())
 
@@ -108,12 +79,11 @@ def derive(case, context=None):
     if proto is None or any(a.name == "seed" for a in proto.attrs):
         return []   # a random op: other attrs (is_test) draw other random numbers
     out = []
-    for name, value, why in candidates(proto, dict(case.attrs), _first_float_rank(normalize_slots(case.inputs))):
+    rank = _first_float_rank(normalize_slots(case.inputs))
+    for name, value, why in candidates(proto, dict(case.attrs), rank):
         if len(out) >= MAX_VARIANTS:
             break
-        attrs = dict(case.attrs)
-        attrs[name] = value
-        derived = replace(case, attrs=attrs, outputs={},
+        derived = replace(case, attrs={**case.attrs, name: value}, outputs={},
                           name=f"{case.name}[{name}={value!r}]")
         try:
             p = prepare(derived, Combo("CPU", ""))
