@@ -1,27 +1,7 @@
-"""Declared distributions of random ops, and their goodness-of-fit tests (the `distribution`
-check, harness/checks/distribution.py; docs/harness.md "Random ops").
-
-An OpTest of a random op declares what each output samples, in `setUp` or on the class::
-
-    from harness.distributions import Normal
-    self.distribution = {"Out": Normal(mean="mean", std="std")}
-
-A parameter is a number, the NAME of an attr (its value in the run), or a function of the
-attrs dict (`lambda a: 1 - a["dropout_prob"]`). `of=fn(outputs, inputs)` tests a function of
-the arrays instead of the output itself (dropout: `Out / X` where X != 0).
-
-Laws and their tests (each at a false-alarm probability `alpha` given by the check):
-* `Normal(mean, std)`, `Uniform(min, max)`, `Exponential(rate)`: the one-sample
-  Kolmogorov-Smirnov statistic D = sup |F_n - F| against the DKW-Massart bound
-  P(D > e) <= 2 exp(-2 n e^2), valid for every n: e = sqrt(ln(2 / alpha) / (2 n)); Uniform
-  also rejects any sample outside [min, max] (no false alarm possible).
-* `Bernoulli(p)` (samples 0/1) and `Categorical(values, probs)`: every sample must be one of
-  the values (relative 1e-6, float32 results); each frequency must be within
-  sqrt(ln(2 k / alpha) / (2 n)) of its probability (Hoeffding, union bound over k values).
-* `Sampler(fn)`: a reference sampler `fn(rng, attrs, n) -> n samples`; two-sample
-  Kolmogorov-Smirnov, D <= e_n + e_m with e_k = sqrt(ln(4 / alpha) / (2 k)) (the DKW bound on
-  each sample's distance to the common law, a union bound; valid for discrete laws too).
-"""
+"""Declared distributions of random ops (`self.distribution = {"Out": Normal(mean="mean",
+std="std")}`) and their goodness-of-fit tests, each with a finite-sample bound at the
+false-alarm probability `alpha` the `distribution` check gives (docs/harness.md,
+"`distribution`": the laws, their parameters and the bounds)."""
 from __future__ import annotations
 
 import math
@@ -57,8 +37,7 @@ class _Spy(dict):
         self.read: list[str] = []
 
     def __getitem__(self, key):
-        if key not in self.read:
-            self.read.append(key)
+        self.get(key)
         return super().__getitem__(key)
 
     def get(self, key, default=None):
@@ -68,10 +47,9 @@ class _Spy(dict):
 
 
 class Law:
-    """A declared distribution. Subclasses define `kind`, `names` (parameter order) and
+    """A declared distribution. Subclasses define `names` (parameter order) and
     `test(samples, values, alpha) -> failure message or None`."""
 
-    kind = "law"
     names: tuple = ()
     rtol = 1e-6        # discrete laws: how close a sample must be to a declared value (the
     #                    check sets it from the output dtype: 16 eps of float16)
@@ -157,7 +135,6 @@ class _Continuous(Law):
 
 
 class Normal(_Continuous):
-    kind = "normal"
     names = ("mean", "std")
 
     def valid(self, values):
@@ -181,7 +158,6 @@ class Normal(_Continuous):
 
 
 class Uniform(_Continuous):
-    kind = "uniform"
     names = ("min", "max")
 
     def valid(self, values):
@@ -197,7 +173,6 @@ class Uniform(_Continuous):
 
 
 class Exponential(_Continuous):
-    kind = "exponential"
     names = ("rate",)
 
     def valid(self, values):
@@ -211,7 +186,6 @@ class Exponential(_Continuous):
 
 
 class Categorical(Law):
-    kind = "categorical"
     names = ("values", "probs")
 
     def valid(self, values):
@@ -247,7 +221,6 @@ class Categorical(Law):
 
 
 class Bernoulli(Categorical):
-    kind = "bernoulli"
     names = ("p",)
 
     def valid(self, values):
@@ -261,7 +234,6 @@ class Bernoulli(Categorical):
 class Sampler(Law):
     """A reference sampler: `fn(rng, attrs, n)` returns n samples of the declared law."""
 
-    kind = "sampler"
     names = ("fn",)
 
     def resolve(self, attrs):

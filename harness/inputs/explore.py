@@ -44,17 +44,19 @@ class Explored:
     info: dict = field(default_factory=dict)
 
 
-# =========================================================================================
-# deriving
-# =========================================================================================
 def _rng(case, seed) -> np.random.Generator:
     return np.random.default_rng(zlib.crc32(f"{case.op_type}:{case.name}".encode()) + seed)
 
 
-def _map_spec(inputs, name, fn):
-    """`inputs` with the variable `name`'s array replaced by fn(array) (LoD kept)."""
-    return map_inputs(inputs, lambda s: as_value(s, fn(s.data)) if s.name == name
-                      else as_value(s))
+def _map_spec(inputs, name, new):
+    """`inputs` with the variable `name`'s array replaced by `new` (LoD kept)."""
+    return map_inputs(inputs, lambda s: as_value(s, new) if s.name == name else as_value(s))
+
+
+def _value_case(case, s, note, new, **judged) -> Explored:
+    """The case with input variable `s`'s values replaced by `new`."""
+    return Explored("value", f"{s.name}: {note}", _map_spec(case.inputs, s.name, new),
+                    dict(case.attrs or {}), info={"var": s.name}, **judged)
 
 
 def _domain(proto, slot):
@@ -112,9 +114,7 @@ def _round_robin(groups) -> list:
 
 
 def _bool_values(case, s, a) -> list[Explored]:
-    return [Explored("value", f"{s.name}: all {v}", _map_spec(case.inputs, s.name,
-                                                              lambda _, v=v: np.full_like(a, v)),
-                     dict(case.attrs or {}), info={"var": s.name})
+    return [_value_case(case, s, f"all {v}", np.full_like(a, v))
             for v in (True, False) if not (a == v).all()]
 
 
@@ -147,17 +147,11 @@ def _shared_nan(case, specs, proto, rng) -> list[Explored]:
 
 def _float_values(case, s, a, k, dom, rng, attrs, shapes) -> list[Explored]:
     out = []
-
-    def at(value):
-        return _at(a, k, value)
+    at = functools.partial(_at, a, k)
 
     def add(note, b, grads=False):
-        if dom is not None and not dom.contains(b, attrs=attrs, shapes=shapes):
-            return
-        out.append(Explored("value", f"{s.name}: {note}", _map_spec(case.inputs, s.name,
-                                                                      lambda _: b),
-                            dict(case.attrs or {}), strict=dom is not None, grads=grads,
-                            info={"var": s.name}))
+        if dom is None or dom.contains(b, attrs=attrs, shapes=shapes):
+            out.append(_value_case(case, s, note, b, strict=dom is not None, grads=grads))
 
     idx = np.unravel_index(k, a.shape) if a.ndim else ()
     where = f"[{', '.join(str(int(i)) for i in idx)}]" if a.ndim else ""
@@ -197,12 +191,9 @@ def _int_values(case, s, a, k, dom, attrs, shapes, rng) -> list[Explored]:
     info = np.iinfo(a.dtype)
 
     def add(note, value, in_domain):
-        if not info.min <= value <= info.max:
-            return
-        out.append(Explored("value", f"{s.name}: {note}", _map_spec(case.inputs, s.name,
-                                                                      lambda _: _at(a, k, value)),
-                            dict(case.attrs or {}), in_domain=in_domain,
-                            strict=in_domain and dom is not None, info={"var": s.name}))
+        if info.min <= value <= info.max:
+            out.append(_value_case(case, s, note, _at(a, k, value), in_domain=in_domain,
+                                   strict=in_domain and dom is not None))
 
     if dom is not None and dom.kind == "integers":
         lo, hi = _bound(dom.lo, attrs, shapes), _bound(dom.hi, attrs, shapes)
@@ -219,9 +210,7 @@ def _int_values(case, s, a, k, dom, attrs, shapes, rng) -> list[Explored]:
         signs = np.where(rng.random(a.shape) < 0.5, -1, 1)
         b = (a * signs).astype(a.dtype)
         if (b < 0).any():
-            out.append(Explored("value", f"{s.name}: mixed signs (x with random signs)",
-                                _map_spec(case.inputs, s.name, lambda _: b),
-                                dict(case.attrs or {}), info={"var": s.name}))
+            out.append(_value_case(case, s, "mixed signs (x with random signs)", b))
     if info.min < 0:
         add("-1 (a negative integer)", -1, True)
     add(f"{int(a.max()) + 1} (one above the case's largest)", int(a.max()) + 1, True)
@@ -449,9 +438,7 @@ def derive_cases(case, seed: int = DEFAULT_SEED, limit: int | None = None) -> li
     return _round_robin([singles, values, shapes, pairs, combined])[:limit]
 
 
-# =========================================================================================
-# drawing (hypothesis): values over the declared domains, shrinkable
-# =========================================================================================
+# -- drawing (hypothesis): values over the declared domains, shrinkable ---------------------
 def _elements(dom, span: float, attrs, shapes):
     """The hypothesis strategy of one finite float inside `dom` (None: undeclared, drawn in
     [-span, span]), or None for a domain drawn values cannot follow (integers)."""
@@ -499,7 +486,7 @@ def _spiked(case, targets, attrs, shapes, drawn):
             b.reshape(-1)[k] = v
         if dom is not None and not dom.contains(b, attrs=attrs, shapes=shapes):
             return None
-        inputs = _map_spec(inputs, s.name, lambda _, b=b: b)
+        inputs = _map_spec(inputs, s.name, b)
         notes += [f"{s.name}[{', '.join(str(int(j)) for j in np.unravel_index(k, b.shape))}]"
                   f" = {fmt_value(b.reshape(-1)[k])}" for k, _ in sorted(spikes)]
     return Explored("value", f"drawn values (hypothesis, shrunk): {', '.join(notes)} (the "

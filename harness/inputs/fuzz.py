@@ -1,14 +1,5 @@
-"""`opkit test OP --fuzz N`: property-based cases drawn with hypothesis.
-
-From each OpTest of the op that defines `reference(inputs, attrs)`: N cases with inputs
-shaped around the test's own (`harness.inputs.strategies.case_inputs`: dims remapped consistently,
-LoD with empty sequences) and attrs within their checkers' ranges and `in_set` values (half
-of the draws keep the test's attrs). Each case runs the output, gradient (when the OpTest
-checks gradients) and mutation checks. A draw the reference rejects (it raises), or that the
-op refuses with a typed error from infer_shape/attr checking (InvalidArgument, ...), is not a
-failure; a kernel error or a failed check is. Hypothesis then shrinks the failure to a
-minimal case, printed as a ready-to-paste OpTest in the `fuzz` result's message.
-"""
+"""`opkit test OP --fuzz N`: property-based cases drawn with hypothesis (docs/harness.md,
+"Fuzzing": what is drawn, what is judged, what is rejected rather than failed)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -43,7 +34,6 @@ def _semantic_context(case: Case, context: CheckContext) -> CheckContext:
     (a batch with a large mean and a small spread), and there float32 is judged by
     `precision` instead: against the float64 kernel, within a bound from float32's epsilon
     and the case's own conditioning."""
-
     if "float64" in op_info(case.op_type).kernel_places().get("CPU", ()):
         return replace(context, dtypes=("float64",))
     return context
@@ -64,7 +54,6 @@ def _run_case_checks(case: Case, context: CheckContext, with_grad: bool) -> list
 def _op_refuses(case: Case) -> bool:
     """True when the op refuses the drawn case on purpose (a typed opkit error, not External):
     the case is rejected, not a failure. Typed, never a message search."""
-
     try:
         run_forward_backward(prepare(case, Combo("CPU", "")), case)
     except Exception as exc:  # noqa: BLE001
@@ -72,18 +61,9 @@ def _op_refuses(case: Case) -> bool:
     return False
 
 
-def _case_options(options) -> dict:
-    """The OpTest's options that hold for a generated case: not its user_defined_grads
-    (arrays of the OpTest's own shapes)."""
-    out = dict(options or {})
-    out.pop("user_defined_grads", None)
-    return out
-
-
 def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[CheckResult]:
     """Fuzz one OpTest class: [a `fuzz` CheckResult]."""
     from hypothesis import strategies as st
-
 
     name = f"fuzz:{cls.__name__}"
     test = instantiate(cls, seed)
@@ -96,7 +76,6 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
                             f"{cls.__name__}.reference does not take (inputs, attrs): it "
                             "cannot compute a generated case's outputs")]
     # the test's own check_grad arguments (recorded by OpTest when its methods ran)
-
     record_optest_arguments(test, cls.__name__)
     base = case_from_test(test)
     with_grad = bool(base.grad_inputs)
@@ -107,6 +86,8 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
         attrs_strategy = st.one_of(attrs_strategy, hs.attrs_for(proto, dict(base.attrs or {})))
     stats = {"ran": 0, "rejected": 0}
     last_failure: dict = {}
+    # not the OpTest's user_defined_grads: arrays of its own shapes
+    options = {k: v for k, v in (base.options or {}).items() if k != "user_defined_grads"}
 
     def fails(inputs, attrs):
         if stats["rejected"] >= REJECT_LIMIT and not stats["ran"]:
@@ -124,7 +105,7 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
         case = Case(name=f"{name}", op_type=test.op_type, inputs=inputs, attrs=attrs,
                     outputs=outputs, reference=reference, no_check_set=base.no_check_set,
                     grad_inputs=list(base.grad_inputs), grad_outputs=list(base.grad_outputs),
-                    no_grad_set=base.no_grad_set, options=_case_options(base.options))
+                    no_grad_set=base.no_grad_set, options=dict(options))
         context = CheckContext(seed=seed, places=("CPU",), timeout=None, generated=True)
         if _op_refuses(case):
             stats["rejected"] += 1
@@ -188,7 +169,6 @@ def _edge_cases(base: Case, seed: int, with_grad: bool):
     sizes; a size-1 broadcast dim), judged in float64 against reference(): outputs, and
     gradients when the OpTest checks them. (case, failed results) of the first failure, or
     None. Run after the random draws passed, whatever N is."""
-
     context = CheckContext(seed=seed, places=("CPU",), timeout=None, generated=True)
     got = derive("edge_shapes", base, context)
     for d in (got if isinstance(got, list) else []):

@@ -1,23 +1,6 @@
 """LoD edge cases made from a Case: the inputs the `lod` check runs the op and its
-`reference` on.
-
-Every edge is a list of sequence lengths for the last LoD level (and, for
-`level2_empty_subsequences`, an upper level too). `edge_inputs(case, edge, rng)` rewrites
-the case's inputs in Paddle's OpTest format:
-
-* every LoD input gets the edge's lengths (all LoD inputs the same number of sequences, so
-  ops that pair sequences across inputs — sequence_expand, sequence_concat — stay valid);
-  an input with more than one level keeps them: the upper levels become one sequence
-  holding everything, except for the level-2 edge;
-* its data gets new rows (``sum(lengths)`` of them; the other dims unchanged) drawn
-  uniformly in the original values' range (float) or from the original values (int);
-* a dense input with one row per sequence, or one row per row, of a LoD input (a label, a
-  per-sequence weight, sequence_expand's X without LoD) is resized the same way.
-
-The generated inputs are what `reference(inputs, attrs)` sees; whatever the reference
-rejects (it raises) is skipped, with the reason. `two_level_inputs(inputs)` wraps every
-1-level LoD input in an outer level (the op must handle or refuse it; no reference needed).
-"""
+`reference` on (docs/lod.md, "The `lod` check": the edges and how inputs are rewritten).
+`two_level_inputs` wraps every 1-level LoD input in an outer level."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -27,7 +10,7 @@ import numpy as np
 from harness.case import as_value, map_inputs
 
 __all__ = ["Edge", "EDGES", "LEVEL2_EDGES", "edges_for", "edge_inputs", "lod_inputs",
-           "has_lod_input", "max_lod_level", "two_level_inputs"]
+           "has_lod_input", "two_level_inputs"]
 
 
 @dataclass(frozen=True)
@@ -81,14 +64,11 @@ def has_lod_input(inputs: dict) -> bool:
     return bool(lod_inputs(inputs))
 
 
-def max_lod_level(inputs: dict) -> int:
-    return max((len(v[1]) for _, _, v in lod_inputs(inputs)), default=0)
-
-
 def edges_for(case) -> list[Edge]:
     """The edges that apply to a case: the level-1 ones, and the level-2 ones when an input
     has two LoD levels."""
-    return list(EDGES) + (list(LEVEL2_EDGES) if max_lod_level(case.inputs) >= 2 else [])
+    levels = max((len(v[1]) for _, _, v in lod_inputs(case.inputs)), default=0)
+    return list(EDGES) + (list(LEVEL2_EDGES) if levels >= 2 else [])
 
 
 def _new_data(original, rows: int, rng: np.random.Generator):
@@ -105,28 +85,23 @@ def _new_data(original, rows: int, rng: np.random.Generator):
 
 
 def _levels_for(edge: Edge, nlevels: int) -> list[list[int]]:
-    last = list(edge.lengths)
-    if nlevels == 1:
-        return [last]
-    if edge.upper is not None:
-        upper = list(edge.upper)
-        # an input with more than two levels: one outermost sequence per level above
-        chain = []
-        count = len(upper)
-        for _ in range(nlevels - 2):
-            chain.insert(0, [count])
-            count = 1
-        return chain + [upper, last]
-    chain = []
-    count = len(last)
-    for _ in range(nlevels - 1):
+    """The edge's levels for an input of `nlevels` LoD levels: each level above them one
+    sequence holding everything."""
+    own = [list(edge.lengths)]
+    if edge.upper is not None and nlevels > 1:
+        own.insert(0, list(edge.upper))
+    chain, count = [], len(own[0])
+    for _ in range(nlevels - len(own)):
         chain.insert(0, [count])
         count = 1
-    return chain + [last]
+    return chain + own
 
 
 def edge_inputs(case, edge: Edge, rng: np.random.Generator) -> dict:
-    """The case's inputs rewritten for `edge` (see the module docstring)."""
+    """The case's inputs rewritten for `edge`: every LoD input gets its lengths (all the
+    same number of sequences, so ops that pair sequences across inputs stay valid) and new
+    rows, uniform in the original values' range (float) or drawn from them (int); a dense
+    input with one row per sequence, or per row, of a LoD input is resized the same way."""
     lods = lod_inputs(case.inputs)
     seq_counts = {len(v[1][-1]) for _, _, v in lods}
     row_counts = {int(np.asarray(v[0]).shape[0]) for _, _, v in lods}
@@ -147,19 +122,13 @@ def edge_inputs(case, edge: Edge, rng: np.random.Generator) -> dict:
                 return _new_data(value, new_seqs, rng)
         return value
 
-    out = {}
-    for slot, value in (case.inputs or {}).items():
-        if isinstance(value, list):
-            out[slot] = [(name, rewrite(v)) for name, v in value]
-        else:
-            out[slot] = rewrite(value)
-    return out
+    return {slot: [(name, rewrite(v)) for name, v in value] if isinstance(value, list)
+            else rewrite(value) for slot, value in (case.inputs or {}).items()}
 
 
 def two_level_inputs(inputs) -> tuple[dict, list[str]]:
     """(inputs with every 1-level LoD input wrapped in an outer level -- one outer sequence
     holding all its sequences --, the names of the wrapped inputs)."""
-
     wrapped = []
 
     def one(s):

@@ -1,15 +1,6 @@
-"""Hypothesis strategies for op cases: arrays shaped like a test's own, attrs within their
-checkers' ranges, LoD with empty sequences.
-
-    from harness.inputs import strategies as hs
-    hs.arrays_like(x)                   # same ndim/dtype, each dim within +-2, values in x's range
-    hs.shapes_around((4, 5))
-    hs.attrs_for(op_info("clip").proto, base={"min": -0.5, "max": 0.5})
-    hs.lengths(max_sequences=5)         # recursive sequence lengths, zeros included
-    hs.lod_tensors(...)                 # (array, [[lengths]])
-    hs.case_inputs(inputs)              # a whole `self.inputs` dict, dims kept consistent
-    hs.falsify(fails, seed, n, x=strategy)   # the shrunk {"x": value} fails is true on
-"""
+"""Hypothesis strategies for op cases (arrays shaped like a test's own, attrs within their
+checkers' ranges, LoD with empty sequences) and `falsify`, the seeded reproducible search
+that fuzz and explore run them with (docs/harness.md, "Fuzzing": the public strategies)."""
 from __future__ import annotations
 
 import ast
@@ -32,9 +23,6 @@ SHRINK_CALLS = 60   # shrinking a failure stops after this many more calls (the 
                     # not a time: the report must not depend on the machine's load
 
 
-# =========================================================================================
-# running hypothesis reproducibly
-# =========================================================================================
 @contextlib.contextmanager
 def reproducible_draws():
     """Hypothesis mixes into its draws the constants of every non-library module loaded so
@@ -290,8 +278,6 @@ def lengths(max_sequences: int = 5, max_length: int = 4, min_sequences: int = 1)
     return st.lists(st.integers(0, max_length), min_size=min_sequences, max_size=max_sequences)
 
 
-
-
 def case_inputs(inputs: dict, delta: int = 2, max_side: int = 12):
     """A new `inputs` dict like the given one (Paddle OpTest format). Every distinct
     dimension size is remapped to one new size, so equal dims stay equal (elementwise ops,
@@ -348,9 +334,6 @@ def _one(data, remap):
     return st.just(data)
 
 
-# =========================================================================================
-# lod_tensors (owned by the LoD helper; see docs/lod.md)
-# =========================================================================================
 def lod_tensors(dtypes=("float32", "float64"), feature_shape=(3,), num_sequences=(0, 8),
                 p_empty=0.3, levels: int = 1, max_len: int = 6, *, elements=None):
     """(array, recursive_sequence_lengths) with empty sequences at any position.
@@ -363,13 +346,9 @@ def lod_tensors(dtypes=("float32", "float64"), feature_shape=(3,), num_sequences
     * the array has `sum(last level)` rows (0 for an all-empty batch), values in [-1, 1]."""
     if isinstance(dtypes, (str, np.dtype)):
         dtypes = (dtypes,)
-    lo, hi = (num_sequences, num_sequences) if isinstance(num_sequences, int) else \
-        tuple(num_sequences)
-    feature_shape = tuple(feature_shape or ())
-    p_empty = float(p_empty)
-
-    return _lod_tensors(tuple(dtypes), feature_shape, lo, hi, p_empty, levels, max_len,
-                        elements)
+    lo, hi = (num_sequences,) * 2 if isinstance(num_sequences, int) else tuple(num_sequences)
+    return _lod_tensors(tuple(dtypes), tuple(feature_shape or ()), lo, hi, float(p_empty),
+                        levels, max_len, elements)
 
 
 @st.composite
@@ -384,17 +363,10 @@ def _lod_tensors(draw_, dtypes, feature_shape, lo, hi, p_empty, levels, max_len,
     lod = []
     count = draw_(st.integers(lo, hi))
     for _ in range(max(1, levels)):
-        lens = draw_(st.lists(one_length(), min_size=count, max_size=count))
-        lod.append(lens)
-        count = sum(lens)
-    shape = (count,) + feature_shape
-    if elements is not None:
-        elems = elements
-    elif dt.kind == "f":
-        elems = float_elements(dt)
-    elif dt.kind in "iu":
-        elems = st.integers(-100 if dt.kind == "i" else 0, 100)
-    else:
-        elems = None
-    values = draw_(arrays(dt, shape, elements=elems))
-    return values, lod
+        lod.append(draw_(st.lists(one_length(), min_size=count, max_size=count)))
+        count = sum(lod[-1])
+    if elements is None and dt.kind == "f":
+        elements = float_elements(dt)
+    elif elements is None and dt.kind in "iu":
+        elements = st.integers(-100 if dt.kind == "i" else 0, 100)
+    return draw_(arrays(dt, (count,) + feature_shape, elements=elements)), lod

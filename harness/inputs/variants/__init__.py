@@ -1,18 +1,14 @@
-"""Input variants derived from a case: the hard inputs an op author did not write.
-
-A variant is a function ``derive(case, context) -> Derived | Unsupported | list[...]``
-(harness.case; the checks of harness.check judge them). Adding one is ONE module plus
-ONE line in ``VARIANTS`` below (name -> "module:function"). A check names the variants it needs in ``Check.variants``;
-"case" is the case itself. Derived cases are cached per case (``context.cache``), so two
-checks that need the same variant derive it once.
-"""
+"""Input variants derived from a case (docs/harness.md, "Input variants"): a variant is
+``derive(case, context) -> Derived | Unsupported | list[...]``, ONE module plus ONE line in
+``VARIANTS`` (name -> "module:function"). Derived cases are cached per case
+(``context.cache``), so two checks that need the same variant derive it once."""
 from __future__ import annotations
 
 import importlib
 
 from harness.case import Unsupported
 
-__all__ = ["VARIANTS", "derive", "variant_names"]
+__all__ = ["VARIANTS", "derive"]
 
 VARIANTS = {
     "case": "harness.inputs.variants.basic:same",
@@ -25,10 +21,6 @@ VARIANTS = {
     "attr_values": "harness.inputs.variants.attr_values:derive",
     "edge_shapes": "harness.inputs.variants.shapes:derive",
 }
-
-
-def variant_names() -> list[str]:
-    return list(VARIANTS)
 
 
 def derive(name: str, case, context=None):

@@ -14,20 +14,13 @@ def same(case, context=None):
 def default_attrs(case, context=None):
     """Every attr the test sets, put back to its registered default (attrs without a default
     keep the test's value). Unsupported when no attr changes."""
-
     proto = op_info(case.op_type).proto
     if proto is None or not case.attrs:
         return Unsupported("default_attrs", "the case sets no attrs: nothing to default")
-    defaults = {}
-    for a in getattr(proto, "attrs", []) or []:
-        if a.has_default and not a.generated and not a.extra:
-            defaults[a.name] = a.default
-    attrs = dict(case.attrs)
-    changed = []
-    for k, v in case.attrs.items():
-        if k in defaults and defaults[k] != v:
-            attrs[k] = defaults[k]
-            changed.append(k)
+    defaults = {a.name: a.default for a in getattr(proto, "attrs", []) or []
+                if a.has_default and not a.generated and not a.extra}
+    changed = [k for k, v in case.attrs.items() if k in defaults and defaults[k] != v]
+    attrs = {k: defaults[k] if k in changed else v for k, v in case.attrs.items()}
     if not changed:
         return Unsupported("default_attrs", "every attr the case sets is already its default")
     derived = replace(case, attrs=attrs, outputs={}, reference=None,

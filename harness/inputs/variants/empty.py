@@ -7,10 +7,9 @@ from dataclasses import replace
 
 import numpy as np
 
+from harness.case import Derived, Unsupported, as_value, map_inputs, normalize_slots
 from opkit.framework.dtypes import is_float
-
-from harness.case import Derived, Unsupported
-from harness.case import as_value, map_inputs, normalize_slots
+from opkit.registry import op_info
 
 
 def _zero(data: np.ndarray) -> np.ndarray:
@@ -21,8 +20,6 @@ def _parameters(case) -> set:
     """The input slots the op declares as parameters (`VarProto.as_parameter()`: weights,
     an embedding table): none of their dims is a batch dim, so they are never emptied."""
     try:
-        from opkit.registry import op_info
-
         proto = op_info(case.op_type).proto
     except Exception:  # noqa: BLE001
         return set()
@@ -67,6 +64,7 @@ def derive(case, context=None):
     batch = floats[0].data.shape[0]
     if batch == 0:
         return Unsupported("empty", "the case is already empty")
+
     def zeroes(s):
         d = s.data
         return isinstance(d, np.ndarray) and d.ndim and d.shape[0] == batch and \

@@ -1,16 +1,5 @@
-"""`extremal`: the case's float inputs at extreme values, three derived cases:
-
-- "large": every float input scaled so its largest magnitude is 100, and its largest value
-  +100 (the sign flipped when needed) (past where `exp`
-  overflows in float32, 88.7, far from where it overflows in float64);
-- "zero_rows": the first row (leading index 0) of every float input all zero;
-- "tiny": every float input scaled by 1e-30 (small but normal in float32).
-
-The magnitudes respect the input's dtype (opkit.framework.dtypes): "large" is at most the
-dtype's largest finite value, and a float16 input, whose smallest normal is about 6.1e-5
-(1e-30 would be 0), is scaled so its largest magnitude is 4x that smallest normal instead.
-bfloat16 inputs (numpy kind 'V') are float inputs here too.
-"""
+"""`extremal`: the case's float inputs at extreme values -- "large", "zero_rows", "tiny"
+(docs/harness.md, "Input variants"; the magnitudes per dtype: docs/low_precision.md)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -26,7 +15,7 @@ LARGE = 100.0
 TINY = 1e-30
 
 
-def _large(a, dtype=np.float64):
+def _large(a, dtype):
     large = min(LARGE, max_finite(dtype))
     m = float(np.max(np.abs(a))) if a.size else 0.0
     if m <= 0:
@@ -35,14 +24,14 @@ def _large(a, dtype=np.float64):
     return b if b.max() >= large * 0.99 else -b    # +100 is there (exp overflows upwards)
 
 
-def _zero_rows(a, dtype=np.float64):
+def _zero_rows(a, dtype):
     b = a.copy()
     if b.ndim and b.shape[0]:
         b[0] = 0
     return b
 
 
-def _tiny(a, dtype=np.float64):
+def _tiny(a, dtype):
     normal = float(finfo(dtype).smallest_normal)
     if TINY >= 16 * normal:
         return a * TINY
@@ -73,10 +62,7 @@ def derive(case, context=None):
               if isinstance(s.data, np.ndarray) and is_float(s.data.dtype) and s.data.size]
     if not floats:
         return Unsupported("extremal", "the case has no non-empty float input")
-    out = []
-    for kind, fn in KINDS.items():
-        out.append(Derived("extremal", map_floats(case, fn, kind), case,
-                           f"{kind} float inputs", {"kind": kind}))
-    return out
+    return [Derived("extremal", map_floats(case, fn, kind), case, f"{kind} float inputs",
+                    {"kind": kind}) for kind, fn in KINDS.items()]
 
 

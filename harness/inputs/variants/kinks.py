@@ -1,28 +1,18 @@
 """`kinks`: the case with a few elements of each float input it differentiates put exactly
 on likely kinks: 0 (relu, abs), each float attr value (clip's min and max, a threshold), and
-a tie (element 1 = element 0: max, max-pool, top-k). `info["points"]`: {input: [(flat
+a tie (element 2 = element 1: max, max-pool, top-k). `info["points"]`: {input: [(flat
 index, what)]}."""
 from __future__ import annotations
-
-from harness.op import proto_of  # noqa: I001
 
 from dataclasses import replace
 
 import numpy as np
 
-from opkit.framework.dtypes import is_float
-
-from harness.case import Derived, Unsupported
-from harness.case import as_value, map_inputs
+from harness.case import Derived, Unsupported, as_value, map_inputs
+from harness.op import proto_of
 from harness.values import fmt_value
-
-
-def _float_attrs(attrs) -> list:
-    out = []
-    for k, v in (attrs or {}).items():
-        if isinstance(v, float) and np.isfinite(v):
-            out.append((k, v))
-    return out
+from opkit.framework.domains import input_allows
+from opkit.framework.dtypes import is_float
 
 
 def derive(case, context=None):
@@ -38,17 +28,16 @@ def derive(case, context=None):
             d = d.copy()
             flat = d.reshape(-1)
             picks = [(0.0, "0")] + [(v, f"attr {k}={fmt_value(v)}") for k, v in
-                                    _float_attrs(case.attrs)]
+                                    (case.attrs or {}).items()
+                                    if isinstance(v, float) and np.isfinite(v)]
             pts = []
             for i, (v, what) in enumerate(picks):
                 k = (i * 7) % flat.size
                 flat[k] = v
-                pts.append((k, f"{what}"))
+                pts.append((k, what))
             if flat.size >= 3:
-                flat[2] = flat[1 if flat.size > 1 else 0]
+                flat[2] = flat[1]
                 pts.append((2, f"tie with element 1 ({float(flat[1])!r})"))
-            from opkit.framework.domains import input_allows
-
             if not input_allows(proto_of(case.op_type), case.inputs, case.attrs, s.name, d):
                 return as_value(s)   # outside the input's declared domain: not derived
             points[s.name] = pts

@@ -1,18 +1,13 @@
-"""`layout`: every float input fed as a non-contiguous view of the same values.
-
-Two derived cases: "strided" (every other element of a buffer twice as long in the last
-dimension) and "fortran" (Fortran order: the transposed view of a transposed copy; ndim >= 2
-inputs only). The layouts are applied by `apply_layout` AFTER the inputs are cast to the run
-dtype (a cast or copy would make them contiguous again).
-"""
+"""`layout`: every float input fed as a non-contiguous view of the same values, "strided"
+or "fortran" (docs/harness.md, "Input variants"). `apply_layout` makes the view AFTER the
+inputs are cast to the run dtype (a cast or copy would make them contiguous again)."""
 from __future__ import annotations
 
 import numpy as np
 
 from opkit.framework.dtypes import is_float
 
-from harness.case import Derived, Unsupported
-from harness.case import normalize_slots
+from harness.case import Derived, Unsupported, normalize_slots
 
 __all__ = ["derive", "apply_layout", "LAYOUTS"]
 

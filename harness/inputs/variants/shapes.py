@@ -1,19 +1,7 @@
-"""Edge shapes of a case, cut out of its own inputs: what `fuzz` judges against reference().
-
-- "edge_shapes": the batch (dim 0 of the first float input) cut to 1 and every other even
-  dim size s cut to s - 1 (odd). Each distinct size is cut the same way in every input,
-  as the fuzzer remaps dims, so shapes that must agree still agree. Bug class: `np.squeeze`
-  that drops a batch of 1, loops in blocks of 2 or 4 that leave an odd tail, `n // 2`
-  off-by-ones;
-- "broadcast_ones": an input of lower rank than another (a broadcast operand: elementwise
-  Y, a bias) with its first dim cut to 1. Bug class: a broadcast gradient summed over the
-  missing leading dims only, not over Y's own size-1 dims.
-
-The values are the test's own (a leading slice of each input, so no new ties); a case with
-LoD inputs is left alone (its lengths would have to be cut too). `derive` gives the Derived
-cases whose reference() accepts the new inputs with the case's output structure; the op may
-still refuse them (then `fuzz` does not judge them).
-"""
+"""Edge shapes of a case, cut out of its own inputs: what `fuzz` judges against reference()
+(docs/harness.md, "Edge shapes"): "edge_shapes" (a batch of 1, odd sizes; each size cut the
+same way in every input) and "broadcast_ones" (a lower-rank input's first dim cut to 1).
+`derive` keeps the cuts reference() accepts with the case's output structure."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -27,37 +15,21 @@ from harness.case import Derived, output_structure
 __all__ = ["derive", "cut"]
 
 
-def _arrays(inputs):
-    for value in inputs.values():
-        if isinstance(value, list):
-            for item in value:
-                yield item[1]
-        else:
-            yield value
-
-
 def _cut_array(a, remap):
     a = np.asarray(a)
     return a[tuple(slice(0, remap.get(d, d)) for d in a.shape)].copy()
 
 
-def cut(inputs: dict, remap: dict, only=None) -> dict:
-    """`inputs` (OpTest format) with every dim of size s cut to remap[s]; `only`: the slot
-    to cut (then with `remap` applied to its dims only)."""
-    out = {}
-    for slot, value in inputs.items():
-        if only is not None and slot != only:
-            out[slot] = value
-        elif isinstance(value, list):
-            out[slot] = [(n, _cut_array(v, remap)) for n, v in value]
-        else:
-            out[slot] = _cut_array(value, remap)
-    return out
+def cut(inputs: dict, remap: dict) -> dict:
+    """`inputs` (OpTest format) with every dim of size s cut to remap[s]."""
+    return {slot: [(n, _cut_array(v, remap)) for n, v in value] if isinstance(value, list)
+            else _cut_array(value, remap) for slot, value in inputs.items()}
 
 
 def _edge_remap(inputs) -> dict:
-    floats = [np.asarray(a) for a in _arrays(inputs)
-              if isinstance(a, np.ndarray) and is_float(a.dtype) and a.ndim]
+    arrays = [v for value in inputs.values()
+              for v in ([item[1] for item in value] if isinstance(value, list) else [value])]
+    floats = [a for a in arrays if isinstance(a, np.ndarray) and is_float(a.dtype) and a.ndim]
     if not floats:
         return {}
     remap = {}
@@ -92,8 +64,7 @@ def derive(case, context=None):
             isinstance(v, list) and any(isinstance(x[1], tuple) for x in v)
             for v in case.inputs.values()):
         return []   # LoD inputs: their lengths would have to be cut too
-    out = []
-    tries = []
+    out, tries = [], []
     remap = _edge_remap(case.inputs)
     if remap:
         note = ", ".join(f"{s} -> {t}" for s, t in sorted(remap.items()))
