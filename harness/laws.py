@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from harness.case import case_inputs, normalize_slots
+from harness.case import as_value, case_inputs, normalize_slots
 from harness.compare import compare
 from harness.inputs.explore import explorable_attrs
 from harness.op import Combo, PreparedOp, output_slots, prepare, refusal
@@ -67,15 +67,8 @@ def reference(case, combo: Combo) -> dict:
     {slot: [VarSpec]}. ReferenceRaised when it raises; None when the case has none."""
     if case.reference is None:
         return None
-    given = {}
-    for slot, specs in specs_of(case, combo).items():
-        raw = case.inputs[slot]
-        if isinstance(raw, list):        # a duplicable slot: [(name, value), ...]
-            given[slot] = [(s.name, (s.data, s.lengths) if s.lengths else s.data)
-                           for s in specs]
-        else:
-            s = specs[0]
-            given[slot] = (s.data, s.lengths) if s.lengths else s.data
+    given = {slot: [(s.name, as_value(s)) for s in specs] if isinstance(case.inputs[slot], list)
+             else as_value(specs[0]) for slot, specs in specs_of(case, combo).items()}
     try:
         want = case.reference(given, dict(case.attrs or {}))
     except Exception as exc:  # noqa: BLE001 - the reference rejects the derived case

@@ -366,22 +366,13 @@ def _shape_cases(case, specs) -> list[Explored]:
     shape = main.data.shape
     out = []
 
+    def add(note, inputs, **info):
+        out.append(Explored("shape", note, inputs, dict(case.attrs or {}), grads=True,
+                            info=info))
+
     def same(fn):
         return map_inputs(case.inputs, lambda s: as_value(s, fn(s.data))
                           if s.data.shape == shape else as_value(s))
-
-    others = [s.data.shape for items in specs.values() for s in items
-              if s.data.ndim and s.data.shape != shape]
-    if not others:   # 0-D only where every input is of the one shape (no broadcast operand)
-        out.append(Explored("shape", f"0-D inputs (every input of shape {list(shape)} cut to its "
-                                     f"first element)", same(lambda a: a.reshape(-1)[:1].reshape(())
-                                                             .copy()),
-                            dict(case.attrs or {}), grads=True, info={"rank": True}))
-
-    sizes = [d for d in dict.fromkeys(reversed(shape)) if d > 1][:2]
-    for d in sizes:
-        out.append(Explored("shape", f"dims of size {d} cut to 1", cut(case.inputs, {d: 1}),
-                            dict(case.attrs or {}), grads=True))
 
     def stacked(a):
         # new values; a non-negative input stays non-negative (a declared one-sided domain)
@@ -389,15 +380,17 @@ def _shape_cases(case, specs) -> list[Explored]:
         other = (a * flip + 0.125) if is_float(a.dtype) else a
         return np.stack([a, other.astype(a.dtype)])
 
-    out.append(Explored("shape", f"rank {len(shape) + 1} (inputs of shape {list(shape)} "
-                                 "stacked with new values along a new leading dim)",
-                        same(stacked), dict(case.attrs or {}), grads=True,
-                        info={"rank": True, "other_rank": True}))
+    if all(s.data.shape == shape for items in specs.values() for s in items if s.data.ndim):
+        # 0-D only where every input is of the one shape (no broadcast operand)
+        add(f"0-D inputs (every input of shape {list(shape)} cut to its first element)",
+            same(lambda a: a.reshape(-1)[:1].reshape(()).copy()), rank=True)
+    for d in [d for d in dict.fromkeys(reversed(shape)) if d > 1][:2]:
+        add(f"dims of size {d} cut to 1", cut(case.inputs, {d: 1}))
+    add(f"rank {len(shape) + 1} (inputs of shape {list(shape)} stacked with new values along "
+        "a new leading dim)", same(stacked), rank=True, other_rank=True)
     if len(shape) >= 2:
-        out.append(Explored("shape", f"rank {len(shape) - 1} (inputs of shape {list(shape)} "
-                                     "cut to their first row)", same(lambda a: a[0].copy()),
-                            dict(case.attrs or {}), grads=True,
-                            info={"rank": True, "other_rank": True}))
+        add(f"rank {len(shape) - 1} (inputs of shape {list(shape)} cut to their first row)",
+            same(lambda a: a[0].copy()), rank=True, other_rank=True)
     return out
 
 
