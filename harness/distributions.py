@@ -55,8 +55,7 @@ class Law:
     #                    check sets it from the output dtype: 16 eps of float16)
 
     def __init__(self, *args, of=None, vary=None, **params):
-        for name, value in zip(self.names, args):
-            params[name] = value
+        params.update(zip(self.names, args))
         missing = [n for n in self.names if n not in params]
         if missing:
             raise TypeError(f"{type(self).__name__} needs {', '.join(missing)}")

@@ -1,8 +1,6 @@
-"""The noise-aware statistics of `opkit bench` (opkit.cli.bench_timing imports them from
-here): a ratio's estimate and confidence interval from per-round log ratios, the wider of a
-Student-t and a percentile bootstrap interval. Pure numpy; the harness uses them too (the
-`trace` check's scaling part), and the harness must not import opkit.cli.
-"""
+"""The noise-aware statistics of `opkit bench` (docs/performance.md): a ratio's estimate and
+confidence interval from per-round log ratios. Here, not in opkit.cli, because the harness
+uses them too (`trace`'s scaling part) and must not import opkit.cli."""
 from __future__ import annotations
 
 import math

@@ -468,7 +468,6 @@ def _spikes(targets, first: int):
 
 def _spiked(case, targets, attrs, shapes, drawn):
     """The Explored case of drawn spikes, or None when one leaves the declared domain."""
-
     first, per_input = drawn
     inputs, notes = case.inputs, []
     for (s, dom, _), spikes in zip(targets, per_input):

@@ -22,14 +22,11 @@ def derive(case, context=None):
     singles = [(slot, ss[0]) for slot, ss in specs.items()
                if slot not in dup and len(ss) == 1 and isinstance(ss[0].data, np.ndarray)
                and is_float(ss[0].data.dtype)]
-    for i, (sa, a) in enumerate(singles):
-        for sb, b in singles[i + 1:]:
-            if _key(a) == _key(b):
-                out.append(Derived("repeated_input", case, case,
-                                   f"{sa}'s variable also fed to {sb}", {"alias": (sa, 0, sb, 0)}))
-                break
-        if out:
-            break
+    pair = next(((sa, sb) for i, (sa, a) in enumerate(singles) for sb, b in singles[i + 1:]
+                 if _key(a) == _key(b)), None)
+    if pair:
+        out.append(Derived("repeated_input", case, case, f"{pair[0]}'s variable also fed to "
+                           f"{pair[1]}", {"alias": (pair[0], 0, pair[1], 0)}))
     for slot, ss in specs.items():
         if slot not in dup:
             continue
