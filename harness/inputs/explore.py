@@ -219,20 +219,11 @@ def _int_values(case, s, a, k, dom, attrs, shapes, rng) -> list[Explored]:
     return out
 
 
-def _rank_of(specs, name) -> int | None:
-    for slot, items in specs.items():
-        for s in items:
-            if (slot == name or s.name == name) and isinstance(s.data, np.ndarray):
-                return s.data.ndim
-    return None
-
-
-def _first_float_rank(specs) -> int | None:
-    for items in specs.values():
-        for s in items:
-            if isinstance(s.data, np.ndarray) and is_float(s.data.dtype):
-                return s.data.ndim
-    return None
+def _rank_of(specs, name=None) -> int | None:
+    """The rank of input `name` (a slot or a variable), or of the first float input."""
+    return next((s.data.ndim for slot, items in specs.items() for s in items
+                 if isinstance(s.data, np.ndarray) and (name in (slot, s.name) if name
+                                                        else is_float(s.data.dtype))), None)
 
 
 def _attr_values(a, value, specs, attrs) -> tuple[list, bool]:
@@ -247,7 +238,7 @@ def _attr_values(a, value, specs, attrs) -> tuple[list, bool]:
     if a.type == "bool":
         return [not bool(value)], False
     if kind in ("axis", "axes", "perm"):
-        rank = _rank_of(specs, dom.of) if dom.of else _first_float_rank(specs)
+        rank = _rank_of(specs, dom.of)
         if not rank:
             return [], True
         if kind == "axis":

@@ -8,7 +8,7 @@ import numpy as np
 
 from harness.case import Derived, normalize_slots
 from harness.context import Combo, grad_outputs, op_refused, prepare
-from harness.inputs.explore import _first_float_rank, explorable_attrs
+from harness.inputs.explore import _rank_of, explorable_attrs
 from harness.op import make_cotangents
 from opkit.registry import op_info
 
@@ -79,7 +79,7 @@ def derive(case, context=None):
     if proto is None or any(a.name == "seed" for a in proto.attrs):
         return []   # a random op: other attrs (is_test) draw other random numbers
     out = []
-    rank = _first_float_rank(normalize_slots(case.inputs))
+    rank = _rank_of(normalize_slots(case.inputs))
     for name, value, why in candidates(proto, dict(case.attrs), rank):
         if len(out) >= MAX_VARIANTS:
             break
