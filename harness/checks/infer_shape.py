@@ -1,15 +1,5 @@
 """`infer_shape`: compile-time shape inference with unknown (-1) dimensions agrees with the
-run-time shapes.
-
-Derived (compile-time only, cheap): the leading dimension of every input unknown at once,
-then each other dimension of each input unknown in turn. For every output whose compile-time
-shape is inferred: the rank equals the run-time rank, a known dim equals the run-time dim,
-and an unknown dim is exactly -1 (never -2, -3 = -1 * 3, 0, ...).
-
-Bug class: infer_shape that multiplies or adds dims without guarding -1 (reshape, concat,
-flatten), that compares an unknown dim with a known one and refuses the program, or that
-takes a dim from the wrong input.
-"""
+run-time shapes (docs/harness.md, "Input variants")."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,14 +1,5 @@
-"""`mutation`: no kernel (forward or grad) writes to any of its inputs.
-
-Two nets:
-- on CPU the framework hands kernels read-only views; a write raises ValueError, which the
-  framework wraps as External. The check names the op, the input (found by rerunning the
-  kernel with writable copies of its inputs and seeing which one changed) and the line (from
-  the ValueError's traceback: the kernel, or the helper function it called);
-- on every place, a content hash (data and LoD) of every input before and after each kernel
-  catches writes that bypass the read-only flag (`x.base`, `np.frombuffer`, cupy arrays).
-  The line is then found by rerunning the CPU kernel with the inputs' own buffers locked.
-"""
+"""`mutation`: no kernel (forward or grad) writes to any of its inputs: read-only views on
+CPU, a content hash of every input on every place (docs/harness.md, "Checks")."""
 from __future__ import annotations
 
 from harness.check import Check, InputWritten

@@ -1,16 +1,4 @@
-"""`ownership`: what a run hands out is the caller's to keep.
-
-Bug class: a kernel that keeps an output (or gradient) buffer between calls -- a module-level
-cache keyed by shape, a preallocated array reused by the next call -- so a later run of the
-op (another program, other inputs of the same shapes) overwrites results the caller already
-holds, and two instances of the op in one program share one output buffer.
-
-How: run the case (forward and backward) in one prepared op and keep its output and
-gradient buffers (`LoDTensor.buffer`, no copy) plus a snapshot; run a second instance of the
-op in its own scope on other inputs of the same shapes (every float input rotated by one
-element); the first run's buffers must still equal the snapshot, and no output buffer of the
-second instance may be one of the first's (unless it is a view of an input: `aliasing`).
-"""
+"""`ownership`: what a run hands out is the caller's to keep (docs/harness.md, "`ownership`")."""
 from __future__ import annotations
 
 import numpy as np
@@ -69,7 +57,6 @@ class OwnershipCheck(Check):
 def _first(case, combo, seed):
     """The first run, forward and backward: (its results, the buffers it handed out (not
     copied), the input buffers)."""
-
     p1 = prepare(case, combo)
     first = run_forward_backward(p1, case, seed=seed)
     names = {n: (grad_var_name(n[: -len(GRAD_SUFFIX)]) if n.endswith(GRAD_SUFFIX) else n)
@@ -83,7 +70,6 @@ def _first(case, combo, seed):
 def _second(case, combo, seed):
     """A second instance of the op, its own scope, run on other inputs of the same shapes
     (the case's own when the op does not take those): its prepared op."""
-
     p2 = prepare(case, combo)
     for specs in p2.inputs.values():
         for s in specs:
@@ -100,7 +86,6 @@ def _second(case, combo, seed):
 
 def _compare(first_run, p2, combo):
     """None, or what the second instance did to the first run's buffers (kind Mismatch)."""
-
     first, names, held, in1 = first_run
     second = _buffers(p2, names.values())
     for key, var in names.items():

@@ -67,7 +67,6 @@ class PlacesCheck(Check):
 
 def _difference(cpu: dict, gpu: dict, atol, rtol):
     """(worst error, the first problem or None) of the GPU runs against the CPU ones."""
-
     worst, problem = 0.0, None
     for name, a in cpu.items():
         b = gpu.get(name)
