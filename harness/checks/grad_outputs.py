@@ -46,7 +46,6 @@ class GradOutputsCheck(Check):
     description = ("gradients with random cotangents on every float output the grad maker "
                    "consumes, not only the test's output_names")
     order = 21
-    variants = ("case",)
     needs_float = True
 
     def applies(self, case, context):

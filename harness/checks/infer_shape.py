@@ -8,8 +8,7 @@ from harness.case import normalize_slots
 from harness.check import Check, Derived, WrongShape
 from harness.context import Combo, output_slots, prepare
 from harness.messages import raised
-from harness.op import compile_shapes
-from harness.op import refusal as opkit_refusal
+from harness.op import compile_shapes, refusal as opkit_refusal
 
 MAX_VARIANTS = 24
 
@@ -18,7 +17,6 @@ class InferShapeCheck(Check):
     name = "infer_shape"
     description = "compile-time infer_shape with -1 dims agrees with the run-time dims"
     order = 150
-    variants = ("case",)
 
     def verdict(self, derived: Derived, context):
         case = derived.case

@@ -10,8 +10,7 @@ from harness.compare import shares_memory
 from harness.context import (Hooks, case_inputs, grad_op_types, has_grad, output_slots,
                              place_object, prepare, run_forward_backward)
 from harness.modes import error_line, first_line, kernel_line, producer, steady_difference
-from harness.op import make
-from harness.op import run as run_case
+from harness.op import make, run as run_case
 from opkit.framework.grad_maker import GRAD_SUFFIX
 from opkit.framework.tensor import LoDTensor
 from opkit.registry import has_op, op_info

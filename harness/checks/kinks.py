@@ -11,9 +11,7 @@ from harness.context import Combo, grad_outputs, has_grad, prepare
 from harness.gradient import NumericEngine
 from harness.kinks import ACCEPTED, domain_edge, is_kink, kink_verdict, matches
 from harness.messages import raised
-from harness.op import make_cotangents
-from harness.op import refusal as opkit_refusal
-from harness.op import run as run_case
+from harness.op import make_cotangents, refusal as opkit_refusal, run as run_case
 from harness.tolerances import grad_tolerance
 from harness.values import fmt_value
 from opkit.framework.grad_maker import grad_var_name

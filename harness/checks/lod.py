@@ -12,16 +12,15 @@ from harness.context import CheckContext, Combo, combos, describe_error, has_gra
 from harness.gradient import NumericEngine
 from harness.inputs.lod import edge_inputs, edges_for, has_lod_input, two_level_inputs
 from harness.messages import raised
-from harness.op import PreparedOp, grad_wrt, make_cotangents
-from harness.op import refusal as opkit_refusal
+from harness.op import PreparedOp, grad_wrt, make_cotangents, refusal as opkit_refusal
 from harness.report import FAIL, PASS, SKIP, CheckResult
+from harness.tolerances import GRAD_ABS_FLOOR
 from harness.values import fmt_value
 from opkit.framework.grad_maker import grad_var_name
 from opkit.framework.program import Program
 from opkit.framework.tensor import LoDTensor
 
 NAME = "lod"
-GRAD_ABS_FLOOR = 1e-3    # Paddle's floor of the relative error's denominator
 
 
 def _result(status, combo, name, message="", worst=None):
@@ -37,15 +36,12 @@ def _compile_time_lod_levels(prepared: PreparedOp) -> dict:
     block = program.global_block()
     inputs = {}
     for slot, specs in prepared.inputs.items():
-        names = []
         for s in specs:
-            data = s.data
-            if not isinstance(data, np.ndarray):
+            if not isinstance(s.data, np.ndarray):
                 raise TypeError(f"input '{s.name}' is not a dense tensor")
-            block.create_var(name=s.name, shape=list(data.shape), dtype=str(data.dtype),
+            block.create_var(name=s.name, shape=list(s.data.shape), dtype=str(s.data.dtype),
                              lod_level=len(s.lengths or []))
-            names.append(s.name)
-        inputs[slot] = names
+        inputs[slot] = [s.name for s in specs]
     for names in prepared.output_slots.values():
         for n in names:
             if n not in block.vars:

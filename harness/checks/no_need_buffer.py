@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from harness.check import Check, UndeclaredRead
 from harness.compare import fmt_index
-from harness.context import (Hooks, first_difference, has_grad, prepare, rel,
-                             run_forward_backward, user_line)
+from harness.context import Hooks, first_difference, has_grad, prepare, run_forward_backward
+from harness.modes import error_line
 from harness.op import run as run_case
 from opkit.framework.grad_maker import GRAD_SUFFIX
 from opkit.framework.tensor import LoDTensor
@@ -81,16 +81,12 @@ class NoNeedBufferCheck(Check):
                 hooks.restore()
                 raise
 
-        def raised(exc, combo):
-            where = user_line(exc)
-            return str(exc).splitlines()[0] + (f" (at {rel(where[0])}:{where[1]}: {where[2]})"
-                                               if where else "")
-
         return self.compare_each(
             derived, context,
             base=lambda combo: run_case(case, combo, context),   # the shared plain run
             variant=meta_only, compare=_compare, passed_message=_note, base_fails="fail",
-            raised_message=raised, raised_kind=UndeclaredRead)
+            raised_message=lambda exc, _: str(exc).splitlines()[0] + error_line(exc),
+            raised_kind=UndeclaredRead)
 
 
 def _compare(plain, run, combo):

@@ -58,8 +58,7 @@ class PlacesCheck(Check):
                                 "CPU and GPU agree", worst)]
 
         return self.compare_each(
-            derived, context, combos=lambda runnable: [c for c in runnable
-                                                       if c.place == "GPU"],
+            derived, context, combos=lambda runnable: [c for c in runnable if c.place == "GPU"],
             base=cpu, variant=gpu, compare=compare_places,
             base_fails=lambda exc: "skip" if isinstance(exc, _NoCPUKernel) else "fail",
             base_skip=str, raised_prefix="the op raised before the check could finish: ")

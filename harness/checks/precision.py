@@ -82,7 +82,6 @@ class PrecisionCheck(Check):
     description = ("float32 outputs and gradients agree with the float64 kernel within a "
                    "bound from eps32 and the case's conditioning")
     order = 160
-    variants = ("case",)
     needs_float = True
 
     def verdict(self, derived, context):
@@ -207,8 +206,9 @@ def _judge_place(reference, got):
         if v64.dtype.kind != "f":
             if not np.array_equal(v32, v64):
                 k, idx = first_flagged(v32 != v64)
-                problem = (f"{fmt_index(n, idx)}: {fmt_value(v32.reshape(-1)[k])} from the float32 "
-                           f"kernel, {fmt_value(v64.reshape(-1)[k])} from the float64 kernel")
+                problem = (f"{fmt_index(n, idx)}: {fmt_value(v32.reshape(-1)[k])} from the "
+                           f"float32 kernel, {fmt_value(v64.reshape(-1)[k])} from the float64 "
+                           "kernel")
                 break
             continue
         a = np.asarray(v32, np.float64)
@@ -219,35 +219,27 @@ def _judge_place(reference, got):
             ratio = np.where(diff == 0, 0.0, diff / np.where(bound > 0, bound, np.inf))
         ratio = np.where(np.isnan(diff) & ~np.isnan(v64), np.inf, ratio)
         ratio = np.where(np.isnan(v64) & np.isnan(a), 0.0, np.nan_to_num(ratio, nan=np.inf))
-        if ratio.size and float(ratio.max()) > worst:
-            worst = float(ratio.max())
-        if ratio.size and float(ratio.max()) > 1.0:
+        peak = float(ratio.max()) if ratio.size else 0.0
+        worst = max(worst, peak)
+        if peak > 1.0:
             k = int(np.argmax(ratio))
-            idx = np.unravel_index(k, v64.shape)
+            at = lambda x: float(x.reshape(-1)[k])   # noqa: B023 - used before k changes
             what = "gradient" if n.endswith(GRAD_SUFFIX) else "output"
-            problem = (f"{what} {fmt_index(n, idx)}: float32 kernel {fmt_value(float(a.reshape(-1)[k]))}, "
-                       f"float64 kernel {fmt_value(float(v64.reshape(-1)[k]))} on the same float32 "
-                       f"inputs: |diff| {float(diff.reshape(-1)[k]):.3g} > bound "
-                       f"{float(bound.reshape(-1)[k]):.3g} = {PRECISION_FACTOR:g} x eps32 x "
-                       f"(|value| {abs(float(v64.reshape(-1)[k])):.3g} + conditioning "
-                       f"{float(c.reshape(-1)[k]):.3g}) (floor tiny32 {TINY32:.3g}); {int((ratio > 1).sum())} of "
-                       f"{ratio.size} elements exceed it: the float32 kernel computes in "
-                       f"lower precision than float32")
+            problem = (f"{what} {fmt_index(n, np.unravel_index(k, v64.shape))}: float32 kernel "
+                       f"{fmt_value(at(a))}, float64 kernel {fmt_value(at(v64))} on the same "
+                       f"float32 inputs: |diff| {at(diff):.3g} > bound {at(bound):.3g} = "
+                       f"{PRECISION_FACTOR:g} x eps32 x (|value| {abs(at(v64)):.3g} + "
+                       f"conditioning {at(c):.3g}) (floor tiny32 {TINY32:.3g}); "
+                       f"{int((ratio > 1).sum())} of {ratio.size} elements exceed it: the "
+                       "float32 kernel computes in lower precision than float32")
             break
     return problem, worst
 
 
 def _check_resolution(case, place, seed, ref=None):
-    """The float64 kernels (forward and grad) resolve input changes below float32's precision.
-
-    Every float input is moved by a relative RESOLUTION_STEP (2^-30, 1/128 of eps32) in random
-    directions; each float64 output and gradient must move by the first-order amount
-    predicted from a 2^10 times larger move (within half of it). A kernel that rounds to
-    float32 inside does not move at all (or jumps by a float32 ulp). Judged on the elements
-    whose predicted move is well above float64's rounding; fails when most of them are off
-    (a kink or a jump can put a few elements off). `ref`: (float64 results, cotangent,
-    differentiated inputs, conditioning) of `_reference`. None when fine (or not
-    applicable)."""
+    """The float64 kernels (forward and grad) resolve input changes below float32's precision
+    (docs/harness.md, "Float64 resolution"): None when they do (or it does not apply), else
+    the problem. `ref`: the float64 side of `_reference`."""
     info = op_info(case.op_type)
     if "float64" not in info.kernel_places().get(place, []) or ref is None or \
             any(a.name == "seed" for a in getattr(info.proto, "attrs", None) or []):

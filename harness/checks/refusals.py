@@ -19,7 +19,6 @@ class RefusalsCheck(Check):
     description = ("a string attr value the op does not handle is refused; int64 attrs and "
                    "values exact at 2^53 + 1")
     order = 152
-    variants = ("case",)
 
     def verdict(self, derived, context):
         case = derived.case

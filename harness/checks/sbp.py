@@ -6,7 +6,7 @@ import numpy as np
 
 from harness.case import VarSpec, normalize_slots
 from harness.check import Check, Failure, KernelRaised, WrongShape, WrongValue
-from harness.compare import first_wrong, fmt_index
+from harness.compare import first_flagged, first_wrong, fmt_index
 from harness.context import (describe_error, grad_outputs, grad_wrt, has_grad, place_object,
                              prepare)
 from harness.op import make, make_cotangents
@@ -228,7 +228,7 @@ def _run(op_type, inputs, attrs, outputs, place, pool=None, key=None):
     op = pool.get(key) if pool is not None else None
     if op is None:
         op = make(op_type, specs, attrs, {s: list(n) for s, n in outputs.items()},
-                        place_object(place))
+                  place_object(place))
         if pool is not None:
             pool[key] = op
     else:
@@ -292,20 +292,17 @@ def _first_wrong(got, want):
     if got.shape != want.shape:
         return ((), f"shape {got.shape}", f"shape {want.shape}")
     if want.dtype.kind not in "fc" and not is_float(want.dtype):
-        k = int(np.flatnonzero((got != want).reshape(-1))[0])
-        idx = tuple(int(i) for i in np.unravel_index(k, want.shape)) if want.ndim else ()
-        return idx, got.reshape(-1)[k].item(), want.reshape(-1)[k].item()
+        k, idx = first_flagged(got != want)
+        return tuple(int(i) for i in idx), got.reshape(-1)[k].item(), want.reshape(-1)[k].item()
     scale = float(np.nanmax(np.abs(want[np.isfinite(want)]))) if np.isfinite(want).any() \
         else 1.0
-    atol = 1e-9 * max(1.0, scale) if want.dtype.itemsize >= 8 else 1e-5 * max(1.0, scale)
     rtol = 1e-9 if want.dtype.itemsize >= 8 else 1e-5
     if is_low_precision(want.dtype):
         # float16 / bfloat16: each device's partial is rounded to the storage dtype before
         # the sum, the single-device result once: a few units in the last place apart
         rtol = 4 * eps(want.dtype)
-        atol = rtol * max(1.0, scale)
         got, want = got.astype(np.float64), want.astype(np.float64)
-    return first_wrong(got, want, atol, rtol)
+    return first_wrong(got, want, rtol * max(1.0, scale), rtol)
 
 
 def _fmt(name, wrong) -> str:

@@ -59,7 +59,6 @@ class SparseCheck(Check):
     description = ("a SelectedRows input with duplicate, unsorted rows gives the outputs and "
                    "gradients of its merged dense equivalent")
     order = 195
-    variants = ("case",)
 
     def applies(self, case, context):
         if not sparse_slots(case, context):

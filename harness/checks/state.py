@@ -14,13 +14,14 @@ from harness.siblings import can_fork, in_fork, run_case_results, sibling_classe
 from opkit.project import load_op_modules
 from opkit.registry import op_info
 
+LEAK = " -- the kernel keeps state between calls (e.g. a module-level cache keyed too narrowly)"
+
 
 class StateCheck(Check):
     name = "state"
     description = ("each case gives the same results after the op's other cases ran in the "
                    "same process as in a fresh one")
     order = 180
-    variants = ("case",)
 
     def op_results(self, op: str, tests, context) -> list:
         """`state` for every OpTest case of the op at once (what `opkit test` runs: one task
@@ -92,15 +93,17 @@ class StateCheck(Check):
                 want, got = want_of[i].get(key), got_of[i].get(key)
                 if not want and not got:
                     continue   # the op raises on this case: other checks report it
-                msg = compare_runs(want or {}, got or {}, combo.dtype, one)
-                if msg:
-                    results.append(self.failed(
-                        derived, combo, f"{two} in the same process: {msg} -- the kernel keeps "
-                        "state between calls (e.g. a module-level cache keyed too narrowly)",
-                        kind=Mismatch))
-                else:
-                    results.append(self.passed(derived, combo))
+                results.append(self._agree(derived, combo, want or {}, got or {}, one, two))
         return results
+
+    def _agree(self, derived, combo, want, got, what, history):
+        """A pass, or the failure: `got`, after `history` in the same process, is not `want`
+        (what `what` gave)."""
+        msg = compare_runs(want, got, combo.dtype, what)
+        if msg:
+            return self.failed(derived, combo, f"{history} in the same process: {msg}{LEAK}",
+                               kind=Mismatch)
+        return self.passed(derived, combo)
 
     def applies(self, case, context):
         return None if can_fork() else "needs os.fork to run the other cases in a child process"
@@ -123,7 +126,6 @@ class StateCheck(Check):
             # from this case into it: forked children inherit this case's state, so only an
             # expectation that no process state made can show it), then this case on other
             # inputs of the same shapes, then this case (a leak from the others into it)
-
             wrong = None
             combos = {(c.place, c.dtype) for c in runnable}
             for cls in others:
@@ -162,8 +164,7 @@ class StateCheck(Check):
                 return results + [self.failed(
                     derived, combo, f"the op's cases depend on what ran before them in the "
                     f"process: {name}, run after {derived.base.name}: {message} (it "
-                    "passes in a fresh process) -- the kernel keeps state between calls "
-                    "(e.g. a module-level cache keyed too narrowly)", kind=Mismatch)]
+                    f"passes in a fresh process){LEAK}", kind=Mismatch)]
         names = [c.__name__ for c in others]
         ran = (", ".join(names) + " and " if names else "") + \
             "this case on other inputs of the same shapes"
@@ -171,14 +172,8 @@ class StateCheck(Check):
             key = (combo.place, combo.dtype)
             if not fresh[key]:
                 continue   # the op raises on this case: other checks report it
-            msg = compare_runs(fresh[key], later.get(key) or {}, combo.dtype, "fresh process")
-            if msg:
-                results.append(self.failed(
-                    derived, combo, f"after {ran} ran in the same process: {msg} -- the "
-                    "kernel keeps state between calls (e.g. a module-level cache keyed too "
-                    "narrowly)", kind=Mismatch))
-            else:
-                results.append(self.passed(derived, combo))
+            results.append(self._agree(derived, combo, fresh[key], later.get(key) or {},
+                                       "fresh process", f"after {ran} ran"))
         return results
 
 

@@ -33,7 +33,6 @@ class TraceCheck(Check):
                    "threads, files) changed by a run; memory not growing over calls")
     order = 154
     scope = "op"
-    variants = ("case",)
 
     def verdict(self, derived, context):
         case = derived.case
@@ -222,11 +221,9 @@ def _differences(before: dict, after: dict) -> list[str]:
 
 
 def _memory_growth(call) -> str | None:
-    """A line of user code (not numpy, the standard library, opkit's framework or the
-    harness: `harness.engine.skip_prefixes`) whose allocations still alive grow by at least
-    one per call in two windows of WINDOW calls each (after WARM calls, gc.collect() before
-    each look): the message names it; None when there is none. Caches that fill up grow in
-    the first window only."""
+    """The message naming a line of user code (`harness.messages.skip_prefixes` tells it from
+    numpy's, the framework's, the harness's) whose live allocations grow by one or more per
+    call in both windows of WINDOW calls after WARM calls; None when there is none."""
     for _ in range(WARM):
         call()
     was = tracemalloc.is_tracing()
