@@ -1,5 +1,6 @@
-"""`precision`: float32 kernels compute in float32, float64 kernels in float64, float16 /
-bfloat16 kernels round once (docs/harness.md, "`precision`")."""
+"""`precision`: float32 kernels compute in float32 (integer outputs identical to the float64
+kernel's), float64 kernels in float64, float16 / bfloat16 kernels round once
+(docs/harness.md, "`precision`")."""
 from __future__ import annotations
 
 import numpy as np
@@ -154,31 +155,24 @@ def _reference(case, place, seed):
     rng = np.random.default_rng(seed + 17)
     cond = {}
 
-    def widen(probe, grads_only):
-        """cond at least how far `probe` moved each result, in eps32."""
+    def widen(probe, grads_only, size=False):
+        """cond at least how far `probe` moved each result, in eps32 (`size`: its size)."""
         for n, v in ref.items():
             pv = probe.get(n)
             if v is None or pv is None or v.dtype.kind != "f" or pv.shape != v.shape or \
                     (grads_only and not n.endswith(GRAD_SUFFIX)):
                 continue
-            moved = np.abs(np.asarray(pv, np.float64) - v) / EPS32
-            cond[n] = np.maximum(cond.get(n, 0.0), moved)
+            pv = np.asarray(pv, np.float64)
+            cond[n] = np.maximum(cond.get(n, 0.0), np.abs(pv) if size else np.abs(pv - v) / EPS32)
 
     for _ in range(PROBES):
         widen(_run(case, place, "float64", cot, wrt, scale=EPS32, rng=rng), False)
     if cot is not None and wrt:
-        # a gradient that sums many cotangent terms (pooling, reductions, broadcasting) can
-        # cancel to a small value while float32 rounds each term at its own size: the same
-        # backward on |cotangent| gives that size (for non-negative Jacobians), which input
-        # perturbations do not reveal (avg-pool's gradient does not depend on X at all)
-        sizes = _run(case, place, "float64", {n: np.abs(c) for n, c in cot.items()}, wrt)
-        for n, v in sizes.items():
-            if n.endswith(GRAD_SUFFIX) and v is not None and v.dtype.kind == "f" and \
-                    ref.get(n) is not None and v.shape == ref[n].shape:
-                cond[n] = np.maximum(cond.get(n, 0.0), np.abs(np.asarray(v, np.float64)))
-        # a grad op reads the forward's outputs, which a correct float32 forward rounds: a
-        # gradient that cancels to 0 in float64 (softmax's over one element:
-        # out * (dout - out * dout)) moves by that rounding at the size of its terms
+        # a gradient that cancels is rounded at the size of its terms: the backward on
+        # |cotangent| gives that size (docs/harness.md, "`precision`")
+        widen(_run(case, place, "float64", {n: np.abs(c) for n, c in cot.items()}, wrt), True,
+              size=True)
+        # ... and moves by one float32 rounding of the forward outputs the grad ops read
         for _ in range(PROBES):
             try:
                 probe = _run(case, place, "float64", cot, wrt, move=_rounded_outputs(rng))

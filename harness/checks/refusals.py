@@ -1,5 +1,6 @@
 """`refusals` (law 5 of issue 36): unknown string attr values are refused, int64 attrs and
-inputs stay exact at 2^53 + 1 (docs/harness.md, "Laws every op obeys")."""
+inputs stay exact at 2^53 + 1 (docs/harness.md, "Laws every op obeys"). Bug class: `if mode ==
+"reflect": ... else: constant`, ids, ranges and cumulative sums computed through float64."""
 from __future__ import annotations
 
 import numpy as np

@@ -45,14 +45,12 @@ def _run(derived, combo, context, shared: bool) -> dict:
     case = derived.case
     sa, ia, sb, ib = derived.info["alias"]
     specs = case_inputs(case, combo.dtype)
-    first = specs[sa][ia]
-    second = specs[sb][ib]
-    copy = first.data.copy()
+    first, second = specs[sa][ia], specs[sb][ib]
     if shared:
         specs[sb][ib] = VarSpec(first.name, first.data, first.lengths)
     else:
         name = second.name if second.name != first.name else second.name + "@copy"
-        specs[sb][ib] = VarSpec(name, copy, first.lengths)
+        specs[sb][ib] = VarSpec(name, first.data.copy(), first.lengths)
     wrt = [first.name] if shared else [first.name, specs[sb][ib].name]
     if not case.grad_inputs or first.name in (case.no_grad_set or ()):
         wrt = []
