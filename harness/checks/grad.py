@@ -7,11 +7,7 @@ from harness.check import Check, WrongValue
 from harness.grad_judge import check_case
 
 
-
 class GradCheck(Check):
-    """`grad`: the OpTest's own check_grad calls when the case came from an OpTest; else the
-    case's named gradients against numeric ones."""
-
     name = "grad"
     description = "analytic gradients against numeric ones"
     order = 20

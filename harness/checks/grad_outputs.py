@@ -1,20 +1,5 @@
-"""grad_outputs: gradients with random cotangents on EVERY differentiable output.
-
-An OpTest's `check_grad(inputs, output_names)` differentiates the loss over the outputs it
-names; the others get a zero cotangent. A grad kernel that drops or mis-scales the gradient
-flowing in through another output (the second output of split or top-k's values beside the
-indices, a Mean or Variance output beside Out, the second of two results) passes such a test.
-
-This check finds the float outputs whose gradient (`Out@GRAD`) the op's grad maker feeds its
-grad ops, and, where some of them are not among the test's output names, runs the `grad`
-check again (same inputs, tolerances and numeric engine, `harness.grad_judge.check_grad`)
-with a fixed random cotangent on all of them. It is skipped when the test already names
-every such output, when the test gives `user_defined_grads` (Paddle's convention ties those
-to the named outputs) or when the op has no gradient.
-
-Opting out (an output whose gradient the op deliberately ignores, say), with the reason:
-`opkit_skip = {"grad_outputs": "Mask's gradient is ignored by design: ..."}` on the OpTest.
-"""
+"""`grad_outputs`: gradients with random cotangents on EVERY differentiable output, and no
+gradient dropped by the grad maker (docs/harness.md, "`grad_outputs`")."""
 from __future__ import annotations
 
 import numpy as np
@@ -23,13 +8,11 @@ from harness.case import normalize_slots
 from harness.check import Check, WrongValue
 from harness.grad_judge import check_grad, numeric_dtype
 from harness.gradient import NumericEngine
-from harness.op import consumed_outputs, make_cotangents
+from harness.op import Combo, consumed_outputs, make_cotangents
 from harness.output_judge import expected_outputs, first_line, prepare_case
-from harness.report import PASS, SKIP, CheckResult
+from harness.report import SKIP
 from harness.second_order import judge_exact, judge_fast
 from opkit.registry import op_info
-
-__all__ = ["GradOutputsCheck", "CHECK", "unnamed_outputs", "dropped_outputs"]
 
 NAME = "grad_outputs"
 
@@ -37,33 +20,25 @@ NAME = "grad_outputs"
 def _named(case) -> list[str]:
     if case.grad_outputs:
         return list(case.grad_outputs)
-
     proto = op_info(case.op_type).proto
     return [v.name for v in proto.outputs if not v.duplicable and not v.intermediate] \
         if proto is not None else []
 
 
-def unnamed_outputs(case, prepared, outs) -> list[str]:
-    """Float outputs whose gradient the grad maker consumes and the case does not name."""
-
-    named = set(_named(case))
-    return [n for n in consumed_outputs(prepared, tuple(case.no_grad_set or ()))
-            if n not in named and outs.get(n) is not None and outs[n].dtype.kind == "f"
-            and outs[n].size > 0]
-
-
-def dropped_outputs(case, prepared, outs) -> list[str]:
-    """Float outputs that the grad maker takes no gradient of, other than intermediate ones,
-    state updates (an output declared inplace with an input: batch_norm's MeanOut) and the
-    test's own output names (which the grad check covers)."""
-
+def _unnamed_and_dropped(case, prepared, outs) -> tuple[list, list]:
+    """The float outputs whose gradient the grad maker consumes and the case does not name;
+    those it takes no gradient of, other than intermediate ones, state updates (an output
+    declared inplace with an input: batch_norm's MeanOut) and the test's own output names
+    (which the grad check covers)."""
     info = op_info(case.op_type)
-    proto = info.proto
-    skip = {v.name for v in proto.outputs if v.intermediate} if proto is not None else set()
-    skip |= set((info.inplace or {}).values()) | set(_named(case))
-    cons = set(consumed_outputs(prepared, tuple(case.no_grad_set or ())))
-    return [n for n, v in outs.items() if v is not None and v.dtype.kind == "f" and v.size
-            and n not in cons and n not in skip]
+    named = set(_named(case))
+    floats = [n for n, v in outs.items() if v is not None and v.dtype.kind == "f" and v.size]
+    consumed = consumed_outputs(prepared, tuple(case.no_grad_set or ()))
+    skip = {v.name for v in info.proto.outputs if v.intermediate} \
+        if info.proto is not None else set()
+    skip |= set((info.inplace or {}).values()) | named
+    return ([n for n in consumed if n not in named and n in floats],
+            [n for n in floats if n not in consumed and n not in skip])
 
 
 class GradOutputsCheck(Check):
@@ -71,7 +46,6 @@ class GradOutputsCheck(Check):
     description = ("gradients with random cotangents on every float output the grad maker "
                    "consumes, not only the test's output_names")
     order = 21
-    variants = ("case",)
     needs_float = True
 
     def applies(self, case, context):
@@ -91,11 +65,10 @@ class GradOutputsCheck(Check):
         try:
             fwd = prepare_case(case, "CPU", dtype, normalize_slots(expected_outputs(case)))
             outs = fwd.forward()
-            extra = unnamed_outputs(case, fwd, outs)
+            extra, dropped = _unnamed_and_dropped(case, fwd, outs)
         except Exception as exc:  # noqa: BLE001 - the output and grad checks report it
             return [self.skipped(case, f"the forward or grad maker raised {first_line(exc)}")]
         named = [n for n in _named(case) if outs.get(n) is not None]
-        dropped = dropped_outputs(case, fwd, outs)
         head = [self._dropped(derived, case, dropped, context)] if dropped else []
         if not extra:
             if head:
@@ -122,11 +95,6 @@ class GradOutputsCheck(Check):
     def _dropped(self, derived, case, dropped, context):
         """Outputs the grad maker takes no gradient of must not depend on the differentiated
         inputs: the numeric gradient of sum(cot * output) is zero (float64, CPU)."""
-
-
-        class _Combo:
-            place, dtype = "CPU", "float64"
-
         seed = context.seed
         try:
             p = prepare_case(case, "CPU", "float64", normalize_slots(expected_outputs(case)))
@@ -150,7 +118,7 @@ class GradOutputsCheck(Check):
         outs_text = ", ".join(dropped)
         if problems:
             grads = ", ".join(f"{n}@GRAD" for n in dropped)
-            result = self.failed(derived, _Combo,
+            result = self.failed(derived, Combo("CPU", "float64"),
                                  f"output(s) {outs_text} depend on the differentiated inputs, "
                                  f"but the grad maker takes no {grads}: their gradient is "
                                  f"dropped (analytic 0): " + "; ".join(problems),
@@ -158,9 +126,8 @@ class GradOutputsCheck(Check):
             from harness.grad_declared import judge_dropped
 
             return judge_dropped(case, p, dropped, result)
-        return CheckResult(NAME, PASS, "CPU", "float64", derived.base.name,
-                           f"{outs_text}: no gradient taken, and none is due (the numeric "
-                           f"gradient is zero)")
+        return self.passed(derived, Combo("CPU", "float64"), f"{outs_text}: no gradient taken, "
+                           "and none is due (the numeric gradient is zero)")
 
 
 CHECK = GradOutputsCheck()

@@ -1,15 +1,5 @@
 """`infer_shape`: compile-time shape inference with unknown (-1) dimensions agrees with the
-run-time shapes.
-
-Derived (compile-time only, cheap): the leading dimension of every input unknown at once,
-then each other dimension of each input unknown in turn. For every output whose compile-time
-shape is inferred: the rank equals the run-time rank, a known dim equals the run-time dim,
-and an unknown dim is exactly -1 (never -2, -3 = -1 * 3, 0, ...).
-
-Bug class: infer_shape that multiplies or adds dims without guarding -1 (reshape, concat,
-flatten), that compares an unknown dim with a known one and refuses the program, or that
-takes a dim from the wrong input.
-"""
+run-time shapes (docs/harness.md, "Input variants")."""
 from __future__ import annotations
 
 import numpy as np
@@ -18,8 +8,7 @@ from harness.case import normalize_slots
 from harness.check import Check, Derived, WrongShape
 from harness.context import Combo, output_slots, prepare
 from harness.messages import raised
-from harness.op import compile_shapes
-from harness.op import refusal as opkit_refusal
+from harness.op import compile_shapes, refusal as opkit_refusal
 
 MAX_VARIANTS = 24
 
@@ -28,7 +17,6 @@ class InferShapeCheck(Check):
     name = "infer_shape"
     description = "compile-time infer_shape with -1 dims agrees with the run-time dims"
     order = 150
-    variants = ("case",)
 
     def verdict(self, derived: Derived, context):
         case = derived.case

@@ -1,22 +1,5 @@
-"""`inplace`: the op gives bitwise the same outputs AND gradients with in-place on as off.
-
-With `enable_inplace=True` (what `Executor(enable_inplace=True)` passes to every op) an op that
-declares an inplace pair In -> Out gets In's buffer from `output_tensor(Out).mutable_data(...)`:
-the forward overwrites its input. Bug classes:
-
-* a kernel that reads an input element after overwriting it (a forward walk);
-* a grad op that reads the input the forward overwrote (it gets the output instead): declaring
-  X -> Out inplace promises that nothing after the op needs X;
-* an in-place kernel that writes its first input before reading its second, wrong when both
-  slots hold ONE variable (variant `repeated_input`: X's variable also fed to Y).
-
-How: the case forward then backward in one prepared op with in-place off, and again with it on
-(forward and grad ops in place); every output (copied right after the forward) and every
-gradient must be bitwise equal. On the repeated_input variant, the shared-variable run in place
-against the shared-variable run out of place. A gradient that differs after the forward ran in
-place is run again with the overwritten inputs replaced by data-less tensors, so the message
-names the grad kernel's line that read one.
-"""
+"""`inplace`: the op gives bitwise the same outputs AND gradients with in-place on as off,
+also with one variable in two slots (docs/harness.md, "Execution-mode checks")."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -24,24 +7,13 @@ from dataclasses import replace
 from harness.case import VarSpec, normalize_slots
 from harness.check import Check, Mismatch
 from harness.compare import shares_memory
-from harness.context import (
-    Hooks,
-    case_inputs,
-    grad_op_types,
-    has_grad,
-    output_slots,
-    place_object,
-    prepare,
-    run_forward_backward,
-)
+from harness.context import (Hooks, case_inputs, grad_op_types, has_grad, output_slots,
+                             place_object, prepare, run_forward_backward)
 from harness.modes import error_line, first_line, kernel_line, producer, steady_difference
-from harness.op import make
-from harness.op import run as run_case
+from harness.op import make, run as run_case
 from opkit.framework.grad_maker import GRAD_SUFFIX
 from opkit.framework.tensor import LoDTensor
 from opkit.registry import has_op, op_info
-
-__all__ = ["CHECK", "InplaceCheck", "ReuseHooks"]
 
 MODE = "in-place on"
 
@@ -84,9 +56,8 @@ class InplaceCheck(Check):
     variants = ("case", "repeated_input")
 
     def applies(self, case, context):
-        if op_info(case.op_type).inplace:
-            return None
-        if any(has_op(t) and op_info(t).inplace for t in grad_op_types(case)):
+        if op_info(case.op_type).inplace or any(has_op(t) and op_info(t).inplace
+                                                for t in grad_op_types(case)):
             return None
         return f"op '{case.op_type}' declares no inplace pairs (nor do its grad ops)"
 
@@ -128,23 +99,22 @@ class InplaceCheck(Check):
             derived, context, base=plain, variant=in_place, compare=judge,
             passed_message=lambda ref, run, combo: _note(derived, run[1]),
             base_skip="the case itself raises",
-            raised_message=lambda exc, _: f"{MODE}: the op raised {first_line(exc)}{error_line(exc)}")
+            raised_message=lambda exc, _: (f"{MODE}: the op raised {first_line(exc)}"
+                                           f"{error_line(exc)}"))
 
     def _where(self, derived, combo, var, hooks, seed, grads) -> str:
         """What read what: for a gradient after a forward that overwrote an input, the grad
         kernel's line that reads it; else the producing kernel."""
         case = derived.case
-
         if var.endswith(GRAD_SUFFIX) and hooks.consumed and derived.variant == "case":
             line = _read_after_overwrite(case, combo, seed, hooks.consumed)
             if line:
                 return line
+        kernel = kernel_line(producer(var, case.op_type, grads), combo.dtype, combo.place)
         if derived.variant == "repeated_input":
-            return (f"{kernel_line(producer(var, case.op_type, grads), combo.dtype, combo.place)}"
-                    " writes its output over one input slot before reading the other, which "
-                    "holds the same variable")
-        return (f"{kernel_line(producer(var, case.op_type, grads), combo.dtype, combo.place)} "
-                "reads an element after the in-place output overwrote it")
+            return (f"{kernel} writes its output over one input slot before reading the other, "
+                    "which holds the same variable")
+        return f"{kernel} reads an element after the in-place output overwrote it"
 
 
 def _note(derived, hooks) -> str:
@@ -163,7 +133,6 @@ def _note(derived, hooks) -> str:
 def _read_after_overwrite(case, combo, seed, consumed) -> str:
     """Forward in place, then the backward with each overwritten input swapped for a data-less
     tensor: the grad kernel that reads one raises, pointing at its line."""
-
     prepared = prepare(case, combo, enable_inplace=True)
     prepared.forward()
     for name, (op_type, i, o) in consumed.items():
@@ -185,25 +154,19 @@ def _read_after_overwrite(case, combo, seed, consumed) -> str:
 
 def _shared_run(derived, combo, seed, inplace: bool, hooks=None) -> dict:
     """Outputs and gradients with the second aliased place fed the first one's variable."""
-
     case = derived.case
     sa, ia, sb, ib = derived.info["alias"]
     specs = case_inputs(case, combo.dtype)
     first = specs[sa][ia]
     specs[sb][ib] = VarSpec(first.name, first.data, first.lengths)
     prepared = make(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
-                          place_object(combo.place), enable_inplace=inplace)
+                    place_object(combo.place), enable_inplace=inplace)
     if not has_grad(case.op_type) or not case.grad_inputs:
         return run_forward_backward(prepared, case, hooks=hooks, backward=False, seed=seed)
-
-    orig = _orig_name(case, sb, ib)
+    orig = normalize_slots(case.inputs)[sb][ib].name
     shared_case = replace(case, grad_inputs=list(dict.fromkeys(
         first.name if n == orig else n for n in case.grad_inputs)))
     return run_forward_backward(prepared, shared_case, hooks=hooks, seed=seed)
-
-
-def _orig_name(case, slot, index) -> str:
-    return normalize_slots(case.inputs)[slot][index].name
 
 
 CHECK = InplaceCheck()

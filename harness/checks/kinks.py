@@ -1,15 +1,6 @@
-"""`kinks`: at a point where the numeric derivative is one-sided (left and right differences
-disagree), the analytic gradient equals one of the one-sided slopes (or, at a local
-extremum such as abs at 0, the conventional subgradient 0). Elements where one side is not
-finite (sqrt, log, pow at 0: the edge of the op's domain, not a kink) are skipped.
-
-Bug class: a grad kernel that picks the wrong branch at the boundary in a way no smooth
-point shows (relu's grad using `x >= 0` with a mask that differs from the forward's, clip's
-grad passing the gradient through outside the bounds, max's grad given to every tied
-element with a wrong value, averaged subgradients). Points where the slopes agree are left
-to `grad`. The numeric engine is
-harness.gradient.NumericEngine (float64 on CPU); the one-sided test is harness.kinks.
-"""
+"""`kinks`: at a point where the numeric derivative is one-sided, the analytic gradient
+equals one of the one-sided slopes (docs/harness.md, "Input variants"; the one-sided test is
+harness.kinks). Elements where one side is not finite (sqrt at 0: a domain edge) are skipped."""
 from __future__ import annotations
 
 import numpy as np
@@ -20,9 +11,7 @@ from harness.context import Combo, grad_outputs, has_grad, prepare
 from harness.gradient import NumericEngine
 from harness.kinks import ACCEPTED, domain_edge, is_kink, kink_verdict, matches
 from harness.messages import raised
-from harness.op import make_cotangents
-from harness.op import refusal as opkit_refusal
-from harness.op import run as run_case
+from harness.op import make_cotangents, refusal as opkit_refusal, run as run_case
 from harness.tolerances import grad_tolerance
 from harness.values import fmt_value
 from opkit.framework.grad_maker import grad_var_name

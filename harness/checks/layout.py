@@ -1,11 +1,5 @@
 """`layout`: non-contiguous float inputs (strided views, Fortran order) give the contiguous
-run's outputs and gradients.
-
-Bug class: kernels that assume C-contiguous memory (`.ravel()` order mixed with `.reshape`,
-`np.frombuffer`, raw strides, `out.flat` writes) or that return views whose layout leaks.
-The comparison is against the contiguous run of the same kernel, with the one tolerance
-table (harness.tolerances, keyed by the run dtype).
-"""
+run's outputs and gradients. Bug class and verdict: docs/harness.md, "Input variants"."""
 from __future__ import annotations
 
 from harness.check import Check

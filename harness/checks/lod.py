@@ -1,22 +1,4 @@
-"""The `lod` check: LoD edge cases and LoD propagation.
-
-For a case with LoD inputs (an OpTest whose `inputs` hold `(array, lengths)`):
-
-1. **the test's own case** (`<TestClass>/given`), with or without a `reference`: the
-   gradient of every LoD input has that input's LoD, and every output's compile-time
-   `lod_level` (infer_shape on variable descriptions, as a Program would run it) equals the
-   level of the LoD the kernel gave it at run time;
-2. **generated edge cases** (`<TestClass>/<edge>`, when the test defines
-   `reference(self, inputs, attrs)`): an empty sequence first, in the middle, last; several
-   empties in a row; an all-empty batch (0 rows); one sequence; all length one; Paddle's
-   `[[13]]` and `[[0, 0, 4, 0, 3, 0, 0, 5, 0, 0]]`; with two LoD levels also empty
-   sub-sequences (see harness.inputs.lod). Each runs on every selected place and float
-   dtype with a kernel: outputs and output LoD against the reference, compile-time against
-   run-time LoD level, and (float64) gradients against central differences with a random
-   cotangent, and their LoD against the input's.
-
-A case without LoD inputs is a skip ("no LoD input").
-"""
+"""The `lod` check: LoD edge cases and LoD propagation (docs/lod.md, "The `lod` check")."""
 from __future__ import annotations
 
 import dataclasses
@@ -26,29 +8,19 @@ import numpy as np
 from harness.case import normalize_slots
 from harness.check import Check, WrongValue
 from harness.compare import compare, fmt_index
-from harness.context import (
-    CheckContext,
-    Combo,
-    combos,
-    describe_error,
-    has_grad,
-    prepare,
-)
+from harness.context import CheckContext, Combo, combos, describe_error, has_grad, prepare
 from harness.gradient import NumericEngine
 from harness.inputs.lod import edge_inputs, edges_for, has_lod_input, two_level_inputs
 from harness.messages import raised
-from harness.op import PreparedOp, grad_wrt, make_cotangents
-from harness.op import refusal as opkit_refusal
+from harness.op import PreparedOp, grad_wrt, make_cotangents, refusal as opkit_refusal
 from harness.report import FAIL, PASS, SKIP, CheckResult
+from harness.tolerances import GRAD_ABS_FLOOR
 from harness.values import fmt_value
 from opkit.framework.grad_maker import grad_var_name
 from opkit.framework.program import Program
 from opkit.framework.tensor import LoDTensor
 
-__all__ = ["check", "CHECK", "compile_time_lod_levels", "lod_level_problems"]
-
 NAME = "lod"
-GRAD_ABS_FLOOR = 1e-3
 
 
 def _result(status, combo, name, message="", worst=None):
@@ -57,23 +29,19 @@ def _result(status, combo, name, message="", worst=None):
 
 
 # -- compile time against run time --------------------------------------------------------
-def compile_time_lod_levels(prepared: PreparedOp) -> dict:
+def _compile_time_lod_levels(prepared: PreparedOp) -> dict:
     """{output name: lod_level} from compile-time infer_shape on variable descriptions made
     from the prepared op's inputs (shape, dtype, LoD level)."""
-
     program = Program()
     block = program.global_block()
     inputs = {}
     for slot, specs in prepared.inputs.items():
-        names = []
         for s in specs:
-            data = s.data
-            if not isinstance(data, np.ndarray):
+            if not isinstance(s.data, np.ndarray):
                 raise TypeError(f"input '{s.name}' is not a dense tensor")
-            block.create_var(name=s.name, shape=list(data.shape), dtype=str(data.dtype),
+            block.create_var(name=s.name, shape=list(s.data.shape), dtype=str(s.data.dtype),
                              lod_level=len(s.lengths or []))
-            names.append(s.name)
-        inputs[slot] = names
+        inputs[slot] = [s.name for s in specs]
     for names in prepared.output_slots.values():
         for n in names:
             if n not in block.vars:
@@ -87,9 +55,8 @@ def compile_time_lod_levels(prepared: PreparedOp) -> dict:
 def lod_level_problems(prepared: PreparedOp) -> str | None:
     """After a forward run: the first output whose compile-time lod_level differs from its
     run-time LoD level, as a message naming op, variable and both levels."""
-
     try:
-        levels = compile_time_lod_levels(prepared)
+        levels = _compile_time_lod_levels(prepared)
     except TypeError:
         return None
     except Exception as exc:  # noqa: BLE001 - reported
@@ -147,7 +114,8 @@ def _check_gradients(case, prepared: PreparedOp, outs: dict, numeric: bool, seed
                     f"{name}): a grad op must share_lod from {name} to {grad_var_name(name)}"), None
         if not numeric:
             continue
-        engine = _engine(prepared, cot, float(case.options.get("numeric_grad_delta") or 1e-4))
+        delta = float(case.options.get("numeric_grad_delta") or 1e-4)
+        engine = NumericEngine(prepared, cot, min(delta, 1e-3))   # the one numeric engine
         if spec.data.size == 0:
             continue
         num = engine.exact(name)
@@ -172,16 +140,9 @@ def _check_gradients(case, prepared: PreparedOp, outs: dict, numeric: bool, seed
     return None, worst
 
 
-def _engine(prepared: PreparedOp, cot: dict, delta: float):
-    """The one numeric-gradient engine (harness.gradient.NumericEngine) on this prepared op."""
-
-    return NumericEngine(prepared, cot, min(delta, 1e-3))
-
-
 # -- outputs ------------------------------------------------------------------------------
 def _compare_outputs(case, prepared: PreparedOp, expected: dict, dtype: str):
     """The one comparator (harness.compare) and tolerance table (harness.tolerances)."""
-
     opts = case.options or {}
     worst = 0.0
     for slot, specs in normalize_slots(expected).items():
@@ -208,9 +169,8 @@ def _compare_outputs(case, prepared: PreparedOp, expected: dict, dtype: str):
 def _wants_grad(case) -> bool:
     """Gradients are checked when the op has a grad maker, unless the case runs in inference
     mode (attr is_test true) and its test never asked for gradients."""
-    if not has_grad(case.op_type):
-        return False
-    return bool(case.grad_inputs) or not (case.attrs or {}).get("is_test", False)
+    return has_grad(case.op_type) and (bool(case.grad_inputs)
+                                       or not (case.attrs or {}).get("is_test", False))
 
 
 # -- the check ----------------------------------------------------------------------------
@@ -230,36 +190,34 @@ def _run_one(case, combo: Combo, expected: dict | None, name: str, seed: int,
     problem = lod_level_problems(prepared)
     if problem:
         return _result(FAIL, combo, name, f"{description}: {problem}", worst)
-    if _wants_grad(case):
-        numeric = expected is not None and combo.dtype in ("float64", "")
+    numeric = expected is not None and combo.dtype in ("float64", "")
+    wants_grad = _wants_grad(case)
+    if wants_grad:
         problem, gworst = _check_gradients(case, prepared, outs, numeric, seed)
         if problem:
             return _result(FAIL, combo, name, f"{description}: {problem}", gworst)
-    checked = "outputs, output LoD, " if expected is not None else ""
-    checked += "compile-time lod_level"
-    if _wants_grad(case):
-        checked += ", gradient LoD" + (" and numeric gradients" if expected is not None and
-                                       combo.dtype in ("float64", "") else "")
+    checked = ("outputs, output LoD, " if expected is not None else "") + "compile-time lod_level"
+    if wants_grad:
+        checked += ", gradient LoD" + (" and numeric gradients" if numeric else "")
     return _result(PASS, combo, name, f"{description}: {checked} ok", worst)
 
 
 def check(case, context: CheckContext | None = None) -> list[CheckResult]:
     context = context or CheckContext()
     if not has_lod_input(case.inputs):
-        return [CheckResult(NAME, SKIP, "", "", case.name, "no LoD input")]
+        return [_result(SKIP, None, case.name, "no LoD input")]
     runnable, results = combos(case, context, NAME)
     if not runnable:
-        return results or [CheckResult(NAME, SKIP, "", "", case.name,
-                                       "no kernel on the selected places and dtypes")]
+        return results or [_result(SKIP, None, case.name,
+                                   "no kernel on the selected places and dtypes")]
     for combo in runnable:
         results.append(_run_one(case, combo, None, f"{case.name}/given", context.seed,
                                 "the test's own case"))
     results.extend(_two_level(case, runnable))
     if case.reference is None:
-        results.append(CheckResult(NAME, SKIP, "", "", f"{case.name}/edges",
-                                   f"{case.name} defines no reference(inputs, attrs): LoD "
-                                   "edge cases not generated (gradient LoD checked on the "
-                                   "test's own case)"))
+        results.append(_result(SKIP, None, f"{case.name}/edges", f"{case.name} defines no "
+                               "reference(inputs, attrs): LoD edge cases not generated "
+                               "(gradient LoD checked on the test's own case)"))
         return results
     for k, edge in enumerate(edges_for(case)):
         name = f"{case.name}/{edge.name}"
@@ -268,9 +226,8 @@ def check(case, context: CheckContext | None = None) -> list[CheckResult]:
         try:
             expected = case.reference(inputs, dict(case.attrs))
         except Exception as exc:  # noqa: BLE001 - the reference rejects this edge
-            results.append(CheckResult(NAME, SKIP, "", "", name,
-                                       f"{edge.description}: the reference rejects it "
-                                       f"({type(exc).__name__}: {exc})"))
+            results.append(_result(SKIP, None, name, f"{edge.description}: the reference "
+                                   f"rejects it ({type(exc).__name__}: {exc})"))
             continue
         edge_case = dataclasses.replace(case, name=name, inputs=inputs,
                                         outputs=expected or {})
@@ -284,11 +241,10 @@ def _two_level(case, runnable) -> list[CheckResult]:
     """Every 1-level LoD input wrapped in an outer level (one outer sequence holding all the
     sequences): the op handles it or refuses it with an opkit error; a raw numpy/Python
     exception fails, naming the kernel line."""
-
     name = f"{case.name}/two_level"
     inputs, wrapped = two_level_inputs(case.inputs)
     if not wrapped:
-        return [CheckResult(NAME, SKIP, "", "", name, "no 1-level LoD input to wrap")]
+        return [_result(SKIP, None, name, "no 1-level LoD input to wrap")]
     two = dataclasses.replace(case, name=name, inputs=inputs, outputs={}, reference=None)
     out = []
     what = f"{', '.join(wrapped)} wrapped in an outer LoD level"

@@ -1,20 +1,12 @@
-"""`mutation`: no kernel (forward or grad) writes to any of its inputs.
-
-Two nets:
-- on CPU the framework hands kernels read-only views; a write raises ValueError, which the
-  framework wraps as External. The check names the op, the input (found by rerunning the
-  kernel with writable copies of its inputs and seeing which one changed) and the line (from
-  the ValueError's traceback: the kernel, or the helper function it called);
-- on every place, a content hash (data and LoD) of every input before and after each kernel
-  catches writes that bypass the read-only flag (`x.base`, `np.frombuffer`, cupy arrays).
-  The line is then found by rerunning the CPU kernel with the inputs' own buffers locked.
-"""
+"""`mutation`: no kernel (forward or grad) writes to any of its inputs: read-only views on
+CPU, a content hash of every input on every place (docs/harness.md, "Checks")."""
 from __future__ import annotations
 
 from harness.check import Check, InputWritten
 from harness.context import CheckContext, combos, fail, pass_
 from harness.input_watch import (HashHooks, find_line, find_written_input, read_only_error,
                                  run_watched, where)
+from opkit.registry import op_info
 
 NAME = "mutation"
 
@@ -29,8 +21,9 @@ def check_case(case, context: CheckContext) -> list:
             ro = read_only_error(exc)
             op_type = getattr(exc, "op_type", None) or case.op_type
             if ro is None:
-                results.append(fail(NAME, combo, case, f"op '{op_type}' raised before the "
-                                    f"check could finish: {str(exc).splitlines()[0]}", kind="kernel-raised"))
+                results.append(fail(NAME, combo, case, f"op '{op_type}' raised before the check "
+                                    f"could finish: {str(exc).splitlines()[0]}",
+                                    kind="kernel-raised"))
                 continue
             written = find_written_input(case, combo, op_type, context)
             which = ", ".join(f"Input({s}) variable '{n}'" for s, n in written) or "an input"
@@ -38,8 +31,8 @@ def check_case(case, context: CheckContext) -> list:
                                 f"(inputs are read-only){where(exc)}"))
             continue
         if hooks.changed:
-            line = find_line(case, combo, context) if "CPU" in \
-                __import__("opkit").registry.op_info(case.op_type).kernel_places() else ""
+            cpu = "CPU" in op_info(case.op_type).kernel_places()
+            line = find_line(case, combo, context) if cpu else ""
             parts = [f"kernel of op '{t}' changed {what} of Input({s}) variable '{n}'"
                      for t, s, n, what in dict.fromkeys(hooks.changed)]
             results.append(fail(NAME, combo, case, "; ".join(parts) +

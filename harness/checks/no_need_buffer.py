@@ -6,15 +6,8 @@ from __future__ import annotations
 
 from harness.check import Check, UndeclaredRead
 from harness.compare import fmt_index
-from harness.context import (
-    Hooks,
-    first_difference,
-    has_grad,
-    prepare,
-    rel,
-    run_forward_backward,
-    user_line,
-)
+from harness.context import Hooks, first_difference, has_grad, prepare, run_forward_backward
+from harness.modes import error_line
 from harness.op import run as run_case
 from opkit.framework.grad_maker import GRAD_SUFFIX
 from opkit.framework.tensor import LoDTensor
@@ -26,9 +19,8 @@ class MetaOnlyHooks(Hooks):
     """Before each kernel of an op declaring no_need_buffer, swap the declared inputs for
     meta-only tensors; restore them after. Record which input slots each kernel read."""
 
-    def __init__(self, swap: bool = True):
+    def __init__(self):
         super().__init__()
-        self.swap = swap
         self.saved = []
         self.swapped = []        # (op_type, slot, var)
         self.unread = {}         # op_type -> set of slots never read
@@ -38,8 +30,6 @@ class MetaOnlyHooks(Hooks):
         self.saved = []
         declared = list(op.info.no_need_buffer) if op.info is not None else []
         self.declared[op.type] = set(declared)
-        if not self.swap:
-            return
         for slot in declared:
             for name in op.input_list(slot):
                 var = ctx.scope.find_var(name)
@@ -58,10 +48,8 @@ class MetaOnlyHooks(Hooks):
         self.restore()
         slots = {s for s, names in op.inputs.items() if names}
         unread = slots - set(ctx.read_inputs) - self.declared.get(op.type, set())
-        if op.type in self.unread:
-            self.unread[op.type] &= unread      # never read in any run of that op
-        else:
-            self.unread[op.type] = set(unread)
+        # never read in any run of that op
+        self.unread[op.type] = self.unread.get(op.type, unread) & unread
 
     def restore(self):
         for var, value in self.saved:
@@ -93,16 +81,12 @@ class NoNeedBufferCheck(Check):
                 hooks.restore()
                 raise
 
-        def raised(exc, combo):
-            where = user_line(exc)
-            return str(exc).splitlines()[0] + (f" (at {rel(where[0])}:{where[1]}: {where[2]})"
-                                               if where else "")
-
         return self.compare_each(
             derived, context,
             base=lambda combo: run_case(case, combo, context),   # the shared plain run
             variant=meta_only, compare=_compare, passed_message=_note, base_fails="fail",
-            raised_message=raised, raised_kind=UndeclaredRead)
+            raised_message=lambda exc, _: str(exc).splitlines()[0] + error_line(exc),
+            raised_kind=UndeclaredRead)
 
 
 def _compare(plain, run, combo):

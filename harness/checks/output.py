@@ -1,17 +1,14 @@
 """`output`: forward outputs (and output LoD) against the expected ones, per place x dtype:
-the OpTest's own check_output calls (harness.optest_methods) or, for a case without an
-OpTest, the case's expected outputs (harness.output_judge)."""
+the OpTest's own test_* methods (their check_output calls, with the author's tolerances,
+harness.optest_methods) or, for a case without an OpTest, the case's expected outputs
+(harness.output_judge)."""
 from __future__ import annotations
 
 from harness.check import Check, WrongValue
 from harness.output_judge import check_case
 
 
-
 class OutputCheck(Check):
-    """`output`: the OpTest's own test_* methods (their check_output calls, with the author's
-    tolerances) when the case came from an OpTest; else the case's expected outputs."""
-
     name = "output"
     description = "forward outputs (and output LoD) against the expected ones"
     order = 10

@@ -1,16 +1,4 @@
-"""`ownership`: what a run hands out is the caller's to keep.
-
-Bug class: a kernel that keeps an output (or gradient) buffer between calls -- a module-level
-cache keyed by shape, a preallocated array reused by the next call -- so a later run of the
-op (another program, other inputs of the same shapes) overwrites results the caller already
-holds, and two instances of the op in one program share one output buffer.
-
-How: run the case (forward and backward) in one prepared op and keep its output and
-gradient buffers (`LoDTensor.buffer`, no copy) plus a snapshot; run a second instance of the
-op in its own scope on other inputs of the same shapes (every float input rotated by one
-element); the first run's buffers must still equal the snapshot, and no output buffer of the
-second instance may be one of the first's (unless it is a view of an input: `aliasing`).
-"""
+"""`ownership`: what a run hands out is the caller's to keep (docs/harness.md, "`ownership`")."""
 from __future__ import annotations
 
 import numpy as np
@@ -21,21 +9,10 @@ from harness.compare import fmt_index
 from harness.context import prepare, run_forward_backward
 from harness.values import fmt_value
 from opkit.framework.device import to_host
-from opkit.framework.grad_maker import GRAD_SUFFIX, grad_var_name
-
-__all__ = ["CHECK", "OwnershipCheck"]
 
 
-def _host(buf):
-    return None if buf is None else np.asarray(to_host(buf))
-
-
-def _buffers(prepared, names):
-    out = {}
-    for n in names:
-        value = prepared.value(n)
-        out[n] = getattr(value, "buffer", None) if value is not None else None
-    return out
+def _buffers(prepared, names) -> dict:
+    return {n: getattr(prepared.value(n), "buffer", None) for n in names}
 
 
 def _same_memory(a, b) -> bool:
@@ -54,7 +31,6 @@ class OwnershipCheck(Check):
     description = ("outputs of one run stay unchanged when another instance of the op runs; "
                    "two instances share no output buffer")
     order = 170
-    variants = ("case",)
 
     def verdict(self, derived, context):
         case, seed = derived.case, context.seed
@@ -69,21 +45,16 @@ class OwnershipCheck(Check):
 def _first(case, combo, seed):
     """The first run, forward and backward: (its results, the buffers it handed out (not
     copied), the input buffers)."""
-
     p1 = prepare(case, combo)
     first = run_forward_backward(p1, case, seed=seed)
-    names = {n: (grad_var_name(n[: -len(GRAD_SUFFIX)]) if n.endswith(GRAD_SUFFIX) else n)
-             for n in first}
-    held = _buffers(p1, names.values())
     inputs1 = [_buffers(p1, [s.name for s in specs]) for specs in p1.inputs.values()]
     in1 = [b for d in inputs1 for b in d.values() if b is not None]
-    return first, names, held, in1
+    return first, _buffers(p1, first), in1
 
 
 def _second(case, combo, seed):
     """A second instance of the op, its own scope, run on other inputs of the same shapes
     (the case's own when the op does not take those): its prepared op."""
-
     p2 = prepare(case, combo)
     for specs in p2.inputs.values():
         for s in specs:
@@ -100,14 +71,13 @@ def _second(case, combo, seed):
 
 def _compare(first_run, p2, combo):
     """None, or what the second instance did to the first run's buffers (kind Mismatch)."""
-
-    first, names, held, in1 = first_run
-    second = _buffers(p2, names.values())
-    for key, var in names.items():
-        before, buf = first.get(key), held.get(var)
+    first, held, in1 = first_run
+    second = _buffers(p2, first)
+    for key, before in first.items():
+        buf = held[key]
         if before is None or buf is None:
             continue
-        now = _host(buf)
+        now = np.asarray(to_host(buf))
         if now.shape != before.shape or not np.array_equal(
                 now, before, equal_nan=before.dtype.kind == "f"):
             flat = np.flatnonzero(~((now == before) | (np.isnan(now) & np.isnan(before))
@@ -122,8 +92,8 @@ def _compare(first_run, p2, combo):
                     "scope, other inputs of the same shapes): the kernel reuses "
                     "an output buffer across runs (e.g. a module-level cache "
                     "keyed by shape)")
-        other = second.get(var)
-        if _same_memory(buf, other) and not any(_same_memory(buf, b) for b in in1):
+        # the same buffer in both instances, unless it is a view of an input (`aliasing`)
+        if _same_memory(buf, second[key]) and not any(_same_memory(buf, b) for b in in1):
             return (f"{key}: two instances of the op (two scopes) hand out the "
                     "same output buffer: the second run overwrites what the first "
                     "caller holds")

@@ -8,7 +8,6 @@ from harness.check import Check
 from harness.compare import compare
 from harness.context import Combo, fail, gpu_unavailable_reason, prepare, run_forward_backward
 from harness.options import place_option
-from harness.report import SKIP, CheckResult
 from harness.tolerances import places_tolerance
 from opkit.registry import op_info
 
@@ -29,7 +28,7 @@ class PlacesCheck(Check):
         kernels = op_info(case.op_type).kernel_places()
 
         def skip(msg):
-            return [CheckResult(NAME, SKIP, "GPU", "", case.name, msg)]
+            return [self.skipped(case, msg, Combo("GPU", ""))]
 
         if "GPU" not in context.selected_places() or "CPU" not in context.selected_places():
             return skip(f"needs both CPU and GPU selected ({place_option()})")
@@ -54,12 +53,10 @@ class PlacesCheck(Check):
             worst, problem = _difference(want, got, atol, rtol)
             if problem:
                 return [fail(NAME, combo, case, problem, worst)]
-            return [CheckResult(NAME, "pass", "GPU", combo.dtype, case.name,
-                                "CPU and GPU agree", worst)]
+            return [self.passed(derived, combo, "CPU and GPU agree", worst)]
 
         return self.compare_each(
-            derived, context, combos=lambda runnable: [c for c in runnable
-                                                       if c.place == "GPU"],
+            derived, context, combos=lambda runnable: [c for c in runnable if c.place == "GPU"],
             base=cpu, variant=gpu, compare=compare_places,
             base_fails=lambda exc: "skip" if isinstance(exc, _NoCPUKernel) else "fail",
             base_skip=str, raised_prefix="the op raised before the check could finish: ")
@@ -67,7 +64,6 @@ class PlacesCheck(Check):
 
 def _difference(cpu: dict, gpu: dict, atol, rtol):
     """(worst error, the first problem or None) of the GPU runs against the CPU ones."""
-
     worst, problem = 0.0, None
     for name, a in cpu.items():
         b = gpu.get(name)

@@ -1,45 +1,15 @@
 """`plan`: the op in a program run through the executor's prepared-plan path gives, run after
-run, what the plain path gives.
-
-Bug class: `Executor.run` turns a program it has run twice with one feed signature into a
-prepared plan (opkit.framework.plan): kernels of trusted steps get a LeanContext bound once,
-the variables live in the plan's own scope, reused and emptied after every run, and an output
-that only kernels read (a temporary) is made read-only in place when produced. A kernel that
-keeps a reference to an array it handed out and writes into it on its next call (a "reuse the
-output buffer" optimization), or returns a module-level array, passes every OpTest and breaks
-on the second run of a plan.
-
-How: a program of the op, a `scale` (x1) op reading each float output (so the outputs are
-temporaries, as in a real network) and the op's grad ops (their output gradients fed), run
-RUNS (4) times by ONE Executor on 3 input sets of the case's shapes (the case's own and two
-with every float input rotated, in turn): the first run is plain, the second records the plan,
-the third and the fourth (the first set again) run the plan. Each run's fetches (the scaled outputs, the gradients) must be bitwise
-equal to the same input set's run in a fresh Executor (the plain path). CPU only (plans are a
-CPU path), in float64 (else the kernel's dtype): the bug class does not depend on the dtype;
-a case with LoD or a non-array input skips (those feeds never take a plan).
-"""
+run, what the plain path gives (docs/harness.md, "Execution-mode checks")."""
 from __future__ import annotations
 
 import numpy as np
 
 from harness.case import normalize_slots, shifted_case
 from harness.check import Check, KernelRaised, Mismatch
-from harness.context import (
-    case_inputs,
-    grad_op_types,
-    grad_outputs,
-    has_grad,
-    output_slots,
-    prepare,
-)
-from harness.modes import (
-    error_line,
-    first_line,
-    kernel_line,
-    one_cpu_combo,
-    producer,
-    steady_difference,
-)
+from harness.context import (case_inputs, grad_op_types, grad_outputs, has_grad, output_slots,
+                             prepare)
+from harness.modes import (error_line, first_line, kernel_line, one_cpu_combo, producer,
+                           steady_difference)
 from harness.op import make_cotangents
 from opkit.framework.backward import sum_duplicates
 from opkit.framework.executor import Executor
@@ -48,8 +18,6 @@ from opkit.framework.place import CPUPlace
 from opkit.framework.program import Program
 from opkit.framework.scope import Scope
 from opkit.registry import op_info
-
-__all__ = ["CHECK", "PlanCheck", "RUNS"]
 
 RUNS = 4
 SUFFIX = "@plan_fetch"
@@ -60,7 +28,6 @@ class PlanCheck(Check):
     description = ("the op in a program run through the executor's prepared plan, run after "
                    "run on other inputs of the same shapes, gives the plain path's results")
     order = 200
-    variants = ("case",)
 
     def applies(self, case, context):
         for slot, specs in normalize_slots(case.inputs).items():
@@ -76,8 +43,7 @@ class PlanCheck(Check):
     def verdict(self, derived, context):
         case = derived.case
         seed = context.seed
-        sets = [case, shifted_case(case)]
-        sets.append(shifted_case(sets[-1]))
+        sets = [case, shifted_case(case), shifted_case(shifted_case(case))]
 
         def plain(combo):
             """The program, and each input set's run through a fresh Executor."""
@@ -103,9 +69,8 @@ class PlanCheck(Check):
             k = run % len(sets)
             how = "plain" if run < 2 else "prepared plan"
             try:
-                got = exe.run(program, feed=feeds(sets[k]), fetch_list=fetch, scope=scope)
-                got = {n[: -len(SUFFIX)] if n.endswith(SUFFIX) else n: np.array(v, copy=True)
-                       for n, v in zip(fetch, got)}
+                got = _by_name(fetch, exe.run(program, feed=feeds(sets[k]), fetch_list=fetch,
+                                              scope=scope))
             except Exception as exc:  # noqa: BLE001
                 frozen = _frozen_outputs(exe, case.op_type)
                 note = (f"; the plan made the op's temporaries {', '.join(frozen)} read-only "
@@ -143,7 +108,6 @@ def _frozen_outputs(exe, op_type) -> list[str]:
 def _program(case, combo, seed):
     """(program, fetch names, feeds(case) -> feed dict) of the op, a scale x1 per float
     output, and the op's grad ops."""
-
     specs = case_inputs(case, combo.dtype)
     outs = output_slots(case, case.op_type)
     program = Program()
@@ -154,18 +118,13 @@ def _program(case, combo, seed):
     desc = block.append_op(case.op_type, {k: [s.name for s in v] for k, v in specs.items()},
                            outs, dict(case.attrs or {}))
     # the forward once, to know the outputs' dtypes and shapes (and make cotangents)
-
-    forward = prepare(case, combo)
-    values = forward.forward()
+    values = prepare(case, combo).forward()
     fetch = []
-    floats = [n for n, v in values.items() if v is not None and v.dtype.kind == "f"]
     for n, v in values.items():
-        if v is None:
-            continue
-        if n in floats:
+        if v is not None and v.dtype.kind == "f":
             block.append_op("scale", {"X": [n]}, {"Out": [n + SUFFIX]}, {"scale": 1.0})
             fetch.append(n + SUFFIX)
-        else:
+        elif v is not None:
             fetch.append(n)
     cot_names = []
     if case.grad_inputs and has_grad(case.op_type):
@@ -182,8 +141,7 @@ def _program(case, combo, seed):
                         cot_names.append(n)
             block.append_op(d.type, d.inputs, d.outputs, d.attrs)
             produced.update(n for v in d.outputs.values() for n in v)
-        fetch += [grad_var_name(n) for n in case.grad_inputs
-                  if grad_var_name(n) in produced]
+        fetch += [grad_var_name(n) for n in case.grad_inputs if grad_var_name(n) in produced]
     wanted = set(grad_outputs(case, values))
     made = {}
 
@@ -206,10 +164,15 @@ def _program(case, combo, seed):
     return program, fetch, feeds
 
 
-def _run_fresh(program, fetch, feed) -> dict:
-    got = Executor(CPUPlace()).run(program, feed=feed, fetch_list=fetch, scope=Scope())
+def _by_name(fetch, got) -> dict:
+    """{output or gradient name: a copy of its fetched value}."""
     return {n[: -len(SUFFIX)] if n.endswith(SUFFIX) else n: np.array(v, copy=True)
             for n, v in zip(fetch, got)}
+
+
+def _run_fresh(program, fetch, feed) -> dict:
+    return _by_name(fetch, Executor(CPUPlace()).run(program, feed=feed, fetch_list=fetch,
+                                                    scope=Scope()))
 
 
 CHECK = PlanCheck()

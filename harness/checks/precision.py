@@ -1,27 +1,6 @@
-"""`precision`: float32 kernels compute in float32, not in something lower.
-
-On the same (float32-representable) inputs and cotangent, the float32 kernel's outputs and
-gradients must agree with the float64 kernel's within
-
-    |out32 - out64| <= max(PRECISION_FACTOR * eps32 * (|out64| + cond), tiny32)
-
-(tiny32 = finfo(float32).tiny: float32 cannot hold normal values below it, so a float32
-kernel giving 0 where float64 gives 1e-69, sigmoid of -160, is right)
-
-where `cond` is the case's conditioning: how far the float64 results move when every input
-(and the cotangent) is perturbed by one relative float32 epsilon in random directions
-(max over PROBES probes, divided by eps32) -- the error that rounding the inputs alone
-causes -- and, for gradients, the size of the summed terms (the gradient of |cotangent|:
-a sum that cancels is rounded at the size of its terms). A kernel that rounds its inputs, intermediates or results to float32 stays within a
-small multiple of that; float16 arithmetic (epsilon 8192 times larger) is far outside it.
-Integer outputs must be identical. Skips an op without both float kernels on a place (the
-`dtypes` check reports that).
-
-float16 / bfloat16 kernels (harness.low_precision.rounding): on inputs exact in every float
-dtype, each output is within half a unit in the last place of the float64 result plus the
-float32 kernel's error; a kernel that accumulates in the storage dtype, or truncates to
-bfloat16 instead of rounding to nearest even, is not.
-"""
+"""`precision`: float32 kernels compute in float32 (integer outputs identical to the float64
+kernel's), float64 kernels in float64, float16 / bfloat16 kernels round once
+(docs/harness.md, "`precision`")."""
 from __future__ import annotations
 
 import numpy as np
@@ -29,15 +8,12 @@ import numpy as np
 from harness.case import VarSpec, normalize_slots
 from harness.check import Check, WrongValue
 from harness.compare import first_flagged, fmt_index
-from harness.context import grad_outputs, has_grad
+from harness.context import Combo, gpu_unavailable_reason, grad_outputs, has_grad
 from harness.low_precision import low_precision_kernels, rounding
-from harness.op import make_cotangents
+from harness.op import make_cotangents, prepare, run_forward_backward
 from harness.values import fmt_value
 from opkit.framework.grad_maker import GRAD_SUFFIX
 from opkit.registry import op_info
-
-__all__ = ["CHECK", "PrecisionCheck", "NAME", "PRECISION_FACTOR", "PROBES", "RESOLUTION_STEP",
-           "RESOLUTION_REF_STEP"]
 
 NAME = "precision"
 PRECISION_FACTOR = 64.0     # allowed multiple of eps32 * (|value| + conditioning)
@@ -48,6 +24,10 @@ EPS64 = float(np.finfo(np.float64).eps)
 RESOLUTION_STEP = 2.0 ** -30      # float64 resolution: relative input step, far below eps32
 RESOLUTION_REF_STEP = 2.0 ** -20  # ... and the step of the first-order prediction
 RESOLUTION_SIGNIFICANT = 1e4      # predicted moves above this x eps64 x |value| are judged
+
+
+def _signs(rng, shape):
+    return rng.choice([-1.0, 1.0], shape)
 
 
 def _specs(case, dtype, scale=None, rng=None):
@@ -61,7 +41,7 @@ def _specs(case, dtype, scale=None, rng=None):
             if isinstance(data, np.ndarray) and data.dtype.kind == "f":
                 data = data.astype(np.float32).astype(np.float64)
                 if scale is not None:
-                    data = data * (1 + scale * rng.choice([-1.0, 1.0], data.shape))
+                    data = data * (1 + scale * _signs(rng, data.shape))
                 data = data.astype(dtype)
             elif isinstance(data, np.ndarray):
                 data = data.copy()
@@ -71,15 +51,13 @@ def _specs(case, dtype, scale=None, rng=None):
 
 def _run(case, place, dtype, cot=None, wrt=(), scale=None, rng=None, move=None):
     """{name: float64 array} of outputs and (with `cot`) input gradients ('X@GRAD')."""
-    perturb = (lambda c: c * (1 + scale * rng.choice([-1.0, 1.0], c.shape))) if scale else None
+    perturb = (lambda c: c * (1 + scale * _signs(rng, c.shape))) if scale else None
     return _run_specs(case, place, _specs(case, dtype, scale, rng), cot, wrt, perturb, move)
 
 
 def _run_specs(case, place, specs, cot=None, wrt=(), perturb=None, move=None):
     """The op on these input specs: outputs and (with `cot`, each optionally `perturb`ed)
     input gradients (the grad ops reading the forward outputs `move`d, when given)."""
-    from harness.op import Combo, prepare, run_forward_backward
-
     p = prepare(case, Combo(place, ""), inputs=specs)
     if cot is None or not wrt:
         return run_forward_backward(p, case, backward=False)
@@ -91,7 +69,7 @@ def _rounded_outputs(rng):
     """Every float forward output moved by one relative float32 epsilon in random
     directions: what a correct float32 forward may hand its grad ops."""
     def move(outs):
-        return {n: v * (1 + EPS32 * rng.choice([-1.0, 1.0], v.shape)) for n, v in outs.items()
+        return {n: v * (1 + EPS32 * _signs(rng, v.shape)) for n, v in outs.items()
                 if isinstance(v, np.ndarray) and v.dtype.kind == "f" and v.size}
     return move
 
@@ -105,12 +83,9 @@ class PrecisionCheck(Check):
     description = ("float32 outputs and gradients agree with the float64 kernel within a "
                    "bound from eps32 and the case's conditioning")
     order = 160
-    variants = ("case",)
     needs_float = True
 
     def verdict(self, derived, context):
-        from harness.context import Combo
-
         case, seed = derived.case, context.seed
         kernels = op_info(case.op_type).kernel_places()
         # float64 resolution: on the OpTest's own case (a generated one adds nothing)
@@ -146,12 +121,9 @@ class PrecisionCheck(Check):
         return results or [self.skipped(derived.base, "needs float32 and float64 kernels on "
                                         "one place (the dtypes check reports a missing one)")]
 
-
     def low_precision(self, derived, context) -> list:
         """float16 / bfloat16 kernels: one rounding of a float32 computation
         (harness.low_precision.rounding), on each selected place where the op has them."""
-        from harness.context import Combo, gpu_unavailable_reason
-
         out = []
         for place, dtypes in low_precision_kernels(derived.case.op_type).items():
             if place not in context.selected_places() or \
@@ -182,38 +154,31 @@ def _reference(case, place, seed):
         ref = _run(case, place, "float64", cot, wrt)
     rng = np.random.default_rng(seed + 17)
     cond = {}
-    for _ in range(PROBES):
-        probe = _run(case, place, "float64", cot, wrt, scale=EPS32, rng=rng)
+
+    def widen(probe, grads_only, size=False):
+        """cond at least how far `probe` moved each result, in eps32 (`size`: its size)."""
         for n, v in ref.items():
             pv = probe.get(n)
-            if v is None or pv is None or v.dtype.kind != "f" or pv.shape != v.shape:
+            if v is None or pv is None or v.dtype.kind != "f" or pv.shape != v.shape or \
+                    (grads_only and not n.endswith(GRAD_SUFFIX)):
                 continue
-            moved = np.abs(np.asarray(pv, np.float64) - v) / EPS32
-            cond[n] = np.maximum(cond.get(n, 0.0), moved)
+            pv = np.asarray(pv, np.float64)
+            cond[n] = np.maximum(cond.get(n, 0.0), np.abs(pv) if size else np.abs(pv - v) / EPS32)
+
+    for _ in range(PROBES):
+        widen(_run(case, place, "float64", cot, wrt, scale=EPS32, rng=rng), False)
     if cot is not None and wrt:
-        # a gradient that sums many cotangent terms (pooling, reductions, broadcasting) can
-        # cancel to a small value while float32 rounds each term at its own size: the same
-        # backward on |cotangent| gives that size (for non-negative Jacobians), which input
-        # perturbations do not reveal (avg-pool's gradient does not depend on X at all)
-        sizes = _run(case, place, "float64", {n: np.abs(c) for n, c in cot.items()}, wrt)
-        for n, v in sizes.items():
-            if n.endswith(GRAD_SUFFIX) and v is not None and v.dtype.kind == "f" and \
-                    ref.get(n) is not None and v.shape == ref[n].shape:
-                cond[n] = np.maximum(cond.get(n, 0.0), np.abs(np.asarray(v, np.float64)))
-        # a grad op reads the forward's outputs, which a correct float32 forward rounds: a
-        # gradient that cancels to 0 in float64 (softmax's over one element:
-        # out * (dout - out * dout)) moves by that rounding at the size of its terms
+        # a gradient that cancels is rounded at the size of its terms: the backward on
+        # |cotangent| gives that size (docs/harness.md, "`precision`")
+        widen(_run(case, place, "float64", {n: np.abs(c) for n, c in cot.items()}, wrt), True,
+              size=True)
+        # ... and moves by one float32 rounding of the forward outputs the grad ops read
         for _ in range(PROBES):
             try:
                 probe = _run(case, place, "float64", cot, wrt, move=_rounded_outputs(rng))
             except Exception:  # noqa: BLE001 - a backend that cannot feed forward outputs
                 break
-            for n, v in ref.items():
-                pv = probe.get(n)
-                if n.endswith(GRAD_SUFFIX) and v is not None and pv is not None and \
-                        v.dtype.kind == "f" and pv.shape == v.shape:
-                    moved = np.abs(np.asarray(pv, np.float64) - v) / EPS32
-                    cond[n] = np.maximum(cond.get(n, 0.0), moved)
+            widen(probe, True)
     return ref, cot, wrt, cond
 
 
@@ -235,8 +200,9 @@ def _judge_place(reference, got):
         if v64.dtype.kind != "f":
             if not np.array_equal(v32, v64):
                 k, idx = first_flagged(v32 != v64)
-                problem = (f"{fmt_index(n, idx)}: {fmt_value(v32.reshape(-1)[k])} from the float32 "
-                           f"kernel, {fmt_value(v64.reshape(-1)[k])} from the float64 kernel")
+                problem = (f"{fmt_index(n, idx)}: {fmt_value(v32.reshape(-1)[k])} from the "
+                           f"float32 kernel, {fmt_value(v64.reshape(-1)[k])} from the float64 "
+                           "kernel")
                 break
             continue
         a = np.asarray(v32, np.float64)
@@ -247,36 +213,27 @@ def _judge_place(reference, got):
             ratio = np.where(diff == 0, 0.0, diff / np.where(bound > 0, bound, np.inf))
         ratio = np.where(np.isnan(diff) & ~np.isnan(v64), np.inf, ratio)
         ratio = np.where(np.isnan(v64) & np.isnan(a), 0.0, np.nan_to_num(ratio, nan=np.inf))
-        if ratio.size and float(ratio.max()) > worst:
-            worst = float(ratio.max())
-        if ratio.size and float(ratio.max()) > 1.0:
+        peak = float(ratio.max()) if ratio.size else 0.0
+        worst = max(worst, peak)
+        if peak > 1.0:
             k = int(np.argmax(ratio))
-            idx = np.unravel_index(k, v64.shape)
+            at = lambda x: float(x.reshape(-1)[k])   # noqa: B023 - used before k changes
             what = "gradient" if n.endswith(GRAD_SUFFIX) else "output"
-            problem = (f"{what} {fmt_index(n, idx)}: float32 kernel {fmt_value(float(a.reshape(-1)[k]))}, "
-                       f"float64 kernel {fmt_value(float(v64.reshape(-1)[k]))} on the same float32 "
-                       f"inputs: |diff| {float(diff.reshape(-1)[k]):.3g} > bound "
-                       f"{float(bound.reshape(-1)[k]):.3g} = {PRECISION_FACTOR:g} x eps32 x "
-                       f"(|value| {abs(float(v64.reshape(-1)[k])):.3g} + conditioning "
-                       f"{float(c.reshape(-1)[k]):.3g}) (floor tiny32 {TINY32:.3g}); {int((ratio > 1).sum())} of "
-                       f"{ratio.size} elements exceed it: the float32 kernel computes in "
-                       f"lower precision than float32")
+            problem = (f"{what} {fmt_index(n, np.unravel_index(k, v64.shape))}: float32 kernel "
+                       f"{fmt_value(at(a))}, float64 kernel {fmt_value(at(v64))} on the same "
+                       f"float32 inputs: |diff| {at(diff):.3g} > bound {at(bound):.3g} = "
+                       f"{PRECISION_FACTOR:g} x eps32 x (|value| {abs(at(v64)):.3g} + "
+                       f"conditioning {at(c):.3g}) (floor tiny32 {TINY32:.3g}); "
+                       f"{int((ratio > 1).sum())} of {ratio.size} elements exceed it: the "
+                       "float32 kernel computes in lower precision than float32")
             break
     return problem, worst
 
 
 def _check_resolution(case, place, seed, ref=None):
-    """The float64 kernels (forward and grad) resolve input changes below float32's precision.
-
-    Every float input is moved by a relative RESOLUTION_STEP (2^-30, 1/128 of eps32) in random
-    directions; each float64 output and gradient must move by the first-order amount
-    predicted from a 2^10 times larger move (within half of it). A kernel that rounds to
-    float32 inside does not move at all (or jumps by a float32 ulp). Judged on the elements
-    whose predicted move is well above float64's rounding; fails when most of them are off
-    (a kink or a jump can put a few elements off). `ref`: (float64 results, cotangent,
-    differentiated inputs, conditioning) of `_reference`. None when fine (or not
-    applicable)."""
-
+    """The float64 kernels (forward and grad) resolve input changes below float32's precision
+    (docs/harness.md, "Float64 resolution"): None when they do (or it does not apply), else
+    the problem. `ref`: the float64 side of `_reference`."""
     info = op_info(case.op_type)
     if "float64" not in info.kernel_places().get(place, []) or ref is None or \
             any(a.name == "seed" for a in getattr(info.proto, "attrs", None) or []):
@@ -322,12 +279,7 @@ def _check_resolution(case, place, seed, ref=None):
 def _run_moved(case, place, cot, wrt, step, seed):
     """`_run` in float64 with every float input moved by a relative `step` (the same random
     signs for every step: one direction)."""
-    specs = _specs(case, "float64")
-    rng = np.random.default_rng(seed + 29)
-    for items in specs.values():
-        for s in items:
-            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f":
-                s.data[...] = s.data * (1 + step * rng.choice([-1.0, 1.0], s.data.shape))
+    specs = _specs(case, "float64", step, np.random.default_rng(seed + 29))
     return _run_specs(case, place, specs, cot, wrt)
 
 

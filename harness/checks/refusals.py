@@ -1,27 +1,12 @@
-"""`refusals` (law 5 of issue 36): refusals and exactness.
-
-- **Unknown string values are refused.** For every string attr (not extra, not generated)
-  the case is run with the attr at a value no op handles (`UNKNOWN`). The op must refuse it
-  with a typed opkit error (an `in_set` on the attr refuses it when the op is built); a raw
-  numpy/Python error fails, and so does a result -- judged only when the attr demonstrably
-  picks the behaviour (two values the op knows, the case's, its default and its declared
-  set, give different outputs), and reported with the known value the unknown one was
-  silently treated as, when there is one.
-- **Integers stay exact across int64.** With a `reference()`, each int64 (`long`, `longs`)
-  attr at 2^53 + 1 and each int64 input shifted by 2^53 + 1 (one at a time) must give
-  exactly the reference's outputs: 2^53 + 1 has no float64, so a kernel that goes through a
-  float shows it. A derived case the reference raises on, or the op refuses, is not judged.
-
-Bug class: `if mode == "reflect": ... else: constant` (every other spelling silently
-constant), `reduction` values other than "sum" taken as "mean"; fill values, ranges, ids and
-cumulative sums computed through float64.
-"""
+"""`refusals` (law 5 of issue 36): unknown string attr values are refused, int64 attrs and
+inputs stay exact at 2^53 + 1 (docs/harness.md, "Laws every op obeys"). Bug class: `if mode ==
+"reflect": ... else: constant`, ids, ranges and cumulative sums computed through float64."""
 from __future__ import annotations
 
 import numpy as np
 
 from harness import laws
-from harness.case import map_inputs, normalize_slots
+from harness.case import as_value, map_inputs, normalize_slots
 from harness.check import Check, RawException, WrongValue
 from harness.messages import raised
 from opkit.registry import op_info
@@ -35,7 +20,6 @@ class RefusalsCheck(Check):
     description = ("a string attr value the op does not handle is refused; int64 attrs and "
                    "values exact at 2^53 + 1")
     order = 152
-    variants = ("case",)
 
     def verdict(self, derived, context):
         case = derived.case
@@ -115,17 +99,12 @@ class RefusalsCheck(Check):
         for specs in normalize_slots(case.inputs).values():
             for s in specs:
                 if isinstance(s.data, np.ndarray) and s.data.dtype == np.int64 and s.data.size:
-                    name = s.name
-
-                    def shift(spec, name=name):
-                        from harness.case import as_value
-
-                        if spec.name != name:
-                            return as_value(spec)
-                        return as_value(spec, spec.data + np.int64(BIG))
+                    def shift(spec, name=s.name):
+                        return as_value(spec, spec.data + np.int64(BIG)) if spec.name == name \
+                            else as_value(spec)
 
                     plans.append((laws.with_case(case, inputs=map_inputs(case.inputs, shift)),
-                                  f"input {name} shifted by 2^53 + 1"))
+                                  f"input {s.name} shifted by 2^53 + 1"))
         for c, what in plans:
             try:
                 want = laws.reference(c, combo)
@@ -151,9 +130,8 @@ def _same(a: dict, b: dict) -> bool:
                 return False
             continue
         x, y = np.asarray(x), np.asarray(y)
-        if x.shape != y.shape or x.dtype != y.dtype:
-            return False
-        if not np.array_equal(x, y, equal_nan=x.dtype.kind == "f"):
+        if x.shape != y.shape or x.dtype != y.dtype or \
+                not np.array_equal(x, y, equal_nan=x.dtype.kind == "f"):
             return False
     return True
 

@@ -1,12 +1,6 @@
 """`repeated_input`: one variable passed to two input slots, or twice in a duplicable slot,
-gives the outputs of distinct copies and the summed gradient.
-
-Bug class: kernels that write an output in place over what they think is a private input
-(`x += y` when X and Y are one buffer), grad kernels that set rather than accumulate the
-gradient of a variable read twice, grad makers whose duplicate gradient names are not summed.
-The comparison is against a run with two distinct variables holding the same values; the
-gradient of the shared variable must equal the sum of the two distinct gradients.
-"""
+gives the outputs of distinct copies and the summed gradient (docs/harness.md, "Input
+variants")."""
 from __future__ import annotations
 
 import numpy as np
@@ -48,18 +42,15 @@ def _compare(distinct, shared, combo):
 def _run(derived, combo, context, shared: bool) -> dict:
     """Outputs and the gradient of the first aliased variable (summed over both places when
     `shared` is False: what the shared variable's gradient must equal)."""
-
     case = derived.case
     sa, ia, sb, ib = derived.info["alias"]
     specs = case_inputs(case, combo.dtype)
-    first = specs[sa][ia]
-    second = specs[sb][ib]
-    copy = first.data.copy()
+    first, second = specs[sa][ia], specs[sb][ib]
     if shared:
         specs[sb][ib] = VarSpec(first.name, first.data, first.lengths)
     else:
         name = second.name if second.name != first.name else second.name + "@copy"
-        specs[sb][ib] = VarSpec(name, copy, first.lengths)
+        specs[sb][ib] = VarSpec(name, first.data.copy(), first.lengths)
     wrt = [first.name] if shared else [first.name, specs[sb][ib].name]
     if not case.grad_inputs or first.name in (case.no_grad_set or ()):
         wrt = []

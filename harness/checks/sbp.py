@@ -1,32 +1,14 @@
-"""`sbp`: the op's declared parallel signatures (OneFlow's SBP, opkit.sbp) hold.
-
-Bug class: a signature that is wrong for the op -- a softmax declared splittable along its
-own axis, a reduction declared `split` where it gives a `partial_sum`, a layout-changing op
-whose output split axis is not remapped, a `partial_sum` input through a non-linear op --
-computes wrong results only when the model runs on more than one device, and nothing else
-notices. For each declared signature (every instance of a template) and N simulated devices
-(2 and 3: uneven splits included), the inputs are split, replicated or cut into random
-partial sums as declared; the kernel runs on each device's slice (a fresh op, so the op's
-own infer_shape gives the physical shapes, which must be the ones the signature implies);
-the outputs are merged (concatenated for split, each device against the single-device value
-for broadcast, summed for partial_sum) and compared with the single-device run. The same is
-done for every grad op (its own declared signatures) on the single-device run's inputs and
-cotangents. A failure names the signature, the number of devices, the device and the first
-wrong element.
-
-Runs on every OpTest case (not on fuzz-generated ones: the signatures' conditions on attrs
-and shapes are what the cases vary), on CPU in float64 only (a declaration does not depend
-on the dtype, and float64 leaves the re-associated sums of partial_sum far from any
-tolerance). Cost on the built-in ops: 3.7-5.5 s of CPU over their 261 cases (loaded machine).
-"""
+"""`sbp`: the op's declared parallel signatures (OneFlow's SBP, opkit.sbp) hold, for the op
+and its grad ops, on 2 and 3 simulated devices (docs/sbp.md, "The `sbp` check")."""
 from __future__ import annotations
 
 import numpy as np
 
 from harness.case import VarSpec, normalize_slots
 from harness.check import Check, Failure, KernelRaised, WrongShape, WrongValue
-from harness.compare import first_wrong, fmt_index
-from harness.context import grad_outputs, grad_wrt, has_grad, place_object, prepare
+from harness.compare import first_flagged, first_wrong, fmt_index
+from harness.context import (describe_error, grad_outputs, grad_wrt, has_grad, place_object,
+                             prepare)
 from harness.op import make, make_cotangents
 from opkit.framework.dtypes import eps, is_float, is_low_precision
 from opkit.framework.tensor import LoDTensor
@@ -51,7 +33,6 @@ class SbpCheck(Check):
         if sbp_signatures(case.op_type) is None:
             return (f"op '{case.op_type}' declares no parallel signatures "
                     "(opkit.register_sbp; see docs/sbp.md)")
-
         for specs in normalize_slots(case.inputs).values():
             for s in specs:
                 if not isinstance(s.data, np.ndarray):
@@ -60,11 +41,10 @@ class SbpCheck(Check):
 
     def verdict(self, derived, context):
         case = derived.case
-        results: list = []
         runnable, _ = self.plan(derived, context)   # CPU only: no GPU skip rows
         cpu = [c for c in runnable if c.place == "CPU"]
         if not cpu:
-            return results or [self.skipped(derived.base, "no CPU kernel to simulate devices")]
+            return [self.skipped(derived.base, "no CPU kernel to simulate devices")]
         combo = next((c for c in cpu if c.dtype == "float64"), cpu[0])
         rng = np.random.default_rng(context.seed)
         try:
@@ -77,10 +57,9 @@ class SbpCheck(Check):
                   for slot, specs in prepared.inputs.items()}
         outputs = {slot: names for slot, names in prepared.output_slots.items()}
         ref = {n: (None if v is None else np.array(v, copy=True)) for n, v in outs.items()}
-        results.append(self._judge(derived, combo, case.op_type, inputs, prepared.op.attrs,
-                                   outputs, rng, ref))
-        results.extend(self._grad(derived, combo, case, prepared, outs, rng, context))
-        return [r for r in results if r is not None]
+        return [self._judge(derived, combo, case.op_type, inputs, prepared.op.attrs, outputs,
+                            rng, ref)] + self._grad(derived, combo, case, prepared, outs, rng,
+                                                    context)
 
     # -- the grad ops -----------------------------------------------------------------------
     def _grad(self, derived, combo, case, prepared, outs, rng, context):
@@ -88,8 +67,7 @@ class SbpCheck(Check):
             return []
         try:
             wrt = grad_wrt(case, prepared)
-            cot = make_cotangents(outs, grad_outputs(case, outs),
-                                  seed=context.seed)
+            cot = make_cotangents(outs, grad_outputs(case, outs), seed=context.seed)
             prepared.backward(cot, wrt, tuple(case.no_grad_set or ()))
             ops = prepared.grad_ops(tuple(case.no_grad_set or ()))
         except Exception:  # noqa: BLE001 - `grad` reports a backward that raises
@@ -181,22 +159,16 @@ class SbpCheck(Check):
         return self.passed(derived, combo, note)
 
     def _simulate(self, op_type, inst, inputs, attrs, outputs, ref, n, place, rng, pool):
-        per_dev: list[dict] = [{} for _ in range(n)]
+        per_dev = [{slot: [] for slot in inputs} for _ in range(n)]
         for slot, vals in inputs.items():
-            spec = inst.specs[slot]
-            for k in range(n):
-                per_dev[k].setdefault(slot, [])
             for name, v, lengths in vals:
-                parts = _distribute(v, spec, n, rng)
-                for k in range(n):
-                    per_dev[k][slot].append((name, parts[k], lengths))
+                for k, part in enumerate(_distribute(v, inst.specs[slot], n, rng)):
+                    per_dev[k][slot].append((name, part, lengths))
         got = []
         for k in range(n):
             try:
                 got.append(_run(op_type, per_dev[k], attrs, outputs, place, pool, k))
             except Exception as exc:  # noqa: BLE001
-                from harness.context import describe_error
-
                 return (f"device {k} raised {describe_error(exc)}", KernelRaised)
         for slot, names in outputs.items():
             spec = inst.specs.get(slot)
@@ -251,13 +223,12 @@ def _run(op_type, inputs, attrs, outputs, place, pool=None, key=None):
     """One run of the op on these inputs: {output name: array}. With `pool` (a dict) the
     prepared op of `key` (a simulated device) is made once and fed again for later runs;
     every output is reset to an empty tensor first, so nothing of an earlier run survives."""
-
     specs = {slot: [VarSpec(name, np.array(v, copy=True), lengths) for name, v, lengths in vals]
              for slot, vals in inputs.items()}
     op = pool.get(key) if pool is not None else None
     if op is None:
         op = make(op_type, specs, attrs, {s: list(n) for s, n in outputs.items()},
-                        place_object(place))
+                  place_object(place))
         if pool is not None:
             pool[key] = op
     else:
@@ -321,22 +292,17 @@ def _first_wrong(got, want):
     if got.shape != want.shape:
         return ((), f"shape {got.shape}", f"shape {want.shape}")
     if want.dtype.kind not in "fc" and not is_float(want.dtype):
-        if np.array_equal(got, want):
-            return None
-        k = int(np.flatnonzero((got != want).reshape(-1))[0])
-        idx = tuple(int(i) for i in np.unravel_index(k, want.shape)) if want.ndim else ()
-        return idx, got.reshape(-1)[k].item(), want.reshape(-1)[k].item()
+        k, idx = first_flagged(got != want)
+        return tuple(int(i) for i in idx), got.reshape(-1)[k].item(), want.reshape(-1)[k].item()
     scale = float(np.nanmax(np.abs(want[np.isfinite(want)]))) if np.isfinite(want).any() \
         else 1.0
-    atol = 1e-9 * max(1.0, scale) if want.dtype.itemsize >= 8 else 1e-5 * max(1.0, scale)
     rtol = 1e-9 if want.dtype.itemsize >= 8 else 1e-5
     if is_low_precision(want.dtype):
         # float16 / bfloat16: each device's partial is rounded to the storage dtype before
         # the sum, the single-device result once: a few units in the last place apart
         rtol = 4 * eps(want.dtype)
-        atol = rtol * max(1.0, scale)
         got, want = got.astype(np.float64), want.astype(np.float64)
-    return first_wrong(got, want, atol, rtol)
+    return first_wrong(got, want, rtol * max(1.0, scale), rtol)
 
 
 def _fmt(name, wrong) -> str:

@@ -1,20 +1,5 @@
 """`sparse`: an op fed a SelectedRows with duplicate and unsorted rows gives the outputs and
-gradients of its merged dense equivalent.
-
-Bug class: sparse gradients (lookup_table's, a sum of them) carry one row per occurrence of an
-id, in no order. A sparse kernel must give what its dense equivalent gives once duplicate rows
-are summed: `param[rows] -= lr * values` keeps one update per duplicate row (numpy's buffered
-fancy indexing), a nonlinear update applied per duplicate row (adagrad's g*g) differs from the
-update of the summed row, a kernel that assumes sorted rows misplaces them.
-
-Which inputs: every input of the case that already is a SelectedRows, and the slots an OpTest
-names in `opkit_sparse_inputs = ["Grad", ...]` (or a Case in `options["sparse_inputs"]`): their
-dense array D (height = D.shape[0]) is fed as a SelectedRows whose rows are every row but one
-(left out: a zero row of the dense equivalent), about half of them twice with D[r] / 2 in each
-copy (exact in binary floating point), in a shuffled order. The reference is the case with D'
-(D with the left-out row zeroed) fed dense; outputs (a SelectedRows output compared as its
-dense form) and gradients must agree within the output tolerances.
-"""
+gradients of its merged dense equivalent (docs/harness.md, "Execution-mode checks")."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -30,8 +15,6 @@ from harness.op import make
 from harness.spec import knob  # noqa: I001
 from opkit.framework.device import to_host
 from opkit.framework.tensor import SelectedRows
-
-__all__ = ["CHECK", "SparseCheck", "sparse_slots", "duplicate_rows"]
 
 MODE = "SelectedRows with duplicate, unsorted rows"
 
@@ -76,7 +59,6 @@ class SparseCheck(Check):
     description = ("a SelectedRows input with duplicate, unsorted rows gives the outputs and "
                    "gradients of its merged dense equivalent")
     order = 195
-    variants = ("case",)
 
     def applies(self, case, context):
         if not sparse_slots(case, context):
@@ -90,7 +72,7 @@ class SparseCheck(Check):
 
         def dense(combo):
             feeds = _feeds(case, combo, slots, seed)
-            return _run(_prepared(case, combo, feeds.dense), case, seed, feeds.names), feeds
+            return _run(case, combo, feeds.dense, seed, feeds.names), feeds
 
         def judge(base, got, combo):
             want, feeds = base
@@ -107,20 +89,15 @@ class SparseCheck(Check):
 
         return self.compare_each(
             derived, context, base=dense,
-            base_skip=lambda exc: exc.reason if isinstance(exc, _NoSparseFeed) else
+            base_skip=lambda exc: str(exc) if isinstance(exc, _NoSparseFeed) else
             "the case itself raises",
-            variant=lambda combo, base: _run(_prepared(case, combo, base[1].sparse), case, seed,
-                                             base[1].names),
+            variant=lambda combo, base: _run(case, combo, base[1].sparse, seed, base[1].names),
             variant_takes_base=True, compare=judge, raised_message=raised,
             passed_message=lambda base, got, combo: "; ".join(base[1].fed))
 
 
 class _NoSparseFeed(Exception):
     """No slot of the case can be fed as a SelectedRows on this combo (a skip)."""
-
-    def __init__(self, reason: str):
-        super().__init__(reason)
-        self.reason = reason
 
 
 @dataclass
@@ -134,7 +111,6 @@ class _Feeds:
 def _feeds(case, combo, slots, seed) -> _Feeds:
     """The dense and the SelectedRows feeds of the case on `combo` (the last variable of each
     sparse slot); raises _NoSparseFeed when no slot can take one."""
-
     dense_specs, sparse_specs = case_inputs(case, combo.dtype), case_inputs(case, combo.dtype)
     fed, unusable = [], None
     for slot in slots:
@@ -162,15 +138,11 @@ def _feeds(case, combo, slots, seed) -> _Feeds:
     return _Feeds(dense_specs, sparse_specs, fed, names)
 
 
-def _prepared(case, combo, specs):
-    return make(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
-                      place_object(combo.place))
-
-
-def _run(prepared, case, seed, sparse_names) -> dict:
-    """Outputs (SelectedRows as dense arrays) and the case's gradients of dense inputs."""
-
-
+def _run(case, combo, specs, seed, sparse_names) -> dict:
+    """The op on `specs`: outputs (SelectedRows as dense arrays) and the case's gradients of
+    dense inputs."""
+    prepared = make(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
+                    place_object(combo.place))
     grad_inputs = [n for n in (case.grad_inputs or ()) if n not in sparse_names]
     result = run_forward_backward(prepared, replace(case, grad_inputs=grad_inputs), seed=seed)
     for name in prepared.output_names():

@@ -1,19 +1,5 @@
-"""`state`: a case gives the same results whatever ran before it in the process.
-
-Bug class: a kernel that keeps state between calls -- a module-level cache keyed too
-narrowly (by shape, ignoring an attribute or the input values), a counter, a lazily built
-table -- so the results of a case depend on which other cases (other attrs, other inputs of
-the same shapes) ran earlier in the same process. Every case passes alone; a training
-program that uses the op twice gets wrong numbers.
-
-How: the case's outputs and gradients in this process, where none of the op's other cases
-ran (`opkit test` runs each case in its own forked worker), against those in ONE forked
-child that first runs (forward and backward) every other OpTest case of the op on every
-place x dtype, then the case itself on other inputs of the same shapes (every float input
-rotated), then the case. They must agree within the output tolerances (bitwise agreement is
-`determinism`'s business). A leak from this case into another case is that case's finding:
-its own `state` runs after this one.
-"""
+"""`state`: a case gives the same results whatever ran before it in the process
+(docs/harness.md, "`state`")."""
 from __future__ import annotations
 
 import inspect
@@ -28,7 +14,7 @@ from harness.siblings import can_fork, in_fork, run_case_results, sibling_classe
 from opkit.project import load_op_modules
 from opkit.registry import op_info
 
-__all__ = ["CHECK", "StateCheck"]
+LEAK = " -- the kernel keeps state between calls (e.g. a module-level cache keyed too narrowly)"
 
 
 class StateCheck(Check):
@@ -36,11 +22,88 @@ class StateCheck(Check):
     description = ("each case gives the same results after the op's other cases ran in the "
                    "same process as in a fresh one")
     order = 180
-    variants = ("case",)
 
-    def op_results(self, op, tests, context):
-        """Every case of the op at once (`opkit test`: one task per op); see op_results."""
-        return op_results(op, tests, context.seed, context)
+    def op_results(self, op: str, tests, context) -> list:
+        """`state` for every OpTest case of the op at once (what `opkit test` runs: one task
+        per op, in a worker where no kernel ran yet): two children forked from it run every
+        case in turn, each after itself on other inputs, one in discovery order, one in reverse
+        order; a case's results must agree in both (docs/harness.md, "`state`")."""
+        seed = context.seed
+        results, entries = [], []
+        for t in tests:
+            if t.error:
+                continue              # its own task reports the broken setUp
+            try:
+                case = case_from_test(instantiate(t.cls, seed), t.source)
+            except Exception:  # noqa: BLE001 - its own task reports it
+                continue
+            skip_map = (case.options or {}).get("skip", {}) if case.options else {}
+            if self.name in skip_map:
+                results.append(self.skipped(case, f"opted out: {skip_map[self.name]}"))
+                continue
+            reason = self.applies(case, context)
+            if reason:
+                results.append(self.skipped(case, reason))
+                continue
+            runnable, _ = self.plan(Derived("case", case, case), context, results)
+            if runnable:
+                entries.append((case, shifted_case(case), runnable))
+        if not entries:
+            return results
+        n = len(entries)
+
+        def sequence(order, fresh_first):
+            got = {}
+            for k, i in enumerate(order):
+                case, other, runnable = entries[i]
+                if k or not fresh_first:
+                    for c in runnable:
+                        run_seeded(other, c, seed)
+                got[i] = {(c.place, c.dtype): run_seeded(case, c, seed) for c in runnable}
+            return got
+
+        forward_order, backward_order = list(range(n)), list(range(n))[::-1]
+        try:
+            forward = in_fork(lambda: sequence(forward_order, True))
+            backward = in_fork(lambda: sequence(backward_order, n > 1))
+        except RuntimeError as exc:
+            case, _, runnable = entries[0]
+            return results + [self.failed(Derived("case", case, case), runnable[0],
+                                           f"the child process that runs the op's cases one "
+                                           f"after another failed: {exc}")]
+        names = [case.name for case, _, _ in entries]
+
+        def history(order, i, fresh_first):
+            k = order.index(i)
+            if k == 0 and fresh_first:
+                return "a fresh process"
+            return "after " + ", ".join([names[j] for j in order[:k]] +
+                                        ["this case on other inputs of the same shapes"])
+
+        for i, (case, _, runnable) in enumerate(entries):
+            derived = Derived("case", case, case)
+            one = history(forward_order, i, True)
+            two = history(backward_order, i, n > 1)
+            if two == "a fresh process":      # the fresh side is the one expected
+                one, two, want_of, got_of = two, one, backward, forward
+            else:
+                want_of, got_of = forward, backward
+            for combo in runnable:
+                key = (combo.place, combo.dtype)
+                want, got = want_of[i].get(key), got_of[i].get(key)
+                if not want and not got:
+                    continue   # the op raises on this case: other checks report it
+                results.append(self._agree(derived, combo, want or {}, got or {}, one, two))
+        return results
+
+    def _agree(self, derived, combo, want, got, what, history):
+        """A pass, or the failure: `got`, after `history` in the same process, is not `want`
+        (what `what` gave)."""
+        msg = compare_runs(want, got, combo.dtype, what)
+        if msg:
+            return self.failed(derived, combo, f"{history} in the same process: {msg}{LEAK}",
+                               kind=Mismatch)
+        return self.passed(derived, combo)
 
     def applies(self, case, context):
         return None if can_fork() else "needs os.fork to run the other cases in a child process"
@@ -55,11 +118,7 @@ class StateCheck(Check):
         own = type(context.test) if getattr(context, "test", None) is not None else None
         others = [c for c in sibling_classes(derived.base, context) if c is not own]
         other_case = shifted_case(case)
-
-        def run(which, c):
-            return run_seeded(which, c, seed)
-
-        fresh = {(c.place, c.dtype): run(case, c) for c in runnable}
+        fresh = {(c.place, c.dtype): run_seeded(case, c, seed) for c in runnable}
 
         def after_others():
             # one child for all combos (a cache keyed without the dtype shows up too): every
@@ -67,7 +126,6 @@ class StateCheck(Check):
             # from this case into it: forked children inherit this case's state, so only an
             # expectation that no process state made can show it), then this case on other
             # inputs of the same shapes, then this case (a leak from the others into it)
-
             wrong = None
             combos = {(c.place, c.dtype) for c in runnable}
             for cls in others:
@@ -87,10 +145,10 @@ class StateCheck(Check):
                 except Exception:  # noqa: BLE001 - that case's own checks report it
                     continue
                 for c in runnable:         # its gradients too: grad kernels keep state too
-                    run(sibling, c)
+                    run_seeded(sibling, c, seed)
             for c in runnable:
-                run(other_case, c)
-            return wrong, {(c.place, c.dtype): run(case, c) for c in runnable}
+                run_seeded(other_case, c, seed)
+            return wrong, {(c.place, c.dtype): run_seeded(case, c, seed) for c in runnable}
 
         try:
             wrong, later = in_fork(after_others) if any(fresh.values()) else (None, {})
@@ -106,8 +164,7 @@ class StateCheck(Check):
                 return results + [self.failed(
                     derived, combo, f"the op's cases depend on what ran before them in the "
                     f"process: {name}, run after {derived.base.name}: {message} (it "
-                    "passes in a fresh process) -- the kernel keeps state between calls "
-                    "(e.g. a module-level cache keyed too narrowly)", kind=Mismatch)]
+                    f"passes in a fresh process){LEAK}", kind=Mismatch)]
         names = [c.__name__ for c in others]
         ran = (", ".join(names) + " and " if names else "") + \
             "this case on other inputs of the same shapes"
@@ -115,121 +172,22 @@ class StateCheck(Check):
             key = (combo.place, combo.dtype)
             if not fresh[key]:
                 continue   # the op raises on this case: other checks report it
-            msg = compare_runs(fresh[key], later.get(key) or {}, combo.dtype, "fresh process")
-            if msg:
-                results.append(self.failed(
-                    derived, combo, f"after {ran} ran in the same process: {msg} -- the "
-                    "kernel keeps state between calls (e.g. a module-level cache keyed too "
-                    "narrowly)", kind=Mismatch))
-            else:
-                results.append(self.passed(derived, combo))
+            results.append(self._agree(derived, combo, fresh[key], later.get(key) or {},
+                                       "fresh process", f"after {ran} ran"))
         return results
 
 
 def run_seeded(case, combo, seed: int) -> dict:
     """The case's outputs and gradients on the combo, the global generators seeded first (a
     random op draws the same numbers in every process)."""
-
     seed_all(seed)
     return run_case_results(case, combo.place, combo.dtype, seed)
-
-
-def op_results(op: str, tests, seed: int, context) -> list:
-    """`state` for every OpTest case of an op at once (what `opkit test` runs: one task per
-    op, in a worker forked from the parent, where no kernel has run yet).
-
-    TWO children forked from that pristine worker run every case in turn, each case after
-    the same case on other inputs of the same shapes: one in discovery order, one in reverse
-    order. So the first case of the first child and the last case of the second run in a
-    fresh process, each other run comes after a different history, and a stateless op gives
-    the same results for a case in both children. Any difference is a leak of state between
-    calls, reported with the runs that came before each side. Two forks per op, whatever its
-    number of cases (the per-case verdict under pytest forks once per case)."""
-
-    results, entries = [], []
-    for t in tests:
-        if t.error:
-            continue              # its own task reports the broken setUp
-        try:
-            case = case_from_test(instantiate(t.cls, seed), t.source)
-        except Exception:  # noqa: BLE001 - its own task reports it
-            continue
-        skip_map = (case.options or {}).get("skip", {}) if case.options else {}
-        if CHECK.name in skip_map:
-            results.append(CHECK.skipped(case, f"opted out: {skip_map[CHECK.name]}"))
-            continue
-        reason = CHECK.applies(case, context)
-        if reason:
-            results.append(CHECK.skipped(case, reason))
-            continue
-        runnable, _ = CHECK.plan(Derived("case", case, case), context, results)
-        if runnable:
-            entries.append((case, shifted_case(case), runnable))
-    if not entries:
-        return results
-    n = len(entries)
-
-    def results_of(case, runnable):
-        return {(c.place, c.dtype): run_seeded(case, c, seed) for c in runnable}
-
-    def sequence(order, fresh_first):
-        got = {}
-        for k, i in enumerate(order):
-            case, other, runnable = entries[i]
-            if k or not fresh_first:
-                for c in runnable:
-                    run_seeded(other, c, seed)
-            got[i] = results_of(case, runnable)
-        return got
-
-    forward_order, backward_order = list(range(n)), list(range(n))[::-1]
-    try:
-        forward = in_fork(lambda: sequence(forward_order, True))
-        backward = in_fork(lambda: sequence(backward_order, n > 1))
-    except RuntimeError as exc:
-        case, _, runnable = entries[0]
-        return results + [CHECK.failed(Derived("case", case, case), runnable[0],
-                                       f"the child process that runs the op's cases one "
-                                       f"after another failed: {exc}")]
-    names = [case.name for case, _, _ in entries]
-
-    def history(order, i, fresh_first):
-        k = order.index(i)
-        if k == 0 and fresh_first:
-            return "a fresh process"
-        return "after " + ", ".join([names[j] for j in order[:k]] +
-                                    ["this case on other inputs of the same shapes"])
-
-    for i, (case, _, runnable) in enumerate(entries):
-        derived = Derived("case", case, case)
-        one = history(forward_order, i, True)
-        two = history(backward_order, i, n > 1)
-        if two == "a fresh process":      # the fresh side is the one expected
-            one, two, want_of, got_of = two, one, backward, forward
-        else:
-            want_of, got_of = forward, backward
-        for combo in runnable:
-            key = (combo.place, combo.dtype)
-            want, got = want_of[i].get(key), got_of[i].get(key)
-            if not want and not got:
-                continue   # the op raises on this case: other checks report it
-            msg = compare_runs(want or {}, got or {}, combo.dtype, one)
-            if msg:
-                results.append(CHECK.failed(
-                    derived, combo, f"{two} in the same process: {msg} -- the kernel keeps "
-                    "state between calls (e.g. a module-level cache keyed too narrowly)",
-                    kind=Mismatch))
-            else:
-                results.append(CHECK.passed(derived, combo))
-    return results
 
 
 def fails_alone(cls, op_type: str, combo, seed: int) -> bool:
     """Whether `cls`'s own output test fails in a fresh interpreter, where nothing else ran:
     then its failure after this case is its own (a wrong expectation), not a state leak.
     Paid only on the failure path."""
-
-
     source = (op_info(op_type).source or "").rsplit(":", 1)[0]
     try:
         return bool(fresh.run("harness.checks.state:output_fails", [
@@ -242,8 +200,6 @@ def output_fails(args) -> bool:
     """In the fresh interpreter of `fails_alone`: whether the class's output methods fail on
     the place and dtype (`args`: [op source file, test file, class name, place, dtype,
     seed])."""
-
-
     src, path, name, place, dtype, seed = args
     load_op_modules([src] if src and "/reference_ops/" not in src else [])
     cls = next(t.cls for t in discover([path], seed=seed).tests if t.name == name)

@@ -1,41 +1,10 @@
-"""`trace` (law 4 of issue 36): the op leaves no trace.
-
-Once per op (on its first case, CPU): one warm-up forward + backward (lazy imports and
-one-time set-up happen there), then the process state is set to the check's own values
-(numpy's and Python's generators seeded with `SEED`, every numpy error mode "log", a
-sentinel warning filter first -- so a run that sets them again shows even when an earlier
-run left the process that way), the op runs once more, and the state must be unchanged;
-the user's state is put back afterwards either way:
-
-| state | compared |
-| --- | --- |
-| numpy's global random generator (`np.random.get_state()`) and Python's (`random.getstate()`) | bitwise |
-| `os.environ`, the working directory | no write or delete during the run (recorded), every key and value; the path |
-| numpy's floating-point error handling (`np.geterr()`), the warning filters (`warnings.filters`) | equal |
-| threads | no thread started by the run still alive after it |
-| files | no new entry in the working directory, none left in the temp directory (`tempfile.tempdir` is a fresh directory during the run) |
-
-Then, with `OPKIT_LAWS_DEEP=1` (off by default: it costs more than all other checks
-together, docs/performance.md), **memory**: the op runs `WARM` times (caches fill up), then,
-with `tracemalloc` on, twice `WINDOW` times;
-no source line may hold at least one more live array buffer per call (numpy's tracemalloc
-domain: the data of arrays kept alive; Python's free lists, which hold small objects back
-from the allocator, are not counted) and `LEAK_BYTES` per call, in both windows (after
-`gc.collect()`): the failure names that line. Growth in the
-first window only is a cache filling up. Last, also deep-only, **scaling** (`harness.scaling`): time (forward,
-and backward where the op has a grad) and peak memory at N, 2N, 4N rows of the first float
-input, by `opkit bench`'s noise-aware method; fails only when t(4N)/t(N)'s whole confidence
-interval, or peak(4N)/peak(N), lies above the bound of the op's declared complexity (OpTest
-knob `opkit_complexity`, linear unless set: 6x). The
-state is put back after the check either way.
-
-Bug class: a kernel that calls `np.random.seed` for a reproducible draw (resetting the
-user's stream), `np.seterr(...)` / `warnings.simplefilter("ignore")` without restoring,
-`os.environ[...] = ...`, a background thread left running, a module-level list or dict
-keeping every input it saw.
-"""
+"""`trace` (law 4 of issue 36): the op leaves no trace in process state (random streams,
+environment, cwd, error modes, warning filters, threads, files) and, with OPKIT_LAWS_DEEP=1,
+memory does not grow over calls and time scales as declared (docs/harness.md, "Laws every op
+obeys")."""
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import random
@@ -64,7 +33,6 @@ class TraceCheck(Check):
                    "threads, files) changed by a run; memory not growing over calls")
     order = 154
     scope = "op"
-    variants = ("case",)
 
     def verdict(self, derived, context):
         case = derived.case
@@ -190,32 +158,25 @@ def _baseline(saved: dict) -> dict:
     return snap
 
 
-class _recording_environ:
+@contextlib.contextmanager
+def _recording_environ(writes: list):
     """Records every os.environ[key] = value / del os.environ[key] while it is active."""
+    cls = type(os.environ)
+    set_, delete = cls.__setitem__, cls.__delitem__
 
-    def __init__(self, writes: list):
-        self.writes = writes
+    def setitem(env, key, value):
+        writes.append((key, value))
+        set_(env, key, value)
 
-    def __enter__(self):
-        cls = type(os.environ)
-        self.set, self.delete = cls.__setitem__, cls.__delitem__
-        writes, set_, delete = self.writes, self.set, self.delete
+    def delitem(env, key):
+        writes.append((key, None))
+        delete(env, key)
 
-        def setitem(env, key, value):
-            writes.append((key, value))
-            set_(env, key, value)
-
-        def delitem(env, key):
-            writes.append((key, None))
-            delete(env, key)
-
-        cls.__setitem__, cls.__delitem__ = setitem, delitem
-        return self
-
-    def __exit__(self, *exc):
-        cls = type(os.environ)
-        cls.__setitem__, cls.__delitem__ = self.set, self.delete
-        return False
+    cls.__setitem__, cls.__delitem__ = setitem, delitem
+    try:
+        yield
+    finally:
+        cls.__setitem__, cls.__delitem__ = set_, delete
 
 
 def _same_np_random(a, b) -> bool:
@@ -260,11 +221,9 @@ def _differences(before: dict, after: dict) -> list[str]:
 
 
 def _memory_growth(call) -> str | None:
-    """A line of user code (not numpy, the standard library, opkit's framework or the
-    harness: `harness.engine.skip_prefixes`) whose allocations still alive grow by at least
-    one per call in two windows of WINDOW calls each (after WARM calls, gc.collect() before
-    each look): the message names it; None when there is none. Caches that fill up grow in
-    the first window only."""
+    """The message naming a line of user code (`harness.messages.skip_prefixes` tells it from
+    numpy's, the framework's, the harness's) whose live allocations grow by one or more per
+    call in both windows of WINDOW calls after WARM calls; None when there is none."""
     for _ in range(WARM):
         call()
     was = tracemalloc.is_tracing()
@@ -296,7 +255,6 @@ def _memory_growth(call) -> str | None:
 
 def _by_user_line(new, old) -> dict:
     """{"file:line" of the innermost user frame: (count growth, size growth)}."""
-
     skip = skip_prefixes()
     out: dict[str, list] = {}
     for st in new.compare_to(old, "traceback"):
