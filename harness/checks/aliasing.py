@@ -2,12 +2,9 @@
 unless the op declared that pair `inplace`."""
 from __future__ import annotations
 
-
 from harness.check import AliasedOutput, Check
 from harness.compare import shares_memory
-
-from harness.context import (CheckContext, Hooks, combos, fail, pass_, prepare,
-                                     run_forward_backward)
+from harness.context import Hooks, combos, fail, pass_, prepare, run_forward_backward
 
 NAME = "aliasing"
 
@@ -37,7 +34,7 @@ class AliasHooks(Hooks):
                             self.found.append((op.type, in_slot, in_name, out_slot, out_name))
 
 
-def check_case(case, context: CheckContext) -> list:
+def check_case(case, context) -> list:
     runnable, results = combos(case, context, NAME)
     for combo in runnable:
         hooks = AliasHooks()

@@ -1,24 +1,7 @@
-"""`coincidences` (law 2 of issue 36): break the author's coincidences.
-
-An author's case satisfies relations the op's contract does not ask for. This check finds
-them in the case's inputs and derives, for each, cases that break it -- and nothing else:
-
-| relation found | derived case that breaks it |
-| --- | --- |
-| two dims of equal size (within one input or across inputs) | that dim of one input grown to 2d + 1 (values taken from the input's own) |
-| an integer input whose values are all different | its second value set to its first (a duplicate) |
-| an integer input sorted ascending | its values interleaved (first, last, second, ...) |
-| a float input whose rows (last axis) each sum to 1 | rows scaled by 0.5 and 1.5 alternately |
-| a LoD input whose sequences all have one length | one row moved from the second sequence to the first |
-| every axis below the block sizes kernels switch at | the last axis of the first float input (and every input with that size there) grown to 1025 (with `OPKIT_LAWS_DEEP=1` also 4097 and 65537) |
-
-A derived case is inside the declared contract when compile-time infer_shape and the op
-accept it and the test's `reference()` computes it; at most MAX_DERIVED per case are judged, as `explore` judges:
-outputs against `reference()` (NaN-aware, integers exactly), a raw numpy/Python error or a
-kernel breaking its own infer_shape fails, and the gradients the test checks (analytic
-against numeric, CPU float64) on up to GRAD_BUDGET derived cases. A case without
-`reference()` is skipped (there is nothing to judge the derived values against). Which
-relations were found and broken is in the pass message (`opkit test -v`).
+"""`coincidences` (law 2 of issue 36): relations the case's inputs happen to satisfy (equal
+dims, unique or sorted ids, rows summing to 1, equal sequence lengths, every size below the
+block sizes kernels switch at), each broken alone inside the contract and judged as
+`explore` judges: docs/harness.md, "Laws every op obeys".
 
 Bug class: a W loop bounded by H, infer_shape multiplying a dim by itself, `out[ids] += upd`
 losing duplicates, segment sums over runs of sorted ids, soft-label gradients assuming rows

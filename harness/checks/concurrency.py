@@ -1,22 +1,7 @@
-"""`concurrency`: N threads (default 4) running the op at once, each on other inputs of the same
-shapes, each get what a single-threaded run gives them.
-
-Bug class: inference servers and parallel executors run one op from several threads. A
-module-level scratch buffer, a cache filled without a lock, a global random state: every
-OpTest (one call at a time) passes, concurrent calls corrupt each other.
-
-How: once per op (its first case), on the CPU in float64 (else the kernel's dtype): N input sets of the case's
-shapes (the case's own and N-1 with every float input rotated), each run forward and backward
-alone; then N threads, each with its own prepared op, released together by a barrier, run
-their set ROUNDS times, taking turns line by line in kernel code (`Lockstep`: at every line
-of user code a thread hands over to the next one, so each line of one thread's kernel runs
-between the same lines of the others' and a race shows on every run, not by chance); every
-result must be bitwise equal to the same set's single-threaded one.
-
-Opting out: an op whose kernels are not thread-safe by design says so with a class attribute
-of its operator class, `not_thread_safe = "reason"` (e.g. a random op drawing from one global
-generator); the check is then a skip that gives the reason.
-"""
+"""`concurrency`: THREADS threads running the op at once, each on other inputs of the same
+shapes and taking turns line by line in kernel code (`Lockstep`), each get bitwise what a
+single-threaded run gives them. Once per op; an op class opts out with
+`not_thread_safe = "reason"`. docs/harness.md, "Execution-mode checks"."""
 from __future__ import annotations
 
 import sys

@@ -1,19 +1,7 @@
-"""`declared_inputs`: every kernel sees only what its op declared, and the op's
-no_need_buffer inputs as shape-only placeholders.
-
-Bug class: memory optimization, recompute and Paddle's garbage collector drop every variable
-an op did not declare and free the data of its no_need_buffer inputs. A grad kernel that
-fetches an undeclared forward variable from the scope by name (`ctx.scope.find_var(...)`), or
-a forward kernel that reads the data of an input it declared no_need_buffer, works in an
-OpTest (one scope holding everything) and fails in a trained model.
-
-How: the case forward and backward, each kernel (the op's and every grad op's) run in a scope
-of its own that holds only the variables its op declares (inputs and outputs); a lookup of
-any other name raises, naming the variable and the kernel line. In the forward op's scope its
-no_need_buffer inputs are data-less tensors (shape, dtype and LoD only). Outputs and gradients
-must be bitwise equal to the plain run. (A grad op's no_need_buffer inputs keep their data
-here: the `no_need_buffer` check swaps them.)
-"""
+"""`declared_inputs`: every kernel run in a scope holding only its op's declared variables
+(the forward op's no_need_buffer inputs as shape-only placeholders) gives bitwise the plain
+run's results. docs/harness.md, "Execution-mode checks". (A grad op's no_need_buffer inputs
+keep their data here: the `no_need_buffer` check swaps them.)"""
 from __future__ import annotations
 
 from harness.check import Check, Mismatch

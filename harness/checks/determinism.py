@@ -1,10 +1,6 @@
-"""`determinism`: several runs (at least 3) of forward and backward on the same inputs give
-bitwise-identical outputs and gradients. A difference names the first differing element and
-its distance in ULPs.
-
-Also (on the case itself, not its variants) two fresh processes started with different
-`PYTHONHASHSEED` values must give bitwise-identical results (harness.hashseed): a
-result that depends on set or dict order over names fails there."""
+"""`determinism`: at least 3 runs of forward and backward on the same inputs, and (on the
+case itself) two fresh processes with different PYTHONHASHSEED (harness.hashseed), give
+bitwise-identical outputs and gradients (docs/harness.md)."""
 from __future__ import annotations
 
 import os

@@ -1,25 +1,6 @@
-"""distribution: a random op samples the distribution its OpTest declares, and its attrs move
-that distribution as declared.
-
-The OpTest declares `distribution = {output: Law}` (harness.distributions: Normal, Uniform,
-Exponential, Bernoulli, Categorical, or a reference Sampler; parameters bound to attrs).
-The check
-1. runs the case's op on CPU repeatedly until it has TARGET_SAMPLES samples of each declared
-   output (at most MAX_RUNS runs), the op's `seed` attr set to a value derived from the run's
-   `--seed` and the run number (and `fix_seed` set), so every run is reproducible and the
-   runs are independent draws; an op that gives the same samples for another seed (a seed
-   fed as an input) is tested on one run;
-2. applies the law's goodness-of-fit test (harness.distributions) with the case's attrs;
-3. again with each attr the law's parameters read set to other values (floats: 0.25, 0.75 and
-   2.5 v + 0.5; bools flipped; ints v + 1 and 2 v + 2; strings: the law's `vary` values),
-   values the op refuses being left out: an attr that the kernel ignores or misuses (std used
-   as the variance, min and max swapped, the keep probability used as the drop probability)
-   moves the samples away from the declared law there.
-
-False alarms: each test has a rigorous finite-sample bound (DKW-Massart, Hoeffding), at
-ALPHA / (number of tests of the case): the probability that a correct op fails a case is at
-most ALPHA = 1e-6 (a union bound), whatever the seed.
-"""
+"""`distribution`: a random op samples the distribution its OpTest declares (or that its
+attrs imply: `inferred`), and its attrs and the other float dtype move it as declared, at a
+false-alarm rate of at most ALPHA per case. docs/harness.md, "`distribution`"."""
 from __future__ import annotations
 
 import dataclasses

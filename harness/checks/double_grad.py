@@ -1,33 +1,12 @@
-"""double_grad: second-order gradients (a grad op's own grad maker) against numeric ones.
+"""`double_grad`: second-order gradients (a grad op's own grad maker) against numeric ones,
+float64 on CPU; docs/harness.md, "`double_grad`".
 
-Where a grad op of the case (the ops the forward op's grad maker makes, e.g. `tanh_grad`)
-registers a grad maker of its own (e.g. making `tanh_grad_grad`), the grad op is itself a
-differentiable function of its inputs (forward inputs and outputs it reads, the output
-gradients). This check runs the case's forward and first-order backward in float64 on CPU
-(random cotangents on every float output the grad maker consumes), then treats each such grad
-op as an op of its own:
-
-* its inputs are the values the first-order backward fed it (the forward's X, Out, the
-  cotangent Out@GRAD, ...), renamed so that their gradients get names of their own
-  (`Out@GRAD` becomes `Out@G`, whose gradient is `Out@G@GRAD`);
-* numeric: the derivative of `sum(cot2 * grad_op_outputs)` (a fixed random cotangent `cot2`)
-  with respect to every float input, by the coloured engine (`harness.gradient`), float64;
-* analytic: the grad op's grad maker (the double-grad ops) run on `cot2`; an input whose
-  gradient the maker does not produce counts as a zero gradient, so a term the double-grad
-  op leaves out (the `Out` term of tanh's, Paddle's DOutNew) is a wrong value, not a skip;
-* a mismatch at a point where the grad op is not differentiable (relu_grad in Out at 0) is
-  accepted when the analytic value is one of the one-sided slopes (`harness.kinks`);
-* where the maker gives no gradient of a forward output the grad op reads (elu_grad's Out:
-  Paddle's elu double-grad op folds d/dOut into X's gradient, Out = elu(X)), a mismatch is
-  judged again with those outputs recomputed by the forward op (total derivatives,
-  `harness.composed_second_order`); a maker leaving a term out fails that too;
-* inputs the forward op's grad maker gives no gradient of (pow's FactorTensor) are read as
-  constants, and the run's backend runs every op (harness.op.make: Paddle's grad ops too,
-  harness.backends.paddle_grad_op).
-
-Compared with PyTorch's gradgradcheck and Paddle's double_grad_check, the grad op's inputs
-vary independently (Out is not recomputed from X): each double-grad output is checked on its
-own, and a failure names the grad op, its input and the element.
+Beyond the doc: where the maker gives no gradient of a forward output the grad op reads
+(elu_grad's Out: Paddle's elu double-grad op folds d/dOut into X's gradient), a mismatch is
+judged again with those outputs recomputed by the forward op (total derivatives,
+harness.composed_second_order). Inputs the forward op's grad maker gives no gradient of
+(pow's FactorTensor) are read as constants, and the run's backend runs every op
+(harness.op.make: Paddle's grad ops too).
 """
 from __future__ import annotations
 

@@ -1,14 +1,8 @@
 """`empty`: a zero-size batch runs and gives correctly shaped empty outputs and gradients,
-or the op refuses it with an opkit error with a non-empty message.
-
-Bug class: kernels that index `x[0]`, call `max()`/`argmax()` on an empty axis, divide by the
-batch size, or build outputs with a hard-coded leading dimension. A raw numpy/Python
-exception (IndexError, ValueError from `max()` of an empty array, ZeroDivisionError) fails,
-naming the kernel's file:line. Shapes: an output whose leading dimension was the batch size
-in the case must have leading dimension 0; every gradient has its input's shape. Where the
-case spells its output shape (an int-list attr or an integer input whose first value is the
-batch size: reshape2's `shape` [10, 0, 3, -1] or ShapeTensor [5, -1, 5]) the output's leading
-dimension is the user's, not X's: the output must then be zero-size with the same rank.
+or the op refuses it with an opkit error (docs/harness.md, "Input variants"). Where the case
+spells its output shape (an int-list attr or an integer input whose first value is the batch
+size: reshape2's `shape` [10, 0, 3, -1]) the output's leading dimension is the user's: the
+output must then be zero-size with the same rank.
 """
 from __future__ import annotations
 

@@ -1,20 +1,7 @@
-"""`every_grad` (law 3 of issue 36): every input and output behaves as declared under
-differentiation.
-
-- **Every float input's gradient.** The `grad` check judges the inputs the test names in
-  check_grad; this one judges the float inputs it does not name (a test that never calls
-  check_grad: all of them, over every float output). Where the op's grad maker gives the
-  input a gradient, it is checked analytic against numeric (the `grad` engine, CPU, float64);
-  where the grad maker gives it none (the op declares no gradient), the numeric gradient must
-  be zero: an input that moves the outputs but gets no gradient silently stops training.
-  Inputs the test puts in `no_grad_set` are left out (the test says why not).
-- **Dispensable outputs.** With each dispensable output the case requests left unrequested,
-  the other outputs are unchanged (the output tolerance of the run dtype).
-
-Bug class: a wrong gradient of an input the test never checks (a bias, a scale, a weight);
-a grad maker that forgets an input; a kernel whose path without an optional output (a mask,
-indices, a saved statistic) computes the others differently.
-"""
+"""`every_grad` (law 3 of issue 36): the float inputs the test's check_grad does not name
+get their gradients checked (a numeric zero where the grad maker declares none), and leaving
+a requested dispensable output unrequested changes no other output. docs/harness.md, "Laws
+every op obeys"."""
 from __future__ import annotations
 
 import numpy as np
