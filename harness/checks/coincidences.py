@@ -34,7 +34,6 @@ class CoincidencesCheck(Check):
     description = ("relations the case happens to satisfy (equal dims, sorted/unique ids, rows "
                    "summing to 1, equal lengths, small sizes) broken inside the contract")
     order = 153
-    variants = ("case",)
     notes_on_pass = True          # `opkit test -v` prints the relations found and broken
 
     def verdict(self, derived, context):

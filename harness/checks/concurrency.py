@@ -11,18 +11,10 @@ from harness.case import shifted_case
 from harness.check import Check, KernelRaised, Mismatch
 from harness.context import Hooks, grad_op_types, prepare, run_forward_backward
 from harness.messages import skip_prefixes
-from harness.modes import (
-    error_line,
-    first_line,
-    kernel_line,
-    one_cpu_combo,
-    producer,
-    steady_difference,
-)
+from harness.modes import (error_line, first_line, kernel_line, one_cpu_combo, producer,
+                           steady_difference)
 from harness.op import run as run_case
 from opkit.registry import op_info
-
-__all__ = ["CHECK", "ConcurrencyCheck", "THREADS", "ROUNDS", "NATIVE_ROUNDS"]
 
 THREADS = 4
 ROUNDS = 1
@@ -35,7 +27,6 @@ class ConcurrencyCheck(Check):
     description = (f"{THREADS} threads running the op at once on other inputs of the same "
                    "shapes each get the single-threaded results")
     order = 190
-    variants = ("case",)
     per_case = False
 
     def applies(self, case, context):

@@ -11,8 +11,6 @@ from harness.op import run as run_case
 from opkit.framework.scope import Scope
 from opkit.framework.tensor import LoDTensor
 
-__all__ = ["CHECK", "DeclaredInputsCheck", "DeclaredScope", "DeclaredHooks", "UndeclaredRead"]
-
 MODE = "in a scope holding only its declared inputs"
 
 
@@ -87,7 +85,6 @@ class DeclaredInputsCheck(Check):
     description = ("each kernel run in a scope holding only its op's declared variables (the "
                    "forward's no_need_buffer inputs shape-only) gives the same results")
     order = 85
-    variants = ("case",)
 
     def verdict(self, derived, context):
         case = derived.case

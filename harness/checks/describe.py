@@ -22,7 +22,6 @@ class DescribeCheck(Check):
     name = "describe"
     description = "compile-time dtype/shape/lod_level of every output == the run-time tensor"
     order = 151
-    variants = ("case",)
 
     def verdict(self, derived, context):
         case = derived.case

@@ -17,9 +17,6 @@ from harness.report import PASS, CheckResult
 from harness.spec import knob  # noqa: I001
 from opkit.registry import op_info
 
-__all__ = ["DistributionCheck", "CHECK", "ALPHA", "TARGET_SAMPLES", "MAX_RUNS", "MAX_SAMPLES",
-           "declared", "inferred"]
-
 NAME = "distribution"
 ALPHA = 1e-6              # the probability that a correct op fails one case, at most
 TARGET_SAMPLES = 10000    # samples per declared output and attrs setting ...
@@ -97,7 +94,6 @@ class DistributionCheck(Check):
     description = ("a random op's samples fit the distribution its OpTest declares (and the "
                    "attrs move it as declared), at a false-alarm rate <= 1e-6")
     order = 165
-    variants = ("case",)
 
     def applies(self, case, context):
         if not declared(case, context):

@@ -23,8 +23,6 @@ from harness.report import PASS, SKIP, CheckResult
 from harness.second_order import RENAMED, judge_exact, judge_fast, shown_name
 from opkit.framework.context import EMPTY_VAR_NAME
 
-__all__ = ["DoubleGradCheck", "CHECK", "grad_op_function"]
-
 NAME = "double_grad"
 
 
@@ -82,7 +80,6 @@ class DoubleGradCheck(Check):
     description = ("second-order gradients: a grad op's own grad maker against the numeric "
                    "derivative of the grad op (float64)")
     order = 22
-    variants = ("case",)
     needs_float = True
 
     def applies(self, case, context):

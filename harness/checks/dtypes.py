@@ -1,28 +1,16 @@
-"""`dtypes`: float32 and float64 kernels exist on every place where the op, and each of its
-grad ops, registers kernels; the op's float16 / bfloat16 kernels agree with its float64
-kernel within the storage dtype's worst case, do not overflow where the float64 result is in
-range, have gradients that match the float64 numeric gradient, and have grad kernels in both
-dtypes (harness.low_precision)."""
+"""`dtypes`: float32 and float64 kernels on every place where the op or a grad op registers
+kernels; its CPU integer kernels agree with its float64 kernel on integer values; its float16
+/ bfloat16 kernels are judged by harness.low_precision (docs/harness.md, docs/low_precision.md)."""
 from __future__ import annotations
 
 import numpy as np
 
 from harness.case import VarSpec, normalize_slots
 from harness.check import Check, MissingKernel
-from harness.context import (
-    CheckContext,
-    Combo,
-    fail,
-    gpu_unavailable_reason,
-    grad_op_types,
-    has_float_inputs,
-    output_slots,
-    pass_,
-    place_object,
-    result,
-)
+from harness.context import (Combo, fail, gpu_unavailable_reason, grad_op_types, has_float_inputs,
+                             output_slots, pass_, place_object, result)
 from harness.low_precision import judge, low_precision_kernels
-from harness.op import make
+from harness.op import make, op_refused
 from harness.report import SKIP
 from opkit.framework import errors
 from opkit.registry import has_op, op_info
@@ -31,7 +19,7 @@ NAME = "dtypes"
 REQUIRED = ("float32", "float64")
 
 
-def check(case, context: CheckContext) -> list:
+def check(case, context) -> list:
     op_types = [case.op_type] + grad_op_types(case)
     results = []
     places: dict[str, list[str]] = {}
@@ -47,13 +35,9 @@ def check(case, context: CheckContext) -> list:
                 f"op '{op_type}' has no CPU kernel (it has kernels on "
                 f"{', '.join(sorted(kernels))} only)")
         for place, dtypes in kernels.items():
-            places.setdefault(place, [])
-            if not float_op:
-                continue
-            for d in REQUIRED:
-                if d not in dtypes:
-                    places[place].append(f"op '{op_type}' has no {d} kernel on {place} "
-                                         f"(it has: {', '.join(dtypes) or 'none'})")
+            places.setdefault(place, []).extend(
+                f"op '{op_type}' has no {d} kernel on {place} (it has: "
+                f"{', '.join(dtypes) or 'none'})" for d in REQUIRED if float_op and d not in dtypes)
     if not places:
         from opkit.framework.operator import OperatorWithKernel
 
@@ -83,7 +67,6 @@ def check(case, context: CheckContext) -> list:
 def low_precision_judgement(case, context, places, grad_types) -> dict[str, list[str]]:
     """{place: problems} of the op's float16 / bfloat16 kernels (harness.low_precision), on
     the places that can run (a GPU only when usable); {} for a case without float inputs."""
-
     if not has_float_inputs(case) or not low_precision_kernels(case.op_type):
         return {}
     runnable = [p for p in places if p in context.selected_places() and
@@ -97,14 +80,8 @@ INT_RANGE = 4   # integer-valued inputs in [-INT_RANGE, INT_RANGE]
 
 def integer_kernel_problems(case) -> list[str]:
     """The op's CPU integer kernels (int32/int64), which a float OpTest never runs, against
-    its float64 kernel: the case's float inputs rounded to small integers (scaled into
-    [-4, 4]) are fed to both; where the float64 result is integral, the integer kernel must
-    give the same values, in the integer dtype (where the float64 result has the input's
-    dtype) or in the float64 result's own dtype (bool, int64 indices). A kernel that
-    promotes (`np.maximum(x, 0.0)` gives float64), truncates or wraps fails. An integer
-    kernel that refuses the inputs with an opkit error is left alone."""
-
-
+    its float64 kernel on the case's float inputs rounded to integers in [-4, 4] (the rule:
+    docs/harness.md, `dtypes`). An integer kernel refusing them (an opkit error) is left alone."""
     cpu = op_info(case.op_type).kernel_places().get("CPU", [])
     ints = [d for d in INT_DTYPES if d in cpu]
     if not ints or "float64" not in cpu:
@@ -131,8 +108,8 @@ def integer_kernel_problems(case) -> list[str]:
         return out
 
     def run(dtype):
-        p = make(case.op_type, specs(dtype), case.attrs,
-                       output_slots(case, case.op_type), place_object("CPU"))
+        p = make(case.op_type, specs(dtype), case.attrs, output_slots(case, case.op_type),
+                 place_object("CPU"))
         return {n: (None if v is None else np.array(v)) for n, v in p.forward().items()}
 
     try:
@@ -157,16 +134,11 @@ def integer_kernel_problems(case) -> list[str]:
         try:
             got = run(dtype)
         except Exception as exc:  # noqa: BLE001
-            from harness.op import op_refused
-
             if op_refused(exc):
                 continue        # the integer kernel refuses these values on purpose
-            if isinstance(exc, errors.EnforceNotMet):
-                problems.append(f"op '{case.op_type}' {dtype} kernel on CPU raised on "
-                                f"integer inputs: {exc}".splitlines()[0])
-                continue
+            what = exc if isinstance(exc, errors.EnforceNotMet) else f"{type(exc).__name__}: {exc}"
             problems.append(f"op '{case.op_type}' {dtype} kernel on CPU raised on integer "
-                            f"inputs: {type(exc).__name__}: {exc}".splitlines()[0])
+                            f"inputs: {what}".splitlines()[0])
             continue
         for n, want in ref.items():
             have = got.get(n)

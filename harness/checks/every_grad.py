@@ -25,7 +25,6 @@ class EveryGradCheck(Check):
     description = ("every float input's gradient (numeric zero where none is declared); "
                    "dispensable outputs left out change nothing")
     order = 41
-    variants = ("case",)
 
     def verdict(self, derived, context):
         out = list(self._dispensable(derived))

@@ -79,7 +79,6 @@ class ExploreCheck(Check):
                    "too), NaN/inf/-0.0/halves/negatives/ties/integer extremes, 0-D, size-1 "
                    "and other ranks, judged against reference() (NaN-aware)")
     order = 185
-    variants = ("case",)
 
     def applies(self, case, context):
         if budget() == 0:
