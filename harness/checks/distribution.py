@@ -9,11 +9,10 @@ import numpy as np
 
 from harness.case import normalize_slots
 from harness.check import Check, WrongValue
-from harness.context import has_float_inputs, op_refused
+from harness.context import Combo, has_float_inputs, op_refused
 from harness.distributions import Law, Normal, Uniform, dropout_laws
 from harness.law_confirm import confirm_inferred
 from harness.output_judge import prepare_case
-from harness.report import PASS, CheckResult
 from harness.spec import knob  # noqa: I001
 from opkit.registry import op_info
 
@@ -24,24 +23,19 @@ MAX_RUNS = 100            # ... from at most this many runs of the op
 MAX_SAMPLES = 50000       # at most this many samples tested per output and setting
 NO_VARY = ("seed", "fix_seed", "dtype", "shape")
 CAST = "\0cast"            # a plan entry: the other float dtype
+CPU = Combo("CPU", "")
 
 
 def declared(case, context):
-    test = getattr(context, "test", None)
-    d = knob(test, "distribution")
+    d = knob(getattr(context, "test", None), "distribution")
     if d is None:
         d = (case.options or {}).get("distribution")
     return d or inferred(case)
 
 
 def inferred(case) -> dict | None:
-    """The law of a random op that follows Paddle's conventions, for an OpTest that declares
-    none: an op with an int attr `seed` and
-    * attrs `mean` and `std`, no float input, an output Out: Out ~ Normal(mean, std);
-    * attrs `min` and `max` (and `diag_num` 0 where it has one), no float input, an output
-      Out: Out ~ Uniform(min, max);
-    * attr `dropout_prob`, input X, outputs Out and Mask, not `is_test`: dropout's laws
-      (harness.distributions.dropout_laws).
+    """The law of a random op that follows Paddle's conventions (seed and mean/std, min/max or
+    dropout_prob attrs: docs/harness.md, "Inferred laws"), for an OpTest that declares none;
     None otherwise. A declared `distribution` always takes precedence."""
 
     info = op_info(case.op_type)
@@ -81,12 +75,7 @@ def _candidates(proto_attr, value, law_vary) -> list:
         out += [value + 1, 2 * value + 2]
     elif t == "bool":
         out += [not value]
-    seen, res = [], []
-    for v in out:
-        if v != value and v not in seen:
-            seen.append(v)
-            res.append(v)
-    return res
+    return [v for i, v in enumerate(out) if v != value and v not in out[:i]]
 
 
 class DistributionCheck(Check):
@@ -147,13 +136,14 @@ class DistributionCheck(Check):
             run_attrs = dict(attrs, **change)
             if cast and isinstance(attrs.get("dtype"), str) and "dtype" in pattrs:
                 run_attrs["dtype"] = cast
-            if (change or cast) and not all(law.valid(law.resolve(run_attrs)[0]) for law in decl.values()):
+            changed = bool(change or cast)
+            if changed and not all(law.valid(law.resolve(run_attrs)[0]) for law in decl.values()):
                 refused.append(f"{label} (outside the declared law)")
                 continue
             try:
                 samples, note = _sample(case, run_attrs, decl, pattrs, seed, cast)
             except _Refused as exc:
-                if not (change or cast):
+                if not changed:
                     return [self.skipped(case, f"the op refuses the case: {exc}")]
                 refused.append(label)
                 continue
@@ -166,8 +156,7 @@ class DistributionCheck(Check):
                 total += x.size
                 msg = law.test(x, values, alpha, rng=np.random.default_rng(seed))
                 if msg:
-                    head = "" if not (change or cast) else \
-                        f"with {label} (other attrs as the case): "
+                    head = f"with {label} (other attrs as the case): " if changed else ""
                     return [self._fail(derived, f"{head}{out} does not follow the declared "
                                                 f"{law.describe(values)}{how}: {msg}{note}")]
             tested.append(label)
@@ -177,13 +166,10 @@ class DistributionCheck(Check):
         if refused:
             text += f"; not tested: {', '.join(refused)}"
         text += how
-        return [CheckResult(NAME, PASS, "CPU", "", derived.base.name, text)]
+        return [self.passed(derived, CPU, text)]
 
     def _fail(self, derived, message):
-        class _Combo:
-            place, dtype = "CPU", ""
-
-        return self.failed(derived, _Combo, message, kind=WrongValue)
+        return self.failed(derived, CPU, message, kind=WrongValue)
 
 
 class _Refused(Exception):
@@ -193,7 +179,6 @@ class _Refused(Exception):
 def _sample(case, attrs, decl, pattrs, seed, cast=""):
     """{declared name: samples (1-D float64)} from repeated runs (float inputs cast to `cast`
     when given), and a note."""
-
     inputs = {s.name: s.data for specs in normalize_slots(case.inputs).values() for s in specs}
     got = {k: [] for k in decl}
     n, first, note = 0, None, ""
@@ -203,7 +188,7 @@ def _sample(case, attrs, decl, pattrs, seed, cast=""):
             run_attrs["seed"] = 1 + (seed * 1000003 + 7919 * (k + 1)) % 2147483000
         if "fix_seed" in pattrs:
             run_attrs["fix_seed"] = True
-        run_case = _with_attrs(case, run_attrs)
+        run_case = dataclasses.replace(case, attrs=run_attrs)
         try:
             p = prepare_case(run_case, "CPU", cast)
             outs = p.forward()
@@ -249,8 +234,6 @@ def _rtol(outs) -> float:
 def _other_float_dtype(case, attrs, pattrs) -> str:
     """float32 for a float64 case and the reverse (the dtype attr of a creation op, else the
     float inputs), where the op has a CPU kernel for it; '' otherwise."""
-
-
     if isinstance(attrs.get("dtype"), str) and "dtype" in pattrs:
         now = attrs["dtype"]
     else:
@@ -260,10 +243,6 @@ def _other_float_dtype(case, attrs, pattrs) -> str:
     other = {"float32": "float64", "float64": "float32"}.get(now, "")
     cpu = op_info(case.op_type).kernel_places().get("CPU", [])
     return other if other in cpu else ""
-
-
-def _with_attrs(case, attrs):
-    return dataclasses.replace(case, attrs=attrs)
 
 
 CHECK = DistributionCheck()

@@ -17,13 +17,13 @@ from harness.case import VarSpec, normalize_slots
 from harness.check import Check, WrongValue
 from harness.composed_second_order import judge as judge_composed
 from harness.gradient import NumericEngine
-from harness.op import consumed_outputs, has_grad, make, make_cotangents
+from harness.op import Combo, consumed_outputs, has_grad, make, make_cotangents
 from harness.output_judge import expected_outputs, first_line, prepare_case
-from harness.report import PASS, SKIP, CheckResult
 from harness.second_order import RENAMED, judge_exact, judge_fast, shown_name
 from opkit.framework.context import EMPTY_VAR_NAME
 
 NAME = "double_grad"
+CPU64 = Combo("CPU", "float64")
 
 
 def _rename(name: str) -> str:
@@ -34,14 +34,11 @@ def grad_op_function(fwd, gop):
     """A prepared op (harness.op.make: the run's backend) running grad op `gop` alone on the
     values the first-order backward gave it in `fwd` (variables renamed), or a string: why
     it cannot be made."""
-
     specs = {}
     for slot, names in gop.inputs.items():
         items = []
         for n in names:
-            if n == EMPTY_VAR_NAME:
-                continue
-            value = fwd.value(n)
+            value = None if n == EMPTY_VAR_NAME else fwd.value(n)
             if value is None:
                 continue
             if not hasattr(value, "recursive_sequence_lengths"):   # not a (LoD) tensor
@@ -57,7 +54,7 @@ def grad_op_function(fwd, gop):
     return make(gop.type, specs, gop.attrs, outputs, fwd.place)
 
 
-def non_differentiable(fwd, case) -> frozenset:
+def non_differentiable(fwd) -> frozenset:
     """The forward inputs the op's grad maker gives no gradient for even with nothing in the
     no_grad_set (pow's FactorTensor, scale's ScaleTensor, indices, labels): the grad op
     reads them as constants, so no second-order gradient is asked of them either."""
@@ -71,7 +68,6 @@ def non_differentiable(fwd, case) -> frozenset:
 
 def _float64_cpu(op_type: str) -> bool:
     """Whether the run's backend has a float64 CPU kernel for the op type."""
-
     return "float64" in kernel_places(op_type).get("CPU", [])
 
 
@@ -111,21 +107,18 @@ class DoubleGradCheck(Check):
             fwd.backward(cot, list(case.grad_inputs), no_grad)
         except Exception as exc:  # noqa: BLE001
             return [self.skipped(case, f"the first-order backward raised {first_line(exc)}")]
-        fixed = non_differentiable(fwd, case)
-        results = []
-        for gop in with_maker:
-            results.extend(self._check_grad_op(derived, fwd, gop, seed, fixed))
-        return results
+        fixed = non_differentiable(fwd)
+        return [r for gop in with_maker for r in self._check_grad_op(derived, fwd, gop, seed,
+                                                                      fixed)]
 
-    def _check_grad_op(self, derived, fwd, gop, seed, fixed=frozenset()):
+    def _check_grad_op(self, derived, fwd, gop, seed, fixed):
         case = derived.case
         where = f"grad op '{gop.type}'"
         if not _float64_cpu(gop.type):
-            return [CheckResult(NAME, SKIP, "CPU", "float64", derived.base.name,
-                                f"{where} has no float64 CPU kernel")]
+            return [self.skipped(derived.base, f"{where} has no float64 CPU kernel", CPU64)]
         g = grad_op_function(fwd, gop)
         if isinstance(g, str):
-            return [CheckResult(NAME, SKIP, "CPU", "float64", derived.base.name, g)]
+            return [self.skipped(derived.base, g, CPU64)]
         delta = float((case.options or {}).get("numeric_grad_delta", 0.005))
         try:
             gouts = g.forward()
@@ -142,9 +135,8 @@ class DoubleGradCheck(Check):
             return [self.failed(derived, None, f"{where} raised {first_line(exc)} when run "
                                 f"on its own", kind=WrongValue)]
         if not cot2 or not wrt:
-            return [CheckResult(NAME, SKIP, "CPU", "float64", derived.base.name,
-                                f"{where} has no float input or output to differentiate")]
-        double = None
+            return [self.skipped(derived.base, f"{where} has no float input or output to "
+                                 "differentiate", CPU64)]
         try:
             analytic = g.backward(cot2, wrt)
             double = ", ".join(sorted({o.type for o in g.grad_ops()}))
@@ -186,25 +178,20 @@ class DoubleGradCheck(Check):
                 composed = f"raised {first_line(exc)}"
             if composed is None:
                 outs = sorted(n for n in wrt if n in set(fwd.output_names()))
-                return [CheckResult(NAME, PASS, "CPU", "float64", derived.base.name,
-                                    f"{where} -> {double or 'no ops'}: total derivatives "
-                                    f"with {', '.join(outs)} recomputed by the forward op",
-                                    worst)]
+                return [self.passed(derived, CPU64, f"{where} -> {double or 'no ops'}: total "
+                                    f"derivatives with {', '.join(outs)} recomputed by the "
+                                    "forward op", worst)]
             if composed:
                 problems.append(f"with the forward outputs recomputed: {composed}")
         if problems:
             return [self._fail(derived, f"{where} (double grad ops: {double or 'none'}): "
                                f"second-order gradients w.r.t. its inputs: "
                                + "; ".join(problems), worst)]
-        return [CheckResult(NAME, PASS, "CPU", "float64", derived.base.name,
-                            f"{where} -> {double or 'no ops'}: "
+        return [self.passed(derived, CPU64, f"{where} -> {double or 'no ops'}: "
                             f"{', '.join(shown_name(n) for n in wrt)}", worst)]
 
     def _fail(self, derived, message, worst=None):
-        class _Combo:
-            place, dtype = "CPU", "float64"
-
-        return self.failed(derived, _Combo, message, kind=WrongValue, worst=worst)
+        return self.failed(derived, CPU64, message, kind=WrongValue, worst=worst)
 
 
 CHECK = DoubleGradCheck()

@@ -10,6 +10,7 @@ from harness import laws
 from harness.case import normalize_slots
 from harness.check import Check, KernelRaised, Mismatch, WrongValue
 from harness.compare import compare
+from harness.grad_judge import check_grad
 from harness.gradient import NumericEngine
 from harness.messages import raised
 from harness.op import has_grad, make_cotangents, refusal
@@ -51,10 +52,8 @@ class EveryGradCheck(Check):
         todo = [n for n in floats if n not in skip]
         if not todo:
             return []
-        out_names = list(case.grad_outputs) or [n for n, v in outs.items()
-                                                if v is not None and v.dtype.kind == "f"]
-        out_names = [n for n in out_names if outs.get(n) is not None and
-                     outs[n].dtype.kind == "f"]
+        out_names = [n for n in list(case.grad_outputs) or outs
+                     if outs.get(n) is not None and outs[n].dtype.kind == "f"]
         if not out_names:
             return []
         try:
@@ -72,8 +71,6 @@ class EveryGradCheck(Check):
                                      f"purpose: {why[:160]}", combo)]
         results = []
         if declared:
-            from harness.grad_judge import check_grad
-
             opts = case.options or {}
             try:
                 got = check_grad(case, declared, out_names, case.no_grad_set,
@@ -95,8 +92,6 @@ class EveryGradCheck(Check):
                 results.append(self.passed(derived, combo, f"{', '.join(declared)}: analytic "
                                            "== numeric"))
         if undeclared:
-            from harness.gradient import NumericEngine
-
             try:      # a fresh op: the one above ran its grad ops
                 fresh, outs = laws.run(case, combo)
             except Exception:  # noqa: BLE001
@@ -149,8 +144,6 @@ class EveryGradCheck(Check):
             try:
                 _, got = laws.run(case, combo, expected=fewer)
             except Exception as exc:  # noqa: BLE001
-                from harness.messages import raised
-
                 results.append(self.failed(derived, combo, f"with dispensable output {slot} "
                                            f"not requested the op raised {raised(exc)}",
                                            kind=KernelRaised))
@@ -169,7 +162,6 @@ class EveryGradCheck(Check):
 
 def _no_gradient_reasons(case) -> dict:
     """{variable name: reason} of the inputs whose slot declares `no_gradient(reason)`."""
-
     proto = op_info(case.op_type).proto
     slots = {v.name: getattr(v, "no_gradient_reason", "") for v in
              (proto.inputs if proto is not None else [])}
@@ -180,7 +172,6 @@ def _no_gradient_reasons(case) -> dict:
 def _refuses_gradients(prepared, outs, wrt, case) -> str | None:
     """The refusal message when the grad ops refuse this case on purpose (a typed opkit
     error: dropout or a MAX pool in inference mode), else None."""
-
     cot = make_cotangents(outs, [n for n, v in outs.items()
                                  if v is not None and v.dtype.kind == "f"])
     try:
@@ -216,7 +207,6 @@ def _slope_is_stable(prepared, cot, outs, name, num):
     (within 10%): a real slope. A jump (a mask compared with 0, a floor) moves the outputs by
     a step whose difference quotient grows as the step shrinks: not a gradient anyone could
     give, so not judged (issue 35: say so instead of failing)."""
-
     try:
         finer = NumericEngine(prepared, cot, 0.005 / 4, base_outputs=outs).exact(name)
     except Exception:  # noqa: BLE001 - no second estimate: keep the first verdict
