@@ -15,7 +15,7 @@ from harness import laws
 from harness.case import as_value, map_inputs, normalize_slots
 from harness.check import Check, KernelRaised, WrongValue
 from harness.grad_judge import check_grad, first_gradient_failure
-from harness.laws import deep
+from harness.messages import raised
 from opkit.framework.dtypes import is_float
 from opkit.registry import op_info
 
@@ -26,7 +26,7 @@ MAX_ELEMENTS = 300_000        # no block-size case past this many elements in on
 
 
 def blocks() -> tuple:
-    return (1025, 4097, 65537) if deep() else (1025,)
+    return (1025, 4097, 65537) if laws.deep() else (1025,)
 
 
 class CoincidencesCheck(Check):
@@ -74,8 +74,6 @@ class CoincidencesCheck(Check):
             except Exception as exc:  # noqa: BLE001
                 if laws.refused(exc):
                     continue
-                from harness.messages import raised
-
                 return [self.failed(derived, combo, f"{relation} broken ({note}): the op "
                                     f"raised {raised(exc)} where reference() computes a "
                                     f"result", kind=KernelRaised)]
@@ -128,7 +126,6 @@ def _grad_problem(case, context) -> str | None:
 def derive(case) -> list:
     """[(derived case, relation, note)], in the order they are judged: each kind of relation
     takes its turn, so a small budget still covers every kind."""
-
     specs = {s.name: s for ss in normalize_slots(case.inputs).values() for s in ss
              if isinstance(s.data, np.ndarray)}
     kinds = [_equal_dims(case, specs), _unique_ids(case, specs), _sorted_ids(case, specs),
@@ -144,7 +141,6 @@ def derive(case) -> list:
 
 def _replace(case, changes: dict):
     """The case with the variables in `changes` ({name: (array, lengths or None)}) replaced."""
-
     def fn(spec):
         if spec.name not in changes:
             return as_value(spec)

@@ -4,6 +4,7 @@ single-threaded run gives them. Once per op; an op class opts out with
 `not_thread_safe = "reason"`. docs/harness.md, "Execution-mode checks"."""
 from __future__ import annotations
 
+import os
 import sys
 import threading
 
@@ -85,16 +86,11 @@ class ConcurrencyCheck(Check):
 
 
 class Lockstep:
-    """Makes N threads take turns line by line inside kernels.
-
-    A thread entering its i-th kernel waits (at most ENTER_WAIT seconds) until every live
-    thread has entered its i-th kernel (they run the same ops in the same order); inside a
-    kernel, at each line of user code (not numpy, the framework, the harness or the standard
-    library) a thread hands the turn to the next thread inside a kernel and waits for its own
-    (at most WAIT seconds: a thread blocked on a lock the waiter holds). So every kernel line of
-    one thread runs between the same lines of the others, and a race on shared state shows on
-    every run, not by chance. Only kernels are traced (`sys.settrace` from the kernel hooks):
-    the framework between them runs at full speed."""
+    """Makes N threads take turns line by line inside kernels (docs/harness.md,
+    `concurrency`). A thread entering its i-th kernel waits at most ENTER_WAIT seconds for
+    every live thread to enter theirs; at each line of user code (not numpy, the framework,
+    the harness or the standard library) it hands the turn on and waits at most WAIT
+    seconds for its own (a thread blocked on a lock the waiter holds)."""
 
     WAIT = 0.02
     ENTER_WAIT = 0.2
@@ -113,19 +109,14 @@ class Lockstep:
     def _is_user(self, filename: str) -> bool:
         known = self.user.get(filename)
         if known is None:
-            import os
-
             known = not (filename.startswith("<") or
                          os.path.realpath(filename).startswith(self.skip))
             self.user[filename] = known
         return known
 
     def _next(self, k: int):
-        inside = self.inside
-        if not inside:
-            return None
-        later = [i for i in inside if i > k]
-        return later[0] if later else inside[0]
+        later = [i for i in self.inside if i > k]
+        return later[0] if later else (self.inside[0] if self.inside else None)
 
     def enter(self, k: int) -> None:
         with self.cv:

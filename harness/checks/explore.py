@@ -238,18 +238,13 @@ class ExploreCheck(Check):
             return self._fail(derived, combo, ex, new, f"{what}: {problem}", kind=WrongValue,
                               confirm_check="output")
         if with_grads and case.grad_inputs and _finite_inputs(ex.inputs):
-            failure = self._grads(derived, ex, new, combo, seed)
-            if failure is not None:
-                return failure
-            return "grads"
+            return self._grads(derived, ex, new, combo, seed) or "grads"
         return "ok"
 
     def _grads(self, derived, ex, new, combo, seed):
         case = derived.case
         opts = case.options or {}
-        if opts.get("user_defined_grads") or not case.grad_outputs:
-            return None
-        if combo.dtype != "float64":
+        if opts.get("user_defined_grads") or not case.grad_outputs or combo.dtype != "float64":
             return None
         if not _dense_gradients(new, combo):
             return None   # no dense gradient for these attrs (is_sparse, is_test)
@@ -353,18 +348,16 @@ def _compare(case, expected, got, dtype) -> str | None:
         for s in specs:
             if s.name in skip or not isinstance(s.data, np.ndarray):
                 continue
-            have = got.get(s.name)
-            if have is None:
+            if got.get(s.name) is None:
                 continue
-            want = np.asarray(s.data)
-            have = np.asarray(have)
+            want, have = np.asarray(s.data), np.asarray(got[s.name])
             if want.dtype.kind == "f" and have.dtype.kind == "f" and want.dtype != have.dtype \
                     and dtype:
                 want = want.astype(have.dtype)
-            if want.dtype.kind == "b" and have.dtype.kind == "b" or \
-                    want.dtype.kind in "iu" and have.dtype.kind in "iu":
-                if want.shape == have.shape and np.array_equal(want, have):
-                    continue
+            exact = want.dtype.kind == "b" and have.dtype.kind == "b" or \
+                want.dtype.kind in "iu" and have.dtype.kind in "iu"
+            if exact and want.shape == have.shape and np.array_equal(want, have):
+                continue
             msg, _ = compare(s.name, have, want, dtype or want.dtype.name, opts.get("atol"),
                              opts.get("rtol"), True)
             if msg:
@@ -425,12 +418,8 @@ def _dense_gradients(case, combo) -> bool:
 
 
 def _finite_inputs(inputs) -> bool:
-    for items in normalize_slots(inputs).values():
-        for s in items:
-            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f" and \
-                    not np.all(np.isfinite(s.data)):
-                return False
-    return True
+    return all(np.all(np.isfinite(s.data)) for items in normalize_slots(inputs).values()
+               for s in items if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f")
 
 
 def _same_inputs(a, b) -> bool:
