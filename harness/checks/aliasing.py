@@ -34,26 +34,6 @@ class AliasHooks(Hooks):
                             self.found.append((op.type, in_slot, in_name, out_slot, out_name))
 
 
-def check_case(case, context) -> list:
-    runnable, results = combos(case, context, NAME)
-    for combo in runnable:
-        hooks = AliasHooks()
-        try:
-            run_forward_backward(prepare(case, combo), case, hooks=hooks, seed=context.seed)
-        except Exception as exc:
-            results.append(fail(NAME, combo, case, "the op raised before the check could "
-                                f"finish: {str(exc).splitlines()[0]}", kind="kernel-raised"))
-            continue
-        if hooks.found:
-            msgs = [f"op '{t}': Output({os_}) variable '{on}' shares memory with Input({is_}) "
-                    f"variable '{in_}' (declare inplace={{'{is_}': '{os_}'}} or copy)"
-                    for t, is_, in_, os_, on in dict.fromkeys(hooks.found)]
-            results.append(fail(NAME, combo, case, "; ".join(msgs)))
-        else:
-            results.append(pass_(NAME, combo, case))
-    return results
-
-
 class AliasingCheck(Check):
     name = NAME
     description = "no output shares memory with an input unless declared inplace"
@@ -61,7 +41,24 @@ class AliasingCheck(Check):
     variants = ("case", "default_attrs")   # the case and its all-default-attrs variant
 
     def verdict(self, derived, context):
-        return self.adopt(derived, check_case(derived.case, context), AliasedOutput)
+        case = derived.case
+        runnable, results = combos(case, context, NAME)
+        for combo in runnable:
+            hooks = AliasHooks()
+            try:
+                run_forward_backward(prepare(case, combo), case, hooks=hooks, seed=context.seed)
+            except Exception as exc:
+                results.append(fail(NAME, combo, case, "the op raised before the check could "
+                                    f"finish: {str(exc).splitlines()[0]}", kind="kernel-raised"))
+                continue
+            if hooks.found:
+                msgs = [f"op '{t}': Output({os_}) variable '{on}' shares memory with "
+                        f"Input({is_}) variable '{in_}' (declare inplace={{'{is_}': '{os_}'}} "
+                        "or copy)" for t, is_, in_, os_, on in dict.fromkeys(hooks.found)]
+                results.append(fail(NAME, combo, case, "; ".join(msgs)))
+            else:
+                results.append(pass_(NAME, combo, case))
+        return self.adopt(derived, results, AliasedOutput)
 
 
 CHECK = AliasingCheck()

@@ -23,8 +23,7 @@ class DeclaredScope(Scope):
 
     def __init__(self, op, allowed):
         super().__init__()
-        self._op = op
-        self._allowed = allowed
+        self._op, self._allowed = op, allowed
 
     def find_var(self, name):
         if name not in self._allowed:

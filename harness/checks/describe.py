@@ -26,9 +26,8 @@ class DescribeCheck(Check):
     def verdict(self, derived, context):
         case = derived.case
         combo = laws.numeric_combo(case)
-        plans = [(case, "the case")]
-        for attrs, note in laws.attr_alternatives(case, MAX_ATTR_VARIANTS):
-            plans.append((laws.with_case(case, attrs=attrs), note))
+        plans = [(case, "the case")] + [(laws.with_case(case, attrs=attrs), note) for attrs, note
+                                        in laws.attr_alternatives(case, MAX_ATTR_VARIANTS)]
         judged = 0
         for c, what in plans:
             try:

@@ -19,38 +19,6 @@ from opkit.registry import op_info
 NAME = "determinism"
 
 
-def check_case(case, context, variant: str = "case") -> list:
-    proto = op_info(case.op_type).proto
-    if variant == "default_attrs" and proto is not None and proto.attr("seed") is not None:
-        return [result(NAME, SKIP, None, case, "a random op with its default attrs (seed 0) "
-                       "draws a fresh seed each run")]
-    runs = max(3, int(context.runs or 3))
-    runnable, results = combos(case, context, NAME)
-    steady = []          # the combos whose repeated runs agree: then across processes
-    for combo in runnable:
-        try:
-            prepared = prepare(case, combo)
-            first = run_forward_backward(prepared, case, seed=context.seed)
-            for k in range(1, runs):
-                refeed(prepared, case, combo)
-                problem = _differs(first, run_forward_backward(prepared, case, seed=context.seed),
-                                   f"run {k + 1} of {runs}")
-                if problem:
-                    break
-        except Exception as exc:
-            results.append(fail(NAME, combo, case, "the op raised before the check could "
-                                f"finish: {str(exc).splitlines()[0]}", kind="kernel-raised"))
-            continue
-        if problem:
-            results.append(fail(NAME, combo, case, problem))
-        else:
-            results.append(pass_(NAME, combo, case, f"{runs} runs bitwise identical"))
-            steady.append(combo)
-    if steady and variant == "case":     # the case itself, not a variant
-        results.extend(_across_processes(case, context, steady, proto))
-    return results
-
-
 def _differs(first: dict, again: dict, run: str) -> str | None:
     for name in first:
         diff = first_difference(first[name], again.get(name))
@@ -102,8 +70,37 @@ class DeterminismCheck(Check):
     variants = ("case", "default_attrs")   # the case and its all-default-attrs variant
 
     def verdict(self, derived, context):
-        return self.adopt(derived, check_case(derived.case, context, derived.variant),
-                          Mismatch)
+        case = derived.case
+        proto = op_info(case.op_type).proto
+        if derived.variant == "default_attrs" and proto is not None and \
+                proto.attr("seed") is not None:
+            return [self.skipped(derived.base, "a random op with its default attrs (seed 0) "
+                                 "draws a fresh seed each run")]
+        runs = max(3, int(context.runs or 3))
+        runnable, results = combos(case, context, NAME)
+        steady = []          # the combos whose repeated runs agree: then across processes
+        for combo in runnable:
+            try:
+                prepared = prepare(case, combo)
+                first = run_forward_backward(prepared, case, seed=context.seed)
+                for k in range(1, runs):
+                    refeed(prepared, case, combo)
+                    again = run_forward_backward(prepared, case, seed=context.seed)
+                    problem = _differs(first, again, f"run {k + 1} of {runs}")
+                    if problem:
+                        break
+            except Exception as exc:
+                results.append(fail(NAME, combo, case, "the op raised before the check could "
+                                    f"finish: {str(exc).splitlines()[0]}", kind="kernel-raised"))
+                continue
+            if problem:
+                results.append(fail(NAME, combo, case, problem))
+            else:
+                results.append(pass_(NAME, combo, case, f"{runs} runs bitwise identical"))
+                steady.append(combo)
+        if steady and derived.variant == "case":     # the case itself, not a variant
+            results.extend(_across_processes(case, context, steady, proto))
+        return self.adopt(derived, results, Mismatch)
 
 
 CHECK = DeterminismCheck()

@@ -19,51 +19,6 @@ NAME = "dtypes"
 REQUIRED = ("float32", "float64")
 
 
-def check(case, context) -> list:
-    op_types = [case.op_type] + grad_op_types(case)
-    results = []
-    places: dict[str, list[str]] = {}
-    for op_type in op_types:
-        if not has_op(op_type):
-            continue
-        kernels = op_info(op_type).kernel_places()
-        # a float op (float kernels on some place) needs float32 and float64 on every place
-        # it has kernels on, and a CPU kernel
-        float_op = any(d.startswith("float") for ds in kernels.values() for d in ds)
-        if float_op and "CPU" not in kernels:
-            places.setdefault("CPU", []).append(
-                f"op '{op_type}' has no CPU kernel (it has kernels on "
-                f"{', '.join(sorted(kernels))} only)")
-        for place, dtypes in kernels.items():
-            places.setdefault(place, []).extend(
-                f"op '{op_type}' has no {d} kernel on {place} (it has: "
-                f"{', '.join(dtypes) or 'none'})" for d in REQUIRED if float_op and d not in dtypes)
-    if not places:
-        from opkit.framework.operator import OperatorWithKernel
-
-        if has_op(case.op_type) and issubclass(op_info(case.op_type).op_class,
-                                               OperatorWithKernel):
-            return [fail(NAME, Combo("CPU", ""), case,
-                         f"op '{case.op_type}' is an OperatorWithKernel but registers no "
-                         f"kernels (a typo in register_kernel's op type?)")]
-        return [result(NAME, SKIP, None, case, f"op '{case.op_type}' registers no kernels")]
-    int_problems = integer_kernel_problems(case)
-    low = low_precision_judgement(case, context, sorted(places), op_types[1:])
-    for place in sorted(places):
-        problems = places[place] + (int_problems if place == "CPU" else []) + \
-            low.get(place, [])
-        combo = Combo(place, "")
-        if problems:
-            results.append(fail(NAME, combo, case, "; ".join(problems)))
-        else:
-            lows = low_precision_kernels(case.op_type).get(place, []) if place in low else []
-            results.append(pass_(NAME, combo, case, "float32 and float64 kernels for " +
-                                 ", ".join(t for t in op_types if has_op(t)) +
-                                 (f"; {' and '.join(lows)} within the float64 kernel's bounds"
-                                  if lows else "")))
-    return results
-
-
 def low_precision_judgement(case, context, places, grad_types) -> dict[str, list[str]]:
     """{place: problems} of the op's float16 / bfloat16 kernels (harness.low_precision), on
     the places that can run (a GPU only when usable); {} for a case without float inputs."""
@@ -180,7 +135,51 @@ class DtypesCheck(Check):
     scope = "op"        # a fact of the op's registrations: once per op (its first case)
 
     def verdict(self, derived, context):
-        return self.adopt(derived, check(derived.case, context), MissingKernel)
+        case = derived.case
+        op_types = [case.op_type] + grad_op_types(case)
+        results = []
+        places: dict[str, list[str]] = {}
+        for op_type in op_types:
+            if not has_op(op_type):
+                continue
+            kernels = op_info(op_type).kernel_places()
+            # a float op (float kernels on some place) needs float32 and float64 on every place
+            # it has kernels on, and a CPU kernel
+            float_op = any(d.startswith("float") for ds in kernels.values() for d in ds)
+            if float_op and "CPU" not in kernels:
+                places.setdefault("CPU", []).append(
+                    f"op '{op_type}' has no CPU kernel (it has kernels on "
+                    f"{', '.join(sorted(kernels))} only)")
+            for place, dtypes in kernels.items():
+                places.setdefault(place, []).extend(
+                    f"op '{op_type}' has no {d} kernel on {place} (it has: "
+                    f"{', '.join(dtypes) or 'none'})"
+                    for d in REQUIRED if float_op and d not in dtypes)
+        if not places:
+            from opkit.framework.operator import OperatorWithKernel
+
+            if has_op(case.op_type) and issubclass(op_info(case.op_type).op_class,
+                                                   OperatorWithKernel):
+                return [fail(NAME, Combo("CPU", ""), case,
+                             f"op '{case.op_type}' is an OperatorWithKernel but registers no "
+                             f"kernels (a typo in register_kernel's op type?)",
+                             kind=MissingKernel.kind)]
+            return [result(NAME, SKIP, None, case, f"op '{case.op_type}' registers no kernels")]
+        int_problems = integer_kernel_problems(case)
+        low = low_precision_judgement(case, context, sorted(places), op_types[1:])
+        for place in sorted(places):
+            problems = places[place] + (int_problems if place == "CPU" else []) + \
+                low.get(place, [])
+            combo = Combo(place, "")
+            if problems:
+                results.append(fail(NAME, combo, case, "; ".join(problems)))
+            else:
+                lows = low_precision_kernels(case.op_type).get(place, []) if place in low else []
+                results.append(pass_(NAME, combo, case, "float32 and float64 kernels for " +
+                                     ", ".join(t for t in op_types if has_op(t)) +
+                                     (f"; {' and '.join(lows)} within the float64 kernel's bounds"
+                                      if lows else "")))
+        return self.adopt(derived, results, MissingKernel)
 
 
 CHECK = DtypesCheck()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.case import normalize_slots
 from harness.check import Check, NonFinite
 from harness.compare import first_flagged, fmt_index
 from harness.context import Combo
@@ -89,8 +90,6 @@ def _oracle(derived, combo64, context):
         try:
             with np.errstate(all="ignore"):
                 ref = derived.base.reference(case.inputs, case.attrs) or {}
-            from harness.case import normalize_slots
-
             for specs in normalize_slots(ref).values():
                 for s in specs:
                     if isinstance(s.data, np.ndarray) and s.name in runs:
