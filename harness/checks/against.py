@@ -137,9 +137,7 @@ class AgainstCheck(Check):
                 return "skip"
             return text
         a, b = runs["opkit"], runs[other]
-        run_dtype = dtype or "float64"
-        atol, rtol = output_tolerance(run_dtype if np.dtype(run_dtype).kind == "f"
-                                      else "float64")
+        atol, rtol = output_tolerance(dtype or "float64")    # dtype: "", float32 or float64
         for name in a:
             if a[name] is None or b.get(name) is None:
                 continue

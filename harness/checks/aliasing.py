@@ -16,21 +16,17 @@ class AliasHooks(Hooks):
 
     def after_kernel(self, op, ctx):
         declared = set(op.info.inplace.items()) if op.info is not None else set()
+
+        def data(name):
+            var = ctx.scope.find_var(name)
+            return getattr(var.value(), "_data", None) if var else None
+
         for out_slot, out_names in op.outputs.items():
-            for out_name in out_names:
-                if out_name not in ctx.written:
-                    continue
-                out_var = ctx.scope.find_var(out_name)
-                out_data = getattr(out_var.value(), "_data", None) if out_var else None
+            for out_name in (n for n in out_names if n in ctx.written):
                 for in_slot, in_names in op.inputs.items():
-                    if (in_slot, out_slot) in declared:
-                        continue
                     for in_name in in_names:
-                        if in_name == out_name:
-                            continue
-                        in_var = ctx.scope.find_var(in_name)
-                        in_data = getattr(in_var.value(), "_data", None) if in_var else None
-                        if shares_memory(out_data, in_data):
+                        if (in_slot, out_slot) not in declared and in_name != out_name and \
+                                shares_memory(data(out_name), data(in_name)):
                             self.found.append((op.type, in_slot, in_name, out_slot, out_name))
 
 

@@ -76,9 +76,8 @@ def _edited(case, combo, fresh, seed):
     p = prepare(replace(case, attrs=given), combo)
     snapshot = copy.deepcopy(dict(p.op.attrs))
     given_snapshot = copy.deepcopy(given)
-    grad_ops = []
-    if case.grad_inputs and has_grad(case.op_type):
-        grad_ops = p.grad_ops(tuple(case.no_grad_set or ()))
+    grad_ops = p.grad_ops(tuple(case.no_grad_set or ())) \
+        if case.grad_inputs and has_grad(case.op_type) else []
     grad_snapshots = [copy.deepcopy(dict(g.attrs)) for g in grad_ops]
     for stage in ("forward", "backward"):
         if stage == "forward":

@@ -191,7 +191,7 @@ class _KernelTurns(Hooks):
         self.lockstep.leave(self.k)
 
 
-def _threaded(cases, combo, seed, info=None) -> list[list]:
+def _threaded(cases, combo, seed, info: dict) -> list[list]:
     """Each thread's results per round (or the exception it raised). Kernels the harness
     cannot hook (another framework's compiled kernels, `kernel_hooks = False` on the
     prepared op: Paddle's, which release the GIL while they run) run truly at once, without
@@ -200,8 +200,7 @@ def _threaded(cases, combo, seed, info=None) -> list[list]:
     hooked = all(getattr(p, "kernel_hooks", True) for p in prepared)
     lockstep = Lockstep(len(cases)) if hooked else None
     rounds = ROUNDS if hooked else NATIVE_ROUNDS
-    if info is not None:
-        info.update(rounds=rounds, lockstep=hooked)
+    info.update(rounds=rounds, lockstep=hooked)
     out = [[] for _ in cases]
     barrier = threading.Barrier(len(cases))
 

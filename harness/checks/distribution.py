@@ -188,10 +188,8 @@ def _sample(case, attrs, decl, pattrs, seed, cast=""):
             run_attrs["seed"] = 1 + (seed * 1000003 + 7919 * (k + 1)) % 2147483000
         if "fix_seed" in pattrs:
             run_attrs["fix_seed"] = True
-        run_case = dataclasses.replace(case, attrs=run_attrs)
         try:
-            p = prepare_case(run_case, "CPU", cast)
-            outs = p.forward()
+            outs = prepare_case(dataclasses.replace(case, attrs=run_attrs), "CPU", cast).forward()
         except Exception as exc:  # noqa: BLE001
             if op_refused(exc):
                 raise _Refused(str(exc).splitlines()[0] if str(exc) else
@@ -226,9 +224,8 @@ def _sample(case, attrs, decl, pattrs, seed, cast=""):
 def _rtol(outs) -> float:
     """How close a sample must be to a declared value: 1e-6, or 16 eps of the least precise
     float output (float16 results)."""
-    eps = [float(np.finfo(v.dtype).eps) for v in outs.values()
-           if isinstance(v, np.ndarray) and v.dtype.kind == "f"]
-    return max([1e-6] + [16 * e for e in eps])
+    return max([1e-6] + [16 * float(np.finfo(v.dtype).eps) for v in outs.values()
+                         if isinstance(v, np.ndarray) and v.dtype.kind == "f"])
 
 
 def _other_float_dtype(case, attrs, pattrs) -> str:

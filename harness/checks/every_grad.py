@@ -38,10 +38,8 @@ class EveryGradCheck(Check):
     # -- every float input -------------------------------------------------------------------
     def _inputs(self, derived, context):
         case = derived.case
-        if not has_grad(case.op_type):
-            return []
         combo = laws.numeric_combo(case)
-        if combo.dtype != "float64":
+        if not has_grad(case.op_type) or combo.dtype != "float64":
             return []
         try:
             prepared, outs = laws.run(case, combo)
@@ -64,13 +62,12 @@ class EveryGradCheck(Check):
         declared = [n for n in todo if grad_var_name(n) in produced]
         reasons = _no_gradient_reasons(case)
         undeclared = [n for n in todo if n not in declared and n not in reasons]
+        results = []
         if declared:
             why = _refuses_gradients(prepared, outs, declared, case)
             if why:
                 return [self.skipped(case, f"the op refuses gradients for this case on "
                                      f"purpose: {why[:160]}", combo)]
-        results = []
-        if declared:
             opts = case.options or {}
             try:
                 got = check_grad(case, declared, out_names, case.no_grad_set,

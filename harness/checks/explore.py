@@ -65,12 +65,9 @@ def _compile_refuses(case) -> bool:
 
 
 def _describe(ex: Explored, case) -> str:
-    changed = {k: v for k, v in ex.attrs.items() if (case.attrs or {}).get(k, object()) != v}
-    parts = [ex.note]
-    if changed:
-        parts.append("drawn attrs " + ", ".join(f"{k}={fmt_value(v)}" for k, v in
-                                                changed.items()))
-    return "; ".join(parts)
+    changed = ", ".join(f"{k}={fmt_value(v)}" for k, v in ex.attrs.items()
+                        if (case.attrs or {}).get(k, object()) != v)
+    return f"{ex.note}; drawn attrs {changed}" if changed else ex.note
 
 
 class ExploreCheck(Check):
@@ -437,18 +434,16 @@ def _reproducer(base, new, check, seed) -> str:
     failure is a wrong output or gradient)."""
     case = replace(new, name=base.name, grad_inputs=list(base.grad_inputs) if check == "grad"
                    else [], grad_outputs=list(base.grad_outputs))
-    cls = base.name.split("[")[0].split("::")[-1] or "TestExplore"
-    cls = "".join(ch for ch in cls if ch.isalnum() or ch == "_") or "TestExplore"
+    cls = "".join(ch for ch in base.name.split("[")[0].split("::")[-1]
+                  if ch.isalnum() or ch == "_") or "TestExplore"
     try:
         text = format_optest(case, cls).replace("self.check_output()",
                                                 "self.check_output(equal_nan=True)")
     except Exception:  # noqa: BLE001
         return ""
-    if new.outputs:     # reference() computed them: the op must too
-        note = ("# (a case the op must compute: reference() gives these outputs; run it to "
-                "see the op raise or refuse it)")
-    else:
-        note = "# (a case the op must refuse: run it to see the op compute or raise)"
+    note = ("# (a case the op must compute: reference() gives these outputs; run it to see the "
+            "op raise or refuse it)" if new.outputs else
+            "# (a case the op must refuse: run it to see the op compute or raise)")
     if check is not None:
         from harness.context import grad_op_types
         from harness.reproduce import NOT_REPRODUCED, confirm
