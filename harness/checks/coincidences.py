@@ -108,9 +108,8 @@ def _small(case, names) -> bool:
 def _grad_problem(case, context) -> str | None:
     opts = case.options or {}
     try:
-        got = check_grad(case, list(case.grad_inputs), list(case.grad_outputs),
-                         case.no_grad_set, max_relative_error=opts.get("max_relative_error",
-                                                                       0.005),
+        got = check_grad(case, list(case.grad_inputs), list(case.grad_outputs), case.no_grad_set,
+                         max_relative_error=opts.get("max_relative_error", 0.005),
                          numeric_grad_delta=opts.get("numeric_grad_delta", 0.005),
                          places=("CPU",), dtypes=("float64",),
                          seed=getattr(context, "seed", None) or 0)
@@ -128,12 +127,7 @@ def derive(case) -> list:
     kinds = [_equal_dims(case, specs), _unique_ids(case, specs), _sorted_ids(case, specs),
              _rows_sum_to_one(case, specs), _equal_lengths(case, specs),
              _below_blocks(case, specs)]
-    out = []
-    while any(kinds):
-        for k in kinds:
-            if k:
-                out.append(k.pop(0))
-    return out
+    return [k[i] for i in range(max(map(len, kinds))) for k in kinds if i < len(k)]   # by turns
 
 
 def _replace(case, changes: dict):
@@ -144,7 +138,7 @@ def _replace(case, changes: dict):
         data, lengths = changes[spec.name]
         return (data, lengths) if lengths else data
 
-    return laws.with_case(case, inputs=map_inputs(case.inputs, fn), name_suffix="")
+    return laws.with_case(case, inputs=map_inputs(case.inputs, fn))
 
 
 def _grow(x: np.ndarray, axis: int, new: int) -> np.ndarray:

@@ -1,7 +1,12 @@
 """`every_grad` (law 3 of issue 36): the float inputs the test's check_grad does not name
 get their gradients checked (a numeric zero where the grad maker declares none), and leaving
 a requested dispensable output unrequested changes no other output. docs/harness.md, "Laws
-every op obeys"."""
+every op obeys".
+
+Bug class: a wrong gradient of an input the test never checks (a bias, a scale, a weight);
+a grad maker that forgets an input; a kernel whose path without an optional output (a mask,
+indices, a saved statistic) computes the others differently.
+"""
 from __future__ import annotations
 
 import numpy as np
