@@ -3,6 +3,8 @@ kernels; its CPU integer kernels agree with its float64 kernel on integer values
 / bfloat16 kernels are judged by harness.low_precision (docs/harness.md, docs/low_precision.md)."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from harness.case import VarSpec, normalize_slots
@@ -47,23 +49,16 @@ def integer_kernel_problems(case) -> list[str]:
     if not floats or not all(s.data.size for s in floats):
         return []
 
-    def specs(dtype):
-        out = {}
-        for slot, items in slots.items():
-            out[slot] = []
-            for s in items:
-                data = s.data
-                if isinstance(data, np.ndarray) and data.dtype.kind == "f":
-                    top = float(np.max(np.abs(data))) if np.all(np.isfinite(data)) else 0.0
-                    data = np.round(data / top * INT_RANGE) if top > 0 else np.zeros_like(data)
-                    data = data.astype(dtype)
-                elif isinstance(data, np.ndarray):
-                    data = data.copy()
-                out[slot].append(VarSpec(s.name, data, s.lengths))
-        return out
+    def rounded(data, dtype):
+        if not isinstance(data, np.ndarray) or data.dtype.kind != "f":
+            return data.copy() if isinstance(data, np.ndarray) else data
+        top = float(np.max(np.abs(data))) if np.all(np.isfinite(data)) else 0.0
+        return (np.round(data / top * INT_RANGE) if top > 0 else np.zeros_like(data)).astype(dtype)
 
     def run(dtype):
-        p = make(case.op_type, specs(dtype), case.attrs, output_slots(case, case.op_type),
+        specs = {slot: [VarSpec(s.name, rounded(s.data, dtype), s.lengths) for s in items]
+                 for slot, items in slots.items()}
+        p = make(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
                  place_object("CPU"))
         return {n: (None if v is None else np.array(v)) for n, v in p.forward().items()}
 
@@ -72,18 +67,16 @@ def integer_kernel_problems(case) -> list[str]:
     except Exception:  # noqa: BLE001 - the float kernel refuses integer values: nothing to judge
         return []
     problems = []
-    fixed_dtypes = None     # outputs whose dtype the attrs fix (Paddle's out_dtype): lazily
 
-    def fixed(name):
-        """The float32 kernel gives `name` the float64 kernel's dtype too: an attr (or
-        set_output_dtype) fixes it, so the integer kernel must give that dtype as well."""
-        nonlocal fixed_dtypes
-        if fixed_dtypes is None:
-            try:
-                fixed_dtypes = {n: v.dtype for n, v in run("float32").items() if v is not None}
-            except Exception:  # noqa: BLE001 - no float32 verdict: nothing is fixed
-                fixed_dtypes = {}
-        return fixed_dtypes.get(name)
+    @functools.cache
+    def fixed() -> dict:
+        """{output: dtype} of the float32 kernel, run once when asked: an output it gives the
+        float64 kernel's dtype too has that dtype fixed by an attr (Paddle's out_dtype) or
+        set_output_dtype, so the integer kernel must give that dtype as well."""
+        try:
+            return {n: v.dtype for n, v in run("float32").items() if v is not None}
+        except Exception:  # noqa: BLE001 - no float32 verdict: nothing is fixed
+            return {}
 
     for dtype in ints:
         try:
@@ -100,7 +93,8 @@ def integer_kernel_problems(case) -> list[str]:
             if want is None or have is None:
                 continue
             want_dtype = np.dtype(dtype) if want.dtype == np.float64 else want.dtype
-            if have.dtype != want_dtype and have.dtype == want.dtype and fixed(n) == want.dtype:
+            if have.dtype != want_dtype and have.dtype == want.dtype and \
+                    fixed().get(n) == want.dtype:
                 want_dtype = want.dtype
             head = f"op '{case.op_type}' {dtype} kernel on CPU (inputs rounded to integers)"
             if have.dtype != want_dtype:
