@@ -99,7 +99,6 @@ class AgainstCheck(Check):
                     name=f"{case.name}[explore]"), False))
         dtypes = [d for d in context.selected_dtypes() if d in ("float32", "float64")] \
             if has_float_inputs(case) else [""]
-
         for dtype in dtypes:
             combo = Combo("CPU", dtype)
             problem, judged, skipped = None, 0, []

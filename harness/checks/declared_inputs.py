@@ -122,13 +122,12 @@ class DeclaredInputsCheck(Check):
 
     @staticmethod
     def _raised(exc) -> str:
-        chain, e = [], exc
-        while e is not None and e not in chain:
-            chain.append(e)
+        seen, e = [], exc
+        while e is not None and e not in seen:        # the exception and its causes
+            if isinstance(e, UndeclaredRead):
+                return f"{MODE}: {e}{error_line(exc)}"
+            seen.append(e)
             e = e.__cause__ or e.__context__
-        undeclared = next((e for e in chain if isinstance(e, UndeclaredRead)), None)
-        if undeclared is not None:
-            return f"{MODE}: {undeclared}{error_line(exc)}"
         return (f"forward with its no_need_buffer inputs as shape-only placeholders, each "
                 f"kernel {MODE}: the op raised {first_line(exc)}{error_line(exc)}")
 
