@@ -37,9 +37,7 @@ def inferred(case) -> dict | None:
     """The law of a random op that follows Paddle's conventions (seed and mean/std, min/max or
     dropout_prob attrs: docs/harness.md, "Inferred laws"), for an OpTest that declares none;
     None otherwise. A declared `distribution` always takes precedence."""
-
-    info = op_info(case.op_type)
-    proto = info.proto
+    proto = op_info(case.op_type).proto
     if proto is None:
         return None
     pattrs = {a.name: a for a in proto.attrs}

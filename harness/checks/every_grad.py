@@ -50,9 +50,8 @@ class EveryGradCheck(Check):
             prepared, outs = laws.run(case, combo)
         except Exception:  # noqa: BLE001 - the case itself failing is `output`'s business
             return []
-        floats = laws.float_inputs(prepared.inputs)
         skip = set(case.grad_inputs or ()) | set(case.no_grad_set or ())
-        todo = [n for n in floats if n not in skip]
+        todo = [n for n in laws.float_inputs(prepared.inputs) if n not in skip]
         if not todo:
             return []
         out_names = [n for n in list(case.grad_outputs) or outs
