@@ -1,19 +1,7 @@
-"""`against`: opkit's own op and another backend's kernel (Paddle's) side by side.
-
-`opkit test OP --against paddle` adds this check. On the test's own case and on the cases
-`explore` derives from it (harness.inputs.explore.derive_cases), per float dtype on CPU, both
-sides get the same inputs and the same seeded cotangent; their outputs and input gradients
-must agree (the dtype's output tolerance; 10x that for gradients). A disagreement names both
-values and which side the independent oracles support:
-
-- outputs: the expected outputs (the test's own, or its `reference()` on a derived case);
-- gradients: numeric derivatives (float64, harness.gradient.NumericEngine) of each side's own
-  float64 forward.
-
-One side refusing (an opkit/Paddle enforce error) where the other computes is a failure on
-the test's own case and a skip with the note on a derived case (the two frameworks' input
-domains differ); both refusing agree.
-"""
+"""`against`: opkit's own op and another backend's kernel (Paddle's) side by side, on the
+test's case and explore's derived cases (docs/paddle.md, "--against paddle"). Outputs agree
+within the dtype's output tolerance, gradients within GRAD_FACTOR times it; both sides
+refusing agree."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -22,31 +10,22 @@ import numpy as np
 
 from harness import options
 from harness.backends import has_grad, paddle_env, unavailable
-from harness.case import case_inputs
+from harness.case import case_inputs, normalize_slots
 from harness.check import Check, WrongValue
 from harness.context import Combo, has_float_inputs
 from harness.gradient import NumericEngine
 from harness.inputs.explore import derive_cases
 from harness.messages import raised
-from harness.op import (
-    grad_outputs,
-    grad_wrt,
-    make_cotangents,
-    op_refused,
-    output_slots,
-    place_object,
-)
+from harness.op import grad_outputs, grad_wrt, make_cotangents, op_refused, output_slots
 from harness.op import make as make_op
+from harness.op import place_object
 from harness.tolerances import output_tolerance
-
-__all__ = ["AgainstCheck", "CHECK", "GRAD_FACTOR"]
 
 GRAD_FACTOR = 10.0
 
 
 def _run(case, dtype: str, backend: str, seed: int, cot=None):
     """({name: array} of outputs and 'X@GRAD' gradients, the cotangent used)."""
-
     p = make_op(case.op_type, case_inputs(case, dtype), case.attrs,
                 output_slots(case, case.op_type), place_object("CPU"), backend=backend)
     outs = {n: (None if v is None else v.copy()) for n, v in p.forward().items()}
@@ -58,7 +37,7 @@ def _run(case, dtype: str, backend: str, seed: int, cot=None):
         cot = {n: c.astype(outs[n].dtype) for n, c in cot.items() if outs.get(n) is not None}
         for n, g in p.backward(cot, wrt, tuple(case.no_grad_set or ())).items():
             result[n + "@GRAD"] = None if g is None else np.array(g)
-    return result, cot, p
+    return result, cot
 
 
 def _numeric(case, backend: str, cot: dict, name: str):
@@ -112,7 +91,7 @@ class AgainstCheck(Check):
             for ex in derive_cases(case, seed=seed):
                 try:
                     with np.errstate(all="ignore"):
-                        expected = ref({k: v for k, v in ex.inputs.items()}, dict(ex.attrs))
+                        expected = ref(dict(ex.inputs), dict(ex.attrs))
                 except Exception:  # noqa: BLE001 - the reference does not take it
                     continue
                 cases.append((f"derived: {ex.note}", replace(
@@ -120,7 +99,6 @@ class AgainstCheck(Check):
                     name=f"{case.name}[explore]"), False))
         dtypes = [d for d in context.selected_dtypes() if d in ("float32", "float64")] \
             if has_float_inputs(case) else [""]
-
         for dtype in dtypes:
             combo = Combo("CPU", dtype)
             problem, judged, skipped = None, 0, []
@@ -139,12 +117,10 @@ class AgainstCheck(Check):
                                    f"only (e.g. {skipped[0]})" if skipped else ""))
 
     def _one(self, c, dtype, other, seed, label, own, skipped):
-        errs = {}
-        runs = {}
-        cot = None
+        errs, runs, cot = {}, {}, None
         for side in ("opkit", other):
             try:
-                runs[side], cot_used, _ = _run(c, dtype, side, seed, cot)
+                runs[side], cot_used = _run(c, dtype, side, seed, cot)
                 cot = cot if cot is not None else cot_used
             except Exception as exc:  # noqa: BLE001 - refusals compared below
                 errs[side] = exc
@@ -160,9 +136,7 @@ class AgainstCheck(Check):
                 return "skip"
             return text
         a, b = runs["opkit"], runs[other]
-        run_dtype = dtype or "float64"
-        atol, rtol = output_tolerance(run_dtype if np.dtype(run_dtype).kind == "f"
-                                      else "float64")
+        atol, rtol = output_tolerance(dtype or "float64")    # dtype: "", float32 or float64
         for name in a:
             if a[name] is None or b.get(name) is None:
                 continue
@@ -194,8 +168,6 @@ class AgainstCheck(Check):
                         f"{nb:.7g} from {other}'s: "
                         + _side(va, vb, (na + nb) / 2 if abs(na - nb) <= 1e-3 *
                                 (1 + abs(na)) else None, other))
-            from harness.case import normalize_slots
-
             want = {s.name: np.asarray(s.data) for ss in normalize_slots(c.outputs).values()
                     for s in ss}
             if name in want and want[name].shape == np.shape(want[name]):

@@ -2,12 +2,9 @@
 unless the op declared that pair `inplace`."""
 from __future__ import annotations
 
-
 from harness.check import AliasedOutput, Check
 from harness.compare import shares_memory
-
-from harness.context import (CheckContext, Hooks, combos, fail, pass_, prepare,
-                                     run_forward_backward)
+from harness.context import Hooks, combos, fail, pass_, prepare, run_forward_backward
 
 NAME = "aliasing"
 
@@ -19,42 +16,18 @@ class AliasHooks(Hooks):
 
     def after_kernel(self, op, ctx):
         declared = set(op.info.inplace.items()) if op.info is not None else set()
+
+        def data(name):
+            var = ctx.scope.find_var(name)
+            return getattr(var.value(), "_data", None) if var else None
+
         for out_slot, out_names in op.outputs.items():
-            for out_name in out_names:
-                if out_name not in ctx.written:
-                    continue
-                out_var = ctx.scope.find_var(out_name)
-                out_data = getattr(out_var.value(), "_data", None) if out_var else None
+            for out_name in (n for n in out_names if n in ctx.written):
                 for in_slot, in_names in op.inputs.items():
-                    if (in_slot, out_slot) in declared:
-                        continue
                     for in_name in in_names:
-                        if in_name == out_name:
-                            continue
-                        in_var = ctx.scope.find_var(in_name)
-                        in_data = getattr(in_var.value(), "_data", None) if in_var else None
-                        if shares_memory(out_data, in_data):
+                        if (in_slot, out_slot) not in declared and in_name != out_name and \
+                                shares_memory(data(out_name), data(in_name)):
                             self.found.append((op.type, in_slot, in_name, out_slot, out_name))
-
-
-def check_case(case, context: CheckContext) -> list:
-    runnable, results = combos(case, context, NAME)
-    for combo in runnable:
-        hooks = AliasHooks()
-        try:
-            run_forward_backward(prepare(case, combo), case, hooks=hooks, seed=context.seed)
-        except Exception as exc:
-            results.append(fail(NAME, combo, case, "the op raised before the check could "
-                                f"finish: {str(exc).splitlines()[0]}", kind="kernel-raised"))
-            continue
-        if hooks.found:
-            msgs = [f"op '{t}': Output({os_}) variable '{on}' shares memory with Input({is_}) "
-                    f"variable '{in_}' (declare inplace={{'{is_}': '{os_}'}} or copy)"
-                    for t, is_, in_, os_, on in dict.fromkeys(hooks.found)]
-            results.append(fail(NAME, combo, case, "; ".join(msgs)))
-        else:
-            results.append(pass_(NAME, combo, case))
-    return results
 
 
 class AliasingCheck(Check):
@@ -64,7 +37,24 @@ class AliasingCheck(Check):
     variants = ("case", "default_attrs")   # the case and its all-default-attrs variant
 
     def verdict(self, derived, context):
-        return self.adopt(derived, check_case(derived.case, context), AliasedOutput)
+        case = derived.case
+        runnable, results = combos(case, context, NAME)
+        for combo in runnable:
+            hooks = AliasHooks()
+            try:
+                run_forward_backward(prepare(case, combo), case, hooks=hooks, seed=context.seed)
+            except Exception as exc:
+                results.append(fail(NAME, combo, case, "the op raised before the check could "
+                                    f"finish: {str(exc).splitlines()[0]}", kind="kernel-raised"))
+                continue
+            if hooks.found:
+                msgs = [f"op '{t}': Output({os_}) variable '{on}' shares memory with "
+                        f"Input({is_}) variable '{in_}' (declare inplace={{'{is_}': '{os_}'}} "
+                        "or copy)" for t, is_, in_, os_, on in dict.fromkeys(hooks.found)]
+                results.append(fail(NAME, combo, case, "; ".join(msgs)))
+            else:
+                results.append(pass_(NAME, combo, case))
+        return self.adopt(derived, results, AliasedOutput)
 
 
 CHECK = AliasingCheck()

@@ -1,17 +1,6 @@
-"""`attrs`: running an op leaves its attributes as they were.
-
-Bug class: a kernel (forward or grad) that edits an attribute in place --
-`ctx.attr("axes").sort()`, `shape.append(...)`, `paddings[0] += 1` -- so the op, the
-program it sits in and the caller's attrs dict carry other values from then on, and the
-next run of the same op (or of a later case sharing the list) computes something else.
-
-How: the attrs come from a fresh setUp of the OpTest when there is one (earlier runs in this
-process may already have edited the case's own dict); a deep snapshot is taken after the op
-is created; after the forward kernel and again after the grad kernels, the op's attrs, every
-grad op's attrs and the dict given to the op must deep-equal the snapshot (lists, tuples,
-arrays and nested values compared by type and value). A difference names the attribute,
-the value before and after, and which kernel ran.
-"""
+"""`attrs`: running an op leaves its attributes (and its grad ops') as they were, and
+other accepted attr values (variant `attr_values`) give correct results: docs/harness.md,
+"`attrs`"."""
 from __future__ import annotations
 
 import copy
@@ -28,8 +17,6 @@ from harness.output_judge import check_output
 from harness.report import FAIL
 from harness.values import fmt_value
 from opkit.registry import op_info
-
-__all__ = ["CHECK", "AttrsCheck", "deep_equal", "fresh_attrs"]
 
 
 def deep_equal(a, b) -> bool:
@@ -78,8 +65,6 @@ def _changed(before: dict, after: dict):
 def _edited(case, combo, fresh, seed):
     """Run the case (forward, then backward) on `combo`: None, or (which attr a kernel
     edited in place -- before and after, and which kernel --, WrongValue)."""
-
-
     if fresh is not None:
         earlier = _changed(fresh, dict(case.attrs or {}))
         if earlier:
@@ -91,9 +76,8 @@ def _edited(case, combo, fresh, seed):
     p = prepare(replace(case, attrs=given), combo)
     snapshot = copy.deepcopy(dict(p.op.attrs))
     given_snapshot = copy.deepcopy(given)
-    grad_ops = []
-    if case.grad_inputs and has_grad(case.op_type):
-        grad_ops = p.grad_ops(tuple(case.no_grad_set or ()))
+    grad_ops = p.grad_ops(tuple(case.no_grad_set or ())) \
+        if case.grad_inputs and has_grad(case.op_type) else []
     grad_snapshots = [copy.deepcopy(dict(g.attrs)) for g in grad_ops]
     for stage in ("forward", "backward"):
         if stage == "forward":
@@ -137,9 +121,6 @@ class AttrsCheck(Check):
         """The case with one attr at another accepted value (harness.inputs.variants.attr_values):
         outputs against the test's reference(), gradients analytic against numeric, on CPU
         in float64 (float32 without a float64 kernel)."""
-
-
-
         case = derived.case
         opts = case.options or {}
         cpu = op_info(case.op_type).kernel_places().get("CPU", [])
@@ -160,33 +141,29 @@ class AttrsCheck(Check):
             # judging them would fail a correct op. The gradients are still judged.
             expected = None
         case = replace(case, outputs=expected or {}, reference=None)
-        if expected:
-            if normalize_slots(expected):
-                results += check_output(case, atol=opts.get("atol"), rtol=opts.get("rtol"),
-                                        no_check_set=opts.get("no_check_set"),
-                                        equal_nan=bool(opts.get("equal_nan", False)),
-                                        places=("CPU",), dtypes=dtypes)
+        if expected and normalize_slots(expected):
+            results += check_output(case, atol=opts.get("atol"), rtol=opts.get("rtol"),
+                                    no_check_set=opts.get("no_check_set"),
+                                    equal_nan=bool(opts.get("equal_nan", False)),
+                                    places=("CPU",), dtypes=dtypes)
         judged_outputs = any(r.check == "output" for r in results)
         if case.grad_inputs and derived.info.get("grads", True) and \
                 not (judged_outputs and derived.info.get("kind") == "bool") and \
-                not opts.get("user_defined_grads"):
-            outputs = list(case.grad_outputs)
-            if outputs:
-                def grads(mode):
-                    return check_grad(
-                        case, case.grad_inputs, outputs, case.no_grad_set,
-                        max_relative_error=opts.get("max_relative_error", 0.005),
-                        numeric_grad_delta=opts.get("numeric_grad_delta", 0.005), mode=mode,
-                        places=("CPU",), dtypes=dtypes, seed=context.seed)
+                not opts.get("user_defined_grads") and case.grad_outputs:
+            def grads(mode):
+                return check_grad(
+                    case, case.grad_inputs, list(case.grad_outputs), case.no_grad_set,
+                    max_relative_error=opts.get("max_relative_error", 0.005),
+                    numeric_grad_delta=opts.get("numeric_grad_delta", 0.005), mode=mode,
+                    places=("CPU",), dtypes=dtypes, seed=context.seed)
 
-                got = grads(opts.get("grad_mode") or "fast")
-                if any(r.status == FAIL for r in got) and opts.get("grad_mode") != "exact":
-                    # fast mode compares directional derivatives: one kink (a max-pool
-                    # tie) can tip it; the per-element mode applies the one-sided kink test
-                    got = grads("exact")
-                results += got
+            got = grads(opts.get("grad_mode") or "fast")
+            if any(r.status == FAIL for r in got) and opts.get("grad_mode") != "exact":
+                # fast mode compares directional derivatives: one kink (a max-pool tie) can
+                # tip it; the per-element mode applies the one-sided kink test
+                got = grads("exact")
+            results += got
         out = []
-
         for r in results:
             combo = Combo(r.place or "CPU", r.dtype)
             if r.status == FAIL:

@@ -1,24 +1,7 @@
-"""`coincidences` (law 2 of issue 36): break the author's coincidences.
-
-An author's case satisfies relations the op's contract does not ask for. This check finds
-them in the case's inputs and derives, for each, cases that break it -- and nothing else:
-
-| relation found | derived case that breaks it |
-| --- | --- |
-| two dims of equal size (within one input or across inputs) | that dim of one input grown to 2d + 1 (values taken from the input's own) |
-| an integer input whose values are all different | its second value set to its first (a duplicate) |
-| an integer input sorted ascending | its values interleaved (first, last, second, ...) |
-| a float input whose rows (last axis) each sum to 1 | rows scaled by 0.5 and 1.5 alternately |
-| a LoD input whose sequences all have one length | one row moved from the second sequence to the first |
-| every axis below the block sizes kernels switch at | the last axis of the first float input (and every input with that size there) grown to 1025 (with `OPKIT_LAWS_DEEP=1` also 4097 and 65537) |
-
-A derived case is inside the declared contract when compile-time infer_shape and the op
-accept it and the test's `reference()` computes it; at most MAX_DERIVED per case are judged, as `explore` judges:
-outputs against `reference()` (NaN-aware, integers exactly), a raw numpy/Python error or a
-kernel breaking its own infer_shape fails, and the gradients the test checks (analytic
-against numeric, CPU float64) on up to GRAD_BUDGET derived cases. A case without
-`reference()` is skipped (there is nothing to judge the derived values against). Which
-relations were found and broken is in the pass message (`opkit test -v`).
+"""`coincidences` (law 2 of issue 36): relations the case's inputs happen to satisfy (equal
+dims, unique or sorted ids, rows summing to 1, equal sequence lengths, every size below the
+block sizes kernels switch at), each broken alone inside the contract and judged as
+`explore` judges: docs/harness.md, "Laws every op obeys".
 
 Bug class: a W loop bounded by H, infer_shape multiplying a dim by itself, `out[ids] += upd`
 losing duplicates, segment sums over runs of sorted ids, soft-label gradients assuming rows
@@ -32,7 +15,7 @@ from harness import laws
 from harness.case import as_value, map_inputs, normalize_slots
 from harness.check import Check, KernelRaised, WrongValue
 from harness.grad_judge import check_grad, first_gradient_failure
-from harness.laws import deep
+from harness.messages import raised
 from opkit.framework.dtypes import is_float
 from opkit.registry import op_info
 
@@ -43,7 +26,7 @@ MAX_ELEMENTS = 300_000        # no block-size case past this many elements in on
 
 
 def blocks() -> tuple:
-    return (1025, 4097, 65537) if deep() else (1025,)
+    return (1025, 4097, 65537) if laws.deep() else (1025,)
 
 
 class CoincidencesCheck(Check):
@@ -51,7 +34,6 @@ class CoincidencesCheck(Check):
     description = ("relations the case happens to satisfy (equal dims, sorted/unique ids, rows "
                    "summing to 1, equal lengths, small sizes) broken inside the contract")
     order = 153
-    variants = ("case",)
     notes_on_pass = True          # `opkit test -v` prints the relations found and broken
 
     def verdict(self, derived, context):
@@ -61,7 +43,9 @@ class CoincidencesCheck(Check):
                                  "judged against")]
         if (case.options or {}).get("user_defined_grads"):
             return [self.skipped(case, "user-defined gradients")]
-        if any(a == "seed" for a in (case.attrs or {})) or _random_op(case):
+        proto = op_info(case.op_type).proto
+        if "seed" in (case.attrs or {}) or any(a.name == "seed" for a in
+                                               getattr(proto, "attrs", []) or []):
             return [self.skipped(case, "a random op (see `distribution`)")]
         combo = laws.numeric_combo(case)
         try:
@@ -92,8 +76,6 @@ class CoincidencesCheck(Check):
             except Exception as exc:  # noqa: BLE001
                 if laws.refused(exc):
                     continue
-                from harness.messages import raised
-
                 return [self.failed(derived, combo, f"{relation} broken ({note}): the op "
                                     f"raised {raised(exc)} where reference() computes a "
                                     f"result", kind=KernelRaised)]
@@ -117,11 +99,6 @@ class CoincidencesCheck(Check):
                             f"{'; '.join(broken)}")]
 
 
-def _random_op(case) -> bool:
-    proto = op_info(case.op_type).proto
-    return any(a.name == "seed" for a in getattr(proto, "attrs", []) or [])
-
-
 def _small(case, names) -> bool:
     sizes = {s.name: s.data.size for ss in normalize_slots(case.inputs).values() for s in ss
              if isinstance(s.data, np.ndarray)}
@@ -131,9 +108,8 @@ def _small(case, names) -> bool:
 def _grad_problem(case, context) -> str | None:
     opts = case.options or {}
     try:
-        got = check_grad(case, list(case.grad_inputs), list(case.grad_outputs),
-                         case.no_grad_set, max_relative_error=opts.get("max_relative_error",
-                                                                       0.005),
+        got = check_grad(case, list(case.grad_inputs), list(case.grad_outputs), case.no_grad_set,
+                         max_relative_error=opts.get("max_relative_error", 0.005),
                          numeric_grad_delta=opts.get("numeric_grad_delta", 0.005),
                          places=("CPU",), dtypes=("float64",),
                          seed=getattr(context, "seed", None) or 0)
@@ -146,30 +122,23 @@ def _grad_problem(case, context) -> str | None:
 def derive(case) -> list:
     """[(derived case, relation, note)], in the order they are judged: each kind of relation
     takes its turn, so a small budget still covers every kind."""
-
     specs = {s.name: s for ss in normalize_slots(case.inputs).values() for s in ss
              if isinstance(s.data, np.ndarray)}
     kinds = [_equal_dims(case, specs), _unique_ids(case, specs), _sorted_ids(case, specs),
              _rows_sum_to_one(case, specs), _equal_lengths(case, specs),
              _below_blocks(case, specs)]
-    out = []
-    while any(kinds):
-        for k in kinds:
-            if k:
-                out.append(k.pop(0))
-    return out
+    return [k[i] for i in range(max(map(len, kinds))) for k in kinds if i < len(k)]   # by turns
 
 
 def _replace(case, changes: dict):
     """The case with the variables in `changes` ({name: (array, lengths or None)}) replaced."""
-
     def fn(spec):
         if spec.name not in changes:
             return as_value(spec)
         data, lengths = changes[spec.name]
         return (data, lengths) if lengths else data
 
-    return laws.with_case(case, inputs=map_inputs(case.inputs, fn), name_suffix="")
+    return laws.with_case(case, inputs=map_inputs(case.inputs, fn))
 
 
 def _grow(x: np.ndarray, axis: int, new: int) -> np.ndarray:

@@ -1,24 +1,10 @@
-"""`concurrency`: N threads (default 4) running the op at once, each on other inputs of the same
-shapes, each get what a single-threaded run gives them.
-
-Bug class: inference servers and parallel executors run one op from several threads. A
-module-level scratch buffer, a cache filled without a lock, a global random state: every
-OpTest (one call at a time) passes, concurrent calls corrupt each other.
-
-How: once per op (its first case), on the CPU in float64 (else the kernel's dtype): N input sets of the case's
-shapes (the case's own and N-1 with every float input rotated), each run forward and backward
-alone; then N threads, each with its own prepared op, released together by a barrier, run
-their set ROUNDS times, taking turns line by line in kernel code (`Lockstep`: at every line
-of user code a thread hands over to the next one, so each line of one thread's kernel runs
-between the same lines of the others' and a race shows on every run, not by chance); every
-result must be bitwise equal to the same set's single-threaded one.
-
-Opting out: an op whose kernels are not thread-safe by design says so with a class attribute
-of its operator class, `not_thread_safe = "reason"` (e.g. a random op drawing from one global
-generator); the check is then a skip that gives the reason.
-"""
+"""`concurrency`: THREADS threads running the op at once, each on other inputs of the same
+shapes and taking turns line by line in kernel code (`Lockstep`), each get bitwise what a
+single-threaded run gives them. Once per op; an op class opts out with
+`not_thread_safe = "reason"`. docs/harness.md, "Execution-mode checks"."""
 from __future__ import annotations
 
+import os
 import sys
 import threading
 
@@ -26,18 +12,10 @@ from harness.case import shifted_case
 from harness.check import Check, KernelRaised, Mismatch
 from harness.context import Hooks, grad_op_types, prepare, run_forward_backward
 from harness.messages import skip_prefixes
-from harness.modes import (
-    error_line,
-    first_line,
-    kernel_line,
-    one_cpu_combo,
-    producer,
-    steady_difference,
-)
+from harness.modes import (error_line, first_line, kernel_line, one_cpu_combo, producer,
+                           steady_difference)
 from harness.op import run as run_case
 from opkit.registry import op_info
-
-__all__ = ["CHECK", "ConcurrencyCheck", "THREADS", "ROUNDS", "NATIVE_ROUNDS"]
 
 THREADS = 4
 ROUNDS = 1
@@ -50,7 +28,6 @@ class ConcurrencyCheck(Check):
     description = (f"{THREADS} threads running the op at once on other inputs of the same "
                    "shapes each get the single-threaded results")
     order = 190
-    variants = ("case",)
     per_case = False
 
     def applies(self, case, context):
@@ -109,16 +86,11 @@ class ConcurrencyCheck(Check):
 
 
 class Lockstep:
-    """Makes N threads take turns line by line inside kernels.
-
-    A thread entering its i-th kernel waits (at most ENTER_WAIT seconds) until every live
-    thread has entered its i-th kernel (they run the same ops in the same order); inside a
-    kernel, at each line of user code (not numpy, the framework, the harness or the standard
-    library) a thread hands the turn to the next thread inside a kernel and waits for its own
-    (at most WAIT seconds: a thread blocked on a lock the waiter holds). So every kernel line of
-    one thread runs between the same lines of the others, and a race on shared state shows on
-    every run, not by chance. Only kernels are traced (`sys.settrace` from the kernel hooks):
-    the framework between them runs at full speed."""
+    """Makes N threads take turns line by line inside kernels (docs/harness.md,
+    `concurrency`). A thread entering its i-th kernel waits at most ENTER_WAIT seconds for
+    every live thread to enter theirs; at each line of user code (not numpy, the framework,
+    the harness or the standard library) it hands the turn on and waits at most WAIT
+    seconds for its own (a thread blocked on a lock the waiter holds)."""
 
     WAIT = 0.02
     ENTER_WAIT = 0.2
@@ -137,19 +109,14 @@ class Lockstep:
     def _is_user(self, filename: str) -> bool:
         known = self.user.get(filename)
         if known is None:
-            import os
-
             known = not (filename.startswith("<") or
                          os.path.realpath(filename).startswith(self.skip))
             self.user[filename] = known
         return known
 
     def _next(self, k: int):
-        inside = self.inside
-        if not inside:
-            return None
-        later = [i for i in inside if i > k]
-        return later[0] if later else inside[0]
+        later = [i for i in self.inside if i > k]
+        return later[0] if later else (self.inside[0] if self.inside else None)
 
     def enter(self, k: int) -> None:
         with self.cv:
@@ -224,7 +191,7 @@ class _KernelTurns(Hooks):
         self.lockstep.leave(self.k)
 
 
-def _threaded(cases, combo, seed, info=None) -> list[list]:
+def _threaded(cases, combo, seed, info: dict) -> list[list]:
     """Each thread's results per round (or the exception it raised). Kernels the harness
     cannot hook (another framework's compiled kernels, `kernel_hooks = False` on the
     prepared op: Paddle's, which release the GIL while they run) run truly at once, without
@@ -233,8 +200,7 @@ def _threaded(cases, combo, seed, info=None) -> list[list]:
     hooked = all(getattr(p, "kernel_hooks", True) for p in prepared)
     lockstep = Lockstep(len(cases)) if hooked else None
     rounds = ROUNDS if hooked else NATIVE_ROUNDS
-    if info is not None:
-        info.update(rounds=rounds, lockstep=hooked)
+    info.update(rounds=rounds, lockstep=hooked)
     out = [[] for _ in cases]
     barrier = threading.Barrier(len(cases))
 

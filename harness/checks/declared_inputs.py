@@ -1,19 +1,7 @@
-"""`declared_inputs`: every kernel sees only what its op declared, and the op's
-no_need_buffer inputs as shape-only placeholders.
-
-Bug class: memory optimization, recompute and Paddle's garbage collector drop every variable
-an op did not declare and free the data of its no_need_buffer inputs. A grad kernel that
-fetches an undeclared forward variable from the scope by name (`ctx.scope.find_var(...)`), or
-a forward kernel that reads the data of an input it declared no_need_buffer, works in an
-OpTest (one scope holding everything) and fails in a trained model.
-
-How: the case forward and backward, each kernel (the op's and every grad op's) run in a scope
-of its own that holds only the variables its op declares (inputs and outputs); a lookup of
-any other name raises, naming the variable and the kernel line. In the forward op's scope its
-no_need_buffer inputs are data-less tensors (shape, dtype and LoD only). Outputs and gradients
-must be bitwise equal to the plain run. (A grad op's no_need_buffer inputs keep their data
-here: the `no_need_buffer` check swaps them.)
-"""
+"""`declared_inputs`: every kernel run in a scope holding only its op's declared variables
+(the forward op's no_need_buffer inputs as shape-only placeholders) gives bitwise the plain
+run's results. docs/harness.md, "Execution-mode checks". (A grad op's no_need_buffer inputs
+keep their data here: the `no_need_buffer` check swaps them.)"""
 from __future__ import annotations
 
 from harness.check import Check, Mismatch
@@ -22,8 +10,6 @@ from harness.modes import error_line, first_line, kernel_line, producer, steady_
 from harness.op import run as run_case
 from opkit.framework.scope import Scope
 from opkit.framework.tensor import LoDTensor
-
-__all__ = ["CHECK", "DeclaredInputsCheck", "DeclaredScope", "DeclaredHooks", "UndeclaredRead"]
 
 MODE = "in a scope holding only its declared inputs"
 
@@ -37,8 +23,7 @@ class DeclaredScope(Scope):
 
     def __init__(self, op, allowed):
         super().__init__()
-        self._op = op
-        self._allowed = allowed
+        self._op, self._allowed = op, allowed
 
     def find_var(self, name):
         if name not in self._allowed:
@@ -99,7 +84,6 @@ class DeclaredInputsCheck(Check):
     description = ("each kernel run in a scope holding only its op's declared variables (the "
                    "forward's no_need_buffer inputs shape-only) gives the same results")
     order = 85
-    variants = ("case",)
 
     def verdict(self, derived, context):
         case = derived.case
@@ -138,13 +122,12 @@ class DeclaredInputsCheck(Check):
 
     @staticmethod
     def _raised(exc) -> str:
-        chain, e = [], exc
-        while e is not None and e not in chain:
-            chain.append(e)
+        seen, e = [], exc
+        while e is not None and e not in seen:        # the exception and its causes
+            if isinstance(e, UndeclaredRead):
+                return f"{MODE}: {e}{error_line(exc)}"
+            seen.append(e)
             e = e.__cause__ or e.__context__
-        undeclared = next((e for e in chain if isinstance(e, UndeclaredRead)), None)
-        if undeclared is not None:
-            return f"{MODE}: {undeclared}{error_line(exc)}"
         return (f"forward with its no_need_buffer inputs as shape-only placeholders, each "
                 f"kernel {MODE}: the op raised {first_line(exc)}{error_line(exc)}")
 

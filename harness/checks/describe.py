@@ -1,19 +1,12 @@
-"""`describe` (law 1 of issue 36): what the program is told equals what the kernel does.
+"""`describe` (law 1 of issue 36): what the program is told equals what the kernel does --
+the compile-time dtype, shape and lod_level of every output equal the run-time tensor's, on
+the case and on each case with one declared attr value changed (docs/harness.md, "Laws every
+op obeys"). A program built from the description must accept the kernel's output as the
+next op's input.
 
-For the case and for each case derived from it by one declared attr value (a bool flipped,
-each other value of a declared value set or dtype set: `harness.laws.attr_alternatives`),
-the op is appended to a fresh Program whose input variables describe the inputs exactly
-(shapes, dtypes, lod_level = the LoD's depth); the compile-time description of every output
-(dtype, shape, lod_level) must equal the tensor the kernel produces from those inputs:
-the same dtype, the same rank and every known dim equal, the same LoD depth. A program built
-from the description must accept the kernel's output as the next op's input.
-
-The `infer_shape` check compares shapes with unknown (-1) dims on the case; this one compares
-everything with known dims on the case and its derived attr values.
-
-Bug class: an infer_shape that never declares an integer or bool output's dtype (the program
-sees the input's float dtype), that forgets share_lod / set_lod_level, or whose compile-time
-branch (`not ctx.is_runtime()`) ignores an attr the run-time branch honours.
+Bug class: an infer_shape that never declares an integer or bool output's dtype, forgets
+share_lod / set_lod_level, or whose compile-time branch ignores an attr the run-time branch
+honours.
 """
 from __future__ import annotations
 
@@ -30,14 +23,12 @@ class DescribeCheck(Check):
     name = "describe"
     description = "compile-time dtype/shape/lod_level of every output == the run-time tensor"
     order = 151
-    variants = ("case",)
 
     def verdict(self, derived, context):
         case = derived.case
         combo = laws.numeric_combo(case)
-        plans = [(case, "the case")]
-        for attrs, note in laws.attr_alternatives(case, MAX_ATTR_VARIANTS):
-            plans.append((laws.with_case(case, attrs=attrs), note))
+        plans = [(case, "the case")] + [(laws.with_case(case, attrs=attrs), note) for attrs, note
+                                        in laws.attr_alternatives(case, MAX_ATTR_VARIANTS)]
         judged = 0
         for c, what in plans:
             try:

@@ -1,10 +1,6 @@
-"""`determinism`: several runs (at least 3) of forward and backward on the same inputs give
-bitwise-identical outputs and gradients. A difference names the first differing element and
-its distance in ULPs.
-
-Also (on the case itself, not its variants) two fresh processes started with different
-`PYTHONHASHSEED` values must give bitwise-identical results (harness.hashseed): a
-result that depends on set or dict order over names fails there."""
+"""`determinism`: at least 3 runs of forward and backward on the same inputs, and (on the
+case itself) two fresh processes with different PYTHONHASHSEED (harness.hashseed), give
+bitwise-identical outputs and gradients (docs/harness.md)."""
 from __future__ import annotations
 
 import os
@@ -12,18 +8,10 @@ import sys
 
 from harness.check import Check, Mismatch
 from harness.compare import fmt_index
-from harness.context import (
-    CheckContext,
-    combos,
-    fail,
-    first_difference,
-    pass_,
-    prepare,
-    refeed,
-    run_forward_backward,
-)
+from harness.context import (combos, fail, first_difference, pass_, prepare, refeed, result,
+                             run_forward_backward)
 from harness.hashseed import HASH_SEEDS, cross_process, enabled
-from harness.report import SKIP, CheckResult
+from harness.report import SKIP
 from harness.siblings import sibling_classes
 from harness.values import fmt_value
 from opkit.registry import op_info
@@ -31,64 +19,27 @@ from opkit.registry import op_info
 NAME = "determinism"
 
 
-def check_case(case, context: CheckContext, variant: str = "case") -> list:
-    proto = op_info(case.op_type).proto
-    if variant == "default_attrs" and proto is not None and \
-            proto.attr("seed") is not None:
-        return [CheckResult(NAME, SKIP, "", "", case.name, "a random op with its default "
-                            "attrs (seed 0) draws a fresh seed each run")]
-    runs = max(3, int(context.runs or 3))
-    runnable, results = combos(case, context, NAME)
-    steady = []          # the combos whose repeated runs agree: then across processes
-    for combo in runnable:
-        try:
-            prepared = prepare(case, combo)
-            first = run_forward_backward(prepared, case, seed=context.seed)
-            problem = None
-            for k in range(1, runs):
-                refeed(prepared, case, combo)
-                again = run_forward_backward(prepared, case, seed=context.seed)
-                for name in first:
-                    diff = first_difference(first[name], again.get(name))
-                    if diff is None:
-                        continue
-                    if isinstance(diff, str):
-                        problem = (f"run {k + 1} of {runs}: {name}: {diff}", None)
-                    else:
-                        idx, a, b, ulps = diff
-                        problem = (f"run {k + 1} of {runs} differs from run 1 at "
-                                   f"{fmt_index(name, idx)}: {fmt_value(a)} vs {fmt_value(b)} ({ulps} ULP)",
-                                   None)
-                    break
-                if problem:
-                    break
-        except Exception as exc:
-            results.append(fail(NAME, combo, case, "the op raised before the check could "
-                                f"finish: {str(exc).splitlines()[0]}", kind="kernel-raised"))
-            continue
-        if problem:
-            results.append(fail(NAME, combo, case, problem[0], problem[1]))
-        else:
-            results.append(pass_(NAME, combo, case, f"{runs} runs bitwise identical"))
-            steady.append(combo)
-    if steady and variant == "case":     # the case itself, not a variant
-        results.extend(_across_processes(case, context, steady, proto))
-    return results
+def _differs(first: dict, again: dict, run: str) -> str | None:
+    for name in first:
+        diff = first_difference(first[name], again.get(name))
+        if isinstance(diff, str):
+            return f"{run}: {name}: {diff}"
+        if diff is not None:
+            idx, a, b, ulps = diff
+            return (f"{run} differs from run 1 at {fmt_index(name, idx)}: {fmt_value(a)} vs "
+                    f"{fmt_value(b)} ({ulps} ULP)")
+    return None
 
 
 def _across_processes(case, context, runnable, proto):
     """The results of the pair of fresh processes with different PYTHONHASHSEED."""
-
-
     if not enabled() or getattr(context, "hash_seeds", "off") != "own":
         return []       # off (OPKIT_HASH_SEEDS=0, or a library call), or the run's one pair
                         # of children does it (opkit test: harness.run.run_ops)
     seed_attr = proto.attr("seed") if proto is not None else None
     if seed_attr is not None and not (case.attrs or {}).get("seed", seed_attr.default):
-        return [CheckResult(NAME, SKIP, "", "", case.name,
-                            "across processes: a random op without a fixed seed (seed 0 "
-                            "draws a fresh seed each run)")]
-
+        return [result(NAME, SKIP, None, case, "across processes: a random op without a fixed "
+                       "seed (seed 0 draws a fresh seed each run)")]
     classes = []
     for cls in sibling_classes(case, context):      # the op's OpTests: one pair of children
         mod = sys.modules.get(cls.__module__)
@@ -96,19 +47,19 @@ def _across_processes(case, context, runnable, proto):
             classes.append((os.path.abspath(mod.__file__), cls.__name__))
     status, got = cross_process(case, runnable, context.seed, classes=classes)
     if status == "skip":
-        return [CheckResult(NAME, SKIP, "", "", case.name, f"across processes: {got}")]
+        return [result(NAME, SKIP, None, case, f"across processes: {got}")]
     if status == "fail":
         return [fail(NAME, c, case, got) for c in runnable]
     out = []
     for c in runnable:
         problem = got.get((c.place, c.dtype))
         if problem is False:
-            out.append(CheckResult(NAME, SKIP, c.place, c.dtype, case.name, "across "
-                                   "processes: the op gave no result in the fresh processes"))
-            continue
-        out.append(fail(NAME, c, case, problem) if problem else
-                   pass_(NAME, c, case, f"bitwise identical in fresh processes with "
-                         f"PYTHONHASHSEED={HASH_SEEDS[0]} and {HASH_SEEDS[1]}"))
+            out.append(result(NAME, SKIP, c, case, "across processes: the op gave no result in "
+                              "the fresh processes"))
+        else:
+            out.append(fail(NAME, c, case, problem) if problem else
+                       pass_(NAME, c, case, f"bitwise identical in fresh processes with "
+                             f"PYTHONHASHSEED={HASH_SEEDS[0]} and {HASH_SEEDS[1]}"))
     return out
 
 
@@ -119,8 +70,37 @@ class DeterminismCheck(Check):
     variants = ("case", "default_attrs")   # the case and its all-default-attrs variant
 
     def verdict(self, derived, context):
-        return self.adopt(derived, check_case(derived.case, context, derived.variant),
-                          Mismatch)
+        case = derived.case
+        proto = op_info(case.op_type).proto
+        if derived.variant == "default_attrs" and proto is not None and \
+                proto.attr("seed") is not None:
+            return [self.skipped(derived.base, "a random op with its default attrs (seed 0) "
+                                 "draws a fresh seed each run")]
+        runs = max(3, int(context.runs or 3))
+        runnable, results = combos(case, context, NAME)
+        steady = []          # the combos whose repeated runs agree: then across processes
+        for combo in runnable:
+            try:
+                prepared = prepare(case, combo)
+                first = run_forward_backward(prepared, case, seed=context.seed)
+                for k in range(1, runs):
+                    refeed(prepared, case, combo)
+                    again = run_forward_backward(prepared, case, seed=context.seed)
+                    problem = _differs(first, again, f"run {k + 1} of {runs}")
+                    if problem:
+                        break
+            except Exception as exc:
+                results.append(fail(NAME, combo, case, "the op raised before the check could "
+                                    f"finish: {str(exc).splitlines()[0]}", kind="kernel-raised"))
+                continue
+            if problem:
+                results.append(fail(NAME, combo, case, problem))
+            else:
+                results.append(pass_(NAME, combo, case, f"{runs} runs bitwise identical"))
+                steady.append(combo)
+        if steady and derived.variant == "case":     # the case itself, not a variant
+            results.extend(_across_processes(case, context, steady, proto))
+        return self.adopt(derived, results, Mismatch)
 
 
 CHECK = DeterminismCheck()

@@ -1,25 +1,6 @@
-"""distribution: a random op samples the distribution its OpTest declares, and its attrs move
-that distribution as declared.
-
-The OpTest declares `distribution = {output: Law}` (harness.distributions: Normal, Uniform,
-Exponential, Bernoulli, Categorical, or a reference Sampler; parameters bound to attrs).
-The check
-1. runs the case's op on CPU repeatedly until it has TARGET_SAMPLES samples of each declared
-   output (at most MAX_RUNS runs), the op's `seed` attr set to a value derived from the run's
-   `--seed` and the run number (and `fix_seed` set), so every run is reproducible and the
-   runs are independent draws; an op that gives the same samples for another seed (a seed
-   fed as an input) is tested on one run;
-2. applies the law's goodness-of-fit test (harness.distributions) with the case's attrs;
-3. again with each attr the law's parameters read set to other values (floats: 0.25, 0.75 and
-   2.5 v + 0.5; bools flipped; ints v + 1 and 2 v + 2; strings: the law's `vary` values),
-   values the op refuses being left out: an attr that the kernel ignores or misuses (std used
-   as the variance, min and max swapped, the keep probability used as the drop probability)
-   moves the samples away from the declared law there.
-
-False alarms: each test has a rigorous finite-sample bound (DKW-Massart, Hoeffding), at
-ALPHA / (number of tests of the case): the probability that a correct op fails a case is at
-most ALPHA = 1e-6 (a union bound), whatever the seed.
-"""
+"""`distribution`: a random op samples the distribution its OpTest declares (or that its
+attrs imply: `inferred`), and its attrs and the other float dtype move it as declared, at a
+false-alarm rate of at most ALPHA per case. docs/harness.md, "`distribution`"."""
 from __future__ import annotations
 
 import dataclasses
@@ -28,16 +9,12 @@ import numpy as np
 
 from harness.case import normalize_slots
 from harness.check import Check, WrongValue
-from harness.context import has_float_inputs, op_refused
+from harness.context import Combo, has_float_inputs, op_refused
 from harness.distributions import Law, Normal, Uniform, dropout_laws
 from harness.confirm import confirm_inferred
 from harness.output_judge import prepare_case
-from harness.report import PASS, CheckResult
 from harness.spec import knob  # noqa: I001
 from opkit.registry import op_info
-
-__all__ = ["DistributionCheck", "CHECK", "ALPHA", "TARGET_SAMPLES", "MAX_RUNS", "MAX_SAMPLES",
-           "declared", "inferred"]
 
 NAME = "distribution"
 ALPHA = 1e-6              # the probability that a correct op fails one case, at most
@@ -46,28 +23,21 @@ MAX_RUNS = 100            # ... from at most this many runs of the op
 MAX_SAMPLES = 50000       # at most this many samples tested per output and setting
 NO_VARY = ("seed", "fix_seed", "dtype", "shape")
 CAST = "\0cast"            # a plan entry: the other float dtype
+CPU = Combo("CPU", "")
 
 
 def declared(case, context):
-    test = getattr(context, "test", None)
-    d = knob(test, "distribution")
+    d = knob(getattr(context, "test", None), "distribution")
     if d is None:
         d = (case.options or {}).get("distribution")
     return d or inferred(case)
 
 
 def inferred(case) -> dict | None:
-    """The law of a random op that follows Paddle's conventions, for an OpTest that declares
-    none: an op with an int attr `seed` and
-    * attrs `mean` and `std`, no float input, an output Out: Out ~ Normal(mean, std);
-    * attrs `min` and `max` (and `diag_num` 0 where it has one), no float input, an output
-      Out: Out ~ Uniform(min, max);
-    * attr `dropout_prob`, input X, outputs Out and Mask, not `is_test`: dropout's laws
-      (harness.distributions.dropout_laws).
+    """The law of a random op that follows Paddle's conventions (seed and mean/std, min/max or
+    dropout_prob attrs: docs/harness.md, "Inferred laws"), for an OpTest that declares none;
     None otherwise. A declared `distribution` always takes precedence."""
-
-    info = op_info(case.op_type)
-    proto = info.proto
+    proto = op_info(case.op_type).proto
     if proto is None:
         return None
     pattrs = {a.name: a for a in proto.attrs}
@@ -103,12 +73,7 @@ def _candidates(proto_attr, value, law_vary) -> list:
         out += [value + 1, 2 * value + 2]
     elif t == "bool":
         out += [not value]
-    seen, res = [], []
-    for v in out:
-        if v != value and v not in seen:
-            seen.append(v)
-            res.append(v)
-    return res
+    return [v for i, v in enumerate(out) if v != value and v not in out[:i]]
 
 
 class DistributionCheck(Check):
@@ -116,7 +81,6 @@ class DistributionCheck(Check):
     description = ("a random op's samples fit the distribution its OpTest declares (and the "
                    "attrs move it as declared), at a false-alarm rate <= 1e-6")
     order = 165
-    variants = ("case",)
 
     def applies(self, case, context):
         if not declared(case, context):
@@ -170,13 +134,14 @@ class DistributionCheck(Check):
             run_attrs = dict(attrs, **change)
             if cast and isinstance(attrs.get("dtype"), str) and "dtype" in pattrs:
                 run_attrs["dtype"] = cast
-            if (change or cast) and not all(law.valid(law.resolve(run_attrs)[0]) for law in decl.values()):
+            changed = bool(change or cast)
+            if changed and not all(law.valid(law.resolve(run_attrs)[0]) for law in decl.values()):
                 refused.append(f"{label} (outside the declared law)")
                 continue
             try:
                 samples, note = _sample(case, run_attrs, decl, pattrs, seed, cast)
             except _Refused as exc:
-                if not (change or cast):
+                if not changed:
                     return [self.skipped(case, f"the op refuses the case: {exc}")]
                 refused.append(label)
                 continue
@@ -189,8 +154,7 @@ class DistributionCheck(Check):
                 total += x.size
                 msg = law.test(x, values, alpha, rng=np.random.default_rng(seed))
                 if msg:
-                    head = "" if not (change or cast) else \
-                        f"with {label} (other attrs as the case): "
+                    head = f"with {label} (other attrs as the case): " if changed else ""
                     return [self._fail(derived, f"{head}{out} does not follow the declared "
                                                 f"{law.describe(values)}{how}: {msg}{note}")]
             tested.append(label)
@@ -200,13 +164,10 @@ class DistributionCheck(Check):
         if refused:
             text += f"; not tested: {', '.join(refused)}"
         text += how
-        return [CheckResult(NAME, PASS, "CPU", "", derived.base.name, text)]
+        return [self.passed(derived, CPU, text)]
 
     def _fail(self, derived, message):
-        class _Combo:
-            place, dtype = "CPU", ""
-
-        return self.failed(derived, _Combo, message, kind=WrongValue)
+        return self.failed(derived, CPU, message, kind=WrongValue)
 
 
 class _Refused(Exception):
@@ -216,7 +177,6 @@ class _Refused(Exception):
 def _sample(case, attrs, decl, pattrs, seed, cast=""):
     """{declared name: samples (1-D float64)} from repeated runs (float inputs cast to `cast`
     when given), and a note."""
-
     inputs = {s.name: s.data for specs in normalize_slots(case.inputs).values() for s in specs}
     got = {k: [] for k in decl}
     n, first, note = 0, None, ""
@@ -226,10 +186,8 @@ def _sample(case, attrs, decl, pattrs, seed, cast=""):
             run_attrs["seed"] = 1 + (seed * 1000003 + 7919 * (k + 1)) % 2147483000
         if "fix_seed" in pattrs:
             run_attrs["fix_seed"] = True
-        run_case = _with_attrs(case, run_attrs)
         try:
-            p = prepare_case(run_case, "CPU", cast)
-            outs = p.forward()
+            outs = prepare_case(dataclasses.replace(case, attrs=run_attrs), "CPU", cast).forward()
         except Exception as exc:  # noqa: BLE001
             if op_refused(exc):
                 raise _Refused(str(exc).splitlines()[0] if str(exc) else
@@ -264,16 +222,13 @@ def _sample(case, attrs, decl, pattrs, seed, cast=""):
 def _rtol(outs) -> float:
     """How close a sample must be to a declared value: 1e-6, or 16 eps of the least precise
     float output (float16 results)."""
-    eps = [float(np.finfo(v.dtype).eps) for v in outs.values()
-           if isinstance(v, np.ndarray) and v.dtype.kind == "f"]
-    return max([1e-6] + [16 * e for e in eps])
+    return max([1e-6] + [16 * float(np.finfo(v.dtype).eps) for v in outs.values()
+                         if isinstance(v, np.ndarray) and v.dtype.kind == "f"])
 
 
 def _other_float_dtype(case, attrs, pattrs) -> str:
     """float32 for a float64 case and the reverse (the dtype attr of a creation op, else the
     float inputs), where the op has a CPU kernel for it; '' otherwise."""
-
-
     if isinstance(attrs.get("dtype"), str) and "dtype" in pattrs:
         now = attrs["dtype"]
     else:
@@ -283,10 +238,6 @@ def _other_float_dtype(case, attrs, pattrs) -> str:
     other = {"float32": "float64", "float64": "float32"}.get(now, "")
     cpu = op_info(case.op_type).kernel_places().get("CPU", [])
     return other if other in cpu else ""
-
-
-def _with_attrs(case, attrs):
-    return dataclasses.replace(case, attrs=attrs)
 
 
 CHECK = DistributionCheck()

@@ -1,33 +1,12 @@
-"""double_grad: second-order gradients (a grad op's own grad maker) against numeric ones.
+"""`double_grad`: second-order gradients (a grad op's own grad maker) against numeric ones,
+float64 on CPU; docs/harness.md, "`double_grad`".
 
-Where a grad op of the case (the ops the forward op's grad maker makes, e.g. `tanh_grad`)
-registers a grad maker of its own (e.g. making `tanh_grad_grad`), the grad op is itself a
-differentiable function of its inputs (forward inputs and outputs it reads, the output
-gradients). This check runs the case's forward and first-order backward in float64 on CPU
-(random cotangents on every float output the grad maker consumes), then treats each such grad
-op as an op of its own:
-
-* its inputs are the values the first-order backward fed it (the forward's X, Out, the
-  cotangent Out@GRAD, ...), renamed so that their gradients get names of their own
-  (`Out@GRAD` becomes `Out@G`, whose gradient is `Out@G@GRAD`);
-* numeric: the derivative of `sum(cot2 * grad_op_outputs)` (a fixed random cotangent `cot2`)
-  with respect to every float input, by the coloured engine (`harness.gradient`), float64;
-* analytic: the grad op's grad maker (the double-grad ops) run on `cot2`; an input whose
-  gradient the maker does not produce counts as a zero gradient, so a term the double-grad
-  op leaves out (the `Out` term of tanh's, Paddle's DOutNew) is a wrong value, not a skip;
-* a mismatch at a point where the grad op is not differentiable (relu_grad in Out at 0) is
-  accepted when the analytic value is one of the one-sided slopes (`harness.kinks`);
-* where the maker gives no gradient of a forward output the grad op reads (elu_grad's Out:
-  Paddle's elu double-grad op folds d/dOut into X's gradient, Out = elu(X)), a mismatch is
-  judged again with those outputs recomputed by the forward op (total derivatives,
-  `harness.composed_second_order`); a maker leaving a term out fails that too;
-* inputs the forward op's grad maker gives no gradient of (pow's FactorTensor) are read as
-  constants, and the run's backend runs every op (harness.op.make: Paddle's grad ops too,
-  harness.backends.paddle_grad_op).
-
-Compared with PyTorch's gradgradcheck and Paddle's double_grad_check, the grad op's inputs
-vary independently (Out is not recomputed from X): each double-grad output is checked on its
-own, and a failure names the grad op, its input and the element.
+Beyond the doc: where the maker gives no gradient of a forward output the grad op reads
+(elu_grad's Out: Paddle's elu double-grad op folds d/dOut into X's gradient), a mismatch is
+judged again with those outputs recomputed by the forward op (total derivatives,
+harness.composed_second_order). Inputs the forward op's grad maker gives no gradient of
+(pow's FactorTensor) are read as constants, and the run's backend runs every op
+(harness.op.make: Paddle's grad ops too).
 """
 from __future__ import annotations
 
@@ -38,15 +17,13 @@ from harness.case import VarSpec, normalize_slots
 from harness.check import Check, WrongValue
 from harness.composed_second_order import judge as judge_composed
 from harness.gradient import NumericEngine
-from harness.op import consumed_outputs, has_grad, make, make_cotangents
+from harness.op import Combo, consumed_outputs, has_grad, make, make_cotangents
 from harness.output_judge import expected_outputs, first_line, prepare_case
-from harness.report import PASS, SKIP, CheckResult
 from harness.second_order import RENAMED, judge_exact, judge_fast, shown_name
 from opkit.framework.context import EMPTY_VAR_NAME
 
-__all__ = ["DoubleGradCheck", "CHECK", "grad_op_function"]
-
 NAME = "double_grad"
+CPU64 = Combo("CPU", "float64")
 
 
 def _rename(name: str) -> str:
@@ -57,14 +34,11 @@ def grad_op_function(fwd, gop):
     """A prepared op (harness.op.make: the run's backend) running grad op `gop` alone on the
     values the first-order backward gave it in `fwd` (variables renamed), or a string: why
     it cannot be made."""
-
     specs = {}
     for slot, names in gop.inputs.items():
         items = []
         for n in names:
-            if n == EMPTY_VAR_NAME:
-                continue
-            value = fwd.value(n)
+            value = None if n == EMPTY_VAR_NAME else fwd.value(n)
             if value is None:
                 continue
             if not hasattr(value, "recursive_sequence_lengths"):   # not a (LoD) tensor
@@ -80,7 +54,7 @@ def grad_op_function(fwd, gop):
     return make(gop.type, specs, gop.attrs, outputs, fwd.place)
 
 
-def non_differentiable(fwd, case) -> frozenset:
+def non_differentiable(fwd) -> frozenset:
     """The forward inputs the op's grad maker gives no gradient for even with nothing in the
     no_grad_set (pow's FactorTensor, scale's ScaleTensor, indices, labels): the grad op
     reads them as constants, so no second-order gradient is asked of them either."""
@@ -94,7 +68,6 @@ def non_differentiable(fwd, case) -> frozenset:
 
 def _float64_cpu(op_type: str) -> bool:
     """Whether the run's backend has a float64 CPU kernel for the op type."""
-
     return "float64" in kernel_places(op_type).get("CPU", [])
 
 
@@ -103,7 +76,6 @@ class DoubleGradCheck(Check):
     description = ("second-order gradients: a grad op's own grad maker against the numeric "
                    "derivative of the grad op (float64)")
     order = 22
-    variants = ("case",)
     needs_float = True
 
     def applies(self, case, context):
@@ -135,21 +107,18 @@ class DoubleGradCheck(Check):
             fwd.backward(cot, list(case.grad_inputs), no_grad)
         except Exception as exc:  # noqa: BLE001
             return [self.skipped(case, f"the first-order backward raised {first_line(exc)}")]
-        fixed = non_differentiable(fwd, case)
-        results = []
-        for gop in with_maker:
-            results.extend(self._check_grad_op(derived, fwd, gop, seed, fixed))
-        return results
+        fixed = non_differentiable(fwd)
+        return [r for gop in with_maker for r in self._check_grad_op(derived, fwd, gop, seed,
+                                                                      fixed)]
 
-    def _check_grad_op(self, derived, fwd, gop, seed, fixed=frozenset()):
+    def _check_grad_op(self, derived, fwd, gop, seed, fixed):
         case = derived.case
         where = f"grad op '{gop.type}'"
         if not _float64_cpu(gop.type):
-            return [CheckResult(NAME, SKIP, "CPU", "float64", derived.base.name,
-                                f"{where} has no float64 CPU kernel")]
+            return [self.skipped(derived.base, f"{where} has no float64 CPU kernel", CPU64)]
         g = grad_op_function(fwd, gop)
         if isinstance(g, str):
-            return [CheckResult(NAME, SKIP, "CPU", "float64", derived.base.name, g)]
+            return [self.skipped(derived.base, g, CPU64)]
         delta = float((case.options or {}).get("numeric_grad_delta", 0.005))
         try:
             gouts = g.forward()
@@ -166,9 +135,8 @@ class DoubleGradCheck(Check):
             return [self.failed(derived, None, f"{where} raised {first_line(exc)} when run "
                                 f"on its own", kind=WrongValue)]
         if not cot2 or not wrt:
-            return [CheckResult(NAME, SKIP, "CPU", "float64", derived.base.name,
-                                f"{where} has no float input or output to differentiate")]
-        double = None
+            return [self.skipped(derived.base, f"{where} has no float input or output to "
+                                 "differentiate", CPU64)]
         try:
             analytic = g.backward(cot2, wrt)
             double = ", ".join(sorted({o.type for o in g.grad_ops()}))
@@ -210,25 +178,20 @@ class DoubleGradCheck(Check):
                 composed = f"raised {first_line(exc)}"
             if composed is None:
                 outs = sorted(n for n in wrt if n in set(fwd.output_names()))
-                return [CheckResult(NAME, PASS, "CPU", "float64", derived.base.name,
-                                    f"{where} -> {double or 'no ops'}: total derivatives "
-                                    f"with {', '.join(outs)} recomputed by the forward op",
-                                    worst)]
+                return [self.passed(derived, CPU64, f"{where} -> {double or 'no ops'}: total "
+                                    f"derivatives with {', '.join(outs)} recomputed by the "
+                                    "forward op", worst)]
             if composed:
                 problems.append(f"with the forward outputs recomputed: {composed}")
         if problems:
             return [self._fail(derived, f"{where} (double grad ops: {double or 'none'}): "
                                f"second-order gradients w.r.t. its inputs: "
                                + "; ".join(problems), worst)]
-        return [CheckResult(NAME, PASS, "CPU", "float64", derived.base.name,
-                            f"{where} -> {double or 'no ops'}: "
+        return [self.passed(derived, CPU64, f"{where} -> {double or 'no ops'}: "
                             f"{', '.join(shown_name(n) for n in wrt)}", worst)]
 
     def _fail(self, derived, message, worst=None):
-        class _Combo:
-            place, dtype = "CPU", "float64"
-
-        return self.failed(derived, _Combo, message, kind=WrongValue, worst=worst)
+        return self.failed(derived, CPU64, message, kind=WrongValue, worst=worst)
 
 
 CHECK = DoubleGradCheck()

@@ -1,28 +1,18 @@
-"""`dtypes`: float32 and float64 kernels exist on every place where the op, and each of its
-grad ops, registers kernels; the op's float16 / bfloat16 kernels agree with its float64
-kernel within the storage dtype's worst case, do not overflow where the float64 result is in
-range, have gradients that match the float64 numeric gradient, and have grad kernels in both
-dtypes (harness.low_precision)."""
+"""`dtypes`: float32 and float64 kernels on every place where the op or a grad op registers
+kernels; its CPU integer kernels agree with its float64 kernel on integer values; its float16
+/ bfloat16 kernels are judged by harness.low_precision (docs/harness.md, docs/low_precision.md)."""
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
 from harness.case import VarSpec, normalize_slots
 from harness.check import Check, MissingKernel
-from harness.context import (
-    CheckContext,
-    Combo,
-    fail,
-    gpu_unavailable_reason,
-    grad_op_types,
-    has_float_inputs,
-    output_slots,
-    pass_,
-    place_object,
-    result,
-)
+from harness.context import (Combo, fail, gpu_unavailable_reason, grad_op_types, has_float_inputs,
+                             output_slots, pass_, place_object, result)
 from harness.low_precision import judge, low_precision_kernels
-from harness.op import make
+from harness.op import make, op_refused
 from harness.report import SKIP
 from opkit.framework import errors
 from opkit.registry import has_op, op_info
@@ -31,59 +21,9 @@ NAME = "dtypes"
 REQUIRED = ("float32", "float64")
 
 
-def check(case, context: CheckContext) -> list:
-    op_types = [case.op_type] + grad_op_types(case)
-    results = []
-    places: dict[str, list[str]] = {}
-    for op_type in op_types:
-        if not has_op(op_type):
-            continue
-        kernels = op_info(op_type).kernel_places()
-        # a float op (float kernels on some place) needs float32 and float64 on every place
-        # it has kernels on, and a CPU kernel
-        float_op = any(d.startswith("float") for ds in kernels.values() for d in ds)
-        if float_op and "CPU" not in kernels:
-            places.setdefault("CPU", []).append(
-                f"op '{op_type}' has no CPU kernel (it has kernels on "
-                f"{', '.join(sorted(kernels))} only)")
-        for place, dtypes in kernels.items():
-            places.setdefault(place, [])
-            if not float_op:
-                continue
-            for d in REQUIRED:
-                if d not in dtypes:
-                    places[place].append(f"op '{op_type}' has no {d} kernel on {place} "
-                                         f"(it has: {', '.join(dtypes) or 'none'})")
-    if not places:
-        from opkit.framework.operator import OperatorWithKernel
-
-        if has_op(case.op_type) and issubclass(op_info(case.op_type).op_class,
-                                               OperatorWithKernel):
-            return [fail(NAME, Combo("CPU", ""), case,
-                         f"op '{case.op_type}' is an OperatorWithKernel but registers no "
-                         f"kernels (a typo in register_kernel's op type?)")]
-        return [result(NAME, SKIP, None, case, f"op '{case.op_type}' registers no kernels")]
-    int_problems = integer_kernel_problems(case)
-    low = low_precision_judgement(case, context, sorted(places), op_types[1:])
-    for place in sorted(places):
-        problems = places[place] + (int_problems if place == "CPU" else []) + \
-            low.get(place, [])
-        combo = Combo(place, "")
-        if problems:
-            results.append(fail(NAME, combo, case, "; ".join(problems)))
-        else:
-            lows = low_precision_kernels(case.op_type).get(place, []) if place in low else []
-            results.append(pass_(NAME, combo, case, "float32 and float64 kernels for " +
-                                 ", ".join(t for t in op_types if has_op(t)) +
-                                 (f"; {' and '.join(lows)} within the float64 kernel's bounds"
-                                  if lows else "")))
-    return results
-
-
 def low_precision_judgement(case, context, places, grad_types) -> dict[str, list[str]]:
     """{place: problems} of the op's float16 / bfloat16 kernels (harness.low_precision), on
     the places that can run (a GPU only when usable); {} for a case without float inputs."""
-
     if not has_float_inputs(case) or not low_precision_kernels(case.op_type):
         return {}
     runnable = [p for p in places if p in context.selected_places() and
@@ -97,14 +37,8 @@ INT_RANGE = 4   # integer-valued inputs in [-INT_RANGE, INT_RANGE]
 
 def integer_kernel_problems(case) -> list[str]:
     """The op's CPU integer kernels (int32/int64), which a float OpTest never runs, against
-    its float64 kernel: the case's float inputs rounded to small integers (scaled into
-    [-4, 4]) are fed to both; where the float64 result is integral, the integer kernel must
-    give the same values, in the integer dtype (where the float64 result has the input's
-    dtype) or in the float64 result's own dtype (bool, int64 indices). A kernel that
-    promotes (`np.maximum(x, 0.0)` gives float64), truncates or wraps fails. An integer
-    kernel that refuses the inputs with an opkit error is left alone."""
-
-
+    its float64 kernel on the case's float inputs rounded to integers in [-4, 4] (the rule:
+    docs/harness.md, `dtypes`). An integer kernel refusing them (an opkit error) is left alone."""
     cpu = op_info(case.op_type).kernel_places().get("CPU", [])
     ints = [d for d in INT_DTYPES if d in cpu]
     if not ints or "float64" not in cpu:
@@ -115,24 +49,17 @@ def integer_kernel_problems(case) -> list[str]:
     if not floats or not all(s.data.size for s in floats):
         return []
 
-    def specs(dtype):
-        out = {}
-        for slot, items in slots.items():
-            out[slot] = []
-            for s in items:
-                data = s.data
-                if isinstance(data, np.ndarray) and data.dtype.kind == "f":
-                    top = float(np.max(np.abs(data))) if np.all(np.isfinite(data)) else 0.0
-                    data = np.round(data / top * INT_RANGE) if top > 0 else np.zeros_like(data)
-                    data = data.astype(dtype)
-                elif isinstance(data, np.ndarray):
-                    data = data.copy()
-                out[slot].append(VarSpec(s.name, data, s.lengths))
-        return out
+    def rounded(data, dtype):
+        if not isinstance(data, np.ndarray) or data.dtype.kind != "f":
+            return data.copy() if isinstance(data, np.ndarray) else data
+        top = float(np.max(np.abs(data))) if np.all(np.isfinite(data)) else 0.0
+        return (np.round(data / top * INT_RANGE) if top > 0 else np.zeros_like(data)).astype(dtype)
 
     def run(dtype):
-        p = make(case.op_type, specs(dtype), case.attrs,
-                       output_slots(case, case.op_type), place_object("CPU"))
+        specs = {slot: [VarSpec(s.name, rounded(s.data, dtype), s.lengths) for s in items]
+                 for slot, items in slots.items()}
+        p = make(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
+                 place_object("CPU"))
         return {n: (None if v is None else np.array(v)) for n, v in p.forward().items()}
 
     try:
@@ -140,40 +67,34 @@ def integer_kernel_problems(case) -> list[str]:
     except Exception:  # noqa: BLE001 - the float kernel refuses integer values: nothing to judge
         return []
     problems = []
-    fixed_dtypes = None     # outputs whose dtype the attrs fix (Paddle's out_dtype): lazily
 
-    def fixed(name):
-        """The float32 kernel gives `name` the float64 kernel's dtype too: an attr (or
-        set_output_dtype) fixes it, so the integer kernel must give that dtype as well."""
-        nonlocal fixed_dtypes
-        if fixed_dtypes is None:
-            try:
-                fixed_dtypes = {n: v.dtype for n, v in run("float32").items() if v is not None}
-            except Exception:  # noqa: BLE001 - no float32 verdict: nothing is fixed
-                fixed_dtypes = {}
-        return fixed_dtypes.get(name)
+    @functools.cache
+    def fixed() -> dict:
+        """{output: dtype} of the float32 kernel, run once when asked: an output it gives the
+        float64 kernel's dtype too has that dtype fixed by an attr (Paddle's out_dtype) or
+        set_output_dtype, so the integer kernel must give that dtype as well."""
+        try:
+            return {n: v.dtype for n, v in run("float32").items() if v is not None}
+        except Exception:  # noqa: BLE001 - no float32 verdict: nothing is fixed
+            return {}
 
     for dtype in ints:
         try:
             got = run(dtype)
         except Exception as exc:  # noqa: BLE001
-            from harness.op import op_refused
-
             if op_refused(exc):
                 continue        # the integer kernel refuses these values on purpose
-            if isinstance(exc, errors.EnforceNotMet):
-                problems.append(f"op '{case.op_type}' {dtype} kernel on CPU raised on "
-                                f"integer inputs: {exc}".splitlines()[0])
-                continue
+            what = exc if isinstance(exc, errors.EnforceNotMet) else f"{type(exc).__name__}: {exc}"
             problems.append(f"op '{case.op_type}' {dtype} kernel on CPU raised on integer "
-                            f"inputs: {type(exc).__name__}: {exc}".splitlines()[0])
+                            f"inputs: {what}".splitlines()[0])
             continue
         for n, want in ref.items():
             have = got.get(n)
             if want is None or have is None:
                 continue
             want_dtype = np.dtype(dtype) if want.dtype == np.float64 else want.dtype
-            if have.dtype != want_dtype and have.dtype == want.dtype and fixed(n) == want.dtype:
+            if have.dtype != want_dtype and have.dtype == want.dtype and \
+                    fixed().get(n) == want.dtype:
                 want_dtype = want.dtype
             head = f"op '{case.op_type}' {dtype} kernel on CPU (inputs rounded to integers)"
             if have.dtype != want_dtype:
@@ -208,7 +129,51 @@ class DtypesCheck(Check):
     scope = "op"        # a fact of the op's registrations: once per op (its first case)
 
     def verdict(self, derived, context):
-        return self.adopt(derived, check(derived.case, context), MissingKernel)
+        case = derived.case
+        op_types = [case.op_type] + grad_op_types(case)
+        results = []
+        places: dict[str, list[str]] = {}
+        for op_type in op_types:
+            if not has_op(op_type):
+                continue
+            kernels = op_info(op_type).kernel_places()
+            # a float op (float kernels on some place) needs float32 and float64 on every place
+            # it has kernels on, and a CPU kernel
+            float_op = any(d.startswith("float") for ds in kernels.values() for d in ds)
+            if float_op and "CPU" not in kernels:
+                places.setdefault("CPU", []).append(
+                    f"op '{op_type}' has no CPU kernel (it has kernels on "
+                    f"{', '.join(sorted(kernels))} only)")
+            for place, dtypes in kernels.items():
+                places.setdefault(place, []).extend(
+                    f"op '{op_type}' has no {d} kernel on {place} (it has: "
+                    f"{', '.join(dtypes) or 'none'})"
+                    for d in REQUIRED if float_op and d not in dtypes)
+        if not places:
+            from opkit.framework.operator import OperatorWithKernel
+
+            if has_op(case.op_type) and issubclass(op_info(case.op_type).op_class,
+                                                   OperatorWithKernel):
+                return [fail(NAME, Combo("CPU", ""), case,
+                             f"op '{case.op_type}' is an OperatorWithKernel but registers no "
+                             f"kernels (a typo in register_kernel's op type?)",
+                             kind=MissingKernel.kind)]
+            return [result(NAME, SKIP, None, case, f"op '{case.op_type}' registers no kernels")]
+        int_problems = integer_kernel_problems(case)
+        low = low_precision_judgement(case, context, sorted(places), op_types[1:])
+        for place in sorted(places):
+            problems = places[place] + (int_problems if place == "CPU" else []) + \
+                low.get(place, [])
+            combo = Combo(place, "")
+            if problems:
+                results.append(fail(NAME, combo, case, "; ".join(problems)))
+            else:
+                lows = low_precision_kernels(case.op_type).get(place, []) if place in low else []
+                results.append(pass_(NAME, combo, case, "float32 and float64 kernels for " +
+                                     ", ".join(t for t in op_types if has_op(t)) +
+                                     (f"; {' and '.join(lows)} within the float64 kernel's bounds"
+                                      if lows else "")))
+        return self.adopt(derived, results, MissingKernel)
 
 
 CHECK = DtypesCheck()

@@ -1,14 +1,8 @@
 """`empty`: a zero-size batch runs and gives correctly shaped empty outputs and gradients,
-or the op refuses it with an opkit error with a non-empty message.
-
-Bug class: kernels that index `x[0]`, call `max()`/`argmax()` on an empty axis, divide by the
-batch size, or build outputs with a hard-coded leading dimension. A raw numpy/Python
-exception (IndexError, ValueError from `max()` of an empty array, ZeroDivisionError) fails,
-naming the kernel's file:line. Shapes: an output whose leading dimension was the batch size
-in the case must have leading dimension 0; every gradient has its input's shape. Where the
-case spells its output shape (an int-list attr or an integer input whose first value is the
-batch size: reshape2's `shape` [10, 0, 3, -1] or ShapeTensor [5, -1, 5]) the output's leading
-dimension is the user's, not X's: the output must then be zero-size with the same rank.
+or the op refuses it with an opkit error (docs/harness.md, "Input variants"). Where the case
+spells its output shape (an int-list attr or an integer input whose first value is the batch
+size: reshape2's `shape` [10, 0, 3, -1]) the output's leading dimension is the user's: the
+output must then be zero-size with the same rank.
 """
 from __future__ import annotations
 
@@ -31,32 +25,31 @@ class EmptyCheck(Check):
     needs_float = True
 
     def verdict(self, derived, context):
-        return confirm_raw(derived, self._verdict(derived, context))
-
-    def _verdict(self, derived, context):
-        return self.compare_each(
+        return confirm_raw(derived, self.compare_each(
             derived, context,
             base=lambda combo: run_case(derived.base, combo, context),
             variant=lambda combo: run_case(derived.case, combo, context),
             compare=lambda base, got, combo: _compare(derived, base, got),
             base_skip="the case itself raises", refused="pass",
             raised_prefix="raised a raw exception instead of running or refusing with an "
-                          "opkit error: ", raised_kind=RawException)
+                          "opkit error: ", raised_kind=RawException))
 
 
 def _compare(derived, base, got):
     """None, or (the problem, WrongShape): every output and gradient of the zero-size run
     has the shape it must have."""
-    batch = derived.info["batch"]
-    problem = None
-    inputs = {s.name: s.data for ss in _specs(derived.case).values() for s in ss}
-    spelled = _spells_batch(derived.case, batch)
-    compiled = _compiled_shapes(derived.case)
+    case, batch = derived.case, derived.info["batch"]
+    specs = normalize_slots(case.inputs)
+    inputs = {s.name: s.data for ss in specs.values() for s in ss}
+    lod = any(s.lengths for ss in specs.values() for s in ss)
+    spelled = _spells_batch(case, specs, batch)
+    compiled = {} if lod else _compiled_shapes(case, specs)   # LoD: rows count sequences
     for name, value in got.items():
         want = base.get(name)
         if value is None or want is None:
             continue
         known = compiled.get(name)
+        shape = None
         if name.endswith(GRAD_SUFFIX):
             src = inputs.get(name[:-5])
             shape = None if src is None else src.shape
@@ -64,35 +57,29 @@ def _compare(derived, base, got):
             # the op's own compile-time infer_shape on the zero-size inputs: which
             # output dim the zero lands in (transpose moves it), exactly
             shape = tuple(known)
-        elif want.ndim and want.shape[0] == batch and not _has_lod(derived.case):
+        elif want.ndim and want.shape[0] == batch and not lod:
             # (with LoD inputs the output rows may count sequences, which stay)
-            shape = (0,) + want.shape[1:]
-            if spelled and value.ndim == want.ndim and value.size == 0:
-                shape = None    # the leading dim came from the spelled shape
-            elif spelled:
-                problem = (f"{name}: shape {tuple(value.shape)}, expected a zero-size "
-                           f"shape of rank {want.ndim} (its shape for the non-empty "
-                           f"case was {tuple(want.shape)})")
-                break
-        else:
-            shape = None
+            if not spelled:
+                shape = (0,) + want.shape[1:]
+            elif value.ndim != want.ndim or value.size != 0:   # else the spelled shape's
+                return (f"{name}: shape {tuple(value.shape)}, expected a zero-size shape of "
+                        f"rank {want.ndim} (its shape for the non-empty case was "
+                        f"{tuple(want.shape)})", WrongShape)
         if shape is not None and tuple(value.shape) != tuple(shape):
-            problem = (f"{name}: shape {tuple(value.shape)}, expected {tuple(shape)} "
-                       f"(its shape for the non-empty case was {tuple(want.shape)})")
-            break
-    return (problem, WrongShape) if problem else None
+            return (f"{name}: shape {tuple(value.shape)}, expected {tuple(shape)} (its shape "
+                    f"for the non-empty case was {tuple(want.shape)})", WrongShape)
+    return None
 
 
-def _spells_batch(case, batch: int) -> bool:
+def _spells_batch(case, specs, batch: int) -> bool:
     """The case spells an output shape starting with the batch size: an int-list attr, or
     an integer input slot (its tensors' values joined), whose first value is `batch`."""
-
     for v in dict(case.attrs or {}).values():
         if isinstance(v, (list, tuple)) and v and all(
                 isinstance(e, (int, np.integer)) and not isinstance(e, bool) for e in v) \
                 and int(v[0]) == batch:
             return True
-    for ss in _specs(case).values():
+    for ss in specs.values():
         vals = [np.asarray(s.data).reshape(-1) for s in ss if s.data is not None
                 and np.asarray(s.data).dtype.kind in "iu"]
         if vals and len(vals) == len(ss):
@@ -102,25 +89,12 @@ def _spells_batch(case, batch: int) -> bool:
     return False
 
 
-def _has_lod(case) -> bool:
-    return any(s.lengths for ss in _specs(case).values() for s in ss)
-
-
-def _specs(case):
-    return normalize_slots(case.inputs)
-
-
-
-def _compiled_shapes(case) -> dict:
+def _compiled_shapes(case, specs) -> dict:
     """{output: compile-time dims} of the case (no dim unknown); {} when infer_shape cannot
     say (it raises, or a dim stays -1)."""
-
     try:
-        if any(s.lengths for ss in _specs(case).values() for s in ss):
-            return {}           # LoD: the rows are the sequences', not the batch's
-        return {n: d for n, d in compile_shapes(case, _specs(case),
-                                                output_slots(case, case.op_type), {}).items()
-                if d is not None}
+        return {n: d for n, d in compile_shapes(case, specs, output_slots(case, case.op_type),
+                                                {}).items() if d is not None}
     except Exception:  # noqa: BLE001 - no compile-time answer: the run-time rule applies
         return {}
 

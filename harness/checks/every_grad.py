@@ -1,15 +1,7 @@
-"""`every_grad` (law 3 of issue 36): every input and output behaves as declared under
-differentiation.
-
-- **Every float input's gradient.** The `grad` check judges the inputs the test names in
-  check_grad; this one judges the float inputs it does not name (a test that never calls
-  check_grad: all of them, over every float output). Where the op's grad maker gives the
-  input a gradient, it is checked analytic against numeric (the `grad` engine, CPU, float64);
-  where the grad maker gives it none (the op declares no gradient), the numeric gradient must
-  be zero: an input that moves the outputs but gets no gradient silently stops training.
-  Inputs the test puts in `no_grad_set` are left out (the test says why not).
-- **Dispensable outputs.** With each dispensable output the case requests left unrequested,
-  the other outputs are unchanged (the output tolerance of the run dtype).
+"""`every_grad` (law 3 of issue 36): the float inputs the test's check_grad does not name
+get their gradients checked (a numeric zero where the grad maker declares none), and leaving
+a requested dispensable output unrequested changes no other output. docs/harness.md, "Laws
+every op obeys".
 
 Bug class: a wrong gradient of an input the test never checks (a bias, a scale, a weight);
 a grad maker that forgets an input; a kernel whose path without an optional output (a mask,
@@ -23,6 +15,7 @@ from harness import laws
 from harness.case import normalize_slots
 from harness.check import Check, KernelRaised, Mismatch, WrongValue
 from harness.compare import compare
+from harness.grad_judge import check_grad
 from harness.gradient import NumericEngine
 from harness.messages import raised
 from harness.op import has_grad, make_cotangents, refusal
@@ -38,7 +31,6 @@ class EveryGradCheck(Check):
     description = ("every float input's gradient (numeric zero where none is declared); "
                    "dispensable outputs left out change nothing")
     order = 41
-    variants = ("case",)
 
     def verdict(self, derived, context):
         out = list(self._dispensable(derived))
@@ -51,24 +43,19 @@ class EveryGradCheck(Check):
     # -- every float input -------------------------------------------------------------------
     def _inputs(self, derived, context):
         case = derived.case
-        if not has_grad(case.op_type):
-            return []
         combo = laws.numeric_combo(case)
-        if combo.dtype != "float64":
+        if not has_grad(case.op_type) or combo.dtype != "float64":
             return []
         try:
             prepared, outs = laws.run(case, combo)
         except Exception:  # noqa: BLE001 - the case itself failing is `output`'s business
             return []
-        floats = laws.float_inputs(prepared.inputs)
         skip = set(case.grad_inputs or ()) | set(case.no_grad_set or ())
-        todo = [n for n in floats if n not in skip]
+        todo = [n for n in laws.float_inputs(prepared.inputs) if n not in skip]
         if not todo:
             return []
-        out_names = list(case.grad_outputs) or [n for n, v in outs.items()
-                                                if v is not None and v.dtype.kind == "f"]
-        out_names = [n for n in out_names if outs.get(n) is not None and
-                     outs[n].dtype.kind == "f"]
+        out_names = [n for n in list(case.grad_outputs) or outs
+                     if outs.get(n) is not None and outs[n].dtype.kind == "f"]
         if not out_names:
             return []
         try:
@@ -79,15 +66,12 @@ class EveryGradCheck(Check):
         declared = [n for n in todo if grad_var_name(n) in produced]
         reasons = _no_gradient_reasons(case)
         undeclared = [n for n in todo if n not in declared and n not in reasons]
+        results = []
         if declared:
             why = _refuses_gradients(prepared, outs, declared, case)
             if why:
                 return [self.skipped(case, f"the op refuses gradients for this case on "
                                      f"purpose: {why[:160]}", combo)]
-        results = []
-        if declared:
-            from harness.grad_judge import check_grad
-
             opts = case.options or {}
             try:
                 got = check_grad(case, declared, out_names, case.no_grad_set,
@@ -109,8 +93,6 @@ class EveryGradCheck(Check):
                 results.append(self.passed(derived, combo, f"{', '.join(declared)}: analytic "
                                            "== numeric"))
         if undeclared:
-            from harness.gradient import NumericEngine
-
             try:      # a fresh op: the one above ran its grad ops
                 fresh, outs = laws.run(case, combo)
             except Exception:  # noqa: BLE001
@@ -163,8 +145,6 @@ class EveryGradCheck(Check):
             try:
                 _, got = laws.run(case, combo, expected=fewer)
             except Exception as exc:  # noqa: BLE001
-                from harness.messages import raised
-
                 results.append(self.failed(derived, combo, f"with dispensable output {slot} "
                                            f"not requested the op raised {raised(exc)}",
                                            kind=KernelRaised))
@@ -183,7 +163,6 @@ class EveryGradCheck(Check):
 
 def _no_gradient_reasons(case) -> dict:
     """{variable name: reason} of the inputs whose slot declares `no_gradient(reason)`."""
-
     proto = op_info(case.op_type).proto
     slots = {v.name: getattr(v, "no_gradient_reason", "") for v in
              (proto.inputs if proto is not None else [])}
@@ -194,7 +173,6 @@ def _no_gradient_reasons(case) -> dict:
 def _refuses_gradients(prepared, outs, wrt, case) -> str | None:
     """The refusal message when the grad ops refuse this case on purpose (a typed opkit
     error: dropout or a MAX pool in inference mode), else None."""
-
     cot = make_cotangents(outs, [n for n, v in outs.items()
                                  if v is not None and v.dtype.kind == "f"])
     try:
@@ -230,7 +208,6 @@ def _slope_is_stable(prepared, cot, outs, name, num):
     (within 10%): a real slope. A jump (a mask compared with 0, a floor) moves the outputs by
     a step whose difference quotient grows as the step shrinks: not a gradient anyone could
     give, so not judged (issue 35: say so instead of failing)."""
-
     try:
         finer = NumericEngine(prepared, cot, 0.005 / 4, base_outputs=outs).exact(name)
     except Exception:  # noqa: BLE001 - no second estimate: keep the first verdict

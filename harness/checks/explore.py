@@ -1,52 +1,8 @@
-"""`explore`: the op's declared contract, explored from each OpTest case.
-
-An author's case goes where the author thought of going. From every case this check derives
-other cases inside the op's declared domains (opkit.framework.domains; docs/domains.md) and
-judges them:
-
-- **attrs**: every attr at other values of its domain -- each value of a value set (Paddle's
-  InEnum) or dtype set, every axis of its input, other orders and spellings of an axes list,
-  other permutations, a range's bounds and values of other sign and size, a bool flipped;
-  undeclared ints/floats at a few other values (0, -1, larger), int lists reversed and made
-  asymmetric; pairs of bools and value sets set together; a bool or value-set attr together
-  with NaN / negative inputs;
-- **values**: NaN, +inf, -inf and -0.0 at one element, exact halves of both signs, all
-  negative and mixed-sign values (also where the case has only positives), ties; for a
-  float16 / bfloat16 case (run in that dtype's kernel) the dtype's own largest finite value
-  of both signs, smallest normal and smallest subnormal at one element; integer
-  inputs at the ends of their declared range and just outside it (an undeclared integer input
-  at -1, its max + 1 and the dtype's minimum);
-- **shapes**: a 0-D case, size-1 dims, one rank more and one less -- where infer_shape and
-  reference() accept them.
-- **drawn values**: then GENERATED cases drawn by hypothesis inside the declared domains
-  (harness.inputs.explore.value_strategy); a failing one shrinks to the simplest failing
-  value, and the report shows it.
-
-At most `budget()` derived cases per OpTest case (default DEFAULT_BUDGET; `opkit test
---explore N` or OPKIT_EXPLORE=N), drawn round-robin over the kinds above in an order fixed by
-the seed and the case's name, so a report is reproducible. Gradients (analytic against
-numeric, float64) are judged on at most GRAD_BUDGET derived cases with finite values.
-
-Verdicts, against the test's `reference(inputs, attrs)` (NaN-aware: NaN exactly where the
-reference has NaN, inf where it has inf of the same sign):
-
-- the reference raises -> the op must refuse with an opkit error (a typed EnforceNotMet);
-  computing a result, or a raw numpy/Python error, is a failure (a derived rank or 0-D shape
-  the reference does not take is skipped instead: the reference may just not cover it);
-- the op refuses (an opkit error) an input inside its declared domains that the reference
-  computes -> a failure for values of declared value sets, dtype sets, axes and for input
-  values; a refusal of a derived shape by infer_shape, or of an undeclared attr value, is not;
-- outside a declared domain (an id below 0 for `integers(0, ...)`), a refusal is right, and
-  a result is judged only when the reference computes one.
-
-Without a `reference()`, a Paddle-style OpTest's setUp runs again under other seeds of
-numpy's global generator (new values, the test's own expected outputs) and the case is
-judged on self-consistency: outputs against its own expectation, gradients analytic against
-numeric, float64 on CPU.
-
-A failure shows the derived attrs and values and a ready-to-paste OpTest (re-run in a fresh
-process before it is printed, as fuzz does).
-"""
+"""`explore`: cases derived from each OpTest case inside the op's declared domains (attr
+values, input values, shapes, then values drawn by hypothesis), judged against the test's
+`reference(inputs, attrs)` NaN-aware, or, without one, setUp re-run under other numpy seeds.
+What is derived, the verdicts and the budget: docs/harness.md, "Exploring the declared
+contract"."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -65,10 +21,7 @@ from harness.inputs.explore import Explored, derive_cases, value_strategy
 from harness.inputs.strategies import falsify
 from harness.inputs.variants.attr_values import gradients_defined
 from harness.messages import raised
-from harness.op import (
-    compile_shapes,
-    proto_of,  # noqa: I001
-)
+from harness.op import compile_shapes, proto_of
 from harness.optest_methods import run_optest_methods
 from harness.options import DEFAULT_EXPLORE, DEFAULT_SEED
 from harness.report import FAIL
@@ -77,9 +30,6 @@ from harness.values import fmt_value
 from opkit.framework import errors
 from opkit.framework.dtypes import low_precision_of
 from opkit.registry import op_info
-
-__all__ = ["CHECK", "ExploreCheck", "budget", "derive_cases", "DEFAULT_BUDGET",
-           "GRAD_BUDGET", "Explored"]
 
 DEFAULT_BUDGET = DEFAULT_EXPLORE   # derived cases per OpTest case (opkit test --explore N)
 GRAD_BUDGET = 3         # of those, how many also get a gradient check
@@ -90,19 +40,14 @@ RESEEDS = 1             # without reference(): setUp re-run under this many othe
 
 
 def budget() -> int:
-    """The run's budget (harness.options: --explore N, or OPKIT_EXPLORE read by the front
-    door)."""
+    """The run's budget (--explore N, or OPKIT_EXPLORE: harness.options)."""
     return options.current().explore
 
 
-# =========================================================================================
-# judging
-# =========================================================================================
 def _run_dtype(case) -> str:
     if not has_float_inputs(case):
         return ""
     cpu = op_info(case.op_type).kernel_places().get("CPU", ())
-
     low = low_precision_of(case.inputs)
     if low and low in cpu:
         return low   # a float16 / bfloat16 case runs its own dtype's kernel (its values
@@ -112,7 +57,6 @@ def _run_dtype(case) -> str:
 
 def _compile_refuses(case) -> bool:
     """Whether compile-time infer_shape refuses the case (an opkit error)."""
-
     try:
         compile_shapes(case, normalize_slots(case.inputs), output_slots(case, case.op_type), {})
     except Exception as exc:  # noqa: BLE001
@@ -121,12 +65,9 @@ def _compile_refuses(case) -> bool:
 
 
 def _describe(ex: Explored, case) -> str:
-    changed = {k: v for k, v in ex.attrs.items() if (case.attrs or {}).get(k, object()) != v}
-    parts = [ex.note]
-    if changed:
-        parts.append("drawn attrs " + ", ".join(f"{k}={fmt_value(v)}" for k, v in
-                                                changed.items()))
-    return "; ".join(parts)
+    changed = ", ".join(f"{k}={fmt_value(v)}" for k, v in ex.attrs.items()
+                        if (case.attrs or {}).get(k, object()) != v)
+    return f"{ex.note}; drawn attrs {changed}" if changed else ex.note
 
 
 class ExploreCheck(Check):
@@ -135,7 +76,6 @@ class ExploreCheck(Check):
                    "too), NaN/inf/-0.0/halves/negatives/ties/integer extremes, 0-D, size-1 "
                    "and other ranks, judged against reference() (NaN-aware)")
     order = 185
-    variants = ("case",)
 
     def applies(self, case, context):
         if budget() == 0:
@@ -154,12 +94,8 @@ class ExploreCheck(Check):
         if ref is None or not _takes_inputs_and_attrs(ref):
             return self._reseeded(derived, context, seed)
         self._seed = seed
-        results = []
-        grads_left = GRAD_BUDGET
-        judged = 0
-        dtype = _run_dtype(case)
-
-        combo = Combo("CPU", dtype)
+        results, grads_left, judged = [], GRAD_BUDGET, 0
+        combo = Combo("CPU", _run_dtype(case))
         try:
             with np.errstate(all="ignore"):
                 own = ref(_copy_inputs(case.inputs), dict(case.attrs or {}))
@@ -174,10 +110,9 @@ class ExploreCheck(Check):
             if verdict is None:
                 continue
             judged += 1
-            if verdict == "grads":
+            if verdict == "grads":          # ok, gradients judged
                 grads_left -= 1
-                continue
-            if verdict == "ok":
+            if isinstance(verdict, str):
                 continue
             if verdict.status == "unconfirmed":     # harness.confirm: keep exploring; the
                 if not any(r.status == "unconfirmed" for r in results):   # first is said
@@ -209,7 +144,6 @@ class ExploreCheck(Check):
 
         from hypothesis.errors import Flaky, Unsatisfiable
 
-
         try:
             found = falsify(fails, seed, GENERATED, ex=strategy)
         except (Unsatisfiable, Flaky):   # every draw rejected, or an op that is not repeatable
@@ -224,7 +158,6 @@ class ExploreCheck(Check):
         """None (not judged), "ok", "grads" (ok, gradients judged) or a failed CheckResult
         (quiet: without the reproducer, re-run in a fresh process, while shrinking)."""
         self._quiet = quiet
-
         case = derived.case
         try:
             with np.errstate(all="ignore"):
@@ -287,36 +220,28 @@ class ExploreCheck(Check):
             if ex.kind in ("attr", "pair", "attr+value") and \
                     not _reference_reads(case, ex, expected):
                 return None   # reference() ignores the attr here: it cannot judge the op
-            from harness.confirm import (
-                confirm_nonfinite,
-                confirm_reference_domain,
-                confirm_stacked,
-            )
+            from harness.confirm import (confirm_nonfinite, confirm_reference_domain,
+                                         confirm_stacked)
 
-            judged = confirm_reference_domain(self, derived, combo, ex, problem, expected,
-                                              got) or confirm_stacked(self, derived, combo, ex, problem, got,
-                                     lambda inputs: _run(replace(new, inputs=inputs), combo,
-                                                         seed)) \
+            def rerun(inputs):
+                return _run(replace(new, inputs=inputs), combo, seed)
+
+            judged = confirm_reference_domain(self, derived, combo, ex, problem, expected, got) \
+                or confirm_stacked(self, derived, combo, ex, problem, got, rerun) \
                 or confirm_nonfinite(self, derived, combo, ex, new, what, problem, expected,
-                                       got, lambda inputs: _run(replace(new, inputs=inputs),
-                                                                combo, seed))
+                                     got, rerun)
             if judged is not None:
                 return judged
             return self._fail(derived, combo, ex, new, f"{what}: {problem}", kind=WrongValue,
                               confirm_check="output")
         if with_grads and case.grad_inputs and _finite_inputs(ex.inputs):
-            failure = self._grads(derived, ex, new, combo, seed)
-            if failure is not None:
-                return failure
-            return "grads"
+            return self._grads(derived, ex, new, combo, seed) or "grads"
         return "ok"
 
     def _grads(self, derived, ex, new, combo, seed):
         case = derived.case
         opts = case.options or {}
-        if opts.get("user_defined_grads") or not case.grad_outputs:
-            return None
-        if combo.dtype != "float64":
+        if opts.get("user_defined_grads") or not case.grad_outputs or combo.dtype != "float64":
             return None
         if not _dense_gradients(new, combo):
             return None   # no dense gradient for these attrs (is_sparse, is_test)
@@ -396,7 +321,6 @@ def _raw(exc) -> bool:
     """A raw numpy/Python error inside a kernel (wrapped as External), not the framework's
     check of the kernel's outputs against infer_shape (a kernel giving other shapes than
     promised is judged)."""
-
     return isinstance(exc, errors.External) or not isinstance(exc, errors.EnforceNotMet)
 
 
@@ -421,18 +345,16 @@ def _compare(case, expected, got, dtype) -> str | None:
         for s in specs:
             if s.name in skip or not isinstance(s.data, np.ndarray):
                 continue
-            have = got.get(s.name)
-            if have is None:
+            if got.get(s.name) is None:
                 continue
-            want = np.asarray(s.data)
-            have = np.asarray(have)
+            want, have = np.asarray(s.data), np.asarray(got[s.name])
             if want.dtype.kind == "f" and have.dtype.kind == "f" and want.dtype != have.dtype \
                     and dtype:
                 want = want.astype(have.dtype)
-            if want.dtype.kind == "b" and have.dtype.kind == "b" or \
-                    want.dtype.kind in "iu" and have.dtype.kind in "iu":
-                if want.shape == have.shape and np.array_equal(want, have):
-                    continue
+            exact = want.dtype.kind == "b" and have.dtype.kind == "b" or \
+                want.dtype.kind in "iu" and have.dtype.kind in "iu"
+            if exact and want.shape == have.shape and np.array_equal(want, have):
+                continue
             msg, _ = compare(s.name, have, want, dtype or want.dtype.name, opts.get("atol"),
                              opts.get("rtol"), True)
             if msg:
@@ -459,7 +381,6 @@ def _reference_reads(case, ex, expected) -> bool:
     case's value or at another derived value, it gives other outputs on the same inputs
     (else it ignores that attr -- a reference written for the one value the test uses --
     and cannot judge the op's outputs for it)."""
-
     proto = proto_of(case.op_type)
     base = dict(case.attrs or {})
     for k, v in ex.attrs.items():
@@ -468,7 +389,6 @@ def _reference_reads(case, ex, expected) -> bool:
         if k in base and base[k] == v or old is None or old == v:
             continue
         tries = [old] + [x for x in ex.info.get("alts", {}).get(k, []) if x != v][:3]
-        reads = False
         for value in tries:
             attrs = dict(ex.attrs)
             attrs[k] = value
@@ -478,16 +398,14 @@ def _reference_reads(case, ex, expected) -> bool:
             except Exception:  # noqa: BLE001
                 continue
             if not _same(other, expected):
-                reads = True
-                break
-        if not reads:
+                break       # it reads k
+        else:
             return False
     return True
 
 
 def _dense_gradients(case, combo) -> bool:
     """harness.inputs.variants.attr_values.gradients_defined, after a forward run."""
-
     try:
         p = prepare(case, combo)
         p.forward()
@@ -497,12 +415,8 @@ def _dense_gradients(case, combo) -> bool:
 
 
 def _finite_inputs(inputs) -> bool:
-    for items in normalize_slots(inputs).values():
-        for s in items:
-            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f" and \
-                    not np.all(np.isfinite(s.data)):
-                return False
-    return True
+    return all(np.all(np.isfinite(s.data)) for items in normalize_slots(inputs).values()
+               for s in items if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f")
 
 
 def _same_inputs(a, b) -> bool:
@@ -518,21 +432,18 @@ def _same_inputs(a, b) -> bool:
 def _reproducer(base, new, check, seed) -> str:
     """A ready-to-paste OpTest of the derived case (confirmed in a fresh process when the
     failure is a wrong output or gradient)."""
-
     case = replace(new, name=base.name, grad_inputs=list(base.grad_inputs) if check == "grad"
                    else [], grad_outputs=list(base.grad_outputs))
-    cls = base.name.split("[")[0].split("::")[-1] or "TestExplore"
-    cls = "".join(ch for ch in cls if ch.isalnum() or ch == "_") or "TestExplore"
+    cls = "".join(ch for ch in base.name.split("[")[0].split("::")[-1]
+                  if ch.isalnum() or ch == "_") or "TestExplore"
     try:
         text = format_optest(case, cls).replace("self.check_output()",
                                                 "self.check_output(equal_nan=True)")
     except Exception:  # noqa: BLE001
         return ""
-    if new.outputs:     # reference() computed them: the op must too
-        note = ("# (a case the op must compute: reference() gives these outputs; run it to "
-                "see the op raise or refuse it)")
-    else:
-        note = "# (a case the op must refuse: run it to see the op compute or raise)"
+    note = ("# (a case the op must compute: reference() gives these outputs; run it to see the "
+            "op raise or refuse it)" if new.outputs else
+            "# (a case the op must refuse: run it to see the op compute or raise)")
     if check is not None:
         from harness.context import grad_op_types
         from harness.reproduce import NOT_REPRODUCED, confirm

@@ -1,19 +1,11 @@
-"""`extremal`: wherever the oracle is finite, outputs and gradients are finite.
-
-"Finite" means finite after casting to the run dtype: a value the float64 oracle gives
-beyond finfo(float32).max (exp or pow of large inputs, reciprocal's grad at tiny inputs)
-cannot be expected finite from a float32 run, so those elements are not judged.
-
-Bug class: float32 kernels that overflow where a stable formulation does not (softmax without
-the max subtraction, log(sum(exp)) written naively, x*x in a norm), 0/0 on an all-zero row,
-underflow to 0 followed by a division. The oracle is the test's `reference()` on the same
-values when it has one, else the op's float64 kernel on the same values. The report names
-the first non-finite element and the oracle's value there.
-"""
+"""`extremal`: wherever the oracle (the test's `reference()`, else the float64 kernel) is
+finite after casting to the run dtype, outputs and gradients are finite (docs/harness.md,
+"Input variants")."""
 from __future__ import annotations
 
 import numpy as np
 
+from harness.case import normalize_slots
 from harness.check import Check, NonFinite
 from harness.compare import first_flagged, fmt_index
 from harness.context import Combo
@@ -98,8 +90,6 @@ def _oracle(derived, combo64, context):
         try:
             with np.errstate(all="ignore"):
                 ref = derived.base.reference(case.inputs, case.attrs) or {}
-            from harness.case import normalize_slots
-
             for specs in normalize_slots(ref).values():
                 for s in specs:
                     if isinstance(s.data, np.ndarray) and s.name in runs:
