@@ -103,11 +103,12 @@ class AgainstCheck(Check):
             combo = Combo("CPU", dtype)
             problem, judged, skipped = None, 0, []
             for label, c, own in cases:
-                problem = self._one(c, dtype, other, seed, label, own, skipped)
-                if problem == "skip":
+                found = self._one(c, dtype, other, seed, label, own, skipped)
+                if found == "skip":     # refused by one side only: not judged
                     continue
                 judged += 1
-                if problem:
+                if found:
+                    problem = found
                     break
             if problem:
                 yield self.failed(derived, combo, problem, kind=WrongValue)
