@@ -10,22 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from harness.case import case_inputs, normalize_slots
-from harness.gradient import (
-    AUTO_EXACT_MAX_ELEMENTS,
-    AUTO_MAX_COLOURS,
-    ERROR_FACTOR,
-    F64_RTOL,
-    FAST_BLOCKS,
-    NumericEngine,
-    compare,
-)
+from harness.gradient import (AUTO_EXACT_MAX_ELEMENTS, AUTO_MAX_COLOURS, ERROR_FACTOR, F64_RTOL,
+                              FAST_BLOCKS, NumericEngine, compare)
 from harness.kinks import ACCEPTED, is_kink, kink_verdict, matches, one_sided
 from harness.op import make_cotangents
-from harness.options import (
-    DEFAULT_SEED,  # noqa: I001
-    current,
-)
-from harness.output_judge import expected_outputs, first_line, fmt_index, prepare_case, run_combos
+from harness.options import DEFAULT_SEED, current
+from harness.compare import fmt_index
+from harness.output_judge import expected_outputs, first_line, prepare_case, run_combos
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.tolerances import GRAD_ABS_FLOOR, VACUOUS_ABS, grad_tolerance
 from harness.values import fmt_value
@@ -41,7 +32,6 @@ MODES = ("auto", "exact", "fast", "dense")
 def resolve_mode(mode=None) -> str:
     """The mode argument, else the run's option (harness.options: $OPKIT_GRAD_MODE), else
     "auto"."""
-
     mode = (mode or current().grad_mode or "auto").strip().lower()
     if mode not in MODES:
         raise ValueError(f"unknown gradient check mode {fmt_value(mode)}: choose from {', '.join(MODES)}")
@@ -263,7 +253,6 @@ def _local_slope_matches(engine, name, k, analytic, tol) -> bool:
     slopes that are not the point's. True when, at a smaller step, the element is a kink whose
     one-sided slope (or subgradient) the analytic value is, or no kink and the analytic value
     is the local slope on both sides."""
-
     for scale in (1e-2, 1e-4, 1e-6):
         with np.errstate(all="ignore"):
             left, right = one_sided(engine, name, k, engine.delta * scale)
@@ -284,8 +273,6 @@ def _compare_exact(engine, name, ana, num, tol, given=False):
     value equals one of them (harness.kinks); never when it equals neither."""
     c = compare(engine, name, ana, tol, numeric=num if given else None)
     if not c.ok and not given and 0 < c.bad <= MAX_TIE_PROBES:
-        from harness.kinks import ACCEPTED, is_kink, kink_verdict, one_sided
-
         ktol = tol if tol is not None else KINK_MATCH_TOL
         many = c.bad > MAX_KINK_PROBES
         left_bad = []
@@ -371,8 +358,6 @@ def check_case(case, context=None) -> list[CheckResult]:
     opts = case.options or {}
     outputs = list(case.grad_outputs)
     if not outputs:
-        from opkit.registry import op_info
-
         proto = op_info(case.op_type).proto
         outputs = [v.name for v in proto.outputs if not v.duplicable and not v.intermediate] \
             if proto is not None else []

@@ -36,12 +36,11 @@ import numpy as np
 from harness.backends import kernel_places
 from harness.case import VarSpec, normalize_slots
 from harness.check import Check, WrongValue
-from harness.composed_second_order import judge as judge_composed
 from harness.gradient import NumericEngine
 from harness.op import consumed_outputs, has_grad, make, make_cotangents
 from harness.output_judge import expected_outputs, first_line, prepare_case
 from harness.report import PASS, SKIP, CheckResult
-from harness.second_order import RENAMED, judge_exact, judge_fast, shown_name
+from harness.second_order import RENAMED, judge_composed, judge_exact, judge_fast, shown_name
 from opkit.framework.context import EMPTY_VAR_NAME
 
 __all__ = ["DoubleGradCheck", "CHECK", "grad_op_function"]
