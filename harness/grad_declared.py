@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import inspect
 import re
+from dataclasses import replace
 
 from harness.confirm import unconfirm
 from harness.report import PASS, CheckResult
@@ -53,7 +54,7 @@ def _slot(prepared, name) -> str:
 
 def judge_dropped(case, prepared, dropped, result):
     """The `grad_outputs` failure `result` about `dropped` outputs, judged against what the
-    author declared (see the module docstring)."""
+    author declared (the module docstring)."""
     saved = saved_outputs(prepared, case.no_grad_set or ())
     undecided = [n for n in dropped if n not in saved]
     if not undecided:
@@ -67,14 +68,12 @@ def judge_dropped(case, prepared, dropped, result):
     types = types or [case.op_type + "_grad"]
     read = [n for n in undecided if kernel_reads_gradient(types, _slot(prepared, n))]
     if read:
-        from dataclasses import replace
-
         head, _, rest = result.message.partition("\nreproduce:")
         return replace(result, message=f"{head} (confirmed: a grad kernel of the op reads "
                                        f"{', '.join(n + '@GRAD' for n in read)}, which the "
                                        "grad maker never gives it)"
                                        + (f"\nreproduce:{rest}" if rest else ""))
-    inputs = {s for s in (case.inputs or {})}
+    inputs = set(case.inputs or {})
     slots = [_slot(prepared, n) for n in undecided]
     states = {slot[:-3]: slot for slot in slots if slot.endswith("Out") and slot[:-3] in inputs}
     if len(states) == len(slots):

@@ -907,7 +907,8 @@ class Comparison:
         #                              error, allowed) for restrict()
 
     def restrict(self, flat_indices) -> "Comparison":
-        """The same verdict over only these wrong elements (e.g. after excluding kinks)."""
+        """The same verdict over only these wrong elements (at least one; e.g. after
+        excluding kinks)."""
         ana, num, num2, err, allowed = self._arrays
         keep = np.zeros(ana.size, bool)
         keep[list(flat_indices)] = True
@@ -992,9 +993,7 @@ def compare(engine: NumericEngine, name: str, analytic, tol: float | None = None
 
 
 def _verdict(ana, num, num2, err, allowed, confirmed, unconfirmed, vacuous) -> Comparison:
-    if not confirmed.any():
-        return Comparison(True, float(err.max()), size=ana.size, unconfirmed=unconfirmed,
-                          vacuous=vacuous)
+    """The failed Comparison over the `confirmed` elements (at least one)."""
     score = np.where(confirmed, err / allowed, -1.0)
     k = int(np.argmax(score))
     idx = np.unravel_index(k, ana.shape)
