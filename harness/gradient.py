@@ -683,25 +683,26 @@ class _ColourPlan:
                 flat += grid[i] * strides[a]
         return flat
 
+    def _elements_by_colour(self) -> np.ndarray:
+        """The flat index of every element, [position in a colour, colour]."""
+        if self._element_index is None:
+            self._element_index = (self.base_elems[:, None] +
+                                   np.asarray(self.offsets, np.int64)[None, :])
+        return self._element_index
+
     @property
     def colour_of(self) -> np.ndarray:
         """The colour of every element (flat)."""
         if self._colour_of is None:
-            n = self.base_elems.size * self.colours
-            colour_of = np.empty(n, np.int64)
-            colour_of[(self.base_elems[:, None] + np.asarray(self.offsets)[None, :])
-                      .reshape(-1)] = np.tile(np.arange(self.colours), self.base_elems.size)
-            self._colour_of = colour_of
+            self._colour_of = np.empty(self.base_elems.size * self.colours, np.int64)
+            self._colour_of[self._elements_by_colour()] = np.arange(self.colours)
         return self._colour_of
 
     def spread(self, per_local: np.ndarray) -> np.ndarray:
         """A value per position in a colour (n_local, or 1: the same for all) given to
         every element at that position in every colour (flat)."""
-        if self._element_index is None:
-            self._element_index = (self.base_elems[:, None] +
-                                   np.asarray(self.offsets, np.int64)[None, :])
         out = np.empty(self.base_elems.size * self.colours)
-        out[self._element_index] = np.asarray(per_local).reshape(-1, 1)
+        out[self._elements_by_colour()] = np.asarray(per_local).reshape(-1, 1)
         return out
 
     def _outputs(self, cot, valid):
