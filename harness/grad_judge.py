@@ -182,9 +182,7 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
                 msg = "; ".join(f"vacuous: numeric gradient of {n} is zero everywhere (the "
                                 f"check proves nothing)" for n in vacuous)
             results.append(CheckResult("grad", PASS, place, dtype, case.name, msg, worst))
-    if not any(r.status != SKIP for r in results):
-        return results
-    # how the numeric side was computed (kept on the first result for the report)
+    # how the numeric side was computed (kept on the first passing result for the report)
     for r in results:
         if r.status == PASS and not r.message and notes:
             r.message = f"numeric ({num_dtype}): " + "; ".join(
@@ -361,9 +359,9 @@ def check_case(case, context=None) -> list[CheckResult]:
         proto = op_info(case.op_type).proto
         outputs = [v.name for v in proto.outputs if not v.duplicable and not v.intermediate] \
             if proto is not None else []
-    places = getattr(context, "places", None) if context is not None else None
-    dtypes = getattr(context, "dtypes", None) if context is not None else None
-    seed = getattr(context, "seed", DEFAULT_SEED) if context is not None else DEFAULT_SEED
+    places = getattr(context, "places", None)
+    dtypes = getattr(context, "dtypes", None)
+    seed = getattr(context, "seed", DEFAULT_SEED)
     repro = opts.get("repro") or (f"opkit test {case.op_type} --tests "
                                   f"{case.source.split('::')[0]}" if case.source else "")
     return check_grad(case, case.grad_inputs, outputs, case.no_grad_set,

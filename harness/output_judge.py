@@ -71,9 +71,8 @@ def check_output(case, atol=None, rtol=None, no_check_set=None, equal_nan=False,
         problems, worst = [], 0.0
         for slot, specs in expected.items():
             for spec in specs:
-                if slot in skip_slots or spec.name in skip_slots:
-                    continue
-                if not isinstance(spec.data, np.ndarray):
+                if slot in skip_slots or spec.name in skip_slots or \
+                        not isinstance(spec.data, np.ndarray):
                     continue
                 got = prepared.array(spec.name)
                 fixed = _fixed_dtype(case, place, dtype, spec.name, got, expected)
@@ -116,8 +115,8 @@ def _fixed_dtype(case, place, dtype, name, got, expected):
 def check_case(case, context=None) -> list[CheckResult]:
     """The `output` check of `opkit test` on a Case (options from case.options)."""
     opts = case.options or {}
-    places = getattr(context, "places", None) if context is not None else None
-    dtypes = getattr(context, "dtypes", None) if context is not None else None
+    places = getattr(context, "places", None)
+    dtypes = getattr(context, "dtypes", None)
     repro = opts.get("repro") or (f"opkit test {case.op_type} --tests "
                                   f"{case.source.split('::')[0]}" if case.source else "")
     return check_output(case, atol=opts.get("atol"), rtol=opts.get("rtol"),

@@ -113,10 +113,9 @@ def judge_composed(fwd, g, cot2: dict, analytic: dict, fixed=frozenset()):
             g.set_input(o, np.array(outs[o]), g_lod.get(o))
         for n in g_vars:
             g.set_input(n, values[n], g_lod.get(n))
-        if any(n in values for n in g_in if n in fwd_vars):   # X read by both
-            for n in g_in:
-                if n in fwd_vars:
-                    g.set_input(n, values[n], g_lod.get(n))
+        for n in g_in:
+            if n in fwd_vars:           # X read by both
+                g.set_input(n, values[n], g_lod.get(n))
         got = g.forward()
         return float(sum(np.sum(np.asarray(got[k], np.float64) * c) for k, c in cot2.items()
                          if got.get(k) is not None))
