@@ -169,8 +169,7 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
             elif vac:
                 vacuous.append(name)
         if not problems and len(inputs_to_check) > 1:
-            problems += _check_subsets(case, place, dtype, expected, cot, inputs_to_check,
-                                       no_grad, analytic, prepared=p)
+            problems += _check_subsets(case, dtype, cot, inputs_to_check, no_grad, analytic, p)
         if problems:
             results.append(CheckResult(
                 "grad", FAIL, place, dtype, case.name,
@@ -193,8 +192,7 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
     return results
 
 
-def _check_subsets(case, place, dtype, expected, cot, inputs_to_check, no_grad, analytic,
-                   prepared=None):
+def _check_subsets(case, dtype, cot, inputs_to_check, no_grad, analytic, prepared):
     """Each checked input's gradient again with it as the ONLY one requested (the others in
     no_grad_set, as when they are parameters frozen or data): a grad kernel has a separate
     path when some of its outputs are not wanted (Paddle's `if (dx)` / `if (dy)`), and
@@ -207,14 +205,10 @@ def _check_subsets(case, place, dtype, expected, cot, inputs_to_check, no_grad, 
     for name in inputs_to_check:
         others = [n for n in inputs_to_check if n != name]
         try:
-            if prepared is not None:
-                p = prepared
-                p.reset(case_inputs(case, dtype))
-            else:
-                p = prepare_case(case, place, dtype, expected)
-            run_outs = p.forward()
+            prepared.reset(case_inputs(case, dtype))
+            run_outs = prepared.forward()
             cot_run = {n: c.astype(run_outs[n].dtype) for n, c in cot.items()}
-            got = p.backward(cot_run, [name], tuple(no_grad) + tuple(others)).get(name)
+            got = prepared.backward(cot_run, [name], tuple(no_grad) + tuple(others)).get(name)
         except Exception as exc:  # noqa: BLE001
             problems.append(f"with only {name} requested ({', '.join(others)} in "
                             f"no_grad_set) the grad op raised {first_line(exc)}")

@@ -5,6 +5,7 @@ The method: docs/harness.md, the `trace` row and the paragraphs under the table.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import math
 import time
@@ -159,26 +160,24 @@ M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3     # glibc's mallopt parameters
 GLIBC_DEFAULT = 128 * 1024
 
 
-class _steady_allocator:
+@contextlib.contextmanager
+def _steady_allocator():
     """glibc's malloc, while timing, keeps freed memory (no mmap per large array, no trim;
     docs/harness.md says why). Put back to glibc's default values afterwards (the dynamic
     threshold then stays off); a no-op elsewhere."""
-
-    def __enter__(self):
-        try:
-            self.libc = ctypes.CDLL(None)
-            self.ok = bool(self.libc.mallopt(M_MMAP_THRESHOLD, 1 << 30)
-                           and self.libc.mallopt(M_TRIM_THRESHOLD, 1 << 30))
-        except (OSError, AttributeError):
-            self.ok = False
-        return self
-
-    def __exit__(self, *exc):
-        if self.ok:
-            self.libc.mallopt(M_MMAP_THRESHOLD, GLIBC_DEFAULT)
-            self.libc.mallopt(M_TRIM_THRESHOLD, GLIBC_DEFAULT)
-            getattr(self.libc, "malloc_trim", lambda _: 0)(0)
-        return False
+    try:
+        libc = ctypes.CDLL(None)
+        ok = bool(libc.mallopt(M_MMAP_THRESHOLD, 1 << 30)
+                  and libc.mallopt(M_TRIM_THRESHOLD, 1 << 30))
+    except (OSError, AttributeError):
+        ok = False
+    try:
+        yield
+    finally:
+        if ok:
+            libc.mallopt(M_MMAP_THRESHOLD, GLIBC_DEFAULT)
+            libc.mallopt(M_TRIM_THRESHOLD, GLIBC_DEFAULT)
+            getattr(libc, "malloc_trim", lambda _: 0)(0)
 
 
 def _batch(fn, n: int) -> float:
