@@ -248,20 +248,18 @@ class NumericEngine:
                                                np.ones(f0.shape, bool))
             free = [a for a, st in state.items() if st is None]
             colours = int(np.prod([x0.shape[a] for a in free])) if free else 1
-            complete = True
-            if max_colours is not None and colours > max_colours:
-                complete = False
-            else:                                   # phase 2: owners along the others
+            complete = max_colours is None or colours <= max_colours
+            if complete:                            # phase 2: owners along the others
                 coded = self._probe_codes(name, probe, state)
                 if coded is not None:
                     state.update(coded)
-                for a, st in state.items():
-                    size = x0.shape[a]
-                    for b in range(1, int(math.ceil(math.log2(size)))):
-                        if st is None or coded is not None:
-                            break
-                        st = self._probe_bit(name, probe, _axis_index(x0.shape, a), b, *st)
-                    state[a] = st
+                else:                               # bit by bit
+                    for a, st in state.items():
+                        for b in range(1, int(math.ceil(math.log2(x0.shape[a])))):
+                            if st is None:
+                                break
+                            st = self._probe_bit(name, probe, _axis_index(x0.shape, a), b, *st)
+                        state[a] = st
             separating, owners = [], {}
             for a, size in enumerate(x0.shape):
                 if size == 1:
