@@ -1,11 +1,8 @@
-"""The ONE output comparator of the harness (every check that compares arrays calls it).
-
+"""The ONE output comparator of the harness (every check that compares arrays calls it):
 `compare(name, got, want, run_dtype, atol, rtol, equal_nan)` -> (message or None, worst abs
-error or None). Tolerances come from ONE table, harness.tolerances.output_tolerance, keyed by
-the dtype the op ran in and the dtype the expectation was given in: the less precise of the
-two decides (a float32 expectation checked in a float64 run gets float32's tolerance, and the
-message says so). The message names the worst element: index, actual, expected, errors and
-the tolerance used.
+error or None), with the tolerances of harness.tolerances.output_tolerance (the less precise
+of the run dtype and the expectation's decides). The message names the worst element:
+index, actual, expected, errors and the tolerance used.
 """
 from __future__ import annotations
 

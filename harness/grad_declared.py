@@ -1,24 +1,15 @@
-"""Which outputs an op declares non-differentiable, read from what its author already wrote:
-the grad maker (Paddle's declaration of differentiability) and the grad kernels.
-
-`grad_outputs` finds outputs that depend on the differentiated inputs but whose gradient
-(`Out@GRAD`) the grad maker does not take. That an output is differentiable is the harness's
-inference; the grad maker is the author's declaration:
-
-* the grad maker feeds the output itself to a grad op (a saved statistic: softmax's Softmax
-  beside the loss, layer_norm's Mean and Variance, batch_norm's SavedMean): it is saved for
-  the gradient, non-differentiable by design -- a pass;
-* a grad kernel reads that output's gradient (its source names `Out@GRAD` or
-  `grad_var_name("Out")`) that the maker never provides: the author meant it to be
-  differentiable and the maker drops it -- a confirmed failure;
-* otherwise (running statistics not declared inplace, ...) -- `unconfirmed`, settled by
-  declaring the output `.as_intermediate()` in the OpMaker, or an inplace pair when it is a
-  state update of an input (`inplace={"Mean": "MeanOut"}`).
+"""Which outputs an op declares non-differentiable, read from what its author already wrote
+(docs/harness.md, the `grad_outputs` row of the verdicts table): an output the grad maker
+feeds to a grad op as a value is saved for the gradient (a pass); a grad kernel that reads
+its `Out@GRAD` (or `grad_var_name("Out")`), which the maker never provides, confirms the
+failure; otherwise the failure is `unconfirmed`, settled by `.as_intermediate()` or an
+inplace pair.
 """
 from __future__ import annotations
 
 import inspect
 import re
+from dataclasses import replace
 
 from harness.confirm import unconfirm
 from harness.report import PASS, CheckResult
@@ -39,7 +30,6 @@ def saved_outputs(prepared, no_grad_set=()) -> set[str]:
 
 def kernel_reads_gradient(grad_types, slot: str) -> bool:
     """Whether a kernel of one of the grad op types names `slot`'s gradient in its source."""
-
     pattern = re.compile(rf"""["']{re.escape(slot)}@GRAD["']|grad_var_name\(\s*["']"""
                          rf"""{re.escape(slot)}["']\s*\)""")
     for t in dict.fromkeys(grad_types):
@@ -64,7 +54,7 @@ def _slot(prepared, name) -> str:
 
 def judge_dropped(case, prepared, dropped, result):
     """The `grad_outputs` failure `result` about `dropped` outputs, judged against what the
-    author declared (see the module docstring)."""
+    author declared (the module docstring)."""
     saved = saved_outputs(prepared, case.no_grad_set or ())
     undecided = [n for n in dropped if n not in saved]
     if not undecided:
@@ -78,14 +68,12 @@ def judge_dropped(case, prepared, dropped, result):
     types = types or [case.op_type + "_grad"]
     read = [n for n in undecided if kernel_reads_gradient(types, _slot(prepared, n))]
     if read:
-        from dataclasses import replace
-
         head, _, rest = result.message.partition("\nreproduce:")
         return replace(result, message=f"{head} (confirmed: a grad kernel of the op reads "
                                        f"{', '.join(n + '@GRAD' for n in read)}, which the "
                                        "grad maker never gives it)"
                                        + (f"\nreproduce:{rest}" if rest else ""))
-    inputs = {s for s in (case.inputs or {})}
+    inputs = set(case.inputs or {})
     slots = [_slot(prepared, n) for n in undecided]
     states = {slot[:-3]: slot for slot in slots if slot.endswith("Out") and slot[:-3] in inputs}
     if len(states) == len(slots):

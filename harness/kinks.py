@@ -1,17 +1,12 @@
-"""The one-sided derivative test, shared by `grad`, `fuzz` (through grad) and `kinks`.
+"""The one-sided derivative test, shared by `grad`, `fuzz` (through grad), `kinks` and `lod`
+(docs/harness.md, the `kinks` rows; docs/gradients.md, "Kinks closer than the step").
 
-At a point where L is not differentiable along one element (relu at 0, clip at its bounds,
-a tie in max), the central difference is a mixture of the two one-sided slopes and no
-analytic gradient equals it. `one_sided` gives the left and right slopes
-((L(x) - L(x - d)) / d and (L(x + d) - L(x)) / d, Richardson-extrapolated from d and d/2)
-through the numeric engine's public `loss`;
-`kink_verdict` says whether an element is a kink and whether the analytic value is one of
-the slopes. An analytic value that is neither slope is a failure, never excluded, with one
-exception: at a local extremum (the slopes have opposite signs, abs at 0) an analytic 0 is
-the conventional subgradient (numpy, Paddle and PyTorch take sign(0) = 0): "subgradient".
-A relu-type kink (slopes 0 and 1) has no such convention: 0.5 there is "neither".
-`domain_edge` tells an element where one side is not finite (sqrt, log, pow at 0): that is
-the edge of the op's domain, not a kink, and the `kinks` check skips it.
+`kink_verdict` says whether an element is a kink (the one-sided slopes disagree) and whether
+the analytic value is one of the slopes; an analytic value that is neither is a failure,
+except an analytic 0 at a local extremum (abs at 0; numpy, Paddle and PyTorch take sign(0) =
+0): "subgradient". A relu-type kink (slopes 0 and 1) has no such convention: 0.5 there is
+"neither". `domain_edge`: one side is not finite (sqrt, log, pow at 0), the edge of the op's
+domain, not a kink. `reliable_slopes`: the slopes with a step scaled to the point.
 """
 from __future__ import annotations
 
@@ -20,7 +15,7 @@ import numpy as np
 from harness.tolerances import GRAD_ABS_FLOOR
 
 __all__ = ["one_sided", "kink_verdict", "is_kink", "matches", "domain_edge", "is_subgradient",
-           "ACCEPTED"]
+           "ACCEPTED", "scaled_step", "reliable_slopes"]
 
 # the verdicts under which the analytic value at a kink is right
 ACCEPTED = ("left", "right", "subgradient")
@@ -43,6 +38,43 @@ def one_sided(engine, name: str, flat_index: int, delta: float | None = None):
         right = 2 * (f[d / 2] - f0) / (d / 2) - (f[d] - f0) / d
         left = 2 * (f0 - f[-d / 2]) / (d / 2) - (f0 - f[-d]) / d
         return float(left), float(right)
+
+
+# reliable_slopes (docs/harness.md, the `kinks` row): a fixed step (0.005) is far larger
+# than a point like a log clamp's 1e-7 (the "right slope" of log(max(x, 1e-7)) over
+# [1e-7, 1e-7 + 0.005] is 4,042 where the derivative is 1e7).
+FRACTION = 0.05     # of the distance to the nearest other special value
+AGREE = 1e-3        # relative agreement of the slopes at d and d / 4
+
+
+def scaled_step(x0: float, delta: float, specials) -> float:
+    """The step at `x0`: `delta`, or less near another special value."""
+    gaps = [abs(x0 - v) for v in list(specials) + [0.0] if abs(x0 - v) > 0]
+    if not gaps:
+        return delta
+    return min(delta, FRACTION * min(gaps))
+
+
+def _close(a: float, b: float) -> bool:
+    if not (np.isfinite(a) and np.isfinite(b)):
+        return (np.isnan(a) and np.isnan(b)) or a == b
+    return abs(a - b) <= AGREE * max(abs(a), abs(b), 1e-6)
+
+
+def reliable_slopes(engine, name: str, k: int, case, delta: float):
+    """(left, right) at element k of input `name`, or None when they cannot be computed
+    reliably (the slopes move with the step)."""
+    x0 = float(np.asarray(engine.base[name]).reshape(-1)[k])
+    specials = [float(v) for v in (case.attrs or {}).values()
+                if isinstance(v, (float, np.floating)) and np.isfinite(v)]
+    d = scaled_step(x0, delta, specials)
+    if d == delta and x0 == 0:
+        return one_sided(engine, name, k)         # relu's 0: the usual step
+    first = one_sided(engine, name, k, d)
+    second = one_sided(engine, name, k, d / 4)
+    if all(_close(a, b) for a, b in zip(first, second)) or d == delta:
+        return first        # at the usual step: judged, never skipped
+    return None
 
 
 def _rel(a, b) -> float:
@@ -75,7 +107,8 @@ def is_subgradient(analytic: float, left: float, right: float, tol: float) -> bo
 
 def kink_verdict(analytic: float, left: float, right: float, tol: float) -> str | None:
     """None when the element is no kink; "left"/"right" when the analytic value equals that
-    slope; "subgradient" when it is 0 at a local extremum (is_subgradient); "neither" when it is a kink and the analytic value equals no slope."""
+    slope; "subgradient" when it is 0 at a local extremum (is_subgradient); "neither" when
+    it is a kink and the analytic value equals no slope."""
     if not is_kink(left, right, tol):
         return None
     if matches(analytic, left, tol):

@@ -1,32 +1,6 @@
 """float16 / bfloat16 kernels against the float64 kernel: what the `dtypes` check (accuracy,
-finite range, gradients, twins) and the `precision` check (rounding) judge them by.
-
-Every comparison runs on a *common grid*: the case's float inputs rounded to bfloat16, values
-under float16's smallest normal (2^-14) set to 0 and clipped to +-65280 (bfloat16's largest
-below float16's 65504). A value of the grid is exact in float16, bfloat16, float32 and
-float64, so the float64 kernel, the float32 kernel and each low-precision kernel see the SAME
-inputs: whatever differs is the kernel's arithmetic, not the rounding of its inputs.
-
-- accuracy (`dtypes`): |low - ref| <= eps * (2 |ref| + 2 n cond) + tiny, ref = the float64
-  kernel, n = the op's reduction length (input elements per output element, at least 1), cond
-  = how far ref moves when the inputs move by one relative eps (random signs, the larger of
-  PROBES probes, / eps): the worst case of computing in the storage dtype itself (Higham's
-  bound of a sum of n terms). A NaN or an infinity where ref is finite and within the dtype's
-  range is reported as such.
-- range (`dtypes`, float16 only): the inputs scaled to max |x| = 2 sqrt(65504) (about 512),
-  where squares (and longer products) pass float16's 65504: an output that is inf / NaN where
-  the float64 kernel's is finite and within float16's range is an intermediate that
-  overflowed. bfloat16 has float32's exponent range, so a kernel computing in float32 cannot
-  overflow earlier than one computing in bfloat16: no range probe for it.
-- gradients (`dtypes`): the low-precision grad kernels against the float64 NUMERIC gradient at
-  the grid point, for a cotangent on the grid, with `grad_tolerance` (Paddle's relative
-  metric, floored per dtype).
-- rounding (`precision`): a kernel that computes in float32 and rounds once is within half a
-  unit in the last place (of the output's dtype) of the float64 result, plus the float32
-  error (|float32 kernel - ref|): |low - ref| <= ulp/2 + 2 |f32 - ref| + 4 eps32 |ref|.
-  Accumulating in the storage dtype breaks it by many ulps, growing with the reduction
-  length; a bfloat16 cast that truncates (drops the low 16 bits of float32 instead of
-  rounding to nearest even) breaks it on about half the elements, always toward zero.
+finite range, gradients, twins) and the `precision` check (rounding) judge them by, on the
+common grid (docs/low_precision.md: the table of checks and "common grid").
 """
 from __future__ import annotations
 
@@ -52,7 +26,6 @@ RANGE_SCALE = {"float16": 2.0 * float(np.sqrt(65504.0))}
 
 def low_precision_kernels(op_type: str) -> dict[str, list[str]]:
     """{place: [float16 / bfloat16]} of the op's kernels."""
-
     out = {}
     for place, dtypes in op_info(op_type).kernel_places().items():
         low = [d for d in LOW_PRECISION if d in dtypes]
@@ -71,7 +44,6 @@ def grid(a: np.ndarray) -> np.ndarray:
 def twin_problems(op_type: str, grad_types: list[str]) -> list[str]:
     """A forward op with a float16 / bfloat16 kernel on a place whose grad ops lack it there
     (a grad kernel registered for one of the two only, or for neither)."""
-
     problems = []
     forward = low_precision_kernels(op_type)
     for g in grad_types:
@@ -132,7 +104,6 @@ class GridRun:
 
     def run(self, specs, cot=None) -> dict:
         """{name: array} of outputs and (with `cot`) 'X@GRAD' gradients of `wrt`."""
-
         p = prepare(self.case, Combo(self.place, ""), inputs=specs)
         if cot is None:
             return run_forward_backward(p, self.case, backward=False)
@@ -189,8 +160,8 @@ def _exact_mismatch(name, dtype, got, want) -> str | None:
     return None
 
 
-def accuracy_problems(run: GridRun, dtype: str, low: dict, cond: dict, eps_of) -> list[str]:
-    """The low-precision outputs against the float64 kernel's (see the module docstring)."""
+def accuracy_problems(run: GridRun, dtype: str, low: dict, cond: dict) -> list[str]:
+    """The low-precision outputs against the float64 kernel's (docs/low_precision.md, `dtypes`)."""
     problems = []
     for name, want in run.ref.items():
         got = low.get(name)
@@ -206,7 +177,7 @@ def accuracy_problems(run: GridRun, dtype: str, low: dict, cond: dict, eps_of) -
                             f"{want.shape}")
             continue
         out_dtype = got.dtype if is_float(got.dtype) else np.dtype(dtype)
-        eps, top = eps_of(out_dtype), float(finfo(out_dtype).max)
+        eps, top = float(finfo(out_dtype).eps), float(finfo(out_dtype).max)
         tiny = float(finfo(out_dtype).smallest_normal)
         g, w = _as64(got), _as64(want)
         n = run.reduction_length(want)
@@ -261,7 +232,6 @@ def range_problems(run: GridRun, dtype: str, low: dict) -> list[str]:
 def grad_problems(run: GridRun, dtype: str, low: dict, tol: float, numeric: dict) -> list[str]:
     """Low-precision analytic gradients against the float64 numeric ones (Paddle's metric
     |analytic - numeric| / max(|numeric|, floor), the floor per dtype: `grad_floor`)."""
-
     problems = []
     floor = grad_floor(dtype)
     for name, num in numeric.items():
@@ -301,7 +271,7 @@ def _spacing(x: np.ndarray, dtype) -> np.ndarray:
 
 def rounding_problem(ref: dict, f32: dict | None, low: dict, dtype: str) -> tuple:
     """(problem or None, worst excess in ulps): the low-precision outputs against
-    `ulp/2 + 2 |f32 - ref| + 4 eps32 |ref|` (see the module docstring)."""
+    `ulp/2 + 2 |f32 - ref| + 4 eps32 |ref|` (docs/low_precision.md, `precision`)."""
     worst = 0.0
     for name, want in ref.items():
         got = low.get(name)
@@ -347,15 +317,10 @@ def rounding_problem(ref: dict, f32: dict | None, low: dict, dtype: str) -> tupl
     return None, worst
 
 
-def _eps(dtype) -> float:
-    return float(finfo(dtype).eps)
-
-
 def judge(case, places: list[str], seed: int, grad_types: list[str]) -> dict[str, list[str]]:
     """{place: problems} of the op's float16 / bfloat16 kernels on the case, on each of
     `places` where it has them (the `dtypes` check): accuracy, range (float16), gradients
     against the float64 numeric gradient, and grad kernels for both dtypes."""
-
     kernels = low_precision_kernels(case.op_type)
     out: dict[str, list[str]] = {}
     twins = twin_problems(case.op_type, grad_types)
@@ -368,7 +333,7 @@ def judge(case, places: list[str], seed: int, grad_types: list[str]) -> dict[str
         wrt = [n for n in (case.grad_inputs or ()) if has_grad(case.op_type)]
         try:
             run = GridRun(case, place, seed, wrt=wrt)
-            cond = run.conditioning(_eps("bfloat16"))
+            cond = run.conditioning(float(finfo("bfloat16").eps))
         except Exception as exc:  # noqa: BLE001 - the float64 kernel refuses: other checks say
             if not op_refused(exc):
                 problems.append(f"the float64 kernel raised on the case's inputs rounded to "
@@ -390,7 +355,7 @@ def judge(case, places: list[str], seed: int, grad_types: list[str]) -> dict[str
                 problems.append(f"{dtype}: the {dtype} kernels raised where the float64 ones "
                                 f"did not: {type(exc).__name__}: {str(exc).splitlines()[0]}")
                 continue
-            problems += accuracy_problems(run, dtype, low, cond, _eps)
+            problems += accuracy_problems(run, dtype, low, cond)
             problems += grad_problems(run, dtype, low, grad_tolerance(dtype, 0.005), numeric)
             scale = RANGE_SCALE.get(dtype)
             if scale is not None:

@@ -1,37 +1,24 @@
-"""check_output: forward outputs against the expected ones, per place x dtype.
-
-`check_output(case, ...)` returns one CheckResult per (place, dtype) it ran (plus skip
-results, e.g. an unusable GPU). The OpTest method of the same name and `opkit test` both
-call it. Tolerances: harness.tolerances.
+"""check_output: forward outputs against the expected ones, one CheckResult per place x
+dtype it ran (plus skip results, e.g. an unusable GPU); the OpTest method of the same name
+and `opkit test` both call it. Tolerances: harness.tolerances.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from harness.case import normalize_slots
-from harness.compare import fmt_index
+from harness.compare import compare as _compare  # the one comparator
 from harness.context import CheckContext, combos
-from harness.op import Combo, PreparedOp, gpu_unavailable_reason, prepare
+from harness.op import Combo, PreparedOp, prepare
 from harness.report import FAIL, PASS, SKIP, CheckResult
-from opkit.framework.errors import one_line
+from opkit.framework.errors import one_line as first_line
 
-__all__ = ["check_output", "check_case", "run_combos", "prepare_case", "fmt_index",
-           "gpu_unavailable_reason", "float_input_dtype"]
-
-
-# -- shared with checks/grad.py ---------------------------------------------------------------
-def float_input_dtype(case):
-    """The dtype of the case's floating inputs (the first found), or None without any."""
-    for specs in normalize_slots(case.inputs).values():
-        for s in specs:
-            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f":
-                return s.data.dtype
-    return None
+__all__ = ["check_output", "check_case", "run_combos", "prepare_case", "expected_outputs",
+           "first_line"]
 
 
 def run_combos(case, check: str, places=None, dtypes=None, op_type=None):
     """([(place, dtype)], [skip results]) from THE planner, harness.context.combos."""
-
     ctx = CheckContext(places=tuple(places) if places is not None else None,
                        dtypes=tuple(dtypes) if dtypes is not None else None)
     runnable, skips = combos(case, ctx, check, op_type)
@@ -52,14 +39,6 @@ def expected_outputs(case) -> dict:
     if case.reference is not None:
         return case.reference(case.inputs, case.attrs) or {}
     return {}
-
-
-def first_line(exc: BaseException) -> str:
-    return one_line(exc)
-
-
-# -- the check ---------------------------------------------------------------------------------
-from harness.compare import compare as _compare  # noqa: E402  (the one comparator)
 
 
 def check_output(case, atol=None, rtol=None, no_check_set=None, equal_nan=False, repro="",
@@ -92,9 +71,8 @@ def check_output(case, atol=None, rtol=None, no_check_set=None, equal_nan=False,
         problems, worst = [], 0.0
         for slot, specs in expected.items():
             for spec in specs:
-                if slot in skip_slots or spec.name in skip_slots:
-                    continue
-                if not isinstance(spec.data, np.ndarray):
+                if slot in skip_slots or spec.name in skip_slots or \
+                        not isinstance(spec.data, np.ndarray):
                     continue
                 got = prepared.array(spec.name)
                 fixed = _fixed_dtype(case, place, dtype, spec.name, got, expected)
@@ -137,8 +115,8 @@ def _fixed_dtype(case, place, dtype, name, got, expected):
 def check_case(case, context=None) -> list[CheckResult]:
     """The `output` check of `opkit test` on a Case (options from case.options)."""
     opts = case.options or {}
-    places = getattr(context, "places", None) if context is not None else None
-    dtypes = getattr(context, "dtypes", None) if context is not None else None
+    places = getattr(context, "places", None)
+    dtypes = getattr(context, "dtypes", None)
     repro = opts.get("repro") or (f"opkit test {case.op_type} --tests "
                                   f"{case.source.split('::')[0]}" if case.source else "")
     return check_output(case, atol=opts.get("atol"), rtol=opts.get("rtol"),

@@ -1,17 +1,7 @@
-"""One root cause, one failure block.
-
-`harness.messages.group_failures` folds failures with the same message shape; one bug still
-breaks several checks in several ways (a kernel that sorts its input in place: `output` and
-`mutation` name the write, a dozen others report the op raising, `explore` and `fuzz` print
-a minimal case). Here failure blocks are joined when they point at the same cause:
-
-* the same line of user code (`file.py:LINE` in the message, outside opkit and the harness),
-* or the same innermost error (`ValueError: sort array is read-only`) where one of them
-  names no line (two different lines are two causes, even with one error text).
-
-The first block of a cause (the table's order) is printed in full; the others are listed
-under it, one line each. `denest` takes the wrapping out of nested error texts
-(`ValueError: External: [operator < x > error] ValueError: m` ->
+"""One root cause, one failure block: failure blocks that point at the same cause (the same
+line of user code, or the same innermost error where one of them names no line) are joined
+(docs/harness.md, the report's groups). `denest` takes the wrapping out of nested error
+texts (`ValueError: External: [operator < x > error] ValueError: m` ->
 `[operator < x > error] ValueError: m`).
 """
 from __future__ import annotations
@@ -57,14 +47,10 @@ def innermost_error(message: str) -> str | None:
     return f"{found[-1][0]}: {found[-1][1].strip()}" if found else None
 
 
-def _one_line(text: str) -> str:
-    line = denest(text.split("\n", 1)[0]).removeprefix("FAIL ")
-    return line if len(line) <= LINE_WIDTH else line[:LINE_WIDTH - 3] + "..."
-
-
 def one_line(text: str) -> str:
     """A failure block's first line, un-nested and cut to LINE_WIDTH."""
-    return _one_line(text)
+    line = denest(text.split("\n", 1)[0]).removeprefix("FAIL ")
+    return line if len(line) <= LINE_WIDTH else line[:LINE_WIDTH - 3] + "..."
 
 
 def same_cause(results, order=()) -> dict[str, str]:
@@ -76,12 +62,13 @@ def same_cause(results, order=()) -> dict[str, str]:
         if r.status == "fail":
             by_check.setdefault(r.check, []).append(r)
     checks = sorted(by_check, key=lambda c: rank.get(c, len(rank)))
-    groups = _clusters([by_check[c] for c in checks])
+    groups, _ = _clusters([by_check[c] for c in checks])
     return {checks[i]: checks[groups[i][0]] for i in range(len(checks))}
 
 
-def _clusters(groups_of_results: list[list]) -> dict[int, list[int]]:
-    """{index: the indices of its cause, in order} over lists of failed results."""
+def _clusters(groups_of_results: list[list]) -> tuple[dict[int, list[int]], list[set]]:
+    """({index: the indices of its cause, in order}, the user lines each names) over lists
+    of failed results."""
     n = len(groups_of_results)
     parent = list(range(n))
 
@@ -102,46 +89,21 @@ def _clusters(groups_of_results: list[list]) -> dict[int, list[int]]:
     members: dict[int, list[int]] = {}
     for i in range(n):
         members.setdefault(find(i), []).append(i)
-    return {i: members[find(i)] for i in range(n)}
+    return {i: members[find(i)] for i in range(n)}, where
 
 
 def fold(blocks: list[tuple[str, str, list]]) -> list[tuple[str, str]]:
     """[(check, text, results)] in report order -> [(check, text)], the blocks of one cause
     joined: the first in full, the others one line each under it."""
-    n = len(blocks)
-    parent = list(range(n))
-
-    def find(i):
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    def join(i, j):
-        parent[find(j)] = find(i)
-
-    where = [set().union(*(locations(r.message) for r in rs)) if rs else set()
-             for _, _, rs in blocks]
-    errors = [{e for e in (innermost_error(denest(r.message or "")) for r in rs) if e}
-              for _, _, rs in blocks]
-    for i in range(n):
-        for j in range(i + 1, n):
-            if where[i] & where[j]:
-                join(i, j)
-            elif errors[i] & errors[j] and not (where[i] and where[j]):
-                join(i, j)
-    members: dict[int, list[int]] = {}
-    for i in range(n):
-        members.setdefault(find(i), []).append(i)
+    groups, where = _clusters([rs for _, _, rs in blocks])
     out = []
-    for i in range(n):
-        group = members.get(find(i), [])
-        if not group or group[0] != i:
+    for i, group in groups.items():
+        if group[0] != i:
             continue
         check, text, _ = blocks[i]
         text = denest(text)
         if len(group) > 1:
-            others = [_one_line(blocks[j][1]) for j in group[1:]]
+            others = [one_line(blocks[j][1]) for j in group[1:]]
             cause = sorted(set().union(*(where[j] for j in group)))
             label = f" ({', '.join(cause[:2])})" if cause else ""
             text += f"\n    the same cause{label} also failed these checks, one line each:"

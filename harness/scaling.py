@@ -1,23 +1,11 @@
 """The scaling part of law 4 (`trace`, OPKIT_LAWS_DEEP=1 only): time and peak memory grow
 with the input size as the op declares (OpTest knob `opkit_complexity`, linear unless set).
-
-The case's first float input (and every input whose leading dimension equals its own, so
-elementwise partners grow with it; else that input alone) is tiled along its leading axis to
-N, 2N and 4N rows, N the smallest multiple of the case's rows that gives the first float
-input at least `MIN_ELEMENTS` (2^16) values. Time (`opkit bench`'s noise-aware method, reimplemented
-small: harness must not import opkit.cli): forward, and backward where the op has a grad,
-calibrated batches timed by this process's CPU clock, `ROUNDS` rounds in which the three sizes
-run interleaved (the order rotates), each round giving log(t(4N) / t(N)); the ratio's interval
-is `harness.stats.interval` (the wider of Student-t and bootstrap). A phase fails only when the
-whole interval lies above the declared bound and each doubling (t(2N)/t(N), t(4N)/t(2N), the
-medians) exceeds the bound's square root: growth that is there at every size, not a step where
-the data leaves a cache or the allocator changes regime between two sizes. Peak memory: `tracemalloc`'s peak over one
-forward run at N and at 4N (numpy's buffers are traced); fails when the 4N peak exceeds the
-bound times the N peak (at least the grown input's bytes at N: an op whose N run allocates
-nothing does not divide by zero).
+The method: docs/harness.md, the `trace` row and the paragraphs under the table. Time is
+`opkit bench`'s noise-aware method reimplemented small (harness must not import opkit.cli).
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import math
 import time
@@ -45,11 +33,12 @@ SIZES = (1, 2, 4)
 
 def scaling_problem(case, combo) -> tuple[str | None, str]:
     """(failure message or None, note): the note says what was measured, or why not."""
-    bound = COMPLEXITIES.get(str((case.options or {}).get("complexity", "linear")).lower())
+    opts = case.options or {}
+    declared = str(opts.get("complexity", "linear"))
+    bound = COMPLEXITIES.get(declared.lower())
     if bound is None:
-        declared = (case.options or {}).get("complexity")
-        return (f"opkit_complexity = {declared!r} is not one of {sorted(COMPLEXITIES)}", "")
-    declared = str((case.options or {}).get("complexity", "linear"))
+        return (f"opkit_complexity = {opts.get('complexity')!r} is not one of "
+                f"{sorted(COMPLEXITIES)}", "")
     grown = _grown_cases(case, combo)
     if isinstance(grown, str):
         return None, f"scaling not measured: {grown}"
@@ -86,7 +75,6 @@ def scaling_problem(case, combo) -> tuple[str | None, str]:
 def _grown_cases(case, combo):
     """{1: ops, 2: ops, 4: ops} each (prepared op, {name: grown array}), the grown input's
     name and N's rows; or a reason string when growing is not possible."""
-
     specs = specs_of(case, combo)
     floats = [s for s in float_inputs(specs).values() if s.data.ndim >= 1]
     if not floats:
@@ -135,7 +123,6 @@ def _as_spec_inputs(case, specs):
 
 def _made(case, inputs):
     """(prepared op, {input name: array}) after one forward run, or None when it raises."""
-
     slots = normalize_slots(inputs)
     try:
         op = make(case.op_type, slots, case.attrs)
@@ -148,7 +135,6 @@ def _made(case, inputs):
 
 def _phases(ops, case) -> dict:
     """{"forward": {mult: call}, "backward": {mult: call}} (backward where it runs)."""
-
     fwd = {m: op.forward for m, (op, _) in ops.items()}
     out = {"forward": fwd}
     if op_info(case.op_type).grad_maker is None:
@@ -174,28 +160,24 @@ M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3     # glibc's mallopt parameters
 GLIBC_DEFAULT = 128 * 1024
 
 
-class _steady_allocator:
-    """glibc's malloc, while timing, keeps freed memory (no mmap per large array, no trim):
-    otherwise an array above the mmap threshold is faulted in afresh on every call, and
-    where the sizes N, 2N, 4N straddle that (dynamic) threshold the page faults alone made
-    linear ops (sigmoid, swish, softplus) time x15-20 from N to 4N. Put back to glibc's
-    default values afterwards (the dynamic threshold then stays off); a no-op elsewhere."""
-
-    def __enter__(self):
-        try:
-            self.libc = ctypes.CDLL(None)
-            self.ok = bool(self.libc.mallopt(M_MMAP_THRESHOLD, 1 << 30)
-                           and self.libc.mallopt(M_TRIM_THRESHOLD, 1 << 30))
-        except (OSError, AttributeError):
-            self.ok = False
-        return self
-
-    def __exit__(self, *exc):
-        if self.ok:
-            self.libc.mallopt(M_MMAP_THRESHOLD, GLIBC_DEFAULT)
-            self.libc.mallopt(M_TRIM_THRESHOLD, GLIBC_DEFAULT)
-            getattr(self.libc, "malloc_trim", lambda _: 0)(0)
-        return False
+@contextlib.contextmanager
+def _steady_allocator():
+    """glibc's malloc, while timing, keeps freed memory (no mmap per large array, no trim;
+    docs/harness.md says why). Put back to glibc's default values afterwards (the dynamic
+    threshold then stays off); a no-op elsewhere."""
+    try:
+        libc = ctypes.CDLL(None)
+        ok = bool(libc.mallopt(M_MMAP_THRESHOLD, 1 << 30)
+                  and libc.mallopt(M_TRIM_THRESHOLD, 1 << 30))
+    except (OSError, AttributeError):
+        ok = False
+    try:
+        yield
+    finally:
+        if ok:
+            libc.mallopt(M_MMAP_THRESHOLD, GLIBC_DEFAULT)
+            libc.mallopt(M_TRIM_THRESHOLD, GLIBC_DEFAULT)
+            getattr(libc, "malloc_trim", lambda _: 0)(0)
 
 
 def _batch(fn, n: int) -> float:
@@ -217,7 +199,6 @@ def _calibrate(fn) -> int:
 def _ratio(calls: dict):
     """(estimate, low, high, [median per-call seconds at N, 2N, 4N]) of t(4N)/t(N) over
     ROUNDS rounds of interleaved batches."""
-
     counts = {m: _calibrate(fn) for m, fn in calls.items()}
     logs, per = [], {m: [] for m in calls}
     for r in range(ROUNDS):

@@ -1,30 +1,7 @@
-"""Default tolerances of check_output and check_grad (documented in docs/gradients.md).
-
-Output comparison is `|actual - expected| <= atol + rtol * |expected|` (numpy's isclose),
-element by element, after casting the expectation to the dtype the op ran in. A caller's
-`atol` / `rtol` always wins over these defaults (for every dtype).
-
-| run dtype | expectation given in | rtol   | atol  | why |
-| --------- | -------------------- | ------ | ----- | --- |
-| float64   | any                  | 1e-7   | 1e-7  | torch.testing's float64 row |
-| float32   | float32              | 1.3e-6 | 1e-5  | torch.testing's float32 row (same precision on both sides) |
-| float32   | float64 (cast down)  | 1e-5   | 1e-5  | the kernel rounds every intermediate to float32; the expectation was exact |
-| float16   | any                  | 1e-3   | 1e-5  | torch.testing's float16 row (one float16 rounding is at most 2^-11 relative) |
-| bfloat16  | any                  | 1.6e-2 | 1e-5  | torch.testing's bfloat16 row (one bfloat16 rounding is at most 2^-8 relative) |
-| float64   | float32 / float16    | row of the expectation dtype | | the expectation was only that precise: the less precise of the two decides |
-
-CPU vs GPU (`places`): float32 rtol 1e-4 atol 1e-5, float64 rtol 1e-9 atol 1e-12
-(`places_tolerance`; a case's `places_atol` / `places_rtol` only loosen it).
-
-Gradient check: Paddle's metric `|analytic - numeric| / max(|numeric|, 1e-3)` against
-`max_relative_error` (default 0.005) for float64 analytic gradients, and against
-`max(max_relative_error, 1e-2)` for float32 ones, `max(max_relative_error, 2e-2)` for float16
-and `max(max_relative_error, 6e-2)` for bfloat16 ones (the numeric gradient is always float64,
-at the same, exactly representable, low-precision inputs). Paddle's OpTest floors the
-*output* atol at 1e-3 for float16 and 1e-2 for bfloat16 and compares bfloat16 gradients with
-`assert_allclose(rtol=max_relative_error, atol=1e-2)`; PyTorch's gradcheck does not run in
-half at all. Ours are relative: about 20 float16 / 8 bfloat16 epsilons (2^-10, 2^-7), the
-rounding of the inputs of a grad kernel (Out of softmax, the cotangent) and of its result.
+"""Default tolerances of check_output, check_grad and `places`: the tables of
+docs/gradients.md ("check_output tolerances"), docs/low_precision.md (float16 / bfloat16
+gradients) and docs/harness.md (`places`). A caller's `atol` / `rtol` always wins over the
+output defaults (for every dtype); `places` tolerances can only be loosened.
 """
 from __future__ import annotations
 
@@ -32,8 +9,7 @@ import numpy as np
 
 __all__ = ["output_tolerance", "grad_tolerance", "GRAD_ABS_FLOOR", "VACUOUS_ABS",
            "FLOAT32_GRAD_MIN", "LOW_PRECISION_GRAD_MIN", "LOW_PRECISION_GRAD_FLOOR",
-           "grad_floor", "tolerance_note",
-           "places_tolerance"]
+           "grad_floor", "tolerance_note", "places_tolerance"]
 
 GRAD_ABS_FLOOR = 1e-3      # denominator floor of the relative gradient error (Paddle's)
 VACUOUS_ABS = 1e-10        # max |numeric gradient| at or under which a grad check is vacuous

@@ -4,7 +4,7 @@ float64 on CPU; docs/harness.md, "`double_grad`".
 Beyond the doc: where the maker gives no gradient of a forward output the grad op reads
 (elu_grad's Out: Paddle's elu double-grad op folds d/dOut into X's gradient), a mismatch is
 judged again with those outputs recomputed by the forward op (total derivatives,
-harness.composed_second_order). Inputs the forward op's grad maker gives no gradient of
+harness.second_order). Inputs the forward op's grad maker gives no gradient of
 (pow's FactorTensor) are read as constants, and the run's backend runs every op
 (harness.op.make: Paddle's grad ops too).
 """
@@ -15,11 +15,10 @@ import numpy as np
 from harness.backends import kernel_places
 from harness.case import VarSpec, normalize_slots
 from harness.check import Check, WrongValue
-from harness.composed_second_order import judge as judge_composed
 from harness.gradient import NumericEngine
 from harness.op import Combo, consumed_outputs, has_grad, make, make_cotangents
 from harness.output_judge import expected_outputs, first_line, prepare_case
-from harness.second_order import RENAMED, judge_exact, judge_fast, shown_name
+from harness.second_order import RENAMED, judge_composed, judge_exact, judge_fast, shown_name
 from opkit.framework.context import EMPTY_VAR_NAME
 
 NAME = "double_grad"

@@ -44,7 +44,7 @@ class KinksCheck(Check):
                 return whole("the op is not finite on the kink points (a domain edge)")
             cot = make_cotangents(outs, grad_outputs(case, outs), seed=context.seed)
             engine = NumericEngine(p64, cot, delta, seed=context.seed)
-            from harness.kink_steps import reliable_slopes
+            from harness.kinks import reliable_slopes
 
             slopes, edges, unreliable = {}, 0, []
             for name, pts in derived.info["points"].items():
