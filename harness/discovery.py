@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness import paddle_compat
+from harness.backends import compat_mode
 from harness.options import DEFAULT_SEED  # noqa: I001
 from harness.spec import module_knob  # noqa: I001
 from opkit.plugins import entry_point_packages
@@ -119,8 +119,8 @@ def builtin_exemptions() -> dict[str, str]:
 def _paddle_harness_file(path: Path) -> bool:
     """In the Paddle mode, Paddle's own harness beside its tests (`op_test.py`, ...) is no
     test file: the mode's shim stands in for it (as the pytest plugin's ignore hook does)."""
-
-    return paddle_compat.is_active() and paddle_compat.is_paddle_harness_file(path)
+    mode = compat_mode("paddle")
+    return mode is not None and mode.is_active() and mode.is_harness_file(path)
 
 
 def _test_files(paths: list[Path]) -> tuple[list[Path], list[str]]:

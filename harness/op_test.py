@@ -16,7 +16,7 @@ import unittest
 from harness.case import Case
 from harness.discovery import module_attribute_name, pytest_target
 from harness.optest_methods import record_only, recording_only
-from harness.paddle_surface import PaddleSurface
+from harness.paddle_surface import PaddleSurface, as_bfloat16_slots
 from harness.report import FAIL, current_collector
 
 __all__ = ["OpTest", "record_only"]
@@ -67,8 +67,6 @@ class OpTest(PaddleSurface, unittest.TestCase):
         is_bf16 = getattr(self, "is_bfloat16_op", None)
         if callable(is_bf16) and is_bf16():
             # Paddle's spelling: bfloat16 data carried as uint16 bits -> real bfloat16
-            from harness.paddle_compat.low_precision import as_bfloat16_slots
-
             inputs, outputs = as_bfloat16_slots(inputs), as_bfloat16_slots(outputs)
         case = Case(name=type(self).__name__, op_type=self.op_type,
                     inputs=inputs,

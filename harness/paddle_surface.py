@@ -33,10 +33,12 @@ from harness.case import normalize_slots
 from harness.op import make
 from harness.options import override
 from harness.registry import check_names
+from opkit.framework.dtypes import bfloat16
 from opkit.framework.place import CPUPlace, CUDAPlace, Place, place_kind
 from opkit.registry import op_info
 
-__all__ = ["PaddleSurface", "PADDLE_IGNORED_KEYWORDS", "unsupported_reason", "data_dtypes"]
+__all__ = ["PaddleSurface", "PADDLE_IGNORED_KEYWORDS", "unsupported_reason", "data_dtypes",
+           "as_bfloat16", "as_uint16", "as_bfloat16_slots"]
 
 #: check_output / check_grad keywords of Paddle that select Paddle-only executors or
 #: modes; accepted and ignored (opkit's own check runs).
@@ -282,3 +284,37 @@ class PaddleSurface:
         outs = [np.array(o) for o in self.calc_output(custom_place)]
         outs.sort(key=len)
         checker(outs)
+
+
+# Paddle's bfloat16 convention in OpTests: bfloat16 data carried as uint16 (the upper 16 bits
+# of float32, `convert_float_to_uint16`), viewed bit for bit as real bfloat16 arrays
+# (`ml_dtypes.bfloat16`) for opkit's bfloat16 kernels, and back
+
+
+def as_bfloat16(value):
+    """A uint16 array as the bfloat16 array of the same bits; anything else unchanged."""
+    if isinstance(value, np.ndarray) and value.dtype == np.uint16:
+        return np.ascontiguousarray(value).view(bfloat16)
+    return value
+
+
+def as_uint16(value):
+    """A bfloat16 array as Paddle's uint16 carrier (the same bits)."""
+    if isinstance(value, np.ndarray) and value.dtype == bfloat16:
+        return np.ascontiguousarray(value).view(np.uint16)
+    return value
+
+
+def _bf16_item(value):
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
+        return (value[0], _bf16_item(value[1]))      # (name, data) of a duplicable slot
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], np.ndarray):
+        return (as_bfloat16(value[0]), value[1])    # (array, LoD)
+    if isinstance(value, list):
+        return [_bf16_item(v) for v in value]
+    return as_bfloat16(value)
+
+
+def as_bfloat16_slots(slots: dict) -> dict:
+    """Paddle's OpTest inputs / outputs with every uint16 array as bfloat16."""
+    return {k: _bf16_item(v) for k, v in slots.items()}

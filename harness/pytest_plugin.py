@@ -5,7 +5,7 @@ Options:
   --opkit-dtype float32|float64|all
                                 float dtypes OpTest runs (default all)
   --opkit-paddle                Paddle-compatibility mode: run Paddle's own OpTest files
-                                unchanged (harness.paddle_compat; also OPKIT_PADDLE=1)
+                                unchanged (opkit_paddle.compat; also OPKIT_PADDLE=1)
   --opkit-backend opkit|paddle  whose kernels run the op: opkit's (default) or PaddlePaddle's
                                 CPU kernels (harness.backends; also OPKIT_BACKEND); with
                                 --opkit-paddle the test files then import the real `paddle`
@@ -82,23 +82,21 @@ def pytest_configure(config):
     except ValueError as exc:
         raise pytest.UsageError(f"opkit: {exc}") from None
     run_options.use(opts)
-    if opts.backend == "paddle":        # OPKIT_BACKEND=paddle: the backend's check overrides
+    if opts.backend != "opkit":         # also OPKIT_BACKEND
         from harness.backends import activate, unavailable
 
-        why = unavailable("paddle")
+        why = unavailable(opts.backend)
         if why:
-            raise pytest.UsageError(f"opkit: --opkit-backend paddle: {why}")
-        import harness.backends.paddle_checks  # noqa: F401
-        activate("paddle")
+            raise pytest.UsageError(f"opkit: --opkit-backend {opts.backend}: {why}")
+        activate(opts.backend)
     if config.getoption("--opkit-paddle", default=False) or flag(PADDLE_MODE_ENV):
-        from harness import paddle_compat
+        from harness.backends import compat_mode
 
-        paddle_compat.activate(opts.backend)
+        compat_mode("paddle").activate(opts.backend)
         # a Paddle test file the mode cannot import is one collection error (naming the
         # file and the missing name); the other files still run
         config.option.continue_on_collection_errors = True
-        from harness.paddle_compat import pytest_hooks
-
+        pytest_hooks = compat_mode("paddle").pytest_hooks()
         if not config.pluginmanager.is_registered(pytest_hooks):
             config.pluginmanager.register(pytest_hooks, "opkit-paddle-hooks")
     set_place_option("--opkit-place")
@@ -124,9 +122,9 @@ def pytest_configure(config):
 def pytest_ignore_collect(collection_path, config):
     """In the Paddle mode, Paddle's own harness files beside the tests are not test files."""
     if config.getoption("--opkit-paddle", default=False) or flag(PADDLE_MODE_ENV):
-        from harness import paddle_compat
+        from harness.backends import compat_mode
 
-        return True if paddle_compat.is_paddle_harness_file(collection_path) else None
+        return True if compat_mode("paddle").is_harness_file(collection_path) else None
     return None
 
 

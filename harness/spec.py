@@ -10,13 +10,14 @@ error instead of a silent `getattr` default.
    and the cases the checks that derive their own read from harness.inputs.
 4. OpTest knobs: class attributes an OpTest may set to tell the harness more about its op.
 5. Module knobs: names a test module may define.
-6. Backends: other implementations of the op seam (harness.backends: BACKENDS, make_other;
-   the run's `Options.backend` picks one; harness.op.make is the one maker).
+6. Backends: other implementations of the op seam (entry points of BACKEND_GROUP, each an
+   object with BACKEND_PROTOCOL's methods; harness.backends dispatches to the one the run's
+   `Options.backend` picks; harness.op.make is the one maker).
 """
 from __future__ import annotations
 
-__all__ = ["ENTRY_POINT_GROUPS", "CHECK_ATTRIBUTES", "CHECK_HOOKS", "VARIANT_FAMILIES",
-           "INPUT_MODULES",
+__all__ = ["ENTRY_POINT_GROUPS", "BACKEND_GROUP", "BACKEND_PROTOCOL", "COMPAT_PROTOCOL",
+           "CHECK_ATTRIBUTES", "CHECK_HOOKS", "VARIANT_FAMILIES", "INPUT_MODULES",
            "OPTEST_KNOBS", "MODULE_KNOBS", "knob", "module_knob", "op_level_hook"]
 
 #: group -> what an entry point of the group names
@@ -24,6 +25,39 @@ ENTRY_POINT_GROUPS = {
     "opkit.ops": "a module (or package) whose import registers ops (opkit.plugins)",
     "opkit.checks": "a harness.check.Check instance or subclass, or a function "
                     "(case, context) -> [CheckResult] (harness.registry)",
+    "opkit.backends": "an object with BACKEND_PROTOCOL's methods: the backend of the entry "
+                      "point's name (`opkit test --backend NAME`; harness.backends)",
+}
+BACKEND_GROUP = "opkit.backends"
+
+#: a backend object's methods (harness.backends calls them for the run's backend; loading
+#: the object must not import its framework): name -> (signature, meaning)
+BACKEND_PROTOCOL = {
+    "unavailable": ("() -> str | None", "why it cannot run here (missing package), or None"),
+    "activate": ("(op_types) -> None", "a front door selected it: make the named op types "
+                                       "it has and opkit lacks known to opkit's registry"),
+    "prepare_child": ("() -> None", "the same, for all its op types, in a fresh interpreter"),
+    "make": ("(op_type, inputs, attrs, outputs, place, enable_inplace) -> prepared op",
+             "its implementation of the op seam (harness.runner.PreparedOp's methods)"),
+    "has_op": ("(op_type) -> bool", "it has the op"),
+    "has_grad": ("(op_type) -> bool", "it has the op's grad op"),
+    "kernel_places": ("(op_type) -> {place: [dtype]}", "its float kernels ({}: none)"),
+    "check_override": ("(check name) -> None | str | Check", "None: the check runs as it "
+                       "is; a reason: it cannot apply (skipped); a Check replacing it"),
+    "compile_shapes": ("(case, specs, outs, unknown) -> {output: shape}",
+                       "its compile-time infer_shape, the dims in `unknown` set to -1"),
+    "compat": ("attribute, optional", "its compatibility mode (COMPAT_PROTOCOL)"),
+}
+
+#: a compatibility mode (the framework's own test files run unchanged; `--opkit-paddle`,
+#: `opkit test --paddle` reach the "paddle" backend's): name -> (signature, meaning)
+COMPAT_PROTOCOL = {
+    "activate": ("(backend) -> None", "turn the mode on in this process, the test files' "
+                                      "framework module the real one when backend is its own"),
+    "is_active": ("() -> bool", "the mode is on in this process"),
+    "is_harness_file": ("(path) -> bool", "a file of the framework's own test harness, "
+                                          "beside its tests: not a test file"),
+    "pytest_hooks": ("() -> module", "the pytest hooks the mode registers"),
 }
 
 #: Check class attributes: name -> meaning (harness.check.Check holds the defaults)

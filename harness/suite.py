@@ -33,7 +33,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import paddle_compat
 from harness.discovery import (
     builtin_exemptions,
     builtin_test_paths,
@@ -41,6 +40,7 @@ from harness.discovery import (
     instantiate,
     test_paths,
 )
+from harness.backends import compat_mode
 from harness.options import DEFAULT_SEED
 from harness.report import FAIL, SKIP, CheckResult
 from opkit.project import load_builtin_ops, load_op_modules, load_project
@@ -281,8 +281,8 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
 
 def paddle_mode() -> bool:
     """Whether the Paddle-compatibility mode is on in this process."""
-
-    return paddle_compat.is_active()
+    mode = compat_mode("paddle")
+    return mode is not None and mode.is_active()
 
 
 # -- task planning ---------------------------------------------------------------------------

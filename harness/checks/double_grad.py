@@ -23,7 +23,7 @@ op as an op of its own:
   `harness.composed_second_order`); a maker leaving a term out fails that too;
 * inputs the forward op's grad maker gives no gradient of (pow's FactorTensor) are read as
   constants, and the run's backend runs every op (harness.op.make: Paddle's grad ops too,
-  harness.backends.paddle_grad_op).
+  opkit_paddle.backend.grad_op).
 
 Compared with PyTorch's gradgradcheck and Paddle's double_grad_check, the grad op's inputs
 vary independently (Out is not recomputed from X): each double-grad output is checked on its
