@@ -79,7 +79,6 @@ def test_paths(explicit: list[str] | None = None) -> list[Path]:
     (relative to the pyproject.toml), else ./tests/ops when it exists."""
     if explicit:
         return [Path(p) for p in explicit]
-
     project = load_project()
     if project.tests:
         return project.test_paths()
@@ -90,9 +89,6 @@ def test_paths(explicit: list[str] | None = None) -> list[Path]:
 def _builtin_test_packages() -> list:
     """The `tests` subpackage of every installed op package (entry-point group `opkit.ops`),
     imported by name: the harness has no static import of any op package."""
-    import importlib
-
-
     found = []
     for _name, value in entry_point_packages():
         try:

@@ -10,9 +10,8 @@ error instead of a silent `getattr` default.
    and the cases the checks that derive their own read from harness.inputs.
 4. OpTest knobs: class attributes an OpTest may set to tell the harness more about its op.
 5. Module knobs: names a test module may define.
-6. Backends: other implementations of the op seam (entry points of BACKEND_GROUP, each an
-   object with BACKEND_PROTOCOL's methods; harness.backends dispatches to the one the run's
-   `Options.backend` picks; harness.op.make is the one maker).
+6. Backends: other implementations of the op seam (BACKEND_GROUP's entry points, objects
+   with BACKEND_PROTOCOL's methods; harness.backends dispatches to the run's backend).
 """
 from __future__ import annotations
 
@@ -30,34 +29,29 @@ ENTRY_POINT_GROUPS = {
 }
 BACKEND_GROUP = "opkit.backends"
 
-#: a backend object's methods (harness.backends calls them for the run's backend; loading
-#: the object must not import its framework): name -> (signature, meaning)
+#: a backend object's methods: name -> (signature, meaning); loading it must not import its
+#: framework (harness.backends calls them for the run's backend)
 BACKEND_PROTOCOL = {
-    "unavailable": ("() -> str | None", "why it cannot run here (missing package), or None"),
-    "activate": ("(op_types) -> None", "a front door selected it: make the named op types "
-                                       "it has and opkit lacks known to opkit's registry"),
-    "prepare_child": ("() -> None", "the same, for all its op types, in a fresh interpreter"),
-    "make": ("(op_type, inputs, attrs, outputs, place, enable_inplace) -> prepared op",
-             "its implementation of the op seam (harness.runner.PreparedOp's methods)"),
+    "unavailable": ("() -> str | None", "why it cannot run here (a missing package), or None"),
+    "activate": ("(op_types)", "selected: make its named ops that opkit lacks known to opkit"),
+    "prepare_child": ("()", "the same, for all its ops, in a fresh interpreter"),
+    "make": ("(op_type, inputs, attrs, outputs, place, enable_inplace)", "its prepared op"),
     "has_op": ("(op_type) -> bool", "it has the op"),
     "has_grad": ("(op_type) -> bool", "it has the op's grad op"),
     "kernel_places": ("(op_type) -> {place: [dtype]}", "its float kernels ({}: none)"),
-    "check_override": ("(check name) -> None | str | Check", "None: the check runs as it "
-                       "is; a reason: it cannot apply (skipped); a Check replacing it"),
-    "compile_shapes": ("(case, specs, outs, unknown) -> {output: shape}",
-                       "its compile-time infer_shape, the dims in `unknown` set to -1"),
+    "check_override": ("(name) -> None | str | Check", "runs as is / skip reason / its own"),
+    "compile_shapes": ("(case, specs, outs, unknown)", "its compile-time infer_shape"),
     "compat": ("attribute, optional", "its compatibility mode (COMPAT_PROTOCOL)"),
 }
 
-#: a compatibility mode (the framework's own test files run unchanged; `--opkit-paddle`,
-#: `opkit test --paddle` reach the "paddle" backend's): name -> (signature, meaning)
+#: a compatibility mode (the framework's own test files run unchanged; `--opkit-paddle`
+#: and `opkit test --paddle` reach the "paddle" backend's): name -> (signature, meaning)
 COMPAT_PROTOCOL = {
-    "activate": ("(backend) -> None", "turn the mode on in this process, the test files' "
-                                      "framework module the real one when backend is its own"),
-    "is_active": ("() -> bool", "the mode is on in this process"),
-    "is_harness_file": ("(path) -> bool", "a file of the framework's own test harness, "
-                                          "beside its tests: not a test file"),
-    "pytest_hooks": ("() -> module", "the pytest hooks the mode registers"),
+    "activate": ("(backend)", "turn it on; with its own backend the test files get the real "
+                              "framework"),
+    "is_active": ("() -> bool", "it is on in this process"),
+    "is_harness_file": ("(path) -> bool", "a file of the framework's own test harness"),
+    "pytest_hooks": ("() -> module", "the pytest hooks it registers"),
 }
 
 #: Check class attributes: name -> meaning (harness.check.Check holds the defaults)
