@@ -1,6 +1,6 @@
 """opkit's PaddlePaddle plugin: the Paddle backend and the Paddle-compatibility mode.
 
-`backend` (the entry point `paddle` of the group `opkit.backends`) implements the harness's
+`plugin` (the entry point `paddle` of the group `opkit.backends`) implements the harness's
 backend protocol (harness.spec.BACKEND_PROTOCOL) on PaddlePaddle's own CPU kernels
 (opkit_paddle.backend), and its `compat` the Paddle-compatibility mode
 (harness.spec.COMPAT_PROTOCOL; opkit_paddle.compat: Paddle's own OpTest files run unchanged).
@@ -9,7 +9,7 @@ dependency, opkit-dl[paddle]): every method loads what it needs when called.
 """
 from __future__ import annotations
 
-__all__ = ["PaddleBackend", "PaddleCompat", "backend"]
+__all__ = ["PaddleBackend", "PaddleCompat", "plugin"]
 
 
 class PaddleCompat:
@@ -102,4 +102,4 @@ class PaddleBackend:
         return compile_shapes(case, specs, outs, unknown)
 
 
-backend = PaddleBackend()
+plugin = PaddleBackend()
