@@ -1,11 +1,9 @@
 """Which implementation runs the op under test: THE dispatch point of the backends.
 
-A backend is an implementation of the op seam (the public methods of
-`harness.runner.PreparedOp`): "opkit" (opkit's own framework and kernels, the default), or
-one an installed package declares in the entry-point group `opkit.backends`
-(harness.spec.BACKEND_PROTOCOL; opkit_paddle's "paddle": PaddlePaddle's own CPU kernels).
-The run's options pick it (`Options.backend`: `opkit test --backend paddle`, or
-OPKIT_BACKEND); harness.op.make, the one maker, calls `make_other` for the others.
+A backend implements the op seam (`harness.runner.PreparedOp`'s public methods): "opkit"
+(opkit's own kernels, the default), or an entry point of the group `opkit.backends`
+(harness.spec.BACKEND_PROTOCOL; opkit_paddle's "paddle": PaddlePaddle's CPU kernels).
+`Options.backend` picks it (`opkit test --backend NAME`, OPKIT_BACKEND).
 """
 from __future__ import annotations
 
@@ -45,8 +43,7 @@ def plugin(backend: str):
 
 
 def compat_mode(backend: str):
-    """The compatibility mode (harness.spec.COMPAT_PROTOCOL) of the installed backend
-    `backend`, or None (not installed, or it has none)."""
+    """The compatibility mode (spec.COMPAT_PROTOCOL) of the backend `backend`, or None."""
     return getattr(_plugins().get(backend), "compat", None)
 
 
@@ -61,17 +58,16 @@ def _other(backend: str | None):
 
 
 def activate(backend: str, op_types=()) -> None:
-    """A front door selected `backend`: fresh interpreters the checks start (determinism
-    across hash seeds, state) get it through their environment, and the backend makes each
-    named op type it has but opkit lacks known to opkit's registry."""
+    """A front door selected `backend`: the fresh interpreters the checks start get it
+    through their environment; the backend registers the named ops opkit lacks."""
     os.environ["OPKIT_BACKEND"] = backend     # read back by harness.options in the children
     if backend != DEFAULT_BACKEND:
         plugin(backend).activate(op_types or ())
 
 
 def prepare_child() -> None:
-    """In a fresh interpreter a check started (harness.fresh.child): the selected backend's
-    ops that opkit lacks made known again (the child does not know which it will get)."""
+    """In a fresh interpreter (harness.fresh.child): the selected backend registers all
+    its ops that opkit lacks (the child does not know which it will get)."""
     other = _other(None)
     if other is not None:
         other.prepare_child()
