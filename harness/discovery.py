@@ -224,17 +224,16 @@ def discover(paths: list[str | Path] | None = None, seed: int = DEFAULT_SEED) ->
         for _, cls in sorted(vars(module).items()):
             if not is_optest_class(cls) or cls.__module__ != module.__name__:
                 continue
-            test = None
+            test, error = None, None
             try:
                 test = cls("runTest")
                 seed_all(seed)
                 test.setUp()
-                result.tests.append(DiscoveredTest(cls, getattr(test, "op_type", None), str(f)))
             except unittest.SkipTest:
                 continue
             except Exception as exc:  # noqa: BLE001 - reported on the op (or as a problem)
-                result.tests.append(DiscoveredTest(cls, getattr(test, "op_type", None), str(f),
-                                                   f"setUp raised {type(exc).__name__}: {exc}"))
+                error = f"setUp raised {type(exc).__name__}: {exc}"
+            result.tests.append(DiscoveredTest(cls, getattr(test, "op_type", None), str(f), error))
     return result
 
 

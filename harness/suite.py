@@ -196,7 +196,7 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
     discovery = discover(paths, seed=seed)
     warnings = [p for p in discovery.problems if not any(p == b.text for b in discovery.broken)]
     by_op = discovery.by_op()
-
+    searched = ", ".join(str(p) for p in paths) or "(no test paths)"
     broken: dict[str, list[CheckResult]] = {}
     unregistered: dict[str, list[str]] = {}    # op type -> what tests it
     for b in discovery.broken:
@@ -235,9 +235,8 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
         missing = [op for op in ops if op not in by_op and op not in broken
                    and op not in exempt]
         if missing:
-            where = ", ".join(str(p) for p in paths) or "(no test paths)"
             text = (f"no OpTest found for op{'s' if len(missing) > 1 else ''} "
-                    f"{', '.join(repr(m) for m in missing)} under {where}")
+                    f"{', '.join(repr(m) for m in missing)} under {searched}")
             # an OpTest whose op_type is misspelt is the likely reason: say which
             for op in missing:
                 for typo in difflib.get_close_matches(op, list(unregistered), n=3,
@@ -249,8 +248,7 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
     else:
         ops = sorted(op for op in by_op if has_op(op))
         if not ops and not broken:
-            where = ", ".join(str(p) for p in paths) or "(no test paths)"
-            raise SuiteError(f"no OpTest found under {where}; name ops, use --all or --tests")
+            raise SuiteError(f"no OpTest found under {searched}; name ops, use --all or --tests")
     ops += sorted(k for k in broken if k not in ops)
     return Selection(ops, by_op, broken, exempt, paths, warnings,
                      [b.text for b in discovery.broken])

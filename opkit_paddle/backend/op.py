@@ -17,8 +17,8 @@ over Paddle's legacy static graph:
   there), the inputs fed, the outputs and gradients fetched; with `read_back = True` the
   inputs are fetched too and `mutated` lists those whose data or LoD after the run differ
   from what was fed (a kernel writing to its input);
-- a Paddle error is re-raised as the opkit error of its kind (harness.backends.
-  paddle_errors), so `harness.engine.op_refused` decides refusal vs failure unchanged.
+- a Paddle error is re-raised as the opkit error of its kind (opkit_paddle.backend.
+  errors), so `harness.engine.op_refused` decides refusal vs failure unchanged.
 """
 from __future__ import annotations
 
