@@ -89,7 +89,7 @@ def main(argv=None) -> int:
     parser.add_argument("ops", nargs="*", default=OPS)
     parser.add_argument("--repeat", type=int, default=200)
     args = parser.parse_args(argv)
-    from harness.backends import paddle_env
+    from opkit_paddle.backend import env as paddle_env
     from harness.options import Options, use
 
     why = paddle_env.missing()

@@ -22,7 +22,7 @@ from pathlib import Path
 
 
 def run(out: Path, seed: int, timeout: float, ops: list[str]) -> int:
-    from harness.backends.paddle_overlap import overlap_ops
+    from opkit_paddle.backend.overlap import overlap_ops
 
     out.mkdir(parents=True, exist_ok=True)
     for op in ops or overlap_ops():

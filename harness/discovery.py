@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness import paddle_compat
+from harness.backends import compat_mode
 from harness.options import DEFAULT_SEED  # noqa: I001
 from harness.spec import module_knob  # noqa: I001
 from opkit.plugins import entry_point_packages
@@ -79,7 +79,6 @@ def test_paths(explicit: list[str] | None = None) -> list[Path]:
     (relative to the pyproject.toml), else ./tests/ops when it exists."""
     if explicit:
         return [Path(p) for p in explicit]
-
     project = load_project()
     if project.tests:
         return project.test_paths()
@@ -90,9 +89,6 @@ def test_paths(explicit: list[str] | None = None) -> list[Path]:
 def _builtin_test_packages() -> list:
     """The `tests` subpackage of every installed op package (entry-point group `opkit.ops`),
     imported by name: the harness has no static import of any op package."""
-    import importlib
-
-
     found = []
     for _name, value in entry_point_packages():
         try:
@@ -119,8 +115,8 @@ def builtin_exemptions() -> dict[str, str]:
 def _paddle_harness_file(path: Path) -> bool:
     """In the Paddle mode, Paddle's own harness beside its tests (`op_test.py`, ...) is no
     test file: the mode's shim stands in for it (as the pytest plugin's ignore hook does)."""
-
-    return paddle_compat.is_active() and paddle_compat.is_paddle_harness_file(path)
+    mode = compat_mode("paddle")
+    return mode is not None and mode.is_active() and mode.is_harness_file(path)
 
 
 def _test_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
@@ -228,17 +224,16 @@ def discover(paths: list[str | Path] | None = None, seed: int = DEFAULT_SEED) ->
         for _, cls in sorted(vars(module).items()):
             if not is_optest_class(cls) or cls.__module__ != module.__name__:
                 continue
-            test = None
+            test, error = None, None
             try:
                 test = cls("runTest")
                 seed_all(seed)
                 test.setUp()
-                result.tests.append(DiscoveredTest(cls, getattr(test, "op_type", None), str(f)))
             except unittest.SkipTest:
                 continue
             except Exception as exc:  # noqa: BLE001 - reported on the op (or as a problem)
-                result.tests.append(DiscoveredTest(cls, getattr(test, "op_type", None), str(f),
-                                                   f"setUp raised {type(exc).__name__}: {exc}"))
+                error = f"setUp raised {type(exc).__name__}: {exc}"
+            result.tests.append(DiscoveredTest(cls, getattr(test, "op_type", None), str(f), error))
     return result
 
 

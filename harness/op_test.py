@@ -16,7 +16,7 @@ import unittest
 from harness.case import Case
 from harness.discovery import module_attribute_name, pytest_target
 from harness.optest_methods import record_only, recording_only
-from harness.paddle_surface import PaddleSurface
+from harness.paddle_surface import PaddleSurface, as_bfloat16_slots
 from harness.report import FAIL, current_collector
 
 __all__ = ["OpTest", "record_only"]
@@ -47,7 +47,6 @@ class OpTest(PaddleSurface, unittest.TestCase):
                 path = rel if not rel.startswith("..") else path
             except ValueError:
                 pass
-
         name = module_attribute_name(cls) or cls.__name__
         return f"{path}::{name}" if path else name
 
@@ -64,11 +63,8 @@ class OpTest(PaddleSurface, unittest.TestCase):
         ref = getattr(type(self), "reference", None)
         inputs = getattr(self, "inputs", {}) or {}
         outputs = getattr(self, "outputs", {}) or {}
-        is_bf16 = getattr(self, "is_bfloat16_op", None)
-        if callable(is_bf16) and is_bf16():
+        if self.is_bfloat16_op():
             # Paddle's spelling: bfloat16 data carried as uint16 bits -> real bfloat16
-            from harness.paddle_compat.low_precision import as_bfloat16_slots
-
             inputs, outputs = as_bfloat16_slots(inputs), as_bfloat16_slots(outputs)
         case = Case(name=type(self).__name__, op_type=self.op_type,
                     inputs=inputs,
@@ -102,7 +98,6 @@ class OpTest(PaddleSurface, unittest.TestCase):
             frame = frame.f_back
         method = method or (self._testMethodName if self._testMethodName.startswith("test")
                             else default_method)
-
         path = self._source().split("::")[0]
         return f"python -m pytest {pytest_target(type(self), path, method)}  (or: opkit " \
                f"test {self.op_type} --tests {path})"

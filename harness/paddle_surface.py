@@ -1,26 +1,9 @@
-"""Paddle's spelling of the OpTest API, as a mixin of `harness.OpTest`.
-
-What Paddle's own OpTest files call, mapped onto opkit's checks:
-
-- `check_output_with_place(place, atol, no_check_set, equal_nan, check_dygraph, ...)` and
-  `check_grad_with_place(place, inputs_to_check, output_names, no_grad_set,
-  numeric_grad_delta, in_place, max_relative_error, user_defined_grads, ...)` (Paddle's
-  positional order) run the check on that place only;
-- `check_output_customized(checker)` hands the forward outputs (a list of arrays, Paddle's
-  order) to `checker`;
-- `np_dtype_to_fluid_dtype` / `np_dtype_to_base_dtype` (identity, as in Paddle),
-  `fluid_dtype_to_np_dtype`, `np_value_to_fluid_value`, the `dtype` class attribute,
-  `is_bfloat16_op()` / `is_float16_op()`;
-- the keywords `check_dygraph`, `check_eager`, `check_pir`, `check_prim`, `check_cinn`,
-  `check_auto_parallel`, `check_new_ir`, `inplace_atol`, ... on `check_output` /
-  `check_grad`: accepted and ignored (they ask Paddle to run its dygraph / PIR / CINN /
-  prim executors as well; opkit has one executor, whose check still runs), except
-  `only_check_prim=True`, which asks for nothing opkit runs: skipped with a reason.
-
-Features opkit does not have are skipped with a reason (`unittest.SkipTest`), never passed
-silently and never run in another dtype: bfloat16 (`uint16` data), float16 (opkit has no
-float16 kernels); in the Paddle-compatibility mode also MKLDNN/oneDNN kernels
-(`use_mkldnn=True`).
+"""Paddle's spelling of the OpTest API, as a mixin of `harness.OpTest`: what Paddle's own
+OpTest files call, mapped onto opkit's checks (docs/paddle.md, "Paddle's spelling on every
+OpTest"). What opkit cannot run (float16 or bfloat16 without a kernel, complex dtypes,
+MKLDNN in the Paddle mode, Paddle-only executors) is skipped with a reason
+(`unittest.SkipTest`), never passed silently and never run in another dtype ("Never passed
+silently" there). Also Paddle's bfloat16 carrier: uint16 bits as real bfloat16 arrays.
 """
 from __future__ import annotations
 
@@ -33,10 +16,12 @@ from harness.case import normalize_slots
 from harness.op import make
 from harness.options import override
 from harness.registry import check_names
+from opkit.framework.dtypes import bfloat16
 from opkit.framework.place import CPUPlace, CUDAPlace, Place, place_kind
 from opkit.registry import op_info
 
-__all__ = ["PaddleSurface", "PADDLE_IGNORED_KEYWORDS", "unsupported_reason", "data_dtypes"]
+__all__ = ["PaddleSurface", "PADDLE_IGNORED_KEYWORDS", "unsupported_reason", "data_dtypes",
+           "as_bfloat16", "as_uint16", "as_bfloat16_slots"]
 
 #: check_output / check_grad keywords of Paddle that select Paddle-only executors or
 #: modes; accepted and ignored (opkit's own check runs).
@@ -69,8 +54,6 @@ def _complex_reason(test) -> str | None:
         return None
     op = getattr(test, "op_type", None)
     try:
-        from opkit.registry import op_info
-
         have = {str(k[0]) for k in op_info(op).kernels} if op else set()
     except Exception:  # noqa: BLE001 - an unknown op is the check's to report
         have = set()
@@ -106,8 +89,6 @@ def _has_kernel(test, dtype: str) -> bool:
     """Whether the test's op has a `dtype` kernel on some place (then a float16 / bfloat16
     test runs in that dtype instead of skipping)."""
     try:
-        from opkit.registry import op_info
-
         return any(dtype in ds for ds in op_info(test.op_type).kernel_places().values())
     except Exception:  # noqa: BLE001 - no such op: the caller reports it
         return False
@@ -132,7 +113,7 @@ def unsupported_reason(test, mkldnn: bool = False) -> str | None:
     return None
 
 
-def _accept_paddle_keywords(method, kind: str):
+def _accept_paddle_keywords(method):
     """`method` (check_output or check_grad of an OpTest class) also taking Paddle's
     keywords; a test opkit cannot run is skipped with the reason."""
     @functools.wraps(method)
@@ -158,10 +139,10 @@ class PaddleSurface:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        for name, kind in (("check_output", "output"), ("check_grad", "grad")):
+        for name in ("check_output", "check_grad"):
             method = cls.__dict__.get(name)
             if callable(method) and not getattr(method, "__opkit_paddle_keywords__", False):
-                setattr(cls, name, _accept_paddle_keywords(method, kind))
+                setattr(cls, name, _accept_paddle_keywords(method))
 
     #: skip tests that request MKLDNN (`use_mkldnn=True`): True in the Paddle mode's OpTest
     paddle_skip_mkldnn = False
@@ -177,7 +158,6 @@ class PaddleSurface:
         reason = unsupported_reason(self, mkldnn=self.paddle_skip_mkldnn)
         if not reason:
             return None
-
         return {name: reason for name in check_names()}
 
     @opkit_skip.setter
@@ -199,24 +179,20 @@ class PaddleSurface:
     def fluid_dtype_to_np_dtype(self, dtype=None):  # Paddle's (odd) staticmethod signature
         return self if dtype is None else dtype
 
-    def _paddle_data_dtypes(self):
-        return [a.dtype for a in _arrays(getattr(self, "inputs", None))]
+    def _is_low_precision_op(self, carrier, name: str) -> bool:
+        """The test's dtype, output dtype, MKLDNN data type or input data are `name`'s
+        (bfloat16's carrier is uint16)."""
+        attrs = getattr(self, "attrs", None) or {}
+        return (_is(self.dtype, carrier) or _is(getattr(self, "output_dtype", None), carrier)
+                or name in (getattr(self, "mkldnn_data_type", None),
+                            attrs.get("mkldnn_data_type"))
+                or any(_is(d, carrier) for d in data_dtypes(getattr(self, "inputs", None))))
 
     def is_bfloat16_op(self) -> bool:
-        attrs = getattr(self, "attrs", None) or {}
-        return (_is(self.dtype, np.uint16)
-                or _is(getattr(self, "output_dtype", None), np.uint16)
-                or getattr(self, "mkldnn_data_type", None) == "bfloat16"
-                or attrs.get("mkldnn_data_type") == "bfloat16"
-                or any(_is(d, np.uint16) for d in self._paddle_data_dtypes()))
+        return self._is_low_precision_op(np.uint16, "bfloat16")
 
     def is_float16_op(self) -> bool:
-        attrs = getattr(self, "attrs", None) or {}
-        return (_is(self.dtype, np.float16)
-                or _is(getattr(self, "output_dtype", None), np.float16)
-                or getattr(self, "mkldnn_data_type", None) == "float16"
-                or attrs.get("mkldnn_data_type") == "float16"
-                or any(_is(d, np.float16) for d in self._paddle_data_dtypes()))
+        return self._is_low_precision_op(np.float16, "float16")
 
     # -- the *_with_place checks ------------------------------------------------------------
     @staticmethod
@@ -231,7 +207,6 @@ class PaddleSurface:
     def check_output_with_place(self, place, atol=None, no_check_set=None, equal_nan=False,
                                 check_dygraph=True, inplace_atol=None, **paddle_kw):
         """check_output on `place` only (Paddle's signature; Paddle-only keywords ignored)."""
-
         with override(place=self._paddle_place_kind(place)):
             return self.check_output(atol=atol, no_check_set=no_check_set,
                                      equal_nan=equal_nan, **paddle_kw)
@@ -242,7 +217,6 @@ class PaddleSurface:
                               user_defined_grad_outputs=None, check_dygraph=True,
                               **paddle_kw):
         """check_grad on `place` only, in Paddle's positional order."""
-
         if user_defined_grad_outputs is not None:
             raise unittest.SkipTest("user_defined_grad_outputs: opkit's check_grad uses its "
                                     "own output gradients")
@@ -257,7 +231,6 @@ class PaddleSurface:
         """Run the op forward once with the inputs as given, on `place` (default CPU):
         {output slot: [(variable name, array), ...]} for the slots in self.outputs, in the op
         proto's output order (Paddle's fetch order)."""
-
         reason = unsupported_reason(self)
         if reason:
             raise unittest.SkipTest(reason)
@@ -267,8 +240,8 @@ class PaddleSurface:
         slots = {s: [v.name for v in expected[s]] for s in order if s in expected}
         kind = self._paddle_place_kind(place) if place is not None else "CPU"
         prepared = make(self.op_type, normalize_slots(getattr(self, "inputs", {}) or {}),
-                              dict(getattr(self, "attrs", {}) or {}), slots,
-                              CPUPlace() if kind == "CPU" else CUDAPlace(0))
+                        dict(getattr(self, "attrs", {}) or {}), slots,
+                        CPUPlace() if kind == "CPU" else CUDAPlace(0))
         got = prepared.forward()
         return {slot: [(n, got[n]) for n in names] for slot, names in slots.items()}
 
@@ -282,3 +255,37 @@ class PaddleSurface:
         outs = [np.array(o) for o in self.calc_output(custom_place)]
         outs.sort(key=len)
         checker(outs)
+
+
+# Paddle's bfloat16 convention in OpTests: bfloat16 data carried as uint16 (the upper 16 bits
+# of float32, `convert_float_to_uint16`), viewed bit for bit as real bfloat16 arrays
+# (`ml_dtypes.bfloat16`) for opkit's bfloat16 kernels, and back
+
+
+def as_bfloat16(value):
+    """A uint16 array as the bfloat16 array of the same bits; anything else unchanged."""
+    if isinstance(value, np.ndarray) and value.dtype == np.uint16:
+        return np.ascontiguousarray(value).view(bfloat16)
+    return value
+
+
+def as_uint16(value):
+    """A bfloat16 array as Paddle's uint16 carrier (the same bits)."""
+    if isinstance(value, np.ndarray) and value.dtype == bfloat16:
+        return np.ascontiguousarray(value).view(np.uint16)
+    return value
+
+
+def _bf16_item(value):
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
+        return (value[0], _bf16_item(value[1]))      # (name, data) of a duplicable slot
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], np.ndarray):
+        return (as_bfloat16(value[0]), value[1])    # (array, LoD)
+    if isinstance(value, list):
+        return [_bf16_item(v) for v in value]
+    return as_bfloat16(value)
+
+
+def as_bfloat16_slots(slots: dict) -> dict:
+    """Paddle's OpTest inputs / outputs with every uint16 array as bfloat16."""
+    return {k: _bf16_item(v) for k, v in slots.items()}

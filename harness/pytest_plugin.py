@@ -1,31 +1,8 @@
-"""pytest plugin of opkit (entry point `pytest11: opkit`).
-
-Options:
-  --opkit-place CPU|GPU|all     places OpTest runs its checks on (default all)
-  --opkit-dtype float32|float64|all
-                                float dtypes OpTest runs (default all)
-  --opkit-paddle                Paddle-compatibility mode: run Paddle's own OpTest files
-                                unchanged (harness.paddle_compat; also OPKIT_PADDLE=1)
-  --opkit-backend opkit|paddle  whose kernels run the op: opkit's (default) or PaddlePaddle's
-                                CPU kernels (harness.backends; also OPKIT_BACKEND); with
-                                --opkit-paddle the test files then import the real `paddle`
-  --opkit-no-check-items        do not add the harness-check items (below);
-  --opkit-check-items           add them (the default; the last of the two given wins)
-  --opkit-shard K/N             run only part K of N (the same parts as `opkit test --shard`:
-                                OpTest classes go with their op, other tests with their file)
-  --opkit-durations FILE        durations file balancing --opkit-shard (default: the
-                                project's, see `[tool.opkit] durations`)
-  --opkit-record-durations      write each op's / file's run time to that file
-
-For every OpTest class the plugin adds one item per harness check, e.g.
-`test_relu_op.py::TestReluOp::opkit[mutation]`, so plain pytest gives the verdicts of
-`opkit test` (the class's checks run once, on its first item; each item reports its check).
-The op-level verdicts come along: an op whose OpTests never check gradients fails
-`opkit[grad]` ("no gradient test"). When none of the places asked for can run here
-(`--opkit-place GPU` without a GPU) every OpTest item is skipped with the reason.
-
-The options set the run's `harness.options` (and OPKIT_PLACE / OPKIT_DTYPE, so pytest-xdist workers
-and subprocesses agree); OpTest reads them through `harness.options`.
+"""pytest plugin of opkit (entry point `pytest11: opkit`): the `--opkit-*` options (their
+help below; docs/harness.md, "pytest plugin"), the run's options built once from them, and
+one item per harness check on every OpTest class (`Class::opkit[mutation]`), run as
+`opkit test` runs them. `--opkit-paddle` (or OPKIT_PADDLE=1) turns on the Paddle plugin's
+compatibility mode (docs/paddle.md), `--opkit-backend` picks a backend (harness.backends).
 """
 from __future__ import annotations
 
@@ -69,39 +46,35 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    from harness.options import set_place_option
-
     from harness import options as run_options
 
-    place = config.getoption("--opkit-place", default=None)
-    dtype = config.getoption("--opkit-dtype", default=None)
     try:        # THE run's options, built once here (harness.options) for every item
         opts = run_options.Options.from_env(
-            places=place, dtypes=dtype, place_option="--opkit-place",
+            places=config.getoption("--opkit-place", default=None),
+            dtypes=config.getoption("--opkit-dtype", default=None),
+            place_option="--opkit-place",
             backend=config.getoption("--opkit-backend", default=None))
     except ValueError as exc:
         raise pytest.UsageError(f"opkit: {exc}") from None
     run_options.use(opts)
-    if opts.backend == "paddle":        # OPKIT_BACKEND=paddle: the backend's check overrides
+    if opts.backend != "opkit":         # also OPKIT_BACKEND
         from harness.backends import activate, unavailable
 
-        why = unavailable("paddle")
+        why = unavailable(opts.backend)
         if why:
-            raise pytest.UsageError(f"opkit: --opkit-backend paddle: {why}")
-        import harness.backends.paddle_checks  # noqa: F401
-        activate("paddle")
+            raise pytest.UsageError(f"opkit: --opkit-backend {opts.backend}: {why}")
+        activate(opts.backend)
     if config.getoption("--opkit-paddle", default=False) or flag(PADDLE_MODE_ENV):
-        from harness import paddle_compat
+        from harness.backends import compat_mode
 
-        paddle_compat.activate(opts.backend)
+        compat_mode("paddle").activate(opts.backend)
         # a Paddle test file the mode cannot import is one collection error (naming the
         # file and the missing name); the other files still run
         config.option.continue_on_collection_errors = True
-        from harness.paddle_compat import pytest_hooks
-
+        pytest_hooks = compat_mode("paddle").pytest_hooks()
         if not config.pluginmanager.is_registered(pytest_hooks):
             config.pluginmanager.register(pytest_hooks, "opkit-paddle-hooks")
-    set_place_option("--opkit-place")
+    run_options.set_place_option("--opkit-place")
     from harness.sharding import ShardError, parse_shard
 
     try:
@@ -124,9 +97,9 @@ def pytest_configure(config):
 def pytest_ignore_collect(collection_path, config):
     """In the Paddle mode, Paddle's own harness files beside the tests are not test files."""
     if config.getoption("--opkit-paddle", default=False) or flag(PADDLE_MODE_ENV):
-        from harness import paddle_compat
+        from harness.backends import compat_mode
 
-        return True if paddle_compat.is_paddle_harness_file(collection_path) else None
+        return True if compat_mode("paddle").is_harness_file(collection_path) else None
     return None
 
 
@@ -306,15 +279,13 @@ def _compute(config, cls, op, op_classes):
                            timeout=None, first_case=first, hash_seeds="own")
         if DEFAULT_FUZZ:
             results += fuzz_test(cls, DEFAULT_FUZZ, seed)
-    if first and len(op_classes) > 1:
+    if first:
         # the op-level verdicts come from what every class of the op ran (each class's
         # results are computed once and cached: this only runs them earlier)
         ran = list(results)
         for other in op_classes[1:]:
             ran += _class_results(config, other, op, op_classes)
         results += op_verdicts(op, op_classes, ran)
-    elif first:
-        results += op_verdicts(op, op_classes, results)
     return results
 
 
@@ -351,18 +322,6 @@ def _in_zygote(config, cls, op, op_classes, first, seed):
     return results
 
 
-def _start_zygote(config, classes) -> None:
-    if getattr(config, "_opkit_zygote", None) is not None or not classes:
-        return
-    from harness.zygote import Zygote
-
-    config._opkit_zygote = Zygote.start(list(classes))
-
-
-def _check_items_on(config) -> bool:
-    return config.getoption("opkit_check_items") is not False
-
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_make_collect_report(collector):
     """The check items are children of their OpTest class, collected with its test methods:
@@ -372,26 +331,16 @@ def pytest_make_collect_report(collector):
     outcome = yield
     report = outcome.get_result()
     config = collector.config
-    if report.outcome != "passed" or not _check_items_on(config):
+    if report.outcome != "passed" or config.getoption("opkit_check_items") is False:
         return
-    by_op = config.__dict__.setdefault("_opkit_by_op", {})
-    ops = config.__dict__.setdefault("_opkit_op_of", {})
     if isinstance(collector, pytest.Module):
         for node in report.result:
             cls = getattr(node, "obj", None) if isinstance(node, pytest.Class) else None
-            if _is_optest(cls) and cls not in ops:
-                ops[cls] = op = _op_type(cls)
-                if op:
-                    by_op.setdefault(op, []).append(cls)
+            if _is_optest(cls):
+                _op_of(config, cls)
         return
     cls = getattr(collector, "obj", None) if isinstance(collector, pytest.Class) else None
-    if not _is_optest(cls):
-        return
-    if cls not in ops:
-        ops[cls] = op = _op_type(cls)
-        if op:
-            by_op.setdefault(op, []).append(cls)
-    op = ops[cls]
+    op = _op_of(config, cls) if _is_optest(cls) else None
     if not op:
         return
     # the id given as a string: pytest parses `opkit[grad]` as a name and its parameters,
@@ -399,8 +348,19 @@ def pytest_make_collect_report(collector):
     report.result.extend(
         OpkitCheckItem.from_parent(collector, name=f"{ITEM_PREFIX}[{check}]",
                                    nodeid=f"{collector.nodeid}::{ITEM_PREFIX}[{check}]",
-                                   optest=cls, check=check, op=op, op_classes=by_op[op])
+                                   optest=cls, check=check, op=op,
+                                   op_classes=config._opkit_by_op[op])
         for check in check_item_names())
+
+
+def _op_of(config, cls) -> str | None:
+    """The op of an OpTest class, found once; the classes of each op in collection order."""
+    ops = config.__dict__.setdefault("_opkit_op_of", {})
+    if cls not in ops:
+        ops[cls] = op = _op_type(cls)
+        if op:
+            config.__dict__.setdefault("_opkit_by_op", {}).setdefault(op, []).append(cls)
+    return ops[cls]
 
 
 def check_item_names() -> list[str]:
@@ -420,7 +380,7 @@ def pytest_collection_modifyitems(session, config, items):
     # the check items were collected with their class (pytest_make_collect_report)
     classes: dict = {}     # OpTest class -> None, in the order of the items
     for item in items:
-        cls = item.optest if isinstance(item, OpkitCheckItem) else getattr(item, "cls", None)
+        cls = _item_class(item)
         if _is_optest(cls):
             classes.setdefault(cls, None)
     known = config.__dict__.setdefault("_opkit_op_of", {})
@@ -435,9 +395,7 @@ def pytest_collection_modifyitems(session, config, items):
 
     units = {}
     for item in items:
-        cls = item.optest if isinstance(item, OpkitCheckItem) else getattr(item, "cls", None)
-        op = ops.get(cls) if cls in ops else None
-        units[item.nodeid] = op or "file:" + item.nodeid.split("::")[0]
+        units[item.nodeid] = ops.get(_item_class(item)) or "file:" + item.nodeid.split("::")[0]
     config._opkit_units = units
     spec = config._opkit_shard
     if spec:
@@ -449,9 +407,16 @@ def pytest_collection_modifyitems(session, config, items):
         if dropped:
             config.hook.pytest_deselected(items=dropped)
         items[:] = keep
-    if any(isinstance(it, OpkitCheckItem) for it in items):
+    if any(isinstance(it, OpkitCheckItem) for it in items) and classes and \
+            getattr(config, "_opkit_zygote", None) is None:
         # before any test runs: the process the check items' workers are forked from
-        _start_zygote(config, list(classes))
+        from harness.zygote import Zygote
+
+        config._opkit_zygote = Zygote.start(list(classes))
+
+
+def _item_class(item):
+    return item.optest if isinstance(item, OpkitCheckItem) else getattr(item, "cls", None)
 
 
 def _durations(config):
@@ -492,22 +457,18 @@ def pytest_configure_node(node):
     node.workerinput["opkit_items_dir"] = folder
 
 
-def _remove_items_dir(config) -> None:
-    folder = getattr(config, "_opkit_items_dir", None)
-    if folder and not hasattr(config, "workerinput"):      # the controller only
-        import shutil
-
-        shutil.rmtree(folder, ignore_errors=True)
-        config._opkit_items_dir = None
-
-
 def pytest_sessionfinish(session):
     config = session.config
     zygote = getattr(config, "_opkit_zygote", None)
     if zygote is not None:
         zygote.close()
         config._opkit_zygote = None
-    _remove_items_dir(config)
+    folder = getattr(config, "_opkit_items_dir", None)
+    if folder and not hasattr(config, "workerinput"):      # the controller only
+        import shutil
+
+        shutil.rmtree(folder, ignore_errors=True)
+        config._opkit_items_dir = None
     times = getattr(config, "_opkit_times", {})
     if config.getoption("--opkit-record-durations", default=False) and times:
         from harness.sharding import write_durations

@@ -1,27 +1,13 @@
-"""One suite: which ops run, which OpTests test them, which tasks that makes, and the
-op-level verdicts the per-case checks cannot give. `opkit test` and the pytest plugin both
-decide these here, so their verdicts cannot drift apart.
+"""One suite: which ops `opkit test` (and the pytest plugin) run and which OpTests test them
+(`select`), decided here once so the front doors cannot drift apart; harness.run plans the
+tasks, harness.verdicts gives the op-level verdicts (docs/harness.md, "Verdicts").
 
-Op selection and discovery (`select`): the named ops, `--all` (the project's own ops, the
-built-in ops with --builtins or when the project has none), or every op the discovered
-OpTests cover; the test paths (`--tests`, `[tool.opkit] tests`, and the built-in ops'
-OpTests when built-in ops are tested -- each folder once, also when an installed copy and
-a checkout hold the same OpTests); test files that cannot be imported and OpTests for op
-types nobody registers (failures of their op, with file, line and the close names).
-
-Task planning (`plan`): one task per OpTest class, one per op for each op-level check, one
-per op for `fuzz` (`harness.run` runs them).
-
-Op-level verdicts (`op_verdicts`), decided from what RAN, never from source text:
-- an op with no OpTest fails `output`, unless it is exempt (`[tool.opkit.exempt]`, or
-  `OPKIT_EXEMPT` beside the built-in OpTests) -- then it is *exempt*;
-- an op with a grad op fails `grad` with "no gradient test" when every one of its OpTest
-  classes ran its test methods and none of them called `check_grad` (a `test_check_grad`
-  whose body is `pass` checks nothing), unless an OpTest opts out with
-  `opkit_skip = {"grad": "reason"}`; a class whose methods did not get to run (setUp
-  raised, the worker crashed) leaves the question open: it fails on its own;
-- an OpTest whose `op_type` is not registered, or a test file that cannot be imported,
-  fails with the file and line.
+`select` takes the named ops, `--all` (the project's own ops, the built-in ops with
+--builtins or when the project has none), or every op the discovered OpTests cover, over
+the test paths (`--tests`, `[tool.opkit] tests`, and the built-in ops' OpTests when built-in
+ops are tested: each folder once, also when an installed copy and a checkout hold the same
+OpTests). A test file that cannot be imported, or an OpTest of an op type nobody registers,
+is a failure of its op, with file, line and the close names.
 """
 from __future__ import annotations
 
@@ -33,7 +19,6 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness import paddle_compat
 from harness.discovery import (
     builtin_exemptions,
     builtin_test_paths,
@@ -41,6 +26,7 @@ from harness.discovery import (
     instantiate,
     test_paths,
 )
+from harness.backends import compat_mode
 from harness.options import DEFAULT_SEED
 from harness.report import FAIL, SKIP, CheckResult
 from opkit.project import load_builtin_ops, load_op_modules, load_project
@@ -49,9 +35,6 @@ from opkit.registry import all_op_types, has_op, op_info
 __all__ = ["SuiteError", "Selection", "select", "op_type_of",
            "forward_op_types", "runs_anything", "class_location", "guess_op_from_file",
            "unregistered_hint", "paddle_mode"]
-
-# what the `grad` check reports for an OpTest class whose methods ran and never called
-# check_grad (harness.optest_methods.results_from_test)
 
 
 class SuiteError(Exception):
@@ -124,7 +107,6 @@ def runs_anything(cls) -> bool:
 
 def forward_op_types() -> list[str]:
     """The registered op types that are not the grad op of another."""
-
     types = all_op_types()
     known = set(types)
     return [t for t in types if not (t.endswith("_grad") and t[: -len("_grad")] in known)]
@@ -133,7 +115,6 @@ def forward_op_types() -> list[str]:
 def op_type_of(cls, seed: int = DEFAULT_SEED) -> str | None:
     """The op an OpTest class tests (its `op_type` after a seeded setUp); None when setUp
     fails (the class's own items report that)."""
-
     try:
         return getattr(instantiate(cls, seed=seed), "op_type", None)
     except BaseException:  # noqa: BLE001 - reported by the class's own tests
@@ -142,14 +123,11 @@ def op_type_of(cls, seed: int = DEFAULT_SEED) -> str | None:
 
 def unregistered_hint(op_type: str) -> str:
     """' (did you mean ...)' for an op type nobody registers (the registry's close names)."""
-
     try:
         op_info(op_type)
     except Exception as exc:  # noqa: BLE001 - NotFound with the close names
         return f" ({str(exc).split('NotFound: ')[-1]})"
     return ""
-
-
 
 
 # -- selection -------------------------------------------------------------------------------
@@ -192,7 +170,6 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
            op_modules=(), seed: int = DEFAULT_SEED) -> Selection:
     """Load the project's ops, discover its OpTests and choose the ops to run (SuiteError
     for a selection that cannot run)."""
-
     project = load_project()
     load_builtin_ops()
     builtin_ops = set(forward_op_types())
@@ -219,7 +196,7 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
     discovery = discover(paths, seed=seed)
     warnings = [p for p in discovery.problems if not any(p == b.text for b in discovery.broken)]
     by_op = discovery.by_op()
-
+    searched = ", ".join(str(p) for p in paths) or "(no test paths)"
     broken: dict[str, list[CheckResult]] = {}
     unregistered: dict[str, list[str]] = {}    # op type -> what tests it
     for b in discovery.broken:
@@ -258,9 +235,8 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
         missing = [op for op in ops if op not in by_op and op not in broken
                    and op not in exempt]
         if missing:
-            where = ", ".join(str(p) for p in paths) or "(no test paths)"
             text = (f"no OpTest found for op{'s' if len(missing) > 1 else ''} "
-                    f"{', '.join(repr(m) for m in missing)} under {where}")
+                    f"{', '.join(repr(m) for m in missing)} under {searched}")
             # an OpTest whose op_type is misspelt is the likely reason: say which
             for op in missing:
                 for typo in difflib.get_close_matches(op, list(unregistered), n=3,
@@ -272,8 +248,7 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
     else:
         ops = sorted(op for op in by_op if has_op(op))
         if not ops and not broken:
-            where = ", ".join(str(p) for p in paths) or "(no test paths)"
-            raise SuiteError(f"no OpTest found under {where}; name ops, use --all or --tests")
+            raise SuiteError(f"no OpTest found under {searched}; name ops, use --all or --tests")
     ops += sorted(k for k in broken if k not in ops)
     return Selection(ops, by_op, broken, exempt, paths, warnings,
                      [b.text for b in discovery.broken])
@@ -281,9 +256,5 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
 
 def paddle_mode() -> bool:
     """Whether the Paddle-compatibility mode is on in this process."""
-
-    return paddle_compat.is_active()
-
-
-# -- task planning ---------------------------------------------------------------------------
-
+    mode = compat_mode("paddle")
+    return mode is not None and mode.is_active()

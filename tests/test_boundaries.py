@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("opkit", "harness", "checkers", "reference_ops")
+PACKAGES = ("opkit", "harness", "checkers", "reference_ops", "opkit_paddle")
 
 # layer -> the layers it may import (besides itself)
 ALLOWED = {
@@ -36,6 +36,9 @@ ALLOWED = {
     # tolerance table (checkers/compat/programs.py); the JSON-only core imports neither
     "checkers": {"opkit", "opkit.framework", "harness"},
     "harness": {"opkit", "opkit.framework"},
+    # the Paddle plugin (backend and compatibility mode) plugs into the harness through
+    # harness.spec's entry-point group `opkit.backends`; the harness never names it
+    "opkit_paddle": {"opkit", "opkit.framework", "harness"},
     "opkit.cli": {"opkit", "opkit.framework", "harness", "checkers", "reference_ops"},
 }
 
@@ -191,6 +194,26 @@ def test_the_opkit_library_imports_no_harness_checkers_or_builtin_ops():
            if _layer(src) in ("opkit", "opkit.framework")
            and dst.split(".")[0] in ("harness", "checkers", "reference_ops")]
     assert bad == [], "\n".join(bad)
+
+
+def test_the_harness_imports_no_plugin():
+    """harness reaches the Paddle plugin only through its entry point (harness.backends)."""
+    bad = [f"{where}: {src} imports {dst} ({kind})"
+           for src, dst, where, kind, _, _ in graph(ROOT)
+           if src.split(".")[0] == "harness" and dst.split(".")[0] == "opkit_paddle"]
+    assert bad == [], "\n".join(bad)
+
+
+def test_loading_the_paddle_plugin_imports_no_paddle():
+    """paddle is optional (opkit-dl[paddle]): the plugin object loads without it."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom harness import backends\n"
+            "print(backends.plugin('paddle').compat is not None, 'paddle' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True).stdout
+    assert out.split() == ["True", "False"]
 
 
 def test_nothing_imports_the_command_line():

@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from harness import options
-from harness.backends import has_grad, paddle_env, unavailable
+from harness.backends import has_grad, has_op, unavailable
 from harness.case import case_inputs, normalize_slots
 from harness.check import Check, WrongValue
 from harness.context import Combo, has_float_inputs
@@ -77,7 +77,7 @@ class AgainstCheck(Check):
         why = unavailable(other)
         if why:
             return why
-        if not paddle_env.has_op(case.op_type):
+        if not has_op(case.op_type, other):
             return f"Paddle has no op '{case.op_type}'"
         return None
 

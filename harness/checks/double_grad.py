@@ -6,7 +6,7 @@ Beyond the doc: where the maker gives no gradient of a forward output the grad o
 judged again with those outputs recomputed by the forward op (total derivatives,
 harness.second_order). Inputs the forward op's grad maker gives no gradient of
 (pow's FactorTensor) are read as constants, and the run's backend runs every op
-(harness.op.make: Paddle's grad ops too).
+(harness.op.make: Paddle's grad ops too, opkit_paddle.backend.grad_op).
 """
 from __future__ import annotations
 

@@ -80,11 +80,13 @@ def add_arguments(parser) -> None:
     parser.add_argument("--paddle", action="store_true",
                         help="Paddle-compatibility mode: run Paddle's own OpTest files "
                              "unchanged (see docs/paddle.md)")
-    parser.add_argument("--backend", choices=["opkit", "paddle"], default=None,
+    from harness.backends import names
+
+    parser.add_argument("--backend", choices=names(), default=None,
                         help="whose kernels the checks run: opkit's (default) or "
                              "PaddlePaddle's own CPU kernels (needs opkit-dl[paddle]; "
                              "$OPKIT_BACKEND)")
-    parser.add_argument("--against", choices=["paddle"], default=None,
+    parser.add_argument("--against", choices=names()[1:], default=None,
                         help="also run Paddle's kernel beside opkit's op on every case "
                              "and derived case and fail on a disagreement (check 'against')")
     parser.add_argument("--no-isolate", action="store_true",
@@ -224,15 +226,11 @@ def run(args) -> int:
                   [c.name for c in all_checks() if c.default]) + ["against"]
     set_place_option("--place")
 
+    from harness.backends import activate, compat_mode
+
     if getattr(args, "paddle", False):
-        from harness import paddle_compat
-
-        paddle_compat.activate(opts.backend)
+        compat_mode("paddle").activate(opts.backend)
     if opts.backend != "opkit":
-        from harness.backends import activate
-
-        if opts.backend == "paddle":
-            import harness.backends.paddle_checks  # noqa: F401 - its check overrides
         activate(opts.backend, args.op)
     from harness.suite import SuiteError, select
     from opkit.project import load_project

@@ -79,7 +79,8 @@ def test_opkit_test_paddle_counts_files_it_cannot_import(tmp_path):
 
 
 def test_facade_modules_leave_with_the_mode():
-    code = ("from harness import paddle_compat\nimport sys\npaddle_compat.activate()\n"
+    code = ("from opkit_paddle import compat as paddle_compat\nimport sys\n"
+            "paddle_compat.activate()\n"
             "import paddle.base.core, op, gradient_checker, utils, decorator_helper\n"
             "import paddle.incubate.autograd\n"
             "print(paddle.base is paddle.fluid)\npaddle_compat.deactivate()\n"

@@ -1,4 +1,4 @@
-"""opkit's Paddle-compatibility mode (harness.paddle_compat) and Paddle's OpTest spelling
+"""opkit's Paddle-compatibility mode (opkit_paddle.compat) and Paddle's OpTest spelling
 (harness.paddle_surface)."""
 from __future__ import annotations
 
@@ -228,7 +228,7 @@ def test_is_float16_and_bfloat16_op():
 # -- the mode -------------------------------------------------------------------------------------
 def test_facade_is_not_importable_outside_the_mode():
     code = ("import importlib.util, sys\n"
-            "import harness, harness.op_test, harness.paddle_compat\n"
+            "import harness, harness.op_test, opkit_paddle.compat\n"
             "print(importlib.util.find_spec('op_test') is None,"
             " 'paddle' in sys.modules, 'op_test' in sys.modules)\n"
             "try:\n    import paddle\n    print(getattr(paddle, 'OPKIT_FACADE', 'real'))\n"
@@ -237,7 +237,8 @@ def test_facade_is_not_importable_outside_the_mode():
                          env=_env(), cwd="/").stdout.split("\n")
     assert out[0] == "True False False"
     assert out[1] in ("no paddle", "real")     # a real paddle may be installed; never ours
-    code = ("import sys\nfrom harness import paddle_compat\npaddle_compat.activate()\n"
+    code = ("import sys\nfrom opkit_paddle import compat as paddle_compat\n"
+            "paddle_compat.activate()\n"
             "import paddle, op_test\nprint(paddle.OPKIT_FACADE, paddle.fluid.core."
             "is_compiled_with_cuda())\npaddle_compat.deactivate()\n"
             "print('paddle' in sys.modules, 'op_test' in sys.modules)\n")
@@ -403,7 +404,7 @@ def test_numpy1_reshape_keyword_only_in_the_mode():
     accepts it, and leaves numpy as it was when it is turned off."""
     import numpy as np
 
-    from harness import paddle_compat
+    from opkit_paddle import compat as paddle_compat
 
     real = np.reshape
     was_active = paddle_compat.is_active()

@@ -21,8 +21,8 @@ def paddle_missing() -> str | None:
     """Why the Paddle backend cannot run here (None: it can)."""
     import sys
 
-    from harness import paddle_compat
-    from harness.backends import paddle_env
+    from opkit_paddle import compat as paddle_compat
+    from opkit_paddle.backend import env as paddle_env
 
     if paddle_compat.is_active() or ("paddle" in sys.modules and
                                      getattr(sys.modules["paddle"], "__opkit_facade__", False)):

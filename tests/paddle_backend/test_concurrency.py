@@ -29,7 +29,7 @@ def test_paddles_kernels_run_at_once_in_threads_and_agree(paddle_backend):
 
 
 def test_a_kernel_sharing_state_between_calls_fails(paddle_backend, monkeypatch):
-    from harness.backends.paddle_op import PaddlePreparedOp
+    from opkit_paddle.backend.op import PaddlePreparedOp
 
     real = PaddlePreparedOp.forward
     shared: dict = {}          # one scratch buffer for every call: the bug class
@@ -55,7 +55,7 @@ def test_nested_runs_share_one_stdout_redirection():
 
     import pytest
 
-    from harness.backends.paddle_env import quiet_stdout
+    from opkit_paddle.backend.env import quiet_stdout
 
     def ident(fd):
         st = os.fstat(fd)

@@ -90,7 +90,7 @@ def test_a_double_grad_op_without_a_cpu_kernel_fails(paddle_backend):
                                            "Filter": rng.random((3, 1, 3, 3))},
                 attrs={"groups": 3, "strides": [1, 1], "paddings": [1, 1]},
                 grad_inputs=["Input", "Filter"])
-    from harness.backends import paddle_env
+    from opkit_paddle.backend import env as paddle_env
 
     if "float64" in paddle_env.cpu_kernel_dtypes("depthwise_conv2d_grad_grad"):
         pytest.skip("this Paddle registers a CPU depthwise_conv2d double-grad kernel")

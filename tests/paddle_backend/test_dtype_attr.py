@@ -56,7 +56,7 @@ def test_a_bfloat16_result_is_handed_out_as_bfloat16(paddle_backend):
 
 def test_paddles_ops_record_no_python_call_stack(paddle_backend):
     """Paddle's Operator records traceback.extract_stack() into every op it creates; the
-    backend turns that off (harness.backends.paddle_callstack): it was most of its time."""
+    backend turns that off (opkit_paddle.backend.callstack): it was most of its time."""
     from harness.op import make
 
     p = make("relu", {"X": [VarSpec("x", np.ones(3))]}, {}, {"Out": ["out"]},
@@ -68,7 +68,7 @@ def test_paddles_ops_record_no_python_call_stack(paddle_backend):
 
 
 def test_the_dtypes_check_counts_a_float_dtype_attr(paddle_backend):
-    import harness.backends.paddle_checks  # noqa: F401 - the backend's replacement checks
+    import opkit_paddle.backend.checks  # noqa: F401 - the backend's replacement checks
     from harness.context import CheckContext
     from harness.registry import get_check
 

@@ -73,7 +73,7 @@ def test_bad_input_is_a_refusal_and_the_message_is_paddles(paddle_backend):
 
 
 def test_a_python_error_inside_paddle_is_a_failure_not_a_refusal():
-    from harness.backends.paddle_errors import as_opkit_error
+    from opkit_paddle.backend.errors import as_opkit_error
     from harness.op import op_refused
 
     assert not op_refused(as_opkit_error(TypeError("unhashable type"), "x"))
@@ -85,7 +85,7 @@ def test_a_python_error_inside_paddle_is_a_failure_not_a_refusal():
 def test_the_common_librarys_typed_errors_are_read_by_kind():
     """Paddle's `common` enforce (DDim bounds) says `Unimplemented error. ...` in a bare
     RuntimeError: a typed refusal, not an untyped failure; its Fatal twin is a failure."""
-    from harness.backends.paddle_errors import as_opkit_error, paddle_kind
+    from opkit_paddle.backend.errors import as_opkit_error, paddle_kind
     from harness.op import op_refused
 
     exc = RuntimeError("Unimplemented error. Invalid dimension to be accessed. Now only "
@@ -143,7 +143,7 @@ def test_lod_goes_in_and_comes_back(paddle_backend):
 
 
 def test_compile_time_shapes_keep_unknown_dims(paddle_backend):
-    from harness.backends.paddle_op import compile_shapes
+    from opkit_paddle.backend.op import compile_shapes
     from harness.case import Case
     from harness.case import normalize_slots
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.paddle_compat import pir_mismatch
+from opkit_paddle.compat import pir_mismatch
 from paddle_backend_helpers import ROOT, paddle_missing
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "paddle_mode"

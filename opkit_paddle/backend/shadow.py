@@ -11,7 +11,7 @@ kernel: opkit's own executor cannot run it.
 """
 from __future__ import annotations
 
-from harness.backends import paddle_env
+from opkit_paddle.backend import env as paddle_env
 from opkit.framework import errors
 from opkit.framework.operator import OperatorWithKernel
 from opkit.framework.proto import ATTR_TYPE_IDS, OpMaker

@@ -1,6 +1,6 @@
 """opkit's Paddle-compatibility mode: run Paddle's own OpTest files unchanged.
 
-`activate()` puts `harness/paddle_compat/shim` first on sys.path and imports from there
+`activate()` puts `opkit_paddle/compat/shim` first on sys.path and imports from there
 `op_test` (Paddle's OpTest helpers on opkit's OpTest) and `paddle` (a minimal CPU-only facade:
 capability probes, places, dtype numbers; the rest of Paddle's Python API skips the test
 using it). Nothing of this is importable outside the mode. Entry points:
@@ -13,7 +13,7 @@ processes (pytest-xdist, `opkit test --jobs`).
 
 With the Paddle backend (`activate(backend="paddle")`: `opkit test --paddle --backend
 paddle`, `pytest --opkit-paddle --opkit-backend paddle`) the test files' `paddle` is the
-real PaddlePaddle (loaded first, in its legacy static graph, harness.backends.paddle_env):
+real PaddlePaddle (loaded first, in its legacy static graph, opkit_paddle.backend.env):
 their references, places and static/dygraph switches are Paddle's own, and only the
 modules beside Paddle's tests (`op_test`, `eager_op_test`, `testsuite`, `op`, ...) are
 opkit's, so every OpTest check runs the op on Paddle's kernel (harness.op.make with the
@@ -71,7 +71,7 @@ def activate(backend: str = "opkit") -> None:
     real = backend == "paddle"
     _REAL[0] = real
     if real:
-        from harness.backends import paddle_env
+        from opkit_paddle.backend import env as paddle_env
 
         paddle_env.load()     # in sys.modules before the shim's folder is on sys.path
     path = str(SHIM_DIR)
@@ -83,7 +83,7 @@ def activate(backend: str = "opkit") -> None:
         if name.split(".")[0] in mine and not _ours(sys.modules[name]):
             del sys.modules[name]       # e.g. Paddle's own op_test.py beside the test files
     if real:
-        from harness.paddle_compat import real_paddle
+        from opkit_paddle.compat import real_paddle
 
         real_paddle.install()
     for name in (mine if real else ("paddle", *_MODULES)):
@@ -138,7 +138,7 @@ def deactivate() -> None:
     _numpy1_reshape(False)
     sys.meta_path[:] = [f for f in sys.meta_path    # the facade's paddle.* submodule finder
                         if type(f).__module__ != "paddle._facade"]
-    from harness.paddle_compat import real_paddle
+    from opkit_paddle.compat import real_paddle
 
     real_paddle.uninstall()
     _REAL[0] = False

@@ -3,7 +3,7 @@
 A grad op Paddle's grad maker made (`core.get_grad_op_desc`) carries typed attrs (a FLOAT
 `alpha`, a LONG seed); pybind's plain `_set_attr` would guess the type from the Python value
 (a float becomes FLOAT, an int INT), so a grad op rebuilt on its own
-(harness.backends.paddle_grad_op) sets each attr with its own type again.
+(opkit_paddle.backend.grad_op) sets each attr with its own type again.
 """
 from __future__ import annotations
 

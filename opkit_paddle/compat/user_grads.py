@@ -7,7 +7,7 @@ import numpy as np
 
 from harness.case import normalize_slots
 from harness.op import make
-from harness.paddle_compat.low_precision import as_bfloat16
+from harness.paddle_surface import as_bfloat16
 from opkit.framework.dtypes import is_float
 from opkit.framework.place import CPUPlace, CUDAPlace
 

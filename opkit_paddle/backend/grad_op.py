@@ -2,7 +2,7 @@
 
 Paddle registers grad ops without an op proto, so `block.append_op` cannot make one; the
 grad op desc is appended to the program's block directly (its attrs set with the types
-Paddle's grad maker gave them, harness.backends.paddle_attrs) and Paddle's compile-time
+Paddle's grad maker gave them, opkit_paddle.backend.attrs) and Paddle's compile-time
 checks and infer_shape run on it. Everything else is `PaddlePreparedOp`'s: the forward runs
 the grad op's kernel; `backward` appends the grad ops of the grad op (Paddle's double-grad
 makers, `core.get_grad_op_desc` on the grad op's desc: `tanh_grad` -> `tanh_grad_grad`).
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from harness.backends import paddle_env
-from harness.backends.paddle_attrs import EMPTY, set_typed_attr
-from harness.backends.paddle_op import PaddlePreparedOp
+from opkit_paddle.backend import env as paddle_env
+from opkit_paddle.backend.attrs import EMPTY, set_typed_attr
+from opkit_paddle.backend.op import PaddlePreparedOp
 
 __all__ = ["PaddleGradOp", "is_grad_op"]
 

@@ -1,6 +1,6 @@
 """Measure how many of Paddle's OpTest methods pass in opkit's Paddle-compatibility mode.
 
-    python -m harness.paddle_compat.measure PATH... [--json OUT] [--pytest-args "ARGS"]
+    python -m opkit_paddle.compat.measure PATH... [--json OUT] [--pytest-args "ARGS"]
                                                     [--backend paddle] [--per-file]
 
 Runs pytest with `--opkit-paddle` over the folders / files (one process, no xdist; `@LIST`
@@ -10,7 +10,7 @@ method: OpTest methods (classes derived from `op_test.OpTest`) and other test me
 by their reason (the first line of the message, numbers blanked), and lists the files that
 could not be imported (each with the missing name). Prints a summary; with --json writes
 every method's outcome. `--backend paddle` runs the ops on PaddlePaddle's own kernels (the
-test files import the real `paddle`; harness.paddle_compat). `--per-file` runs each file in
+test files import the real `paddle`; opkit_paddle.compat). `--per-file` runs each file in
 a pytest process of its own, as Paddle's CTest does (a kernel that aborts the process, or
 corrupts the heap for a later file, then costs only its own file, which is listed as
 crashed with the signal).
@@ -29,7 +29,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from harness.paddle_compat import is_paddle_harness_file
+from opkit_paddle.compat import is_paddle_harness_file
 
 
 def _reason(report) -> str:
@@ -100,7 +100,7 @@ def summarize(rows: list[dict]) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m harness.paddle_compat.measure")
+    parser = argparse.ArgumentParser(prog="python -m opkit_paddle.compat.measure")
     parser.add_argument("paths", nargs="+", metavar="PATH")
     parser.add_argument("--json", metavar="OUT")
     parser.add_argument("--pytest-args", default="", metavar="ARGS")
@@ -171,7 +171,7 @@ def _per_file(paths: list, args) -> tuple:
     with tempfile.TemporaryDirectory() as tmp:
         for i, path in enumerate(files):
             out = os.path.join(tmp, f"{i}.json")
-            cmd = [sys.executable, "-m", "harness.paddle_compat.measure", os.path.abspath(path),
+            cmd = [sys.executable, "-m", "opkit_paddle.compat.measure", os.path.abspath(path),
                    "--json", out,
                    f"--pytest-args={args.pytest_args}",
                    *(["--backend", args.backend] if args.backend else [])]

@@ -1,11 +1,11 @@
 """The op types both opkit's built-in ops and PaddlePaddle's legacy op registry have: what
 `opkit test --backend paddle` can judge without an OpTest of the user's own.
 
-    python -m harness.backends.paddle_overlap      # prints them, one line
+    python -m opkit_paddle.backend.overlap      # prints them, one line
 """
 from __future__ import annotations
 
-from harness.backends import paddle_env
+from opkit_paddle.backend import env as paddle_env
 from opkit.registry import all_op_types
 
 __all__ = ["overlap_ops", "CONTROL_FLOW"]

@@ -17,8 +17,8 @@ over Paddle's legacy static graph:
   there), the inputs fed, the outputs and gradients fetched; with `read_back = True` the
   inputs are fetched too and `mutated` lists those whose data or LoD after the run differ
   from what was fed (a kernel writing to its input);
-- a Paddle error is re-raised as the opkit error of its kind (harness.backends.
-  paddle_errors), so `harness.engine.op_refused` decides refusal vs failure unchanged.
+- a Paddle error is re-raised as the opkit error of its kind (opkit_paddle.backend.
+  errors), so `harness.engine.op_refused` decides refusal vs failure unchanged.
 """
 from __future__ import annotations
 
@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from harness.backends import paddle_env
-from harness.backends.paddle_attrs import typed_attrs
-from harness.backends.paddle_errors import as_opkit_error
+from opkit_paddle.backend import env as paddle_env
+from opkit_paddle.backend.attrs import typed_attrs
+from opkit_paddle.backend.errors import as_opkit_error
 from harness.case import VarSpec
 from opkit.framework import dtypes, errors
 from opkit.framework.place import CPUPlace
@@ -242,7 +242,7 @@ class PaddlePreparedOp:
 
     def _proto(self, op_type: str):
         """The op's proto (None: Paddle has no such op); a grad op run on its own
-        (harness.backends.paddle_grad_op) has none and gives a stand-in."""
+        (opkit_paddle.backend.grad_op) has none and gives a stand-in."""
         return paddle_env.proto(op_type)
 
     def _append(self, block, ins: dict, outs: dict, attrs: dict):
@@ -302,7 +302,7 @@ class PaddlePreparedOp:
         if self._fluid is None:
             self._fluid = {}
             try:
-                from harness.backends.paddle_shadow import ShadowOp
+                from opkit_paddle.backend.shadow import ShadowOp
                 from opkit.framework.program import Program
                 from opkit.registry import has_op, op_info
 

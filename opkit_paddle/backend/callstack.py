@@ -7,7 +7,7 @@ backend creates ops all the time: each program it builds, and the feed and fetch
 executor prepends and appends for every new feed/fetch signature. That stack walk was most
 of the time `opkit test batch_norm --backend paddle` spent (its fuzzing shrinks a failure
 through dozens of new programs). The backend's programs never show those stacks (a kernel
-error is mapped by its type, harness.backends.paddle_errors), so `off()` makes Paddle's
+error is mapped by its type, opkit_paddle.backend.errors), so `off()` makes Paddle's
 framework module see an empty stack. Only `paddle.base.framework`'s own reference to the
 `traceback` module is replaced; `traceback` itself is unchanged.
 """

@@ -4,14 +4,13 @@ Paddle backend's own way to make two findings (`mutation`, `dtypes`).
 Every check not named in `CANNOT_APPLY` or `REPLACED` runs unchanged through the seam
 (harness.op.make): output, grad, determinism, lod, empty, extremal, kinks,
 repeated_input, infer_shape, precision, ownership, attrs, state, grad_outputs,
-distribution, explore, double_grad (a grad op run on its own: harness.backends.paddle_grad_op),
+distribution, explore, double_grad (a grad op run on its own: opkit_paddle.backend.grad_op),
 concurrency (threads each with its own op, scope and executor; Paddle's kernels run at once,
 without opkit's line-by-line lockstep, which needs kernel hooks).
 """
 from __future__ import annotations
 
-from harness import backends
-from harness.backends import paddle_env
+from opkit_paddle.backend import env as paddle_env
 from harness.case import attr_float_dtype
 from harness.check import Check, InputWritten, MissingKernel
 from harness.context import has_float_inputs
@@ -119,5 +118,3 @@ class PaddleDtypes(Check):
 
 
 REPLACED = {"mutation": MutationReadBack(), "dtypes": PaddleDtypes()}
-
-backends.OVERRIDES["paddle"] = override

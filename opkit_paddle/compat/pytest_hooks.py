@@ -13,7 +13,7 @@
   the mode its import left.
 - With the real PaddlePaddle: a test whose static-graph API call fails because Paddle 3's
   API builds PIR programs while the backend keeps the legacy graph is reported skipped with
-  that reason (harness.paddle_compat.pir_mismatch), not failed.
+  that reason (opkit_paddle.compat.pir_mismatch), not failed.
 """
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ import unittest
 
 import pytest
 
-from harness import paddle_compat
-from harness.paddle_compat import pir_mismatch
+from opkit_paddle import compat as paddle_compat
+from opkit_paddle.compat import pir_mismatch
 
 
 def pytest_collectstart(collector):

@@ -25,11 +25,12 @@ import unittest
 
 import numpy as np
 
-from harness.backends import paddle_env, selected
+from harness.backends import selected
+from opkit_paddle.backend import env as paddle_env
 from harness.op_test import OpTest as _OpTest
 from harness.options import PADDLE_STRICT_DTYPE_ENV, flag
-from harness.paddle_compat.low_precision import as_bfloat16_slots, as_uint16
-from harness.paddle_compat.user_grads import check_user_grads
+from harness.paddle_surface import as_bfloat16_slots, as_uint16
+from opkit_paddle.compat.user_grads import check_user_grads
 from harness.paddle_surface import data_dtypes, unsupported_reason
 from opkit.framework.errors import EnforceNotMet
 from opkit.registry import has_op
@@ -51,7 +52,7 @@ NO_CHECK_RAN = ("ran no check: its checks are guarded by a CUDA or float16 capab
 
 def _paddle_backend() -> bool:
     """Whether the op runs on PaddlePaddle's kernel (the mode's `paddle` is then the real
-    PaddlePaddle, harness.paddle_compat)."""
+    PaddlePaddle, opkit_paddle.compat)."""
 
     return selected() == "paddle"
 
@@ -61,7 +62,8 @@ def _has_op(op_type: str) -> bool:
     (an op opkit lacks made known to opkit's registry from Paddle's proto)."""
 
     if _paddle_backend():
-        from harness.backends import paddle_env, paddle_shadow
+        from opkit_paddle.backend import env as paddle_env
+        from opkit_paddle.backend import shadow as paddle_shadow
 
         paddle_shadow.register(op_type)
         return paddle_env.has_op(op_type)

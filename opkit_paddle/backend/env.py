@@ -17,7 +17,7 @@ import sys
 import threading
 import warnings
 
-from harness.backends import paddle_callstack
+from opkit_paddle.backend import callstack as paddle_callstack
 
 __all__ = ["PACKAGE", "EXTRA", "MIN_VERSION", "missing", "load", "proto", "has_op",
            "cpu_kernel_dtypes", "listed", "install_hint", "quiet_stdout"]
@@ -69,8 +69,8 @@ def load():
 
     if hasattr(core, "disable_signal_handler"):
         core.disable_signal_handler()
-    # no Python call stack recorded into every op Paddle creates (harness.backends.
-    # paddle_callstack: it was most of the backend's time)
+    # no Python call stack recorded into every op Paddle creates (opkit_paddle.backend.
+    # callstack: it was most of the backend's time)
     from paddle.base import framework
 
     paddle_callstack.off(framework)

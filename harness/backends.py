@@ -1,0 +1,121 @@
+"""Which implementation runs the op under test: THE dispatch point of the backends.
+
+A backend implements the op seam (`harness.runner.PreparedOp`'s public methods): "opkit"
+(opkit's own kernels, the default), or an entry point of the group `opkit.backends`
+(harness.spec.BACKEND_PROTOCOL; opkit_paddle's "paddle": PaddlePaddle's CPU kernels).
+`Options.backend` picks it (`opkit test --backend NAME`, OPKIT_BACKEND).
+"""
+from __future__ import annotations
+
+import functools
+import os
+from importlib.metadata import entry_points
+
+from harness import options
+from harness.spec import BACKEND_GROUP
+from opkit.registry import has_op as opkit_has_op
+from opkit.registry import op_info
+
+__all__ = ["DEFAULT_BACKEND", "names", "plugin", "compat_mode", "selected", "activate",
+           "prepare_child", "unavailable", "make_other", "has_op", "has_grad",
+           "kernel_places", "check_override", "compile_shapes"]
+
+DEFAULT_BACKEND = "opkit"
+
+
+@functools.cache
+def _plugins() -> dict:
+    return {ep.name: ep.load() for ep in entry_points(group=BACKEND_GROUP)}
+
+
+def names() -> list[str]:
+    """Every backend this installation has: opkit's own first, then the plugins'."""
+    return [DEFAULT_BACKEND, *sorted(_plugins())]
+
+
+def plugin(backend: str):
+    """The backend object the entry point `backend` names (ValueError: none does)."""
+    try:
+        return _plugins()[backend]
+    except KeyError:
+        raise ValueError(f"unknown backend {backend!r}: choose from "
+                         f"{', '.join(names())}") from None
+
+
+def compat_mode(backend: str):
+    """The compatibility mode (spec.COMPAT_PROTOCOL) of the backend `backend`, or None."""
+    return getattr(_plugins().get(backend), "compat", None)
+
+
+def selected() -> str:
+    return getattr(options.current(), "backend", DEFAULT_BACKEND) or DEFAULT_BACKEND
+
+
+def _other(backend: str | None):
+    """The object of `backend` (default: the selected one); None for opkit's own."""
+    backend = backend or selected()
+    return None if backend == DEFAULT_BACKEND else plugin(backend)
+
+
+def activate(backend: str, op_types=()) -> None:
+    """A front door selected `backend`: the fresh interpreters the checks start get it
+    through their environment; the backend registers the named ops opkit lacks."""
+    os.environ["OPKIT_BACKEND"] = backend     # read back by harness.options in the children
+    if backend != DEFAULT_BACKEND:
+        plugin(backend).activate(op_types or ())
+
+
+def prepare_child() -> None:
+    """In a fresh interpreter (harness.fresh.child): the selected backend registers all
+    its ops that opkit lacks (the child does not know which it will get)."""
+    other = _other(None)
+    if other is not None:
+        other.prepare_child()
+
+
+def unavailable(backend: str) -> str | None:
+    """Why `backend` cannot run here (None: it can)."""
+    if backend == DEFAULT_BACKEND:
+        return None
+    try:
+        return plugin(backend).unavailable()
+    except ValueError as exc:
+        return str(exc)
+
+
+def make_other(backend: str, op_type: str, inputs: dict, attrs: dict | None, outputs=None,
+               place=None, enable_inplace: bool = False):
+    """The prepared op of a backend other than opkit's (harness.op.make calls this)."""
+    return plugin(backend).make(op_type, inputs, attrs, outputs, place,
+                                enable_inplace=enable_inplace)
+
+
+def has_op(op_type: str, backend: str | None = None) -> bool:
+    other = _other(backend)
+    return opkit_has_op(op_type) if other is None else other.has_op(op_type)
+
+
+def has_grad(op_type: str, backend: str | None = None) -> bool:
+    other = _other(backend)
+    return op_info(op_type).grad_maker is not None if other is None else \
+        other.has_grad(op_type)
+
+
+def kernel_places(op_type: str, backend: str | None = None) -> dict:
+    """{place: [float dtypes with a kernel]} of the selected backend ({}: none)."""
+    other = _other(backend)
+    return op_info(op_type).kernel_places() if other is None else \
+        other.kernel_places(op_type)
+
+
+def check_override(name: str, backend: str | None = None):
+    """None (the check runs as it is), a skip reason, or a replacement Check."""
+    other = _other(backend)
+    return None if other is None else other.check_override(name)
+
+
+def compile_shapes(case, specs: dict, outs: dict, unknown: dict, backend: str | None = None):
+    """{output: compile-time shape} with the dims in `unknown` set to -1, in the selected
+    backend's own compile-time infer_shape (None: opkit's, which the caller runs)."""
+    other = _other(backend)
+    return None if other is None else other.compile_shapes(case, specs, outs, unknown)
