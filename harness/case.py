@@ -44,7 +44,6 @@ class Case:
 
 def case_from_test(test, source: str = "") -> Case:
     """The Case an OpTest instance describes (its own `to_case()` when it has one)."""
-
     to_case = knob(test, "to_case")
     if callable(to_case):
         case = to_case()
@@ -252,7 +251,6 @@ def other_inputs(name: str, array):
 
 def shifted_case(case):
     """The case on other inputs of the same shapes and dtypes (every float input rotated)."""
-
     out = {}
     for slot, specs in normalize_slots(case.inputs).items():
         vals = [((s.name, (other_inputs(s.name, s.data), s.lengths)) if s.lengths else

@@ -188,7 +188,6 @@ class Check:
         run (combos of one `base_key` share a base run); `compare(base_runs, variant_runs,
         combo)` gives None, a message (kind Mismatch), a (message, FailureKind) pair or ready
         CheckResults. Every argument: docs/harness.md "Adding a check"."""
-
         results: list[CheckResult] = []
         runnable, _ = self.plan(derived, context, results)
         shared: dict = {}
@@ -257,7 +256,6 @@ class Check:
 
     def plan(self, derived: Derived, context, skips: list | None = None):
         """The runnable combos of the derived case; skip results go into `skips`."""
-
         runnable, skip_results = combos(derived.case, context, self.name)
         if skips is not None:
             skips.extend(skip_results)

@@ -37,7 +37,6 @@ class CheckTimeout(BaseException):
 
 def _alarm(seconds):
     """Context manager: raise CheckTimeout after `seconds` (main thread only; else no-op)."""
-
     @contextlib.contextmanager
     def guard():
         usable = (seconds and hasattr(signal, "setitimer") and
@@ -191,7 +190,6 @@ def verify_reproducer(spec: dict) -> bool:
     OpTest methods and, for a check other than output/grad, that check (by name) on its
     case. The fuzzer's verifier (`confirm(..., verifier="harness.checking:verify_reproducer")`):
     harness.reproduce imports no check registry, so the `explore` check can use it."""
-
     return verify(spec, lambda case, check, seed: run_case(case, checks=[check], seed=seed))
 
 

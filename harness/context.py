@@ -79,7 +79,6 @@ def combos(case, ctx: CheckContext, check: str, op_type: str | None = None):
     gaussian_random) runs in each float dtype too: prepare() sets the attr to the combo's.
     A GPU that is selected but unusable, a place whose kernels have none of the selected
     dtypes, and an op with no kernel on any selected place each give a skip with the reason."""
-
     kernel_places = backend_kernel_places(op_type or case.op_type)
     places = ctx.selected_places()
     dtypes = ctx.selected_dtypes()
@@ -207,5 +206,4 @@ def first_difference(a, b):
         ulps = ulp_distance(x, y) if a.dtype.kind == "f" else abs(int(x) - int(y))
         return (tuple(int(i) for i in idx), x.item(), y.item(), ulps)
     return "contents differ"
-
 

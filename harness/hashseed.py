@@ -157,7 +157,6 @@ def compare_case(a: dict, b: dict, op_index: int, class_index: int, combos) -> t
     """('skip', reason) or ('ran', {(place, dtype): None | False | what differs}) for class
     `class_index` of request `op_index` in the two children's arrays (False: the op gave
     nothing for that combo in the children)."""
-
     index = f"{op_index}|{class_index}"
     missing = json.loads(str(a.get("__missing__", "{}")))
     if index in missing:

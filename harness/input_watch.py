@@ -33,7 +33,6 @@ def _fingerprint(value):
     return (data.shape, str(data.dtype), digest, tuple(tuple(level) for level in value.lod))
 
 
-
 class HashHooks(Hooks):
     """Fingerprint every input of every kernel before and after it runs."""
 
@@ -61,7 +60,6 @@ class HashHooks(Hooks):
             if now != fp:
                 what = "its LoD" if now is not None and now[:3] == fp[:3] else "its data"
                 self.changed.append((op.type, slot, n, what))
-
 
 
 class UnlockedHooks(Hooks):
@@ -95,7 +93,6 @@ class UnlockedHooks(Hooks):
                 self.written.append((slot, n))
 
 
-
 class LockedHooks(Hooks):
     """Make the inputs' own buffers read-only, so a write through `.base` raises."""
 
@@ -106,7 +103,6 @@ class LockedHooks(Hooks):
                 data = getattr(var.value(), "buffer", None) if var is not None else None
                 if isinstance(data, np.ndarray):
                     data.flags.writeable = False
-
 
 
 def read_only_error(exc):
@@ -120,17 +116,14 @@ def read_only_error(exc):
     return None
 
 
-
 def where(exc) -> str:
     where = user_line(exc)
     return f" at {rel(where[0])}:{where[1]} ({where[2]})" if where else ""
 
 
-
 def run_watched(case, combo, hooks, context):
     prepared = prepare(case, combo)
     return run_forward_backward(prepared, case, hooks=hooks, seed=context.seed)
-
 
 
 def find_written_input(case, combo, op_type, context):
@@ -142,7 +135,6 @@ def find_written_input(case, combo, op_type, context):
     return hooks.written
 
 
-
 def find_line(case, combo, context):
     try:
         run_watched(case, Combo("CPU", combo.dtype), LockedHooks(), context)
@@ -150,7 +142,6 @@ def find_line(case, combo, context):
         if read_only_error(exc) is not None:
             return where(exc)
     return ""
-
 
 
 def describe_read_only_write(case, dtype: str, exc: BaseException, seed: int = DEFAULT_SEED):

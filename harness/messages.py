@@ -110,8 +110,6 @@ def raised(exc: BaseException) -> str:
 def skip_prefixes() -> tuple:
     """Folders whose frames are not user code: numpy, cupy, opkit's framework, the harness
     package itself and the standard library."""
-
-
     harness_dir = os.path.dirname(os.path.abspath(__file__))   # this package: no `import harness`
     dirs = [os.path.dirname(np.__file__), os.path.dirname(opkit.framework.__file__),
             harness_dir, sysconfig.get_paths().get("stdlib", "")]
@@ -160,7 +158,6 @@ def rel(path: str) -> str:
 def describe_error(exc: BaseException) -> str:
     """One line: the error's kind (once) and message and, when it came from user code,
     where."""
-
     msg = one_line(exc)
     where = user_line(exc)
     if where:

@@ -24,7 +24,6 @@ __all__ = ["kernel_line", "producer", "bitwise_problem", "error_line", "reproduc
 def kernel_line(op_type: str, dtype: str = "", place: str = "CPU") -> str:
     """'kernel <name> (<file>:<line>)' of the op's kernel for dtype/place (the first one when
     none matches): where a wrong value came from when no exception points at a line."""
-
     if not has_op(op_type):
         return f"op '{op_type}'"
     kernels = list(op_info(op_type).kernels.values())

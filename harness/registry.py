@@ -127,7 +127,6 @@ def register_check(name: str, fn=None, *, order: int = 150, description: str = "
                    default: bool = True, per_case: bool = True, scope: str | None = None):
     """Register check `name`: a Check (instance or subclass), or a function
     `fn(case, context) -> list[CheckResult]` (also as a decorator)."""
-
     def decorate(f):
         if isinstance(f, Check) or (isinstance(f, type) and issubclass(f, Check)):
             _CHECKS[name] = as_check(name, f)

@@ -46,7 +46,6 @@ def verify(spec: dict, run_check=None) -> bool:
     reproducer's OpTest methods and, for another check, that check on its case
     (`run_check(case, check, seed) -> [CheckResult]`, given by the verifier that names it);
     whether something failed."""
-
     import opkit  # noqa: F401
 
     for name, path in spec["modules"]:

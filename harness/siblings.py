@@ -14,7 +14,6 @@ __all__ = ["sibling_classes", "case_of", "run_case_results", "in_fork", "can_for
 def sibling_classes(case, context) -> list:
     """Every discovered OpTest class whose setUp gives `case.op_type`, in discovery order
     (module, class name); the test's own class included. [] without a test."""
-
     test = getattr(context, "test", None)
     if test is None:
         return []
@@ -51,7 +50,6 @@ def case_of(cls, seed: int):
 def run_case_results(case, place: str, dtype: str, seed: int, grads=None) -> dict:
     """{name: array} of the case's outputs and gradients (grads: names; None: the case's
     grad_inputs) on place/dtype; {} when the op raises."""
-
     try:
         return run_forward_backward(prepare(case, Combo(place, dtype)), case, seed=seed,
                                     wrt=grads)

@@ -32,7 +32,6 @@ def _applies(result, place, dtype) -> bool:
 
 def grid(report) -> tuple[list[str], dict]:
     """(check names in order, {(check, place, dtype): status}) plus worst errors."""
-
     order = {n: i for i, n in enumerate(check_names() + ["fuzz"])}
     checks = sorted({r.check for r in report.results}, key=lambda c: (order.get(c, 999), c))
     cells, worst = {}, {}
@@ -58,8 +57,6 @@ def grid(report) -> tuple[list[str], dict]:
 def _details(report) -> list[tuple[str, str]]:
     """(status, line) for every failure, each distinct skip reason and the notes a check
     with `notes_on_pass` gives on a pass."""
-
-
     lines = [(FAIL, line) for line in group_failures(report.results,
                                                      order=check_names() + ["fuzz"])]
 
@@ -151,7 +148,6 @@ def _worst(g, check) -> str:
 
 def _unconfirmed_only(rep) -> list[str]:
     """The unconfirmed blocks of an op that did not fail (printed under its one line)."""
-
     return unconfirmed_lines(rep.results) if rep.status == UNCONFIRMED else []
 
 
@@ -266,7 +262,6 @@ def heartbeat(total: int, description: str = "opkit test", every: float = HEARTB
     """Off a terminal: a progress line on stderr every `every` seconds (also while a slow
     case runs). Written with os.write from a thread: no Python-level lock is held that a
     forked worker could inherit."""
-
     done = [0]
     stop = threading.Event()
     started = time.monotonic()

@@ -17,7 +17,6 @@ NO_GRADIENT_TEST = "no gradient test"
 _NEVER_CALLED = "never calls check_grad()"
 
 
-
 def no_optest_result(op: str, exempt: dict) -> tuple[CheckResult, str]:
     """(the result, the op's exempt reason or "") for an op without any OpTest."""
     reason = exempt.get(op)
@@ -28,18 +27,15 @@ def no_optest_result(op: str, exempt: dict) -> tuple[CheckResult, str]:
                        f"reason in pyproject.toml ([tool.opkit.exempt] {op} = \"...\")"), ""
 
 
-
 def _opt_out(cls) -> str | None:
     skips = knob(cls, "opkit_skip") or {}
     reason = skips.get("grad") if isinstance(skips, dict) else None
     return str(reason) if reason else None
 
 
-
 def _never_called(result: CheckResult) -> bool:
     return result.check == "grad" and result.status == SKIP and \
         result.message.endswith(_NEVER_CALLED)
-
 
 
 def gradient_test_ran(results) -> bool:
@@ -49,11 +45,9 @@ def gradient_test_ran(results) -> bool:
     return any(r.check == "grad" and not _never_called(r) for r in results)
 
 
-
 def lacks_gradient_test(op: str, classes: list, results) -> bool:
     """The op has a grad op, every one of its OpTest classes ran its methods without
     calling check_grad (the `grad` check said so for each), and none opts out."""
-
     if not classes or not has_op(op) or op_info(op).grad_maker is None:
         return False
     if any(_opt_out(c) for c in classes) or gradient_test_ran(results):
@@ -62,14 +56,12 @@ def lacks_gradient_test(op: str, classes: list, results) -> bool:
     return all(c.__name__ in told for c in classes)
 
 
-
 def no_gradient_test_result(op: str, classes: list) -> CheckResult:
     names = ", ".join(c.__name__ for c in classes)
     return CheckResult("grad", FAIL, "", "", "",
                        f"{NO_GRADIENT_TEST}: op '{op}' has a grad op but none of its OpTests "
                        f"({names}) calls check_grad; add one, or opt out with "
                        f"opkit_skip = {{\"grad\": \"<reason>\"}} on the OpTest")
-
 
 
 def op_verdicts(op: str, classes: list, results: list, checks=None) -> list[CheckResult]:
@@ -84,7 +76,6 @@ def op_verdicts(op: str, classes: list, results: list, checks=None) -> list[Chec
 def op_level(selection, reports, checks=None, unusable: str = "") -> list:
     """The reports of every selected op with the broken files / OpTests and the op-level
     verdicts added (`reports`: harness.run.OpReport of the runnable ops)."""
-
     by_name = {r.op: r for r in reports}
     out = []
     for op in selection.ops:

@@ -43,7 +43,6 @@ def _swap(task, cls_of):
 def _serve(conn, by_id: dict) -> None:
     """The zygote's loop: one task at a time, each in a worker of the pool forked from
     here; it never runs a kernel itself."""
-
     while True:
         try:
             request = conn.recv()
@@ -67,7 +66,6 @@ class Zygote:
     @classmethod
     def start(cls, classes) -> Zygote | None:
         """`classes`: the collected OpTest classes. None where forking is not safe."""
-
         if not can_fork():
             return None
         by_id = {id(c): c for c in classes}
