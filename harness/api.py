@@ -1,10 +1,7 @@
-"""`run(selection, ...) -> [OpReport]`: THE call a front door makes to test ops.
-
-The selection (harness.suite.select: which ops, which OpTests, what is broken or exempt) is
-made once by the caller; this plans the tasks once (harness.run.plan), runs them in the fork
-pool (harness.run.run_ops), and adds the op-level verdicts (no OpTest, no gradient test,
-broken test files: harness.verdicts.op_level). `progress(total)` is a context manager giving an
-`advance()` callable, for a progress line sized before anything runs.
+"""`run(selection, ...) -> Outcome`: THE call a front door makes to test ops. The selection
+(harness.suite.select) is made by the caller; this plans the tasks once (harness.run.plan),
+runs them in the fork pool and adds the op-level verdicts (harness.verdicts.op_level).
+`progress(total)` is a context manager giving an `advance()` callable.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""A Case: one op configuration to check (what an OpTest's setUp describes);
-`case_from_test`: the Case an OpTest instance describes; `Derived` / `Unsupported`: a
-variant of a case, or why a variant cannot apply (harness.inputs.variants makes them, the checks of
-harness.check judge them)."""
+"""A Case (one op configuration to check: what an OpTest's setUp describes) and the
+Case of an OpTest instance (`case_from_test`); `Derived` / `Unsupported` (a variant of a
+case, or why it cannot apply); the variables of a case (`VarSpec`, `normalize_slots`, ...).
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -15,7 +15,7 @@ from opkit.framework.dtypes import is_float
 from opkit.framework.tensor import LoDTensor, LoDTensorArray, lengths_to_offsets
 
 __all__ = ["Case", "case_from_test", "Derived", "Unsupported", "VarSpec", "normalize_slots",
-           "map_inputs", "as_value", "cast_floats", "case_inputs", "output_structure",
+           "map_inputs", "as_value", "case_inputs", "output_structure",
            "attr_float_dtype", "case_attrs", "DTYPE_ATTR"]
 
 
@@ -163,24 +163,16 @@ def _spec(name: str, value) -> VarSpec:
     return VarSpec(name, value)
 
 
-def cast_floats(specs: dict[str, list[VarSpec]], dtype) -> dict[str, list[VarSpec]]:
-    """Floating arrays cast to `dtype`; everything else unchanged."""
-    out = {}
-    for slot, items in specs.items():
-        out[slot] = [VarSpec(s.name, s.data.astype(dtype)
-                             if isinstance(s.data, np.ndarray) and is_float(s.data.dtype)
-                             else s.data, s.lengths) for s in items]
-    return out
-
-
 def case_inputs(case, dtype: str) -> dict:
-    """The case's inputs as VarSpecs: float arrays cast to `dtype`; always fresh copies
-    (`cast_floats`' casts are copies already: only the arrays it passed through are copied)."""
-    given = normalize_slots(case.inputs)
-    cast = cast_floats(given, dtype) if dtype else given
-    return {slot: [VarSpec(c.name, c.data.copy() if isinstance(c.data, np.ndarray) and
-                           c.data is g.data else c.data, c.lengths)
-                   for c, g in zip(items, given[slot])] for slot, items in cast.items()}
+    """The case's inputs as VarSpecs, always fresh copies: float arrays cast to `dtype`
+    (when given), other arrays copied, anything else passed through."""
+    def fresh(data):
+        if not isinstance(data, np.ndarray):
+            return data
+        return data.astype(dtype) if dtype and is_float(data.dtype) else data.copy()
+
+    return {slot: [VarSpec(s.name, fresh(s.data), s.lengths) for s in items]
+            for slot, items in normalize_slots(case.inputs).items()}
 
 
 # -- a dtype attr selecting the float kernel (ops without a float input) ----------------------

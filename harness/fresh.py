@@ -1,22 +1,7 @@
-"""The ONE fresh-interpreter protocol of the harness: call a named function in a new Python
-process, where nothing of this process's state (imported modules, kernels' caches, the hash
-seed) exists.
-
-Three checks need it: `determinism` across `PYTHONHASHSEED` values (harness.hashseed,
-two children with different hash seeds, in the background), `state` (whether a case fails
-alone, harness.checks.state.fails_alone) and the fuzzer's reproducers (verified before they
-are printed, harness.reproduce).
-
-    value = run("harness.reproduce:verify", payload, timeout=120)      # FreshError if not
-    proc = start("harness.hashseed:child_main", payload, hash_seed="0",
-                 stderr=file, env={...})                               # in the background
-
-The child is `python -c "from harness.fresh import child; child()"`, started in this
-process's working folder with its environment (plus `env`, plus `PYTHONHASHSEED` when
-`hash_seed` is given). It reads `{"target": "module:function", "payload": ...}` as JSON on
-stdin, imports the module, calls `function(payload)` and writes `{"value": ...}` (the JSON
-of the return value) or `{"error": "Type: message"}` on its standard output. Whatever the
-function prints goes to standard error, so it never corrupts the answer.
+"""THE fresh-interpreter protocol: call "module:function" on a JSON payload in a new Python
+process where nothing of this one's state exists (`run`, or `start` in the background).
+The child reads {"target", "payload"} on stdin and answers {"value"} or {"error"} on
+stdout; what the function prints goes to stderr. docs/harness.md "Fresh interpreters".
 """
 from __future__ import annotations
 

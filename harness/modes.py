@@ -1,10 +1,6 @@
 """What the execution-mode checks share (inplace, declared_inputs, concurrency, sparse, plan):
-a bitwise comparison of two runs that names the variable, the element and the kernel that
-produced it, and the location of an error raised inside a kernel.
-
-Each mode runs the op as a real framework would (in place, with only its declared inputs, from
-several threads, on SelectedRows with duplicate rows, through a prepared plan) and compares
-with the OpTest's plain run: a difference names the mode, the variable and the kernel line.
+a bitwise comparison of a mode's run with the plain run that names the variable, the element
+and the kernel that produced it, and where an error raised inside a kernel came from.
 """
 from __future__ import annotations
 

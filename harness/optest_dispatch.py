@@ -1,14 +1,6 @@
-"""`output` and `grad` on a case, whatever made it: the dispatch between an OpTest's own
-methods and the case's expected values.
-
-When the case came from an OpTest class (`context.test`), its own `test_*` methods run once
-and their results are split into `output` and `grad` (harness.optest_methods). A case
-without an OpTest (made by hand or by --fuzz) is checked directly with the case's expected
-outputs (and, when it names gradients, numeric gradients), through
-`harness.output_judge.check_case` / `harness.grad_judge.check_case`.
-
-`run_optest_methods` and `record_optest_arguments` live in harness.optest_methods
-(which imports no check) and are re-exported here.
+"""`output` and `grad` on a case, whatever made it: the OpTest's own methods when the case
+came from one (`context.test`, harness.optest_methods), else the case's expected outputs
+and numeric gradients (harness.output_judge / harness.grad_judge).
 """
 from __future__ import annotations
 

@@ -1,19 +1,7 @@
-"""Running an OpTest's own `test_*` methods: what the `output` and `grad` checks adopt.
-
-When the case came from an OpTest class, its own `test_*` methods run once (inside
-`harness.report.collecting()`), so the test author's tolerances and arguments apply; their
-CheckResults are split into `output` and `grad` (`results_from_test`). A `test_*` method that
-raises outside a check_* call is a failed result (check `grad` when its name says grad, else
-`output`).
-
-Every test_* method runs on a fresh instance with its own setUp (no state leaks from one
-method to the next), like unittest does.
-
-`record_only()` is the switch under which OpTest.check_output / check_grad only record what
-they would check (`record_optest_arguments`); `harness.op_test` reads it and re-exports it.
-
-This module imports no check and nothing of `harness.op_test`: the checks (`output`, `grad`,
-`explore`), the OpTest base class, the fuzzer and the reproducer all build on it.
+"""Running an OpTest's own `test_*` methods (each on a fresh instance after its own setUp,
+like unittest) inside `harness.report.collecting()`: what the `output` and `grad` checks
+adopt (`results_from_test`). `record_only()`: check_output / check_grad only record what
+they would check. Imports no check and nothing of harness.op_test (which builds on it).
 """
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
-"""Split units of work (ops, test files) into N parts for a CI matrix.
-
-Without recorded durations the sorted units are dealt round-robin. With a durations file
-(JSON `{"durations": {unit: seconds}}`, written by `opkit test --record-durations` or
-`pytest --opkit-record-durations`) the parts are balanced: longest first, each unit to the
-part with the least time so far (unknown units count as the median). Deterministic: the
-same units and file give the same parts on every machine; the N parts are disjoint and
-together exactly the units.
+"""Split units of work (ops, test files) into N disjoint parts for a CI matrix: sorted units
+dealt round-robin, or, with recorded durations (`{"durations": {unit: seconds}}`), longest
+first to the part with the least time so far (unknown units count as the median).
+Deterministic on every machine.
 """
 from __future__ import annotations
 

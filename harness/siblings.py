@@ -5,10 +5,11 @@ from __future__ import annotations
 import sys
 
 from harness.discovery import instantiate, is_optest_class
+from harness.forking import can_fork, in_fork  # noqa: F401 - for the state check
 from harness.op import Combo, prepare, run_forward_backward
-from harness.options import DEFAULT_SEED  # noqa: I001
+from harness.options import DEFAULT_SEED
 
-__all__ = ["sibling_classes", "case_of", "run_case_results", "in_fork", "can_fork"]
+__all__ = ["sibling_classes", "run_case_results", "in_fork", "can_fork"]
 
 
 def sibling_classes(case, context) -> list:
@@ -36,15 +37,9 @@ def _op_type(cls):
     if t:
         return t
     try:
-        from harness.discovery import instantiate
-
         return getattr(instantiate(cls, DEFAULT_SEED), "op_type", "")
     except Exception:  # noqa: BLE001
         return ""
-
-
-def case_of(cls, seed: int):
-    return instantiate(cls, seed).to_case()
 
 
 def run_case_results(case, place: str, dtype: str, seed: int, grads=None) -> dict:
@@ -56,6 +51,3 @@ def run_case_results(case, place: str, dtype: str, seed: int, grads=None) -> dic
     except Exception:  # noqa: BLE001 - another case's failure is that case's report
         return {}
 
-
-# the one fork primitive (harness.forking); re-exported for the state check
-from harness.forking import can_fork, in_fork  # noqa: E402,F401

@@ -133,17 +133,14 @@ def one_line(rep) -> str:
     return text
 
 
-def _fmt_err(value) -> str:
-    return "" if value is None else f"{value:.3g}"
-
-
 def _worst(g, check) -> str:
     """The worst error cell: blank for a failing check whose failures measured none (a
     shape, LoD or raised failure), never the 0 of its passing places."""
     value = g["worst"].get(check)
-    if value == 0 and any(s == FAIL for (c, _, _), s in g["cells"].items() if c == check):
+    if value is None or value == 0 and any(s == FAIL for (c, _, _), s in g["cells"].items()
+                                           if c == check):
         return ""
-    return _fmt_err(value)
+    return f"{value:.3g}"
 
 
 def _unconfirmed_only(rep) -> list[str]:
@@ -160,8 +157,7 @@ def render_plain(reports, seed=None, stream=None, verbose=False, notes=()) -> No
                 print("  " + line, file=stream)
             continue
         checks, g = grid(rep)
-        cases = len([c for c in rep.cases if not c.startswith("fuzz(")])
-        print(f"{rep.op}: {rep.status.upper()} ({cases} case{'s' if cases != 1 else ''})"
+        print(f"{rep.op}: {rep.status.upper()} ({_plural(_cases(rep), 'case')})"
               + (f" - {rep.note}" if rep.note else ""), file=stream)
         header = ["check"] + [f"{p} {d}" for p, d in COLUMNS] + ["worst error"]
         rows = [[c] + [g["cells"].get((c, p, d)) or "-" for p, d in COLUMNS] +
@@ -219,10 +215,9 @@ def render_rich(reports, seed=None, stream=None, verbose=False, notes=()) -> Non
                               highlight=False)
             continue
         checks, g = grid(rep)
-        cases = len([c for c in rep.cases if not c.startswith("fuzz(")])
         title = Text(f"{rep.op} ", style="bold")
         title.append(rep.status.upper(), style=_STYLE.get(rep.status, ""))
-        title.append(f"  ({cases} case{'s' if cases != 1 else ''})")
+        title.append(f"  ({_plural(_cases(rep), 'case')})")
         if rep.note:
             title.append(f"  {rep.note}", style="yellow")
         table = Table(title=title, title_justify="left")

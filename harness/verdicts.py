@@ -8,12 +8,10 @@ from harness.run import OpReport
 from harness.spec import knob
 from opkit.registry import has_op, op_info
 
-__all__ = ["NO_GRADIENT_TEST", "no_optest_result", "gradient_test_ran", "lacks_gradient_test",
-           "no_gradient_test_result", "op_verdicts", "op_level"]
+__all__ = ["NO_GRADIENT_TEST", "no_optest_result", "lacks_gradient_test", "op_verdicts",
+           "op_level"]
 
 NO_GRADIENT_TEST = "no gradient test"
-
-
 _NEVER_CALLED = "never calls check_grad()"
 
 
@@ -27,10 +25,9 @@ def no_optest_result(op: str, exempt: dict) -> tuple[CheckResult, str]:
                        f"reason in pyproject.toml ([tool.opkit.exempt] {op} = \"...\")"), ""
 
 
-def _opt_out(cls) -> str | None:
+def _opt_out(cls) -> bool:
     skips = knob(cls, "opkit_skip") or {}
-    reason = skips.get("grad") if isinstance(skips, dict) else None
-    return str(reason) if reason else None
+    return bool(skips.get("grad") if isinstance(skips, dict) else None)
 
 
 def _never_called(result: CheckResult) -> bool:
@@ -38,39 +35,30 @@ def _never_called(result: CheckResult) -> bool:
         result.message.endswith(_NEVER_CALLED)
 
 
-def gradient_test_ran(results) -> bool:
-    """Whether a gradient was checked in these results: a `grad` result other than "the
-    class never calls check_grad()" (a check_grad call that passed, failed or skipped, or a
-    test_*grad* method that raised)."""
-    return any(r.check == "grad" and not _never_called(r) for r in results)
-
-
 def lacks_gradient_test(op: str, classes: list, results) -> bool:
     """The op has a grad op, every one of its OpTest classes ran its methods without
-    calling check_grad (the `grad` check said so for each), and none opts out."""
+    calling check_grad (the `grad` check said so for each: no other `grad` result, such as
+    a check_grad call or a test_*grad* method that raised), and none opts out."""
     if not classes or not has_op(op) or op_info(op).grad_maker is None:
         return False
-    if any(_opt_out(c) for c in classes) or gradient_test_ran(results):
+    if any(_opt_out(c) for c in classes) or \
+            any(r.check == "grad" and not _never_called(r) for r in results):
         return False
     told = {r.case for r in results if _never_called(r)}
     return all(c.__name__ in told for c in classes)
 
 
-def no_gradient_test_result(op: str, classes: list) -> CheckResult:
-    names = ", ".join(c.__name__ for c in classes)
-    return CheckResult("grad", FAIL, "", "", "",
-                       f"{NO_GRADIENT_TEST}: op '{op}' has a grad op but none of its OpTests "
-                       f"({names}) calls check_grad; add one, or opt out with "
-                       f"opkit_skip = {{\"grad\": \"<reason>\"}} on the OpTest")
-
-
 def op_verdicts(op: str, classes: list, results: list, checks=None) -> list[CheckResult]:
     """The op-level results to add to an op's results, from what ran (`results`: every
     result of the op's classes): "no gradient test" when `grad` was among the checks."""
-    if classes and (checks is None or "grad" in checks) and \
-            lacks_gradient_test(op, classes, results):
-        return [no_gradient_test_result(op, classes)]
-    return []
+    if not classes or checks is not None and "grad" not in checks or \
+            not lacks_gradient_test(op, classes, results):
+        return []
+    names = ", ".join(c.__name__ for c in classes)
+    return [CheckResult("grad", FAIL, "", "", "",
+                        f"{NO_GRADIENT_TEST}: op '{op}' has a grad op but none of its OpTests "
+                        f"({names}) calls check_grad; add one, or opt out with "
+                        f"opkit_skip = {{\"grad\": \"<reason>\"}} on the OpTest")]
 
 
 def op_level(selection, reports, checks=None, unusable: str = "") -> list:

@@ -1,23 +1,8 @@
-"""A pristine process for the pytest plugin: the fork pool (harness.run), forked early.
-
-Why: plain pytest runs every test in one process. A kernel that keeps state between calls
-(a module-level cache keyed too narrowly) then spoils the checks of the OpTests that run
-after its own -- their `output` fails, and their `state` compares a "fresh" run that is not
-fresh -- so pytest and `opkit test` disagreed. The plugin starts a `Zygote` at the end of
-collection, before any test ran; each request is a `harness.run.Task` (made with the same
-constructors as `opkit test`'s plan: one OpTest class, the op-level `state` of an op, `fuzz`
-over an op) that the zygote runs with `harness.run.run_tasks` -- the pool's own workers,
-forked from the zygote -- exactly as `opkit test` does.
-
-    z = Zygote.start(classes)              # after collection, before any test ran
-    results = z.run(Task.of_test(op, DiscoveredTest(cls, op, path)), seed=DEFAULT_SEED)
-    results = z.run(Task.of_op_check(op, tests, "state"), seed=DEFAULT_SEED)
-    results = z.run(Task.of_fuzz(op, tests), seed=DEFAULT_SEED, fuzz=1)
-    z.close()
-
-The OpTest classes travel to the zygote as their ids (the zygote has the same classes: it
-was forked after collection). Where `os.fork` is unavailable (or a process already
-initialised CUDA), `start` returns None and the plugin runs the checks in its own process.
+"""A pristine process for the pytest plugin: the fork pool (harness.run), forked at the end
+of collection, before any test ran, so that a kernel keeping state between calls cannot
+spoil the later OpTests' checks. Each request is a `harness.run.Task`, run by the pool's own
+workers forked from the zygote, exactly as `opkit test` does; OpTest classes travel as
+their ids. `start` returns None where forking is not safe. docs/harness.md "pytest plugin".
 """
 from __future__ import annotations
 
