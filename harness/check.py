@@ -30,75 +30,31 @@ class Failure(Exception):
     kind = "failure"
 
 
-class KernelRaised(Failure):
-    kind = "kernel-raised"
+def _kind(name: str, kind: str, doc: str = "") -> type:
+    return type(name, (Failure,), {"kind": kind, "__doc__": doc or None})
 
 
-class RawException(Failure):
-    """A raw numpy/Python exception where an opkit error (or success) was due."""
-
-    kind = "raw-exception"
-
-
-class WrongValue(Failure):
-    kind = "wrong-value"
-
-
-class WrongShape(Failure):
-    kind = "wrong-shape"
-
-
-class NonFinite(Failure):
-    kind = "non-finite"
-
-
-class Mismatch(Failure):
-    """Two runs that must agree do not (layout vs contiguous, CPU vs GPU, ...)."""
-
-    kind = "mismatch"
-
-
-class InputWritten(Failure):
-    """A kernel wrote to one of its inputs."""
-
-    kind = "input-written"
-
-
-class AliasedOutput(Failure):
-    """An output shares memory with an input without an inplace declaration."""
-
-    kind = "aliased-output"
-
-
-class UndeclaredRead(Failure):
-    """A kernel read data it declared it does not need (no_need_buffer)."""
-
-    kind = "undeclared-read"
-
-
-class MissingKernel(Failure):
-    """A kernel the op must register is missing (a float dtype, a place)."""
-
-    kind = "missing-kernel"
-
-
-class Uncaught(Failure):
-    """An exception escaped the check: the op raised where the check did not expect it, so
-    the check could not run (harness.run reports it; the report says it once per op)."""
-
-    kind = "uncaught"
-
-
-class TimedOut(Failure):
-    """The check (or the op) ran past its time limit."""
-
-    kind = "timeout"
-
-
-class Crashed(Failure):
-    """The worker process running the check died (a segfault, os._exit)."""
-
-    kind = "crash"
+KernelRaised = _kind("KernelRaised", "kernel-raised")
+RawException = _kind("RawException", "raw-exception",
+                     "A raw numpy/Python exception where an opkit error (or success) was due.")
+WrongValue = _kind("WrongValue", "wrong-value")
+WrongShape = _kind("WrongShape", "wrong-shape")
+NonFinite = _kind("NonFinite", "non-finite")
+Mismatch = _kind("Mismatch", "mismatch",
+                 "Two runs that must agree do not (layout vs contiguous, CPU vs GPU, ...).")
+InputWritten = _kind("InputWritten", "input-written", "A kernel wrote to one of its inputs.")
+AliasedOutput = _kind("AliasedOutput", "aliased-output",
+                      "An output shares memory with an input without an inplace declaration.")
+UndeclaredRead = _kind("UndeclaredRead", "undeclared-read",
+                       "A kernel read data it declared it does not need (no_need_buffer).")
+MissingKernel = _kind("MissingKernel", "missing-kernel",
+                      "A kernel the op must register is missing (a float dtype, a place).")
+Uncaught = _kind("Uncaught", "uncaught",
+                 "An exception escaped the check: the op raised where the check did not "
+                 "expect it, so the check could not run (said once per op in the report).")
+TimedOut = _kind("TimedOut", "timeout", "The check (or the op) ran past its time limit.")
+Crashed = _kind("Crashed", "crash",
+                "The worker process running the check died (a segfault, os._exit).")
 
 
 # -- the base class ---------------------------------------------------------------------------
@@ -143,10 +99,9 @@ class Check:
 
     # -- the driver ----------------------------------------------------------------------------
     def __call__(self, case, context) -> list[CheckResult]:
-        skip_map = (case.options or {}).get("skip", {}) if case.options else {}
+        skip_map = (case.options or {}).get("skip", {})
         if self.name in skip_map:
             return [self.skipped(case, f"opted out: {skip_map[self.name]}")]
-
         instead = check_override(self.name)      # a backend this check cannot apply to
         if isinstance(instead, str):
             return [self.skipped(case, instead)]
