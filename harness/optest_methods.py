@@ -1,7 +1,10 @@
 """Running an OpTest's own `test_*` methods (each on a fresh instance after its own setUp,
 like unittest) inside `harness.report.collecting()`: what the `output` and `grad` checks
 adopt (`results_from_test`). `record_only()`: check_output / check_grad only record what
-they would check. Imports no check and nothing of harness.op_test (which builds on it).
+they would check. `check_output` / `check_grad` on any case: the OpTest's own methods when
+the case came from one (`context.test`), else the case's expected outputs and numeric
+gradients (harness.output_judge / harness.grad_judge). Imports no check and nothing of
+harness.op_test (which builds on it).
 """
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ import unittest
 from harness.report import FAIL, SKIP, CheckResult, collecting
 
 __all__ = ["run_optest_methods", "record_optest_arguments", "results_from_test",
-           "record_only", "recording_only"]
+           "record_only", "recording_only", "check_output", "check_grad"]
 
 _RECORD_ONLY = False
 
@@ -108,3 +111,19 @@ def results_from_test(case, context, check: str) -> list[CheckResult]:
         return [CheckResult(check, SKIP, "", "", case.name,
                             f"{type(context.test).__name__} never calls {what}")]
     return got
+
+
+def check_output(case, context) -> list:
+    if context.test is not None:
+        return results_from_test(case, context, "output")
+    from harness.output_judge import check_case
+
+    return check_case(case, context)
+
+
+def check_grad(case, context) -> list:
+    if context.test is not None:
+        return results_from_test(case, context, "grad")
+    from harness.grad_judge import check_case
+
+    return check_case(case, context)

@@ -344,7 +344,7 @@ def preload(checks=None, fuzz: int = 0) -> None:
     compiles them again -- measured as a third of the workers' time on `--all`."""
     _selected_specs(checks)        # imports every selected check's module
     names = ["harness.gradient", "harness.inputs.lod", "harness.op", "harness.kinks",
-             "harness.optest_dispatch", "harness.optest_methods",
+             "harness.optest_methods",
              "harness.output_judge", "harness.grad_judge",
              "harness.siblings", "harness.inputs.strategies"]
     names += [f"harness.inputs.variants.{m.name}" for m in pkgutil.iter_modules(variants.__path__)]
