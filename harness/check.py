@@ -10,7 +10,7 @@ from typing import Iterable
 
 from harness.backends import check_override, selected
 from harness.case import Derived, Unsupported  # noqa: F401 - part of the check interface
-from harness.context import combos, has_float_inputs
+from harness.context import combos, has_float_inputs, result
 from harness.inputs.variants import derive
 from harness.messages import raised
 from harness.op import refusal
@@ -59,6 +59,10 @@ Crashed = _kind("Crashed", "crash",
 
 # -- the base class ---------------------------------------------------------------------------
 SCOPES = ("case", "op")
+
+
+def _variant(derived: Derived) -> str:
+    return f"variant '{derived.variant}'" + (f" ({derived.note})" if derived.note else "")
 
 
 class Check:
@@ -202,9 +206,7 @@ class Check:
             if derived.variant != "case":
                 r.case = derived.base.name
                 if r.status == FAIL:
-                    r.message = (f"variant '{derived.variant}'"
-                                 + (f" ({derived.note})" if derived.note else "")
-                                 + f": {r.message}")
+                    r.message = f"{_variant(derived)}: {r.message}"
             if r.status == FAIL and not r.kind and kind is not None:
                 r.kind = kind.kind
         return out
@@ -217,27 +219,21 @@ class Check:
         return runnable, skip_results
 
     def skipped(self, case, reason: str, combo=None) -> CheckResult:
-        return CheckResult(self.name, SKIP, combo.place if combo else "",
-                           combo.dtype if combo else "", case.name, reason)
+        return result(self.name, SKIP, combo, case, reason)
 
     def passed(self, derived: Derived, combo=None, message: str = "",
                worst: float | None = None) -> CheckResult:
-        return CheckResult(self.name, PASS, combo.place if combo else "",
-                           combo.dtype if combo else "", derived.base.name,
-                           message or derived.note, worst)
+        return result(self.name, PASS, combo, derived.base, message or derived.note, worst)
 
     def failed(self, derived: Derived, combo, message: str, *, kind: type = Failure,
                where: str = "", repro: str = "", worst: float | None = None) -> CheckResult:
-        head = f"variant '{derived.variant}'" + (f" ({derived.note})" if derived.note else "")
-        text = f"{head}: {message}" if derived.variant != "case" else message
+        text = f"{_variant(derived)}: {message}" if derived.variant != "case" else message
         if where:
             text += f" (at {where})"
         repro = repro or self.reproduce(derived.base, derived.seed)
         if repro:
             text += f"\nreproduce: {repro}"
-        return CheckResult(self.name, FAIL, combo.place if combo else "",
-                           combo.dtype if combo else "", derived.base.name, text, worst,
-                           kind=kind.kind)
+        return result(self.name, FAIL, combo, derived.base, text, worst, kind.kind)
 
     def reproduce(self, case, seed: int | None = None) -> str:
         """One line that re-runs this check on this case."""

@@ -33,6 +33,14 @@ def _fingerprint(value):
     return (data.shape, str(data.dtype), digest, tuple(tuple(level) for level in value.lod))
 
 
+def _inputs(op, ctx):
+    """(slot, name, variable, its buffer) of every input of `op` (None: not there)."""
+    for slot, names in op.inputs.items():
+        for n in names:
+            var = ctx.scope.find_var(n)
+            yield slot, n, var, getattr(var.value(), "buffer", None) if var is not None else None
+
+
 class HashHooks(Hooks):
     """Fingerprint every input of every kernel before and after it runs."""
 
@@ -42,12 +50,8 @@ class HashHooks(Hooks):
         self.changed = []       # (op_type, slot, var, what)
 
     def before_kernel(self, op, ctx):
-        self.before_fp = {}
-        for slot, names in op.inputs.items():
-            for n in names:
-                var = ctx.scope.find_var(n)
-                if var is not None:
-                    self.before_fp[(slot, n)] = _fingerprint(var.value())
+        self.before_fp = {(slot, n): _fingerprint(var.value())
+                          for slot, n, var, _ in _inputs(op, ctx) if var is not None}
 
     def after_kernel(self, op, ctx):
         inplace_outs = {op.output(o) for i, o in op.info.inplace.items()} \
@@ -75,15 +79,11 @@ class UnlockedHooks(Hooks):
         if op.type != self.op_type:
             return
         self.copies = {}
-        for slot, names in op.inputs.items():
-            for n in names:
-                var = ctx.scope.find_var(n)
-                value = var.value() if var is not None else None
-                data = getattr(value, "buffer", None)
-                if isinstance(data, np.ndarray):
-                    copy = np.array(data, copy=True)
-                    ctx.override_input(n, copy)    # what ctx.input(slot) will hand out
-                    self.copies[(slot, n)] = (copy, data.copy())
+        for slot, n, _, data in _inputs(op, ctx):
+            if isinstance(data, np.ndarray):
+                copy = np.array(data, copy=True)
+                ctx.override_input(n, copy)    # what ctx.input(slot) will hand out
+                self.copies[(slot, n)] = (copy, data.copy())
 
     def after_kernel(self, op, ctx):
         if op.type != self.op_type:
@@ -97,22 +97,17 @@ class LockedHooks(Hooks):
     """Make the inputs' own buffers read-only, so a write through `.base` raises."""
 
     def before_kernel(self, op, ctx):
-        for names in op.inputs.values():
-            for n in names:
-                var = ctx.scope.find_var(n)
-                data = getattr(var.value(), "buffer", None) if var is not None else None
-                if isinstance(data, np.ndarray):
-                    data.flags.writeable = False
+        for _, _, _, data in _inputs(op, ctx):
+            if isinstance(data, np.ndarray):
+                data.flags.writeable = False
 
 
 def read_only_error(exc):
-    e = exc
-    seen = 0
-    while e is not None and seen < 10:
-        if isinstance(e, ValueError) and "read-only" in str(e):
-            return e
-        e = e.__cause__ or e.__context__
-        seen += 1
+    """numpy's read-only error in `exc`'s chain (at most 10 deep), or None."""
+    for _ in range(10):
+        if exc is None or isinstance(exc, ValueError) and "read-only" in str(exc):
+            return exc
+        exc = exc.__cause__ or exc.__context__
     return None
 
 
