@@ -16,7 +16,7 @@ from opkit.framework.tensor import LoDTensor, LoDTensorArray, lengths_to_offsets
 
 __all__ = ["Case", "case_from_test", "Derived", "Unsupported", "VarSpec", "normalize_slots",
            "map_inputs", "as_value", "case_inputs", "output_structure",
-           "attr_float_dtype", "case_attrs", "DTYPE_ATTR"]
+           "attr_float_dtype", "case_attrs", "DTYPE_ATTR", "has_float_inputs"]
 
 
 @dataclass
@@ -175,6 +175,12 @@ def case_inputs(case, dtype: str) -> dict:
             for slot, items in normalize_slots(case.inputs).items()}
 
 
+def has_float_inputs(case) -> bool:
+    """Whether any input of the case is a float array."""
+    return any(isinstance(s.data, np.ndarray) and is_float(s.data.dtype)
+               for specs in normalize_slots(case.inputs).values() for s in specs)
+
+
 # -- a dtype attr selecting the float kernel (ops without a float input) ----------------------
 DTYPE_ATTR = "dtype"
 _FLOAT_NAMES = ("float32", "float64")
@@ -203,11 +209,8 @@ def attr_float_dtype(case) -> str | None:
     attr, so the case runs in float32 and float64 by setting the attr (`case_attrs`). None:
     the case has a float input (its inputs choose the dtype), or no float dtype attr."""
     attrs = case.attrs or {}
-    if DTYPE_ATTR not in attrs:
+    if DTYPE_ATTR not in attrs or has_float_inputs(case):
         return None
-    for specs in normalize_slots(case.inputs).values():
-        if any(isinstance(s.data, np.ndarray) and is_float(s.data.dtype) for s in specs):
-            return None
     return _float_name(attrs[DTYPE_ATTR])
 
 
