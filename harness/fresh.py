@@ -13,7 +13,7 @@ import sys
 __all__ = ["run", "start", "answer", "child", "FreshError", "TIMEOUT"]
 
 TIMEOUT = 120.0                 # seconds, run()'s default
-_LAUNCH = "from harness.fresh import child; child()"
+_COMMAND = [sys.executable, "-c", "from harness.fresh import child; child()"]
 
 
 class FreshError(RuntimeError):
@@ -25,10 +25,6 @@ class FreshError(RuntimeError):
         self.raised = raised
 
 
-def _command() -> list[str]:
-    return [sys.executable, "-c", _LAUNCH]
-
-
 def _env(hash_seed, env) -> dict:
     out = dict(os.environ, **(env or {}))
     if hash_seed is not None:
@@ -36,19 +32,15 @@ def _env(hash_seed, env) -> dict:
     return out
 
 
-def _request(target: str, payload) -> str:
-    return json.dumps({"target": target, "payload": payload})
-
-
 def start(target: str, payload=None, *, hash_seed=None, env=None, stderr=None,
           stdout=subprocess.DEVNULL) -> subprocess.Popen:
     """Start `target(payload)` in a fresh interpreter in the background; the Popen (its
     answer, when `stdout` is a pipe, is what `answer()` reads). `stderr`: a file to write the
     child's standard error to (default: this process's)."""
-    proc = subprocess.Popen(_command(), stdin=subprocess.PIPE, stdout=stdout, stderr=stderr,
+    proc = subprocess.Popen(_COMMAND, stdin=subprocess.PIPE, stdout=stdout, stderr=stderr,
                             env=_env(hash_seed, env), cwd=os.getcwd(), text=True)
     try:
-        proc.stdin.write(_request(target, payload))
+        proc.stdin.write(json.dumps({"target": target, "payload": payload}))
         proc.stdin.close()
     except OSError:             # the child died at once: its exit status says so
         pass
@@ -60,9 +52,9 @@ def run(target: str, payload=None, *, hash_seed=None, env=None,
     """`target(payload)`'s return value (JSON round trip), computed in a fresh interpreter;
     FreshError when there is none (with the child's last line of standard error)."""
     try:
-        done = subprocess.run(_command(), input=_request(target, payload), capture_output=True,
-                              text=True, timeout=timeout, env=_env(hash_seed, env),
-                              cwd=os.getcwd(), check=False)
+        done = subprocess.run(_COMMAND, input=json.dumps({"target": target, "payload": payload}),
+                              capture_output=True, text=True, timeout=timeout,
+                              env=_env(hash_seed, env), cwd=os.getcwd(), check=False)
     except subprocess.TimeoutExpired:
         raise FreshError(f"the fresh process running {target} did not finish in "
                          f"{timeout:g} s") from None

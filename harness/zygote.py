@@ -32,7 +32,7 @@ def _serve(conn, by_id: dict) -> None:
         try:
             request = conn.recv()
         except (EOFError, OSError):
-            return
+            request = None
         if request is None:
             return
         task, seed, fuzz, context_options = request
@@ -65,7 +65,6 @@ class Zygote:
             return None
         child.close()
         zygote = cls(process, parent, set(by_id))
-
         atexit.register(zygote.close)
         return zygote
 
@@ -73,9 +72,8 @@ class Zygote:
         """The task's results from a worker forked from the zygote; None when the zygote
         cannot answer (a class it does not know, a zygote that died)."""
         tests = ([task.test] if task.test is not None else []) + list(task.tests)
-        if any(id(t.cls) not in self.known for t in tests):
-            return None
-        if self.process is None or not self.process.is_alive():
+        if any(id(t.cls) not in self.known for t in tests) or self.process is None or \
+                not self.process.is_alive():
             return None
         try:
             self.conn.send((_swap(task, id), seed, fuzz, dict(context_options or {})))
