@@ -150,11 +150,13 @@ def rel(path: str) -> str:
         return path
 
 
+def error_line(exc: BaseException) -> str:
+    """' (at <file>:<line>: <source>)' of the innermost user frame of `exc`, or ''."""
+    where = user_line(exc)
+    return f" (at {rel(where[0])}:{where[1]}: {where[2]})" if where else ""
+
+
 def describe_error(exc: BaseException) -> str:
     """One line: the error's kind (once) and message and, when it came from user code,
     where."""
-    msg = one_line(exc)
-    where = user_line(exc)
-    if where:
-        msg += f" (at {rel(where[0])}:{where[1]}: {where[2]})"
-    return msg
+    return one_line(exc) + error_line(exc)
