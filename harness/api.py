@@ -41,7 +41,7 @@ def run(selection, ops=None, checks=None, seed: int = DEFAULT_SEED,
                    for op in runnable]
     else:
         op_checks = op_level_checks(checks) if isolate else []
-        tasks, _ = plan(runnable, selection.by_op, fuzz, checks, op_checks)
+        tasks = plan(runnable, selection.by_op, fuzz, checks, op_checks)
         task_seconds: dict = {}
         bar = progress(len(tasks)) if progress is not None else \
             contextlib.nullcontext(lambda: None)

@@ -85,13 +85,9 @@ def grad_wrt(case, prepared: PreparedOp) -> list[str]:
     """The variables to differentiate: the case's grad_inputs, else every float input."""
     if case.grad_inputs:
         return list(case.grad_inputs)
-    out = []
-    for specs in prepared.inputs.values():
-        for s in specs:
-            if isinstance(s.data, np.ndarray) and is_float(s.data.dtype) and \
-                    s.name not in (case.no_grad_set or ()):
-                out.append(s.name)
-    return out
+    return [s.name for specs in prepared.inputs.values() for s in specs
+            if isinstance(s.data, np.ndarray) and is_float(s.data.dtype) and
+            s.name not in (case.no_grad_set or ())]
 
 
 def grad_outputs(case, outputs: dict) -> list[str]:
@@ -119,11 +115,7 @@ def run_forward_backward(prepared: PreparedOp, case, hooks=None, backward: bool 
     result = {n: (None if v is None else v.copy()) for n, v in outs.items()}
     if not backward or not has_grad(case.op_type):
         return result
-    if wrt is None:
-        if not case.grad_inputs:
-            return result
-        wrt = grad_wrt(case, prepared)
-    wrt = list(wrt)
+    wrt = list(case.grad_inputs if wrt is None else wrt)
     if not wrt:
         return result
     if cot is None:

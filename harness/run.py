@@ -374,24 +374,19 @@ def op_level_checks(checks=None) -> list[str]:
 
 
 def plan(ops: list[str], discovered: dict[str, list[DiscoveredTest]], fuzz: int = 0,
-         checks=None, op_level=()) -> tuple[list[Task], dict[str, str]]:
-    """Tasks for the ops (one per OpTest class, one per op-level check and op (`op_level`:
+         checks=None, op_level=()) -> list[Task]:
+    """Tasks for the ops: one per OpTest class, one per op-level check and op (`op_level`:
     their names, see `op_level_checks`; the cases' workers must then be told to leave those
-    checks out: `context_options["op_level"]`, as run_ops does), plus one fuzz task per op
-    with --fuzz), and {op: reason} for ops that have no OpTest."""
-    tasks, missing = [], {}
+    checks out: `context_options["op_level"]`, as run_ops does), one fuzz task per op with
+    --fuzz. An op without OpTest has none."""
+    tasks = []
     for op in ops:
         tests = discovered.get(op, [])
-        if not tests:
-            missing[op] = f"no OpTest found for op '{op}'"
-            continue
-        for k, t in enumerate(tests):
-            tasks.append(Task.of_test(op, t, first_case=(k == 0)))
-        for name in op_level:
-            tasks.append(Task.of_op_check(op, tests, name))
-        if fuzz:
+        tasks += [Task.of_test(op, t, first_case=(k == 0)) for k, t in enumerate(tests)]
+        tasks += [Task.of_op_check(op, tests, name) for name in op_level if tests]
+        if fuzz and tests:
             tasks.append(Task.of_fuzz(op, tests))
-    return tasks, missing
+    return tasks
 
 
 def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=None,
@@ -404,10 +399,9 @@ def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=
     already planned for the same arguments (harness.api), else planned here."""
     if planned is None:
         op_level = op_level_checks(checks) if isolate else []
-        tasks, missing = plan(ops, discovered, fuzz, checks, op_level)
-    else:
-        tasks, op_level = planned
-        missing = {op: f"no OpTest found for op '{op}'" for op in ops if not discovered.get(op)}
+        planned = plan(ops, discovered, fuzz, checks, op_level), op_level
+    tasks, op_level = planned
+    missing = {op: f"no OpTest found for op '{op}'" for op in ops if not discovered.get(op)}
     if op_level:          # the cases' workers leave those checks to the op tasks
         context_options = dict(context_options or {}, op_level=tuple(op_level))
     batch = None
