@@ -48,6 +48,11 @@ def _alarm(seconds):
         signal.signal(signal.SIGALRM, old)
 
 
+def timed_out(check: str, case: str, timeout: float) -> CheckResult:
+    return CheckResult(check, FAIL, "", "", case, f"timed out after {timeout:g}s: the op (or "
+                       f"the check) hangs", kind=TimedOut.kind)
+
+
 def _selected_specs(checks):
     if checks is None:
         return [s for s in all_checks() if s.default]
@@ -85,9 +90,7 @@ def _run_one(check, case, context) -> list[CheckResult]:
         with _alarm(context.timeout):
             got = list(check(case, context) or [])
     except CheckTimeout:
-        return [CheckResult(check.name, FAIL, "", "", case.name,
-                            f"timed out after {context.timeout:g}s: the op (or the check) "
-                            f"hangs", kind=TimedOut.kind)]
+        return [timed_out(check.name, case.name, context.timeout)]
     except Exception as exc:  # noqa: BLE001 - a failing kernel is a failed check
         return [CheckResult(check.name, FAIL, "", "", case.name,
                             f"raised {describe_error(exc)}", kind=Uncaught.kind)]

@@ -21,9 +21,10 @@ from multiprocessing.connection import wait
 from typing import Callable
 
 import harness.inputs.variants as variants
-from harness.case import Case, case_from_test  # noqa: F401 - the tests' way to it
+from harness.case import Case, case_from_test
 from harness.check import Crashed, TimedOut
-from harness.checking import CheckTimeout, _alarm, _selected_specs, run_case, run_checks, run_test  # noqa: F401
+from harness.checking import (CheckTimeout, _alarm, _selected_specs, run_case,
+                              run_checks, run_test, timed_out)
 from harness.context import CheckContext
 from harness.discovery import DiscoveredTest, seed_all
 from harness.forking import can_fork
@@ -129,9 +130,7 @@ def _run_op_task(task, checks, seed, timeout, fuzz, emit, context_options):
         with _alarm(timeout):
             results = list(spec.op_results(task.op, task.tests, context) or [])
     except CheckTimeout:
-        results = [CheckResult(spec.name, FAIL, "", "", task.op, f"timed out after "
-                               f"{timeout:g}s: the op (or the check) hangs",
-                               kind=TimedOut.kind)]
+        results = [timed_out(spec.name, task.op, timeout)]
     emit(("results", results))
 
 
