@@ -33,12 +33,10 @@ def parse_shard(text: str | None, flag: str = "--shard") -> tuple[int, int] | No
 def split(units: list[str], n: int, durations: dict[str, float] | None = None) -> list[list[str]]:
     """The N parts (each sorted) of the distinct units."""
     units = sorted(set(units))
-    parts: list[list[str]] = [[] for _ in range(n)]
     known = {u: float(d) for u, d in (durations or {}).items() if u in set(units)}
     if not known:
-        for i, u in enumerate(units):
-            parts[i % n].append(u)
-        return parts
+        return [units[i::n] for i in range(n)]
+    parts: list[list[str]] = [[] for _ in range(n)]
     default = statistics.median(known.values())
     cost = {u: known.get(u, default) for u in units}
     totals = [0.0] * n
