@@ -246,10 +246,5 @@ def other_inputs(name: str, array):
 
 def shifted_case(case):
     """The case on other inputs of the same shapes and dtypes (every float input rotated)."""
-    out = {}
-    for slot, specs in normalize_slots(case.inputs).items():
-        vals = [((s.name, (other_inputs(s.name, s.data), s.lengths)) if s.lengths else
-                 (s.name, other_inputs(s.name, s.data))) for s in specs]
-        out[slot] = vals if len(vals) > 1 or slot not in case.inputs or \
-            isinstance(case.inputs[slot], list) else vals[0][1]
-    return replace(case, inputs=out)
+    return replace(case, inputs=map_inputs(case.inputs, lambda s: as_value(
+        s, other_inputs(s.name, s.data))))
