@@ -53,14 +53,6 @@ def _op_files(op_type: str) -> list[str]:
     return files
 
 
-def _test_file(case) -> tuple[str, str] | None:
-    src = (case.source or "")
-    path, _, cls = src.partition("::")
-    if not path or not cls:
-        return None
-    return os.path.abspath(path), cls
-
-
 def _cache_dir() -> str:
     uid = os.getuid() if hasattr(os, "getuid") else 0
     d = os.path.join(tempfile.gettempdir(), f"opkit-hashseed-{uid}")
@@ -135,13 +127,13 @@ def cross_process(case, combos, seed: int, grads=None, classes=None):
     children's arrays compared bitwise. `classes`: (test file, class name) of every OpTest
     of the op (batched in one pair of children); None: the case's own class only. `grads`
     is not used (the children differentiate every float input)."""
-    where = _test_file(case)
-    if where is None:
+    path, _, cls = (case.source or "").partition("::")
+    if not path or not cls:
         return "skip", ("cannot rebuild the case in a fresh process: it has no OpTest source "
                         "file (made in code, not by an OpTest class)")
-    if not os.path.isfile(where[0]):
-        return "skip", f"cannot rebuild the case in a fresh process: no file {where[0]}"
-    own = [where[0], where[1]]
+    own = [os.path.abspath(path), cls]
+    if not os.path.isfile(own[0]):
+        return "skip", f"cannot rebuild the case in a fresh process: no file {own[0]}"
     classes = sorted({tuple(c) for c in (classes or [])} | {tuple(own)})
     request = {"classes": [list(c) for c in classes], "op_type": case.op_type,
                "op_files": _op_files(case.op_type), "seed": int(seed),
