@@ -367,7 +367,7 @@ class HashSeedBatch:
                                            f"PYTHONHASHSEED={HASH_SEEDS[k]} {why}")
 
     def _arrays(self, k: int) -> dict:
-        got = {}
+        got, missing = {}, {}
         for j in range(len(self.requests)):
             path = os.path.join(self.dirs[k], f"o{j}.npz")
             if not os.path.isfile(path):
@@ -375,12 +375,9 @@ class HashSeedBatch:
             with np.load(path, allow_pickle=False) as z:
                 for key in z.files:
                     if key == "__missing__":
-                        got.setdefault("__missing_list__", []).append(str(z[key]))
+                        missing.update(json.loads(str(z[key])))
                     else:
                         got[key] = z[key]
-        missing = {}
-        for text in got.pop("__missing_list__", []):
-            missing.update(json.loads(text))
         for j, why in self.problems[k].items():
             for i in range(len(self.requests[j]["classes"])):
                 missing.setdefault(f"{j}|{i}", why)
