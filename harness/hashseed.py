@@ -57,7 +57,6 @@ def _cache_dir() -> str:
     uid = os.getuid() if hasattr(os, "getuid") else 0
     d = os.path.join(tempfile.gettempdir(), f"opkit-hashseed-{uid}")
     os.makedirs(d, exist_ok=True)
-
     old = time.time() - 6 * 3600           # entries of runs long finished
     for name in os.listdir(d):
         try:
@@ -89,7 +88,6 @@ def _run_children(request: dict, folder: str, key: str):
     """Both children's {key: array} (from the cache when this run already made them), or
     ('skip'|'fail', message). The children are a HashSeedBatch of one request: ONE protocol
     for fresh interpreters (the run's batch and a pytest item's own pair)."""
-    lock = None
     try:
         import fcntl
 
