@@ -49,7 +49,8 @@ def run_optest_methods(test, case_name: str, seed: int | None = None) -> list[Ch
             try:
                 target = test
                 if k > 0:   # a fresh instance and setUp per method, like unittest
-                    target = type(test)(method) if _takes_method(type(test)) else type(test)()
+                    target = type(test)(method) if issubclass(type(test), unittest.TestCase) \
+                        else type(test)()
                     if seed is not None:
                         from harness.discovery import seed_all
 
@@ -59,18 +60,18 @@ def run_optest_methods(test, case_name: str, seed: int | None = None) -> list[Ch
                 _merge_records(test, target)
                 error = None
             except unittest.SkipTest as exc:
-                error = ("skip", str(exc))
+                error = (SKIP, str(exc))
             except Exception as exc:  # noqa: BLE001 - reported as a failed check
-                error = ("fail", f"{type(test).__name__}.{method} raised "
-                                 f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+                first = str(exc).splitlines()[0] if str(exc) else ""
+                error = (FAIL, f"{type(test).__name__}.{method} raised "
+                               f"{type(exc).__name__}: {first}")
         for r in collected:
             if not r.case:
                 r.case = case_name
         results.extend(collected)
         if error is not None:
             check = "grad" if "grad" in method else "output"
-            results.append(CheckResult(check, FAIL if error[0] == "fail" else SKIP, "", "",
-                                       case_name, error[1]))
+            results.append(CheckResult(check, error[0], "", "", case_name, error[1]))
     return results
 
 
@@ -82,10 +83,6 @@ def record_optest_arguments(test, case_name: str, seed: int | None = None) -> No
             run_optest_methods(test, case_name, seed)
     except Exception:  # noqa: BLE001 - a broken method is the output check's to report
         pass
-
-
-def _takes_method(cls) -> bool:
-    return issubclass(cls, unittest.TestCase)
 
 
 def _merge_records(into, source) -> None:
