@@ -325,12 +325,8 @@ _SIGNS = np.array([-1.0, 1.0])
 
 def make_cotangents(outputs: dict[str, np.ndarray], names, seed: int = DEFAULT_SEED) -> dict:
     """A fixed random cotangent per output (not ones: a mean loss hides softmax's gradient)."""
-    wanted = []
-    for n in names:
-        value = outputs.get(n)
-        if value is None or value.dtype.kind != "f":
-            continue
-        wanted.append((n, tuple(value.shape), value.dtype.str))
+    wanted = [(n, tuple(v.shape), v.dtype.str) for n in names
+              if (v := outputs.get(n)) is not None and v.dtype.kind == "f"]
     # the same draws for the same (seed, names, shapes, dtypes): drawn once per process
     # (small outputs only: the cache must not hold large arrays), each caller gets copies
     key = (int(seed), tuple(wanted))
