@@ -1,23 +1,23 @@
-"""`run(selection, ...) -> [OpReport]`: THE call a front door makes to test ops.
-
-The selection (harness.suite.select: which ops, which OpTests, what is broken or exempt) is
-made once by the caller; this plans the tasks once (harness.run.plan), runs them in the fork
-pool (harness.run.run_ops), and adds the op-level verdicts (no OpTest, no gradient test,
-broken test files: harness.verdicts.op_level). `progress(total)` is a context manager giving an
-`advance()` callable, for a progress line sized before anything runs.
+"""`run(selection, ...) -> Outcome`: THE call a front door makes to test ops. The selection
+(harness.suite.select) is made by the caller; this plans the tasks once (harness.run.plan),
+runs them in the fork pool and adds the op-level verdicts, decided here once for every
+front door (`op_level`: an op with no OpTest, a failure or exempt with a reason; an op
+whose OpTests never check a gradient; the selection's broken test files).
+`progress(total)` is a context manager giving an `advance()` callable.
 """
 from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
 
-from harness.options import unusable_selection
-from harness.options import DEFAULT_SEED, DEFAULT_TIMEOUT
-from harness.report import SKIP, CheckResult
+from harness.options import DEFAULT_SEED, DEFAULT_TIMEOUT, unusable_selection
+from harness.report import FAIL, SKIP, CheckResult
 from harness.run import OpReport, op_level_checks, plan, run_ops
-from harness.verdicts import op_level
+from harness.spec import knob
+from opkit.registry import has_op, op_info
 
-__all__ = ["run", "Outcome"]
+__all__ = ["run", "Outcome", "NO_GRADIENT_TEST", "no_optest_result", "lacks_gradient_test",
+           "op_verdicts", "op_level"]
 
 
 @dataclass
@@ -41,7 +41,7 @@ def run(selection, ops=None, checks=None, seed: int = DEFAULT_SEED,
                    for op in runnable]
     else:
         op_checks = op_level_checks(checks) if isolate else []
-        tasks, _ = plan(runnable, selection.by_op, fuzz, checks, op_checks)
+        tasks = plan(runnable, selection.by_op, fuzz, checks, op_checks)
         task_seconds: dict = {}
         bar = progress(len(tasks)) if progress is not None else \
             contextlib.nullcontext(lambda: None)
@@ -57,4 +57,75 @@ def run(selection, ops=None, checks=None, seed: int = DEFAULT_SEED,
                               planned=(tasks, op_checks))
     reports = op_level(selection, reports, checks, unusable)
     out.reports = [r for r in reports if r.op in wanted]
+    return out
+
+
+NO_GRADIENT_TEST = "no gradient test"
+_NEVER_CALLED = "never calls check_grad()"
+
+
+def no_optest_result(op: str, exempt: dict) -> tuple[CheckResult, str]:
+    """(the result, the op's exempt reason or "") for an op without any OpTest."""
+    reason = exempt.get(op)
+    if reason:
+        return CheckResult("output", SKIP, "", "", "", f"exempt: {reason}"), reason
+    return CheckResult("output", FAIL, "", "", "",
+                       f"no OpTest found for op '{op}': write one, or exempt it with a "
+                       f"reason in pyproject.toml ([tool.opkit.exempt] {op} = \"...\")"), ""
+
+
+def _opt_out(cls) -> bool:
+    skips = knob(cls, "opkit_skip") or {}
+    return bool(skips.get("grad") if isinstance(skips, dict) else None)
+
+
+def _never_called(result: CheckResult) -> bool:
+    return result.check == "grad" and result.status == SKIP and \
+        result.message.endswith(_NEVER_CALLED)
+
+
+def lacks_gradient_test(op: str, classes: list, results) -> bool:
+    """The op has a grad op, every one of its OpTest classes ran its methods without
+    calling check_grad (the `grad` check said so for each: no other `grad` result, such as
+    a check_grad call or a test_*grad* method that raised), and none opts out."""
+    if not classes or not has_op(op) or op_info(op).grad_maker is None:
+        return False
+    if any(_opt_out(c) for c in classes) or \
+            any(r.check == "grad" and not _never_called(r) for r in results):
+        return False
+    told = {r.case for r in results if _never_called(r)}
+    return all(c.__name__ in told for c in classes)
+
+
+def op_verdicts(op: str, classes: list, results: list, checks=None) -> list[CheckResult]:
+    """The op-level results to add to an op's results, from what ran (`results`: every
+    result of the op's classes): "no gradient test" when `grad` was among the checks."""
+    if not classes or checks is not None and "grad" not in checks or \
+            not lacks_gradient_test(op, classes, results):
+        return []
+    names = ", ".join(c.__name__ for c in classes)
+    return [CheckResult("grad", FAIL, "", "", "",
+                        f"{NO_GRADIENT_TEST}: op '{op}' has a grad op but none of its OpTests "
+                        f"({names}) calls check_grad; add one, or opt out with "
+                        f"opkit_skip = {{\"grad\": \"<reason>\"}} on the OpTest")]
+
+
+def op_level(selection, reports, checks=None, unusable: str = "") -> list:
+    """The reports of every selected op with the broken files / OpTests and the op-level
+    verdicts added (`reports`: harness.run.OpReport of the runnable ops)."""
+    by_name = {r.op: r for r in reports}
+    out = []
+    for op in selection.ops:
+        rep = by_name.get(op) or OpReport(op)
+        if op in selection.broken:
+            rep.results = selection.broken[op] + rep.results
+        tests = selection.by_op.get(op) or []
+        if not tests and op not in selection.broken and not unusable:
+            result, reason = no_optest_result(op, selection.exempt)
+            rep.results = [result]
+            rep.exempt = reason
+            rep.note = ""
+        elif tests and not unusable:
+            rep.results += op_verdicts(op, [t.cls for t in tests], rep.results, checks)
+        out.append(rep)
     return out

@@ -1,7 +1,7 @@
-"""A Case: one op configuration to check (what an OpTest's setUp describes);
-`case_from_test`: the Case an OpTest instance describes; `Derived` / `Unsupported`: a
-variant of a case, or why a variant cannot apply (harness.inputs.variants makes them, the checks of
-harness.check judge them)."""
+"""A Case (one op configuration to check: what an OpTest's setUp describes) and the
+Case of an OpTest instance (`case_from_test`); `Derived` / `Unsupported` (a variant of a
+case, or why it cannot apply); the variables of a case (`VarSpec`, `normalize_slots`, ...).
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -15,8 +15,8 @@ from opkit.framework.dtypes import is_float
 from opkit.framework.tensor import LoDTensor, LoDTensorArray, lengths_to_offsets
 
 __all__ = ["Case", "case_from_test", "Derived", "Unsupported", "VarSpec", "normalize_slots",
-           "map_inputs", "as_value", "cast_floats", "case_inputs", "output_structure",
-           "attr_float_dtype", "case_attrs", "DTYPE_ATTR"]
+           "map_inputs", "as_value", "case_inputs", "output_structure",
+           "attr_float_dtype", "case_attrs", "DTYPE_ATTR", "has_float_inputs"]
 
 
 @dataclass
@@ -44,7 +44,6 @@ class Case:
 
 def case_from_test(test, source: str = "") -> Case:
     """The Case an OpTest instance describes (its own `to_case()` when it has one)."""
-
     to_case = knob(test, "to_case")
     if callable(to_case):
         case = to_case()
@@ -164,24 +163,22 @@ def _spec(name: str, value) -> VarSpec:
     return VarSpec(name, value)
 
 
-def cast_floats(specs: dict[str, list[VarSpec]], dtype) -> dict[str, list[VarSpec]]:
-    """Floating arrays cast to `dtype`; everything else unchanged."""
-    out = {}
-    for slot, items in specs.items():
-        out[slot] = [VarSpec(s.name, s.data.astype(dtype)
-                             if isinstance(s.data, np.ndarray) and is_float(s.data.dtype)
-                             else s.data, s.lengths) for s in items]
-    return out
-
-
 def case_inputs(case, dtype: str) -> dict:
-    """The case's inputs as VarSpecs: float arrays cast to `dtype`; always fresh copies
-    (`cast_floats`' casts are copies already: only the arrays it passed through are copied)."""
-    given = normalize_slots(case.inputs)
-    cast = cast_floats(given, dtype) if dtype else given
-    return {slot: [VarSpec(c.name, c.data.copy() if isinstance(c.data, np.ndarray) and
-                           c.data is g.data else c.data, c.lengths)
-                   for c, g in zip(items, given[slot])] for slot, items in cast.items()}
+    """The case's inputs as VarSpecs, always fresh copies: float arrays cast to `dtype`
+    (when given), other arrays copied, anything else passed through."""
+    def fresh(data):
+        if not isinstance(data, np.ndarray):
+            return data
+        return data.astype(dtype) if dtype and is_float(data.dtype) else data.copy()
+
+    return {slot: [VarSpec(s.name, fresh(s.data), s.lengths) for s in items]
+            for slot, items in normalize_slots(case.inputs).items()}
+
+
+def has_float_inputs(case) -> bool:
+    """Whether any input of the case is a float array."""
+    return any(isinstance(s.data, np.ndarray) and is_float(s.data.dtype)
+               for specs in normalize_slots(case.inputs).values() for s in specs)
 
 
 # -- a dtype attr selecting the float kernel (ops without a float input) ----------------------
@@ -212,11 +209,8 @@ def attr_float_dtype(case) -> str | None:
     attr, so the case runs in float32 and float64 by setting the attr (`case_attrs`). None:
     the case has a float input (its inputs choose the dtype), or no float dtype attr."""
     attrs = case.attrs or {}
-    if DTYPE_ATTR not in attrs:
+    if DTYPE_ATTR not in attrs or has_float_inputs(case):
         return None
-    for specs in normalize_slots(case.inputs).values():
-        if any(isinstance(s.data, np.ndarray) and is_float(s.data.dtype) for s in specs):
-            return None
     return _float_name(attrs[DTYPE_ATTR])
 
 
@@ -252,11 +246,5 @@ def other_inputs(name: str, array):
 
 def shifted_case(case):
     """The case on other inputs of the same shapes and dtypes (every float input rotated)."""
-
-    out = {}
-    for slot, specs in normalize_slots(case.inputs).items():
-        vals = [((s.name, (other_inputs(s.name, s.data), s.lengths)) if s.lengths else
-                 (s.name, other_inputs(s.name, s.data))) for s in specs]
-        out[slot] = vals if len(vals) > 1 or slot not in case.inputs or \
-            isinstance(case.inputs[slot], list) else vals[0][1]
-    return replace(case, inputs=out)
+    return replace(case, inputs=map_inputs(case.inputs, lambda s: as_value(
+        s, other_inputs(s.name, s.data))))

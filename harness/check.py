@@ -1,60 +1,8 @@
-"""The check interface: how a check is written, what it declares, what it returns.
+"""The check interface: `Check` (every check of `opkit test` is one), its `compare_each`
+template, and the failure kinds (`Failure` subclasses; `CheckResult.kind` holds the kind).
 
-The pipeline every check sits in::
-
-    Case (inputs, attrs, expected outputs or reference())
-      -> variants (harness.inputs.variants: derive a Derived case per variant name, or Unsupported)
-      -> plan (harness.context.combos: the runnable place x dtype combos, with the
-               skip reasons of the rest)
-      -> PreparedOp (harness.op: built once, run many times)
-      -> compare (harness.compare: ONE comparator, ONE dtype-aware tolerance table,
-                  harness.tolerances)
-      -> numeric gradients (harness.gradient: ONE engine, incl. the one-sided "kink" test)
-      -> verdict: list[CheckResult]
-
-Adding a check is ONE module plus ONE line:
-
-1. ``harness/checks/my_check.py``::
-
-       from harness.check import Check
-
-       class MyCheck(Check):
-           name = "my_check"                 # the name in the report and in --checks
-           description = "what bug class it exists for (one line)"
-           order = 150                       # where it sits in the report
-           variants = ("case",)              # variant names (harness.inputs.variants.VARIANTS);
-                                             # "case" is the OpTest's case itself
-           needs_float = True                # skip (with the reason) without float inputs
-
-           def verdict(self, derived, context):
-               # derived.case: the (derived) Case; derived.base: the original one;
-               # derived.variant: the variant name; derived.note: what was derived
-               for combo in self.plan(derived, context):   # skips are added for you
-                   ...
-                   yield self.passed(derived, combo)
-                   # or: yield self.failed(derived, combo, "what was wrong",
-                   #                       where="idx / kernel file:line", repro="...")
-
-       CHECK = MyCheck()
-
-2. one line in ``harness.registry.CHECK_MODULES``: ``"harness.checks.my_check"``.
-
-``scope = "op"`` runs a check once per op (on its first case) instead of on every case
-(the older spelling ``per_case = False`` still works). ``self.compare_each(derived, context,
-base=..., variant=..., compare=...)`` is the one "run the base, run the variant, compare"
-loop (exceptions, refusals and skips handled once); use it rather than writing the loop.
-
-Every check is a ``Check``: a plain function ``fn(case, context) -> list[CheckResult]``
-registered with ``register_check`` (or named by an ``opkit.checks`` entry point) is wrapped
-as a ``FunctionCheck``.
-
-Opting out: an OpTest (or Case) sets ``opkit_skip = {"empty": "reason ..."}`` (Case:
-``options["skip"]``); the check is then *skip* with that reason, printed in the report.
-A variant that cannot apply to a case (no float input, no LoD, ...) is *skip* with the reason
-the variant gives, never *pass*.
-
-Failure kinds are types (``harness.check.Failure`` subclasses), never message searches:
-``CheckResult.kind`` (a field, kept in JSON) holds the class's ``kind``.
+How to write a check, `compare_each`'s arguments and the opt-outs: docs/harness.md
+"Adding a check".
 """
 from __future__ import annotations
 
@@ -62,7 +10,7 @@ from typing import Iterable
 
 from harness.backends import check_override, selected
 from harness.case import Derived, Unsupported  # noqa: F401 - part of the check interface
-from harness.context import combos, has_float_inputs
+from harness.context import combos, has_float_inputs, result
 from harness.inputs.variants import derive
 from harness.messages import raised
 from harness.op import refusal
@@ -70,7 +18,7 @@ from harness.options import DEFAULT_SEED
 from harness.report import FAIL, PASS, SKIP, CheckResult
 
 __all__ = ["Check", "FunctionCheck", "Derived", "Unsupported", "Failure", "KernelRaised",
-           "WrongValue", "WrongShape", "NonFinite", "RawException", "Mismatch", "failure_kind",
+           "WrongValue", "WrongShape", "NonFinite", "RawException", "Mismatch",
            "InputWritten", "AliasedOutput", "UndeclaredRead", "MissingKernel", "TimedOut", "Uncaught",
            "Crashed", "SCOPES"]
 
@@ -82,83 +30,39 @@ class Failure(Exception):
     kind = "failure"
 
 
-class KernelRaised(Failure):
-    kind = "kernel-raised"
+def _kind(name: str, kind: str, doc: str = "") -> type:
+    return type(name, (Failure,), {"kind": kind, "__doc__": doc or None})
 
 
-class RawException(Failure):
-    """A raw numpy/Python exception where an opkit error (or success) was due."""
-
-    kind = "raw-exception"
-
-
-class WrongValue(Failure):
-    kind = "wrong-value"
-
-
-class WrongShape(Failure):
-    kind = "wrong-shape"
-
-
-class NonFinite(Failure):
-    kind = "non-finite"
-
-
-class Mismatch(Failure):
-    """Two runs that must agree do not (layout vs contiguous, CPU vs GPU, ...)."""
-
-    kind = "mismatch"
-
-
-class InputWritten(Failure):
-    """A kernel wrote to one of its inputs."""
-
-    kind = "input-written"
-
-
-class AliasedOutput(Failure):
-    """An output shares memory with an input without an inplace declaration."""
-
-    kind = "aliased-output"
-
-
-class UndeclaredRead(Failure):
-    """A kernel read data it declared it does not need (no_need_buffer)."""
-
-    kind = "undeclared-read"
-
-
-class MissingKernel(Failure):
-    """A kernel the op must register is missing (a float dtype, a place)."""
-
-    kind = "missing-kernel"
-
-
-class Uncaught(Failure):
-    """An exception escaped the check: the op raised where the check did not expect it, so
-    the check could not run (harness.run reports it; the report says it once per op)."""
-
-    kind = "uncaught"
-
-
-class TimedOut(Failure):
-    """The check (or the op) ran past its time limit."""
-
-    kind = "timeout"
-
-
-class Crashed(Failure):
-    """The worker process running the check died (a segfault, os._exit)."""
-
-    kind = "crash"
-
-
-def failure_kind(exc: BaseException) -> str:
-    return getattr(exc, "kind", type(exc).__name__)
+KernelRaised = _kind("KernelRaised", "kernel-raised")
+RawException = _kind("RawException", "raw-exception",
+                     "A raw numpy/Python exception where an opkit error (or success) was due.")
+WrongValue = _kind("WrongValue", "wrong-value")
+WrongShape = _kind("WrongShape", "wrong-shape")
+NonFinite = _kind("NonFinite", "non-finite")
+Mismatch = _kind("Mismatch", "mismatch",
+                 "Two runs that must agree do not (layout vs contiguous, CPU vs GPU, ...).")
+InputWritten = _kind("InputWritten", "input-written", "A kernel wrote to one of its inputs.")
+AliasedOutput = _kind("AliasedOutput", "aliased-output",
+                      "An output shares memory with an input without an inplace declaration.")
+UndeclaredRead = _kind("UndeclaredRead", "undeclared-read",
+                       "A kernel read data it declared it does not need (no_need_buffer).")
+MissingKernel = _kind("MissingKernel", "missing-kernel",
+                      "A kernel the op must register is missing (a float dtype, a place).")
+Uncaught = _kind("Uncaught", "uncaught",
+                 "An exception escaped the check: the op raised where the check did not "
+                 "expect it, so the check could not run (said once per op in the report).")
+TimedOut = _kind("TimedOut", "timeout", "The check (or the op) ran past its time limit.")
+Crashed = _kind("Crashed", "crash",
+                "The worker process running the check died (a segfault, os._exit).")
 
 
 # -- the base class ---------------------------------------------------------------------------
 SCOPES = ("case", "op")
+
+
+def _variant(derived: Derived) -> str:
+    return f"variant '{derived.variant}'" + (f" ({derived.note})" if derived.note else "")
 
 
 class Check:
@@ -199,10 +103,9 @@ class Check:
 
     # -- the driver ----------------------------------------------------------------------------
     def __call__(self, case, context) -> list[CheckResult]:
-        skip_map = (case.options or {}).get("skip", {}) if case.options else {}
+        skip_map = (case.options or {}).get("skip", {})
         if self.name in skip_map:
             return [self.skipped(case, f"opted out: {skip_map[self.name]}")]
-
         instead = check_override(self.name)      # a backend this check cannot apply to
         if isinstance(instead, str):
             return [self.skipped(case, instead)]
@@ -240,29 +143,10 @@ class Check:
                      raised_message=None, passed_message=None, combos=None,
                      base_key=None, variant_takes_base: bool = False) -> list[CheckResult]:
         """THE "run the base, run the variant, compare" loop of the harness, per planned
-        place x dtype combo (skips of the rest added):
-
-        - `combos(runnable) -> combos` (optional): which of the planned combos run (e.g.
-          one CPU combo, or one per place); default all of them;
-        - `base(combo) -> runs` (optional): the reference run. When it raises, the combo is
-          a skip (`base_skip`: a reason, or `base_skip(exc) -> reason`, when
-          `base_fails="skip"`) or a failure (`base_fails="fail"`: "the op raised before the
-          check could finish: ...", kind KernelRaised; `base_fails(exc) -> "skip" | "fail"`
-          decides per exception). `base_key(combo) -> key`
-          (optional): combos with one key share one base run (or its failure), e.g. one
-          float64 oracle per place;
-        - `variant(combo) -> runs` (`variant(combo, base_runs)` with
-          `variant_takes_base=True`: a run that needs what the base made, its cotangent or
-          its program): the run under test. An exception is a failure
-          (`raised_message(exc, combo)` when given, else `raised_prefix` + the error and kernel
-          line; kind `raised_kind`, default KernelRaised), except the op refusing on purpose
-          (a typed opkit error with a message, harness.op.refusal): then `refused`
-          decides -- "pass", "skip" or "fail";
-        - `compare(base_runs, variant_runs, combo)`: None when they agree, else the problem:
-          a message (kind Mismatch), a (message, FailureKind) pair, or ready CheckResults
-          (a list: skips, passes with their figures and failures alike).
-        `passed_message(base_runs, variant_runs, combo)` may give the pass's message."""
-
+        place x dtype combo (skips of the rest added). `base(combo)` and `variant(combo)`
+        run (combos of one `base_key` share a base run); `compare(base_runs, variant_runs,
+        combo)` gives None, a message (kind Mismatch), a (message, FailureKind) pair or ready
+        CheckResults. Every argument: docs/harness.md "Adding a check"."""
         results: list[CheckResult] = []
         runnable, _ = self.plan(derived, context, results)
         shared: dict = {}
@@ -322,51 +206,40 @@ class Check:
             if derived.variant != "case":
                 r.case = derived.base.name
                 if r.status == FAIL:
-                    r.message = (f"variant '{derived.variant}'"
-                                 + (f" ({derived.note})" if derived.note else "")
-                                 + f": {r.message}")
+                    r.message = f"{_variant(derived)}: {r.message}"
             if r.status == FAIL and not r.kind and kind is not None:
                 r.kind = kind.kind
         return out
 
     def plan(self, derived: Derived, context, skips: list | None = None):
         """The runnable combos of the derived case; skip results go into `skips`."""
-
         runnable, skip_results = combos(derived.case, context, self.name)
         if skips is not None:
             skips.extend(skip_results)
         return runnable, skip_results
 
     def skipped(self, case, reason: str, combo=None) -> CheckResult:
-        return CheckResult(self.name, SKIP, combo.place if combo else "",
-                           combo.dtype if combo else "", case.name, reason)
+        return result(self.name, SKIP, combo, case, reason)
 
     def passed(self, derived: Derived, combo=None, message: str = "",
                worst: float | None = None) -> CheckResult:
-        return CheckResult(self.name, PASS, combo.place if combo else "",
-                           combo.dtype if combo else "", derived.base.name,
-                           message or derived.note, worst)
+        return result(self.name, PASS, combo, derived.base, message or derived.note, worst)
 
     def failed(self, derived: Derived, combo, message: str, *, kind: type = Failure,
                where: str = "", repro: str = "", worst: float | None = None) -> CheckResult:
-        head = f"variant '{derived.variant}'" + (f" ({derived.note})" if derived.note else "")
-        text = f"{head}: {message}" if derived.variant != "case" else message
+        text = f"{_variant(derived)}: {message}" if derived.variant != "case" else message
         if where:
             text += f" (at {where})"
         repro = repro or self.reproduce(derived.base, derived.seed)
         if repro:
             text += f"\nreproduce: {repro}"
-        return CheckResult(self.name, FAIL, combo.place if combo else "",
-                           combo.dtype if combo else "", derived.base.name, text, worst,
-                           kind=kind.kind)
+        return result(self.name, FAIL, combo, derived.base, text, worst, kind.kind)
 
     def reproduce(self, case, seed: int | None = None) -> str:
         """One line that re-runs this check on this case."""
         src = (case.source or "").split("::")[0]
         if not src:
             return ""
-
-
         return (f"opkit test {case.op_type} --tests {src} --checks {self.name}"
                 + (f" --seed {seed}" if seed is not None and seed != DEFAULT_SEED else "")
                 + (f" --backend {selected()}" if selected() != "opkit" else ""))

@@ -1,15 +1,8 @@
-"""Run checks on a case, or on an OpTest class, in THIS process.
-
-- Each check runs inside try/except: a kernel that raises is a failed check with its message.
-- Each check has a time limit (`timeout`, seconds), enforced by SIGALRM in the main thread
-  (Python-level loops); a hang that ignores it is cut by the fork pool (harness.run), which
-  runs these functions in its forked workers.
-- Seeds are fixed: the global numpy/random generators are seeded with `seed` before every
-  setUp and every check.
-
-`run_case` (a hand-made Case) and `run_test` (an OpTest class, set up afresh) are what the
-fork pool's workers, the pytest plugin's in-process fallback and a fuzz reproducer verified
-in a fresh interpreter (`verify_reproducer`, through harness.reproduce) run.
+"""Run checks on a case (`run_case`) or on an OpTest class (`run_test`) in THIS process: each
+check in try/except, under a SIGALRM time limit (main thread only; the fork pool,
+harness.run, cuts a hang that ignores it), with the global generators seeded before every
+setUp and every check. What the pool's workers, the pytest plugin's in-process fallback and
+a fuzz reproducer verified in a fresh interpreter (`verify_reproducer`) run.
 """
 from __future__ import annotations
 
@@ -20,44 +13,44 @@ import time
 
 from harness.case import Case, case_from_test
 from harness.check import TimedOut, Uncaught
-from harness.context import CheckContext
+from harness.context import CheckContext, describe_error
 from harness.discovery import DiscoveredTest, seed_all
-from harness.options import DEFAULT_SEED  # noqa: I001
+from harness.optest_methods import record_optest_arguments, run_optest_methods
+from harness.options import DEFAULT_SEED
 from harness.registry import all_checks, get_check
 from harness.report import FAIL, SKIP, CheckResult
 from harness.reproduce import verify
 
-__all__ = ["run_case", "run_test", "run_checks", "CheckTimeout", "selected_specs",
-           "verify_reproducer"]
+__all__ = ["run_case", "run_test", "run_checks", "CheckTimeout", "verify_reproducer"]
 
 
 class CheckTimeout(BaseException):
     """Raised by the alarm when a check runs past its time limit."""
 
 
+@contextlib.contextmanager
 def _alarm(seconds):
-    """Context manager: raise CheckTimeout after `seconds` (main thread only; else no-op)."""
+    """Raise CheckTimeout after `seconds` (main thread only; else no limit)."""
+    if not (seconds and hasattr(signal, "setitimer") and
+            threading.current_thread() is threading.main_thread()):
+        yield
+        return
 
-    @contextlib.contextmanager
-    def guard():
-        usable = (seconds and hasattr(signal, "setitimer") and
-                  threading.current_thread() is threading.main_thread())
-        if not usable:
-            yield
-            return
+    def on_alarm(signum, frame):
+        raise CheckTimeout()
 
-        def on_alarm(signum, frame):
-            raise CheckTimeout()
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
 
-        old = signal.signal(signal.SIGALRM, on_alarm)
-        signal.setitimer(signal.ITIMER_REAL, float(seconds))
-        try:
-            yield
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, old)
 
-    return guard()
+def timed_out(check: str, case: str, timeout: float) -> CheckResult:
+    return CheckResult(check, FAIL, "", "", case, f"timed out after {timeout:g}s: the op (or "
+                       f"the check) hangs", kind=TimedOut.kind)
 
 
 def _selected_specs(checks):
@@ -70,7 +63,7 @@ def run_checks(case: Case, context: CheckContext, checks=None, first_case: bool 
                emit=None) -> list[CheckResult]:
     """Every selected check on one case; each isolated (errors and time limit)."""
     out: list[CheckResult] = []
-    skip_map = (case.options or {}).get("skip", {}) if case.options else {}
+    skip_map = (case.options or {}).get("skip", {})
     op_level = getattr(context, "op_level", ())
     for spec in _selected_specs(checks):
         if not spec.per_case and not first_case or spec.name in op_level:
@@ -91,19 +84,14 @@ def run_checks(case: Case, context: CheckContext, checks=None, first_case: bool 
 
 
 def _run_one(check, case, context) -> list[CheckResult]:
-    fn = check
     seed_all(context.seed)
     started = time.monotonic()
     try:
         with _alarm(context.timeout):
-            got = list(fn(case, context) or [])
+            got = list(check(case, context) or [])
     except CheckTimeout:
-        return [CheckResult(check.name, FAIL, "", "", case.name,
-                            f"timed out after {context.timeout:g}s: the op (or the check) "
-                            f"hangs", kind=TimedOut.kind)]
+        return [timed_out(check.name, case.name, context.timeout)]
     except Exception as exc:  # noqa: BLE001 - a failing kernel is a failed check
-        from harness.context import describe_error
-
         return [CheckResult(check.name, FAIL, "", "", case.name,
                             f"raised {describe_error(exc)}", kind=Uncaught.kind)]
     finally:
@@ -142,12 +130,9 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
     context = CheckContext(seed=seed, timeout=timeout, test=test, **context_options)
     wanted = [s.name for s in _selected_specs(checks)]
     pre = []
-    # the OpTest's own methods record what it differentiates (grad_inputs/grad_outputs):
-    # output and grad report them; the variant checks need the recorded gradients
+    # the OpTest's own methods first: they record what it differentiates (grad_inputs/
+    # grad_outputs) on its Case; output and grad report them, the variant checks need them
     if any(n in ("output", "grad") or get_check(n).variants != ("case",) for n in wanted):
-        # the OpTest's own methods first: they record grad_inputs/grad_outputs on its Case
-        from harness.optest_methods import run_optest_methods
-
         if emit:
             emit(("start", "output"))
         seed_all(seed)
@@ -162,8 +147,6 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
     else:
         # the OpTest's methods are not run as checks here (--checks precision, say), but
         # what they would differentiate must still reach the case: recorded, not run
-        from harness.optest_methods import record_optest_arguments
-
         record_optest_arguments(test, name, seed)
     try:
         case = case_from_test(test, discovered.source)
@@ -182,8 +165,7 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
                            if s.name not in ("output", "grad") and
                            (s.per_case or first_case) and
                            s.name not in context.op_level])
-    results = run_checks(case, context, checks, first_case, emit)
-    return pre + results
+    return pre + run_checks(case, context, checks, first_case, emit)
 
 
 def verify_reproducer(spec: dict) -> bool:
@@ -191,9 +173,5 @@ def verify_reproducer(spec: dict) -> bool:
     OpTest methods and, for a check other than output/grad, that check (by name) on its
     case. The fuzzer's verifier (`confirm(..., verifier="harness.checking:verify_reproducer")`):
     harness.reproduce imports no check registry, so the `explore` check can use it."""
-
     return verify(spec, lambda case, check, seed: run_case(case, checks=[check], seed=seed))
 
-
-# the selected checks' specs (the fork pool sizes its backstop by their number)
-selected_specs = _selected_specs

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from harness.backends import kernel_places as backend_kernel_places
-from harness.case import attr_float_dtype, case_inputs, normalize_slots
+from harness.case import attr_float_dtype, case_inputs, has_float_inputs, normalize_slots
 from harness.messages import describe_error, rel, user_line
 from harness.op import (
     Combo,
@@ -24,14 +24,15 @@ from harness.op import (
 )
 from harness.options import DEFAULT_SEED, selected_dtypes, selected_places
 from harness.report import FAIL, PASS, SKIP, CheckResult
-from opkit.framework.dtypes import is_float, low_precision_of
+from opkit.framework.dtypes import low_precision_of
 
 # (prepare, run_forward_backward, op_refused, describe_error, ...: harness.op, the one
 # engine; re-exported here for the checks)
 __all__ = ["CheckContext", "Combo", "combos", "prepare", "run_forward_backward", "Hooks",
            "result", "first_difference", "ulp_distance", "describe_error", "user_line",
            "grad_op_types", "grad_wrt", "place_object", "gpu_unavailable_reason", "op_refused",
-           "case_inputs", "output_slots", "has_grad", "grad_outputs", "rel", "refeed"]
+           "case_inputs", "output_slots", "has_grad", "grad_outputs", "rel", "refeed",
+           "has_float_inputs"]
 
 
 @dataclass
@@ -61,15 +62,6 @@ class CheckContext:
         return tuple(self.dtypes) if self.dtypes is not None else selected_dtypes()
 
 
-def has_float_inputs(case) -> bool:
-    """Whether any input of the case is a float array."""
-    for specs in normalize_slots(case.inputs).values():
-        for s in specs:
-            if isinstance(s.data, np.ndarray) and is_float(s.data.dtype):
-                return True
-    return False
-
-
 def combos(case, ctx: CheckContext, check: str, op_type: str | None = None):
     """THE place x dtype planner of the harness: (runnable combos, skip results).
 
@@ -79,7 +71,6 @@ def combos(case, ctx: CheckContext, check: str, op_type: str | None = None):
     gaussian_random) runs in each float dtype too: prepare() sets the attr to the combo's.
     A GPU that is selected but unusable, a place whose kernels have none of the selected
     dtypes, and an op with no kernel on any selected place each give a skip with the reason."""
-
     kernel_places = backend_kernel_places(op_type or case.op_type)
     places = ctx.selected_places()
     dtypes = ctx.selected_dtypes()
@@ -168,10 +159,6 @@ def fail(check, combo, case, message, worst_error=None, kind: str = ""):
 
 
 # -- comparisons --------------------------------------------------------------------------
-def _int_view(a: np.ndarray) -> np.ndarray:
-    return a.view({2: np.int16, 4: np.int32, 8: np.int64}[a.dtype.itemsize])
-
-
 def ulp_distance(a, b) -> int:
     """Units in the last place between two floats of the same dtype (0 when bitwise equal)."""
     a = np.asarray(a)
@@ -181,7 +168,7 @@ def ulp_distance(a, b) -> int:
     bits = a.dtype.itemsize * 8
 
     def ordered(x):
-        i = int(_int_view(np.array([x], dtype=a.dtype))[0])
+        i = int(np.array([x], dtype=a.dtype).view(f"i{a.dtype.itemsize}")[0])
         return i if i >= 0 else -(1 << (bits - 1)) - i
 
     return abs(ordered(a.item()) - ordered(b.item()))
@@ -198,14 +185,11 @@ def first_difference(a, b):
     if a.tobytes() == b.tobytes():
         return None
     if a.dtype.kind in "fiub" and a.dtype.itemsize in (1, 2, 4, 8):
-        av = a.view(f"u{a.dtype.itemsize}") if a.ndim else a.reshape(1).view(f"u{a.dtype.itemsize}")
-        bv = b.view(f"u{b.dtype.itemsize}") if b.ndim else b.reshape(1).view(f"u{b.dtype.itemsize}")
-        flat = np.flatnonzero(av.reshape(-1) != bv.reshape(-1))
-        k = int(flat[0])
+        u = f"u{a.dtype.itemsize}"
+        k = int(np.flatnonzero(a.reshape(-1).view(u) != b.reshape(-1).view(u))[0])
         idx = np.unravel_index(k, a.shape) if a.ndim else ()
         x, y = a.reshape(-1)[k], b.reshape(-1)[k]
         ulps = ulp_distance(x, y) if a.dtype.kind == "f" else abs(int(x) - int(y))
         return (tuple(int(i) for i in idx), x.item(), y.item(), ulps)
     return "contents differ"
-
 

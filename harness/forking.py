@@ -1,10 +1,7 @@
-"""The one fork primitive of the harness: whether this process may fork, and running a
-function in a forked child.
-
-`can_fork()` is False without os.fork, and in a process that already initialised CUDA (a
-forked child's CUDA is unusable). Every forking path uses it: the fork pool
-(harness.run), the pytest zygote (harness.zygote, the pool forked early), `in_fork` (the
-state check). A new interpreter, not a fork, is harness.fresh.
+"""The one fork primitive of the harness: whether this process may fork (`can_fork`: not
+without os.fork, not after CUDA was initialised) and running a function in a forked child
+(`in_fork`). The fork pool, the zygote and the state check use it; a new interpreter, not a
+fork, is harness.fresh.
 """
 from __future__ import annotations
 

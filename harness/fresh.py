@@ -1,22 +1,7 @@
-"""The ONE fresh-interpreter protocol of the harness: call a named function in a new Python
-process, where nothing of this process's state (imported modules, kernels' caches, the hash
-seed) exists.
-
-Three checks need it: `determinism` across `PYTHONHASHSEED` values (harness.hashseed,
-two children with different hash seeds, in the background), `state` (whether a case fails
-alone, harness.checks.state.fails_alone) and the fuzzer's reproducers (verified before they
-are printed, harness.reproduce).
-
-    value = run("harness.reproduce:verify", payload, timeout=120)      # FreshError if not
-    proc = start("harness.hashseed:child_main", payload, hash_seed="0",
-                 stderr=file, env={...})                               # in the background
-
-The child is `python -c "from harness.fresh import child; child()"`, started in this
-process's working folder with its environment (plus `env`, plus `PYTHONHASHSEED` when
-`hash_seed` is given). It reads `{"target": "module:function", "payload": ...}` as JSON on
-stdin, imports the module, calls `function(payload)` and writes `{"value": ...}` (the JSON
-of the return value) or `{"error": "Type: message"}` on its standard output. Whatever the
-function prints goes to standard error, so it never corrupts the answer.
+"""THE fresh-interpreter protocol: call "module:function" on a JSON payload in a new Python
+process where nothing of this one's state exists (`run`, or `start` in the background).
+The child reads {"target", "payload"} on stdin and answers {"value"} or {"error"} on
+stdout; what the function prints goes to stderr. docs/harness.md "Fresh interpreters".
 """
 from __future__ import annotations
 
@@ -28,7 +13,7 @@ import sys
 __all__ = ["run", "start", "answer", "child", "FreshError", "TIMEOUT"]
 
 TIMEOUT = 120.0                 # seconds, run()'s default
-_LAUNCH = "from harness.fresh import child; child()"
+_COMMAND = [sys.executable, "-c", "from harness.fresh import child; child()"]
 
 
 class FreshError(RuntimeError):
@@ -40,10 +25,6 @@ class FreshError(RuntimeError):
         self.raised = raised
 
 
-def _command() -> list[str]:
-    return [sys.executable, "-c", _LAUNCH]
-
-
 def _env(hash_seed, env) -> dict:
     out = dict(os.environ, **(env or {}))
     if hash_seed is not None:
@@ -51,19 +32,15 @@ def _env(hash_seed, env) -> dict:
     return out
 
 
-def _request(target: str, payload) -> str:
-    return json.dumps({"target": target, "payload": payload})
-
-
 def start(target: str, payload=None, *, hash_seed=None, env=None, stderr=None,
           stdout=subprocess.DEVNULL) -> subprocess.Popen:
     """Start `target(payload)` in a fresh interpreter in the background; the Popen (its
     answer, when `stdout` is a pipe, is what `answer()` reads). `stderr`: a file to write the
     child's standard error to (default: this process's)."""
-    proc = subprocess.Popen(_command(), stdin=subprocess.PIPE, stdout=stdout, stderr=stderr,
+    proc = subprocess.Popen(_COMMAND, stdin=subprocess.PIPE, stdout=stdout, stderr=stderr,
                             env=_env(hash_seed, env), cwd=os.getcwd(), text=True)
     try:
-        proc.stdin.write(_request(target, payload))
+        proc.stdin.write(json.dumps({"target": target, "payload": payload}))
         proc.stdin.close()
     except OSError:             # the child died at once: its exit status says so
         pass
@@ -75,9 +52,9 @@ def run(target: str, payload=None, *, hash_seed=None, env=None,
     """`target(payload)`'s return value (JSON round trip), computed in a fresh interpreter;
     FreshError when there is none (with the child's last line of standard error)."""
     try:
-        done = subprocess.run(_command(), input=_request(target, payload), capture_output=True,
-                              text=True, timeout=timeout, env=_env(hash_seed, env),
-                              cwd=os.getcwd(), check=False)
+        done = subprocess.run(_COMMAND, input=json.dumps({"target": target, "payload": payload}),
+                              capture_output=True, text=True, timeout=timeout,
+                              env=_env(hash_seed, env), cwd=os.getcwd(), check=False)
     except subprocess.TimeoutExpired:
         raise FreshError(f"the fresh process running {target} did not finish in "
                          f"{timeout:g} s") from None

@@ -1,20 +1,8 @@
 """The cross-process half of `determinism`: a case's outputs and gradients in two FRESH
-Python processes started with different `PYTHONHASHSEED` values must be bitwise identical.
-
-Bug class: results that depend on the iteration order of a set or dict over names (variable
-names, attr names, slot names): e.g. a kernel that sums the inputs of a duplicable slot in
-`set(names)` order. Inside one process (and in a forked child, which inherits the hash
-seed) the order is stable, so repeated runs agree; another process can add in another order
-and get other bits.
-
-How: each child (a fresh interpreter, harness.fresh, with `PYTHONHASHSEED` set) loads the
-built-in ops and the files that registered the op's kernels, imports the OpTest files,
-rebuilds every OpTest case of the op from its class (same seed), runs forward and backward
-(gradients of every float input; outputs only when that raises) for every place x dtype in
-one go and writes the arrays to an .npz. One pair of children per op, not per case: the
-first case of the op that gets here runs the pair and leaves the two .npz files in a cache
-folder keyed by the run (process group), the op, the seed, the combos and the files (with
-their mtimes); the op's other cases (in other forked workers of the same run) read them.
+interpreters (harness.fresh) with different `PYTHONHASHSEED` values must be bitwise identical
+(a result that depends on set or dict order over names). One pair of children per run
+(`start_batch`, opkit test) or per op (`cross_process`, the pytest items, cached per run):
+docs/harness.md "`determinism` across processes".
 """
 from __future__ import annotations
 
@@ -33,7 +21,7 @@ import numpy as np
 from harness import fresh
 from harness.case import normalize_slots
 from harness.compare import fmt_index
-from harness.context import CheckContext, Combo, combos, fail, first_difference, pass_
+from harness.context import CheckContext, combos, first_difference
 from harness.discovery import discover, instantiate, seed_all
 from harness.options import HASHSEED_CHILD_ENV, current, flag, selected_dtypes, selected_places
 from harness.report import FAIL, PASS, SKIP, CheckResult
@@ -46,13 +34,10 @@ __all__ = ["HASH_SEEDS", "cross_process", "child_main", "compare_case", "start_b
 
 HASH_SEEDS = ("0", "1")     # two distinct explicit values
 CHILD_TIMEOUT = 300         # seconds for one child
-CHILD_MARKER = HASHSEED_CHILD_ENV   # set in the children's environment (the protocol)
 
 
 def _op_files(op_type: str) -> list[str]:
     """The source files that registered kernels of op_type (and of its grad op types)."""
-
-
     files = []
     for t in (op_type, op_type + "_grad"):
         for entry in kernels_of(t).values():
@@ -68,19 +53,10 @@ def _op_files(op_type: str) -> list[str]:
     return files
 
 
-def _test_file(case) -> tuple[str, str] | None:
-    src = (case.source or "")
-    path, _, cls = src.partition("::")
-    if not path or not cls:
-        return None
-    return os.path.abspath(path), cls
-
-
 def _cache_dir() -> str:
     uid = os.getuid() if hasattr(os, "getuid") else 0
     d = os.path.join(tempfile.gettempdir(), f"opkit-hashseed-{uid}")
     os.makedirs(d, exist_ok=True)
-
     old = time.time() - 6 * 3600           # entries of runs long finished
     for name in os.listdir(d):
         try:
@@ -112,7 +88,6 @@ def _run_children(request: dict, folder: str, key: str):
     """Both children's {key: array} (from the cache when this run already made them), or
     ('skip'|'fail', message). The children are a HashSeedBatch of one request: ONE protocol
     for fresh interpreters (the run's batch and a pytest item's own pair)."""
-    lock = None
     try:
         import fcntl
 
@@ -150,13 +125,13 @@ def cross_process(case, combos, seed: int, grads=None, classes=None):
     children's arrays compared bitwise. `classes`: (test file, class name) of every OpTest
     of the op (batched in one pair of children); None: the case's own class only. `grads`
     is not used (the children differentiate every float input)."""
-    where = _test_file(case)
-    if where is None:
+    path, _, cls = (case.source or "").partition("::")
+    if not path or not cls:
         return "skip", ("cannot rebuild the case in a fresh process: it has no OpTest source "
                         "file (made in code, not by an OpTest class)")
-    if not os.path.isfile(where[0]):
-        return "skip", f"cannot rebuild the case in a fresh process: no file {where[0]}"
-    own = [where[0], where[1]]
+    own = [os.path.abspath(path), cls]
+    if not os.path.isfile(own[0]):
+        return "skip", f"cannot rebuild the case in a fresh process: no file {own[0]}"
     classes = sorted({tuple(c) for c in (classes or [])} | {tuple(own)})
     request = {"classes": [list(c) for c in classes], "op_type": case.op_type,
                "op_files": _op_files(case.op_type), "seed": int(seed),
@@ -172,7 +147,6 @@ def compare_case(a: dict, b: dict, op_index: int, class_index: int, combos) -> t
     """('skip', reason) or ('ran', {(place, dtype): None | False | what differs}) for class
     `class_index` of request `op_index` in the two children's arrays (False: the op gave
     nothing for that combo in the children)."""
-
     index = f"{op_index}|{class_index}"
     missing = json.loads(str(a.get("__missing__", "{}")))
     if index in missing:
@@ -227,21 +201,15 @@ def _import_file(path: str) -> None:
 
 
 def child_main(request: dict) -> None:
-    """Run in the fresh process (harness.fresh): `request` is {"requests": [...], "out_dir":
-    ..., "start": k}; writes one .npz per op into out_dir."""
-
+    """In the fresh process (harness.fresh): `request` is {"requests": [...], "out_dir": ...,
+    "start": k}. Ops k.. one after another; `progress` names the op under way (the parent
+    restarts a child after an op that crashed or hung it), `o{j}.npz` holds op j's arrays."""
     try:
         load_op_modules([])
     except Exception:  # noqa: BLE001 - the project's own ops; the op's files follow
         pass
-    # one .npz per op, progress as it goes (HashSeedBatch restarts after a crash or hang)
-    _batch_child(request["requests"], request["out_dir"], int(request.get("start", 0)))
-
-
-def _batch_child(requests: list, out_dir: str, start: int) -> None:
-    """Ops start.. one after another; `progress` names the op under way (the parent restarts
-    a child after an op that crashed or hung it), `o{j}.npz` holds op j's arrays."""
-    for j in range(start, len(requests)):
+    requests, out_dir = request["requests"], request["out_dir"]
+    for j in range(int(request.get("start", 0)), len(requests)):
         with open(os.path.join(out_dir, "progress"), "w") as f:
             f.write(str(j))
         arrays, missing = {}, {}
@@ -309,20 +277,13 @@ def enabled() -> bool:
     """The cross-process comparison runs unless the run's options turn it off
     (harness.options: OPKIT_HASH_SEEDS=0), and never inside one of its own children (the
     child marker is the protocol's, not an option)."""
-
-    if flag(CHILD_MARKER):
-        return False
-    return current().hash_seeds
+    return not flag(HASHSEED_CHILD_ENV) and current().hash_seeds
 
 
 class HashSeedBatch:
-    """Both children of a run, started in the background; `results()` compares them.
-
-    Each child works through the ops in order and writes one .npz per op. A child that dies
-    on an op (a crashing kernel) or spends more than `op_timeout` seconds on one (a hang) is
-    replaced by a new one that starts at the next op; the op is then reported as failed in
-    the fresh process (only where its in-process determinism passed: elsewhere the op's own
-    checks already report the crash or hang)."""
+    """Both children of a run, started in the background, one .npz per op each; a child
+    that dies on an op or spends more than `op_timeout` seconds on one is replaced by one
+    starting at the next op. `results()` compares them."""
 
     def __init__(self, requests: list, folder: str, op_timeout: float | None = None):
         self.requests = requests
@@ -345,7 +306,7 @@ class HashSeedBatch:
             return fresh.start("harness.hashseed:child_main",
                                {"requests": self.requests, "out_dir": self.dirs[k],
                                 "start": start},
-                               hash_seed=HASH_SEEDS[k], env={CHILD_MARKER: "1"},
+                               hash_seed=HASH_SEEDS[k], env={HASHSEED_CHILD_ENV: "1"},
                                stderr=errfile)
 
     def _progress(self, k: int):
@@ -367,7 +328,6 @@ class HashSeedBatch:
 
     def _finish(self, k: int) -> None:
         """Wait for child k, replacing it after an op that kills or hangs it."""
-
         hs = HASH_SEEDS[k]
         started_at = time.time()
         while True:
@@ -380,11 +340,7 @@ class HashSeedBatch:
                 if j is None or j >= len(self.requests) or \
                         os.path.isfile(os.path.join(self.dirs[k], f"o{j}.npz")):
                     # died before starting an op (or after finishing one): give up on the rest
-                    for i in range(len(self.requests)):
-                        self.problems[k].setdefault(i, f"the fresh process with "
-                                                       f"PYTHONHASHSEED={hs} failed: "
-                                                       f"{self._stderr_tail(k)}")
-                    return
+                    return self._give_up(k, f"failed: {self._stderr_tail(k)}")
                 self.problems[k][j] = (f"the fresh process with PYTHONHASHSEED={hs} died "
                                        f"running this op (exit status {code})")
             elif j is not None and time.time() - since > self.op_timeout or \
@@ -392,10 +348,7 @@ class HashSeedBatch:
                 proc.kill()
                 proc.wait()
                 if j is None:
-                    for i in range(len(self.requests)):
-                        self.problems[k].setdefault(i, f"the fresh process with "
-                                                       f"PYTHONHASHSEED={hs} did not start")
-                    return
+                    return self._give_up(k, "did not start")
                 self.problems[k][j] = (f"the fresh process with PYTHONHASHSEED={hs} did not "
                                        f"finish this op in {self.op_timeout:g} s")
             else:
@@ -406,8 +359,13 @@ class HashSeedBatch:
             self.procs[k] = self._start(k, j + 1)
             started_at = time.time()
 
+    def _give_up(self, k: int, why: str) -> None:
+        for i in range(len(self.requests)):
+            self.problems[k].setdefault(i, f"the fresh process with "
+                                           f"PYTHONHASHSEED={HASH_SEEDS[k]} {why}")
+
     def _arrays(self, k: int) -> dict:
-        got = {}
+        got, missing = {}, {}
         for j in range(len(self.requests)):
             path = os.path.join(self.dirs[k], f"o{j}.npz")
             if not os.path.isfile(path):
@@ -415,12 +373,9 @@ class HashSeedBatch:
             with np.load(path, allow_pickle=False) as z:
                 for key in z.files:
                     if key == "__missing__":
-                        got.setdefault("__missing_list__", []).append(str(z[key]))
+                        missing.update(json.loads(str(z[key])))
                     else:
                         got[key] = z[key]
-        missing = {}
-        for text in got.pop("__missing_list__", []):
-            missing.update(json.loads(text))
         for j, why in self.problems[k].items():
             for i in range(len(self.requests[j]["classes"])):
                 missing.setdefault(f"{j}|{i}", why)
@@ -437,7 +392,6 @@ class HashSeedBatch:
     def results(self, reports) -> dict:
         """{op: [CheckResult]} for the ops of `reports` (harness.run.OpReport), one result
         per case x combo whose in-process `determinism` passed."""
-
         try:
             for k in range(len(HASH_SEEDS)):
                 self._finish(k)
@@ -462,7 +416,7 @@ class HashSeedBatch:
                 why = [json.loads(str(g["__missing__"])).get(f"{j}|{i}") for g in got]
                 dead = [w for w in why if w and w.startswith("the fresh process")]
                 if dead:
-                    mine.extend(fail("determinism", Combo(p, d), _Named(name), dead[0])
+                    mine.extend(CheckResult("determinism", FAIL, p, d, name, dead[0])
                                 for p, d in sorted(ran))
                     continue
                 status, verdicts = compare_case(got[0], got[1], j, i, ran)
@@ -476,20 +430,13 @@ class HashSeedBatch:
                                                 "processes: the op gave no result in the "
                                                 "fresh processes"))
                     elif problem:
-                        mine.append(fail("determinism", Combo(p, d), _Named(name), problem))
+                        mine.append(CheckResult("determinism", FAIL, p, d, name, problem))
                     else:
-                        mine.append(pass_("determinism", Combo(p, d), _Named(name),
-                                          f"bitwise identical in fresh processes with "
-                                          f"PYTHONHASHSEED={HASH_SEEDS[0]} and "
-                                          f"{HASH_SEEDS[1]}"))
+                        mine.append(CheckResult("determinism", PASS, p, d, name,
+                                                f"bitwise identical in fresh processes with "
+                                                f"PYTHONHASHSEED={HASH_SEEDS[0]} and "
+                                                f"{HASH_SEEDS[1]}"))
         return out
-
-
-class _Named:
-    """What fail()/pass_() read of a case: its name."""
-
-    def __init__(self, name: str):
-        self.name = name
 
 
 def start_batch(ops, by_op: dict, seed: int,
@@ -498,7 +445,6 @@ def start_batch(ops, by_op: dict, seed: int,
     the comparison is off or nothing can be rebuilt in a fresh process."""
     if not enabled():
         return None
-
     places, dtypes = list(selected_places()), list(selected_dtypes())
     requests = []
     for op in ops:

@@ -1,12 +1,6 @@
-"""Keep freed heap memory in the process instead of handing it back at once.
-
-glibc's malloc returns the free top of the heap to the kernel as soon as it exceeds
-128 KiB (M_TRIM_THRESHOLD). A loop that allocates and frees arrays of about that size on
-every run -- a numeric gradient's forward runs, a check's repeated op runs -- then pays
-fresh page faults on every allocation: on `mul` at 10^4 elements that was half of
-check_grad's time. `keep_freed_heap` sets M_TOP_PAD so that trimming keeps `pad` bytes
-(1 MiB by default). It is process-wide, done once, and only on glibc (elsewhere, or when
-mallopt is missing, nothing happens). See docs/performance.md.
+"""Keep freed heap memory in the process (glibc's M_TOP_PAD, 1 MiB by default) instead of
+handing it back at once: a loop allocating and freeing ~128 KiB arrays otherwise pays fresh
+page faults every time. docs/performance.md ("Fewer copies, no page faults").
 """
 from __future__ import annotations
 

@@ -33,6 +33,13 @@ def _fingerprint(value):
     return (data.shape, str(data.dtype), digest, tuple(tuple(level) for level in value.lod))
 
 
+def _inputs(op, ctx):
+    """(slot, name, variable, its buffer) of every input of `op` (None: not there)."""
+    for slot, names in op.inputs.items():
+        for n in names:
+            var = ctx.scope.find_var(n)
+            yield slot, n, var, getattr(var.value(), "buffer", None) if var is not None else None
+
 
 class HashHooks(Hooks):
     """Fingerprint every input of every kernel before and after it runs."""
@@ -43,12 +50,8 @@ class HashHooks(Hooks):
         self.changed = []       # (op_type, slot, var, what)
 
     def before_kernel(self, op, ctx):
-        self.before_fp = {}
-        for slot, names in op.inputs.items():
-            for n in names:
-                var = ctx.scope.find_var(n)
-                if var is not None:
-                    self.before_fp[(slot, n)] = _fingerprint(var.value())
+        self.before_fp = {(slot, n): _fingerprint(var.value())
+                          for slot, n, var, _ in _inputs(op, ctx) if var is not None}
 
     def after_kernel(self, op, ctx):
         inplace_outs = {op.output(o) for i, o in op.info.inplace.items()} \
@@ -61,7 +64,6 @@ class HashHooks(Hooks):
             if now != fp:
                 what = "its LoD" if now is not None and now[:3] == fp[:3] else "its data"
                 self.changed.append((op.type, slot, n, what))
-
 
 
 class UnlockedHooks(Hooks):
@@ -77,15 +79,11 @@ class UnlockedHooks(Hooks):
         if op.type != self.op_type:
             return
         self.copies = {}
-        for slot, names in op.inputs.items():
-            for n in names:
-                var = ctx.scope.find_var(n)
-                value = var.value() if var is not None else None
-                data = getattr(value, "buffer", None)
-                if isinstance(data, np.ndarray):
-                    copy = np.array(data, copy=True)
-                    ctx.override_input(n, copy)    # what ctx.input(slot) will hand out
-                    self.copies[(slot, n)] = (copy, data.copy())
+        for slot, n, _, data in _inputs(op, ctx):
+            if isinstance(data, np.ndarray):
+                copy = np.array(data, copy=True)
+                ctx.override_input(n, copy)    # what ctx.input(slot) will hand out
+                self.copies[(slot, n)] = (copy, data.copy())
 
     def after_kernel(self, op, ctx):
         if op.type != self.op_type:
@@ -95,30 +93,22 @@ class UnlockedHooks(Hooks):
                 self.written.append((slot, n))
 
 
-
 class LockedHooks(Hooks):
     """Make the inputs' own buffers read-only, so a write through `.base` raises."""
 
     def before_kernel(self, op, ctx):
-        for names in op.inputs.values():
-            for n in names:
-                var = ctx.scope.find_var(n)
-                data = getattr(var.value(), "buffer", None) if var is not None else None
-                if isinstance(data, np.ndarray):
-                    data.flags.writeable = False
-
+        for _, _, _, data in _inputs(op, ctx):
+            if isinstance(data, np.ndarray):
+                data.flags.writeable = False
 
 
 def read_only_error(exc):
-    e = exc
-    seen = 0
-    while e is not None and seen < 10:
-        if isinstance(e, ValueError) and "read-only" in str(e):
-            return e
-        e = e.__cause__ or e.__context__
-        seen += 1
+    """numpy's read-only error in `exc`'s chain (at most 10 deep), or None."""
+    for _ in range(10):
+        if exc is None or isinstance(exc, ValueError) and "read-only" in str(exc):
+            return exc
+        exc = exc.__cause__ or exc.__context__
     return None
-
 
 
 def where(exc) -> str:
@@ -126,11 +116,9 @@ def where(exc) -> str:
     return f" at {rel(where[0])}:{where[1]} ({where[2]})" if where else ""
 
 
-
 def run_watched(case, combo, hooks, context):
     prepared = prepare(case, combo)
     return run_forward_backward(prepared, case, hooks=hooks, seed=context.seed)
-
 
 
 def find_written_input(case, combo, op_type, context):
@@ -142,7 +130,6 @@ def find_written_input(case, combo, op_type, context):
     return hooks.written
 
 
-
 def find_line(case, combo, context):
     try:
         run_watched(case, Combo("CPU", combo.dtype), LockedHooks(), context)
@@ -150,7 +137,6 @@ def find_line(case, combo, context):
         if read_only_error(exc) is not None:
             return where(exc)
     return ""
-
 
 
 def describe_read_only_write(case, dtype: str, exc: BaseException, seed: int = DEFAULT_SEED):

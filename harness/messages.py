@@ -1,10 +1,8 @@
-"""Failure messages a person can act on: one block per root cause.
-
-A mutating kernel fails the same way for every check x place x dtype x case; printing one
-line each buries the cause. `group_failures` folds failures of the same kind
-(`CheckResult.kind`) with the same message (after taking out the place, dtype and case
-names) into one block that lists where it happened; failures of kind "uncaught" (the op
-raised, so the checks could not run) are said once, naming the checks that could not run.
+"""Failure messages a person can act on: `group_failures` folds failures of one kind and
+message shape (place, dtype and case names taken out) into one block saying where it
+happened, and says an error the op raised once, naming the checks it stopped
+(docs/harness.md "Adding a check"); `raised` / `describe_error`: one line for an error,
+with the kernel line it came from.
 """
 from __future__ import annotations
 
@@ -110,22 +108,17 @@ def raised(exc: BaseException) -> str:
 def skip_prefixes() -> tuple:
     """Folders whose frames are not user code: numpy, cupy, opkit's framework, the harness
     package itself and the standard library."""
-
-
     harness_dir = os.path.dirname(os.path.abspath(__file__))   # this package: no `import harness`
     dirs = [os.path.dirname(np.__file__), os.path.dirname(opkit.framework.__file__),
             harness_dir, sysconfig.get_paths().get("stdlib", "")]
-    hyp = sys.modules.get("hypothesis")
-    if hyp is None:
-        try:
-            import hypothesis as hyp
-        except ImportError:
-            hyp = None
-    if hyp is not None and getattr(hyp, "__file__", None):
-        dirs.append(os.path.dirname(hyp.__file__))
-    cp = sys.modules.get("cupy")
-    if cp is not None and getattr(cp, "__file__", None):
-        dirs.append(os.path.dirname(cp.__file__))
+    mods = [sys.modules.get("cupy")]
+    try:
+        import hypothesis
+
+        mods.append(hypothesis)
+    except ImportError:
+        pass
+    dirs += [os.path.dirname(m.__file__) for m in mods if getattr(m, "__file__", None)]
     return tuple(os.path.realpath(d) + os.sep for d in dirs if d)
 
 
@@ -157,12 +150,13 @@ def rel(path: str) -> str:
         return path
 
 
+def error_line(exc: BaseException) -> str:
+    """' (at <file>:<line>: <source>)' of the innermost user frame of `exc`, or ''."""
+    where = user_line(exc)
+    return f" (at {rel(where[0])}:{where[1]}: {where[2]})" if where else ""
+
+
 def describe_error(exc: BaseException) -> str:
     """One line: the error's kind (once) and message and, when it came from user code,
     where."""
-
-    msg = one_line(exc)
-    where = user_line(exc)
-    if where:
-        msg += f" (at {rel(where[0])}:{where[1]}: {where[2]})"
-    return msg
+    return one_line(exc) + error_line(exc)

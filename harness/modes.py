@@ -1,30 +1,26 @@
 """What the execution-mode checks share (inplace, declared_inputs, concurrency, sparse, plan):
-a bitwise comparison of two runs that names the variable, the element and the kernel that
-produced it, and the location of an error raised inside a kernel.
-
-Each mode runs the op as a real framework would (in place, with only its declared inputs, from
-several threads, on SelectedRows with duplicate rows, through a prepared plan) and compares
-with the OpTest's plain run: a difference names the mode, the variable and the kernel line.
+a bitwise comparison of a mode's run with the plain run that names the variable, the element
+and the kernel that produced it, and where an error raised inside a kernel came from.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from harness.compare import fmt_index
-from harness.context import first_difference, rel, user_line
+from harness.context import first_difference, rel
+from harness.messages import error_line  # noqa: F401 - for the mode checks
 from harness.values import fmt_value
 from opkit.framework.errors import one_line
 from opkit.framework.grad_maker import GRAD_SUFFIX
 from opkit.registry import has_op, op_info
 
-__all__ = ["kernel_line", "producer", "bitwise_problem", "error_line", "reproducible", "UNSTABLE",
-           "steady_difference"]
+__all__ = ["kernel_line", "producer", "bitwise_problem", "error_line", "UNSTABLE",
+           "steady_difference", "first_line", "one_cpu_combo"]
 
 
 def kernel_line(op_type: str, dtype: str = "", place: str = "CPU") -> str:
     """'kernel <name> (<file>:<line>)' of the op's kernel for dtype/place (the first one when
     none matches): where a wrong value came from when no exception points at a line."""
-
     if not has_op(op_type):
         return f"op '{op_type}'"
     kernels = list(op_info(op_type).kernels.values())
@@ -70,28 +66,15 @@ UNSTABLE = ("the plain run itself is not reproducible (two runs on the same inpu
             "`determinism` reports it), so this mode cannot be judged bitwise")
 
 
-def reproducible(first: dict, rerun) -> bool:
-    """Whether two more plain runs (`rerun()`) give bitwise what the first gave. Asked only
-    when a mode's run differs: a nondeterministic op is `determinism`'s finding, not the
-    mode's."""
-    return all(bitwise_problem(first, rerun(), "", "") is None for _ in range(2))
-
-
 def steady_difference(want: dict, got: dict, want_label: str, got_label: str, rerun):
     """`bitwise_problem(want, got, ...)` of a mode's run against the plain run `want`: None
     when bitwise equal, (variable, description) of the first difference, or (None, UNSTABLE)
-    when the plain run itself is not reproducible (`rerun()` runs it again), so the mode
-    cannot be judged bitwise."""
+    when two more plain runs (`rerun()`) do not give bitwise what the first gave: a
+    nondeterministic op is `determinism`'s finding, not the mode's."""
     found = bitwise_problem(want, got, want_label, got_label)
-    if found and not reproducible(want, rerun):
+    if found and any(bitwise_problem(want, rerun(), "", "") is not None for _ in range(2)):
         return None, UNSTABLE
     return found
-
-
-def error_line(exc: BaseException) -> str:
-    """' (at <file>:<line>: <source>)' of the innermost user frame of `exc`, or ''."""
-    where = user_line(exc)
-    return f" (at {rel(where[0])}:{where[1]}: {where[2]})" if where else ""
 
 
 def first_line(exc: BaseException) -> str:

@@ -1,20 +1,8 @@
-"""THE seam to the op under test: the only maker of a prepared op.
-
-Every check reaches the op through this module:
-- `make(op_type, inputs, attrs, outputs, place, ...)` / `prepare(case, combo)`: a prepared op
-  (made once, run many times): `forward()`, `backward(cotangents, wrt, no_grad_set)`,
-  `array(name)` (outputs, and the fed inputs read back after a run), `grad_ops()`,
-  `reset(inputs)`, `lod_lengths`, `grad_lod`, and the metadata `info` (proto, grad maker,
-  inplace / no-need-buffer declarations).
-- `run_forward_backward(prepared, case)`: forward and, when the case differentiates, backward
-  with a seeded cotangent (`make_cotangents`): {name: array, 'X@GRAD': array}.
-- `run(case, combo, context)`: the plain run of a case on a combo, cached per check context.
-- `op_refused(exc)` / `refusal(exc)`: the ONE decision whether an exception is the op refusing
-  its input on purpose (a typed opkit error) or the kernel failing.
-
-`PreparedOp` is opkit's own implementation. Another framework's kernels plug in as a
-*backend* (harness.backends: `PaddlePreparedOp`, the same methods on PaddlePaddle's own
-kernels); the run's options pick it (`Options.backend`, `opkit test --backend paddle`).
+"""THE seam to the op under test: the only maker of a prepared op (`make` / `prepare`:
+made once, run many times), THE forward+backward (`run_forward_backward`, with a seeded
+cotangent), the cached plain run of a case (`run`), and THE decision whether an exception
+is the op refusing its input on purpose (`op_refused` / `refusal`). `PreparedOp` is opkit's
+own; another framework's kernels plug in as a backend (harness.backends, `--backend`).
 """
 from __future__ import annotations
 
@@ -57,7 +45,6 @@ def place_object(kind: str):
 
 def gpu_unavailable_reason() -> str | None:
     """Why the GPU place cannot run here (None: it can)."""
-
     return place_unavailable_reason("GPU")
 
 
@@ -91,7 +78,6 @@ def prepare(case, combo: Combo, enable_inplace: bool = False, expected: dict | N
 # -- running ------------------------------------------------------------------------------
 def has_grad(op_type: str) -> bool:
     """Whether the run's backend has a gradient for the op."""
-
     return backend_has_grad(op_type)
 
 
@@ -99,13 +85,9 @@ def grad_wrt(case, prepared: PreparedOp) -> list[str]:
     """The variables to differentiate: the case's grad_inputs, else every float input."""
     if case.grad_inputs:
         return list(case.grad_inputs)
-    out = []
-    for specs in prepared.inputs.values():
-        for s in specs:
-            if isinstance(s.data, np.ndarray) and is_float(s.data.dtype) and \
-                    s.name not in (case.no_grad_set or ()):
-                out.append(s.name)
-    return out
+    return [s.name for specs in prepared.inputs.values() for s in specs
+            if isinstance(s.data, np.ndarray) and is_float(s.data.dtype) and
+            s.name not in (case.no_grad_set or ())]
 
 
 def grad_outputs(case, outputs: dict) -> list[str]:
@@ -133,11 +115,7 @@ def run_forward_backward(prepared: PreparedOp, case, hooks=None, backward: bool 
     result = {n: (None if v is None else v.copy()) for n, v in outs.items()}
     if not backward or not has_grad(case.op_type):
         return result
-    if wrt is None:
-        if not case.grad_inputs:
-            return result
-        wrt = grad_wrt(case, prepared)
-    wrt = list(wrt)
+    wrt = list(case.grad_inputs if wrt is None else wrt)
     if not wrt:
         return result
     if cot is None:
@@ -152,37 +130,33 @@ def run_forward_backward(prepared: PreparedOp, case, hooks=None, backward: bool 
 
 
 def run(case, combo, context, transform=None, backward: bool = True) -> dict:
-    """(The plain run of a case on a combo is cached in `context.cache`: several variant
-    checks compare against it.)"""
-    cache = getattr(context, "cache", None)
+    """{name: array} of the case on the combo (`transform(name, array)`: the inputs fed
+    instead). The plain run (no transform) is cached in `context.cache`, failure included:
+    several variant checks compare against it."""
+    cache = getattr(context, "cache", None) if transform is None else None
     key = ("run", id(case), combo.place, combo.dtype, backward)
-    if transform is None and cache is not None and key in cache:
+    if cache is not None and key in cache:
         got = cache[key]
         if isinstance(got, BaseException):
             raise got
         return got
     try:
-        got = _run(case, combo, context, transform, backward)
-    except Exception as exc:
-        if transform is None and cache is not None:
-            cache[key] = exc
-        raise
-    if transform is None and cache is not None:
-        cache[key] = got
-    return got
-
-
-def _run(case, combo, context, transform, backward) -> dict:
-    prepared = prepare(case, combo)
-    if transform is not None:
-        for specs in prepared.inputs.values():
+        prepared = prepare(case, combo)
+        for specs in prepared.inputs.values() if transform is not None else ():
             for s in specs:
                 if isinstance(s.data, np.ndarray):
                     new = transform(s.name, s.data)
                     if new is not s.data:
                         prepared.set_input(s.name, new, s.lod)
-    seed = getattr(context, "seed", DEFAULT_SEED)
-    return run_forward_backward(prepared, case, backward=backward, seed=seed)
+        got = run_forward_backward(prepared, case, backward=backward,
+                                   seed=getattr(context, "seed", DEFAULT_SEED))
+    except Exception as exc:
+        if cache is not None:
+            cache[key] = exc
+        raise
+    if cache is not None:
+        cache[key] = got
+    return got
 
 
 # -- the op refused, or the kernel failed --------------------------------------------------
@@ -192,7 +166,6 @@ def op_refused(exc: BaseException) -> bool:
     error the framework wrapped) and not `KernelContractError` (the framework's check of a
     kernel's outputs against infer_shape: a kernel giving other shapes than promised is a
     bug). Decided by the exception's type only."""
-
     return isinstance(exc, errors.EnforceNotMet) and \
         not isinstance(exc, (errors.External, errors.KernelContractError))
 
@@ -211,7 +184,6 @@ def make(op_type: str, inputs: dict[str, list[VarSpec]], attrs: dict | None,
          enable_inplace: bool = False, backend: str | None = None):
     """THE maker of a prepared op: opkit's `PreparedOp`, or the run's backend's
     (`Options.backend`, `opkit test --backend paddle`: harness.backends), or `backend`'s."""
-
     backend = backend or selected()
     if backend == "opkit":
         return PreparedOp(op_type, inputs, attrs, output_slots, place, enable_inplace)
@@ -234,11 +206,7 @@ class PreparedOp:
         self.scope = Scope()
         self.op = create_op(op_type, {s: [v.name for v in vs] for s, vs in inputs.items()},
                             self.output_slots, self.attrs)
-        for specs in inputs.values():
-            for spec in specs:
-                self.set_input(spec.name, spec.data, spec.lod)
-        self._grad_ops = None
-        self._grad_key = None
+        self.reset(inputs)
 
     def reset(self, inputs: dict[str, list[VarSpec]]) -> None:
         """The state of a new PreparedOp of the same op fed with `inputs` (the same names):
@@ -357,12 +325,8 @@ _SIGNS = np.array([-1.0, 1.0])
 
 def make_cotangents(outputs: dict[str, np.ndarray], names, seed: int = DEFAULT_SEED) -> dict:
     """A fixed random cotangent per output (not ones: a mean loss hides softmax's gradient)."""
-    wanted = []
-    for n in names:
-        value = outputs.get(n)
-        if value is None or value.dtype.kind != "f":
-            continue
-        wanted.append((n, tuple(value.shape), value.dtype.str))
+    wanted = [(n, tuple(v.shape), v.dtype.str) for n in names
+              if (v := outputs.get(n)) is not None and v.dtype.kind == "f"]
     # the same draws for the same (seed, names, shapes, dtypes): drawn once per process
     # (small outputs only: the cache must not hold large arrays), each caller gets copies
     key = (int(seed), tuple(wanted))
@@ -390,7 +354,6 @@ def compile_shapes(case, specs, outs: dict, unknown: dict) -> dict:
     """{output name: compile-time shape or None} after infer_shape of the op in a fresh
     Program whose inputs have the case's shapes with the dims in `unknown` set to -1 (the
     selected backend's own compile-time shapes where it has them)."""
-
     shapes = backend_shapes(case, specs, outs, unknown)
     if shapes is not None:
         return shapes
@@ -413,7 +376,6 @@ def compile_shapes(case, specs, outs: dict, unknown: dict) -> dict:
 
 def consumed_outputs(prepared, no_grad_set=()) -> list[str]:
     """The forward outputs whose gradient (`Out@GRAD`) the op's grad ops read."""
-
     outs = set(prepared.output_names())
     read = []
     for op in prepared.grad_ops(no_grad_set):

@@ -1,19 +1,10 @@
-"""Running an OpTest's own `test_*` methods: what the `output` and `grad` checks adopt.
-
-When the case came from an OpTest class, its own `test_*` methods run once (inside
-`harness.report.collecting()`), so the test author's tolerances and arguments apply; their
-CheckResults are split into `output` and `grad` (`results_from_test`). A `test_*` method that
-raises outside a check_* call is a failed result (check `grad` when its name says grad, else
-`output`).
-
-Every test_* method runs on a fresh instance with its own setUp (no state leaks from one
-method to the next), like unittest does.
-
-`record_only()` is the switch under which OpTest.check_output / check_grad only record what
-they would check (`record_optest_arguments`); `harness.op_test` reads it and re-exports it.
-
-This module imports no check and nothing of `harness.op_test`: the checks (`output`, `grad`,
-`explore`), the OpTest base class, the fuzzer and the reproducer all build on it.
+"""Running an OpTest's own `test_*` methods (each on a fresh instance after its own setUp,
+like unittest) inside `harness.report.collecting()`: what the `output` and `grad` checks
+adopt (`results_from_test`). `record_only()`: check_output / check_grad only record what
+they would check. `check_output` / `check_grad` on any case: the OpTest's own methods when
+the case came from one (`context.test`), else the case's expected outputs and numeric
+gradients (harness.output_judge / harness.grad_judge). Imports no check and nothing of
+harness.op_test (which builds on it).
 """
 from __future__ import annotations
 
@@ -23,7 +14,7 @@ import unittest
 from harness.report import FAIL, SKIP, CheckResult, collecting
 
 __all__ = ["run_optest_methods", "record_optest_arguments", "results_from_test",
-           "record_only", "recording_only"]
+           "record_only", "recording_only", "check_output", "check_grad"]
 
 _RECORD_ONLY = False
 
@@ -58,7 +49,8 @@ def run_optest_methods(test, case_name: str, seed: int | None = None) -> list[Ch
             try:
                 target = test
                 if k > 0:   # a fresh instance and setUp per method, like unittest
-                    target = type(test)(method) if _takes_method(type(test)) else type(test)()
+                    target = type(test)(method) if issubclass(type(test), unittest.TestCase) \
+                        else type(test)()
                     if seed is not None:
                         from harness.discovery import seed_all
 
@@ -68,18 +60,18 @@ def run_optest_methods(test, case_name: str, seed: int | None = None) -> list[Ch
                 _merge_records(test, target)
                 error = None
             except unittest.SkipTest as exc:
-                error = ("skip", str(exc))
+                error = (SKIP, str(exc))
             except Exception as exc:  # noqa: BLE001 - reported as a failed check
-                error = ("fail", f"{type(test).__name__}.{method} raised "
-                                 f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+                first = str(exc).splitlines()[0] if str(exc) else ""
+                error = (FAIL, f"{type(test).__name__}.{method} raised "
+                               f"{type(exc).__name__}: {first}")
         for r in collected:
             if not r.case:
                 r.case = case_name
         results.extend(collected)
         if error is not None:
             check = "grad" if "grad" in method else "output"
-            results.append(CheckResult(check, FAIL if error[0] == "fail" else SKIP, "", "",
-                                       case_name, error[1]))
+            results.append(CheckResult(check, error[0], "", "", case_name, error[1]))
     return results
 
 
@@ -91,10 +83,6 @@ def record_optest_arguments(test, case_name: str, seed: int | None = None) -> No
             run_optest_methods(test, case_name, seed)
     except Exception:  # noqa: BLE001 - a broken method is the output check's to report
         pass
-
-
-def _takes_method(cls) -> bool:
-    return issubclass(cls, unittest.TestCase)
 
 
 def _merge_records(into, source) -> None:
@@ -120,3 +108,19 @@ def results_from_test(case, context, check: str) -> list[CheckResult]:
         return [CheckResult(check, SKIP, "", "", case.name,
                             f"{type(context.test).__name__} never calls {what}")]
     return got
+
+
+def check_output(case, context) -> list:
+    if context.test is not None:
+        return results_from_test(case, context, "output")
+    from harness.output_judge import check_case
+
+    return check_case(case, context)
+
+
+def check_grad(case, context) -> list:
+    if context.test is not None:
+        return results_from_test(case, context, "grad")
+    from harness.grad_judge import check_case
+
+    return check_case(case, context)

@@ -1,14 +1,6 @@
-"""The run's options, typed: built ONCE by a front door and handed to every worker.
-
-The front doors are `opkit test` (opkit.cli.test), the pytest plugin (harness.pytest_plugin)
-and, for a library call or a plain `unittest` run of an OpTest, the first use of `current()`.
-Each builds one `Options` with `Options.from_env(**given)` -- THE one reader of the `OPKIT_*`
-environment variables (`OPKIT_SEED`, `OPKIT_PLACE`, `OPKIT_DTYPE`, `OPKIT_GRAD_MODE`,
-`OPKIT_HASH_SEEDS`, `OPKIT_NO_GPU`, `OPKIT_LAWS_DEEP`, `OPKIT_EXPLORE`, `OPKIT_BACKEND`), command-line values taking precedence -- and installs it
-with `use(options)`. Forked workers inherit it; a fresh interpreter gets it as JSON
-(`to_json` / `from_json`). Nothing below the front doors reads those variables.
-
-`DEFAULT_SEED` is the one place the default seed is written.
+"""The run's options, typed: built ONCE by a front door (`Options.from_env(**flags)`, THE
+reader of the `OPKIT_*` variables), installed with `use` and inherited by forked workers.
+docs/harness.md "Run options". `DEFAULT_SEED` is the one place the default seed is written.
 """
 from __future__ import annotations
 
@@ -75,14 +67,14 @@ class Options:
         `OPKIT_*` variables over the defaults. OptionsError names a bad variable."""
         env = os.environ if environ is None else environ
         values = {k: v for k, v in given.items() if v is not None}
-        if "seed" not in values:
-            text = (env.get("OPKIT_SEED") or "").strip()
-            if text:
+        for key, var in (("seed", "OPKIT_SEED"), ("explore", "OPKIT_EXPLORE")):
+            text = (env.get(var) or "").strip()
+            if key not in values and text:
                 try:
-                    values["seed"] = int(text)
+                    values[key] = int(text)
                 except ValueError:
-                    raise OptionsError(f"OPKIT_SEED={text!r}: not an integer") from None
-                if values["seed"] < 0:
+                    raise OptionsError(f"{var}={text!r}: not an integer") from None
+                if key == "seed" and values[key] < 0:
                     raise OptionsError(f"OPKIT_SEED={text!r}: must be >= 0")
         for key, var, allowed, what in (("places", "OPKIT_PLACE", ALL_PLACES, "place"),
                                         ("dtypes", "OPKIT_DTYPE", ALL_DTYPES, "dtype")):
@@ -105,12 +97,6 @@ class Options:
             values["no_gpu"] = bool(env.get("OPKIT_NO_GPU"))
         if "laws_deep" not in values:
             values["laws_deep"] = (env.get("OPKIT_LAWS_DEEP") or "").strip() == "1"
-        if "explore" not in values and (env.get("OPKIT_EXPLORE") or "").strip():
-            text = env["OPKIT_EXPLORE"].strip()
-            try:
-                values["explore"] = int(text)
-            except ValueError:
-                raise OptionsError(f"OPKIT_EXPLORE={text!r}: not an integer") from None
         if "backend" not in values and (env.get("OPKIT_BACKEND") or "").strip():
             values["backend"] = env["OPKIT_BACKEND"].strip().lower()
         for key in ("backend", "against"):
@@ -190,7 +176,7 @@ def set_flag(name: str, on: bool) -> None:
         os.environ.pop(name, None)
 
 
-# -- the run's places and dtypes (were harness.settings' globals; now read from the Options) ---
+# -- the run's places and dtypes ----------------------------------------------------------
 def selected_places() -> tuple:
     """The place kinds to run on ("CPU", "GPU"); GPU still needs a usable device."""
     return tuple(current().places)
@@ -233,7 +219,6 @@ def place_unavailable_reason(kind: str) -> str | None:
         return None
     if current().no_gpu:
         return "OPKIT_NO_GPU is set"
-
     return cupy_unavailable_reason()
 
 

@@ -267,7 +267,7 @@ def _discovered(config, cls, op):
 def _compute(config, cls, op, op_classes):
     from harness.checking import run_test
     from harness.options import current
-    from harness.verdicts import op_verdicts
+    from harness.api import op_verdicts
 
     seed = current().seed
     first = op_classes[0] is cls if op_classes else True

@@ -1,15 +1,7 @@
-"""The named checks of `opkit test`: ONE table of `harness.check.Check` objects.
-
-Adding a check is one module plus one line: the module `harness/checks/<name>.py` defines a
-`Check` subclass and `CHECK = MyCheck()` (see harness.check); the line is the module's
-path in `CHECK_MODULES` below. The instance carries its name, order, description, scope and
-variants; the report orders checks by `order`.
-
-Third-party checks come in through the entry-point group `opkit.checks`
-(`name = "package.module:CHECK"`): the object named is a `Check` instance (or a `Check`
-subclass, instantiated once). A plain function `fn(case, context) -> list[CheckResult]` is
-still accepted there and by `register_check`: it becomes a `FunctionCheck`, the same kind of
-object as every other check.
+"""The named checks of `opkit test`: ONE table of `harness.check.Check` objects
+(`CHECK_MODULES`, one module per check, each defining `CHECK`), plus third-party checks from
+the entry-point group `opkit.checks` (a Check instance or subclass; a plain function
+`fn(case, context)` becomes a `FunctionCheck`). docs/harness.md "Adding a check".
 """
 from __future__ import annotations
 
@@ -84,18 +76,14 @@ def as_check(name: str, obj) -> Check:
                     f"function(case, context)")
 
 
-def _load_builtin() -> None:
-    global _loaded_builtin
-    if _loaded_builtin:
-        return
-    _loaded_builtin = True
-    for module in CHECK_MODULES:
-        check = importlib.import_module(module).CHECK   # a broken built-in check is loud
-        _CHECKS.setdefault(check.name, check)
-
-
-def _load_entry_points() -> None:
-    global _loaded_entry_points
+def _load() -> None:
+    """The table's checks, then the entry points' (a name taken already is kept)."""
+    global _loaded_builtin, _loaded_entry_points
+    if not _loaded_builtin:
+        _loaded_builtin = True
+        for module in CHECK_MODULES:
+            check = importlib.import_module(module).CHECK   # a broken built-in check is loud
+            _CHECKS.setdefault(check.name, check)
     if _loaded_entry_points:
         return
     _loaded_entry_points = True
@@ -127,7 +115,6 @@ def register_check(name: str, fn=None, *, order: int = 150, description: str = "
                    default: bool = True, per_case: bool = True, scope: str | None = None):
     """Register check `name`: a Check (instance or subclass), or a function
     `fn(case, context) -> list[CheckResult]` (also as a decorator)."""
-
     def decorate(f):
         if isinstance(f, Check) or (isinstance(f, type) and issubclass(f, Check)):
             _CHECKS[name] = as_check(name, f)
@@ -145,8 +132,7 @@ def unregister_check(name: str) -> None:
 
 
 def all_checks() -> list[Check]:
-    _load_builtin()
-    _load_entry_points()
+    _load()
     return sorted(_CHECKS.values(), key=lambda c: (c.order, c.name))
 
 
@@ -155,8 +141,7 @@ def check_names() -> list[str]:
 
 
 def get_check(name: str) -> Check:
-    _load_builtin()
-    _load_entry_points()
+    _load()
     try:
         return _CHECKS[name]
     except KeyError:

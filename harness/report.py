@@ -16,8 +16,7 @@ class Status(StrEnum):
                                   # an independent oracle: never a failure (harness.confirm)
 
 
-PASS, FAIL, SKIP = Status.PASS, Status.FAIL, Status.SKIP
-UNCONFIRMED = Status.UNCONFIRMED
+PASS, FAIL, SKIP, UNCONFIRMED = Status.PASS, Status.FAIL, Status.SKIP, Status.UNCONFIRMED
 
 
 @dataclass

@@ -1,18 +1,8 @@
-"""Reproducers: a case as a ready-to-paste OpTest (`format_optest`), re-run in a fresh Python
-process before it is printed (`confirm`).
-
-`confirm(op_types, source, cls_name, check, seed)` writes the reproducer (an OpTest module's text) to a
-temporary file and runs it in a new interpreter: the modules that registered the op's (and
-its grad ops') kernels are loaded from their files, the OpTest's methods run, and the check
-that failed runs on its case (`verify`, through harness.fresh). Returns True when it fails
-there too (or raises there), False when it passes (the failure then depends on earlier runs
-in the process), None when it could not be run (no answer: timed out, died).
-
-This module imports no check but the OpTest methods' runner (harness.optest_methods):
-the `explore` check uses it. `verify` judges `output` and `grad` (the reproducer's own
-methods); another check is run in the fresh interpreter by a verifier that knows the checks,
-named by the caller: `confirm(..., verifier="harness.checking:verify_reproducer")` (the
-fuzzer's, whose cases also fail `mutation`, `layout`, ...).
+"""Reproducers: a case as a ready-to-paste OpTest (`format_optest`), re-run in a fresh
+interpreter (harness.fresh) before it is printed (`confirm`: True when it fails there too,
+False when it passes, None without an answer). Imports no check registry, so the `explore`
+check can use it; `verify` judges `output` and `grad`, another check needs a verifier that
+runs it (`confirm(..., verifier="harness.checking:verify_reproducer")`).
 """
 from __future__ import annotations
 
@@ -46,7 +36,6 @@ def verify(spec: dict, run_check=None) -> bool:
     reproducer's OpTest methods and, for another check, that check on its case
     (`run_check(case, check, seed) -> [CheckResult]`, given by the verifier that names it);
     whether something failed."""
-
     import opkit  # noqa: F401
 
     for name, path in spec["modules"]:

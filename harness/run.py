@@ -1,16 +1,8 @@
-"""The fork pool: run every check of every case of an op, isolating failures.
-
-- A run is a list of `Task`s (`plan`): one per OpTest class, one per op for each op-level
-  check (`state`), one per op for `fuzz`, or a hand-made Case. `Task.kind` picks the task's
-  runner in ONE table, `KINDS`; the checks themselves run in this process's way
-  (harness.checking: try/except, the SIGALRM time limit, seeded generators).
-- With `isolate=True` (what `opkit test` does) every task runs in a worker process forked
-  from this one, `jobs` at a time, so a kernel that crashes the interpreter (segfault,
-  os._exit) is a failed check too, and a hang that ignores SIGALRM is cut by the parent
-  killing the worker (a backstop). The pytest plugin runs its tasks in the same workers,
-  forked from a process started before any test ran (harness.zygote).
-- Seeds are fixed: the global numpy/random generators are seeded with `seed` before every
-  setUp and every check; the seed is in every report.
+"""The fork pool: every task (an OpTest class, an op-level check of an op, `fuzz` over an
+op, a hand-made Case) in a worker forked from this process, `jobs` at a time, so that a
+crash or a hang that ignores SIGALRM is a failed check too. `Task.kind` picks the runner in
+one table, `KINDS`; inside a worker the checks run through harness.checking. How it runs:
+docs/harness.md "Failure isolation".
 """
 from __future__ import annotations
 
@@ -31,21 +23,19 @@ from typing import Callable
 import harness.inputs.variants as variants
 from harness.case import Case, case_from_test
 from harness.check import Crashed, TimedOut
-from harness.checking import CheckTimeout, _alarm, _selected_specs, run_case, run_checks, run_test
+from harness.checking import (CheckTimeout, _alarm, _selected_specs, run_case,
+                              run_checks, run_test, timed_out)
 from harness.context import CheckContext
 from harness.discovery import DiscoveredTest, seed_all
 from harness.forking import can_fork
 from harness.inputs.fuzz import fuzz_op
-from harness.options import DEFAULT_SEED  # noqa: I001
+from harness.options import DEFAULT_SEED, DEFAULT_TIMEOUT
 from harness.registry import get_check
 from harness.report import FAIL, PASS, SKIP, CheckResult
-from harness.spec import op_level_hook  # noqa: I001
+from harness.spec import op_level_hook
 
-__all__ = ["OpReport", "run_case", "run_test", "run_ops", "Task", "KINDS", "case_from_test",
-           "DEFAULT_TIMEOUT", "CheckTimeout", "can_fork", "plan", "run_tasks",
-           "op_level_checks", "preload"]
-
-from harness.options import DEFAULT_TIMEOUT  # noqa: E402  (one default, in options)
+__all__ = ["OpReport", "run_case", "run_ops", "Task", "KINDS", "case_from_test", "plan",
+           "run_tasks", "op_level_checks", "preload"]
 
 
 @dataclass
@@ -140,9 +130,7 @@ def _run_op_task(task, checks, seed, timeout, fuzz, emit, context_options):
         with _alarm(timeout):
             results = list(spec.op_results(task.op, task.tests, context) or [])
     except CheckTimeout:
-        results = [CheckResult(spec.name, FAIL, "", "", task.op, f"timed out after "
-                               f"{timeout:g}s: the op (or the check) hangs",
-                               kind=TimedOut.kind)]
+        results = [timed_out(spec.name, task.op, timeout)]
     emit(("results", results))
 
 
@@ -170,9 +158,7 @@ KINDS = {
 # -- workers and the pool -----------------------------------------------------------------
 def _execute(task: Task, checks, seed, timeout, fuzz, emit, context_options):
     # the variants feed kernels zero-size, huge and tiny values on purpose: numpy's
-    # RuntimeWarnings (divide by zero, overflow, mean of empty slice) are the expected
-    # consequence, not findings -- the checks judge the values -- and would bury the report
-
+    # RuntimeWarnings (divide by zero, overflow, ...) are expected, not findings
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         KINDS[task.kind].run(task, checks, seed, timeout, fuzz, emit, context_options)
@@ -216,7 +202,6 @@ class _Sender:
 
 def _worker(conn, task, checks, seed, timeout, fuzz, context_options, slot):
     emit = _Sender(conn, slot)
-
     try:
         sys.stdin = open(os.devnull)  # noqa: SIM115
     except OSError:
@@ -246,10 +231,6 @@ def _crash_message(exitcode) -> str:
     return f"the worker process exited with status {exitcode}"
 
 
-def _can_fork() -> bool:
-    return can_fork()
-
-
 def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
               timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1, isolate: bool = True,
               fuzz: int = 0, on_task_done=None, context_options=None,
@@ -261,9 +242,16 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
     process may fork); else one after another in this process."""
     context_options = dict(context_options or {})
     out: dict[int, list] = {}
-    if not isolate or not _can_fork():
+
+    def done(i, seconds):
+        if task_seconds is not None:
+            task_seconds[i] = seconds
+        if on_task_done:
+            on_task_done(i)
+
+    if not isolate or not can_fork():
         for i, task in enumerate(tasks):
-            got: list = []
+            out[i] = got = []
 
             def emit(msg, got=got):
                 if msg[0] == "results":
@@ -275,11 +263,7 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
             except Exception as exc:  # noqa: BLE001
                 got.append(CheckResult("output", FAIL, "", "", task.name,
                                        f"the harness failed: {type(exc).__name__}: {exc}"))
-            out[i] = got
-            if task_seconds is not None:
-                task_seconds[i] = time.monotonic() - began
-            if on_task_done:
-                on_task_done(i)
+            done(i, time.monotonic() - began)
         return out
 
     preload(checks, fuzz)
@@ -297,6 +281,17 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
     jobs = max(1, int(jobs or 1))
     free_slots = [ctx.Array("c", 96, lock=False) for _ in range(min(jobs, len(tasks)) or 1)]
 
+    def fail(i, current, message, kind=""):
+        out[i].append(CheckResult(current or "output", FAIL, "", "", tasks[i].name, message,
+                                  kind=kind))
+
+    def finish(conn, now):
+        i, proc, started, slot = running.pop(conn)
+        exiting.append(proc)         # reaped below: its exit need not hold the slot
+        conn.close()
+        free_slots.append(slot)
+        done(i, now - started)
+
     while pending or running:
         exiting = [p for p in exiting if p.exitcode is None]   # exitcode polls (reaps)
         while pending and len(running) < jobs:
@@ -310,57 +305,31 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
             child.close()
             out[i] = []
             running[parent] = (i, proc, time.monotonic(), slot)
-        ready = wait(list(running), timeout=0.5)
-        for conn in ready:
+        for conn in wait(list(running), timeout=0.5):
             i, proc, started, slot = running[conn]
             current = slot.value.decode(errors="replace") or None
-            finished = False
             try:
                 msg = conn.recv()
             except (EOFError, OSError):
                 proc.join(5)
-                out[i].append(CheckResult(current or "output", FAIL, "", "",
-                                          tasks[i].name,
-                                          f"{_crash_message(proc.exitcode)} while running "
-                                          f"check '{current or '?'}'", kind=Crashed.kind))
-                finished = True
-            else:
-                if msg[0] == "results":
-                    out[i].extend(msg[1])
-                elif msg[0] == "error":
-                    out[i].append(CheckResult(current or "output", FAIL, "", "",
-                                              tasks[i].name,
-                                              f"the harness failed: {msg[1].splitlines()[0]}"))
-                    finished = True
-                elif msg[0] == "done":
-                    finished = True
-            if finished:
-                exiting.append(proc)     # reaped below: its exit need not hold the slot
-                conn.close()
-                free_slots.append(slot)
-                del running[conn]
-                if task_seconds is not None:
-                    task_seconds[i] = time.monotonic() - started
-                if on_task_done:
-                    on_task_done(i)
+                fail(i, current, f"{_crash_message(proc.exitcode)} while running check "
+                                 f"'{current or '?'}'", Crashed.kind)
+                msg = ("done", None)
+            if msg[0] == "results":
+                out[i].extend(msg[1])
+                continue
+            if msg[0] == "error":
+                fail(i, current, f"the harness failed: {msg[1].splitlines()[0]}")
+            finish(conn, time.monotonic())
         now = time.monotonic()
         for conn, (i, proc, started, slot) in list(running.items()):
-            current = slot.value.decode(errors="replace") or None
             if backstop and now - started > backstop:
+                current = slot.value.decode(errors="replace") or None
                 proc.kill()
                 proc.join(5)
-                out[i].append(CheckResult(current or "output", FAIL, "", "",
-                                          tasks[i].name,
-                                          f"timed out after {now - started:.0f}s (killed) "
-                                          f"while running check '{current or '?'}'",
-                                          kind=TimedOut.kind))
-                conn.close()
-                free_slots.append(slot)
-                del running[conn]
-                if task_seconds is not None:
-                    task_seconds[i] = now - started
-                if on_task_done:
-                    on_task_done(i)
+                fail(i, current, f"timed out after {now - started:.0f}s (killed) while "
+                                 f"running check '{current or '?'}'", TimedOut.kind)
+                finish(conn, now)
     for proc in exiting:
         proc.join(5)
     gc.unfreeze()
@@ -372,13 +341,11 @@ def preload(checks=None, fuzz: int = 0) -> None:
     lazily (the checks, the variants, the gradient engine, hypothesis): each worker
     otherwise loads them again, and without cached bytecode (PYTHONDONTWRITEBYTECODE)
     compiles them again -- measured as a third of the workers' time on `--all`."""
-
     _selected_specs(checks)        # imports every selected check's module
     names = ["harness.gradient", "harness.inputs.lod", "harness.op", "harness.kinks",
-             "harness.optest_dispatch", "harness.optest_methods",
+             "harness.optest_methods",
              "harness.output_judge", "harness.grad_judge",
              "harness.siblings", "harness.inputs.strategies"]
-
     names += [f"harness.inputs.variants.{m.name}" for m in pkgutil.iter_modules(variants.__path__)]
     if fuzz:
         names += ["harness.inputs.fuzz", "hypothesis.extra.numpy", "numpy.ma",
@@ -400,31 +367,25 @@ def op_level_checks(checks=None) -> list[str]:
     """The selected checks that run once per op over all its OpTests (a Check with an
     `op_results(op, tests, context)` method, e.g. `state`) when cases run in forked
     workers: one task per op instead of one verdict per case."""
-    if not _can_fork():
+    if not can_fork():
         return []
-    return [s.name for s in _selected_specs(checks)
-            if op_level_hook(s) is not None]
+    return [s.name for s in _selected_specs(checks) if op_level_hook(s) is not None]
 
 
 def plan(ops: list[str], discovered: dict[str, list[DiscoveredTest]], fuzz: int = 0,
-         checks=None, op_level=()) -> tuple[list[Task], dict[str, str]]:
-    """Tasks for the ops (one per OpTest class, one per op-level check and op (`op_level`:
+         checks=None, op_level=()) -> list[Task]:
+    """Tasks for the ops: one per OpTest class, one per op-level check and op (`op_level`:
     their names, see `op_level_checks`; the cases' workers must then be told to leave those
-    checks out: `context_options["op_level"]`, as run_ops does), plus one fuzz task per op
-    with --fuzz), and {op: reason} for ops that have no OpTest."""
-    tasks, missing = [], {}
+    checks out: `context_options["op_level"]`, as run_ops does), one fuzz task per op with
+    --fuzz. An op without OpTest has none."""
+    tasks = []
     for op in ops:
         tests = discovered.get(op, [])
-        if not tests:
-            missing[op] = f"no OpTest found for op '{op}'"
-            continue
-        for k, t in enumerate(tests):
-            tasks.append(Task.of_test(op, t, first_case=(k == 0)))
-        for name in op_level:
-            tasks.append(Task.of_op_check(op, tests, name))
-        if fuzz:
+        tasks += [Task.of_test(op, t, first_case=(k == 0)) for k, t in enumerate(tests)]
+        tasks += [Task.of_op_check(op, tests, name) for name in op_level if tests]
+        if fuzz and tests:
             tasks.append(Task.of_fuzz(op, tests))
-    return tasks, missing
+    return tasks
 
 
 def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=None,
@@ -437,10 +398,9 @@ def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=
     already planned for the same arguments (harness.api), else planned here."""
     if planned is None:
         op_level = op_level_checks(checks) if isolate else []
-        tasks, missing = plan(ops, discovered, fuzz, checks, op_level)
-    else:
-        tasks, op_level = planned
-        missing = {op: f"no OpTest found for op '{op}'" for op in ops if not discovered.get(op)}
+        planned = plan(ops, discovered, fuzz, checks, op_level), op_level
+    tasks, op_level = planned
+    missing = {op: f"no OpTest found for op '{op}'" for op in ops if not discovered.get(op)}
     if op_level:          # the cases' workers leave those checks to the op tasks
         context_options = dict(context_options or {}, op_level=tuple(op_level))
     batch = None

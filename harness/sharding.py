@@ -1,11 +1,7 @@
-"""Split units of work (ops, test files) into N parts for a CI matrix.
-
-Without recorded durations the sorted units are dealt round-robin. With a durations file
-(JSON `{"durations": {unit: seconds}}`, written by `opkit test --record-durations` or
-`pytest --opkit-record-durations`) the parts are balanced: longest first, each unit to the
-part with the least time so far (unknown units count as the median). Deterministic: the
-same units and file give the same parts on every machine; the N parts are disjoint and
-together exactly the units.
+"""Split units of work (ops, test files) into N disjoint parts for a CI matrix: sorted units
+dealt round-robin, or, with recorded durations (`{"durations": {unit: seconds}}`), longest
+first to the part with the least time so far (unknown units count as the median).
+Deterministic on every machine.
 """
 from __future__ import annotations
 
@@ -37,12 +33,10 @@ def parse_shard(text: str | None, flag: str = "--shard") -> tuple[int, int] | No
 def split(units: list[str], n: int, durations: dict[str, float] | None = None) -> list[list[str]]:
     """The N parts (each sorted) of the distinct units."""
     units = sorted(set(units))
-    parts: list[list[str]] = [[] for _ in range(n)]
     known = {u: float(d) for u, d in (durations or {}).items() if u in set(units)}
     if not known:
-        for i, u in enumerate(units):
-            parts[i % n].append(u)
-        return parts
+        return [units[i::n] for i in range(n)]
+    parts: list[list[str]] = [[] for _ in range(n)]
     default = statistics.median(known.values())
     cost = {u: known.get(u, default) for u in units}
     totals = [0.0] * n

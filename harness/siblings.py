@@ -5,16 +5,16 @@ from __future__ import annotations
 import sys
 
 from harness.discovery import instantiate, is_optest_class
+from harness.forking import can_fork, in_fork  # noqa: F401 - for the state check
 from harness.op import Combo, prepare, run_forward_backward
-from harness.options import DEFAULT_SEED  # noqa: I001
+from harness.options import DEFAULT_SEED
 
-__all__ = ["sibling_classes", "case_of", "run_case_results", "in_fork", "can_fork"]
+__all__ = ["sibling_classes", "run_case_results", "in_fork", "can_fork"]
 
 
 def sibling_classes(case, context) -> list:
     """Every discovered OpTest class whose setUp gives `case.op_type`, in discovery order
     (module, class name); the test's own class included. [] without a test."""
-
     test = getattr(context, "test", None)
     if test is None:
         return []
@@ -37,27 +37,17 @@ def _op_type(cls):
     if t:
         return t
     try:
-        from harness.discovery import instantiate
-
         return getattr(instantiate(cls, DEFAULT_SEED), "op_type", "")
     except Exception:  # noqa: BLE001
         return ""
 
 
-def case_of(cls, seed: int):
-    return instantiate(cls, seed).to_case()
-
-
 def run_case_results(case, place: str, dtype: str, seed: int, grads=None) -> dict:
     """{name: array} of the case's outputs and gradients (grads: names; None: the case's
     grad_inputs) on place/dtype; {} when the op raises."""
-
     try:
         return run_forward_backward(prepare(case, Combo(place, dtype)), case, seed=seed,
                                     wrt=grads)
     except Exception:  # noqa: BLE001 - another case's failure is that case's report
         return {}
 
-
-# the one fork primitive (harness.forking); re-exported for the state check
-from harness.forking import can_fork, in_fork  # noqa: E402,F401

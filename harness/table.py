@@ -32,7 +32,6 @@ def _applies(result, place, dtype) -> bool:
 
 def grid(report) -> tuple[list[str], dict]:
     """(check names in order, {(check, place, dtype): status}) plus worst errors."""
-
     order = {n: i for i, n in enumerate(check_names() + ["fuzz"])}
     checks = sorted({r.check for r in report.results}, key=lambda c: (order.get(c, 999), c))
     cells, worst = {}, {}
@@ -58,8 +57,6 @@ def grid(report) -> tuple[list[str], dict]:
 def _details(report) -> list[tuple[str, str]]:
     """(status, line) for every failure, each distinct skip reason and the notes a check
     with `notes_on_pass` gives on a pass."""
-
-
     lines = [(FAIL, line) for line in group_failures(report.results,
                                                      order=check_names() + ["fuzz"])]
 
@@ -136,48 +133,84 @@ def one_line(rep) -> str:
     return text
 
 
-def _fmt_err(value) -> str:
-    return "" if value is None else f"{value:.3g}"
-
-
 def _worst(g, check) -> str:
     """The worst error cell: blank for a failing check whose failures measured none (a
     shape, LoD or raised failure), never the 0 of its passing places."""
     value = g["worst"].get(check)
-    if value == 0 and any(s == FAIL for (c, _, _), s in g["cells"].items() if c == check):
+    if value is None or value == 0 and any(s == FAIL for (c, _, _), s in g["cells"].items()
+                                           if c == check):
         return ""
-    return _fmt_err(value)
+    return f"{value:.3g}"
 
 
 def _unconfirmed_only(rep) -> list[str]:
     """The unconfirmed blocks of an op that did not fail (printed under its one line)."""
-
     return unconfirmed_lines(rep.results) if rep.status == UNCONFIRMED else []
 
 
-def render_plain(reports, seed=None, stream=None, verbose=False, notes=()) -> None:
+def render(reports, seed=None, stream=None, verbose=False, notes=(), plain=None) -> None:
+    """Compact by default: one line per passing/skipped op, a full table per failing op
+    (every table with `verbose`), then `notes` and the summary line. Rich on a terminal,
+    plain text otherwise (`plain`: force either)."""
     stream = stream or sys.stdout
+    plain = plain_output(stream) if plain is None else plain
+    if plain:
+        def say(text="", style="", **_):
+            print(text, file=stream)
+    else:
+        from rich.console import Console
+        from rich.table import Table
+        from rich.text import Text
+
+        console = Console(file=stream)
+
+        def say(text="", style="", **kw):
+            console.print(text, style=style, **(kw or {"markup": False, "highlight": False}))
     for rep in reports:
         if not verbose and rep.status != FAIL:
-            print(one_line(rep), file=stream)
+            say(one_line(rep), _STYLE.get(rep.status, ""))
             for line in _unconfirmed_only(rep):
-                print("  " + line, file=stream)
+                say("  " + line, _STYLE[UNCONFIRMED])
             continue
         checks, g = grid(rep)
-        cases = len([c for c in rep.cases if not c.startswith("fuzz(")])
-        print(f"{rep.op}: {rep.status.upper()} ({cases} case{'s' if cases != 1 else ''})"
-              + (f" - {rep.note}" if rep.note else ""), file=stream)
-        header = ["check"] + [f"{p} {d}" for p, d in COLUMNS] + ["worst error"]
-        rows = [[c] + [g["cells"].get((c, p, d)) or "-" for p, d in COLUMNS] +
-                [_worst(g, c)] for c in checks]
-        widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-        for row in [header] + rows:
-            print("  " + "  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip(),
-                  file=stream)
-        for _, line in _details(rep):
-            print("  " + line, file=stream)
-        print(file=stream)
-    _summary(reports, seed, stream, plain=True, notes=notes)
+        if plain:
+            say(f"{rep.op}: {rep.status.upper()} ({_plural(_cases(rep), 'case')})"
+                + (f" - {rep.note}" if rep.note else ""))
+            header = ["check"] + [f"{p} {d}" for p, d in COLUMNS] + ["worst error"]
+            rows = [[c] + [g["cells"].get((c, p, d)) or "-" for p, d in COLUMNS] +
+                    [_worst(g, c)] for c in checks]
+            widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+            for row in [header] + rows:
+                say("  " + "  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip())
+        else:
+            title = Text(f"{rep.op} ", style="bold")
+            title.append(rep.status.upper(), style=_STYLE.get(rep.status, ""))
+            title.append(f"  ({_plural(_cases(rep), 'case')})")
+            if rep.note:
+                title.append(f"  {rep.note}", style="yellow")
+            table = Table(title=title, title_justify="left")
+            table.add_column("check", style="bold")
+            for p, d in COLUMNS:
+                table.add_column(f"{p}\n{d}", justify="center")
+            table.add_column("worst error", justify="right")
+            for c in checks:
+                cells = [Text(g["cells"].get((c, p, d)) or "-",
+                              style=_STYLE.get(g["cells"].get((c, p, d)), "dim"))
+                         for p, d in COLUMNS]
+                table.add_row(c, *cells, _worst(g, c))
+            console.print(table)
+        for status, line in _details(rep):
+            say("  " + line, {FAIL: "red", UNCONFIRMED: "magenta"}.get(status, "yellow"))
+        say()
+    lines = list(notes) + [summary_line(reports, seed)]
+    for text in lines[:-1]:
+        say(text, "yellow")
+    failed = any(r.status == FAIL for r in reports)
+    say(lines[-1], "bold red" if failed else "bold green", markup=None, highlight=None)
+
+
+def render_plain(reports, seed=None, stream=None, verbose=False, notes=()) -> None:
+    render(reports, seed, stream, verbose, notes, plain=True)
 
 
 def summary_line(reports, seed=None) -> str:
@@ -193,70 +226,6 @@ def summary_line(reports, seed=None) -> str:
     return text + (f" (seed {seed})" if seed is not None else "")
 
 
-def _summary(reports, seed, stream, plain, notes=()):
-    n_fail = sum(1 for r in reports if r.status == FAIL)
-    lines = list(notes) + [summary_line(reports, seed)]
-    if plain:
-        for text in lines:
-            print(text, file=stream)
-    else:
-        from rich.console import Console
-
-        console = Console(file=stream)
-        for text in lines[:-1]:
-            console.print(text, style="yellow", markup=False, highlight=False)
-        console.print(lines[-1], style="bold red" if n_fail else "bold green")
-
-
-def render_rich(reports, seed=None, stream=None, verbose=False, notes=()) -> None:
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    console = Console(file=stream or sys.stdout)
-    for rep in reports:
-        if not verbose and rep.status != FAIL:
-            console.print(one_line(rep), style=_STYLE.get(rep.status, ""), markup=False,
-                          highlight=False)
-            for line in _unconfirmed_only(rep):
-                console.print("  " + line, style=_STYLE[UNCONFIRMED], markup=False,
-                              highlight=False)
-            continue
-        checks, g = grid(rep)
-        cases = len([c for c in rep.cases if not c.startswith("fuzz(")])
-        title = Text(f"{rep.op} ", style="bold")
-        title.append(rep.status.upper(), style=_STYLE.get(rep.status, ""))
-        title.append(f"  ({cases} case{'s' if cases != 1 else ''})")
-        if rep.note:
-            title.append(f"  {rep.note}", style="yellow")
-        table = Table(title=title, title_justify="left")
-        table.add_column("check", style="bold")
-        for p, d in COLUMNS:
-            table.add_column(f"{p}\n{d}", justify="center")
-        table.add_column("worst error", justify="right")
-        for c in checks:
-            cells = []
-            for p, d in COLUMNS:
-                status = g["cells"].get((c, p, d))
-                cells.append(Text(status or "-", style=_STYLE.get(status, "dim")))
-            table.add_row(c, *cells, _worst(g, c))
-        console.print(table)
-        for status, line in _details(rep):
-            console.print("  " + line, style={FAIL: "red", UNCONFIRMED: "magenta"}.get(
-                status, "yellow"), markup=False, highlight=False)
-        console.print()
-    _summary(reports, seed, stream or sys.stdout, plain=False, notes=notes)
-
-
-def render(reports, seed=None, stream=None, verbose=False, notes=()) -> None:
-    """Compact by default: one line per passing/skipped op, a full table per failing op
-    (every table with `verbose`), then `notes` and the summary line."""
-    if plain_output(stream):
-        render_plain(reports, seed, stream, verbose, notes)
-    else:
-        render_rich(reports, seed, stream, verbose, notes)
-
-
 HEARTBEAT_S = 3.0
 
 
@@ -266,7 +235,6 @@ def heartbeat(total: int, description: str = "opkit test", every: float = HEARTB
     """Off a terminal: a progress line on stderr every `every` seconds (also while a slow
     case runs). Written with os.write from a thread: no Python-level lock is held that a
     forked worker could inherit."""
-
     done = [0]
     stop = threading.Event()
     started = time.monotonic()

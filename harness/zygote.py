@@ -1,23 +1,8 @@
-"""A pristine process for the pytest plugin: the fork pool (harness.run), forked early.
-
-Why: plain pytest runs every test in one process. A kernel that keeps state between calls
-(a module-level cache keyed too narrowly) then spoils the checks of the OpTests that run
-after its own -- their `output` fails, and their `state` compares a "fresh" run that is not
-fresh -- so pytest and `opkit test` disagreed. The plugin starts a `Zygote` at the end of
-collection, before any test ran; each request is a `harness.run.Task` (made with the same
-constructors as `opkit test`'s plan: one OpTest class, the op-level `state` of an op, `fuzz`
-over an op) that the zygote runs with `harness.run.run_tasks` -- the pool's own workers,
-forked from the zygote -- exactly as `opkit test` does.
-
-    z = Zygote.start(classes)              # after collection, before any test ran
-    results = z.run(Task.of_test(op, DiscoveredTest(cls, op, path)), seed=DEFAULT_SEED)
-    results = z.run(Task.of_op_check(op, tests, "state"), seed=DEFAULT_SEED)
-    results = z.run(Task.of_fuzz(op, tests), seed=DEFAULT_SEED, fuzz=1)
-    z.close()
-
-The OpTest classes travel to the zygote as their ids (the zygote has the same classes: it
-was forked after collection). Where `os.fork` is unavailable (or a process already
-initialised CUDA), `start` returns None and the plugin runs the checks in its own process.
+"""A pristine process for the pytest plugin: the fork pool (harness.run), forked at the end
+of collection, before any test ran, so that a kernel keeping state between calls cannot
+spoil the later OpTests' checks. Each request is a `harness.run.Task`, run by the pool's own
+workers forked from the zygote, exactly as `opkit test` does; OpTest classes travel as
+their ids. `start` returns None where forking is not safe. docs/harness.md "pytest plugin".
 """
 from __future__ import annotations
 
@@ -43,12 +28,11 @@ def _swap(task, cls_of):
 def _serve(conn, by_id: dict) -> None:
     """The zygote's loop: one task at a time, each in a worker of the pool forked from
     here; it never runs a kernel itself."""
-
     while True:
         try:
             request = conn.recv()
         except (EOFError, OSError):
-            return
+            request = None
         if request is None:
             return
         task, seed, fuzz, context_options = request
@@ -67,7 +51,6 @@ class Zygote:
     @classmethod
     def start(cls, classes) -> Zygote | None:
         """`classes`: the collected OpTest classes. None where forking is not safe."""
-
         if not can_fork():
             return None
         by_id = {id(c): c for c in classes}
@@ -82,7 +65,6 @@ class Zygote:
             return None
         child.close()
         zygote = cls(process, parent, set(by_id))
-
         atexit.register(zygote.close)
         return zygote
 
@@ -90,9 +72,8 @@ class Zygote:
         """The task's results from a worker forked from the zygote; None when the zygote
         cannot answer (a class it does not know, a zygote that died)."""
         tests = ([task.test] if task.test is not None else []) + list(task.tests)
-        if any(id(t.cls) not in self.known for t in tests):
-            return None
-        if self.process is None or not self.process.is_alive():
+        if any(id(t.cls) not in self.known for t in tests) or self.process is None or \
+                not self.process.is_alive():
             return None
         try:
             self.conn.send((_swap(task, id), seed, fuzz, dict(context_options or {})))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from harness import optest_dispatch as optest
+from harness import optest_methods as optest
 from harness.case import Case, case_from_test, output_structure
 from harness.context import CheckContext, Combo, op_refused, prepare, run_forward_backward
 from harness.discovery import instantiate, seed_all

@@ -318,7 +318,7 @@ def test_unregistered_op_type_fails_with_file_and_line(user_project):
 
 def test_no_gradient_test_fails_grad_unless_opted_out(tmp_path):
     from harness.report import PASS, SKIP, CheckResult
-    from harness.verdicts import NO_GRADIENT_TEST, lacks_gradient_test
+    from harness.api import NO_GRADIENT_TEST, lacks_gradient_test
 
     class WithoutGrad:
         pass

@@ -137,7 +137,7 @@ def test_shard_splits_ops():
 ])
 def test_isolation(broken_ops, op_type, expect):
     from harness.case import Case
-    from harness.run import Task, _can_fork, run_tasks
+    from harness.run import Task, can_fork as _can_fork, run_tasks
 
     if op_type != "fixture_raise" and not _can_fork():
         pytest.skip("this process holds a CUDA context, so cases cannot run in forked "

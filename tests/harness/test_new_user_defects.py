@@ -286,7 +286,7 @@ def test_harness_md_says_while_is_exempt():
     line = next(ln for ln in _doc("harness.md").splitlines() if ln.startswith("| `while`"))
     assert "`EXEMPT`" in line and "as `skip`" not in line, line
     from harness.run import OpReport
-    from harness.verdicts import no_optest_result
+    from harness.api import no_optest_result
     from harness.table import one_line
 
     result, reason = no_optest_result("while", {"while": "control flow"})

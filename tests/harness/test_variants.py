@@ -159,7 +159,7 @@ def test_fixed_output_dtype_passes_in_the_float64_run():
 
 def test_each_test_method_gets_a_fresh_setup():
     from harness import OpTest
-    from harness.optest_dispatch import run_optest_methods
+    from harness.optest_methods import run_optest_methods
 
     class TestLeak(OpTest):
         def setUp(self):
