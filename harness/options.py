@@ -9,7 +9,9 @@ import dataclasses
 import json
 import os
 from dataclasses import dataclass
+from importlib.metadata import entry_points
 
+from harness.spec import BACKEND_GROUP
 from opkit.framework.place import cupy_unavailable_reason
 
 __all__ = ["DEFAULT_SEED", "DEFAULT_TIMEOUT", "ALL_PLACES", "ALL_DTYPES", "GRAD_MODES",
@@ -42,6 +44,11 @@ def parse_choice(value, allowed: tuple, what: str) -> tuple:
             raise ValueError(f"unknown {what} {item!r}: choose from {', '.join(allowed)} or all")
         picked.extend(m for m in match if m not in picked)
     return tuple(picked)
+
+
+def backend_names() -> list[str]:
+    """"opkit", then the names of the installed `opkit.backends` entry points (not loaded)."""
+    return ["opkit", *sorted(ep.name for ep in entry_points(group=BACKEND_GROUP))]
 
 
 @dataclass(frozen=True)
@@ -100,11 +107,11 @@ class Options:
         if "backend" not in values and (env.get("OPKIT_BACKEND") or "").strip():
             values["backend"] = env["OPKIT_BACKEND"].strip().lower()
         for key in ("backend", "against"):
-            if values.get(key) and values[key] not in ("opkit", "paddle"):
+            if values.get(key) and values[key] not in backend_names():
                 raise OptionsError(f"unknown backend {values[key]!r}"
                                    + (" (OPKIT_BACKEND)" if key == "backend" and
                                       "backend" not in given else "")
-                                   + ": choose from opkit, paddle")
+                                   + ": choose from " + ", ".join(backend_names()))
         if values.get("explore", 0) < 0:
             raise OptionsError(f"explore budget {values['explore']}: must be >= 0")
         return cls(**values)

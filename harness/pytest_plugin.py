@@ -27,9 +27,9 @@ def pytest_addoption(parser):
                     help="Paddle-compatibility mode: run Paddle's OpTest files unchanged "
                          "(provides their `op_test` module and a CPU-only `paddle` facade)")
     group.addoption("--opkit-backend", action="store", default=None,
-                    choices=["opkit", "paddle"],
-                    help="whose kernels run the op: opkit's (default) or PaddlePaddle's CPU "
-                         "kernels (needs opkit-dl[paddle]; also OPKIT_BACKEND)")
+                    help="whose kernels run the op: opkit's (default) or an installed "
+                         "backend's: paddle, PaddlePaddle's CPU kernels (needs "
+                         "opkit-dl[paddle]; also OPKIT_BACKEND)")
     group.addoption("--opkit-no-check-items", action="store_false", default=None,
                     dest="opkit_check_items",
                     help="do not add one item per harness check to each OpTest class")
