@@ -29,11 +29,10 @@ import numpy as np
 from harness.compare import fmt_index
 from harness.grad_judge import compare_fast
 from harness.gradient import compare
-from harness.kinks import ACCEPTED, kink_verdict, one_sided
+from harness.kinks import KINK_MATCH_TOL, unexplained
 from harness.values import fmt_value
 
 MAX_KINK_PROBES = 1024     # wrong elements probed one-sidedly before giving up
-KINK_MATCH_TOL = 1e-4      # an analytic value within this of a one-sided slope matches it
 MAX_COLOURS = 16           # exact (coloured) numerics up to this many colours, else ...
 EXACT_MAX_ELEMENTS = 4096  # ... (or beyond this size) the randomized directional check
 RENAMED = "@G"             # "Out@GRAD" in the grad op's own scope: "Out@G"
@@ -56,11 +55,7 @@ def judge_exact(engine, name, ana):
         return False, 0.0
     c = compare(engine, name, ana, None)
     if not c.ok and 0 < c.bad <= MAX_KINK_PROBES:
-        left = []
-        for k in np.flatnonzero(c.mask.reshape(-1)):
-            lo, hi = one_sided(engine, name, int(k))
-            if kink_verdict(float(ana.reshape(-1)[k]), lo, hi, KINK_MATCH_TOL) not in ACCEPTED:
-                left.append(int(k))
+        left = unexplained(engine, name, ana, c.mask, KINK_MATCH_TOL)
         if not left:
             return None, c.worst
         c = c.restrict(left)

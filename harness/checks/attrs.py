@@ -12,7 +12,7 @@ from harness.case import normalize_slots
 from harness.check import Check, WrongValue
 from harness.compare import same_value
 from harness.context import Combo, has_grad, prepare, run_forward_backward
-from harness.grad_judge import check_grad
+from harness.grad_judge import case_grads
 from harness.output_judge import check_output
 from harness.report import FAIL
 from harness.values import fmt_value
@@ -150,19 +150,7 @@ class AttrsCheck(Check):
         if case.grad_inputs and derived.info.get("grads", True) and \
                 not (judged_outputs and derived.info.get("kind") == "bool") and \
                 not opts.get("user_defined_grads") and case.grad_outputs:
-            def grads(mode):
-                return check_grad(
-                    case, case.grad_inputs, list(case.grad_outputs), case.no_grad_set,
-                    max_relative_error=opts.get("max_relative_error", 0.005),
-                    numeric_grad_delta=opts.get("numeric_grad_delta", 0.005), mode=mode,
-                    places=("CPU",), dtypes=dtypes, seed=context.seed)
-
-            got = grads(opts.get("grad_mode") or "fast")
-            if any(r.status == FAIL for r in got) and opts.get("grad_mode") != "exact":
-                # fast mode compares directional derivatives: one kink (a max-pool tie) can
-                # tip it; the per-element mode applies the one-sided kink test
-                got = grads("exact")
-            results += got
+            results += case_grads(case, seed=context.seed, dtypes=dtypes, screen=True)
         out = []
         for r in results:
             combo = Combo(r.place or "CPU", r.dtype)

@@ -16,7 +16,7 @@ from harness.compare import compare
 from harness.compare import same_value as _same
 from harness.context import Combo, has_float_inputs, op_refused, output_slots, prepare
 from harness.discovery import instantiate
-from harness.grad_judge import check_grad, first_gradient_failure
+from harness.grad_judge import case_grads, first_gradient_failure
 from harness.inputs.explore import Explored, derive_cases, value_strategy
 from harness.inputs.strategies import falsify
 from harness.inputs.variants.attr_values import gradients_defined
@@ -245,19 +245,10 @@ class ExploreCheck(Check):
             return None
         if not _dense_gradients(new, combo):
             return None   # no dense gradient for these attrs (is_sparse, is_test)
-        args = dict(max_relative_error=opts.get("max_relative_error", 0.005),
-                    numeric_grad_delta=opts.get("numeric_grad_delta", 0.005),
-                    places=("CPU",), dtypes=("float64",), seed=seed)
         try:
-            # a screen: fast mode with few blocks per direction (a derived case's wrong
-            # gradient is rarely one element among many); a failure is judged again in
-            # exact mode below, which names the wrong elements
-            got = check_grad(new, list(case.grad_inputs), list(case.grad_outputs),
-                             case.no_grad_set, mode=opts.get("grad_mode") or "fast",
-                             fast_blocks=SCREEN_BLOCKS, **args)
-            if any(r.status == FAIL for r in got) and opts.get("grad_mode") != "exact":
-                got = check_grad(new, list(case.grad_inputs), list(case.grad_outputs),
-                                 case.no_grad_set, mode="exact", **args)
+            # few blocks per direction: a derived case's wrong gradient is rarely one
+            # element among many
+            got = case_grads(new, seed=seed, screen=True, fast_blocks=SCREEN_BLOCKS)
         except Exception:  # noqa: BLE001 - the gradient check cannot run here
             return None
         msg = first_gradient_failure(got)
