@@ -16,7 +16,7 @@ from harness.kinks import KINK_MATCH_TOL, unexplained
 from harness.op import make_cotangents
 from harness.options import DEFAULT_SEED, current
 from harness.compare import fmt_index
-from harness.output_judge import expected_outputs, first_line, prepare_case, run_combos
+from harness.output_judge import case_repro, expected_outputs, first_line, prepare_case, run_combos
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.tolerances import GRAD_ABS_FLOOR, VACUOUS_ABS, grad_tolerance
 from harness.values import fmt_value
@@ -348,12 +348,10 @@ def check_case(case, context=None) -> list[CheckResult]:
         proto = op_info(case.op_type).proto
         outputs = [v.name for v in proto.outputs if not v.duplicable and not v.intermediate] \
             if proto is not None else []
-    repro = opts.get("repro") or (f"opkit test {case.op_type} --tests "
-                                  f"{case.source.split('::')[0]}" if case.source else "")
     return case_grads(case, outputs=outputs, seed=getattr(context, "seed", DEFAULT_SEED),
                       places=getattr(context, "places", None),
                       dtypes=getattr(context, "dtypes", None), mode=opts.get("grad_mode"),
-                      user_defined_grads=opts.get("user_defined_grads"), repro=repro)
+                      user_defined_grads=opts.get("user_defined_grads"), repro=case_repro(case))
 
 
 def first_gradient_failure(results) -> str | None:

@@ -13,7 +13,7 @@ from harness.check import Check, WrongValue
 from harness.compare import same_value
 from harness.context import Combo, has_grad, prepare, run_forward_backward
 from harness.grad_judge import case_grads
-from harness.output_judge import check_output
+from harness.output_judge import case_outputs
 from harness.report import FAIL
 from harness.values import fmt_value
 from opkit.registry import op_info
@@ -142,10 +142,7 @@ class AttrsCheck(Check):
             expected = None
         case = replace(case, outputs=expected or {}, reference=None)
         if expected and normalize_slots(expected):
-            results += check_output(case, atol=opts.get("atol"), rtol=opts.get("rtol"),
-                                    no_check_set=opts.get("no_check_set"),
-                                    equal_nan=bool(opts.get("equal_nan", False)),
-                                    places=("CPU",), dtypes=dtypes)
+            results += case_outputs(case, ("CPU",), dtypes)
         judged_outputs = any(r.check == "output" for r in results)
         if case.grad_inputs and derived.info.get("grads", True) and \
                 not (judged_outputs and derived.info.get("kind") == "bool") and \
