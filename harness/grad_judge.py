@@ -24,7 +24,8 @@ from opkit.framework.dtypes import low_precision_of
 from opkit.framework.grad_maker import grad_var_name
 from opkit.registry import op_info
 
-__all__ = ["check_grad", "case_grads", "check_case", "resolve_mode", "MODES"]
+__all__ = ["check_grad", "case_grads", "check_case", "resolve_mode", "MODES",
+           "first_gradient_failure", "told_failure", "without_repro"]
 
 MODES = ("auto", "exact", "fast", "dense")
 
@@ -361,7 +362,19 @@ def first_gradient_failure(results) -> str | None:
     bad = [r for r in results if r.status == FAIL]
     if not bad:
         return None
-    msg = bad[0].message.split("\nreproduce:")[0]
+    msg = without_repro(bad[0].message)
     if "raised" in msg and "refus" in msg:
         return None
     return msg
+
+
+def without_repro(message: str) -> str:
+    """A result's message without its reproduce line (told inside another check's)."""
+    return message.split("\nreproduce:")[0]
+
+
+def told_failure(result, outputs: str) -> str:
+    """A failed `output` or `grad` result told in another check's message: what was judged
+    (`outputs`, for an output result) and its message without the reproduce line."""
+    what = outputs if result.check == "output" else "gradients, analytic against numeric"
+    return f"{what}: {without_repro(result.message)}"

@@ -13,8 +13,8 @@ from harness.op import Combo, PreparedOp, prepare
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from opkit.framework.errors import one_line as first_line
 
-__all__ = ["check_output", "case_outputs", "case_repro", "check_case", "run_combos", "prepare_case", "expected_outputs",
-           "first_line"]
+__all__ = ["check_output", "case_outputs", "case_repro", "check_case", "run_combos",
+           "prepare_case", "expected_outputs", "first_line"]
 
 
 def run_combos(case, check: str, places=None, dtypes=None, op_type=None):

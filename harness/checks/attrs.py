@@ -12,7 +12,7 @@ from harness.case import normalize_slots
 from harness.check import Check, WrongValue
 from harness.compare import same_value
 from harness.context import Combo, has_grad, prepare, run_forward_backward
-from harness.grad_judge import case_grads
+from harness.grad_judge import case_grads, told_failure
 from harness.output_judge import case_outputs
 from harness.report import FAIL
 from harness.values import fmt_value
@@ -152,11 +152,8 @@ class AttrsCheck(Check):
         for r in results:
             combo = Combo(r.place or "CPU", r.dtype)
             if r.status == FAIL:
-                what = "outputs against reference()" if r.check == "output" else \
-                    "gradients, analytic against numeric"
-                msg = r.message.split("\nreproduce:")[0]
-                out.append(self.failed(derived, combo, f"{what}: {msg}", kind=WrongValue,
-                                       repro=repro))
+                what = told_failure(r, "outputs against reference()")
+                out.append(self.failed(derived, combo, what, kind=WrongValue, repro=repro))
             elif r.status == "pass":
                 out.append(self.passed(derived, combo))
         return out

@@ -15,7 +15,7 @@ from harness import laws
 from harness.case import normalize_slots
 from harness.check import Check, KernelRaised, Mismatch, WrongValue
 from harness.compare import compare
-from harness.grad_judge import case_grads
+from harness.grad_judge import case_grads, without_repro
 from harness.gradient import NumericEngine
 from harness.messages import raised
 from harness.op import has_grad, make_cotangents, refusal
@@ -80,10 +80,9 @@ class EveryGradCheck(Check):
                                     f"raised {raised(exc)}", kind=KernelRaised)]
             for r in got:
                 if r.status == FAIL:
-                    msg = r.message.split("\nreproduce:")[0]
                     results.append(self.failed(
                         derived, combo, f"gradients of {', '.join(declared)} (not in the "
-                        f"test's check_grad): {msg}", kind=WrongValue))
+                        f"test's check_grad): {without_repro(r.message)}", kind=WrongValue))
                     break
             else:
                 results.append(self.passed(derived, combo, f"{', '.join(declared)}: analytic "

@@ -16,7 +16,7 @@ from harness.compare import compare
 from harness.compare import same_value as _same
 from harness.context import Combo, has_float_inputs, op_refused, output_slots, prepare
 from harness.discovery import instantiate
-from harness.grad_judge import case_grads, first_gradient_failure
+from harness.grad_judge import case_grads, first_gradient_failure, told_failure
 from harness.inputs.explore import Explored, derive_cases, value_strategy
 from harness.inputs.strategies import falsify
 from harness.inputs.variants.attr_values import gradients_defined
@@ -288,12 +288,9 @@ class ExploreCheck(Check):
             judged += 1
             bad = [r for r in results if r.status == FAIL]
             if bad:
-                what = "outputs against the test's own expectation" if bad[0].check == \
-                    "output" else "gradients, analytic against numeric"
-                msg = bad[0].message.split("\nreproduce:")[0]
-                return [self.failed(derived, Combo("CPU", dtype),
-                                    f"setUp re-run under numpy seed {s} (new values): {what}: "
-                                    f"{msg}", kind=WrongValue)]
+                what = told_failure(bad[0], "outputs against the test's own expectation")
+                return [self.failed(derived, Combo("CPU", dtype), f"setUp re-run under numpy "
+                                    f"seed {s} (new values): {what}", kind=WrongValue)]
         if not judged:
             return [self.skipped(case, "no reference(inputs, attrs), and setUp could not run "
                                        "again")]
