@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness.case import VarSpec, normalize_slots
+from harness.compare import fmt_index
 from harness.gradient import NumericEngine
 from harness.op import Combo, has_grad, make_cotangents, op_refused, prepare, run_forward_backward
 from harness.tolerances import grad_floor, grad_tolerance
@@ -139,8 +140,7 @@ class GridRun:
 
 
 def _index(name, shape, k) -> str:
-    idx = np.unravel_index(k, shape) if len(shape) else ()
-    return f"{name}[{', '.join(str(int(i)) for i in idx)}]" if idx else name
+    return fmt_index(name, np.unravel_index(k, shape))
 
 
 def _as64(a):
