@@ -1,5 +1,6 @@
-"""The one-sided derivative test, shared by `grad`, `fuzz` (through grad), `kinks` and `lod`
-(docs/harness.md, the `kinks` rows; docs/gradients.md, "Kinks closer than the step").
+"""The one-sided derivative test, shared by `grad`, `fuzz` (through grad), `kinks`, `lod` and
+`double_grad` (docs/harness.md, the `kinks` rows; docs/gradients.md, "Kinks closer than the
+step"). `unexplained`: the wrong elements no kink explains.
 
 `kink_verdict` says whether an element is a kink (the one-sided slopes disagree) and whether
 the analytic value is one of the slopes; an analytic value that is neither is a failure,
