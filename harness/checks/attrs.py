@@ -12,11 +12,10 @@ from harness.case import normalize_slots
 from harness.check import Check, WrongValue
 from harness.compare import same_value
 from harness.context import Combo, has_grad, prepare, run_forward_backward
-from harness.grad_judge import case_grads, told_failure
+from harness.grad_judge import case_grads, numeric_dtype, told_failure
 from harness.output_judge import case_outputs
 from harness.report import FAIL
 from harness.values import fmt_value
-from opkit.registry import op_info
 
 
 def deep_equal(a, b) -> bool:
@@ -123,8 +122,8 @@ class AttrsCheck(Check):
         in float64 (float32 without a float64 kernel)."""
         case = derived.case
         opts = case.options or {}
-        cpu = op_info(case.op_type).kernel_places().get("CPU", [])
-        dtypes = ("float64",) if "float64" in cpu else ("float32",) if "float32" in cpu else None
+        dtype = numeric_dtype(case)
+        dtypes = (dtype,) if dtype else None
         results = []
         repro = self.reproduce(derived.base)
         expected = None

@@ -16,7 +16,7 @@ from harness.compare import compare
 from harness.compare import same_value as _same
 from harness.context import Combo, has_float_inputs, op_refused, output_slots, prepare
 from harness.discovery import instantiate
-from harness.grad_judge import case_grads, first_gradient_failure, told_failure
+from harness.grad_judge import case_grads, first_gradient_failure, numeric_dtype, told_failure
 from harness.inputs.explore import Explored, derive_cases, value_strategy
 from harness.inputs.strategies import falsify
 from harness.inputs.variants.attr_values import gradients_defined
@@ -52,7 +52,7 @@ def _run_dtype(case) -> str:
     if low and low in cpu:
         return low   # a float16 / bfloat16 case runs its own dtype's kernel (its values
                      # at that dtype's range: harness.inputs.explore)
-    return "float64" if "float64" in cpu else ("float32" if "float32" in cpu else "")
+    return numeric_dtype(case) or ""
 
 
 def _compile_refuses(case) -> bool:
