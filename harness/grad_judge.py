@@ -12,11 +12,11 @@ import numpy as np
 from harness.case import case_inputs, normalize_slots
 from harness.gradient import (AUTO_EXACT_MAX_ELEMENTS, AUTO_MAX_COLOURS, ERROR_FACTOR, F64_RTOL,
                               FAST_BLOCKS, NumericEngine, compare)
-from harness.kinks import ACCEPTED, is_kink, kink_verdict, matches, one_sided
+from harness.kinks import KINK_MATCH_TOL, unexplained
 from harness.op import make_cotangents
 from harness.options import DEFAULT_SEED, current
 from harness.compare import fmt_index
-from harness.output_judge import expected_outputs, first_line, prepare_case, run_combos
+from harness.output_judge import case_repro, expected_outputs, first_line, prepare_case, run_combos
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.tolerances import GRAD_ABS_FLOOR, VACUOUS_ABS, grad_tolerance
 from harness.values import fmt_value
@@ -24,7 +24,8 @@ from opkit.framework.dtypes import low_precision_of
 from opkit.framework.grad_maker import grad_var_name
 from opkit.registry import op_info
 
-__all__ = ["check_grad", "check_case", "resolve_mode", "MODES"]
+__all__ = ["check_grad", "case_grads", "check_case", "resolve_mode", "MODES",
+           "first_gradient_failure", "told_failure", "without_repro"]
 
 MODES = ("auto", "exact", "fast", "dense")
 
@@ -236,26 +237,6 @@ def _check_subsets(case, dtype, cot, inputs_to_check, no_grad, analytic, prepare
 MAX_KINK_PROBES = 64   # elements over tolerance probed one-sidedly before giving up
 MAX_TIE_PROBES = 1024  # ... probed when more are off: then only a true kink (the one-sided
                        # slopes disagree) passes; a constant input to a max is all ties
-KINK_MATCH_TOL = 1e-4  # float64: an analytic value within this of a one-sided slope matches it
-
-
-def _local_slope_matches(engine, name, k, analytic, tol) -> bool:
-    """Steps scaled down toward the point (1e-2, 1e-4, 1e-6 of the engine's delta): a kink
-    closer to the point than the step (clip's bounds at +-1e-7 around an input at 0) mixes
-    slopes that are not the point's. True when, at a smaller step, the element is a kink whose
-    one-sided slope (or subgradient) the analytic value is, or no kink and the analytic value
-    is the local slope on both sides."""
-    for scale in (1e-2, 1e-4, 1e-6):
-        with np.errstate(all="ignore"):
-            left, right = one_sided(engine, name, k, engine.delta * scale)
-        if not (np.isfinite(left) and np.isfinite(right)):
-            return False
-        if kink_verdict(analytic, left, right, tol) in ACCEPTED:
-            return True
-        if not is_kink(left, right, tol) and matches(analytic, left, tol) and \
-                matches(analytic, right, tol):
-            return True
-    return False
 
 
 def _compare_exact(engine, name, ana, num, tol, given=False):
@@ -265,20 +246,10 @@ def _compare_exact(engine, name, ana, num, tol, given=False):
     value equals one of them (harness.kinks); never when it equals neither."""
     c = compare(engine, name, ana, tol, numeric=num if given else None)
     if not c.ok and not given and 0 < c.bad <= MAX_TIE_PROBES:
-        ktol = tol if tol is not None else KINK_MATCH_TOL
-        many = c.bad > MAX_KINK_PROBES
-        left_bad = []
-        for k in np.flatnonzero(c.mask.reshape(-1)):
-            left, right = one_sided(engine, name, int(k))
-            a = float(ana.reshape(-1)[k])
-            side = kink_verdict(a, left, right, ktol)
-            if many:
-                if side not in ACCEPTED or not is_kink(left, right, ktol):
-                    left_bad.append(int(k))
-                    break       # one element left wrong fails the gradient: stop probing
-            elif side not in ACCEPTED and not _local_slope_matches(engine, name, int(k), a,
-                                                                   ktol):
-                left_bad.append(int(k))
+        many = c.bad > MAX_KINK_PROBES      # then probing stops at the first element left
+        left_bad = unexplained(engine, name, ana, c.mask,
+                               tol if tol is not None else KINK_MATCH_TOL,
+                               local=not many, first_only=many)
         if not left_bad:
             return None, c.worst, c.vacuous
         if not many:        # (many: probing stopped at the first; the comparison stands)
@@ -342,6 +313,31 @@ def compare_fast(engine, name, ana, directions, tol):
             max(worst, max(f.error for f in found)), False)
 
 
+def case_grads(case, inputs=None, outputs=None, *, seed, places=("CPU",), dtypes=("float64",),
+               mode=None, screen=False, **kw) -> list[CheckResult]:
+    """check_grad on `case` with its OpTest's tolerances (case.options); `inputs` / `outputs`
+    default to case.grad_inputs / case.grad_outputs; `kw`: more of check_grad's keywords.
+    `screen`: in the test's grad_mode, else fast mode, and a failure judged again in exact
+    mode (fast mode compares directional derivatives: one kink, a max-pool tie, can tip it;
+    the per-element mode applies the one-sided kink test and names the wrong elements)."""
+    opts = case.options or {}
+
+    def run(mode):
+        return check_grad(case, case.grad_inputs if inputs is None else inputs,
+                          list(case.grad_outputs) if outputs is None else outputs,
+                          case.no_grad_set,
+                          max_relative_error=opts.get("max_relative_error", 0.005),
+                          numeric_grad_delta=opts.get("numeric_grad_delta", 0.005),
+                          mode=mode, places=places, dtypes=dtypes, seed=seed, **kw)
+
+    if not screen:
+        return run(mode)
+    got = run(opts.get("grad_mode") or "fast")
+    if any(r.status == FAIL for r in got) and opts.get("grad_mode") != "exact":
+        got = run("exact")
+    return got
+
+
 def check_case(case, context=None) -> list[CheckResult]:
     """The `grad` check of `opkit test` on a Case (what it checks from case.grad_inputs,
     case.grad_outputs, case.no_grad_set and case.options)."""
@@ -353,17 +349,10 @@ def check_case(case, context=None) -> list[CheckResult]:
         proto = op_info(case.op_type).proto
         outputs = [v.name for v in proto.outputs if not v.duplicable and not v.intermediate] \
             if proto is not None else []
-    places = getattr(context, "places", None)
-    dtypes = getattr(context, "dtypes", None)
-    seed = getattr(context, "seed", DEFAULT_SEED)
-    repro = opts.get("repro") or (f"opkit test {case.op_type} --tests "
-                                  f"{case.source.split('::')[0]}" if case.source else "")
-    return check_grad(case, case.grad_inputs, outputs, case.no_grad_set,
-                      max_relative_error=opts.get("max_relative_error", 0.005),
-                      numeric_grad_delta=opts.get("numeric_grad_delta", 0.005),
-                      user_defined_grads=opts.get("user_defined_grads"),
-                      mode=opts.get("grad_mode"), repro=repro, places=places, dtypes=dtypes,
-                      seed=seed)
+    return case_grads(case, outputs=outputs, seed=getattr(context, "seed", DEFAULT_SEED),
+                      places=getattr(context, "places", None),
+                      dtypes=getattr(context, "dtypes", None), mode=opts.get("grad_mode"),
+                      user_defined_grads=opts.get("user_defined_grads"), repro=case_repro(case))
 
 
 def first_gradient_failure(results) -> str | None:
@@ -373,7 +362,19 @@ def first_gradient_failure(results) -> str | None:
     bad = [r for r in results if r.status == FAIL]
     if not bad:
         return None
-    msg = bad[0].message.split("\nreproduce:")[0]
+    msg = without_repro(bad[0].message)
     if "raised" in msg and "refus" in msg:
         return None
     return msg
+
+
+def without_repro(message: str) -> str:
+    """A result's message without its reproduce line (told inside another check's)."""
+    return message.split("\nreproduce:")[0]
+
+
+def told_failure(result, outputs: str) -> str:
+    """A failed `output` or `grad` result told in another check's message: what was judged
+    (`outputs`, for an output result) and its message without the reproduce line."""
+    what = outputs if result.check == "output" else "gradients, analytic against numeric"
+    return f"{what}: {without_repro(result.message)}"

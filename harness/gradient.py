@@ -15,13 +15,12 @@ from harness.options import DEFAULT_SEED  # noqa: I001
 from harness.tolerances import GRAD_ABS_FLOOR, VACUOUS_ABS
 
 __all__ = ["NumericEngine", "Structure", "Finding", "Comparison", "AUTO_EXACT_MAX_ELEMENTS",
-           "AUTO_MAX_COLOURS", "FAST_DIRECTIONS", "FAST_BLOCKS", "F64_RTOL", "ERROR_FACTOR",
+           "AUTO_MAX_COLOURS", "FAST_BLOCKS", "F64_RTOL", "ERROR_FACTOR",
            "CONFIRM_FACTOR", "STEP_SCALE_MIN", "relative_error", "float64_bound", "compare"]
 
 AUTO_EXACT_MAX_ELEMENTS = 4096   # auto: exact up to this many elements per input ...
 AUTO_MAX_COLOURS = 64            # ... and beyond it when the colouring needs <= this many colours
-FAST_DIRECTIONS = 1              # fast mode: random directions ...
-FAST_BLOCKS = 16                 # ... each split into this many random blocks
+FAST_BLOCKS = 16                 # fast mode: one random direction split into this many blocks
 MAX_REPORTED = 5                 # fast mode: elements localized per failing check
 STEP_SCALE_MIN = 0.01            # step h_i = delta * clip(|x_i|, STEP_SCALE_MIN, 1) (float64)
 F64_RTOL = 1e-6                  # float64 bound: relative floor (roundoff of the analytic side)
@@ -93,7 +92,7 @@ class NumericEngine:
     CONFIRM_FACTOR as large; `compare(...)` (module function) turns them into a verdict."""
 
     def __init__(self, prepared, cotangents: dict, delta: float = 0.005, seed: int = DEFAULT_SEED,
-                 adaptive: bool | None = None, base_outputs: dict | None = None):
+                 base_outputs: dict | None = None):
         keep_freed_heap()          # forward runs allocate and free arrays: no page faults
         self.prepared = prepared
         self.order = [n for n in prepared.output_names() if n in cotangents]
@@ -108,7 +107,6 @@ class NumericEngine:
                      if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"}
         self.info: dict[str, dict] = {}
         self.errors: dict[str, np.ndarray] = {}      # name -> error estimate of exact()
-        self.adaptive = adaptive
         self._f0 = None
         self._loss_magnitude = None
         if base_outputs is not None and all(base_outputs.get(n) is not None
@@ -127,13 +125,10 @@ class NumericEngine:
     def is_float64(self, name: str) -> bool:
         return np.dtype(self.specs[name].data.dtype) == np.float64
 
-    def _adaptive(self, name: str) -> bool:
-        return self.is_float64(name) if self.adaptive is None else bool(self.adaptive)
-
     def steps(self, name: str, factor: float = 1.0) -> np.ndarray:
         """The per-element step of input `name` (float64: scaled by |x|; float32: delta)."""
         x0 = self.base[name]
-        if not self._adaptive(name):
+        if not self.is_float64(name):
             return np.full(x0.shape, self.delta * factor)
         return self.delta * factor * np.clip(np.abs(x0), STEP_SCALE_MIN, 1.0)
 
@@ -193,7 +188,7 @@ class NumericEngine:
             fp, fm = self._pair(name, t * u)
             d1 = float(np.dot(self.cot, fp - fm)) / (2 * t)
             rnd = self._eps(name) * float(np.dot(self._acot, np.abs(fp) + np.abs(fm))) / (2 * t)
-            if not (richardson and self._adaptive(name)):
+            if not (richardson and self.is_float64(name)):
                 return d1, rnd
             fp, fm = self._pair(name, 0.5 * t * u)
             d2 = float(np.dot(self.cot, fp - fm)) / t
@@ -212,7 +207,7 @@ class NumericEngine:
         """The step along u: delta * scale, times clip(min |x| on u's support, 0.01, 1) in
         float64."""
         t = self.delta * scale
-        if self._adaptive(name):
+        if self.is_float64(name):
             a = self._abs_base.get(name)
             if a is None:
                 a = self._abs_base[name] = np.abs(self.base[name])
@@ -473,7 +468,7 @@ class NumericEngine:
                 out = out[plan.valid]
             return plan.credit(plan.cot * (out - f0))
 
-        passes = _Passes(self._adaptive(name), h, rnd, plan, step)
+        passes = _Passes(self.is_float64(name), h, rnd, plan, step)
         try:
             return passes if passes.run(lazy) else None
         finally:
@@ -504,9 +499,8 @@ class NumericEngine:
         return self.directional_estimate(name, u, factor)
 
     # -- fast mode --------------------------------------------------------------------------
-    def directions(self, name: str, n_dirs: int = FAST_DIRECTIONS, n_blocks: int = FAST_BLOCKS,
-                   lazy: bool = False):
-        """[(u, numeric directional derivative)] for random directions split into blocks;
+    def directions(self, name: str, n_blocks: int = FAST_BLOCKS, lazy: bool = False):
+        """[(u, numeric directional derivative)] for one random direction split into blocks;
         their error estimates go to `info[name]["direction_errors"]`. `lazy` (float64): each
         block's forward difference only (1 run; the levels of `exact`'s lazy mode), taken
         further by `refine_direction` where an analytic gradient disagrees."""
@@ -514,22 +508,21 @@ class NumericEngine:
         rng = np.random.default_rng(self.seed + 2)
         out, errs = [], []
         start = self.forward_runs
-        lazy = lazy and self._adaptive(name)
+        lazy = lazy and self.is_float64(name)
         self._directions[name] = []
-        for _ in range(n_dirs):
-            u = _signs(rng, x0.shape)
-            blocks = min(n_blocks, x0.size)
-            label = rng.permutation(x0.size) % blocks
-            for b in range(blocks):
-                ub = np.where(label.reshape(x0.shape) == b, u, 0.0)
-                if lazy:
-                    state = _Direction(self, name, ub)
-                    self._directions[name].append(state)
-                    d, e = state.to(1)
-                else:
-                    d, e = self.directional_estimate(name, ub)
-                out.append((ub, d))
-                errs.append(e)
+        u = _signs(rng, x0.shape)
+        blocks = min(n_blocks, x0.size)
+        label = rng.permutation(x0.size) % blocks
+        for b in range(blocks):
+            ub = np.where(label.reshape(x0.shape) == b, u, 0.0)
+            if lazy:
+                state = _Direction(self, name, ub)
+                self._directions[name].append(state)
+                d, e = state.to(1)
+            else:
+                d, e = self.directional_estimate(name, ub)
+            out.append((ub, d))
+            errs.append(e)
         info = self.info.setdefault(name, {})
         info["method"] = "fast"
         info["direction_errors"] = errs

@@ -1,5 +1,6 @@
-"""The one-sided derivative test, shared by `grad`, `fuzz` (through grad), `kinks` and `lod`
-(docs/harness.md, the `kinks` rows; docs/gradients.md, "Kinks closer than the step").
+"""The one-sided derivative test, shared by `grad`, `fuzz` (through grad), `kinks`, `lod` and
+`double_grad` (docs/harness.md, the `kinks` rows; docs/gradients.md, "Kinks closer than the
+step"). `unexplained`: the wrong elements no kink explains.
 
 `kink_verdict` says whether an element is a kink (the one-sided slopes disagree) and whether
 the analytic value is one of the slopes; an analytic value that is neither is a failure,
@@ -15,10 +16,11 @@ import numpy as np
 from harness.tolerances import GRAD_ABS_FLOOR
 
 __all__ = ["one_sided", "kink_verdict", "is_kink", "matches", "domain_edge", "is_subgradient",
-           "ACCEPTED", "scaled_step", "reliable_slopes"]
+           "ACCEPTED", "scaled_step", "reliable_slopes", "unexplained", "KINK_MATCH_TOL"]
 
 # the verdicts under which the analytic value at a kink is right
 ACCEPTED = ("left", "right", "subgradient")
+KINK_MATCH_TOL = 1e-4  # float64: an analytic value within this of a one-sided slope matches it
 
 
 def one_sided(engine, name: str, flat_index: int, delta: float | None = None):
@@ -118,3 +120,39 @@ def kink_verdict(analytic: float, left: float, right: float, tol: float) -> str 
     if is_subgradient(analytic, left, right, tol):
         return "subgradient"
     return "neither"
+
+
+def unexplained(engine, name, ana, mask, tol, local=False, first_only=False) -> list[int]:
+    """The flat indices of the wrong elements (`mask`) that no kink explains: the analytic
+    value is no one-sided slope (nor the subgradient) of a kink (kink_verdict), or there is
+    no kink. `local`: such an element passes when local_slope_matches; `first_only`: stop at
+    the first one left."""
+    left = []
+    for k in np.flatnonzero(mask.reshape(-1)):
+        lo, hi = one_sided(engine, name, int(k))
+        a = float(ana.reshape(-1)[k])
+        if kink_verdict(a, lo, hi, tol) not in ACCEPTED and \
+                not (local and local_slope_matches(engine, name, int(k), a, tol)):
+            left.append(int(k))
+            if first_only:
+                break
+    return left
+
+
+def local_slope_matches(engine, name, k, analytic, tol) -> bool:
+    """Steps scaled down toward the point (1e-2, 1e-4, 1e-6 of the engine's delta): a kink
+    closer to the point than the step (clip's bounds at +-1e-7 around an input at 0) mixes
+    slopes that are not the point's. True when, at a smaller step, the element is a kink whose
+    one-sided slope (or subgradient) the analytic value is, or no kink and the analytic value
+    is the local slope on both sides."""
+    for scale in (1e-2, 1e-4, 1e-6):
+        with np.errstate(all="ignore"):
+            left, right = one_sided(engine, name, k, engine.delta * scale)
+        if not (np.isfinite(left) and np.isfinite(right)):
+            return False
+        if kink_verdict(analytic, left, right, tol) in ACCEPTED:
+            return True
+        if not is_kink(left, right, tol) and matches(analytic, left, tol) and \
+                matches(analytic, right, tol):
+            return True
+    return False

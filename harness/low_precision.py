@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness.case import VarSpec, normalize_slots
+from harness.compare import fmt_index
 from harness.gradient import NumericEngine
 from harness.op import Combo, has_grad, make_cotangents, op_refused, prepare, run_forward_backward
 from harness.tolerances import grad_floor, grad_tolerance
@@ -139,12 +140,22 @@ class GridRun:
 
 
 def _index(name, shape, k) -> str:
-    idx = np.unravel_index(k, shape) if len(shape) else ()
-    return f"{name}[{', '.join(str(int(i)) for i in idx)}]" if idx else name
+    return fmt_index(name, np.unravel_index(k, shape))
 
 
 def _as64(a):
     return None if a is None else np.asarray(a).astype(np.float64)
+
+
+def _float_pairs(ref: dict, low: dict):
+    """(name, the low-precision output, it and the float64 one as float64) of each float
+    output both runs give with the same shape."""
+    for name, want in ref.items():
+        got = low.get(name)
+        if want is None or got is None or not is_float(want.dtype) or \
+                np.asarray(got).shape != want.shape:
+            continue
+        yield name, np.asarray(got), _as64(got), _as64(want)
 
 
 def _exact_mismatch(name, dtype, got, want) -> str | None:
@@ -211,11 +222,7 @@ def range_problems(run: GridRun, dtype: str, low: dict) -> list[str]:
     kernel's output is finite and within the dtype's range."""
     problems = []
     top = float(finfo(dtype).max)
-    for name, want in run.ref.items():
-        got = low.get(name)
-        if want is None or got is None or not is_float(want.dtype) or got.shape != want.shape:
-            continue
-        g, w = _as64(got), _as64(want)
+    for name, _, g, w in _float_pairs(run.ref, low):
         with np.errstate(invalid="ignore", over="ignore"):
             overflow = np.isfinite(w) & (np.abs(w) <= top / 2) & ~np.isfinite(g)
         if overflow.any():
@@ -273,13 +280,10 @@ def rounding_problem(ref: dict, f32: dict | None, low: dict, dtype: str) -> tupl
     """(problem or None, worst excess in ulps): the low-precision outputs against
     `ulp/2 + 2 |f32 - ref| + 4 eps32 |ref|` (docs/low_precision.md, `precision`)."""
     worst = 0.0
-    for name, want in ref.items():
-        got = low.get(name)
-        if want is None or got is None or not is_float(want.dtype) or \
-                not is_float(np.asarray(got).dtype) or np.asarray(got).shape != want.shape:
+    for name, got, g, w in _float_pairs(ref, low):
+        if not is_float(got.dtype):
             continue
-        out_dtype = np.asarray(got).dtype
-        g, w = _as64(got), _as64(want)
+        out_dtype = got.dtype
         f = _as64(f32.get(name)) if f32 else None
         if f is None or f.shape != w.shape:
             f = w

@@ -13,8 +13,8 @@ from harness.op import Combo, PreparedOp, prepare
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from opkit.framework.errors import one_line as first_line
 
-__all__ = ["check_output", "check_case", "run_combos", "prepare_case", "expected_outputs",
-           "first_line"]
+__all__ = ["check_output", "case_outputs", "case_repro", "check_case", "run_combos",
+           "prepare_case", "expected_outputs", "first_line"]
 
 
 def run_combos(case, check: str, places=None, dtypes=None, op_type=None):
@@ -112,14 +112,23 @@ def _fixed_dtype(case, place, dtype, name, got, expected):
     return got.dtype.name if again is not None and again.dtype == got.dtype else None
 
 
-def check_case(case, context=None) -> list[CheckResult]:
-    """The `output` check of `opkit test` on a Case (options from case.options)."""
+def case_outputs(case, places=None, dtypes=None, repro="") -> list[CheckResult]:
+    """check_output on `case` with its OpTest's options (case.options: atol, rtol,
+    no_check_set, equal_nan)."""
     opts = case.options or {}
-    places = getattr(context, "places", None)
-    dtypes = getattr(context, "dtypes", None)
-    repro = opts.get("repro") or (f"opkit test {case.op_type} --tests "
-                                  f"{case.source.split('::')[0]}" if case.source else "")
     return check_output(case, atol=opts.get("atol"), rtol=opts.get("rtol"),
                         no_check_set=opts.get("no_check_set"),
                         equal_nan=bool(opts.get("equal_nan", False)), repro=repro,
                         places=places, dtypes=dtypes)
+
+
+def case_repro(case) -> str:
+    """The reproduce line of the case's `output` and `grad` results."""
+    return (case.options or {}).get("repro") or (
+        f"opkit test {case.op_type} --tests {case.source.split('::')[0]}" if case.source else "")
+
+
+def check_case(case, context=None) -> list[CheckResult]:
+    """The `output` check of `opkit test` on a Case (options from case.options)."""
+    return case_outputs(case, getattr(context, "places", None), getattr(context, "dtypes", None),
+                        case_repro(case))

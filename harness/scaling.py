@@ -86,7 +86,8 @@ def _grown_cases(case, combo):
         return f"{first.name} is empty"
     rows0 = first.data.shape[0]
     k = max(1, math.ceil(MIN_ELEMENTS / first.data.size))
-    arrays = [s for ss in specs.values() for s in ss
+    by_name = {s.name: s for ss in specs.values() for s in ss}   # cast to the combo's dtype
+    arrays = [s for s in by_name.values()
               if isinstance(s.data, np.ndarray) and s.data.ndim >= 1 and not s.lengths]
     together = {s.name for s in arrays if s.data.shape[0] == rows0}
     groups = [together] + ([{first.name}] if together != {first.name} else [])
@@ -96,7 +97,7 @@ def _grown_cases(case, combo):
             def grow(s, names=names, reps=k * mult):
                 return as_value(s, np.concatenate([s.data] * reps, axis=0)) \
                     if s.name in names else as_value(s)
-            inputs = map_inputs(_as_spec_inputs(case, specs), grow)
+            inputs = map_inputs(case.inputs, lambda s, grow=grow: grow(by_name[s.name]))
             made = _made(case, inputs)
             if made is None:
                 break
@@ -105,20 +106,6 @@ def _grown_cases(case, combo):
             return ops, first.name, rows0 * k
     return (f"the op refuses {first.name} grown along its leading axis (an attr or another "
             "input fixes its shape)")
-
-
-def _as_spec_inputs(case, specs):
-    """The case's inputs in Paddle's format, cast to the combo's dtype (`specs`)."""
-    out = {}
-    for slot, raw in case.inputs.items():
-        ss = specs.get(slot)
-        if ss is None:
-            out[slot] = raw
-        elif isinstance(raw, list):
-            out[slot] = [(s.name, (s.data, s.lengths) if s.lengths else s.data) for s in ss]
-        else:
-            out[slot] = (ss[0].data, ss[0].lengths) if ss[0].lengths else ss[0].data
-    return out
 
 
 def _made(case, inputs):

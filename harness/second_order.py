@@ -1,26 +1,8 @@
-"""Judging a gradient computed by running a grad op on its own (double_grad, grad_outputs).
-
-`judge_exact` / `judge_fast`: the float64 bound of harness.gradient against exact (coloured)
-numerics, a one-sided kink test for the wrong elements, and randomized directional
-derivatives where the coloured numerics are too costly. `@GRAD` names are renamed inside the
-grad op's own scope (RENAMED) and shown with their own names again.
-
-`judge_composed`: the grad op with the forward outputs it reads recomputed. `double_grad`
-differentiates a grad op with each input varied on its own (Out apart from X). A grad maker
-may instead give the *total* derivative through the forward op: Paddle's elu double-grad op
-folds d/dOut into X's gradient (Out = elu(X)) and gives no Out gradient; batch_norm's folds
-SavedMean and SavedVariance into X's. Both are right where the grad op is used, on Out =
-f(X). `judge_composed` checks that reading:
-
-    h(z) = sum(cot2 * grad_op(z, O = forward(z)))
-
-over z = the grad op's other float inputs and the forward op's differentiable float
-inputs, every forward output O the grad op reads recomputed by the forward op. Numeric:
-central differences of h, one element at a time (float64; at a kink either one-sided
-difference is accepted). Analytic: the double-grad ops' gradient of each z plus, for a
-forward output O they give a gradient of, that gradient pulled back through the forward op
-(its first-order backward with cotangent dO). A maker that leaves a term out (tanh's without
-DOutNew) is still wrong here: X's total derivative through Out is then missing.
+"""Judging a gradient computed by running a grad op on its own (double_grad, grad_outputs):
+`judge_exact` (coloured numerics, float64 bound, one-sided kink test), `judge_fast`
+(randomized directional derivatives) and `judge_composed` (the grad op with the forward
+outputs it reads recomputed: docs/harness.md, `double_grad`, "Total derivatives"). `@GRAD`
+names are renamed inside the grad op's own scope (RENAMED) and shown with their own names.
 """
 from __future__ import annotations
 
@@ -29,11 +11,10 @@ import numpy as np
 from harness.compare import fmt_index
 from harness.grad_judge import compare_fast
 from harness.gradient import compare
-from harness.kinks import ACCEPTED, kink_verdict, one_sided
+from harness.kinks import KINK_MATCH_TOL, unexplained
 from harness.values import fmt_value
 
 MAX_KINK_PROBES = 1024     # wrong elements probed one-sidedly before giving up
-KINK_MATCH_TOL = 1e-4      # an analytic value within this of a one-sided slope matches it
 MAX_COLOURS = 16           # exact (coloured) numerics up to this many colours, else ...
 EXACT_MAX_ELEMENTS = 4096  # ... (or beyond this size) the randomized directional check
 RENAMED = "@G"             # "Out@GRAD" in the grad op's own scope: "Out@G"
@@ -56,11 +37,7 @@ def judge_exact(engine, name, ana):
         return False, 0.0
     c = compare(engine, name, ana, None)
     if not c.ok and 0 < c.bad <= MAX_KINK_PROBES:
-        left = []
-        for k in np.flatnonzero(c.mask.reshape(-1)):
-            lo, hi = one_sided(engine, name, int(k))
-            if kink_verdict(float(ana.reshape(-1)[k]), lo, hi, KINK_MATCH_TOL) not in ACCEPTED:
-                left.append(int(k))
+        left = unexplained(engine, name, ana, c.mask, KINK_MATCH_TOL)
         if not left:
             return None, c.worst
         c = c.restrict(left)

@@ -12,11 +12,10 @@ from harness.case import normalize_slots
 from harness.check import Check, WrongValue
 from harness.compare import same_value
 from harness.context import Combo, has_grad, prepare, run_forward_backward
-from harness.grad_judge import check_grad
-from harness.output_judge import check_output
+from harness.grad_judge import case_grads, numeric_dtype, told_failure
+from harness.output_judge import case_outputs
 from harness.report import FAIL
 from harness.values import fmt_value
-from opkit.registry import op_info
 
 
 def deep_equal(a, b) -> bool:
@@ -123,8 +122,8 @@ class AttrsCheck(Check):
         in float64 (float32 without a float64 kernel)."""
         case = derived.case
         opts = case.options or {}
-        cpu = op_info(case.op_type).kernel_places().get("CPU", [])
-        dtypes = ("float64",) if "float64" in cpu else ("float32",) if "float32" in cpu else None
+        dtype = numeric_dtype(case)
+        dtypes = (dtype,) if dtype else None
         results = []
         repro = self.reproduce(derived.base)
         expected = None
@@ -142,36 +141,18 @@ class AttrsCheck(Check):
             expected = None
         case = replace(case, outputs=expected or {}, reference=None)
         if expected and normalize_slots(expected):
-            results += check_output(case, atol=opts.get("atol"), rtol=opts.get("rtol"),
-                                    no_check_set=opts.get("no_check_set"),
-                                    equal_nan=bool(opts.get("equal_nan", False)),
-                                    places=("CPU",), dtypes=dtypes)
+            results += case_outputs(case, ("CPU",), dtypes)
         judged_outputs = any(r.check == "output" for r in results)
         if case.grad_inputs and derived.info.get("grads", True) and \
                 not (judged_outputs and derived.info.get("kind") == "bool") and \
                 not opts.get("user_defined_grads") and case.grad_outputs:
-            def grads(mode):
-                return check_grad(
-                    case, case.grad_inputs, list(case.grad_outputs), case.no_grad_set,
-                    max_relative_error=opts.get("max_relative_error", 0.005),
-                    numeric_grad_delta=opts.get("numeric_grad_delta", 0.005), mode=mode,
-                    places=("CPU",), dtypes=dtypes, seed=context.seed)
-
-            got = grads(opts.get("grad_mode") or "fast")
-            if any(r.status == FAIL for r in got) and opts.get("grad_mode") != "exact":
-                # fast mode compares directional derivatives: one kink (a max-pool tie) can
-                # tip it; the per-element mode applies the one-sided kink test
-                got = grads("exact")
-            results += got
+            results += case_grads(case, seed=context.seed, dtypes=dtypes, screen=True)
         out = []
         for r in results:
             combo = Combo(r.place or "CPU", r.dtype)
             if r.status == FAIL:
-                what = "outputs against reference()" if r.check == "output" else \
-                    "gradients, analytic against numeric"
-                msg = r.message.split("\nreproduce:")[0]
-                out.append(self.failed(derived, combo, f"{what}: {msg}", kind=WrongValue,
-                                       repro=repro))
+                what = told_failure(r, "outputs against reference()")
+                out.append(self.failed(derived, combo, what, kind=WrongValue, repro=repro))
             elif r.status == "pass":
                 out.append(self.passed(derived, combo))
         return out

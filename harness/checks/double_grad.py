@@ -1,12 +1,5 @@
 """`double_grad`: second-order gradients (a grad op's own grad maker) against numeric ones,
-float64 on CPU; docs/harness.md, "`double_grad`".
-
-Beyond the doc: where the maker gives no gradient of a forward output the grad op reads
-(elu_grad's Out: Paddle's elu double-grad op folds d/dOut into X's gradient), a mismatch is
-judged again with those outputs recomputed by the forward op (total derivatives,
-harness.second_order). Inputs the forward op's grad maker gives no gradient of
-(pow's FactorTensor) are read as constants, and the run's backend runs every op
-(harness.op.make: Paddle's grad ops too, opkit_paddle.backend.grad_op).
+float64 on CPU; docs/harness.md, "`double_grad`" (total derivatives included).
 """
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from harness import laws
 from harness.case import normalize_slots
 from harness.check import Check, KernelRaised, Mismatch, WrongValue
 from harness.compare import compare
-from harness.grad_judge import check_grad
+from harness.grad_judge import case_grads, without_repro
 from harness.gradient import NumericEngine
 from harness.messages import raised
 from harness.op import has_grad, make_cotangents, refusal
@@ -72,22 +72,17 @@ class EveryGradCheck(Check):
             if why:
                 return [self.skipped(case, f"the op refuses gradients for this case on "
                                      f"purpose: {why[:160]}", combo)]
-            opts = case.options or {}
             try:
-                got = check_grad(case, declared, out_names, case.no_grad_set,
-                                 max_relative_error=opts.get("max_relative_error", 0.005),
-                                 numeric_grad_delta=opts.get("numeric_grad_delta", 0.005),
-                                 places=("CPU",), dtypes=("float64",),
+                got = case_grads(case, declared, out_names,
                                  seed=getattr(context, "seed", None) or 0)
             except Exception as exc:  # noqa: BLE001
                 return [self.failed(derived, combo, f"the gradient check of {declared} "
                                     f"raised {raised(exc)}", kind=KernelRaised)]
             for r in got:
                 if r.status == FAIL:
-                    msg = r.message.split("\nreproduce:")[0]
                     results.append(self.failed(
                         derived, combo, f"gradients of {', '.join(declared)} (not in the "
-                        f"test's check_grad): {msg}", kind=WrongValue))
+                        f"test's check_grad): {without_repro(r.message)}", kind=WrongValue))
                     break
             else:
                 results.append(self.passed(derived, combo, f"{', '.join(declared)}: analytic "

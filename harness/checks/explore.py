@@ -16,7 +16,7 @@ from harness.compare import compare
 from harness.compare import same_value as _same
 from harness.context import Combo, has_float_inputs, op_refused, output_slots, prepare
 from harness.discovery import instantiate
-from harness.grad_judge import check_grad, first_gradient_failure
+from harness.grad_judge import case_grads, first_gradient_failure, numeric_dtype, told_failure
 from harness.inputs.explore import Explored, derive_cases, value_strategy
 from harness.inputs.strategies import falsify
 from harness.inputs.variants.attr_values import gradients_defined
@@ -52,7 +52,7 @@ def _run_dtype(case) -> str:
     if low and low in cpu:
         return low   # a float16 / bfloat16 case runs its own dtype's kernel (its values
                      # at that dtype's range: harness.inputs.explore)
-    return "float64" if "float64" in cpu else ("float32" if "float32" in cpu else "")
+    return numeric_dtype(case) or ""
 
 
 def _compile_refuses(case) -> bool:
@@ -245,19 +245,10 @@ class ExploreCheck(Check):
             return None
         if not _dense_gradients(new, combo):
             return None   # no dense gradient for these attrs (is_sparse, is_test)
-        args = dict(max_relative_error=opts.get("max_relative_error", 0.005),
-                    numeric_grad_delta=opts.get("numeric_grad_delta", 0.005),
-                    places=("CPU",), dtypes=("float64",), seed=seed)
         try:
-            # a screen: fast mode with few blocks per direction (a derived case's wrong
-            # gradient is rarely one element among many); a failure is judged again in
-            # exact mode below, which names the wrong elements
-            got = check_grad(new, list(case.grad_inputs), list(case.grad_outputs),
-                             case.no_grad_set, mode=opts.get("grad_mode") or "fast",
-                             fast_blocks=SCREEN_BLOCKS, **args)
-            if any(r.status == FAIL for r in got) and opts.get("grad_mode") != "exact":
-                got = check_grad(new, list(case.grad_inputs), list(case.grad_outputs),
-                                 case.no_grad_set, mode="exact", **args)
+            # few blocks per direction: a derived case's wrong gradient is rarely one
+            # element among many
+            got = case_grads(new, seed=seed, screen=True, fast_blocks=SCREEN_BLOCKS)
         except Exception:  # noqa: BLE001 - the gradient check cannot run here
             return None
         msg = first_gradient_failure(got)
@@ -297,12 +288,9 @@ class ExploreCheck(Check):
             judged += 1
             bad = [r for r in results if r.status == FAIL]
             if bad:
-                what = "outputs against the test's own expectation" if bad[0].check == \
-                    "output" else "gradients, analytic against numeric"
-                msg = bad[0].message.split("\nreproduce:")[0]
-                return [self.failed(derived, Combo("CPU", dtype),
-                                    f"setUp re-run under numpy seed {s} (new values): {what}: "
-                                    f"{msg}", kind=WrongValue)]
+                what = told_failure(bad[0], "outputs against the test's own expectation")
+                return [self.failed(derived, Combo("CPU", dtype), f"setUp re-run under numpy "
+                                    f"seed {s} (new values): {what}", kind=WrongValue)]
         if not judged:
             return [self.skipped(case, "no reference(inputs, attrs), and setUp could not run "
                                        "again")]

@@ -6,7 +6,7 @@ import numpy as np
 
 from harness.case import normalize_slots
 from harness.check import Check, WrongValue
-from harness.grad_judge import check_grad, numeric_dtype
+from harness.grad_judge import case_grads, numeric_dtype
 from harness.gradient import NumericEngine
 from harness.op import Combo, consumed_outputs, make_cotangents
 from harness.output_judge import expected_outputs, first_line, prepare_case
@@ -75,14 +75,11 @@ class GradOutputsCheck(Check):
                 return head
             return [self.skipped(case, f"the test's output_names ({', '.join(named) or 'none'})"
                                        f" are every float output the grad maker consumes")]
-        opts = case.options or {}
-        results = check_grad(case, case.grad_inputs, named + extra, case.no_grad_set,
-                             max_relative_error=opts.get("max_relative_error", 0.005),
-                             numeric_grad_delta=opts.get("numeric_grad_delta", 0.005),
-                             mode=opts.get("grad_mode"), repro=self.reproduce(case),
+        results = case_grads(case, outputs=named + extra, seed=context.seed,
                              places=getattr(context, "places", None),
                              dtypes=getattr(context, "dtypes", None),
-                             seed=context.seed)
+                             mode=(case.options or {}).get("grad_mode"),
+                             repro=self.reproduce(case))
         note = (f"cotangents also on {', '.join(extra)} (the test names "
                 f"{', '.join(named) or 'none'})")
         for r in results:
