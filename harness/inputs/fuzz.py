@@ -157,7 +157,7 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
                             "output structure")
     return result(PASS, f"{stats['ran']} generated cases passed output"
                         f"{', grad' if with_grad else ''}, mutation, layout, empty, "
-                        f"extremal and precision ({stats['rejected']} rejected)", "CPU")
+                        f"extremal and precision ({stats['rejected']} rejected)", place="CPU")
 
 
 def _edge_cases(base: Case, seed: int, with_grad: bool):
