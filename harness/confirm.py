@@ -17,10 +17,9 @@ from harness.messages import root_cause
 from harness.report import FAIL, UNCONFIRMED, CheckResult
 from opkit.registry import op_info
 
-__all__ = ["unconfirm", "unconfirmed_lines", "nonfinite_verdict", "dependent_elements",
-           "SETTLE", "confirm_raw", "confirm_nonfinite", "confirm_stacked",
-           "confirm_reference_domain", "finite_declaration", "undeclared_invalid",
-           "confirm_inferred", "alternatives"]
+__all__ = ["unconfirm", "unconfirmed_lines", "nonfinite_verdict", "SETTLE", "confirm_raw",
+           "confirm_nonfinite", "confirm_stacked", "confirm_reference_domain",
+           "undeclared_invalid", "confirm_inferred"]
 
 SETTLE = "settle it:"         # the line of an unconfirmed message that names the declaration
 
@@ -92,7 +91,7 @@ def _nonfinite_positions(base: dict, derived: dict) -> dict:
     return out
 
 
-def dependent_elements(base: dict, derived: dict, run) -> dict | None:
+def _dependent_elements(base: dict, derived: dict, run) -> dict | None:
     """{output name: bool mask} of the output elements that depend on the derived inputs'
     non-finite elements: the op (`run(inputs) -> {name: array}`) on the derived inputs with
     those elements put back to the test's value, and to a large positive and a large
@@ -160,7 +159,7 @@ def nonfinite_verdict(base: dict, derived: dict, expected: dict, got: dict, run)
     None: no verdict (no non-finite input, nothing measured, other differences): the
       caller keeps its own.
     """
-    deps = dependent_elements(base, derived, run)
+    deps = _dependent_elements(base, derived, run)
     if deps is None:
         return None
 
@@ -249,7 +248,7 @@ def confirm_raw(derived, results):
 
 
 # -- explore: NaN/inf, another rank, undeclared domains -----------------------------------------
-def finite_declaration(case, var: str | None) -> str:
+def _finite_declaration(case, var: str | None) -> str:
     """The declaration that keeps NaN and inf out of the input holding variable `var`."""
     slot = _slot_of(case, var) or var or "X"
     return (f'declare the input\'s domain in the OpMaker: self.add_input("{slot}", ...)'
@@ -275,7 +274,7 @@ def confirm_nonfinite(check, derived, combo, ex, new, what, problem, expected, g
                          "independent oracle decides which is right"}[kind]
     result = check.failed(derived, combo, f"{what}: {problem}; {text}", kind=WrongValue,
                           repro=check.reproduce(derived.base))
-    return unconfirm(result, inferred, finite_declaration(case, ex.info.get("var")))
+    return unconfirm(result, inferred, _finite_declaration(case, ex.info.get("var")))
 
 
 def undeclared_invalid(case, ex, result):
@@ -412,7 +411,7 @@ def _reference_agrees(case, inputs_list, outputs_list, attrs) -> bool:
 
 
 # -- distribution: a law inferred from the attrs -----------------------------------------------
-def alternatives(case) -> list[tuple[str, dict]]:
+def _alternatives(case) -> list[tuple[str, dict]]:
     """(name, laws) of the other conventions the op's attrs allow."""
     proto = op_info(case.op_type).proto
     pattrs = {a.name for a in proto.attrs} if proto is not None else set()
@@ -431,7 +430,7 @@ def confirm_inferred(check, derived, context, results):
     failed = [r for r in results if r.status == FAIL]
     if own or not failed:
         return results
-    for name, laws in alternatives(case):
+    for name, laws in _alternatives(case):
         other = replace(case, options={**(case.options or {}), "distribution": laws})
         try:
             again = check._verdict(replace(derived, case=other), context)

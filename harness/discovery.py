@@ -24,7 +24,7 @@ from opkit.project import load_project
 
 __all__ = ["DiscoveredTest", "Discovery", "BrokenFile", "discover", "test_paths", "seed_all",
            "instantiate", "is_optest_class", "builtin_test_paths",
-           "builtin_exemptions", "module_attribute_name", "pytest_target"]
+           "builtin_exemptions", "module_attribute_name", "pytest_target", "paddle_mode"]
 
 
 @dataclass
@@ -112,11 +112,16 @@ def builtin_exemptions() -> dict[str, str]:
     return out
 
 
+def paddle_mode() -> bool:
+    """Whether the Paddle-compatibility mode is on in this process."""
+    mode = compat_mode("paddle")
+    return mode is not None and mode.is_active()
+
+
 def _paddle_harness_file(path: Path) -> bool:
     """In the Paddle mode, Paddle's own harness beside its tests (`op_test.py`, ...) is no
     test file: the mode's shim stands in for it (as the pytest plugin's ignore hook does)."""
-    mode = compat_mode("paddle")
-    return mode is not None and mode.is_active() and mode.is_harness_file(path)
+    return paddle_mode() and compat_mode("paddle").is_harness_file(path)
 
 
 def _test_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
@@ -131,13 +136,10 @@ def _test_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
             files.append(p)
         else:
             problems.append(f"--tests {p}: no such file or folder")
-    seen, out = set(), []
+    unique: dict[Path, Path] = {}
     for f in files:
-        r = f.resolve()
-        if r not in seen:
-            seen.add(r)
-            out.append(f)
-    return out, problems
+        unique.setdefault(f.resolve(), f)
+    return list(unique.values()), problems
 
 
 def _import_test_file(path: Path):

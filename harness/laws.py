@@ -36,12 +36,8 @@ def numeric_combo(case) -> Combo:
     has_float = any(isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"
                     for ss in normalize_slots(case.inputs).values() for s in ss)
     dtypes = op_info(case.op_type).kernel_places().get("CPU") or ()
-    if not has_float:
-        return Combo("CPU", "")
-    for d in ("float64", "float32"):
-        if d in dtypes:
-            return Combo("CPU", d)
-    return Combo("CPU", "")
+    return Combo("CPU", next((d for d in ("float64", "float32") if has_float and d in dtypes),
+                             ""))
 
 
 def with_case(case, inputs=None, attrs=None, name_suffix: str = ""):
@@ -90,8 +86,7 @@ def compare_to_reference(case, combo: Combo, outs: dict, want: dict) -> str | No
             if w.dtype.kind != "f":
                 h = np.asarray(have)
                 if h.shape != w.shape or not np.array_equal(h, w):
-                    where = _first_unequal(h, w)
-                    return f"output '{s.name}' (compared exactly): {where}"
+                    return f"output '{s.name}' (compared exactly): {_first_unequal(h, w)}"
                 continue
             msg, _ = compare(s.name, have, w, combo.dtype or w.dtype.name, opts.get("atol"),
                              opts.get("rtol"), True)

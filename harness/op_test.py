@@ -66,12 +66,9 @@ class OpTest(PaddleSurface, unittest.TestCase):
         if self.is_bfloat16_op():
             # Paddle's spelling: bfloat16 data carried as uint16 bits -> real bfloat16
             inputs, outputs = as_bfloat16_slots(inputs), as_bfloat16_slots(outputs)
-        case = Case(name=type(self).__name__, op_type=self.op_type,
-                    inputs=inputs,
-                    attrs=dict(getattr(self, "attrs", {}) or {}),
-                    outputs=outputs,
-                    reference=self.reference if callable(ref) else None,
-                    source=self._source())
+        case = Case(name=type(self).__name__, op_type=self.op_type, inputs=inputs,
+                    attrs=dict(getattr(self, "attrs", {}) or {}), outputs=outputs,
+                    reference=self.reference if callable(ref) else None, source=self._source())
         recorded = getattr(self, "_opkit_recorded", None)
         if recorded:
             _apply(case, recorded)

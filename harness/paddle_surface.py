@@ -61,21 +61,22 @@ def _complex_reason(test) -> str | None:
     return _COMPLEX.format(dtype=missing[0].name, op=op) if missing else None
 
 
-def _arrays(slots):
-    for value in (slots or {}).values():
-        items = value if isinstance(value, list) else [value]
-        for item in items:
-            if isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
-                item = item[1]                      # (name, array) of a duplicable slot
-            if isinstance(item, tuple) and item and isinstance(item[0], np.ndarray):
-                item = item[0]                      # (array, lod)
-            if isinstance(item, np.ndarray):
-                yield item
+def _map_arrays(value, fn):
+    """A slot's value in any of OpTest's forms with `fn` applied to each of its arrays."""
+    if isinstance(value, list):
+        return [_map_arrays(v, fn) for v in value]
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
+        return (value[0], _map_arrays(value[1], fn))    # (name, data) of a duplicable slot
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], np.ndarray):
+        return (fn(value[0]), value[1])                 # (array, LoD)
+    return fn(value) if isinstance(value, np.ndarray) else value
 
 
 def data_dtypes(slots) -> list:
     """The dtypes of the arrays in an OpTest's inputs/outputs dict (any of its forms)."""
-    return [a.dtype for a in _arrays(slots)]
+    found = []
+    _map_arrays(list((slots or {}).values()), lambda a: found.append(a.dtype))
+    return found
 
 
 def _is(dtype, target) -> bool:
@@ -276,16 +277,6 @@ def as_uint16(value):
     return value
 
 
-def _bf16_item(value):
-    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str):
-        return (value[0], _bf16_item(value[1]))      # (name, data) of a duplicable slot
-    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], np.ndarray):
-        return (as_bfloat16(value[0]), value[1])    # (array, LoD)
-    if isinstance(value, list):
-        return [_bf16_item(v) for v in value]
-    return as_bfloat16(value)
-
-
 def as_bfloat16_slots(slots: dict) -> dict:
     """Paddle's OpTest inputs / outputs with every uint16 array as bfloat16."""
-    return {k: _bf16_item(v) for k, v in slots.items()}
+    return {k: _map_arrays(v, as_bfloat16) for k, v in slots.items()}

@@ -125,12 +125,6 @@ def _is_optest(cls) -> bool:
         return False
 
 
-def _op_type(cls) -> str | None:
-    from harness.suite import op_type_of
-
-    return op_type_of(cls, seed=DEFAULT_SEED)
-
-
 class OpkitCheckItem(pytest.Item):
     """One harness check on one OpTest class (`Class::opkit[check]`)."""
 
@@ -357,7 +351,9 @@ def _op_of(config, cls) -> str | None:
     """The op of an OpTest class, found once; the classes of each op in collection order."""
     ops = config.__dict__.setdefault("_opkit_op_of", {})
     if cls not in ops:
-        ops[cls] = op = _op_type(cls)
+        from harness.suite import op_type_of
+
+        ops[cls] = op = op_type_of(cls, seed=DEFAULT_SEED)
         if op:
             config.__dict__.setdefault("_opkit_by_op", {}).setdefault(op, []).append(cls)
     return ops[cls]
@@ -383,8 +379,7 @@ def pytest_collection_modifyitems(session, config, items):
         cls = _item_class(item)
         if _is_optest(cls):
             classes.setdefault(cls, None)
-    known = config.__dict__.setdefault("_opkit_op_of", {})
-    ops = {cls: known[cls] if cls in known else _op_type(cls) for cls in classes}
+    ops = {cls: _op_of(config, cls) for cls in classes}
 
     unusable = unusable_selection()
     if unusable:

@@ -24,9 +24,9 @@ from harness.discovery import (
     builtin_test_paths,
     discover,
     instantiate,
+    paddle_mode,
     test_paths,
 )
-from harness.backends import compat_mode
 from harness.options import DEFAULT_SEED
 from harness.report import FAIL, SKIP, CheckResult
 from opkit.project import load_builtin_ops, load_op_modules, load_project
@@ -252,9 +252,3 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
     ops += sorted(k for k in broken if k not in ops)
     return Selection(ops, by_op, broken, exempt, paths, warnings,
                      [b.text for b in discovery.broken])
-
-
-def paddle_mode() -> bool:
-    """Whether the Paddle-compatibility mode is on in this process."""
-    mode = compat_mode("paddle")
-    return mode is not None and mode.is_active()

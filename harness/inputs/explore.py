@@ -504,4 +504,5 @@ def value_strategy(case):
     # map/flatmap of named functions (no @composite: hypothesis reads a composite's and a
     # lambda's source, ~15-60 ms in every forked worker)
     return st.integers(0, len(targets) - 1).flatmap(functools.partial(_spikes, targets)).map(
-        functools.partial(_spiked, case, targets, attrs, shapes)).filter(functools.partial(operator.is_not, None))
+        functools.partial(_spiked, case, targets, attrs, shapes)).filter(
+        functools.partial(operator.is_not, None))

@@ -14,7 +14,7 @@ from harness.optest_methods import record_optest_arguments
 from harness.options import DEFAULT_SEED  # noqa: I001
 from harness.registry import get_check
 from harness.report import FAIL, PASS, SKIP, CheckResult
-from harness.reproduce import _literal, _takes_inputs_and_attrs, format_optest  # noqa: F401
+from harness.reproduce import _takes_inputs_and_attrs, format_optest
 from harness.spec import knob  # noqa: I001
 from opkit.registry import op_info
 
@@ -66,15 +66,17 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
     from hypothesis import strategies as st
 
     name = f"fuzz:{cls.__name__}"
+
+    def result(status, message, place="", dtype="", kind=""):
+        return [CheckResult("fuzz", status, place, dtype, name, message, kind=kind)]
+
     test = instantiate(cls, seed)
     reference = knob(test, "reference")
     if not callable(reference):
-        return [CheckResult("fuzz", SKIP, "", "", name,
-                            f"{cls.__name__} defines no reference(inputs, attrs)")]
+        return result(SKIP, f"{cls.__name__} defines no reference(inputs, attrs)")
     if not _takes_inputs_and_attrs(reference):
-        return [CheckResult("fuzz", SKIP, "", "", name,
-                            f"{cls.__name__}.reference does not take (inputs, attrs): it "
-                            "cannot compute a generated case's outputs")]
+        return result(SKIP, f"{cls.__name__}.reference does not take (inputs, attrs): it "
+                            "cannot compute a generated case's outputs")
     # the test's own check_grad arguments (recorded by OpTest when its methods ran)
     record_optest_arguments(test, cls.__name__)
     base = case_from_test(test)
@@ -97,19 +99,16 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
         except Exception:
             stats["rejected"] += 1
             return None
-        if output_structure(outputs) != output_structure(base.outputs):
-            # an attr draw that changes the case's outputs (split's num/sections, ...) is
-            # outside the OpTest's own case structure: rejected, not a failure
-            stats["rejected"] += 1
-            return None
-        case = Case(name=f"{name}", op_type=test.op_type, inputs=inputs, attrs=attrs,
+        case = Case(name=name, op_type=test.op_type, inputs=inputs, attrs=attrs,
                     outputs=outputs, reference=reference, no_check_set=base.no_check_set,
                     grad_inputs=list(base.grad_inputs), grad_outputs=list(base.grad_outputs),
                     no_grad_set=base.no_grad_set, options=dict(options))
-        context = CheckContext(seed=seed, places=("CPU",), timeout=None, generated=True)
-        if _op_refuses(case):
+        # rejected, not failed: an attr draw that changes the case's outputs (split's
+        # num/sections, ...), outside the OpTest's own case structure; or the op refuses it
+        if output_structure(outputs) != output_structure(base.outputs) or _op_refuses(case):
             stats["rejected"] += 1
             return None
+        context = CheckContext(seed=seed, places=("CPU",), timeout=None, generated=True)
         results = _run_case_checks(case, context, with_grad)
         failed = [r for r in results if r.status == FAIL]
         # a drawn point on a kink (relu at 0, clip at its bounds) is judged by the grad
@@ -125,9 +124,9 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
                    attrs=attrs_strategy)
     except Exception as exc:  # hypothesis errors (Unsatisfiable, ...) or an unexpected one
         if "case" not in last_failure:
-            return [CheckResult("fuzz", SKIP if "Unsatisfiable" in type(exc).__name__
-                                else FAIL, "", "", name,
-                                f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")]
+            first_line = str(exc).splitlines()[0] if str(exc) else ""
+            return result(SKIP if "Unsatisfiable" in type(exc).__name__ else FAIL,
+                          f"{type(exc).__name__}: {first_line}")
     if "case" not in last_failure and stats["ran"]:
         edge = _edge_cases(base, seed, with_grad)
         if edge is not None:
@@ -150,18 +149,15 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
                 f"a generated case (seed {seed})")
         msg = (f"{first.check} failed on {what}: {first.message}\n"
                f"minimal case:\n{text}\n{note}")
-        return [CheckResult("fuzz", FAIL, first.place, first.dtype, name, msg, kind=first.kind)]
+        return result(FAIL, msg, first.place, first.dtype, first.kind)
     if not stats["ran"]:
-        return [CheckResult("fuzz", SKIP, "", "", name,
-                            f"no generated case could run: {stats['rejected']} draws in a row "
+        return result(SKIP, f"no generated case could run: {stats['rejected']} draws in a row "
                             "were refused by reference() (it raised, e.g. it does not take "
                             "LoD inputs), by the op (a typed error), or changed the case's "
-                            "output structure")]
-    return [CheckResult("fuzz", PASS, "CPU", "", name,
-                        f"{stats['ran']} generated cases passed output"
+                            "output structure")
+    return result(PASS, f"{stats['ran']} generated cases passed output"
                         f"{', grad' if with_grad else ''}, mutation, layout, empty, "
-                        f"extremal and precision"
-                        f" ({stats['rejected']} rejected)")]
+                        f"extremal and precision ({stats['rejected']} rejected)", place="CPU")
 
 
 def _edge_cases(base: Case, seed: int, with_grad: bool):

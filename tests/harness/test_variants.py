@@ -184,7 +184,7 @@ def test_each_test_method_gets_a_fresh_setup():
 
 
 def test_reproducer_literals_are_valid_python():
-    from harness.inputs.fuzz import _literal
+    from harness.reproduce import _literal
 
     text = _literal(np.array([1.0, np.nan, -np.inf, np.inf]))
     back = eval(text, {"np": np})           # noqa: S307 - the point of the test
