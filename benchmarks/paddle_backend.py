@@ -1,5 +1,5 @@
 """The Paddle backend's cost per case: forward+backward through the backend
-(harness.engine.run_forward_backward on a PaddlePreparedOp) against the same one-op program
+(harness.op.run_forward_backward on a PaddlePreparedOp) against the same one-op program
 (forward op + Paddle's grad ops) run directly with Paddle's executor, one run fetching the
 outputs and the input gradients.
 

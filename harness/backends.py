@@ -1,6 +1,6 @@
 """Which implementation runs the op under test: THE dispatch point of the backends.
 
-A backend implements the op seam (`harness.runner.PreparedOp`'s public methods): "opkit"
+A backend implements the op seam (`harness.op.PreparedOp`'s public methods): "opkit"
 (opkit's own kernels, the default), or an entry point of the group `opkit.backends`
 (harness.spec.BACKEND_PROTOCOL; opkit_paddle's "paddle": PaddlePaddle's CPU kernels).
 `Options.backend` picks it (`opkit test --backend NAME`, OPKIT_BACKEND).

@@ -1,6 +1,6 @@
 """One suite: which ops `opkit test` (and the pytest plugin) run and which OpTests test them
 (`select`), decided here once so the front doors cannot drift apart; harness.run plans the
-tasks, harness.verdicts gives the op-level verdicts (docs/harness.md, "Verdicts").
+tasks, harness.api gives the op-level verdicts (docs/harness.md, "Verdicts").
 
 `select` takes the named ops, `--all` (the project's own ops, the built-in ops with
 --builtins or when the project has none), or every op the discovered OpTests cover, over

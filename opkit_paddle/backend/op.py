@@ -1,6 +1,6 @@
 """The Paddle implementation of the op seam: one op type run by PaddlePaddle's own CPU kernel.
 
-`PaddlePreparedOp` has the public methods of `harness.runner.PreparedOp` (reset, set_input,
+`PaddlePreparedOp` has the public methods of `harness.op.PreparedOp` (reset, set_input,
 input_names, output_names, value, array, lod_lengths, forward, grad_ops, backward, grad_lod)
 over Paddle's legacy static graph:
 
@@ -18,7 +18,7 @@ over Paddle's legacy static graph:
   inputs are fetched too and `mutated` lists those whose data or LoD after the run differ
   from what was fed (a kernel writing to its input);
 - a Paddle error is re-raised as the opkit error of its kind (opkit_paddle.backend.
-  errors), so `harness.engine.op_refused` decides refusal vs failure unchanged.
+  errors), so `harness.op.op_refused` decides refusal vs failure unchanged.
 """
 from __future__ import annotations
 
