@@ -66,7 +66,7 @@ def _first_diff(a, b, atol, rtol):
 
 class AgainstCheck(Check):
     name = "against"
-    description = "opkit's op and Paddle's kernel agree on every case (--against paddle)"
+    description = "opkit's op and another backend's kernel agree on every case (--against NAME)"
     order = 300
     default = False
 
@@ -78,7 +78,7 @@ class AgainstCheck(Check):
         if why:
             return why
         if not has_op(case.op_type, other):
-            return f"Paddle has no op '{case.op_type}'"
+            return f"backend {other!r} has no op '{case.op_type}'"
         return None
 
     def verdict(self, derived, context):
@@ -131,7 +131,7 @@ class AgainstCheck(Check):
             side, exc = next(iter(errs.items()))
             what = "refuses" if op_refused(exc) else "raises"
             text = (f"{label}: {side} {what} ({raised(exc)[:200]}) where "
-                    f"{'Paddle' if side == 'opkit' else 'opkit'} computes")
+                    f"{other if side == 'opkit' else 'opkit'} computes")
             if not own and op_refused(exc):
                 skipped.append(text)
                 return "skip"

@@ -48,6 +48,17 @@ def test_the_faithful_twin_passes():
     assert op["backend"] == "toy" and op["status"] == "pass"
 
 
+def test_against_a_plugin_backend_names_both_sides_values():
+    p = opkit("test", "relu", "--against", "toy_leaky", "--checks", "against", "--format",
+              "json")
+    assert p.returncode == 1, p.stderr[-2000:]
+    (op,) = json.loads(p.stdout)["ops"]
+    fails = [c for c in op["checks"] if c["check"] == "against" and c["status"] == "fail"]
+    assert fails and all("toy_leaky -0.0" in c["message"] for c in fails), op["checks"]
+    twin = opkit("test", "relu", "--against", "toy", "--checks", "against")
+    assert twin.returncode == 0, twin.stdout[-2000:]
+
+
 @pytest.mark.parametrize("args", [("--backend", "nope"), ("--against", "nope")])
 def test_an_unknown_backend_lists_the_installed_ones(args):
     p = opkit("test", "relu", *args)
