@@ -29,8 +29,9 @@ def _plugins() -> dict:
 
 
 def names() -> list[str]:
-    """Every backend this installation has: opkit's own first, then the plugins'."""
-    return [DEFAULT_BACKEND, *sorted(_plugins())]
+    """Every backend this installation has: opkit's own first, then the plugins' (their
+    entry points' names; nothing is loaded)."""
+    return options.backend_names()
 
 
 def plugin(backend: str):
