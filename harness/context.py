@@ -25,11 +25,12 @@ from harness.op import (
 from harness.options import DEFAULT_SEED, selected_dtypes, selected_places
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from opkit.framework.dtypes import low_precision_of
+from opkit.framework.hooks import KernelHooks as Hooks   # the checks' kernel hooks' base
 
 # (prepare, run_forward_backward, op_refused, describe_error, ...: harness.op, the one
 # engine; re-exported here for the checks)
 __all__ = ["CheckContext", "Combo", "combos", "prepare", "run_forward_backward", "Hooks",
-           "result", "first_difference", "ulp_distance", "describe_error", "user_line",
+           "result", "first_difference", "describe_error", "user_line",
            "grad_op_types", "grad_wrt", "place_object", "gpu_unavailable_reason", "op_refused",
            "case_inputs", "output_slots", "has_grad", "grad_outputs", "rel", "refeed",
            "has_float_inputs"]
@@ -75,38 +76,32 @@ def combos(case, ctx: CheckContext, check: str, op_type: str | None = None):
     places = ctx.selected_places()
     dtypes = ctx.selected_dtypes()
     has_float = has_float_inputs(case) or attr_float_dtype(case) is not None
-    low = low_precision_of(normalize_slots(case.inputs))    # float16 / bfloat16 data: the case's own dtype
+    low = low_precision_of(normalize_slots(case.inputs))   # float16 / bfloat16: the case's own
     runnable, skips = [], []
+
+    def skip(place: str, dtype: str, reason: str) -> None:
+        skips.append(CheckResult(check, SKIP, place, dtype, case.name, reason))
+
     for place in places:
         kernel_dtypes = kernel_places.get(place)
         if not kernel_dtypes:
             continue
-        if place == "GPU":
-            reason = gpu_unavailable_reason()
-            if reason:
-                skips.append(CheckResult(check, SKIP, "GPU", "", case.name,
-                                         f"GPU not usable: {reason}"))
-                continue
-        if low:
+        reason = gpu_unavailable_reason() if place == "GPU" else None
+        if reason:
+            skip("GPU", "", f"GPU not usable: {reason}")
+        elif low:
             if low in kernel_dtypes:
                 runnable.append(Combo(place, low))
             else:
-                skips.append(CheckResult(check, SKIP, place, low, case.name,
-                                         f"no {place} {low} kernel"))
-            continue
-        floats = [d for d in ("float32", "float64") if d in kernel_dtypes]
-        if not has_float or not floats:
-            runnable.append(Combo(place, ""))
-            continue
-        picked = [d for d in floats if d in dtypes]
-        if not picked:
-            skips.append(CheckResult(check, SKIP, place, "", case.name,
-                                     f"no {place} kernel for the selected dtypes "
-                                     f"({', '.join(dtypes)})"))
-        runnable.extend(Combo(place, d) for d in picked)
+                skip(place, low, f"no {place} {low} kernel")
+        else:
+            floats = [d for d in ("float32", "float64") if d in kernel_dtypes]
+            picked = [d for d in floats if d in dtypes] if has_float and floats else [""]
+            if not picked:
+                skip(place, "", f"no {place} kernel for the selected dtypes ({', '.join(dtypes)})")
+            runnable.extend(Combo(place, d) for d in picked)
     if not runnable and not skips:
-        skips.append(CheckResult(check, SKIP, "", "", case.name,
-                                 f"op '{case.op_type}' has no kernel on the selected places"))
+        skip("", "", f"op '{case.op_type}' has no kernel on the selected places")
     return runnable, skips
 
 
@@ -128,22 +123,6 @@ def grad_op_types(case) -> list[str]:
         return [case.op_type + "_grad"]
 
 
-class Hooks:
-    """Kernel hooks for OperatorWithKernel.run_impl; calls every callback given."""
-
-    def __init__(self, before=None, after=None):
-        self.before = before
-        self.after = after
-
-    def before_kernel(self, op, ctx):
-        if self.before is not None:
-            self.before(op, ctx)
-
-    def after_kernel(self, op, ctx):
-        if self.after is not None:
-            self.after(op, ctx)
-
-
 def result(check: str, status: str, combo: Combo | None, case, message: str = "",
            worst_error: float | None = None, kind: str = "") -> CheckResult:
     return CheckResult(check, status, combo.place if combo else "", combo.dtype if combo else "",
@@ -159,19 +138,10 @@ def fail(check, combo, case, message, worst_error=None, kind: str = ""):
 
 
 # -- comparisons --------------------------------------------------------------------------
-def ulp_distance(a, b) -> int:
-    """Units in the last place between two floats of the same dtype (0 when bitwise equal)."""
-    a = np.asarray(a)
-    b = np.asarray(b, dtype=a.dtype)
-    if a.dtype.kind != "f":
-        return abs(int(a) - int(b))
-    bits = a.dtype.itemsize * 8
-
-    def ordered(x):
-        i = int(np.array([x], dtype=a.dtype).view(f"i{a.dtype.itemsize}")[0])
-        return i if i >= 0 else -(1 << (bits - 1)) - i
-
-    return abs(ordered(a.item()) - ordered(b.item()))
+def _ordered(value: float, dtype) -> int:
+    """The float's bits as an integer that orders like the floats: ULPs are differences."""
+    i = int(np.array([value], dtype=dtype).view(f"i{dtype.itemsize}")[0])
+    return i if i >= 0 else -(1 << (dtype.itemsize * 8 - 1)) - i
 
 
 def first_difference(a, b):
@@ -189,7 +159,8 @@ def first_difference(a, b):
         k = int(np.flatnonzero(a.reshape(-1).view(u) != b.reshape(-1).view(u))[0])
         idx = np.unravel_index(k, a.shape) if a.ndim else ()
         x, y = a.reshape(-1)[k], b.reshape(-1)[k]
-        ulps = ulp_distance(x, y) if a.dtype.kind == "f" else abs(int(x) - int(y))
+        ulps = abs(_ordered(x.item(), a.dtype) - _ordered(y.item(), a.dtype)) \
+            if a.dtype.kind == "f" else abs(int(x) - int(y))
         return (tuple(int(i) for i in idx), x.item(), y.item(), ulps)
     return "contents differ"
 

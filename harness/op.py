@@ -12,8 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from harness.backends import compile_shapes as backend_shapes
-from harness.backends import has_grad as backend_has_grad
-from harness.backends import make_other, selected
+from harness.backends import has_grad, plugin, selected  # has_grad: the run's backend's
 from harness.case import VarSpec, case_attrs, case_inputs, normalize_slots
 from harness.options import DEFAULT_SEED, place_unavailable_reason
 from opkit.framework import errors
@@ -76,11 +75,6 @@ def prepare(case, combo: Combo, enable_inplace: bool = False, expected: dict | N
 
 
 # -- running ------------------------------------------------------------------------------
-def has_grad(op_type: str) -> bool:
-    """Whether the run's backend has a gradient for the op."""
-    return backend_has_grad(op_type)
-
-
 def grad_wrt(case, prepared: PreparedOp) -> list[str]:
     """The variables to differentiate: the case's grad_inputs, else every float input."""
     if case.grad_inputs:
@@ -135,27 +129,25 @@ def run(case, combo, context, transform=None, backward: bool = True) -> dict:
     several variant checks compare against it."""
     cache = getattr(context, "cache", None) if transform is None else None
     key = ("run", id(case), combo.place, combo.dtype, backward)
-    if cache is not None and key in cache:
-        got = cache[key]
-        if isinstance(got, BaseException):
-            raise got
-        return got
-    try:
-        prepared = prepare(case, combo)
-        for specs in prepared.inputs.values() if transform is not None else ():
-            for s in specs:
-                if isinstance(s.data, np.ndarray):
-                    new = transform(s.name, s.data)
-                    if new is not s.data:
-                        prepared.set_input(s.name, new, s.lod)
-        got = run_forward_backward(prepared, case, backward=backward,
-                                   seed=getattr(context, "seed", DEFAULT_SEED))
-    except Exception as exc:
+    if cache is None or key not in cache:
+        try:
+            prepared = prepare(case, combo)
+            for specs in prepared.inputs.values() if transform is not None else ():
+                for s in specs:
+                    if isinstance(s.data, np.ndarray):
+                        new = transform(s.name, s.data)
+                        if new is not s.data:
+                            prepared.set_input(s.name, new, s.lod)
+            got = run_forward_backward(prepared, case, backward=backward,
+                                       seed=getattr(context, "seed", DEFAULT_SEED))
+        except Exception as exc:
+            got = exc
         if cache is not None:
-            cache[key] = exc
-        raise
-    if cache is not None:
-        cache[key] = got
+            cache[key] = got
+    else:
+        got = cache[key]
+    if isinstance(got, BaseException):
+        raise got
     return got
 
 
@@ -187,7 +179,8 @@ def make(op_type: str, inputs: dict[str, list[VarSpec]], attrs: dict | None,
     backend = backend or selected()
     if backend == "opkit":
         return PreparedOp(op_type, inputs, attrs, output_slots, place, enable_inplace)
-    return make_other(backend, op_type, inputs, attrs, output_slots, place, enable_inplace)
+    return plugin(backend).make(op_type, inputs, attrs, output_slots, place,
+                                enable_inplace=enable_inplace)
 
 
 class PreparedOp:
@@ -199,7 +192,6 @@ class PreparedOp:
         self.op_type = op_type
         self.info = op_info(op_type)
         self.place = place or CPUPlace()
-        self.inputs = inputs
         self.attrs = dict(attrs or {})
         self.enable_inplace = enable_inplace
         self.output_slots = output_slots or self._default_outputs()
@@ -231,13 +223,8 @@ class PreparedOp:
     def set_input(self, name: str, data, lod=None) -> None:
         var = self.scope.var(name)
         if isinstance(data, np.ndarray) or np.isscalar(data):
-            from opkit.framework.device import to_device
-
-            tensor = LoDTensor()
-            if self.place.kind == "GPU":
-                tensor.set(to_device(np.asarray(data), self.place), self.place)
-            else:             # a host array on the CPU place: the tensor's cheap path
-                tensor.set(np.asarray(data))
+            tensor = LoDTensor()      # no place for a host array: the tensor's cheap path
+            tensor.set(np.asarray(data), self.place if self.place.kind == "GPU" else None)
             if lod:
                 tensor.set_lod(lod)
             var.set_value(tensor)
@@ -260,6 +247,10 @@ class PreparedOp:
             return np.asarray(to_host(value.data))
         return None
 
+    def _lod(self, name: str):
+        value = self.value(name)
+        return value.lod if isinstance(value, LoDTensor) else None
+
     def lod_lengths(self, name: str):
         value = self.value(name)
         return value.recursive_sequence_lengths() if isinstance(value, LoDTensor) else None
@@ -279,20 +270,18 @@ class PreparedOp:
                                        self.op_type)
         maker = self.info.grad_maker(self.op_type, self.op.inputs, self.op.outputs,
                                      self.op.attrs, key)
-        descs = []
-        produced = set()
+        descs, produced = [], set()
         for desc in maker():
-            for names in desc.inputs.values():
-                for n in names:
-                    if n.endswith(GRAD_SUFFIX) and n not in produced and \
-                            n[: -len(GRAD_SUFFIX)] not in self.output_names():
-                        raise errors.InvalidArgument("grad op '%s' reads '%s', which neither an "
-                                                     "output gradient nor an earlier grad op "
-                                                     "gives", desc.type, n)
+            for n in (n for names in desc.inputs.values() for n in names):
+                if n.endswith(GRAD_SUFFIX) and n not in produced and \
+                        n[: -len(GRAD_SUFFIX)] not in self.output_names():
+                    raise errors.InvalidArgument("grad op '%s' reads '%s', which neither an "
+                                                 "output gradient nor an earlier grad op gives",
+                                                 desc.type, n)
             descs.append(desc)
             produced.update(n for v in desc.outputs.values() for n in v)
-        descs = sum_duplicates(descs)
-        self._grad_ops = [create_op(d.type, d.inputs, d.outputs, d.attrs) for d in descs]
+        self._grad_ops = [create_op(d.type, d.inputs, d.outputs, d.attrs)
+                          for d in sum_duplicates(descs)]
         self._grad_key = key
         return self._grad_ops
 
@@ -302,16 +291,13 @@ class PreparedOp:
         run; `forward_outputs` {name: array} replace what it wrote before the grad ops read)."""
         ops = self.grad_ops(no_grad_set)
         for name, data in (forward_outputs or {}).items():
-            value = self.value(name)
-            self.set_input(name, data, value.lod if isinstance(value, LoDTensor) else None)
+            self.set_input(name, data, self._lod(name))
         for name in self.output_names():
-            value = self.array(name)
             cot = cotangents.get(name)
-            if cot is None and value is not None:
+            if cot is None and (value := self.array(name)) is not None:
                 cot = np.zeros_like(value)
             if cot is not None:
-                lod = self.value(name).lod if isinstance(self.value(name), LoDTensor) else None
-                self.set_input(grad_var_name(name), np.asarray(cot), lod)
+                self.set_input(grad_var_name(name), np.asarray(cot), self._lod(name))
         for op in ops:
             op.run(self.scope, self.place, enable_inplace=self.enable_inplace, hooks=hooks)
         return {n: self.array(grad_var_name(n)) for n in wrt}
@@ -377,14 +363,9 @@ def compile_shapes(case, specs, outs: dict, unknown: dict) -> dict:
 def consumed_outputs(prepared, no_grad_set=()) -> list[str]:
     """The forward outputs whose gradient (`Out@GRAD`) the op's grad ops read."""
     outs = set(prepared.output_names())
-    read = []
-    for op in prepared.grad_ops(no_grad_set):
-        for names in op.inputs.values():
-            for n in names:
-                if n.endswith(GRAD_SUFFIX) and n[: -len(GRAD_SUFFIX)] in outs and \
-                        n[: -len(GRAD_SUFFIX)] not in read:
-                    read.append(n[: -len(GRAD_SUFFIX)])
-    return read
+    read = (n[: -len(GRAD_SUFFIX)] for op in prepared.grad_ops(no_grad_set)
+            for names in op.inputs.values() for n in names if n.endswith(GRAD_SUFFIX))
+    return list(dict.fromkeys(n for n in read if n in outs))
 
 
 def proto_of(op_type: str):
