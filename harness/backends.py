@@ -17,7 +17,7 @@ from opkit.registry import has_op as opkit_has_op
 from opkit.registry import op_info
 
 __all__ = ["DEFAULT_BACKEND", "names", "plugin", "compat_mode", "selected", "activate",
-           "prepare_child", "unavailable", "make_other", "has_op", "has_grad",
+           "prepare_child", "unavailable", "has_op", "has_grad",
            "kernel_places", "check_override", "compile_shapes"]
 
 DEFAULT_BACKEND = "opkit"
@@ -82,13 +82,6 @@ def unavailable(backend: str) -> str | None:
         return plugin(backend).unavailable()
     except ValueError as exc:
         return str(exc)
-
-
-def make_other(backend: str, op_type: str, inputs: dict, attrs: dict | None, outputs=None,
-               place=None, enable_inplace: bool = False):
-    """The prepared op of a backend other than opkit's (harness.op.make calls this)."""
-    return plugin(backend).make(op_type, inputs, attrs, outputs, place,
-                                enable_inplace=enable_inplace)
 
 
 def has_op(op_type: str, backend: str | None = None) -> bool:

@@ -56,18 +56,17 @@ def case_from_test(test, source: str = "") -> Case:
                     reference=reference if callable(reference) else None)
     if source and not case.source:
         case.source = source
-    skips = knob(test, "opkit_skip")
+    skips, complexity = knob(test, "opkit_skip"), knob(test, "opkit_complexity")
+    if skips or complexity != "linear":
+        case.options = dict(case.options or {})
     if skips:
-        case.options = dict(case.options or {})
         case.options.setdefault("skip", {}).update(skips)
-    complexity = knob(test, "opkit_complexity")
     if complexity != "linear":
-        case.options = dict(case.options or {})
         case.options["complexity"] = complexity
     return case
 
 
-# -- derived cases (harness.inputs.variants makes them, the checks judge them) ------------------------
+# -- derived cases (harness.inputs.variants makes them, the checks judge them) --------------
 @dataclass
 class Derived:
     """One variant of a case: what a check runs."""
@@ -110,15 +109,12 @@ def normalize_slots(slots: dict | None) -> dict[str, list[VarSpec]]:
             continue
         if isinstance(value, list) and not isinstance(value, LoDTensorArray):
             # duplicable: [(name, array or (array, lengths)), ...]
-            specs = []
             for item in value:
                 if not (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)):
                     raise errors.InvalidArgument(
                         "slot '%s': a duplicable slot is a list of (name, array) pairs, got %r",
                         slot, type(item).__name__)
-                name, data = item
-                specs.append(_spec(name, data))
-            out[slot] = specs
+            out[slot] = [_spec(name, data) for name, data in value]
         else:
             out[slot] = [_spec(slot, value)]
     return out

@@ -18,9 +18,9 @@ from harness.options import DEFAULT_SEED
 from harness.report import FAIL, PASS, SKIP, CheckResult
 
 __all__ = ["Check", "FunctionCheck", "Derived", "Unsupported", "Failure", "KernelRaised",
-           "WrongValue", "WrongShape", "NonFinite", "RawException", "Mismatch",
-           "InputWritten", "AliasedOutput", "UndeclaredRead", "MissingKernel", "TimedOut", "Uncaught",
-           "Crashed", "SCOPES"]
+           "WrongValue", "WrongShape", "NonFinite", "RawException", "Mismatch", "InputWritten",
+           "AliasedOutput", "UndeclaredRead", "MissingKernel", "TimedOut", "Uncaught", "Crashed",
+           "SCOPES"]
 
 
 # -- failure kinds (types, not messages) ------------------------------------------------------

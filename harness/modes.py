@@ -31,9 +31,8 @@ def kernel_line(op_type: str, dtype: str = "", place: str = "CPU") -> str:
     fn = pick[0].fn
     code = getattr(fn, "__code__", None)
     name = getattr(fn, "__qualname__", getattr(fn, "__name__", "kernel"))
-    if code is None:
-        return f"kernel {name} of op '{op_type}'"
-    return f"kernel {name} of op '{op_type}' ({rel(code.co_filename)}:{code.co_firstlineno})"
+    where = f" ({rel(code.co_filename)}:{code.co_firstlineno})" if code is not None else ""
+    return f"kernel {name} of op '{op_type}'{where}"
 
 
 def producer(name: str, op_type: str, grad_types) -> str:

@@ -92,18 +92,14 @@ class Options:
                 values[key] = parse_choice(raw, allowed, what)
             except ValueError as exc:
                 raise OptionsError(f"{source}={raw}: {exc}" if source else str(exc)) from None
-        if "grad_mode" not in values:
-            values["grad_mode"] = (env.get("OPKIT_GRAD_MODE") or "auto").strip().lower()
+        values.setdefault("grad_mode", (env.get("OPKIT_GRAD_MODE") or "auto").strip().lower())
         if values["grad_mode"] not in GRAD_MODES:
             raise OptionsError(f"unknown gradient check mode {values['grad_mode']!r}: "
                                f"choose from {', '.join(GRAD_MODES)}")
-        if "hash_seeds" not in values:
-            values["hash_seeds"] = (env.get("OPKIT_HASH_SEEDS", "1").strip().lower()
-                                    not in ("0", "", "no", "false"))
-        if "no_gpu" not in values:
-            values["no_gpu"] = bool(env.get("OPKIT_NO_GPU"))
-        if "laws_deep" not in values:
-            values["laws_deep"] = (env.get("OPKIT_LAWS_DEEP") or "").strip() == "1"
+        values.setdefault("hash_seeds", env.get("OPKIT_HASH_SEEDS", "1").strip().lower()
+                          not in ("0", "", "no", "false"))
+        values.setdefault("no_gpu", bool(env.get("OPKIT_NO_GPU")))
+        values.setdefault("laws_deep", (env.get("OPKIT_LAWS_DEEP") or "").strip() == "1")
         if "backend" not in values and (env.get("OPKIT_BACKEND") or "").strip():
             values["backend"] = env["OPKIT_BACKEND"].strip().lower()
         for key in ("backend", "against"):
@@ -152,13 +148,12 @@ def use(options: Options | None) -> None:
 @contextlib.contextmanager
 def using(options: Options):
     """Temporarily install `options` (tests, nested runs)."""
-    global _current
     saved = _current
-    _current = options
+    use(options)
     try:
         yield options
     finally:
-        _current = saved
+        use(saved)
 
 
 # -- process flags: variables the harness sets for its own child processes -------------------

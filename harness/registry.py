@@ -6,6 +6,7 @@ the entry-point group `opkit.checks` (a Check instance or subclass; a plain func
 from __future__ import annotations
 
 import importlib
+from importlib.metadata import entry_points
 from typing import Callable
 
 from harness.check import Check, FunctionCheck
@@ -59,37 +60,33 @@ CHECK_MODULES = [
 DEFAULT_CHECKS = [m.rsplit(".", 1)[1] for m in CHECK_MODULES]
 
 _CHECKS: dict[str, Check] = {}
-_loaded_builtin = False
-_loaded_entry_points = False
+_loaded = False
 
 
-def as_check(name: str, obj) -> Check:
+def as_check(name: str, obj, order: int = 200, **function_check) -> Check:
     """`obj` as a Check: a Check instance as is, a Check subclass instantiated, a plain
-    function wrapped (FunctionCheck). Anything else: TypeError naming `name`."""
+    function wrapped (FunctionCheck, with `order` and `function_check`'s arguments).
+    Anything else: TypeError naming `name`."""
     if isinstance(obj, Check):
         return obj
     if isinstance(obj, type) and issubclass(obj, Check):
         return obj()
     if callable(obj):
-        return FunctionCheck(name, obj, order=200)
+        return FunctionCheck(name, obj, order=order, **function_check)
     raise TypeError(f"check {name!r}: {obj!r} is neither a harness.check.Check nor a "
                     f"function(case, context)")
 
 
 def _load() -> None:
     """The table's checks, then the entry points' (a name taken already is kept)."""
-    global _loaded_builtin, _loaded_entry_points
-    if not _loaded_builtin:
-        _loaded_builtin = True
-        for module in CHECK_MODULES:
-            check = importlib.import_module(module).CHECK   # a broken built-in check is loud
-            _CHECKS.setdefault(check.name, check)
-    if _loaded_entry_points:
+    global _loaded
+    if _loaded:
         return
-    _loaded_entry_points = True
+    _loaded = True
+    for module in CHECK_MODULES:
+        check = importlib.import_module(module).CHECK   # a broken built-in check is loud
+        _CHECKS.setdefault(check.name, check)
     try:
-        from importlib.metadata import entry_points
-
         eps = list(entry_points(group="opkit.checks"))
     except Exception:  # noqa: BLE001 - broken metadata must not stop the run
         return
@@ -116,12 +113,8 @@ def register_check(name: str, fn=None, *, order: int = 150, description: str = "
     """Register check `name`: a Check (instance or subclass), or a function
     `fn(case, context) -> list[CheckResult]` (also as a decorator)."""
     def decorate(f):
-        if isinstance(f, Check) or (isinstance(f, type) and issubclass(f, Check)):
-            _CHECKS[name] = as_check(name, f)
-        else:
-            _CHECKS[name] = FunctionCheck(name, f, order=order, description=description,
-                                          default=default,
-                                          scope=scope or ("case" if per_case else "op"))
+        _CHECKS[name] = as_check(name, f, order=order, description=description, default=default,
+                                 scope=scope or ("case" if per_case else "op"))
         return f
 
     return decorate(fn) if fn is not None else decorate

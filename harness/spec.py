@@ -121,24 +121,21 @@ MODULE_KNOBS = {
 }
 
 
+def _declared(table: dict, table_name: str, what: str, owner, name: str):
+    if name not in table:
+        raise KeyError(f"undeclared {what} knob {name!r} (harness.spec.{table_name})")
+    value = getattr(owner, name, None)
+    return table[name][0] if value is None else value
+
+
 def knob(test, name: str):
     """The OpTest knob `name` of `test` (its declared default when unset)."""
-    try:
-        default = OPTEST_KNOBS[name][0]
-    except KeyError:
-        raise KeyError(f"undeclared OpTest knob {name!r} (harness.spec.OPTEST_KNOBS)") from None
-    value = getattr(test, name, None) if test is not None else None
-    return default if value is None else value
+    return _declared(OPTEST_KNOBS, "OPTEST_KNOBS", "OpTest", test, name)
 
 
 def module_knob(module, name: str):
     """The module knob `name` of a test module (its declared default when unset)."""
-    try:
-        default = MODULE_KNOBS[name][0]
-    except KeyError:
-        raise KeyError(f"undeclared module knob {name!r} (harness.spec.MODULE_KNOBS)") from None
-    value = getattr(module, name, None)
-    return default if value is None else value
+    return _declared(MODULE_KNOBS, "MODULE_KNOBS", "module", module, name)
 
 
 def op_level_hook(check):

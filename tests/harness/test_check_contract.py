@@ -29,7 +29,7 @@ def doc_check(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(registry, "CHECK_MODULES", registry.CHECK_MODULES + ["fortran_order"])
     monkeypatch.setattr(registry, "_CHECKS", {})
-    monkeypatch.setattr(registry, "_loaded_builtin", False)
+    monkeypatch.setattr(registry, "_loaded", False)
     yield registry.get_check("fortran_order")
     sys.modules.pop("fortran_order", None)
 
