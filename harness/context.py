@@ -9,19 +9,9 @@ import numpy as np
 from harness.backends import kernel_places as backend_kernel_places
 from harness.case import attr_float_dtype, case_inputs, has_float_inputs, normalize_slots
 from harness.messages import describe_error, rel, user_line
-from harness.op import (
-    Combo,
-    PreparedOp,
-    gpu_unavailable_reason,
-    grad_outputs,
-    grad_wrt,
-    has_grad,
-    op_refused,
-    output_slots,
-    place_object,
-    prepare,
-    run_forward_backward,
-)
+from harness.op import (Combo, PreparedOp, gpu_unavailable_reason, grad_outputs, grad_wrt,
+                        has_grad, op_refused, output_slots, place_object, prepare,
+                        run_forward_backward)
 from harness.options import DEFAULT_SEED, selected_dtypes, selected_places
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from opkit.framework.dtypes import low_precision_of

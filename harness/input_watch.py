@@ -8,16 +8,8 @@ import hashlib
 
 import numpy as np
 
-from harness.context import (
-    CheckContext,
-    Combo,
-    Hooks,
-    grad_op_types,
-    prepare,
-    rel,
-    run_forward_backward,
-    user_line,
-)
+from harness.context import (CheckContext, Combo, Hooks, grad_op_types, prepare, rel,
+                             run_forward_backward, user_line)
 from opkit.framework.device import to_host
 from opkit.framework.tensor import LoDTensor, SelectedRows
 

@@ -43,21 +43,19 @@ def producer(name: str, op_type: str, grad_types) -> str:
     return op_type
 
 
-def bitwise_problem(want: dict, got: dict, want_label: str, got_label: str,
-                    names=None) -> tuple[str, str] | None:
-    """None when every array of `want` (or of `names`) is bitwise equal in `got`; else
-    (variable name, one-line description with the first differing element)."""
-    for name in (names if names is not None else want):
-        a, b = want.get(name), got.get(name)
-        diff = first_difference(a, b)
+def bitwise_problem(want: dict, got: dict, want_label: str, got_label: str):
+    """None when every array of `want` is bitwise equal in `got`; else (variable name,
+    one-line description with the first differing element)."""
+    for name, a in want.items():
+        diff = first_difference(a, got.get(name))
         if diff is None:
             continue
         if isinstance(diff, str):
             return name, f"{name}: {diff}"
         idx, x, y, ulps = diff
+        ulp = f" ({ulps} ULP)" if np.asarray(a).dtype.kind == "f" else ""
         return name, (f"{fmt_index(name, idx)}: {want_label} {fmt_value(x)}, {got_label} "
-                      f"{fmt_value(y)}" + (f" ({ulps} ULP)" if isinstance(ulps, int) and
-                                           np.asarray(a).dtype.kind == "f" else ""))
+                      f"{fmt_value(y)}{ulp}")
     return None
 
 
