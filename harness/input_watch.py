@@ -4,6 +4,7 @@ kernel rerun with writable copies to see which input changed; the kernel rerun w
 inputs' own buffers locked to find the line that writes."""
 from __future__ import annotations
 
+import contextlib
 import hashlib
 
 import numpy as np
@@ -111,10 +112,8 @@ def run_watched(case, combo, hooks, context):
 
 def find_written_input(case, combo, op_type, context):
     hooks = UnlockedHooks(op_type)
-    try:
+    with contextlib.suppress(Exception):
         run_watched(case, Combo("CPU", combo.dtype), hooks, context)
-    except Exception:
-        pass
     return hooks.written
 
 
