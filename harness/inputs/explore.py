@@ -101,10 +101,9 @@ def _value_cases(case, specs, proto, rng) -> list[Explored]:
             elif a.dtype.kind in "iu":
                 per_input.append(_int_values(case, s, a, k, dom, attrs, shapes, rng))
             elif a.dtype.kind == "b":
-                per_input.append(_bool_values(case, s, a))
-    shared = _shared_nan(case, specs, proto, rng)
-    if shared:
-        per_input.insert(1, shared)
+                per_input.append([_value_case(case, s, f"all {v}", np.full_like(a, v))
+                                  for v in (True, False) if not (a == v).all()])
+    per_input.insert(1, _shared_nan(case, specs, proto, rng))
     # one of each input's values in turn: a budget that ends early still covers every input
     return _round_robin(per_input)
 
@@ -113,28 +112,17 @@ def _round_robin(groups) -> list:
     return [x for group in itertools.zip_longest(*groups) for x in group if x is not None]
 
 
-def _bool_values(case, s, a) -> list[Explored]:
-    return [_value_case(case, s, f"all {v}", np.full_like(a, v))
-            for v in (True, False) if not (a == v).all()]
-
-
 def _shared_nan(case, specs, proto, rng) -> list[Explored]:
     """NaN at the same element of every float input of the first float input's shape
     (NaN against NaN: equality, max/min of two NaNs, equal_nan flags)."""
     floats = [(slot, s) for slot, items in specs.items() for s in items[:1]
               if isinstance(s.data, np.ndarray) and is_float(s.data.dtype) and s.data.size
               and not s.lengths]
-    if len(floats) < 2:
+    same = [(slot, s) for slot, s in floats if s.data.shape == floats[0][1].data.shape]
+    doms = [_domain(proto, slot) for slot, _ in same]
+    if len(same) < 2 or any(d is not None and not d.allows_nan() for d in doms):
         return []
-    shape = floats[0][1].data.shape
-    same = [(slot, s) for slot, s in floats if s.data.shape == shape]
-    if len(same) < 2:
-        return []
-    for slot, _ in same:
-        dom = _domain(proto, slot)
-        if dom is not None and not dom.allows_nan():
-            return []
-    k = int(rng.integers(floats[0][1].data.size))
+    k = int(rng.integers(same[0][1].data.size))
     names = {s.name for _, s in same}
 
     def nan_at(s):
@@ -153,8 +141,7 @@ def _float_values(case, s, a, k, dom, rng, attrs, shapes) -> list[Explored]:
         if dom is None or dom.contains(b, attrs=attrs, shapes=shapes):
             out.append(_value_case(case, s, note, b, strict=dom is not None, grads=grads))
 
-    idx = np.unravel_index(k, a.shape) if a.ndim else ()
-    where = f"[{', '.join(str(int(i)) for i in idx)}]" if a.ndim else ""
+    where = f"[{', '.join(str(int(i)) for i in np.unravel_index(k, a.shape))}]" if a.ndim else ""
     if a.size > 1:
         signs = np.where(rng.random(a.shape) < 0.5, -1.0, 1.0)
         if (signs > 0).all() or (signs < 0).all():
@@ -249,12 +236,9 @@ def _attr_values(a, value, specs, attrs) -> tuple[list, bool]:
             if rank >= 2:
                 perms.append([1, 0] + list(range(2, rank)))
             return _unique([p for p in perms if p != vals]), True
-        cands = []
-        if len(vals) > 1:
-            cands.append(list(reversed(vals)))
-        cands.append([v - rank if v >= 0 else v + rank for v in vals])
-        cands += [[i] for i in range(rank) if [i] != vals]
-        cands.append(list(range(rank)))
+        # the same axes reversed and spelled the other way, each single axis, all of them
+        cands = [vals[::-1], [v - rank if v >= 0 else v + rank for v in vals]]
+        cands += [[i] for i in range(rank)] + [list(range(rank))]
         if rank >= 2:
             cands.append([rank - 1, 0])
         return _unique([c for c in cands if c != vals and c]), True
@@ -266,10 +250,7 @@ def _attr_values(a, value, specs, attrs) -> tuple[list, bool]:
         cands = [v + 1, v - 1, 0, -1, v + 5, 2 * v + 3] + _range_ends(dom, kind, int, 1)
     elif a.type in ("ints", "longs") and isinstance(value, (list, tuple)) and value:
         v = [int(x) for x in value]
-        cands = [v[::-1]] if len(v) > 1 and v != v[::-1] else []
-        cands.append([v[0] + 1] + v[1:])
-        if len(v) > 1:
-            cands.append(v[:-1] + [v[-1] + 1])
+        cands = [v[::-1], [v[0] + 1] + v[1:], v[:-1] + [v[-1] + 1]]   # == v or twice: dropped
     else:
         return [], False
     return _unique([c for c in cands if c != v and (kind != "range" or dom.contains(c))
@@ -346,9 +327,8 @@ def _attr_cases(case, specs, proto) -> tuple[list, list]:
 
 
 def _shape_cases(case, specs) -> list[Explored]:
-    if any(s.lengths for items in specs.values() for s in items):
-        return []
-    if any(not isinstance(s.data, np.ndarray) for items in specs.values() for s in items):
+    if any(s.lengths or not isinstance(s.data, np.ndarray)
+           for items in specs.values() for s in items):
         return []
     main = next((s for items in specs.values() for s in items
                  if is_float(s.data.dtype) and s.data.ndim >= 1), None)

@@ -50,5 +50,3 @@ def derive(case, context=None):
                       grad_inputs=list(case.grad_inputs or points))
     return Derived("kinks", derived, case, "inputs on kinks (0, float attr values, a tie)",
                    {"points": points})
-
-
