@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from hypothesis import strategies as st
+
 from harness import optest_methods as optest
 from harness.case import Case, case_from_test, output_structure
 from harness.context import (CheckContext, Combo, grad_op_types, op_refused, prepare,
@@ -64,8 +66,6 @@ def _op_refuses(case: Case) -> bool:
 
 def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[CheckResult]:
     """Fuzz one OpTest class: [a `fuzz` CheckResult]."""
-    from hypothesis import strategies as st
-
     name = f"fuzz:{cls.__name__}"
 
     def result(status, message, place="", dtype="", kind=""):

@@ -50,13 +50,9 @@ def lod_inputs(inputs: dict) -> list[tuple[str, str, object]]:
     """(slot, variable name, (array, lengths)) of every LoD input."""
     out = []
     for slot, value in (inputs or {}).items():
-        if isinstance(value, list):
-            for item in value:
-                if isinstance(item, tuple) and len(item) == 2 and _is_lod(item[1]) and \
-                        len(item[1][1]):
-                    out.append((slot, item[0], item[1]))
-        elif _is_lod(value) and len(value[1]):
-            out.append((slot, slot, value))
+        items = value if isinstance(value, list) else [(slot, value)]
+        out += [(slot, item[0], item[1]) for item in items if isinstance(item, tuple)
+                and len(item) == 2 and _is_lod(item[1]) and len(item[1][1])]
     return out
 
 
