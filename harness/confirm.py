@@ -66,10 +66,13 @@ def _input_proto(case, slot):
     return proto.input(slot) if proto is not None and slot else None
 
 
-def _undeclared(case, slot) -> bool:
-    """`slot` is an input the op knows and declares no domain for."""
+def _undeclared_slot(case, ex) -> str | None:
+    """The input slot a derived value case `ex` changed, when the op knows it and declares
+    no domain for it; else None."""
+    var = ex.info.get("var") if isinstance(ex.info, dict) else None
+    slot = _slot_of(case, var) if ex.kind == "value" and isinstance(var, str) else None
     vp = _input_proto(case, slot)
-    return vp is not None and getattr(vp, "domain", None) is None
+    return slot if vp is not None and getattr(vp, "domain", None) is None else None
 
 
 # -- NaN and inf: the op's dependency structure ------------------------------------------------
@@ -121,16 +124,18 @@ def _dependent_elements(base: dict, derived: dict, run) -> dict | None:
     deps = {}
     for name, a in runs[0].items():
         a = np.asarray(a)
-        masks = []
-        for other in runs[1:]:
-            b = np.asarray(other.get(name))
-            if b.shape != a.shape:
-                return None
-            with np.errstate(invalid="ignore"):
-                masks.append(~((a == b) | (np.isnan(a) & np.isnan(b))) if a.dtype.kind in "fc"
-                             else a != b)
-        deps[name] = np.logical_or.reduce(masks) if masks else np.zeros(a.shape, bool)
+        hi, lo = (np.asarray(other.get(name)) for other in runs[1:])
+        if hi.shape != a.shape or lo.shape != a.shape:
+            return None
+        with np.errstate(invalid="ignore"):
+            deps[name] = ~(_equal(a, hi) & _equal(a, lo)) if a.dtype.kind in "fc" else \
+                (a != hi) | (a != lo)
     return deps
+
+
+def _equal(a, b) -> np.ndarray:
+    """Equal elements, NaN equal to NaN."""
+    return (a == b) | (np.isnan(a) & np.isnan(b))
 
 
 def _nonfinite(a) -> np.ndarray:
@@ -141,8 +146,7 @@ def _nonfinite(a) -> np.ndarray:
 def _same(a, b) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         if a.dtype.kind in "fc" and b.dtype.kind in "fc":
-            return (a == b) | (np.isnan(a) & np.isnan(b)) | np.isclose(a, b, rtol=1e-6,
-                                                                       atol=1e-12)
+            return _equal(a, b) | np.isclose(a, b, rtol=1e-6, atol=1e-12)
         return a == b
 
 
@@ -210,13 +214,9 @@ def nonfinite_verdict(base: dict, derived: dict, expected: dict, got: dict, run)
                              f"reference() {want[i]}, the op {have[i]})")
             else:
                 return None              # dropped or made: the caller's failure stands
-    if confirmed:
-        return ("fail", "; ".join(confirmed))
-    if moved:
-        return ("moved", "; ".join(moved + reference_wrong))
-    if reference_wrong:
-        return ("reference", "; ".join(reference_wrong))
-    return None
+    verdicts = {"fail": confirmed, "moved": moved and moved + reference_wrong,
+                "reference": reference_wrong}
+    return next(((kind, "; ".join(texts)) for kind, texts in verdicts.items() if texts), None)
 
 
 # -- empty: an inferred batch ------------------------------------------------------------------
@@ -224,27 +224,23 @@ def confirm_raw(derived, results):
     """`results` of the `empty` check with an IndexError made `unconfirmed` when an integer
     input of no declared domain was left as it is: it may index the emptied input."""
     zeroed = set(derived.info.get("zeroed") or ())
-    ints = [slot for slot, items in normalize_slots(derived.case.inputs).items() for s in items
+    specs = normalize_slots(derived.case.inputs)
+    ints = [slot for slot, items in specs.items() for s in items
             if isinstance(s.data, np.ndarray) and s.data.dtype.kind in "iu" and s.data.size
             and s.name not in zeroed
             and getattr(_input_proto(derived.case, slot), "domain", None) is None]
     if not ints:
         return results
-    slots = [slot for slot, items in normalize_slots(derived.case.inputs).items()
-             if any(s.name in zeroed for s in items)]
+    slots = [slot for slot, items in specs.items() if any(s.name in zeroed for s in items)]
     table = slots[0] if slots else "W"
-    out = []
-    for r in results:
-        if r.status == FAIL and r.kind == "raw-exception" and "IndexError" in r.message:
-            r = unconfirm(r, f"the harness inferred that {', '.join(slots)} is a batch; the "
-                             f"integer input {', '.join(ints)} (another length, no declared "
-                             f"domain) may index it, and then a zero-size "
-                             f"{table} leaves it pointing nowhere",
-                          f'declare the table a parameter: self.add_input("{table}", ...)'
-                          f".as_parameter() in the OpMaker (docs/domains.md): it is then "
-                          f"never emptied")
-        out.append(r)
-    return out
+    inferred = (f"the harness inferred that {', '.join(slots)} is a batch; the integer input "
+                f"{', '.join(ints)} (another length, no declared domain) may index it, and "
+                f"then a zero-size {table} leaves it pointing nowhere")
+    declaration = (f'declare the table a parameter: self.add_input("{table}", ...)'
+                   f".as_parameter() in the OpMaker (docs/domains.md): it is then never emptied")
+    return [unconfirm(r, inferred, declaration)
+            if r.status == FAIL and r.kind == "raw-exception" and "IndexError" in r.message
+            else r for r in results]
 
 
 # -- explore: NaN/inf, another rank, undeclared domains -----------------------------------------
@@ -282,9 +278,8 @@ def undeclared_invalid(case, ex, result):
     too) as it stands when the input declares its domain; `unconfirmed` when it declares
     none: then the harness only inferred that the value is outside the op's contract, and
     the op and the reference agree that it is invalid -- only the error type differs."""
-    var = ex.info.get("var") if isinstance(ex.info, dict) else None
-    slot = _slot_of(case, var) if ex.kind == "value" and isinstance(var, str) else None
-    if not _undeclared(case, slot):
+    slot = _undeclared_slot(case, ex)
+    if slot is None:
         return result
     return unconfirm(result, f"the harness inferred that this value of {slot} is outside "
                              f"the op's contract (no domain is declared for {slot}); the op "
@@ -314,11 +309,12 @@ def confirm_stacked(check, derived, combo, ex, problem, got, run):
             return as_value(s)
         return map_inputs(ex.inputs, fix)
 
+    slices = [part(k) for k in (0, 1)]
     try:
-        parts = [run(part(k)) for k in (0, 1)]
+        parts = [run(inputs) for inputs in slices]
     except Exception:  # noqa: BLE001
         return None
-    if not _reference_agrees(derived.case, [part(k) for k in (0, 1)], parts, ex.attrs):
+    if not _reference_agrees(derived.case, slices, parts, ex.attrs):
         return None     # the op is wrong on a slice too: the failure stands
     for name, have in got.items():
         have = np.asarray(have)
@@ -346,17 +342,11 @@ def confirm_reference_domain(check, derived, combo, ex, problem, expected, got):
     inf where the op is finite -- and differing nowhere else -- says the value is outside
     the reference's domain, not that the op is wrong: `unconfirmed`, settled by the input's
     domain (`D.nonnegative()`, ...). None otherwise."""
-    var = ex.info.get("var") if isinstance(ex.info, dict) else None
-    if ex.kind != "value" or not isinstance(var, str):
-        return None
-    for items in normalize_slots(ex.inputs).values():
-        for s in items:
-            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f" and \
-                    not np.isfinite(s.data).all():
-                return None             # NaN/inf inputs: confirm_nonfinite's business
-    slot = _slot_of(derived.case, var)
-    if not _undeclared(derived.case, slot):
-        return None
+    slot = _undeclared_slot(derived.case, ex)
+    if slot is None or any(isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f" and
+                           not np.isfinite(s.data).all()
+                           for items in normalize_slots(ex.inputs).values() for s in items):
+        return None             # NaN/inf inputs: confirm_nonfinite's business
     seen = False
     for items in normalize_slots(expected).values():
         for s in items:
@@ -367,8 +357,7 @@ def confirm_reference_domain(check, derived, combo, ex, problem, expected, got):
             if have.shape != want.shape:
                 return None
             with np.errstate(invalid="ignore"):
-                differ = ~((have == want) | (np.isnan(have) & np.isnan(want)) |
-                           np.isclose(have, want, rtol=1e-6, atol=1e-12))
+                differ = ~(_equal(have, want) | np.isclose(have, want, rtol=1e-6, atol=1e-12))
                 ref_only = ~np.isfinite(want) & np.isfinite(have)
             if (differ & ~ref_only).any():
                 return None

@@ -101,10 +101,9 @@ def _value_cases(case, specs, proto, rng) -> list[Explored]:
             elif a.dtype.kind in "iu":
                 per_input.append(_int_values(case, s, a, k, dom, attrs, shapes, rng))
             elif a.dtype.kind == "b":
-                per_input.append(_bool_values(case, s, a))
-    shared = _shared_nan(case, specs, proto, rng)
-    if shared:
-        per_input.insert(1, shared)
+                per_input.append([_value_case(case, s, f"all {v}", np.full_like(a, v))
+                                  for v in (True, False) if not (a == v).all()])
+    per_input.insert(1, _shared_nan(case, specs, proto, rng))
     # one of each input's values in turn: a budget that ends early still covers every input
     return _round_robin(per_input)
 
@@ -113,28 +112,17 @@ def _round_robin(groups) -> list:
     return [x for group in itertools.zip_longest(*groups) for x in group if x is not None]
 
 
-def _bool_values(case, s, a) -> list[Explored]:
-    return [_value_case(case, s, f"all {v}", np.full_like(a, v))
-            for v in (True, False) if not (a == v).all()]
-
-
 def _shared_nan(case, specs, proto, rng) -> list[Explored]:
     """NaN at the same element of every float input of the first float input's shape
     (NaN against NaN: equality, max/min of two NaNs, equal_nan flags)."""
     floats = [(slot, s) for slot, items in specs.items() for s in items[:1]
               if isinstance(s.data, np.ndarray) and is_float(s.data.dtype) and s.data.size
               and not s.lengths]
-    if len(floats) < 2:
+    same = [(slot, s) for slot, s in floats if s.data.shape == floats[0][1].data.shape]
+    doms = [_domain(proto, slot) for slot, _ in same]
+    if len(same) < 2 or any(d is not None and not d.allows_nan() for d in doms):
         return []
-    shape = floats[0][1].data.shape
-    same = [(slot, s) for slot, s in floats if s.data.shape == shape]
-    if len(same) < 2:
-        return []
-    for slot, _ in same:
-        dom = _domain(proto, slot)
-        if dom is not None and not dom.allows_nan():
-            return []
-    k = int(rng.integers(floats[0][1].data.size))
+    k = int(rng.integers(same[0][1].data.size))
     names = {s.name for _, s in same}
 
     def nan_at(s):
@@ -153,8 +141,7 @@ def _float_values(case, s, a, k, dom, rng, attrs, shapes) -> list[Explored]:
         if dom is None or dom.contains(b, attrs=attrs, shapes=shapes):
             out.append(_value_case(case, s, note, b, strict=dom is not None, grads=grads))
 
-    idx = np.unravel_index(k, a.shape) if a.ndim else ()
-    where = f"[{', '.join(str(int(i)) for i in idx)}]" if a.ndim else ""
+    where = f"[{', '.join(str(int(i)) for i in np.unravel_index(k, a.shape))}]" if a.ndim else ""
     if a.size > 1:
         signs = np.where(rng.random(a.shape) < 0.5, -1.0, 1.0)
         if (signs > 0).all() or (signs < 0).all():
@@ -170,8 +157,7 @@ def _float_values(case, s, a, k, dom, rng, attrs, shapes) -> list[Explored]:
         top, normal, sub = float(fi.max), float(fi.smallest_normal), float(fi.smallest_subnormal)
         add(f"{top:g} ({name}'s largest finite) at {s.name}{where}", at(top))
         add(f"{-top:g} ({name}'s lowest finite) at {s.name}{where}", at(-top))
-    neg = -(np.abs(a) + 0.25)
-    add("every value negative (-|x| - 0.25)", neg.astype(a.dtype), grads=True)
+    add("every value negative (-|x| - 0.25)", (-(np.abs(a) + 0.25)).astype(a.dtype), grads=True)
     add(f"+inf at {s.name}{where}", at(np.inf))
     halves = (rng.permutation(a.size) % 7 - 3 + 0.5).reshape(a.shape).astype(a.dtype)
     add("exact halves (-2.5 .. 3.5)", halves)
@@ -226,7 +212,7 @@ def _rank_of(specs, name=None) -> int | None:
                                                         else is_float(s.data.dtype))), None)
 
 
-def _attr_values(a, value, specs, attrs) -> tuple[list, bool]:
+def _attr_values(a, value, specs) -> tuple[list, bool]:
     """(other values of attr `a` to try, whether they are declared discrete values)."""
     dom = a.domain
     kind = dom.kind if dom is not None else None
@@ -249,12 +235,9 @@ def _attr_values(a, value, specs, attrs) -> tuple[list, bool]:
             if rank >= 2:
                 perms.append([1, 0] + list(range(2, rank)))
             return _unique([p for p in perms if p != vals]), True
-        cands = []
-        if len(vals) > 1:
-            cands.append(list(reversed(vals)))
-        cands.append([v - rank if v >= 0 else v + rank for v in vals])
-        cands += [[i] for i in range(rank) if [i] != vals]
-        cands.append(list(range(rank)))
+        # the same axes reversed and spelled the other way, each single axis, all of them
+        cands = [vals[::-1], [v - rank if v >= 0 else v + rank for v in vals]]
+        cands += [[i] for i in range(rank)] + [list(range(rank))]
         if rank >= 2:
             cands.append([rank - 1, 0])
         return _unique([c for c in cands if c != vals and c]), True
@@ -266,10 +249,7 @@ def _attr_values(a, value, specs, attrs) -> tuple[list, bool]:
         cands = [v + 1, v - 1, 0, -1, v + 5, 2 * v + 3] + _range_ends(dom, kind, int, 1)
     elif a.type in ("ints", "longs") and isinstance(value, (list, tuple)) and value:
         v = [int(x) for x in value]
-        cands = [v[::-1]] if len(v) > 1 and v != v[::-1] else []
-        cands.append([v[0] + 1] + v[1:])
-        if len(v) > 1:
-            cands.append(v[:-1] + [v[-1] + 1])
+        cands = [v[::-1], [v[0] + 1] + v[1:], v[:-1] + [v[-1] + 1]]   # == v or twice: dropped
     else:
         return [], False
     return _unique([c for c in cands if c != v and (kind != "range" or dom.contains(c))
@@ -292,12 +272,8 @@ def _dtype_eq(a, b):
         return a == b
 
 
-def _unique(items):
-    out = []
-    for x in items:
-        if x not in out:
-            out.append(x)
-    return out
+def _unique(items: list) -> list:
+    return [x for i, x in enumerate(items) if x not in items[:i]]
 
 
 def _passes(a, v) -> bool:
@@ -311,44 +287,38 @@ def explorable_attrs(proto, attrs, skip=_SKIP_ATTR_WORDS):
     """(AttrProto, the case's value or the default) of each attr to vary: not extra, not
     generated, with a value, and no word of `skip` in its name."""
     for a in getattr(proto, "attrs", []) or []:
-        if a.extra or a.generated or (a.name not in attrs and not a.has_default):
-            continue
-        if any(w in a.name.lower() for w in skip):
-            continue
-        yield a, (attrs[a.name] if a.name in attrs else a.default)
+        if not (a.extra or a.generated or (a.name not in attrs and not a.has_default)
+                or any(w in a.name.lower() for w in skip)):
+            yield a, (attrs[a.name] if a.name in attrs else a.default)
 
 
 def _attr_cases(case, specs, proto) -> tuple[list, list]:
     attrs = dict(case.attrs or {})
     singles, discrete = [], []
     for a, value in explorable_attrs(proto, attrs):
-        values, strict = _attr_values(a, value, specs, attrs)
+        values, strict = _attr_values(a, value, specs)
         is_discrete = a.type == "bool" or (a.domain is not None and
                                            a.domain.kind in ("set", "dtype"))
         # a raw error of the kernel is judged for bools and declared domains; an
         # undeclared int or float value may just be one infer_shape does not check
         lax = a.type != "bool" and a.domain is None
-        for v in values:
-            singles.append(Explored("attr", f"attr {a.name} = {v!r} (the case: {value!r})",
-                                    case.inputs, {**attrs, a.name: v}, strict=strict,
-                                    grads=True, info={"attr": a.name, "alts": {a.name: values},
-                                                      "discrete": is_discrete, "lax": lax}))
+        info = {"attr": a.name, "alts": {a.name: values}, "discrete": is_discrete, "lax": lax}
+        singles += [Explored("attr", f"attr {a.name} = {v!r} (the case: {value!r})", case.inputs,
+                             {**attrs, a.name: v}, strict=strict, grads=True, info=info)
+                    for v in values]
         if values and is_discrete:
             discrete.append((a, value, values))
-    pairs = []
-    for (a1, v1, o1), (a2, v2, o2) in itertools.combinations(discrete, 2):
-        for x, y in itertools.product(o1[:3], o2[:3]):
-            pairs.append(Explored("pair", f"attrs {a1.name} = {x!r} and {a2.name} = {y!r} "
-                                          f"together (the case: {v1!r}, {v2!r})",
-                                  case.inputs, {**attrs, a1.name: x, a2.name: y},
-                                  grads=True, info={"attr": a1.name}))
+    pairs = [Explored("pair", f"attrs {a1.name} = {x!r} and {a2.name} = {y!r} together (the "
+                              f"case: {v1!r}, {v2!r})", case.inputs,
+                      {**attrs, a1.name: x, a2.name: y}, grads=True)
+             for (a1, v1, o1), (a2, v2, o2) in itertools.combinations(discrete, 2)
+             for x, y in itertools.product(o1[:3], o2[:3])]
     return singles, pairs
 
 
 def _shape_cases(case, specs) -> list[Explored]:
-    if any(s.lengths for items in specs.values() for s in items):
-        return []
-    if any(not isinstance(s.data, np.ndarray) for items in specs.values() for s in items):
+    if any(s.lengths or not isinstance(s.data, np.ndarray)
+           for items in specs.values() for s in items):
         return []
     main = next((s for items in specs.values() for s in items
                  if is_float(s.data.dtype) and s.data.ndim >= 1), None)
@@ -374,14 +344,14 @@ def _shape_cases(case, specs) -> list[Explored]:
     if all(s.data.shape == shape for items in specs.values() for s in items if s.data.ndim):
         # 0-D only where every input is of the one shape (no broadcast operand)
         add(f"0-D inputs (every input of shape {list(shape)} cut to its first element)",
-            same(lambda a: a.reshape(-1)[:1].reshape(()).copy()), rank=True)
+            same(lambda a: a.reshape(-1)[:1].reshape(()).copy()))
     for d in [d for d in dict.fromkeys(reversed(shape)) if d > 1][:2]:
         add(f"dims of size {d} cut to 1", cut(case.inputs, {d: 1}))
     add(f"rank {len(shape) + 1} (inputs of shape {list(shape)} stacked with new values along "
-        "a new leading dim)", same(stacked), rank=True, other_rank=True)
+        "a new leading dim)", same(stacked), other_rank=True)
     if len(shape) >= 2:
         add(f"rank {len(shape) - 1} (inputs of shape {list(shape)} cut to their first row)",
-            same(lambda a: a[0].copy()), rank=True, other_rank=True)
+            same(lambda a: a[0].copy()), other_rank=True)
     return out
 
 
@@ -465,8 +435,7 @@ def _spiked(case, targets, attrs, shapes, drawn):
         if not spikes:
             continue
         b = s.data.copy()
-        for k, v in spikes:
-            b.reshape(-1)[k] = v
+        b.reshape(-1)[[k for k, _ in spikes]] = [v for _, v in spikes]
         if dom is not None and not dom.contains(b, attrs=attrs, shapes=shapes):
             return None
         inputs = _map_spec(inputs, s.name, b)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from hypothesis import strategies as st
+
 from harness import optest_methods as optest
 from harness.case import Case, case_from_test, output_structure
-from harness.context import CheckContext, Combo, op_refused, prepare, run_forward_backward
+from harness.context import (CheckContext, Combo, grad_op_types, op_refused, prepare,
+                             run_forward_backward)
 from harness.discovery import instantiate, seed_all
 from harness.inputs import strategies as hs
 from harness.inputs.variants import derive
@@ -14,7 +17,7 @@ from harness.optest_methods import record_optest_arguments
 from harness.options import DEFAULT_SEED  # noqa: I001
 from harness.registry import get_check
 from harness.report import FAIL, PASS, SKIP, CheckResult
-from harness.reproduce import _takes_inputs_and_attrs, format_optest
+from harness.reproduce import NOT_REPRODUCED, _takes_inputs_and_attrs, confirm, format_optest
 from harness.spec import knob  # noqa: I001
 from opkit.registry import op_info
 
@@ -63,8 +66,6 @@ def _op_refuses(case: Case) -> bool:
 
 def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[CheckResult]:
     """Fuzz one OpTest class: [a `fuzz` CheckResult]."""
-    from hypothesis import strategies as st
-
     name = f"fuzz:{cls.__name__}"
 
     def result(status, message, place="", dtype="", kind=""):
@@ -127,26 +128,21 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
             first_line = str(exc).splitlines()[0] if str(exc) else ""
             return result(SKIP if "Unsatisfiable" in type(exc).__name__ else FAIL,
                           f"{type(exc).__name__}: {first_line}")
+    what = f"a generated case (seed {seed})"
     if "case" not in last_failure and stats["ran"]:
         edge = _edge_cases(base, seed, with_grad)
         if edge is not None:
             last_failure["case"], last_failure["results"] = edge
-            stats["edge"] = True
+            what = f"the {edge[0].name.split('[')[-1][:-1]} case cut out of the OpTest's inputs"
     if "case" in last_failure:
         case, failed = last_failure["case"], last_failure["results"]
         first = failed[0]
         text = format_optest(case, cls.__name__)
-        from harness.context import grad_op_types
-        from harness.reproduce import NOT_REPRODUCED, confirm
-
         again = confirm([case.op_type] + grad_op_types(case), text, f"{cls.__name__}Minimal",
                         first.check, seed, verifier="harness.checking:verify_reproducer")
         note = {True: "# re-run in a fresh process before printing: it fails there too",
                 False: f"# {NOT_REPRODUCED}",
                 None: "# (could not be re-run in a fresh process)"}[again]
-        what = (f"the {last_failure['case'].name.split('[')[-1][:-1]} case cut out of "
-                f"the OpTest's inputs" if stats.get("edge") else
-                f"a generated case (seed {seed})")
         msg = (f"{first.check} failed on {what}: {first.message}\n"
                f"minimal case:\n{text}\n{note}")
         return result(FAIL, msg, first.place, first.dtype, first.kind)

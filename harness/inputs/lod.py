@@ -50,13 +50,9 @@ def lod_inputs(inputs: dict) -> list[tuple[str, str, object]]:
     """(slot, variable name, (array, lengths)) of every LoD input."""
     out = []
     for slot, value in (inputs or {}).items():
-        if isinstance(value, list):
-            for item in value:
-                if isinstance(item, tuple) and len(item) == 2 and _is_lod(item[1]) and \
-                        len(item[1][1]):
-                    out.append((slot, item[0], item[1]))
-        elif _is_lod(value) and len(value[1]):
-            out.append((slot, slot, value))
+        items = value if isinstance(value, list) else [(slot, value)]
+        out += [(slot, item[0], item[1]) for item in items if isinstance(item, tuple)
+                and len(item) == 2 and _is_lod(item[1]) and len(item[1][1])]
     return out
 
 
@@ -90,11 +86,8 @@ def _levels_for(edge: Edge, nlevels: int) -> list[list[int]]:
     own = [list(edge.lengths)]
     if edge.upper is not None and nlevels > 1:
         own.insert(0, list(edge.upper))
-    chain, count = [], len(own[0])
-    for _ in range(nlevels - len(own)):
-        chain.insert(0, [count])
-        count = 1
-    return chain + own
+    above = [[1] for _ in range(nlevels - len(own) - 1)] + [[len(own[0])]]
+    return (above if nlevels > len(own) else []) + own
 
 
 def edge_inputs(case, edge: Edge, rng: np.random.Generator) -> dict:

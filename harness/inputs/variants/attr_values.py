@@ -96,7 +96,6 @@ def derive(case, context=None):
         out.append(Derived("attr_values", derived, case,
                            f"attr {name} = {value!r} instead of {_old(proto, case, name)}: "
                            f"{why}",
-                           {"attr": name, "grads": grads,
-                            "kind": "bool" if isinstance(value, bool) else "axis",
+                           {"grads": grads, "kind": "bool" if isinstance(value, bool) else "axis",
                             "same_meaning": why.startswith("the same")}))
     return out   # [] when no other value is accepted: no variant, no skip row

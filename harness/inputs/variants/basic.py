@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from harness.case import Derived, Unsupported
+from harness.context import Combo, prepare
 from opkit.registry import op_info
 
 
@@ -26,8 +27,6 @@ def default_attrs(case, context=None):
     derived = replace(case, attrs=attrs, outputs={}, reference=None,
                       name=case.name + "[default_attrs]")
     try:   # defaults that do not fit the case's inputs (a reshape's shape, ...) are no variant
-        from harness.context import Combo, prepare
-
         prepare(derived, Combo("CPU", "")).forward()
     except Exception as exc:  # noqa: BLE001
         return Unsupported("default_attrs", f"with its attrs at their defaults the op refuses "

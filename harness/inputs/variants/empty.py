@@ -8,21 +8,14 @@ from dataclasses import replace
 import numpy as np
 
 from harness.case import Derived, Unsupported, as_value, map_inputs, normalize_slots
+from harness.op import proto_of
 from opkit.framework.dtypes import is_float
-from opkit.registry import op_info
-
-
-def _zero(data: np.ndarray) -> np.ndarray:
-    return np.zeros((0,) + data.shape[1:], dtype=data.dtype)
 
 
 def _parameters(case) -> set:
     """The input slots the op declares as parameters (`VarProto.as_parameter()`: weights,
     an embedding table): none of their dims is a batch dim, so they are never emptied."""
-    try:
-        proto = op_info(case.op_type).proto
-    except Exception:  # noqa: BLE001
-        return set()
+    proto = proto_of(case.op_type)
     return {v.name for v in getattr(proto, "inputs", []) or [] if getattr(v, "parameter", False)}
 
 
@@ -80,9 +73,8 @@ def derive(case, context=None):
         if s.name in param_names or not zeroes(s):
             return as_value(s)
         zeroed.append(s.name)
-        if s.lengths:
-            return _zero(s.data), [[0] * len(s.lengths[-1])]
-        return _zero(s.data)
+        zero = np.zeros((0,) + s.data.shape[1:], dtype=s.data.dtype)
+        return (zero, [[0] * len(s.lengths[-1])]) if s.lengths else zero
 
     inputs = map_inputs(case.inputs, one)
     # the expected values go; a duplicable output's names stay (how many outputs split

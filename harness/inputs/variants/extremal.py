@@ -64,5 +64,3 @@ def derive(case, context=None):
         return Unsupported("extremal", "the case has no non-empty float input")
     return [Derived("extremal", map_floats(case, fn, kind), case, f"{kind} float inputs",
                     {"kind": kind}) for kind, fn in KINDS.items()]
-
-

@@ -47,8 +47,6 @@ def derive(case, context=None):
     if not points:
         return Unsupported("kinks", "no non-empty float input is differentiated")
     derived = replace(case, inputs=inputs, outputs={}, name=case.name + "[kinks]",
-                      grad_inputs=list(case.grad_inputs or points))
+                      grad_inputs=list(case.grad_inputs))
     return Derived("kinks", derived, case, "inputs on kinks (0, float attr values, a tie)",
                    {"points": points})
-
-

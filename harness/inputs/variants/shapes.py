@@ -48,13 +48,9 @@ def _broadcast_slot(inputs):
     first dim is above 1, or None."""
     ranks = {slot: np.asarray(v).ndim for slot, v in inputs.items()
              if isinstance(v, np.ndarray) and is_float(v.dtype)}
-    if len(ranks) < 2:
-        return None
-    top = max(ranks.values())
-    for slot, r in ranks.items():
-        if 1 <= r < top and inputs[slot].shape[0] > 1:
-            return slot
-    return None
+    top = max(ranks.values(), default=0)
+    return next((slot for slot, r in ranks.items() if 1 <= r < top and inputs[slot].shape[0] > 1),
+                None)
 
 
 def derive(case, context=None):
