@@ -11,7 +11,7 @@ import numpy as np
 
 from harness.case import case_inputs, normalize_slots
 from harness.gradient import (AUTO_EXACT_MAX_ELEMENTS, AUTO_MAX_COLOURS, ERROR_FACTOR, F64_RTOL,
-                              FAST_BLOCKS, NumericEngine, compare)
+                              FAST_BLOCKS, NumericEngine, allowed_error, compare)
 from harness.kinks import KINK_MATCH_TOL, unexplained
 from harness.op import make_cotangents
 from harness.options import DEFAULT_SEED, current
@@ -279,8 +279,7 @@ def compare_fast(engine, name, ana, directions, tol):
 
         def judged(d, est, g_u=g_u, norm=norm):
             denom = max(abs(d), norm, GRAD_ABS_FLOOR)
-            return abs(g_u - d) / denom, (tol if tol is not None else
-                                          F64_RTOL + ERROR_FACTOR * est / denom)
+            return abs(g_u - d) / denom, allowed_error(tol, est, denom)
 
         e, allowed = judged(d, est)
         while e > allowed:      # a lazy block disagrees: one level further, and again
