@@ -41,10 +41,7 @@ def resolve_mode(mode=None) -> str:
 
 def numeric_dtype(case) -> str | None:
     cpu = op_info(case.op_type).kernel_places().get("CPU", [])
-    for d in ("float64", "float32"):
-        if d in cpu:
-            return d
-    return None
+    return next((d for d in ("float64", "float32") if d in cpu), None)
 
 
 def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
@@ -57,11 +54,8 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
     screen; a caller that screens with few blocks re-runs exact mode on a failure)."""
     tail = f"\nreproduce: {repro}" if repro else ""
     op = case.op_type
-    if isinstance(inputs_to_check, str):
-        inputs_to_check = [inputs_to_check]
-    if isinstance(output_names, str):
-        output_names = [output_names]
-    inputs_to_check, output_names = list(inputs_to_check), list(output_names)
+    inputs_to_check, output_names = ([n] if isinstance(n, str) else list(n)
+                                     for n in (inputs_to_check, output_names))
     no_grad = tuple(no_grad_set or ())
 
     def failed(msg, place="", dtype=""):
@@ -113,14 +107,11 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
             if user_defined_grads is not None:
                 numeric[name] = np.asarray(user_defined_grads[i], dtype=np.float64)
                 continue
-            size = engine.base[name].size
             picked = mode
-            if mode == "auto":
-                picked = "exact"
-                if size > AUTO_EXACT_MAX_ELEMENTS:
-                    s = engine.discover(name, max_colours=AUTO_MAX_COLOURS)
-                    if s.colours > AUTO_MAX_COLOURS:
-                        picked = "fast"
+            if mode == "auto":          # fast for a large input that needs many colours
+                big = engine.base[name].size > AUTO_EXACT_MAX_ELEMENTS
+                picked = "fast" if big and engine.discover(
+                    name, max_colours=AUTO_MAX_COLOURS).colours > AUTO_MAX_COLOURS else "exact"
             if picked == "fast":
                 fast[name] = engine.directions(name, n_blocks=fast_blocks, lazy=True)
             else:
@@ -177,10 +168,8 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
                 f"{where}: gradient w.r.t. outputs {outs_list}: " + "; ".join(problems) + tail,
                 worst))
         else:
-            msg = ""
-            if vacuous:
-                msg = "; ".join(f"vacuous: numeric gradient of {n} is zero everywhere (the "
-                                f"check proves nothing)" for n in vacuous)
+            msg = "; ".join(f"vacuous: numeric gradient of {n} is zero everywhere (the check "
+                            f"proves nothing)" for n in vacuous)
             results.append(CheckResult("grad", PASS, place, dtype, case.name, msg, worst))
     # how the numeric side was computed (kept on the first passing result for the report)
     for r in results:
@@ -205,21 +194,20 @@ def _check_subsets(case, dtype, cot, inputs_to_check, no_grad, analytic, prepare
     problems = []
     for name in inputs_to_check:
         others = [n for n in inputs_to_check if n != name]
+        only = f"with only {name} requested ({', '.join(others)} in no_grad_set)"
         try:
             prepared.reset(case_inputs(case, dtype))
             run_outs = prepared.forward()
             cot_run = {n: c.astype(run_outs[n].dtype) for n, c in cot.items()}
             got = prepared.backward(cot_run, [name], tuple(no_grad) + tuple(others)).get(name)
         except Exception as exc:  # noqa: BLE001
-            problems.append(f"with only {name} requested ({', '.join(others)} in "
-                            f"no_grad_set) the grad op raised {first_line(exc)}")
+            problems.append(f"{only} the grad op raised {first_line(exc)}")
             continue
         want = analytic.get(name)
         if want is None:
             continue
         if got is None:
-            problems.append(f"with only {name} requested ({', '.join(others)} in "
-                            f"no_grad_set) the grad ops did not produce {grad_var_name(name)}")
+            problems.append(f"{only} the grad ops did not produce {grad_var_name(name)}")
             continue
         got, want = np.asarray(got), np.asarray(want)
         if got.shape == want.shape and np.array_equal(got, want):
@@ -227,9 +215,8 @@ def _check_subsets(case, dtype, cot, inputs_to_check, no_grad, analytic, prepare
         msg, _ = compare(grad_var_name(name), got, want,
                          dtype or np.asarray(want).dtype, None, None, False)
         if msg:
-            problems.append(f"with only {name} requested ({', '.join(others)} in "
-                            f"no_grad_set) its gradient differs from the one computed with "
-                            f"all of {', '.join(inputs_to_check)} requested (expected): "
+            problems.append(f"{only} its gradient differs from the one computed with all of "
+                            f"{', '.join(inputs_to_check)} requested (expected): "
                             f"{msg.replace('output ', '', 1)}")
     return problems
 
@@ -289,8 +276,7 @@ def compare_fast(engine, name, ana, directions, tol):
             d, est = got
             directions[i], estimates[i] = (u, d), est
             e, allowed = judged(d, est)
-        if e > worst:
-            worst = e
+        worst = max(worst, e)
         if e > allowed and bad_u is None:
             bad_u = (u, d, e, allowed)
     vacuous = all(abs(d) <= VACUOUS_ABS for _, d in directions) and \

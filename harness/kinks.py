@@ -16,7 +16,7 @@ import numpy as np
 from harness.tolerances import GRAD_ABS_FLOOR
 
 __all__ = ["one_sided", "kink_verdict", "is_kink", "matches", "domain_edge", "is_subgradient",
-           "ACCEPTED", "scaled_step", "reliable_slopes", "unexplained", "KINK_MATCH_TOL"]
+           "ACCEPTED", "reliable_slopes", "unexplained", "KINK_MATCH_TOL"]
 
 # the verdicts under which the analytic value at a kink is right
 ACCEPTED = ("left", "right", "subgradient")
@@ -49,14 +49,6 @@ FRACTION = 0.05     # of the distance to the nearest other special value
 AGREE = 1e-3        # relative agreement of the slopes at d and d / 4
 
 
-def scaled_step(x0: float, delta: float, specials) -> float:
-    """The step at `x0`: `delta`, or less near another special value."""
-    gaps = [abs(x0 - v) for v in list(specials) + [0.0] if abs(x0 - v) > 0]
-    if not gaps:
-        return delta
-    return min(delta, FRACTION * min(gaps))
-
-
 def _close(a: float, b: float) -> bool:
     if not (np.isfinite(a) and np.isfinite(b)):
         return (np.isnan(a) and np.isnan(b)) or a == b
@@ -69,7 +61,8 @@ def reliable_slopes(engine, name: str, k: int, case, delta: float):
     x0 = float(np.asarray(engine.base[name]).reshape(-1)[k])
     specials = [float(v) for v in (case.attrs or {}).values()
                 if isinstance(v, (float, np.floating)) and np.isfinite(v)]
-    d = scaled_step(x0, delta, specials)
+    gaps = [abs(x0 - v) for v in specials + [0.0] if abs(x0 - v) > 0]
+    d = min(delta, FRACTION * min(gaps)) if gaps else delta   # less near another special
     if d == delta and x0 == 0:
         return one_sided(engine, name, k)         # relu's 0: the usual step
     first = one_sided(engine, name, k, d)
