@@ -163,14 +163,13 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
         if not problems and len(inputs_to_check) > 1:
             problems += _check_subsets(case, dtype, cot, inputs_to_check, no_grad, analytic, p)
         if problems:
-            results.append(CheckResult(
-                "grad", FAIL, place, dtype, case.name,
-                f"{where}: gradient w.r.t. outputs {outs_list}: " + "; ".join(problems) + tail,
-                worst))
+            status = FAIL
+            msg = f"{where}: gradient w.r.t. outputs {outs_list}: " + "; ".join(problems) + tail
         else:
+            status = PASS
             msg = "; ".join(f"vacuous: numeric gradient of {n} is zero everywhere (the check "
                             f"proves nothing)" for n in vacuous)
-            results.append(CheckResult("grad", PASS, place, dtype, case.name, msg, worst))
+        results.append(CheckResult("grad", status, place, dtype, case.name, msg, worst))
     # how the numeric side was computed (kept on the first passing result for the report)
     for r in results:
         if r.status == PASS and not r.message and notes:
