@@ -40,9 +40,7 @@ def relative_error(analytic, numeric, floor: float = GRAD_ABS_FLOOR):
 def _axis_index(shape, axis):
     """The index along `axis` of every element, as an array that broadcasts over `shape`
     (np.indices(shape)[axis] without materializing it)."""
-    view = [1] * len(shape)
-    view[axis] = shape[axis]
-    return np.arange(shape[axis]).reshape(view)
+    return np.arange(shape[axis]).reshape([n if a == axis else 1 for a, n in enumerate(shape)])
 
 
 def _signs(rng, shape):
@@ -276,8 +274,7 @@ class NumericEngine:
         mask = (coord & (1 << b)) != 0            # over one axis, broadcast over the others
         c1 = changed(f0, self.outputs(name, np.where(mask, bumped, same), keep=False))
         c0 = changed(f0, self.outputs(name, np.where(mask, same, bumped), keep=False))
-        both = np.logical_and(c1, c0)
-        if both.any():
+        if np.logical_and(c1, c0).any():
             return None
         # in place (the state arrays belong to this axis): owner |= c1 << b, seen &= c1 | c0
         np.bitwise_or(owner, c1 * np.int64(1 << b), out=owner)   # (where= is 4x slower)
@@ -359,8 +356,7 @@ class NumericEngine:
 
     def _shaped(self, name: str, passes: "_Passes") -> tuple[np.ndarray, np.ndarray]:
         """(numeric gradient, error estimate) of `passes`, in the input's shape."""
-        shape = self.base[name].shape
-        return tuple(a.reshape(shape) for a in passes.result())
+        return tuple(a.reshape(self.base[name].shape) for a in passes.result())
 
     def _store(self, name: str, passes: "_Passes") -> None:
         self._exact[name] = self._shaped(name, passes)
@@ -405,10 +401,10 @@ class NumericEngine:
         """(numeric gradient, error estimate) with every step CONFIRM_FACTOR as large: the
         second step that confirms a mismatch (same method as `exact`; cached)."""
         if name not in self._refined:
-            s = self.info.get(name, {}).get("structure")
+            info = self.info.get(name, {})
             passes = None
-            if s is not None and str(self.info[name].get("method")) == "coloured":
-                passes = self._coloured(name, s, CONFIRM_FACTOR)
+            if info.get("method") == "coloured":
+                passes = self._coloured(name, info["structure"], CONFIRM_FACTOR)
             if passes is None:
                 passes = self._dense(name, CONFIRM_FACTOR)
             self._refined[name] = self._shaped(name, passes)
@@ -763,8 +759,6 @@ class _Passes:
         further; False when none could go further."""
         if elements is None:
             want = np.ones(self.colours, bool)
-        elif self.colours == 1:
-            want = np.array([bool(elements.any())])
         else:
             want = np.bincount(self.plan.colour_of[elements], minlength=self.colours) > 0
         todo = np.flatnonzero(want & (self.level < self.top))
