@@ -15,7 +15,7 @@ from harness.gradient import (AUTO_EXACT_MAX_ELEMENTS, AUTO_MAX_COLOURS, ERROR_F
 from harness.kinks import KINK_MATCH_TOL, unexplained
 from harness.op import make_cotangents
 from harness.options import DEFAULT_SEED, current
-from harness.compare import fmt_index
+from harness.compare import compare as compare_outputs, fmt_index
 from harness.output_judge import case_repro, expected_outputs, first_line, prepare_case, run_combos
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.tolerances import GRAD_ABS_FLOOR, VACUOUS_ABS, grad_tolerance
@@ -35,7 +35,8 @@ def resolve_mode(mode=None) -> str:
     "auto"."""
     mode = (mode or current().grad_mode or "auto").strip().lower()
     if mode not in MODES:
-        raise ValueError(f"unknown gradient check mode {fmt_value(mode)}: choose from {', '.join(MODES)}")
+        raise ValueError(f"unknown gradient check mode {fmt_value(mode)}: choose from "
+                         f"{', '.join(MODES)}")
     return mode
 
 
@@ -188,8 +189,6 @@ def _check_subsets(case, dtype, cot, inputs_to_check, no_grad, analytic, prepare
     that path must give the same gradient as the full one. Problems (strings).
     `prepared`: the PreparedOp of the full run, reset to fresh inputs and an empty scope
     for each (as a new one would be, without building the op again)."""
-    from harness.compare import compare
-
     problems = []
     for name in inputs_to_check:
         others = [n for n in inputs_to_check if n != name]
@@ -211,7 +210,7 @@ def _check_subsets(case, dtype, cot, inputs_to_check, no_grad, analytic, prepare
         got, want = np.asarray(got), np.asarray(want)
         if got.shape == want.shape and np.array_equal(got, want):
             continue                      # the same bits: nothing to compare
-        msg, _ = compare(grad_var_name(name), got, want,
+        msg, _ = compare_outputs(grad_var_name(name), got, want,
                          dtype or np.asarray(want).dtype, None, None, False)
         if msg:
             problems.append(f"{only} its gradient differs from the one computed with all of "
@@ -343,13 +342,11 @@ def first_gradient_failure(results) -> str | None:
     """The first failed gradient result's message (without its reproduce line), or None --
     also None when the failure is the op refusing the case's gradients on purpose (explore's
     and coincidences' derived cases judge values, not refusals)."""
-    bad = [r for r in results if r.status == FAIL]
-    if not bad:
+    bad = next((r for r in results if r.status == FAIL), None)
+    if bad is None:
         return None
-    msg = without_repro(bad[0].message)
-    if "raised" in msg and "refus" in msg:
-        return None
-    return msg
+    msg = without_repro(bad.message)
+    return None if "raised" in msg and "refus" in msg else msg
 
 
 def without_repro(message: str) -> str:

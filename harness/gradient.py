@@ -602,12 +602,10 @@ class _ColourPlan:
     axes' indices in order, the free axes at c's indices); every valid output is credited
     to the element at position `local` of that list."""
 
-    def __init__(self, s: Structure | None, cot: np.ndarray):
+    def __init__(self, s: Structure, cot: np.ndarray):
         self.structure = s
         self._colour_of = None
         self._element_index = None
-        if s is None:
-            return
         shape = s.shape
         valid = None                          # None: every output has an owner
         for a in s.separating:
@@ -627,7 +625,7 @@ class _ColourPlan:
         flat = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
 
         def along(axes):        # the flat index of every combination along `axes`, others 0
-            return flat[tuple(slice(None) if a in axes else 0 for a in range(len(shape)))]
+            return flat[tuple(slice(None) if a in axes else slice(0, 1) for a in range(len(shape)))]
 
         self.base_elems = along(s.separating).reshape(-1)
         self.offsets = along(s.free_axes).reshape(-1).tolist()
@@ -666,14 +664,7 @@ class _ColourPlan:
     @classmethod
     def dense(cls, size: int, cot: np.ndarray) -> "_ColourPlan":
         """Every element its own colour, every output credited to it (Paddle's loop)."""
-        plan = cls(None, cot)
-        plan._outputs(cot, None)
-        plan.n_local, plan.local = 1, None
-        plan.base_elems = np.zeros(1, np.int64)
-        plan.offsets = list(range(size))
-        plan.colours = size
-        plan._colour_of = np.arange(size)
-        return plan
+        return cls(Structure((size,), (), {}), cot)
 
     def elements(self, c: int) -> np.ndarray:
         off = self.offsets[c]
