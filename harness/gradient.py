@@ -366,19 +366,18 @@ class NumericEngine:
         """Whether `exact(name, lazy=True)` left work for `settle`."""
         return name in self._passes
 
-    def settle(self, name: str, elements=None):
-        """Take the colours of `elements` (a bool mask over the input, or None: all) one
-        level further (forward difference -> central -> Richardson); when they are all at
-        the top, check the colouring (a failed check recomputes densely). The updated
-        (numeric gradient, error estimate), or None when nothing is left to do."""
+    def settle(self, name: str, elements):
+        """Take the colours of `elements` (a bool mask over the input) one level further
+        (forward difference -> central -> Richardson); when they are all at the top, check
+        the colouring (a failed check recomputes densely). The updated (numeric gradient,
+        error estimate), or None when nothing is left to do."""
         passes = self._passes.get(name)
         if passes is None:
             return None
         info = self.info.setdefault(name, {})
         start = self.forward_runs
         try:
-            mask = None if elements is None else np.asarray(elements, bool).reshape(-1)
-            progressed = passes.advance(mask)
+            progressed = passes.advance(np.asarray(elements, bool).reshape(-1))
             if passes.inconsistent or (not progressed and not passes.verified):
                 passes.verified = True
                 if passes.inconsistent or not self._verify(name, passes):
@@ -613,7 +612,12 @@ class _ColourPlan:
             if o.size and (o.min() < 0 or o.max() >= shape[a]):
                 v = (o >= 0) & (o < shape[a])
                 valid = v if valid is None else valid & v
-        self._outputs(cot, valid)
+        self.all_valid = valid is None or bool(valid.all())
+        self.valid = valid
+        self.invalid = None if self.all_valid else ~valid
+        self.cot = cot if self.all_valid else cot[valid]
+        self.acot = np.abs(self.cot)
+        self.local = None if self.cot.size else np.zeros(0, np.int64)
         sep_shape = tuple(shape[a] for a in s.separating)
         self.n_local = int(np.prod(sep_shape)) if sep_shape else 1
         if s.separating and self.local is None:
@@ -653,14 +657,6 @@ class _ColourPlan:
         out[self._elements_by_colour()] = np.asarray(per_local).reshape(-1, 1)
         return out
 
-    def _outputs(self, cot, valid):
-        self.all_valid = valid is None or bool(valid.all())
-        self.valid = valid
-        self.invalid = None if self.all_valid else ~valid
-        self.cot = cot if self.all_valid else cot[valid]
-        self.acot = np.abs(self.cot)
-        self.local = None if self.cot.size else np.zeros(0, np.int64)
-
     @classmethod
     def dense(cls, size: int, cot: np.ndarray) -> "_ColourPlan":
         """Every element its own colour, every output credited to it (Paddle's loop)."""
@@ -694,12 +690,11 @@ class _ColourPlan:
         """Each output's weight summed onto the element it is credited to (n_local sums)."""
         if self.local is None:                         # one element owns every output
             return np.array([weights.sum()])
-        kind = self._kind
-        if kind == "one":
+        if self._kind == "one":
             return weights
-        if kind == "rows":
+        if self._kind == "rows":
             return weights.reshape(self.n_local, -1) @ self._ones
-        if kind == "cols":
+        if self._kind == "cols":
             return self._ones @ weights.reshape(-1, self.n_local)
         return np.bincount(self.local, weights=weights, minlength=self.n_local)
 
@@ -745,13 +740,10 @@ class _Passes:
     def pending(self) -> bool:
         return not self.verified or bool((self.level < self.top).any())
 
-    def advance(self, elements=None) -> bool:
-        """The colours of `elements` (bool mask over the flat input; None: all) one level
-        further; False when none could go further."""
-        if elements is None:
-            want = np.ones(self.colours, bool)
-        else:
-            want = np.bincount(self.plan.colour_of[elements], minlength=self.colours) > 0
+    def advance(self, elements) -> bool:
+        """The colours of `elements` (bool mask over the flat input) one level further;
+        False when none could go further."""
+        want = np.bincount(self.plan.colour_of[elements], minlength=self.colours) > 0
         todo = np.flatnonzero(want & (self.level < self.top))
         for c in todo:
             if not self._to(int(c), int(self.level[c]) + 1):
