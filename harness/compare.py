@@ -84,15 +84,14 @@ def compare(name, got, want, run_dtype, atol, rtol, equal_nan, fixed_dtype=None)
         ae = abs(a - e)
         re = ae / abs(e) if e != 0 else float("inf")
         k0, i0 = first_flagged(bad)
-        first = ""
-        if k0 != k:
-            first = (f"first at {fmt_index(name, i0)}: actual {fmt_value(float(g64.reshape(-1)[k0]))}, "
-                     f"expected {fmt_value(float(w64.reshape(-1)[k0]))}; ")
+        first = (f"first at {fmt_index(name, i0)}: actual "
+                 f"{fmt_value(float(g64.reshape(-1)[k0]))}, expected "
+                 f"{fmt_value(float(w64.reshape(-1)[k0]))}; ") if k0 != k else ""
         msg = (f"output '{name}' (shape {tuple(got.shape)}, {got.dtype.name}): "
                f"{int(bad.sum())} of {bad.size} elements differ; {first}worst at "
-               f"{fmt_index(name, idx)}: actual {fmt_value(a)}, expected {fmt_value(e)}, abs error {ae:.6g}, "
-               f"rel error {re:.6g} (tolerance: atol {a_tol:g} + rtol {r_tol:g} * |expected|"
-               f"{tolerance_note(got.dtype, want_orig.dtype)})")
+               f"{fmt_index(name, idx)}: actual {fmt_value(a)}, expected {fmt_value(e)}, abs "
+               f"error {ae:.6g}, rel error {re:.6g} (tolerance: atol {a_tol:g} + rtol {r_tol:g} "
+               f"* |expected|{tolerance_note(got.dtype, want_orig.dtype)})")
         return msg, worst
     # integers, bools, ...: exact
     if got.dtype != want_orig.dtype:

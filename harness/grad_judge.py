@@ -246,11 +246,11 @@ def _compare_exact(engine, name, ana, num, tol, given=False):
              f"numeric error estimate; here {c.allowed:.3g})")
     extra = (" (the numeric gradient is zero everywhere: the analytic one should be too)"
              if c.vacuous else "")
-    confirm = (f", confirmed with a {1 / 0.1:g}x smaller step: numeric {fmt_value(c.numeric_confirm)}"
-               if c.numeric_confirm is not None else "")
+    confirm = (f", confirmed with a {1 / 0.1:g}x smaller step: numeric "
+               f"{fmt_value(c.numeric_confirm)}" if c.numeric_confirm is not None else "")
     return (f"{name}: {c.bad} of {c.size} elements exceed {bound}; worst "
-            f"{fmt_index(name, c.index)}: analytic {fmt_value(c.analytic)}, numeric {fmt_value(c.numeric)}, "
-            f"error {c.error:.4g} (|analytic - numeric| / max(|numeric|, "
+            f"{fmt_index(name, c.index)}: analytic {fmt_value(c.analytic)}, numeric "
+            f"{fmt_value(c.numeric)}, error {c.error:.4g} (|analytic - numeric| / max(|numeric|, "
             f"{GRAD_ABS_FLOOR:g})){confirm}{extra}", c.worst, c.vacuous)
 
 
@@ -285,9 +285,9 @@ def compare_fast(engine, name, ana, directions, tol):
     found = engine.localize(name, ana, u, tol)
     if not found:
         return (f"{name}: directional derivative along a random direction: analytic "
-                f"{fmt_value(float((ana * u).sum()))}, numeric {fmt_value(d)}, error {e:.4g} > {allowed:g} (fast "
-                f"mode could not localize it to single elements; rerun with mode='exact')",
-                worst, False)
+                f"{fmt_value(float((ana * u).sum()))}, numeric {fmt_value(d)}, error {e:.4g} > "
+                f"{allowed:g} (fast mode could not localize it to single elements; rerun with "
+                f"mode='exact')", worst, False)
     items = ", ".join(f"{fmt_index(name, f.index)}: analytic {fmt_value(f.analytic)}, numeric "
                       f"{fmt_value(f.numeric)}, error {f.error:.4g}" for f in found)
     limit = f"{tol:g}" if tol is not None else "float64 bound"

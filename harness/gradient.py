@@ -532,14 +532,13 @@ class NumericEngine:
         g_u = float((np.asarray(analytic, np.float64) * u).sum())
         return abs(g_u - numeric_d) / cls.direction_denominator(u, analytic, numeric_d)
 
-    def localize(self, name: str, analytic: np.ndarray, u: np.ndarray, tol,
-                 limit: int = MAX_REPORTED) -> list[Finding]:
+    def localize(self, name: str, analytic: np.ndarray, u: np.ndarray, tol) -> list[Finding]:
         """Bisect the support of a direction that disagreed, down to the wrong elements.
         `tol`: a number, or None for the float64 bound from each estimate's error."""
         analytic = np.asarray(analytic, np.float64)
         found: list[Finding] = []
         stack = [np.flatnonzero(u.reshape(-1))]
-        while stack and len(found) < limit:
+        while stack and len(found) < MAX_REPORTED:
             support = stack.pop()
             if support.size == 1:
                 i = int(support[0])
