@@ -26,14 +26,23 @@ def first_flagged(bad) -> tuple[int, tuple]:
     return k, (np.unravel_index(k, np.shape(bad)) if np.ndim(bad) else ())
 
 
+def _outside(g, w, atol: float, rtol: float, equal_nan: bool = True):
+    """(|g - w|, atol + rtol * |w|, where g is outside it: not the same inf, nor both NaN
+    with `equal_nan`), float64 arrays."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        abs_err = np.abs(g - w)
+        bound = atol + rtol * np.abs(w)
+        bad = ~(abs_err <= bound) & ~(np.isinf(g) & (g == w))
+        if equal_nan:
+            bad &= ~(np.isnan(g) & np.isnan(w))
+    return abs_err, bound, bad
+
+
 def first_wrong(got, want, atol: float, rtol: float):
     """(index, actual, expected) of the first element outside atol + rtol*|want|, or None."""
     g = np.asarray(got, dtype=np.float64)
     w = np.asarray(want, dtype=np.float64)
-    with np.errstate(invalid="ignore", over="ignore"):
-        bad = ~(np.abs(g - w) <= atol + rtol * np.abs(w))
-        bad &= ~(np.isnan(g) & np.isnan(w))
-        bad &= ~(np.isinf(g) & (g == w))
+    bad = _outside(g, w, atol, rtol)[2]
     if not bad.any():
         return None
     k, idx = first_flagged(bad)
@@ -59,18 +68,9 @@ def compare(name, got, want, run_dtype, atol, rtol, equal_nan, fixed_dtype=None)
         if got.dtype.name not in allowed:
             return (f"output '{name}': dtype {got.dtype.name}, expected "
                     f"{' or '.join(sorted(allowed))}", None)
-        want_c = want_orig.astype(got.dtype)
         a_tol, r_tol = output_tolerance(got.dtype, want_orig.dtype, atol, rtol)
-        g64, w64 = got.astype(np.float64), want_c.astype(np.float64)
-        with np.errstate(invalid="ignore", over="ignore"):
-            abs_err = np.abs(g64 - w64)
-            bound = a_tol + r_tol * np.abs(w64)
-            bad = ~(abs_err <= bound)
-            both_nan = np.isnan(g64) & np.isnan(w64)
-            same_inf = np.isinf(g64) & (g64 == w64)
-            bad &= ~same_inf
-            if equal_nan:
-                bad &= ~both_nan
+        g64, w64 = got.astype(np.float64), want_orig.astype(got.dtype).astype(np.float64)
+        abs_err, bound, bad = _outside(g64, w64, a_tol, r_tol, equal_nan)
         finite = abs_err[np.isfinite(abs_err)]
         worst = float(finite.max()) if finite.size else 0.0
         if not bad.any():
@@ -84,15 +84,14 @@ def compare(name, got, want, run_dtype, atol, rtol, equal_nan, fixed_dtype=None)
         ae = abs(a - e)
         re = ae / abs(e) if e != 0 else float("inf")
         k0, i0 = first_flagged(bad)
-        first = ""
-        if k0 != k:
-            first = (f"first at {fmt_index(name, i0)}: actual {fmt_value(float(g64.reshape(-1)[k0]))}, "
-                     f"expected {fmt_value(float(w64.reshape(-1)[k0]))}; ")
+        first = (f"first at {fmt_index(name, i0)}: actual "
+                 f"{fmt_value(float(g64.reshape(-1)[k0]))}, expected "
+                 f"{fmt_value(float(w64.reshape(-1)[k0]))}; ") if k0 != k else ""
         msg = (f"output '{name}' (shape {tuple(got.shape)}, {got.dtype.name}): "
                f"{int(bad.sum())} of {bad.size} elements differ; {first}worst at "
-               f"{fmt_index(name, idx)}: actual {fmt_value(a)}, expected {fmt_value(e)}, abs error {ae:.6g}, "
-               f"rel error {re:.6g} (tolerance: atol {a_tol:g} + rtol {r_tol:g} * |expected|"
-               f"{tolerance_note(got.dtype, want_orig.dtype)})")
+               f"{fmt_index(name, idx)}: actual {fmt_value(a)}, expected {fmt_value(e)}, abs "
+               f"error {ae:.6g}, rel error {re:.6g} (tolerance: atol {a_tol:g} + rtol {r_tol:g} "
+               f"* |expected|{tolerance_note(got.dtype, want_orig.dtype)})")
         return msg, worst
     # integers, bools, ...: exact
     if got.dtype != want_orig.dtype:

@@ -21,11 +21,8 @@ __all__ = ["judge_dropped", "saved_outputs", "kernel_reads_gradient"]
 def saved_outputs(prepared, no_grad_set=()) -> set[str]:
     """Forward outputs the grad ops take as values (not gradients)."""
     outs = set(prepared.output_names())
-    fed = set()
-    for op in prepared.grad_ops(tuple(no_grad_set)):
-        for names in op.inputs.values():
-            fed |= {n for n in names if n in outs}
-    return fed
+    return {n for op in prepared.grad_ops(tuple(no_grad_set)) for names in op.inputs.values()
+            for n in names if n in outs}
 
 
 def kernel_reads_gradient(grad_types, slot: str) -> bool:
@@ -46,10 +43,8 @@ def kernel_reads_gradient(grad_types, slot: str) -> bool:
 
 
 def _slot(prepared, name) -> str:
-    for slot, names in getattr(prepared, "output_slots", {}).items():
-        if name in names:
-            return slot
-    return name
+    slots = getattr(prepared, "output_slots", {})
+    return next((slot for slot, names in slots.items() if name in names), name)
 
 
 def judge_dropped(case, prepared, dropped, result):

@@ -11,11 +11,11 @@ import numpy as np
 
 from harness.case import case_inputs, normalize_slots
 from harness.gradient import (AUTO_EXACT_MAX_ELEMENTS, AUTO_MAX_COLOURS, ERROR_FACTOR, F64_RTOL,
-                              FAST_BLOCKS, NumericEngine, compare)
+                              FAST_BLOCKS, NumericEngine, allowed_error, compare)
 from harness.kinks import KINK_MATCH_TOL, unexplained
 from harness.op import make_cotangents
 from harness.options import DEFAULT_SEED, current
-from harness.compare import fmt_index
+from harness.compare import compare as compare_outputs, fmt_index
 from harness.output_judge import case_repro, expected_outputs, first_line, prepare_case, run_combos
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.tolerances import GRAD_ABS_FLOOR, VACUOUS_ABS, grad_tolerance
@@ -35,16 +35,14 @@ def resolve_mode(mode=None) -> str:
     "auto"."""
     mode = (mode or current().grad_mode or "auto").strip().lower()
     if mode not in MODES:
-        raise ValueError(f"unknown gradient check mode {fmt_value(mode)}: choose from {', '.join(MODES)}")
+        raise ValueError(f"unknown gradient check mode {fmt_value(mode)}: choose from "
+                         f"{', '.join(MODES)}")
     return mode
 
 
 def numeric_dtype(case) -> str | None:
     cpu = op_info(case.op_type).kernel_places().get("CPU", [])
-    for d in ("float64", "float32"):
-        if d in cpu:
-            return d
-    return None
+    return next((d for d in ("float64", "float32") if d in cpu), None)
 
 
 def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
@@ -57,11 +55,8 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
     screen; a caller that screens with few blocks re-runs exact mode on a failure)."""
     tail = f"\nreproduce: {repro}" if repro else ""
     op = case.op_type
-    if isinstance(inputs_to_check, str):
-        inputs_to_check = [inputs_to_check]
-    if isinstance(output_names, str):
-        output_names = [output_names]
-    inputs_to_check, output_names = list(inputs_to_check), list(output_names)
+    inputs_to_check, output_names = ([n] if isinstance(n, str) else list(n)
+                                     for n in (inputs_to_check, output_names))
     no_grad = tuple(no_grad_set or ())
 
     def failed(msg, place="", dtype=""):
@@ -113,14 +108,11 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
             if user_defined_grads is not None:
                 numeric[name] = np.asarray(user_defined_grads[i], dtype=np.float64)
                 continue
-            size = engine.base[name].size
             picked = mode
-            if mode == "auto":
-                picked = "exact"
-                if size > AUTO_EXACT_MAX_ELEMENTS:
-                    s = engine.discover(name, max_colours=AUTO_MAX_COLOURS)
-                    if s.colours > AUTO_MAX_COLOURS:
-                        picked = "fast"
+            if mode == "auto":          # fast for a large input that needs many colours
+                big = engine.base[name].size > AUTO_EXACT_MAX_ELEMENTS
+                picked = "fast" if big and engine.discover(
+                    name, max_colours=AUTO_MAX_COLOURS).colours > AUTO_MAX_COLOURS else "exact"
             if picked == "fast":
                 fast[name] = engine.directions(name, n_blocks=fast_blocks, lazy=True)
             else:
@@ -172,16 +164,13 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
         if not problems and len(inputs_to_check) > 1:
             problems += _check_subsets(case, dtype, cot, inputs_to_check, no_grad, analytic, p)
         if problems:
-            results.append(CheckResult(
-                "grad", FAIL, place, dtype, case.name,
-                f"{where}: gradient w.r.t. outputs {outs_list}: " + "; ".join(problems) + tail,
-                worst))
+            status = FAIL
+            msg = f"{where}: gradient w.r.t. outputs {outs_list}: " + "; ".join(problems) + tail
         else:
-            msg = ""
-            if vacuous:
-                msg = "; ".join(f"vacuous: numeric gradient of {n} is zero everywhere (the "
-                                f"check proves nothing)" for n in vacuous)
-            results.append(CheckResult("grad", PASS, place, dtype, case.name, msg, worst))
+            status = PASS
+            msg = "; ".join(f"vacuous: numeric gradient of {n} is zero everywhere (the check "
+                            f"proves nothing)" for n in vacuous)
+        results.append(CheckResult("grad", status, place, dtype, case.name, msg, worst))
     # how the numeric side was computed (kept on the first passing result for the report)
     for r in results:
         if r.status == PASS and not r.message and notes:
@@ -200,36 +189,32 @@ def _check_subsets(case, dtype, cot, inputs_to_check, no_grad, analytic, prepare
     that path must give the same gradient as the full one. Problems (strings).
     `prepared`: the PreparedOp of the full run, reset to fresh inputs and an empty scope
     for each (as a new one would be, without building the op again)."""
-    from harness.compare import compare
-
     problems = []
     for name in inputs_to_check:
         others = [n for n in inputs_to_check if n != name]
+        only = f"with only {name} requested ({', '.join(others)} in no_grad_set)"
         try:
             prepared.reset(case_inputs(case, dtype))
             run_outs = prepared.forward()
             cot_run = {n: c.astype(run_outs[n].dtype) for n, c in cot.items()}
             got = prepared.backward(cot_run, [name], tuple(no_grad) + tuple(others)).get(name)
         except Exception as exc:  # noqa: BLE001
-            problems.append(f"with only {name} requested ({', '.join(others)} in "
-                            f"no_grad_set) the grad op raised {first_line(exc)}")
+            problems.append(f"{only} the grad op raised {first_line(exc)}")
             continue
         want = analytic.get(name)
         if want is None:
             continue
         if got is None:
-            problems.append(f"with only {name} requested ({', '.join(others)} in "
-                            f"no_grad_set) the grad ops did not produce {grad_var_name(name)}")
+            problems.append(f"{only} the grad ops did not produce {grad_var_name(name)}")
             continue
         got, want = np.asarray(got), np.asarray(want)
         if got.shape == want.shape and np.array_equal(got, want):
             continue                      # the same bits: nothing to compare
-        msg, _ = compare(grad_var_name(name), got, want,
+        msg, _ = compare_outputs(grad_var_name(name), got, want,
                          dtype or np.asarray(want).dtype, None, None, False)
         if msg:
-            problems.append(f"with only {name} requested ({', '.join(others)} in "
-                            f"no_grad_set) its gradient differs from the one computed with "
-                            f"all of {', '.join(inputs_to_check)} requested (expected): "
+            problems.append(f"{only} its gradient differs from the one computed with all of "
+                            f"{', '.join(inputs_to_check)} requested (expected): "
                             f"{msg.replace('output ', '', 1)}")
     return problems
 
@@ -261,11 +246,11 @@ def _compare_exact(engine, name, ana, num, tol, given=False):
              f"numeric error estimate; here {c.allowed:.3g})")
     extra = (" (the numeric gradient is zero everywhere: the analytic one should be too)"
              if c.vacuous else "")
-    confirm = (f", confirmed with a {1 / 0.1:g}x smaller step: numeric {fmt_value(c.numeric_confirm)}"
-               if c.numeric_confirm is not None else "")
+    confirm = (f", confirmed with a {1 / 0.1:g}x smaller step: numeric "
+               f"{fmt_value(c.numeric_confirm)}" if c.numeric_confirm is not None else "")
     return (f"{name}: {c.bad} of {c.size} elements exceed {bound}; worst "
-            f"{fmt_index(name, c.index)}: analytic {fmt_value(c.analytic)}, numeric {fmt_value(c.numeric)}, "
-            f"error {c.error:.4g} (|analytic - numeric| / max(|numeric|, "
+            f"{fmt_index(name, c.index)}: analytic {fmt_value(c.analytic)}, numeric "
+            f"{fmt_value(c.numeric)}, error {c.error:.4g} (|analytic - numeric| / max(|numeric|, "
             f"{GRAD_ABS_FLOOR:g})){confirm}{extra}", c.worst, c.vacuous)
 
 
@@ -279,8 +264,7 @@ def compare_fast(engine, name, ana, directions, tol):
 
         def judged(d, est, g_u=g_u, norm=norm):
             denom = max(abs(d), norm, GRAD_ABS_FLOOR)
-            return abs(g_u - d) / denom, (tol if tol is not None else
-                                          F64_RTOL + ERROR_FACTOR * est / denom)
+            return abs(g_u - d) / denom, allowed_error(tol, est, denom)
 
         e, allowed = judged(d, est)
         while e > allowed:      # a lazy block disagrees: one level further, and again
@@ -290,8 +274,7 @@ def compare_fast(engine, name, ana, directions, tol):
             d, est = got
             directions[i], estimates[i] = (u, d), est
             e, allowed = judged(d, est)
-        if e > worst:
-            worst = e
+        worst = max(worst, e)
         if e > allowed and bad_u is None:
             bad_u = (u, d, e, allowed)
     vacuous = all(abs(d) <= VACUOUS_ABS for _, d in directions) and \
@@ -302,9 +285,9 @@ def compare_fast(engine, name, ana, directions, tol):
     found = engine.localize(name, ana, u, tol)
     if not found:
         return (f"{name}: directional derivative along a random direction: analytic "
-                f"{fmt_value(float((ana * u).sum()))}, numeric {fmt_value(d)}, error {e:.4g} > {allowed:g} (fast "
-                f"mode could not localize it to single elements; rerun with mode='exact')",
-                worst, False)
+                f"{fmt_value(float((ana * u).sum()))}, numeric {fmt_value(d)}, error {e:.4g} > "
+                f"{allowed:g} (fast mode could not localize it to single elements; rerun with "
+                f"mode='exact')", worst, False)
     items = ", ".join(f"{fmt_index(name, f.index)}: analytic {fmt_value(f.analytic)}, numeric "
                       f"{fmt_value(f.numeric)}, error {f.error:.4g}" for f in found)
     limit = f"{tol:g}" if tol is not None else "float64 bound"
@@ -359,13 +342,11 @@ def first_gradient_failure(results) -> str | None:
     """The first failed gradient result's message (without its reproduce line), or None --
     also None when the failure is the op refusing the case's gradients on purpose (explore's
     and coincidences' derived cases judge values, not refusals)."""
-    bad = [r for r in results if r.status == FAIL]
-    if not bad:
+    bad = next((r for r in results if r.status == FAIL), None)
+    if bad is None:
         return None
-    msg = without_repro(bad[0].message)
-    if "raised" in msg and "refus" in msg:
-        return None
-    return msg
+    msg = without_repro(bad.message)
+    return None if "raised" in msg and "refus" in msg else msg
 
 
 def without_repro(message: str) -> str:

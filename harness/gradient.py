@@ -15,8 +15,8 @@ from harness.options import DEFAULT_SEED  # noqa: I001
 from harness.tolerances import GRAD_ABS_FLOOR, VACUOUS_ABS
 
 __all__ = ["NumericEngine", "Structure", "Finding", "Comparison", "AUTO_EXACT_MAX_ELEMENTS",
-           "AUTO_MAX_COLOURS", "FAST_BLOCKS", "F64_RTOL", "ERROR_FACTOR",
-           "CONFIRM_FACTOR", "STEP_SCALE_MIN", "relative_error", "float64_bound", "compare"]
+           "AUTO_MAX_COLOURS", "FAST_BLOCKS", "F64_RTOL", "ERROR_FACTOR", "CONFIRM_FACTOR",
+           "STEP_SCALE_MIN", "relative_error", "allowed_error", "float64_bound", "compare"]
 
 AUTO_EXACT_MAX_ELEMENTS = 4096   # auto: exact up to this many elements per input ...
 AUTO_MAX_COLOURS = 64            # ... and beyond it when the colouring needs <= this many colours
@@ -40,9 +40,7 @@ def relative_error(analytic, numeric, floor: float = GRAD_ABS_FLOOR):
 def _axis_index(shape, axis):
     """The index along `axis` of every element, as an array that broadcasts over `shape`
     (np.indices(shape)[axis] without materializing it)."""
-    view = [1] * len(shape)
-    view[axis] = shape[axis]
-    return np.arange(shape[axis]).reshape(view)
+    return np.arange(shape[axis]).reshape([n if a == axis else 1 for a, n in enumerate(shape)])
 
 
 def _signs(rng, shape):
@@ -54,21 +52,16 @@ def _signs(rng, shape):
 _SIGNS = np.array([-1.0, 1.0])
 
 
-def _differs(f0, f):
-    """NumericEngine._changed for base outputs without a NaN: where f is not f0."""
-    return f != f0
-
-
 class Structure:
     """What discovery found for one input: separating axes and each output's owner."""
 
-    def __init__(self, shape, separating, owners):
+    def __init__(self, shape, separating, owners, complete=True):
         self.shape = tuple(shape)
         self.separating = tuple(separating)       # axes
         self.owners = owners                      # axis -> int array over outputs (-1: none)
         self.free_axes = tuple(a for a in range(len(shape)) if a not in separating)
         self.colours = int(np.prod([shape[a] for a in self.free_axes])) if self.free_axes else 1
-        self.complete = True
+        self.complete = complete
 
     def __repr__(self):
         return (f"Structure(shape={self.shape}, separating={self.separating}, "
@@ -234,7 +227,8 @@ class NumericEngine:
             bump = rng.uniform(0.5, 1.5, x0.shape) * self.delta
             # x0 + bump * mask, bit for bit, as a choice between two arrays made once
             # (x0 + 0.0: an unperturbed -0.0 becomes +0.0, as x0 + bump * False does)
-            probe = (f0, x0 + bump, x0 + 0.0, bool(np.isnan(f0).any()))
+            changed = self._changed if np.isnan(f0).any() else np.not_equal
+            probe = (f0, x0 + bump, x0 + 0.0, changed)
             state = {}
             for a, size in enumerate(x0.shape):     # phase 1: bit 0 of every axis
                 if size > 1:
@@ -264,8 +258,7 @@ class NumericEngine:
                     separating.append(a)
                     owner, seen_all = state[a]
                     owners[a] = np.where(seen_all, owner, -1)
-            structure = Structure(x0.shape, separating, owners)
-            structure.complete = complete
+            structure = Structure(x0.shape, separating, owners, complete)
         finally:
             self.restore(name)
         info = self.info.setdefault(name, {})
@@ -276,14 +269,12 @@ class NumericEngine:
     def _probe_bit(self, name, probe, coord, b, owner, seen_all):
         """Perturb the elements whose index has bit b set, then those with it clear: None
         when some output moves both times (the axis is not separating). `probe`: (base
-        outputs, x0 + bump, x0 + 0.0, whether the base outputs hold a NaN)."""
-        f0, bumped, same, nan0 = probe
+        outputs, x0 + bump, x0 + 0.0, where outputs differ from the base ones)."""
+        f0, bumped, same, changed = probe
         mask = (coord & (1 << b)) != 0            # over one axis, broadcast over the others
-        changed = self._changed if nan0 else _differs
         c1 = changed(f0, self.outputs(name, np.where(mask, bumped, same), keep=False))
         c0 = changed(f0, self.outputs(name, np.where(mask, same, bumped), keep=False))
-        both = np.logical_and(c1, c0)
-        if both.any():
+        if np.logical_and(c1, c0).any():
             return None
         # in place (the state arrays belong to this axis): owner |= c1 << b, seen &= c1 | c0
         np.bitwise_or(owner, c1 * np.int64(1 << b), out=owner)   # (where= is 4x slower)
@@ -296,7 +287,7 @@ class NumericEngine:
         axis still separating, at once, by a constant-weight code (docs/gradients.md,
         "exact mode"). {axis: (owner, seen)} as `_probe_bit` builds them, or None when the
         code is not the shorter or an output depends on two indices."""
-        f0, bumped, same, nan0 = probe
+        f0, bumped, same, changed = probe
         shape = bumped.shape
         axes = [a for a, st in state.items() if st is not None]
         halves = [(shape[a] + 1) // 2 for a in axes]
@@ -311,7 +302,6 @@ class NumericEngine:
         for a, half_size in zip(axes, halves):    # the halved index over those axes
             joint = joint * half_size + _axis_index(shape, a) // 2
         word = codes[joint]
-        changed = self._changed if nan0 else _differs
         pattern = np.zeros(f0.shape, np.int32)
         for b in range(k):
             moved = changed(f0, self.outputs(name, np.where((word >> b) & 1 == 1, bumped,
@@ -366,8 +356,7 @@ class NumericEngine:
 
     def _shaped(self, name: str, passes: "_Passes") -> tuple[np.ndarray, np.ndarray]:
         """(numeric gradient, error estimate) of `passes`, in the input's shape."""
-        shape = self.base[name].shape
-        return tuple(a.reshape(shape) for a in passes.result())
+        return tuple(a.reshape(self.base[name].shape) for a in passes.result())
 
     def _store(self, name: str, passes: "_Passes") -> None:
         self._exact[name] = self._shaped(name, passes)
@@ -377,19 +366,18 @@ class NumericEngine:
         """Whether `exact(name, lazy=True)` left work for `settle`."""
         return name in self._passes
 
-    def settle(self, name: str, elements=None):
-        """Take the colours of `elements` (a bool mask over the input, or None: all) one
-        level further (forward difference -> central -> Richardson); when they are all at
-        the top, check the colouring (a failed check recomputes densely). The updated
-        (numeric gradient, error estimate), or None when nothing is left to do."""
+    def settle(self, name: str, elements):
+        """Take the colours of `elements` (a bool mask over the input) one level further
+        (forward difference -> central -> Richardson); when they are all at the top, check
+        the colouring (a failed check recomputes densely). The updated (numeric gradient,
+        error estimate), or None when nothing is left to do."""
         passes = self._passes.get(name)
         if passes is None:
             return None
         info = self.info.setdefault(name, {})
         start = self.forward_runs
         try:
-            mask = None if elements is None else np.asarray(elements, bool).reshape(-1)
-            progressed = passes.advance(mask)
+            progressed = passes.advance(np.asarray(elements, bool).reshape(-1))
             if passes.inconsistent or (not progressed and not passes.verified):
                 passes.verified = True
                 if passes.inconsistent or not self._verify(name, passes):
@@ -412,33 +400,28 @@ class NumericEngine:
         """(numeric gradient, error estimate) with every step CONFIRM_FACTOR as large: the
         second step that confirms a mismatch (same method as `exact`; cached)."""
         if name not in self._refined:
-            s = self.info.get(name, {}).get("structure")
-            start = self.forward_runs
+            info = self.info.get(name, {})
             passes = None
-            if s is not None and str(self.info[name].get("method")) == "coloured":
-                passes = self._coloured(name, s, CONFIRM_FACTOR)
+            if info.get("method") == "coloured":
+                passes = self._coloured(name, info["structure"], CONFIRM_FACTOR)
             if passes is None:
                 passes = self._dense(name, CONFIRM_FACTOR)
-            self.info.setdefault(name, {})["confirm_runs"] = self.forward_runs - start
             self._refined[name] = self._shaped(name, passes)
         return self._refined[name]
 
     def _coloured(self, name: str, s: Structure, factor: float, lazy: bool = False):
         """Differences per colour (a `_Passes`), or None when an output no element owns
-        changed (the colouring does not hold)."""
-        return self._differences(name, self._plan(name, s), factor, lazy)
+        changed (the colouring does not hold). The plan is kept for the next call."""
+        plan = self._plans.get(name)
+        if plan is None or plan.structure is not s:
+            plan = self._plans[name] = _ColourPlan(s, self.cot)
+        return self._differences(name, plan, factor, lazy)
 
     def _dense(self, name: str, factor: float = 1.0, lazy: bool = False) -> "_Passes":
         """Paddle's loop: one difference per element (2N forward runs for central
         differences, 4N with Richardson; N when lazy and the forward ones agree)."""
         return self._differences(name, _ColourPlan.dense(self.base[name].size, self.cot),
                                  factor, lazy)
-
-    def _plan(self, name: str, s: Structure) -> "_ColourPlan":
-        plan = self._plans.get(name)
-        if plan is None or plan.structure is not s:
-            plan = self._plans[name] = _ColourPlan(s, self.cot)
-        return plan
 
     def _differences(self, name: str, plan: "_ColourPlan", factor: float, lazy: bool):
         """Differences per colour of `plan` (a `_Passes`: lazy, the forward ones; else up to
@@ -480,9 +463,7 @@ class NumericEngine:
         passes.raise_to(2)
         if passes.inconsistent:
             return False
-        return self._spot_check(name, passes.result()[0].reshape(self.base[name].shape))
-
-    def _spot_check(self, name: str, grad: np.ndarray) -> bool:
+        grad = passes.result()[0].reshape(self.base[name].shape)
         rng = np.random.default_rng(self.seed + 1)
         u = _signs(rng, grad.shape)   # random signs: exact for separable ops
         terms = grad * u
@@ -551,32 +532,24 @@ class NumericEngine:
         g_u = float((np.asarray(analytic, np.float64) * u).sum())
         return abs(g_u - numeric_d) / cls.direction_denominator(u, analytic, numeric_d)
 
-    def localize(self, name: str, analytic: np.ndarray, u: np.ndarray, tol,
-                 limit: int = MAX_REPORTED) -> list[Finding]:
+    def localize(self, name: str, analytic: np.ndarray, u: np.ndarray, tol) -> list[Finding]:
         """Bisect the support of a direction that disagreed, down to the wrong elements.
         `tol`: a number, or None for the float64 bound from each estimate's error."""
         analytic = np.asarray(analytic, np.float64)
         found: list[Finding] = []
         stack = [np.flatnonzero(u.reshape(-1))]
-
-        def allowed(err_est, denom):
-            if tol is not None:
-                return tol
-            return F64_RTOL + ERROR_FACTOR * err_est / denom
-
-        while stack and len(found) < limit:
+        while stack and len(found) < MAX_REPORTED:
             support = stack.pop()
             if support.size == 1:
                 i = int(support[0])
-                num, e = self.element_estimate(name, i)
                 ana = float(analytic.reshape(-1)[i])
-                err = float(relative_error(ana, num))
-                if err > allowed(e, max(abs(num), GRAD_ABS_FLOOR)):
-                    num2, e2 = self.element_estimate(name, i, CONFIRM_FACTOR)   # confirm
-                    err2 = float(relative_error(ana, num2))
-                    if err2 > allowed(e2, max(abs(num2), GRAD_ABS_FLOOR)):
-                        found.append(Finding(np.unravel_index(i, analytic.shape), ana, num2,
-                                             err2))
+                for factor in (1.0, CONFIRM_FACTOR):    # wrong, and confirmed at a smaller step
+                    num, e = self.element_estimate(name, i, factor)
+                    err = float(relative_error(ana, num))
+                    if not err > allowed_error(tol, e, max(abs(num), GRAD_ABS_FLOOR)):
+                        break
+                else:
+                    found.append(Finding(np.unravel_index(i, analytic.shape), ana, num, err))
                 continue
             scored = []
             for half in (support[: support.size // 2], support[support.size // 2:]):
@@ -585,7 +558,7 @@ class NumericEngine:
                 uh = uh.reshape(u.shape)
                 d, e = self.directional_estimate(name, uh)
                 err = self.direction_error(uh, analytic, d)
-                if err > allowed(e, self.direction_denominator(uh, analytic, d)):
+                if err > allowed_error(tol, e, self.direction_denominator(uh, analytic, d)):
                     scored.append((err, half))
             scored.sort(key=lambda t: t[0])
             stack.extend(h for _, h in scored)   # the worst half is popped first
@@ -611,10 +584,8 @@ def _codewords(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     integer among them, -1 for the others; the number of bits set in each K-bit integer),
     read-only."""
     ints = np.arange(1 << k, dtype=np.int32)
-    byte_weight = np.array([bin(i).count("1") for i in range(256)], np.uint8)
-    weight = np.zeros(ints.size, np.uint8)
-    for shift in range(0, k, 8):              # bits set, a byte at a time
-        weight += byte_weight[(ints >> shift) & 255]
+    weight = np.unpackbits(ints.view(np.uint8).reshape(-1, 4), axis=1).sum(axis=1,
+                                                                          dtype=np.uint8)
     words = ints[weight == k // 2]
     rank = np.full(ints.size, -1, np.int32)
     rank[words] = np.arange(words.size, dtype=np.int32)
@@ -629,12 +600,10 @@ class _ColourPlan:
     axes' indices in order, the free axes at c's indices); every valid output is credited
     to the element at position `local` of that list."""
 
-    def __init__(self, s: Structure | None, cot: np.ndarray):
+    def __init__(self, s: Structure, cot: np.ndarray):
         self.structure = s
         self._colour_of = None
         self._element_index = None
-        if s is None:
-            return
         shape = s.shape
         valid = None                          # None: every output has an owner
         for a in s.separating:
@@ -642,7 +611,12 @@ class _ColourPlan:
             if o.size and (o.min() < 0 or o.max() >= shape[a]):
                 v = (o >= 0) & (o < shape[a])
                 valid = v if valid is None else valid & v
-        self._outputs(cot, valid)
+        self.all_valid = valid is None or bool(valid.all())
+        self.valid = valid
+        self.invalid = None if self.all_valid else ~valid
+        self.cot = cot if self.all_valid else cot[valid]
+        self.acot = np.abs(self.cot)
+        self.local = None if self.cot.size else np.zeros(0, np.int64)
         sep_shape = tuple(shape[a] for a in s.separating)
         self.n_local = int(np.prod(sep_shape)) if sep_shape else 1
         if s.separating and self.local is None:
@@ -651,23 +625,14 @@ class _ColourPlan:
             self.local = owners[0] if len(owners) == 1 else \
                 np.ravel_multi_index(tuple(owners), sep_shape)
         self._layout()
-        strides = [int(np.prod(shape[a + 1:])) for a in range(len(shape))]
-        self.base_elems = self._flat_indices(shape, s.separating, strides)
-        offsets = self._flat_indices(shape, s.free_axes, strides)
-        self.offsets = offsets.tolist()
-        self.colours = len(self.offsets)
+        flat = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
 
-    @staticmethod
-    def _flat_indices(shape, axes, strides) -> np.ndarray:
-        """The flat index of every combination of indices along `axes` (C order), the other
-        axes at 0."""
-        sub = tuple(shape[a] for a in axes)
-        flat = np.zeros(int(np.prod(sub)) if sub else 1, np.int64)
-        if sub:
-            grid = np.indices(sub).reshape(len(sub), -1)
-            for i, a in enumerate(axes):
-                flat += grid[i] * strides[a]
-        return flat
+        def along(axes):        # the flat index of every combination along `axes`, others 0
+            return flat[tuple(slice(None) if a in axes else slice(0, 1) for a in range(len(shape)))]
+
+        self.base_elems = along(s.separating).reshape(-1)
+        self.offsets = along(s.free_axes).reshape(-1).tolist()
+        self.colours = len(self.offsets)
 
     def _elements_by_colour(self) -> np.ndarray:
         """The flat index of every element, [position in a colour, colour]."""
@@ -691,25 +656,10 @@ class _ColourPlan:
         out[self._elements_by_colour()] = np.asarray(per_local).reshape(-1, 1)
         return out
 
-    def _outputs(self, cot, valid):
-        self.all_valid = valid is None or bool(valid.all())
-        self.valid = valid
-        self.invalid = None if self.all_valid else ~valid
-        self.cot = cot if self.all_valid else cot[valid]
-        self.acot = np.abs(self.cot)
-        self.local = None if self.cot.size else np.zeros(0, np.int64)
-
     @classmethod
     def dense(cls, size: int, cot: np.ndarray) -> "_ColourPlan":
         """Every element its own colour, every output credited to it (Paddle's loop)."""
-        plan = cls(None, cot)
-        plan._outputs(cot, None)
-        plan.n_local, plan.local = 1, None
-        plan.base_elems = np.zeros(1, np.int64)
-        plan.offsets = list(range(size))
-        plan.colours = size
-        plan._colour_of = np.arange(size)
-        return plan
+        return cls(Structure((size,), (), {}), cot)
 
     def elements(self, c: int) -> np.ndarray:
         off = self.offsets[c]
@@ -739,12 +689,11 @@ class _ColourPlan:
         """Each output's weight summed onto the element it is credited to (n_local sums)."""
         if self.local is None:                         # one element owns every output
             return np.array([weights.sum()])
-        kind = self._kind
-        if kind == "one":
+        if self._kind == "one":
             return weights
-        if kind == "rows":
+        if self._kind == "rows":
             return weights.reshape(self.n_local, -1) @ self._ones
-        if kind == "cols":
+        if self._kind == "cols":
             return self._ones @ weights.reshape(-1, self.n_local)
         return np.bincount(self.local, weights=weights, minlength=self.n_local)
 
@@ -790,15 +739,10 @@ class _Passes:
     def pending(self) -> bool:
         return not self.verified or bool((self.level < self.top).any())
 
-    def advance(self, elements=None) -> bool:
-        """The colours of `elements` (bool mask over the flat input; None: all) one level
-        further; False when none could go further."""
-        if elements is None:
-            want = np.ones(self.colours, bool)
-        elif self.colours == 1:
-            want = np.array([bool(elements.any())])
-        else:
-            want = np.bincount(self.plan.colour_of[elements], minlength=self.colours) > 0
+    def advance(self, elements) -> bool:
+        """The colours of `elements` (bool mask over the flat input) one level further;
+        False when none could go further."""
+        want = np.bincount(self.plan.colour_of[elements], minlength=self.colours) > 0
         todo = np.flatnonzero(want & (self.level < self.top))
         for c in todo:
             if not self._to(int(c), int(self.level[c]) + 1):
@@ -814,18 +758,15 @@ class _Passes:
         """(gradient, error estimate), flat."""
         lo, hi = (int(self.level.min()), int(self.level.max())) if self.colours else (2, 2)
         if lo == hi:
-            return self._at(lo)
+            return _at_level(lo, self.sums, self.h, self.rnd)
         per_element = self.level[self.plan.colour_of]
         g, e = np.empty(self.h.size), np.empty(self.h.size)
         for level in range(lo, hi + 1):
             where = per_element == level
             if where.any():
-                gl, el = self._at(level)
+                gl, el = _at_level(level, self.sums, self.h, self.rnd)
                 g[where], e[where] = gl[where], el[where]
         return g, e
-
-    def _at(self, level: int) -> tuple[np.ndarray, np.ndarray]:
-        return _at_level(level, self.sums, self.h, self.rnd)
 
 
 def _at_level(level: int, sums: dict, h, rnd):
@@ -869,6 +810,12 @@ class _Direction:
             e.restore(name)
         value, error = _at_level(self.level, self.sums, self.t, self.rnd)
         return float(value), float(error)
+
+
+def allowed_error(tol, error, denominator):
+    """`tol`, or the float64 bound of a numeric value with this error estimate, relative to
+    `denominator` (one value: an element, a direction)."""
+    return tol if tol is not None else F64_RTOL + ERROR_FACTOR * error / denominator
 
 
 def float64_bound(numeric, error, rtol: float = F64_RTOL, factor: float = ERROR_FACTOR,
@@ -923,14 +870,13 @@ def compare(engine: NumericEngine, name: str, analytic, tol: float | None = None
         return Comparison(True, 0.0, size=0)
     vacuous = float(np.abs(num).max()) <= VACUOUS_ABS
 
-    def bound(n, e):
-        if tol is not None:
-            return np.full(n.shape, float(tol))
-        return float64_bound(n, e)
+    def judged(n, e):
+        """(relative error against n, a NaN as inf; the allowed error)."""
+        err = relative_error(ana, n)
+        allowed = np.full(n.shape, float(tol)) if tol is not None else float64_bound(n, e)
+        return np.where(np.isnan(err), np.inf, err), allowed
 
-    err = relative_error(ana, num)
-    err = np.where(np.isnan(err), np.inf, err)
-    allowed = bound(num, est)
+    err, allowed = judged(num, est)
     bad = err > allowed
     while not given and bad.any() and engine.pending(name):
         # a lazy numeric gradient disagrees: its colours one level further (forward ->
@@ -939,9 +885,7 @@ def compare(engine: NumericEngine, name: str, analytic, tol: float | None = None
         if got is None:
             break
         num, est = got
-        err = relative_error(ana, num)
-        err = np.where(np.isnan(err), np.inf, err)
-        allowed = bound(num, est)
+        err, allowed = judged(num, est)
         bad = err > allowed
     if not bad.any():
         return Comparison(True, float(err.max()), size=ana.size, vacuous=vacuous)
@@ -954,21 +898,17 @@ def compare(engine: NumericEngine, name: str, analytic, tol: float | None = None
         order = flat_bad[np.argsort(-(err / allowed).reshape(-1)[flat_bad], kind="stable")]
         num2 = num.reshape(-1).copy()
         confirmed = np.zeros(ana.size, bool)
-        checked = order[:CONFIRM_MAX]
-        for i in checked:
+        for i in order[:CONFIRM_MAX]:
             n2, e2 = engine.element_estimate(name, int(i), CONFIRM_FACTOR)
             num2[i] = n2
-            a2 = float(ana.reshape(-1)[i])
             lim = float(tol) if tol is not None else float(float64_bound(n2, e2))
-            e_ = float(relative_error(a2, n2))
-            confirmed[i] = not (e_ <= lim)
+            confirmed[i] = not float(relative_error(float(ana.reshape(-1)[i]), n2)) <= lim
         if confirmed.any():
             confirmed[order[CONFIRM_MAX:]] = True   # not re-checked: reported as found
         elif order.size > CONFIRM_MAX:
             full, est2 = engine.refined(name)
-            err2 = relative_error(ana, full)
-            err2 = np.where(np.isnan(err2), np.inf, err2)
-            confirmed = (bad & (err2 > bound(full, est2))).reshape(-1)
+            err2, allowed2 = judged(full, est2)
+            confirmed = (bad & (err2 > allowed2)).reshape(-1)
             num2 = full.reshape(-1)
         confirmed = confirmed.reshape(ana.shape)
         num2 = num2.reshape(ana.shape)

@@ -1,13 +1,8 @@
 """The one-sided derivative test, shared by `grad`, `fuzz` (through grad), `kinks`, `lod` and
 `double_grad` (docs/harness.md, the `kinks` rows; docs/gradients.md, "Kinks closer than the
-step"). `unexplained`: the wrong elements no kink explains.
-
-`kink_verdict` says whether an element is a kink (the one-sided slopes disagree) and whether
-the analytic value is one of the slopes; an analytic value that is neither is a failure,
-except an analytic 0 at a local extremum (abs at 0; numpy, Paddle and PyTorch take sign(0) =
-0): "subgradient". A relu-type kink (slopes 0 and 1) has no such convention: 0.5 there is
-"neither". `domain_edge`: one side is not finite (sqrt, log, pow at 0), the edge of the op's
-domain, not a kink. `reliable_slopes`: the slopes with a step scaled to the point.
+step"): `kink_verdict` judges an analytic value at an element whose one-sided slopes
+disagree (a kink), `unexplained` gives the wrong elements no kink explains, and
+`reliable_slopes` the slopes with a step scaled to the point.
 """
 from __future__ import annotations
 
@@ -16,7 +11,7 @@ import numpy as np
 from harness.tolerances import GRAD_ABS_FLOOR
 
 __all__ = ["one_sided", "kink_verdict", "is_kink", "matches", "domain_edge", "is_subgradient",
-           "ACCEPTED", "scaled_step", "reliable_slopes", "unexplained", "KINK_MATCH_TOL"]
+           "ACCEPTED", "reliable_slopes", "unexplained", "KINK_MATCH_TOL"]
 
 # the verdicts under which the analytic value at a kink is right
 ACCEPTED = ("left", "right", "subgradient")
@@ -42,19 +37,9 @@ def one_sided(engine, name: str, flat_index: int, delta: float | None = None):
         return float(left), float(right)
 
 
-# reliable_slopes (docs/harness.md, the `kinks` row): a fixed step (0.005) is far larger
-# than a point like a log clamp's 1e-7 (the "right slope" of log(max(x, 1e-7)) over
-# [1e-7, 1e-7 + 0.005] is 4,042 where the derivative is 1e7).
+# reliable_slopes: a fixed step (0.005) is far larger than a point like a log clamp's 1e-7
 FRACTION = 0.05     # of the distance to the nearest other special value
 AGREE = 1e-3        # relative agreement of the slopes at d and d / 4
-
-
-def scaled_step(x0: float, delta: float, specials) -> float:
-    """The step at `x0`: `delta`, or less near another special value."""
-    gaps = [abs(x0 - v) for v in list(specials) + [0.0] if abs(x0 - v) > 0]
-    if not gaps:
-        return delta
-    return min(delta, FRACTION * min(gaps))
 
 
 def _close(a: float, b: float) -> bool:
@@ -69,7 +54,8 @@ def reliable_slopes(engine, name: str, k: int, case, delta: float):
     x0 = float(np.asarray(engine.base[name]).reshape(-1)[k])
     specials = [float(v) for v in (case.attrs or {}).values()
                 if isinstance(v, (float, np.floating)) and np.isfinite(v)]
-    d = scaled_step(x0, delta, specials)
+    gaps = [abs(x0 - v) for v in specials + [0.0] if abs(x0 - v) > 0]
+    d = min(delta, FRACTION * min(gaps)) if gaps else delta   # less near another special
     if d == delta and x0 == 0:
         return one_sided(engine, name, k)         # relu's 0: the usual step
     first = one_sided(engine, name, k, d)
@@ -101,7 +87,8 @@ def domain_edge(left: float, right: float) -> bool:
 
 def is_subgradient(analytic: float, left: float, right: float, tol: float) -> bool:
     """At a local extremum kink (finite one-sided slopes of opposite signs, abs at 0) an
-    analytic 0 is the conventional subgradient. Slopes 0 and 1 (relu) are no extremum."""
+    analytic 0 is the conventional subgradient (numpy, Paddle and PyTorch take sign(0) = 0).
+    Slopes 0 and 1 (relu) are no extremum: 0.5 there is "neither"."""
     if domain_edge(left, right) or not left * right < 0:
         return False
     return abs(analytic) <= tol * min(abs(left), abs(right))
@@ -150,9 +137,8 @@ def local_slope_matches(engine, name, k, analytic, tol) -> bool:
             left, right = one_sided(engine, name, k, engine.delta * scale)
         if not (np.isfinite(left) and np.isfinite(right)):
             return False
-        if kink_verdict(analytic, left, right, tol) in ACCEPTED:
-            return True
-        if not is_kink(left, right, tol) and matches(analytic, left, tol) and \
-                matches(analytic, right, tol):
+        verdict = kink_verdict(analytic, left, right, tol)      # None: no kink
+        if verdict in ACCEPTED or (verdict is None and matches(analytic, left, tol) and
+                                   matches(analytic, right, tol)):
             return True
     return False

@@ -17,11 +17,11 @@ __all__ = ["check_output", "case_outputs", "case_repro", "check_case", "run_comb
            "prepare_case", "expected_outputs", "first_line"]
 
 
-def run_combos(case, check: str, places=None, dtypes=None, op_type=None):
+def run_combos(case, check: str, places=None, dtypes=None):
     """([(place, dtype)], [skip results]) from THE planner, harness.context.combos."""
     ctx = CheckContext(places=tuple(places) if places is not None else None,
                        dtypes=tuple(dtypes) if dtypes is not None else None)
-    runnable, skips = combos(case, ctx, check, op_type)
+    runnable, skips = combos(case, ctx, check)
     return [(c.place, c.dtype) for c in runnable], skips
 
 
@@ -88,11 +88,8 @@ def check_output(case, atol=None, rtol=None, no_check_set=None, equal_nan=False,
                     if [list(x) for x in lod] != [list(x) for x in spec.lengths]:
                         problems.append(f"output '{spec.name}': LoD (lengths) {lod}, expected "
                                         f"{spec.lengths}")
-        if problems:
-            msg = f"{where}: " + "; ".join(problems) + tail
-            results.append(CheckResult("output", FAIL, place, dtype, case.name, msg, worst))
-        else:
-            results.append(CheckResult("output", PASS, place, dtype, case.name, "", worst))
+        status, msg = (FAIL, f"{where}: " + "; ".join(problems) + tail) if problems else (PASS, "")
+        results.append(CheckResult("output", status, place, dtype, case.name, msg, worst))
     return results
 
 

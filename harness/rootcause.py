@@ -70,26 +70,17 @@ def _clusters(groups_of_results: list[list]) -> tuple[dict[int, list[int]], list
     """({index: the indices of its cause, in order}, the user lines each names) over lists
     of failed results."""
     n = len(groups_of_results)
-    parent = list(range(n))
-
-    def find(i):
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
     where = [set().union(*(locations(r.message) for r in rs)) if rs else set()
              for rs in groups_of_results]
     errors = [{e for e in (innermost_error(denest(r.message or "")) for r in rs) if e}
               for rs in groups_of_results]
+    label = list(range(n))                  # the cause of each; two linked: one label
     for i in range(n):
         for j in range(i + 1, n):
             if where[i] & where[j] or (errors[i] & errors[j] and not (where[i] and where[j])):
-                parent[find(j)] = find(i)
-    members: dict[int, list[int]] = {}
-    for i in range(n):
-        members.setdefault(find(i), []).append(i)
-    return {i: members[find(i)] for i in range(n)}, where
+                old = label[j]
+                label = [label[i] if x == old else x for x in label]
+    return {i: [k for k in range(n) if label[k] == label[i]] for i in range(n)}, where
 
 
 def fold(blocks: list[tuple[str, str, list]]) -> list[tuple[str, str]]:

@@ -88,10 +88,8 @@ def judge_composed(fwd, g, cot2: dict, analytic: dict, fixed=frozenset()):
         outs = fwd.forward()
         for o in outs_read:
             g.set_input(o, np.array(outs[o]), g_lod.get(o))
-        for n in g_vars:
-            g.set_input(n, values[n], g_lod.get(n))
         for n in g_in:
-            if n in fwd_vars:           # X read by both
+            if n in g_vars or n in fwd_vars:        # (fwd_vars: X read by both)
                 g.set_input(n, values[n], g_lod.get(n))
         got = g.forward()
         return float(sum(np.sum(np.asarray(got[k], np.float64) * c) for k, c in cot2.items()
