@@ -150,7 +150,10 @@ def _distinct_values(a, wanted: int) -> np.ndarray:
     wanted = min(max(wanted, 1), 1 << 16)
     while 1 < values.size < wanted:
         mids = ((values[:-1] + values[1:]) / 2).astype(np.float32).astype(np.float64)
-        values = np.unique(np.concatenate([values, mids]))
+        grown = np.unique(np.concatenate([values, mids]))
+        if grown.size == values.size:     # adjacent float32 neighbours: no midpoint exists
+            break
+        values = grown
     if values.size > max(wanted, 4096):
         values = values[np.linspace(0, values.size - 1, max(wanted, 4096)).astype(int)]
     return values
