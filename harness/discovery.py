@@ -118,20 +118,17 @@ def paddle_mode() -> bool:
     return mode is not None and mode.is_active()
 
 
-def _paddle_harness_file(path: Path) -> bool:
-    """In the Paddle mode, Paddle's own harness beside its tests (`op_test.py`, ...) is no
-    test file: the mode's shim stands in for it (as the pytest plugin's ignore hook does)."""
-    return paddle_mode() and compat_mode("paddle").is_harness_file(path)
-
-
 def _test_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
+    """The test files under `paths`; in the Paddle mode not Paddle's own harness beside its
+    tests (`op_test.py`, ...): the mode's shim stands in for it (as the pytest plugin's
+    ignore hook does)."""
     files, problems = [], []
     for p in paths:
         if p.is_dir():
             found = sorted(f for f in p.rglob("*.py") if (f.name.startswith("test_") or
                                                           f.name.endswith("_test.py")))
-            files.extend(f for f in found if "__pycache__" not in f.parts and
-                         not _paddle_harness_file(f))
+            files.extend(f for f in found if "__pycache__" not in f.parts and not (
+                paddle_mode() and compat_mode("paddle").is_harness_file(f)))
         elif p.is_file():
             files.append(p)
         else:
@@ -228,9 +225,7 @@ def discover(paths: list[str | Path] | None = None, seed: int = DEFAULT_SEED) ->
                 continue
             test, error = None, None
             try:
-                test = cls("runTest")
-                seed_all(seed)
-                test.setUp()
+                test = instantiate(cls, seed)
             except unittest.SkipTest:
                 continue
             except Exception as exc:  # noqa: BLE001 - reported on the op (or as a problem)
