@@ -9,12 +9,12 @@ them and either raises (plain pytest / unittest) or hands the results to the col
 from __future__ import annotations
 
 import inspect
-import os
 import sys
 import unittest
 
 from harness.case import Case
 from harness.discovery import module_attribute_name, pytest_target
+from harness.messages import rel
 from harness.optest_methods import record_only, recording_only
 from harness.paddle_surface import PaddleSurface, as_bfloat16_slots
 from harness.report import FAIL, current_collector
@@ -31,22 +31,13 @@ class OpTest(PaddleSurface, unittest.TestCase):
     grad_check_mode: str | None = None
 
     # -- the case ---------------------------------------------------------------------------
-    def _ensure_setup(self) -> None:
-        if not getattr(self, "op_type", "") or not hasattr(self, "inputs"):
-            self.setUp()
-
     def _source(self) -> str:
         cls = type(self)
         try:
             path = inspect.getsourcefile(cls) or ""
         except TypeError:
             path = getattr(sys.modules.get(cls.__module__), "__file__", "") or ""
-        if path:
-            try:
-                rel = os.path.relpath(path)
-                path = rel if not rel.startswith("..") else path
-            except ValueError:
-                pass
+        path = rel(path)
         name = module_attribute_name(cls) or cls.__name__
         return f"{path}::{name}" if path else name
 
@@ -59,7 +50,8 @@ class OpTest(PaddleSurface, unittest.TestCase):
         return case
 
     def _build_case(self) -> Case:
-        self._ensure_setup()
+        if not getattr(self, "op_type", "") or not hasattr(self, "inputs"):
+            self.setUp()
         ref = getattr(type(self), "reference", None)
         inputs = getattr(self, "inputs", {}) or {}
         outputs = getattr(self, "outputs", {}) or {}

@@ -109,8 +109,7 @@ def _literal(value, indent: int = 0) -> str:
         prefix = " " * indent + "np.array("
         body = np.array2string(value, separator=", ", threshold=10 ** 6,
                                floatmode="unique", max_line_width=96, prefix=prefix)
-        body = _re.sub(r"(?<![\w.])nan\b", "np.nan", body)
-        body = _re.sub(r"(?<![\w.])inf\b", "np.inf", body)
+        body = _re.sub(r"(?<![\w.])(nan|inf)\b", r"np.\1", body)
         return f"np.array({body}, dtype=\"{value.dtype}\")"
     if isinstance(value, float) and not np.isfinite(value):
         return "np.nan" if np.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
@@ -124,18 +123,18 @@ def _literal(value, indent: int = 0) -> str:
 
 def format_optest(case, base_name: str = "TestFuzz") -> str:
     """The case as a ready-to-paste OpTest class."""
+    def slots(values) -> list[str]:
+        return [f"            {slot!r}: {_literal(value, 14 + len(repr(slot)))},"
+                for slot, value in values.items()]
+
     lines = ["import numpy as np", "from harness import OpTest", "", "",
              f"class {base_name}Minimal(OpTest):",
              "    def setUp(self):",
              f"        self.op_type = {case.op_type!r}",
-             "        self.inputs = {"]
-    for slot, value in case.inputs.items():
-        lines.append(f"            {slot!r}: {_literal(value, 14 + len(repr(slot)))},")
-    lines += ["        }", f"        self.attrs = {fmt_value(case.attrs)}",
-              "        self.outputs = {"]
-    for slot, value in case.outputs.items():
-        lines.append(f"            {slot!r}: {_literal(value, 14 + len(repr(slot)))},")
-    lines += ["        }", "", "    def test_check_output(self):", "        self.check_output()"]
+             "        self.inputs = {", *slots(case.inputs), "        }",
+             f"        self.attrs = {fmt_value(case.attrs)}",
+             "        self.outputs = {", *slots(case.outputs), "        }",
+             "", "    def test_check_output(self):", "        self.check_output()"]
     if case.grad_inputs:
         names = list(case.grad_outputs) or [
             slot for slot, v in case.outputs.items()
