@@ -6,8 +6,6 @@ compatibility mode (docs/paddle.md), `--opkit-backend` picks a backend (harness.
 """
 from __future__ import annotations
 
-from harness import options as run_options  # noqa: I001
-
 import hashlib
 import inspect
 import json
@@ -20,6 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from harness import options as run_options
+from harness.report import FAIL, SKIP, UNCONFIRMED, CheckResult
+from harness.rootcause import one_line, same_cause
 from harness.sharding import (
     ShardError,
     durations_problem,
@@ -28,6 +29,7 @@ from harness.sharding import (
     read_durations,
     write_durations,
 )
+from opkit.project import load_project
 
 try:
     import fcntl        # POSIX only: the shared results of pytest-xdist's workers
@@ -148,14 +150,11 @@ class OpkitCheckItem(pytest.Item):
         self.optest, self.check, self.op, self.op_classes = optest, check, op, op_classes
 
     def runtest(self):
-        from harness.report import FAIL, SKIP, UNCONFIRMED
-
         results = _class_results(self.config, self.optest, self.op, self.op_classes)
         mine = [r for r in results if r.check == self.check]
         failed = [r for r in mine if r.status == FAIL]
         if failed:
             from harness.registry import check_names
-            from harness.rootcause import same_cause
 
             first = same_cause(results, check_names() + ["fuzz"]).get(self.check)
             raise OpkitCheckFailed(failed, same_as=first if first != self.check else None)
@@ -163,9 +162,8 @@ class OpkitCheckItem(pytest.Item):
         if unconfirmed:     # (harness.confirm): a pass with a warning
             warnings.warn(f"opkit {self.check}: {unconfirmed[0].message}", stacklevel=1)
         if not mine or all(r.status == SKIP for r in mine):
-            reasons = list(dict.fromkeys(r.message for r in mine if r.message))
-            raise pytest.skip.Exception(f"{self.check}: " + ("; ".join(reasons[:3]) or
-                                                             "nothing to check"),
+            reasons = "; ".join(list(dict.fromkeys(r.message for r in mine if r.message))[:3])
+            raise pytest.skip.Exception(f"{self.check}: {reasons or 'nothing to check'}",
                                         _use_item_location=True)
 
     def repr_failure(self, excinfo, style=None):
@@ -192,8 +190,6 @@ class OpkitCheckFailed(Exception):
 
         blocks = group_failures(self.results)
         if self.same_as:            # one root cause, told in full once (harness.rootcause)
-            from harness.rootcause import one_line
-
             return (f"the same root cause as opkit[{self.same_as}] (told in full there): "
                     f"{one_line(blocks[0]) if blocks else ''}")
         return "\n".join(blocks)
@@ -210,8 +206,6 @@ def _class_results(config, cls, op, op_classes):
     if shared is None:
         cache[cls] = _compute(config, cls, op, op_classes)
         return cache[cls]
-    from harness.report import CheckResult
-
     with open(shared.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
@@ -403,8 +397,6 @@ def _durations(config):
     given = config.getoption("--opkit-durations", default=None)
     if given:
         return Path(given)
-    from opkit.project import load_project
-
     return load_project(config.rootpath).durations_path()
 
 

@@ -188,13 +188,13 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
     if absent:
         raise SuiteError(f"--tests {', '.join(absent)}: no such file or folder")
     paths = test_paths(list(tests or ()) or None)
-    if not tests and (with_builtins or any(op in builtin_ops for op in op_names)):
+    builtin_wanted = with_builtins or any(op in builtin_ops for op in op_names)
+    if not tests and builtin_wanted:
         paths = _with_builtin_paths(paths, builtin_test_paths())
-    exempt = dict(project.exempt)
-    if with_builtins or any(op in builtin_ops for op in op_names):
-        exempt = {**builtin_exemptions(), **exempt}
+    exempt = {**builtin_exemptions(), **project.exempt} if builtin_wanted else dict(project.exempt)
     discovery = discover(paths, seed=seed)
-    warnings = [p for p in discovery.problems if not any(p == b.text for b in discovery.broken)]
+    unimportable = [b.text for b in discovery.broken]
+    warnings = [p for p in discovery.problems if p not in unimportable]
     by_op = discovery.by_op()
     searched = ", ".join(str(p) for p in paths) or "(no test paths)"
     broken: dict[str, list[CheckResult]] = {}
@@ -250,5 +250,4 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
         if not ops and not broken:
             raise SuiteError(f"no OpTest found under {searched}; name ops, use --all or --tests")
     ops += sorted(k for k in broken if k not in ops)
-    return Selection(ops, by_op, broken, exempt, paths, warnings,
-                     [b.text for b in discovery.broken])
+    return Selection(ops, by_op, broken, exempt, paths, warnings, unimportable)
