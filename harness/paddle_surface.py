@@ -42,8 +42,7 @@ def _complex_reason(test) -> str | None:
     """A test whose data (or `dtype`) are complex, for an op without a complex kernel of
     that dtype: skipped (as float16), not run as a real-valued test or failed as a
     missing kernel."""
-    found = [np.dtype(d) for d in data_dtypes(getattr(test, "inputs", None))
-             if np.dtype(d).kind == "c"]
+    found = [d for d in data_dtypes(getattr(test, "inputs", None)) if d.kind == "c"]
     dtype = getattr(test, "dtype", None)
     try:
         if dtype is not None and np.dtype(dtype).kind == "c":
@@ -253,9 +252,7 @@ class PaddleSurface:
     def check_output_customized(self, checker, custom_place=None):
         """Paddle's check_output_customized: `checker(outputs)` with the forward outputs
         (sorted by length, as Paddle does) on CPU (or `custom_place`)."""
-        outs = [np.array(o) for o in self.calc_output(custom_place)]
-        outs.sort(key=len)
-        checker(outs)
+        checker(sorted((np.array(o) for o in self.calc_output(custom_place)), key=len))
 
 
 # Paddle's bfloat16 convention in OpTests: bfloat16 data carried as uint16 (the upper 16 bits

@@ -138,7 +138,6 @@ class Selection:
     by_op: dict                                  # op -> [DiscoveredTest]
     broken: dict = field(default_factory=dict)   # op (or <file>) -> [failed CheckResult]
     exempt: dict = field(default_factory=dict)   # op -> reason
-    paths: list = field(default_factory=list)    # the test paths discovered
     warnings: list = field(default_factory=list)
     unimportable: list = field(default_factory=list)   # "file:line: why" of test files
 
@@ -193,8 +192,6 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
         paths = _with_builtin_paths(paths, builtin_test_paths())
     exempt = {**builtin_exemptions(), **project.exempt} if builtin_wanted else dict(project.exempt)
     discovery = discover(paths, seed=seed)
-    unimportable = [b.text for b in discovery.broken]
-    warnings = [p for p in discovery.problems if p not in unimportable]
     by_op = discovery.by_op()
     searched = ", ".join(str(p) for p in paths) or "(no test paths)"
     broken: dict[str, list[CheckResult]] = {}
@@ -250,4 +247,5 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
         if not ops and not broken:
             raise SuiteError(f"no OpTest found under {searched}; name ops, use --all or --tests")
     ops += sorted(k for k in broken if k not in ops)
-    return Selection(ops, by_op, broken, exempt, paths, warnings, unimportable)
+    return Selection(ops, by_op, broken, exempt, discovery.problems,
+                     [b.text for b in discovery.broken])
