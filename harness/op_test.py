@@ -69,11 +69,9 @@ class OpTest(PaddleSurface, unittest.TestCase):
     def _record(self, **fields) -> None:
         """Remember what a check_* call checked, on this test and on the last Case given out."""
         recorded = self.__dict__.setdefault("_opkit_recorded", {"options": {}})
-        for key, value in fields.items():
-            if key == "options":
-                recorded["options"].update({k: v for k, v in value.items() if v is not None})
-            else:
-                recorded[key] = value
+        options = fields.pop("options", {})
+        recorded.update(fields)
+        recorded["options"].update({k: v for k, v in options.items() if v is not None})
         case = getattr(self, "_opkit_case", None)
         if case is not None:
             _apply(case, recorded)
@@ -91,16 +89,18 @@ class OpTest(PaddleSurface, unittest.TestCase):
         return f"python -m pytest {pytest_target(type(self), path, method)}  (or: opkit " \
                f"test {self.op_type} --tests {path})"
 
-    def _deliver(self, results) -> None:
+    def _deliver(self, results) -> list:
+        """`results` to the collector of `opkit test`, else an AssertionError for a failure."""
         collector = current_collector()
         if collector is not None:
             collector.extend(results)
-            return
+            return results
         failures = [r for r in results if r.status == FAIL]
         if failures:
             raise AssertionError("\n\n".join(
                 f"[{r.check} {r.place} {r.dtype}] {r.message}".replace("  ]", "]")
                 for r in failures))
+        return results
 
     # -- checks -----------------------------------------------------------------------------
     def check_output(self, atol=None, rtol=None, no_check_set=None, equal_nan=False):
@@ -112,10 +112,9 @@ class OpTest(PaddleSurface, unittest.TestCase):
                      options={"atol": atol, "rtol": rtol, "equal_nan": equal_nan or None})
         if recording_only():
             return []
-        results = check_output(case, atol=atol, rtol=rtol, no_check_set=no_check_set,
-                               equal_nan=equal_nan, repro=self._repro("test_check_output"))
-        self._deliver(results)
-        return results
+        return self._deliver(check_output(case, atol=atol, rtol=rtol, no_check_set=no_check_set,
+                                          equal_nan=equal_nan,
+                                          repro=self._repro("test_check_output")))
 
     def check_grad(self, inputs_to_check, output_names, no_grad_set=None,
                    max_relative_error=0.005, numeric_grad_delta=0.005, user_defined_grads=None,
@@ -136,11 +135,10 @@ class OpTest(PaddleSurface, unittest.TestCase):
                               "user_defined_grads": user_defined_grads, "grad_mode": mode})
         if recording_only():
             return []
-        results = check_grad(case, inputs_to_check, output_names, no_grad_set,
-                             max_relative_error, numeric_grad_delta, user_defined_grads,
-                             mode=mode, repro=self._repro("test_check_grad"))
-        self._deliver(results)
-        return results
+        return self._deliver(check_grad(case, inputs_to_check, output_names, no_grad_set,
+                                        max_relative_error, numeric_grad_delta,
+                                        user_defined_grads, mode=mode,
+                                        repro=self._repro("test_check_grad")))
 
 
 def _apply(case: Case, recorded: dict) -> None:

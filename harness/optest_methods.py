@@ -1,10 +1,8 @@
-"""Running an OpTest's own `test_*` methods (each on a fresh instance after its own setUp,
-like unittest) inside `harness.report.collecting()`: what the `output` and `grad` checks
-adopt (`results_from_test`). `record_only()`: check_output / check_grad only record what
-they would check. `check_output` / `check_grad` on any case: the OpTest's own methods when
-the case came from one (`context.test`), else the case's expected outputs and numeric
-gradients (harness.output_judge / harness.grad_judge). Imports no check and nothing of
-harness.op_test (which builds on it).
+"""Running an OpTest's own `test_*` methods inside `harness.report.collecting()`: what the
+`output` and `grad` checks adopt (`results_from_test`); `check_output` / `check_grad` on
+any case: those methods when the case came from an OpTest (`context.test`), else the
+case's expected outputs and numeric gradients (harness.output_judge / harness.grad_judge).
+Imports no check and nothing of harness.op_test (which builds on it).
 """
 from __future__ import annotations
 

@@ -169,11 +169,7 @@ class PaddleSurface:
     def np_dtype_to_fluid_dtype(input):
         return input
 
-    np_dtype_to_base_dtype = np_dtype_to_fluid_dtype
-
-    @staticmethod
-    def np_value_to_fluid_value(input):
-        return input
+    np_dtype_to_base_dtype = np_value_to_fluid_value = np_dtype_to_fluid_dtype
 
     @staticmethod
     def fluid_dtype_to_np_dtype(self, dtype=None):  # Paddle's (odd) staticmethod signature

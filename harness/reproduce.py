@@ -1,8 +1,7 @@
 """Reproducers: a case as a ready-to-paste OpTest (`format_optest`), re-run in a fresh
 interpreter (harness.fresh) before it is printed (`confirm`: True when it fails there too,
 False when it passes, None without an answer). Imports no check registry, so the `explore`
-check can use it; `verify` judges `output` and `grad`, another check needs a verifier that
-runs it (`confirm(..., verifier="harness.checking:verify_reproducer")`).
+check can use it.
 """
 from __future__ import annotations
 

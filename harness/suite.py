@@ -1,13 +1,8 @@
 """One suite: which ops `opkit test` (and the pytest plugin) run and which OpTests test them
 (`select`), decided here once so the front doors cannot drift apart; harness.run plans the
-tasks, harness.api gives the op-level verdicts (docs/harness.md, "Verdicts").
-
-`select` takes the named ops, `--all` (the project's own ops, the built-in ops with
---builtins or when the project has none), or every op the discovered OpTests cover, over
-the test paths (`--tests`, `[tool.opkit] tests`, and the built-in ops' OpTests when built-in
-ops are tested: each folder once, also when an installed copy and a checkout hold the same
-OpTests). A test file that cannot be imported, or an OpTest of an op type nobody registers,
-is a failure of its op, with file, line and the close names.
+tasks, harness.api gives the op-level verdicts (docs/harness.md, "Verdicts"). A test file
+that cannot be imported, or an OpTest of an op type nobody registers, is a failure of its
+op, with file, line and the close names.
 """
 from __future__ import annotations
 
@@ -167,8 +162,10 @@ def _with_builtin_paths(paths, builtin) -> list[Path]:
 
 def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
            op_modules=(), seed: int = DEFAULT_SEED) -> Selection:
-    """Load the project's ops, discover its OpTests and choose the ops to run (SuiteError
-    for a selection that cannot run)."""
+    """Load the project's ops, discover its OpTests and choose the ops to run: `op_names`,
+    `all_ops` (the project's own ops; the built-in ones too with `builtins` or when the
+    project has none) or every op the OpTests cover (SuiteError: a selection that cannot
+    run). The built-in ops' OpTests are searched when built-in ops are tested."""
     project = load_project()
     load_builtin_ops()
     builtin_ops = set(forward_op_types())
