@@ -103,14 +103,9 @@ def unsupported_reason(test, mkldnn: bool = False) -> str | None:
         return _BF16
     if test.is_float16_op() and not _has_kernel(test, "float16"):
         return _FP16
-    complex_reason = _complex_reason(test)
-    if complex_reason:
-        return complex_reason
-    attrs = getattr(test, "attrs", None) or {}
-    if mkldnn and (getattr(test, "use_mkldnn", False) is True or
-                   attrs.get("use_mkldnn") is True):
-        return _MKLDNN
-    return None
+    asks_mkldnn = mkldnn and (getattr(test, "use_mkldnn", False) is True or
+                              (getattr(test, "attrs", None) or {}).get("use_mkldnn") is True)
+    return _complex_reason(test) or (_MKLDNN if asks_mkldnn else None)
 
 
 def _accept_paddle_keywords(method):

@@ -11,6 +11,7 @@ import os
 import re as _re
 import sys
 import tempfile
+from pathlib import Path
 
 import numpy as np
 
@@ -52,9 +53,7 @@ def verify(spec: dict, run_check=None) -> bool:
     ns: dict = {}
     with open(spec["file"]) as f:
         exec(compile(f.read(), spec["file"], "exec"), ns)
-    cls = ns[spec["cls"]]
-
-    test = instantiate(cls, spec["seed"])
+    test = instantiate(ns[spec["cls"]], spec["seed"])
     results = run_optest_methods(test, spec["cls"], spec["seed"])
     if spec["check"] not in OWN_CHECKS:
         if run_check is None:
@@ -92,8 +91,7 @@ def confirm(op_types, source: str, cls_name: str, check: str, seed: int = DEFAUL
                          f"{check!r} (harness.checking:verify_reproducer)")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "repro_case.py")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(source)
+        Path(path).write_text(source, encoding="utf-8")
         spec = {"modules": _kernel_modules(op_types), "file": path, "cls": cls_name,
                 "check": check, "seed": seed}
         try:
