@@ -154,8 +154,7 @@ def _with_builtin_paths(paths, builtin) -> list[Path]:
         key = (real.parent.name, real.name) if p in builtin else None
         if real in seen or (key and key in seen):
             continue
-        seen.add(real)
-        seen.add((real.parent.name, real.name))
+        seen.update({real, (real.parent.name, real.name)})
         out.append(p)
     return out
 
