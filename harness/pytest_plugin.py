@@ -349,7 +349,7 @@ def _op_of(config, cls) -> str | None:
 
 def check_item_names() -> list[str]:
     """The checks that get an item per OpTest class (the harness's default checks)."""
-    from harness.registry import all_checks  # noqa: I001 - (the registry first)
+    from harness.registry import all_checks
     from harness.inputs.fuzz import DEFAULT_FUZZ
 
     return [spec.name for spec in all_checks() if spec.default] + \
