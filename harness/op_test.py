@@ -45,8 +45,7 @@ class OpTest(PaddleSurface, unittest.TestCase):
         """The Case this test describes (name = class name, source = file::class). What later
         check_* calls check (grad_inputs, grad_outputs, no_grad_set, options) is recorded on
         the Case returned last."""
-        case = self._build_case()
-        self._opkit_case = case
+        self._opkit_case = case = self._build_case()
         return case
 
     def _build_case(self) -> Case:
