@@ -1,9 +1,7 @@
-"""`run(selection, ...) -> Outcome`: THE call a front door makes to test ops. The selection
-(harness.suite.select) is made by the caller; this plans the tasks once (harness.run.plan),
-runs them in the fork pool and adds the op-level verdicts, decided here once for every
-front door (`op_level`: an op with no OpTest, a failure or exempt with a reason; an op
-whose OpTests never check a gradient; the selection's broken test files).
-`progress(total)` is a context manager giving an `advance()` callable.
+"""`run(selection, ...) -> Outcome`: THE call a front door makes to test ops, on the caller's
+selection (harness.suite.select): it plans the tasks once (harness.run.plan), runs them in
+the fork pool and adds the op-level verdicts, decided here once for every front door
+(`op_level`). `progress(total)` is a context manager giving an `advance()` callable.
 """
 from __future__ import annotations
 
@@ -111,8 +109,10 @@ def op_verdicts(op: str, classes: list, results: list, checks=None) -> list[Chec
 
 
 def op_level(selection, reports, checks=None, unusable: str = "") -> list:
-    """The reports of every selected op with the broken files / OpTests and the op-level
-    verdicts added (`reports`: harness.run.OpReport of the runnable ops)."""
+    """The reports of every selected op with the op-level verdicts added: an op with no
+    OpTest (a failure, or exempt with a reason), an op whose OpTests never check a
+    gradient, the selection's broken test files and OpTests (`reports`: harness.run.OpReport
+    of the runnable ops)."""
     by_name = {r.op: r for r in reports}
     out = []
     for op in selection.ops:

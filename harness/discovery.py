@@ -10,6 +10,7 @@ import importlib.util
 import inspect
 import random
 import sys
+import traceback
 import unittest
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,7 +59,7 @@ class BrokenFile:
 @dataclass
 class Discovery:
     tests: list[DiscoveredTest] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)   # files that failed to import, ...
+    problems: list[str] = field(default_factory=list)   # missing paths, skipped files
     broken: list[BrokenFile] = field(default_factory=list)   # test files that cannot import
 
     def by_op(self) -> dict[str, list[DiscoveredTest]]:
@@ -118,20 +119,17 @@ def paddle_mode() -> bool:
     return mode is not None and mode.is_active()
 
 
-def _paddle_harness_file(path: Path) -> bool:
-    """In the Paddle mode, Paddle's own harness beside its tests (`op_test.py`, ...) is no
-    test file: the mode's shim stands in for it (as the pytest plugin's ignore hook does)."""
-    return paddle_mode() and compat_mode("paddle").is_harness_file(path)
-
-
 def _test_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
+    """The test files under `paths`; in the Paddle mode not Paddle's own harness beside its
+    tests (`op_test.py`, ...): the mode's shim stands in for it (as the pytest plugin's
+    ignore hook does)."""
     files, problems = [], []
     for p in paths:
         if p.is_dir():
             found = sorted(f for f in p.rglob("*.py") if (f.name.startswith("test_") or
                                                           f.name.endswith("_test.py")))
-            files.extend(f for f in found if "__pycache__" not in f.parts and
-                         not _paddle_harness_file(f))
+            files.extend(f for f in found if "__pycache__" not in f.parts and not (
+                paddle_mode() and compat_mode("paddle").is_harness_file(f)))
         elif p.is_file():
             files.append(p)
         else:
@@ -195,13 +193,10 @@ def _error_location(exc: BaseException, path: Path) -> str:
     if isinstance(exc, SyntaxError) and exc.filename:
         return f"{exc.filename}:{exc.lineno}"
     where = f"{path}"
-    tb = exc.__traceback__
-    resolved = str(Path(path).resolve())
-    while tb is not None:
-        name = tb.tb_frame.f_code.co_filename
-        if name == resolved or name == str(path):
-            where = f"{path}:{tb.tb_lineno}"
-        tb = tb.tb_next
+    names = (str(Path(path).resolve()), str(path))
+    for frame, line in traceback.walk_tb(exc.__traceback__):
+        if frame.f_code.co_filename in names:
+            where = f"{path}:{line}"
     return where
 
 
@@ -219,15 +214,13 @@ def discover(paths: list[str | Path] | None = None, seed: int = DEFAULT_SEED) ->
         except BaseException as exc:  # noqa: BLE001 - a broken test file is reported
             if isinstance(exc, KeyboardInterrupt):
                 raise
-            broken = BrokenFile(str(f), _error_location(exc, f), _one_line(exc))
-            result.broken.append(broken)
-            result.problems.append(broken.text)
+            result.broken.append(BrokenFile(str(f), _error_location(exc, f), _one_line(exc)))
             continue
         for _, cls in sorted(vars(module).items()):
             if not is_optest_class(cls) or cls.__module__ != module.__name__:
                 continue
             test, error = None, None
-            try:
+            try:     # (not `instantiate`: a setUp that raises may have set op_type)
                 test = cls("runTest")
                 seed_all(seed)
                 test.setUp()
@@ -244,14 +237,10 @@ def module_attribute_name(cls) -> str | None:
     made in a factory function has a `__qualname__` like `make.<locals>.Test`, which is no
     node id), or None when the module does not hold it."""
     module = sys.modules.get(getattr(cls, "__module__", ""), None)
-    if module is None:
-        return None
     if getattr(module, cls.__name__, None) is cls:
         return cls.__name__
-    for name, value in vars(module).items():
-        if value is cls:
-            return name
-    return None
+    held = vars(module) if module is not None else {}
+    return next((name for name, value in held.items() if value is cls), None)
 
 
 def pytest_target(cls, path: str, method: str | None = None) -> str:

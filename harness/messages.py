@@ -27,7 +27,7 @@ def root_cause(result) -> str:
     """The failure's signature: its first line's last ': '-separated part, with the case,
     place and dtype names, numbers and bracketed values taken out (the same bug seen on
     several cases, places, dtypes or sub-cases gives the same signature)."""
-    text = (result.message or "").splitlines()[0] if result.message else ""
+    text = result.message.splitlines()[0] if result.message else ""
     for word in (result.case, result.place, result.dtype, "float32", "float64"):
         if word:
             text = text.replace(word, "*")
@@ -38,17 +38,12 @@ def root_cause(result) -> str:
 
 
 def _where(results) -> str:
-    combos = list(dict.fromkeys("/".join(x for x in (r.place, r.dtype) if x)
-                                for r in results))
-    combos = [c for c in combos if c]
+    combos = [c for c in dict.fromkeys("/".join(x for x in (r.place, r.dtype) if x)
+                                       for r in results) if c]
     cases = list(dict.fromkeys(r.case for r in results if r.case))
-    parts = []
-    if combos:
-        parts.append(", ".join(combos))
-    if cases:
-        parts.append("[" + ", ".join(cases[:4]) + (f", +{len(cases) - 4} more" if len(cases) > 4
-                                                   else "") + "]")
-    return " ".join(parts)
+    more = [f"+{len(cases) - 4} more"] if len(cases) > 4 else []
+    listed = f"[{', '.join(cases[:4] + more)}]" if cases else ""
+    return " ".join(part for part in (", ".join(combos), listed) if part)
 
 
 def group_failures(results, order=()) -> list[str]:
@@ -60,16 +55,13 @@ def group_failures(results, order=()) -> list[str]:
     failed = sorted((r for r in results if r.status == "fail"),
                     key=lambda r: rank.get(r.check, len(rank)))
     raised: dict[str, list] = {}
-    groups: dict[tuple, list] = {}
+    # the same kind and message under several checks: one block naming the checks
+    by_message: dict[tuple, dict[str, list]] = {}   # (kind, cause) -> check -> failures
     for r in failed:
         if r.kind == UNCAUGHT:
             raised.setdefault(root_cause(r), []).append(r)
         else:
-            groups.setdefault((r.check, r.kind, root_cause(r)), []).append(r)
-    # the same kind and message under several checks: one block naming the checks
-    by_message: dict[tuple, list] = {}
-    for (check, kind, cause), rs in groups.items():
-        by_message.setdefault((kind, cause), []).append((check, rs))
+            by_message.setdefault((r.kind, root_cause(r)), {}).setdefault(r.check, []).append(r)
     blocks = []
     for entries in raised.values():
         checks = list(dict.fromkeys(r.check for r in entries))
@@ -79,16 +71,14 @@ def group_failures(results, order=()) -> list[str]:
                        + (f"\n    (so these checks could not run: {', '.join(checks)})"
                           if len(checks) > 1 else f" (check {checks[0]})"), entries))
     for entries in by_message.values():
-        checks = [c for c, _ in entries]
-        rs = [r for _, group in entries for r in group]
+        checks = list(entries)
+        rs = [r for group in entries.values() for r in group]
         where = _where(rs)
-        sample = rs[0].message
         count = f" ({len(rs)} times)" if len(rs) > 1 else ""
         blocks.append((checks[0], f"FAIL {', '.join(checks)}{' ' + where if where else ''}"
-                                  f"{count}: {sample}", rs))
+                                  f"{count}: {rs[0].message}", rs))
     if rank:   # the table's order (stable: ties keep the order of appearance)
         blocks.sort(key=lambda b: rank.get(b[0], len(rank)))
-
     return [text for _, text in fold(blocks)]     # one block per root cause
 
 
@@ -131,14 +121,10 @@ def user_line(exc: BaseException):
         exc = exc.__cause__ or exc.__context__
     skip = skip_prefixes()
     for e in reversed(chain):            # the innermost error first
-        found = None
-        for frame in traceback.extract_tb(e.__traceback__):
-            fname = frame.filename
-            if fname.startswith("<") or os.path.realpath(fname).startswith(skip):
-                continue
-            found = frame
-        if found is not None:
-            return found.filename, found.lineno, (found.line or "").strip()
+        found = [f for f in traceback.extract_tb(e.__traceback__) if not
+                 (f.filename.startswith("<") or os.path.realpath(f.filename).startswith(skip))]
+        if found:
+            return found[-1].filename, found[-1].lineno, (found[-1].line or "").strip()
     return None
 
 

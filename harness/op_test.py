@@ -9,12 +9,12 @@ them and either raises (plain pytest / unittest) or hands the results to the col
 from __future__ import annotations
 
 import inspect
-import os
 import sys
 import unittest
 
 from harness.case import Case
 from harness.discovery import module_attribute_name, pytest_target
+from harness.messages import rel
 from harness.optest_methods import record_only, recording_only
 from harness.paddle_surface import PaddleSurface, as_bfloat16_slots
 from harness.report import FAIL, current_collector
@@ -31,22 +31,13 @@ class OpTest(PaddleSurface, unittest.TestCase):
     grad_check_mode: str | None = None
 
     # -- the case ---------------------------------------------------------------------------
-    def _ensure_setup(self) -> None:
-        if not getattr(self, "op_type", "") or not hasattr(self, "inputs"):
-            self.setUp()
-
     def _source(self) -> str:
         cls = type(self)
         try:
             path = inspect.getsourcefile(cls) or ""
         except TypeError:
             path = getattr(sys.modules.get(cls.__module__), "__file__", "") or ""
-        if path:
-            try:
-                rel = os.path.relpath(path)
-                path = rel if not rel.startswith("..") else path
-            except ValueError:
-                pass
+        path = rel(path)
         name = module_attribute_name(cls) or cls.__name__
         return f"{path}::{name}" if path else name
 
@@ -54,12 +45,12 @@ class OpTest(PaddleSurface, unittest.TestCase):
         """The Case this test describes (name = class name, source = file::class). What later
         check_* calls check (grad_inputs, grad_outputs, no_grad_set, options) is recorded on
         the Case returned last."""
-        case = self._build_case()
-        self._opkit_case = case
+        self._opkit_case = case = self._build_case()
         return case
 
     def _build_case(self) -> Case:
-        self._ensure_setup()
+        if not getattr(self, "op_type", "") or not hasattr(self, "inputs"):
+            self.setUp()
         ref = getattr(type(self), "reference", None)
         inputs = getattr(self, "inputs", {}) or {}
         outputs = getattr(self, "outputs", {}) or {}
@@ -77,11 +68,9 @@ class OpTest(PaddleSurface, unittest.TestCase):
     def _record(self, **fields) -> None:
         """Remember what a check_* call checked, on this test and on the last Case given out."""
         recorded = self.__dict__.setdefault("_opkit_recorded", {"options": {}})
-        for key, value in fields.items():
-            if key == "options":
-                recorded["options"].update({k: v for k, v in value.items() if v is not None})
-            else:
-                recorded[key] = value
+        options = fields.pop("options", {})
+        recorded.update(fields)
+        recorded["options"].update({k: v for k, v in options.items() if v is not None})
         case = getattr(self, "_opkit_case", None)
         if case is not None:
             _apply(case, recorded)
@@ -99,16 +88,18 @@ class OpTest(PaddleSurface, unittest.TestCase):
         return f"python -m pytest {pytest_target(type(self), path, method)}  (or: opkit " \
                f"test {self.op_type} --tests {path})"
 
-    def _deliver(self, results) -> None:
+    def _deliver(self, results) -> list:
+        """`results` to the collector of `opkit test`, else an AssertionError for a failure."""
         collector = current_collector()
         if collector is not None:
             collector.extend(results)
-            return
+            return results
         failures = [r for r in results if r.status == FAIL]
         if failures:
             raise AssertionError("\n\n".join(
                 f"[{r.check} {r.place} {r.dtype}] {r.message}".replace("  ]", "]")
                 for r in failures))
+        return results
 
     # -- checks -----------------------------------------------------------------------------
     def check_output(self, atol=None, rtol=None, no_check_set=None, equal_nan=False):
@@ -120,10 +111,9 @@ class OpTest(PaddleSurface, unittest.TestCase):
                      options={"atol": atol, "rtol": rtol, "equal_nan": equal_nan or None})
         if recording_only():
             return []
-        results = check_output(case, atol=atol, rtol=rtol, no_check_set=no_check_set,
-                               equal_nan=equal_nan, repro=self._repro("test_check_output"))
-        self._deliver(results)
-        return results
+        return self._deliver(check_output(case, atol=atol, rtol=rtol, no_check_set=no_check_set,
+                                          equal_nan=equal_nan,
+                                          repro=self._repro("test_check_output")))
 
     def check_grad(self, inputs_to_check, output_names, no_grad_set=None,
                    max_relative_error=0.005, numeric_grad_delta=0.005, user_defined_grads=None,
@@ -144,11 +134,10 @@ class OpTest(PaddleSurface, unittest.TestCase):
                               "user_defined_grads": user_defined_grads, "grad_mode": mode})
         if recording_only():
             return []
-        results = check_grad(case, inputs_to_check, output_names, no_grad_set,
-                             max_relative_error, numeric_grad_delta, user_defined_grads,
-                             mode=mode, repro=self._repro("test_check_grad"))
-        self._deliver(results)
-        return results
+        return self._deliver(check_grad(case, inputs_to_check, output_names, no_grad_set,
+                                        max_relative_error, numeric_grad_delta,
+                                        user_defined_grads, mode=mode,
+                                        repro=self._repro("test_check_grad")))
 
 
 def _apply(case: Case, recorded: dict) -> None:

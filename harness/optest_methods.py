@@ -1,16 +1,15 @@
-"""Running an OpTest's own `test_*` methods (each on a fresh instance after its own setUp,
-like unittest) inside `harness.report.collecting()`: what the `output` and `grad` checks
-adopt (`results_from_test`). `record_only()`: check_output / check_grad only record what
-they would check. `check_output` / `check_grad` on any case: the OpTest's own methods when
-the case came from one (`context.test`), else the case's expected outputs and numeric
-gradients (harness.output_judge / harness.grad_judge). Imports no check and nothing of
-harness.op_test (which builds on it).
+"""Running an OpTest's own `test_*` methods inside `harness.report.collecting()`: what the
+`output` and `grad` checks adopt (`results_from_test`); `check_output` / `check_grad` on
+any case: those methods when the case came from an OpTest (`context.test`), else the
+case's expected outputs and numeric gradients (harness.output_judge / harness.grad_judge).
+Imports no check and nothing of harness.op_test (which builds on it).
 """
 from __future__ import annotations
 
 import contextlib
 import unittest
 
+from harness.discovery import seed_all
 from harness.report import FAIL, SKIP, CheckResult, collecting
 
 __all__ = ["run_optest_methods", "record_optest_arguments", "results_from_test",
@@ -52,8 +51,6 @@ def run_optest_methods(test, case_name: str, seed: int | None = None) -> list[Ch
                     target = type(test)(method) if issubclass(type(test), unittest.TestCase) \
                         else type(test)()
                     if seed is not None:
-                        from harness.discovery import seed_all
-
                         seed_all(seed)
                     target.setUp()
                 getattr(target, method)()
@@ -104,9 +101,8 @@ def results_from_test(case, context, check: str) -> list[CheckResult]:
         cache["optest"] = run_optest_methods(context.test, case.name)
     got = [r for r in cache["optest"] if r.check == check]
     if not got:
-        what = "check_output()" if check == "output" else "check_grad()"
         return [CheckResult(check, SKIP, "", "", case.name,
-                            f"{type(context.test).__name__} never calls {what}")]
+                            f"{type(context.test).__name__} never calls check_{check}()")]
     return got
 
 

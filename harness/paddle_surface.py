@@ -42,8 +42,7 @@ def _complex_reason(test) -> str | None:
     """A test whose data (or `dtype`) are complex, for an op without a complex kernel of
     that dtype: skipped (as float16), not run as a real-valued test or failed as a
     missing kernel."""
-    found = [np.dtype(d) for d in data_dtypes(getattr(test, "inputs", None))
-             if np.dtype(d).kind == "c"]
+    found = [d for d in data_dtypes(getattr(test, "inputs", None)) if d.kind == "c"]
     dtype = getattr(test, "dtype", None)
     try:
         if dtype is not None and np.dtype(dtype).kind == "c":
@@ -104,14 +103,9 @@ def unsupported_reason(test, mkldnn: bool = False) -> str | None:
         return _BF16
     if test.is_float16_op() and not _has_kernel(test, "float16"):
         return _FP16
-    complex_reason = _complex_reason(test)
-    if complex_reason:
-        return complex_reason
-    attrs = getattr(test, "attrs", None) or {}
-    if mkldnn and (getattr(test, "use_mkldnn", False) is True or
-                   attrs.get("use_mkldnn") is True):
-        return _MKLDNN
-    return None
+    asks_mkldnn = mkldnn and (getattr(test, "use_mkldnn", False) is True or
+                              (getattr(test, "attrs", None) or {}).get("use_mkldnn") is True)
+    return _complex_reason(test) or (_MKLDNN if asks_mkldnn else None)
 
 
 def _accept_paddle_keywords(method):
@@ -170,11 +164,7 @@ class PaddleSurface:
     def np_dtype_to_fluid_dtype(input):
         return input
 
-    np_dtype_to_base_dtype = np_dtype_to_fluid_dtype
-
-    @staticmethod
-    def np_value_to_fluid_value(input):
-        return input
+    np_dtype_to_base_dtype = np_value_to_fluid_value = np_dtype_to_fluid_dtype
 
     @staticmethod
     def fluid_dtype_to_np_dtype(self, dtype=None):  # Paddle's (odd) staticmethod signature
@@ -253,9 +243,7 @@ class PaddleSurface:
     def check_output_customized(self, checker, custom_place=None):
         """Paddle's check_output_customized: `checker(outputs)` with the forward outputs
         (sorted by length, as Paddle does) on CPU (or `custom_place`)."""
-        outs = [np.array(o) for o in self.calc_output(custom_place)]
-        outs.sort(key=len)
-        checker(outs)
+        checker(sorted((np.array(o) for o in self.calc_output(custom_place)), key=len))
 
 
 # Paddle's bfloat16 convention in OpTests: bfloat16 data carried as uint16 (the upper 16 bits

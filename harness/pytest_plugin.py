@@ -6,27 +6,49 @@ compatibility mode (docs/paddle.md), `--opkit-backend` picks a backend (harness.
 """
 from __future__ import annotations
 
-from harness.options import DEFAULT_SEED, PADDLE_MODE_ENV, flag  # noqa: I001
-
+import hashlib
+import inspect
+import json
 import os
+import shutil
+import tempfile
+import time
+import warnings
+from pathlib import Path
 
 import pytest
+
+from harness import options as run_options
+from harness.report import FAIL, SKIP, UNCONFIRMED, CheckResult
+from harness.rootcause import one_line, same_cause
+from harness.sharding import (
+    ShardError,
+    durations_problem,
+    parse_shard,
+    part,
+    read_durations,
+    write_durations,
+)
+from opkit.project import load_project
+
+try:
+    import fcntl        # POSIX only: the shared results of pytest-xdist's workers
+except ImportError:
+    fcntl = None
 
 ITEM_PREFIX = "opkit"
 
 
 def pytest_addoption(parser):
     group = parser.getgroup("opkit", "opkit op tests")
-    group.addoption("--opkit-place", action="store", default=None,
-                    choices=["CPU", "GPU", "all", "cpu", "gpu"],
+    group.addoption("--opkit-place", choices=["CPU", "GPU", "all", "cpu", "gpu"],
                     help="places OpTest checks run on: CPU, GPU or all (default all)")
-    group.addoption("--opkit-dtype", action="store", default=None,
-                    choices=["float32", "float64", "all"],
+    group.addoption("--opkit-dtype", choices=["float32", "float64", "all"],
                     help="float dtypes OpTest checks run: float32, float64 or all (default all)")
     group.addoption("--opkit-paddle", action="store_true", default=False,
                     help="Paddle-compatibility mode: run Paddle's OpTest files unchanged "
                          "(provides their `op_test` module and a CPU-only `paddle` facade)")
-    group.addoption("--opkit-backend", action="store", default=None,
+    group.addoption("--opkit-backend",
                     help="whose kernels run the op: opkit's (default) or an installed "
                          "backend's: paddle, PaddlePaddle's CPU kernels (needs "
                          "opkit-dl[paddle]; also OPKIT_BACKEND)")
@@ -37,17 +59,15 @@ def pytest_addoption(parser):
                     dest="opkit_check_items",
                     help="add them (the default; overrides an --opkit-no-check-items in "
                          "addopts, the last one given wins)")
-    group.addoption("--opkit-shard", action="store", default=None, metavar="K/N",
+    group.addoption("--opkit-shard", metavar="K/N",
                     help="run only part K of N of the tests (balanced by recorded durations)")
-    group.addoption("--opkit-durations", action="store", default=None, metavar="FILE",
+    group.addoption("--opkit-durations", metavar="FILE",
                     help="durations file for --opkit-shard / --opkit-record-durations")
     group.addoption("--opkit-record-durations", action="store_true", default=False,
                     help="write each op's (or test file's) run time to the durations file")
 
 
 def pytest_configure(config):
-    from harness import options as run_options
-
     try:        # THE run's options, built once here (harness.options) for every item
         opts = run_options.Options.from_env(
             places=config.getoption("--opkit-place", default=None),
@@ -64,7 +84,7 @@ def pytest_configure(config):
         if why:
             raise pytest.UsageError(f"opkit: --opkit-backend {opts.backend}: {why}")
         activate(opts.backend)
-    if config.getoption("--opkit-paddle", default=False) or flag(PADDLE_MODE_ENV):
+    if _paddle_asked(config):
         from harness.backends import compat_mode
 
         compat_mode("paddle").activate(opts.backend)
@@ -75,8 +95,6 @@ def pytest_configure(config):
         if not config.pluginmanager.is_registered(pytest_hooks):
             config.pluginmanager.register(pytest_hooks, "opkit-paddle-hooks")
     run_options.set_place_option("--opkit-place")
-    from harness.sharding import ShardError, parse_shard
-
     try:
         config._opkit_shard = parse_shard(config.getoption("--opkit-shard", default=None),
                                           "--opkit-shard")
@@ -84,8 +102,6 @@ def pytest_configure(config):
         raise pytest.UsageError(str(exc)) from None
     if config.getoption("--opkit-record-durations", default=False) \
             and not hasattr(config, "workerinput"):
-        from harness.sharding import durations_problem
-
         problem = durations_problem(_durations(config))
         if problem:
             raise pytest.UsageError(f"opkit: --opkit-record-durations: cannot write the "
@@ -94,29 +110,30 @@ def pytest_configure(config):
     config._opkit_times = {}
 
 
+def _paddle_asked(config) -> bool:
+    return config.getoption("--opkit-paddle", default=False) or \
+        run_options.flag(run_options.PADDLE_MODE_ENV)
+
+
 def pytest_ignore_collect(collection_path, config):
     """In the Paddle mode, Paddle's own harness files beside the tests are not test files."""
-    if config.getoption("--opkit-paddle", default=False) or flag(PADDLE_MODE_ENV):
+    if _paddle_asked(config):
         from harness.backends import compat_mode
 
-        return True if compat_mode("paddle").is_harness_file(collection_path) else None
+        return compat_mode("paddle").is_harness_file(collection_path) or None
     return None
 
 
 def pytest_report_header(config):
-    from harness.options import selected_dtypes, selected_places
-
     try:
-        return (f"opkit: places {','.join(selected_places())}, dtypes "
-                f"{','.join(selected_dtypes())}")
+        return (f"opkit: places {','.join(run_options.selected_places())}, dtypes "
+                f"{','.join(run_options.selected_dtypes())}")
     except ValueError as exc:  # a bad OPKIT_PLACE / OPKIT_DTYPE
         return f"opkit: {exc}"
 
 
 # -- the harness-check items --------------------------------------------------------------
 def _is_optest(cls) -> bool:
-    if cls is None:
-        return False
     from harness.discovery import is_optest_class
 
     try:
@@ -133,27 +150,20 @@ class OpkitCheckItem(pytest.Item):
         self.optest, self.check, self.op, self.op_classes = optest, check, op, op_classes
 
     def runtest(self):
-        from harness.report import FAIL, SKIP
-
         results = _class_results(self.config, self.optest, self.op, self.op_classes)
         mine = [r for r in results if r.check == self.check]
         failed = [r for r in mine if r.status == FAIL]
         if failed:
             from harness.registry import check_names
-            from harness.rootcause import same_cause
 
             first = same_cause(results, check_names() + ["fuzz"]).get(self.check)
             raise OpkitCheckFailed(failed, same_as=first if first != self.check else None)
-        for r in mine:      # unconfirmed (harness.confirm): a pass with a warning
-            if r.status == "unconfirmed":
-                import warnings
-
-                warnings.warn(f"opkit {self.check}: {r.message}", stacklevel=1)
-                break
+        unconfirmed = [r for r in mine if r.status == UNCONFIRMED]
+        if unconfirmed:     # (harness.confirm): a pass with a warning
+            warnings.warn(f"opkit {self.check}: {unconfirmed[0].message}", stacklevel=1)
         if not mine or all(r.status == SKIP for r in mine):
-            reasons = list(dict.fromkeys(r.message for r in mine if r.message))
-            raise pytest.skip.Exception(f"{self.check}: " + ("; ".join(reasons[:3]) or
-                                                             "nothing to check"),
+            reasons = "; ".join(list(dict.fromkeys(r.message for r in mine if r.message))[:3])
+            raise pytest.skip.Exception(f"{self.check}: {reasons or 'nothing to check'}",
                                         _use_item_location=True)
 
     def repr_failure(self, excinfo, style=None):
@@ -162,8 +172,6 @@ class OpkitCheckItem(pytest.Item):
         return super().repr_failure(excinfo)
 
     def reportinfo(self):
-        import inspect
-
         try:
             line = inspect.getsourcelines(self.optest)[1] - 1
         except (OSError, TypeError):
@@ -182,8 +190,6 @@ class OpkitCheckFailed(Exception):
 
         blocks = group_failures(self.results)
         if self.same_as:            # one root cause, told in full once (harness.rootcause)
-            from harness.rootcause import one_line
-
             return (f"the same root cause as opkit[{self.same_as}] (told in full there): "
                     f"{one_line(blocks[0]) if blocks else ''}")
         return "\n".join(blocks)
@@ -200,11 +206,6 @@ def _class_results(config, cls, op, op_classes):
     if shared is None:
         cache[cls] = _compute(config, cls, op, op_classes)
         return cache[cls]
-    import fcntl
-    import json
-
-    from harness.report import CheckResult
-
     with open(shared.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
@@ -224,31 +225,19 @@ def _class_results(config, cls, op, op_classes):
 def _shared_file(config, cls):
     """Under pytest-xdist: the results file of `cls` shared by this run's workers."""
     workerinput = getattr(config, "workerinput", None)
-    if not workerinput or "testrunuid" not in workerinput:
+    if not workerinput or "testrunuid" not in workerinput or fcntl is None:
         return None
-    try:
-        import fcntl  # noqa: F401  (POSIX only)
-    except ImportError:
-        return None
-    import hashlib
-    import tempfile
-    from pathlib import Path
-
     folder = workerinput.get("opkit_items_dir")     # made (and removed) by the controller
     folder = Path(folder) if folder else \
         Path(tempfile.gettempdir()) / f"opkit-items-{workerinput['testrunuid']}"
     folder.mkdir(exist_ok=True)
-    from harness.options import current
-
-    key = hashlib.sha1(f"{cls.__module__}.{cls.__qualname__}:{current().seed}"
+    key = hashlib.sha1(f"{cls.__module__}.{cls.__qualname__}:{run_options.current().seed}"
                        .encode()).hexdigest()[:16]
     return folder / f"{key}.json"
 
 
 def _discovered(config, cls, op):
     """The DiscoveredTest of a collected OpTest class (its path relative to the rootdir)."""
-    import inspect
-
     from harness.discovery import DiscoveredTest
 
     try:
@@ -260,11 +249,10 @@ def _discovered(config, cls, op):
 
 def _compute(config, cls, op, op_classes):
     from harness.checking import run_test
-    from harness.options import current
     from harness.api import op_verdicts
 
-    seed = current().seed
-    first = op_classes[0] is cls if op_classes else True
+    seed = run_options.current().seed
+    first = op_classes[0] is cls
     results = _in_zygote(config, cls, op, op_classes, first, seed)
     if results is None:
         from harness.inputs.fuzz import DEFAULT_FUZZ, fuzz_test
@@ -353,7 +341,7 @@ def _op_of(config, cls) -> str | None:
     if cls not in ops:
         from harness.suite import op_type_of
 
-        ops[cls] = op = op_type_of(cls, seed=DEFAULT_SEED)
+        ops[cls] = op = op_type_of(cls, seed=run_options.DEFAULT_SEED)
         if op:
             config.__dict__.setdefault("_opkit_by_op", {}).setdefault(op, []).append(cls)
     return ops[cls]
@@ -362,7 +350,6 @@ def _op_of(config, cls) -> str | None:
 def check_item_names() -> list[str]:
     """The checks that get an item per OpTest class (the harness's default checks)."""
     from harness.registry import all_checks
-
     from harness.inputs.fuzz import DEFAULT_FUZZ
 
     return [spec.name for spec in all_checks() if spec.default] + \
@@ -371,31 +358,22 @@ def check_item_names() -> list[str]:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session, config, items):
-    from harness.options import unusable_selection
-
     # the check items were collected with their class (pytest_make_collect_report)
-    classes: dict = {}     # OpTest class -> None, in the order of the items
-    for item in items:
-        cls = _item_class(item)
-        if _is_optest(cls):
-            classes.setdefault(cls, None)
+    classes = list(dict.fromkeys(c for c in map(_item_class, items) if _is_optest(c)))
     ops = {cls: _op_of(config, cls) for cls in classes}
 
-    unusable = unusable_selection()
+    unusable = run_options.unusable_selection()
     if unusable:
         mark = pytest.mark.skip(reason=unusable)
         for item in items:
             if isinstance(item, OpkitCheckItem) or _is_optest(getattr(item, "cls", None)):
                 item.add_marker(mark)
 
-    units = {}
-    for item in items:
-        units[item.nodeid] = ops.get(_item_class(item)) or "file:" + item.nodeid.split("::")[0]
-    config._opkit_units = units
+    units = config._opkit_units = {
+        item.nodeid: ops.get(_item_class(item)) or "file:" + item.nodeid.split("::")[0]
+        for item in items}
     spec = config._opkit_shard
     if spec:
-        from harness.sharding import part, read_durations
-
         chosen = set(part(sorted(set(units.values())), spec, read_durations(_durations(config))))
         keep = [it for it in items if units[it.nodeid] in chosen]
         dropped = [it for it in items if units[it.nodeid] not in chosen]
@@ -407,7 +385,7 @@ def pytest_collection_modifyitems(session, config, items):
         # before any test runs: the process the check items' workers are forked from
         from harness.zygote import Zygote
 
-        config._opkit_zygote = Zygote.start(list(classes))
+        config._opkit_zygote = Zygote.start(classes)
 
 
 def _item_class(item):
@@ -415,20 +393,14 @@ def _item_class(item):
 
 
 def _durations(config):
-    from pathlib import Path
-
     given = config.getoption("--opkit-durations", default=None)
     if given:
         return Path(given)
-    from opkit.project import load_project
-
     return load_project(config.rootpath).durations_path()
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
-    import time
-
     started = time.monotonic()
     yield
     config = item.config
@@ -446,8 +418,6 @@ def pytest_configure_node(node):
     config = node.config
     folder = getattr(config, "_opkit_items_dir", None)
     if folder is None:
-        import tempfile
-
         folder = config._opkit_items_dir = tempfile.mkdtemp(prefix="opkit-items-")
     node.workerinput["opkit_items_dir"] = folder
 
@@ -460,12 +430,8 @@ def pytest_sessionfinish(session):
         config._opkit_zygote = None
     folder = getattr(config, "_opkit_items_dir", None)
     if folder and not hasattr(config, "workerinput"):      # the controller only
-        import shutil
-
         shutil.rmtree(folder, ignore_errors=True)
         config._opkit_items_dir = None
     times = getattr(config, "_opkit_times", {})
     if config.getoption("--opkit-record-durations", default=False) and times:
-        from harness.sharding import write_durations
-
         write_durations(_durations(config), times)

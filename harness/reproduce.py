@@ -1,8 +1,7 @@
 """Reproducers: a case as a ready-to-paste OpTest (`format_optest`), re-run in a fresh
 interpreter (harness.fresh) before it is printed (`confirm`: True when it fails there too,
 False when it passes, None without an answer). Imports no check registry, so the `explore`
-check can use it; `verify` judges `output` and `grad`, another check needs a verifier that
-runs it (`confirm(..., verifier="harness.checking:verify_reproducer")`).
+check can use it.
 """
 from __future__ import annotations
 
@@ -12,6 +11,7 @@ import os
 import re as _re
 import sys
 import tempfile
+from pathlib import Path
 
 import numpy as np
 
@@ -53,9 +53,7 @@ def verify(spec: dict, run_check=None) -> bool:
     ns: dict = {}
     with open(spec["file"]) as f:
         exec(compile(f.read(), spec["file"], "exec"), ns)
-    cls = ns[spec["cls"]]
-
-    test = instantiate(cls, spec["seed"])
+    test = instantiate(ns[spec["cls"]], spec["seed"])
     results = run_optest_methods(test, spec["cls"], spec["seed"])
     if spec["check"] not in OWN_CHECKS:
         if run_check is None:
@@ -93,8 +91,7 @@ def confirm(op_types, source: str, cls_name: str, check: str, seed: int = DEFAUL
                          f"{check!r} (harness.checking:verify_reproducer)")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "repro_case.py")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(source)
+        Path(path).write_text(source, encoding="utf-8")
         spec = {"modules": _kernel_modules(op_types), "file": path, "cls": cls_name,
                 "check": check, "seed": seed}
         try:
@@ -109,8 +106,7 @@ def _literal(value, indent: int = 0) -> str:
         prefix = " " * indent + "np.array("
         body = np.array2string(value, separator=", ", threshold=10 ** 6,
                                floatmode="unique", max_line_width=96, prefix=prefix)
-        body = _re.sub(r"(?<![\w.])nan\b", "np.nan", body)
-        body = _re.sub(r"(?<![\w.])inf\b", "np.inf", body)
+        body = _re.sub(r"(?<![\w.])(nan|inf)\b", r"np.\1", body)
         return f"np.array({body}, dtype=\"{value.dtype}\")"
     if isinstance(value, float) and not np.isfinite(value):
         return "np.nan" if np.isnan(value) else ("np.inf" if value > 0 else "-np.inf")
@@ -124,18 +120,18 @@ def _literal(value, indent: int = 0) -> str:
 
 def format_optest(case, base_name: str = "TestFuzz") -> str:
     """The case as a ready-to-paste OpTest class."""
+    def slots(values) -> list[str]:
+        return [f"            {slot!r}: {_literal(value, 14 + len(repr(slot)))},"
+                for slot, value in values.items()]
+
     lines = ["import numpy as np", "from harness import OpTest", "", "",
              f"class {base_name}Minimal(OpTest):",
              "    def setUp(self):",
              f"        self.op_type = {case.op_type!r}",
-             "        self.inputs = {"]
-    for slot, value in case.inputs.items():
-        lines.append(f"            {slot!r}: {_literal(value, 14 + len(repr(slot)))},")
-    lines += ["        }", f"        self.attrs = {fmt_value(case.attrs)}",
-              "        self.outputs = {"]
-    for slot, value in case.outputs.items():
-        lines.append(f"            {slot!r}: {_literal(value, 14 + len(repr(slot)))},")
-    lines += ["        }", "", "    def test_check_output(self):", "        self.check_output()"]
+             "        self.inputs = {", *slots(case.inputs), "        }",
+             f"        self.attrs = {fmt_value(case.attrs)}",
+             "        self.outputs = {", *slots(case.outputs), "        }",
+             "", "    def test_check_output(self):", "        self.check_output()"]
     if case.grad_inputs:
         names = list(case.grad_outputs) or [
             slot for slot, v in case.outputs.items()

@@ -1,13 +1,8 @@
 """One suite: which ops `opkit test` (and the pytest plugin) run and which OpTests test them
 (`select`), decided here once so the front doors cannot drift apart; harness.run plans the
-tasks, harness.api gives the op-level verdicts (docs/harness.md, "Verdicts").
-
-`select` takes the named ops, `--all` (the project's own ops, the built-in ops with
---builtins or when the project has none), or every op the discovered OpTests cover, over
-the test paths (`--tests`, `[tool.opkit] tests`, and the built-in ops' OpTests when built-in
-ops are tested: each folder once, also when an installed copy and a checkout hold the same
-OpTests). A test file that cannot be imported, or an OpTest of an op type nobody registers,
-is a failure of its op, with file, line and the close names.
+tasks, harness.api gives the op-level verdicts (docs/harness.md, "Verdicts"). A test file
+that cannot be imported, or an OpTest of an op type nobody registers, is a failure of its
+op, with file, line and the close names.
 """
 from __future__ import annotations
 
@@ -138,7 +133,6 @@ class Selection:
     by_op: dict                                  # op -> [DiscoveredTest]
     broken: dict = field(default_factory=dict)   # op (or <file>) -> [failed CheckResult]
     exempt: dict = field(default_factory=dict)   # op -> reason
-    paths: list = field(default_factory=list)    # the test paths discovered
     warnings: list = field(default_factory=list)
     unimportable: list = field(default_factory=list)   # "file:line: why" of test files
 
@@ -160,16 +154,17 @@ def _with_builtin_paths(paths, builtin) -> list[Path]:
         key = (real.parent.name, real.name) if p in builtin else None
         if real in seen or (key and key in seen):
             continue
-        seen.add(real)
-        seen.add((real.parent.name, real.name))
+        seen.update({real, (real.parent.name, real.name)})
         out.append(p)
     return out
 
 
 def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
            op_modules=(), seed: int = DEFAULT_SEED) -> Selection:
-    """Load the project's ops, discover its OpTests and choose the ops to run (SuiteError
-    for a selection that cannot run)."""
+    """Load the project's ops, discover its OpTests and choose the ops to run: `op_names`,
+    `all_ops` (the project's own ops; the built-in ones too with `builtins` or when the
+    project has none) or every op the OpTests cover (SuiteError: a selection that cannot
+    run). The built-in ops' OpTests are searched when built-in ops are tested."""
     project = load_project()
     load_builtin_ops()
     builtin_ops = set(forward_op_types())
@@ -188,13 +183,11 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
     if absent:
         raise SuiteError(f"--tests {', '.join(absent)}: no such file or folder")
     paths = test_paths(list(tests or ()) or None)
-    if not tests and (with_builtins or any(op in builtin_ops for op in op_names)):
+    builtin_wanted = with_builtins or any(op in builtin_ops for op in op_names)
+    if not tests and builtin_wanted:
         paths = _with_builtin_paths(paths, builtin_test_paths())
-    exempt = dict(project.exempt)
-    if with_builtins or any(op in builtin_ops for op in op_names):
-        exempt = {**builtin_exemptions(), **exempt}
+    exempt = {**builtin_exemptions(), **project.exempt} if builtin_wanted else dict(project.exempt)
     discovery = discover(paths, seed=seed)
-    warnings = [p for p in discovery.problems if not any(p == b.text for b in discovery.broken)]
     by_op = discovery.by_op()
     searched = ", ".join(str(p) for p in paths) or "(no test paths)"
     broken: dict[str, list[CheckResult]] = {}
@@ -250,5 +243,5 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
         if not ops and not broken:
             raise SuiteError(f"no OpTest found under {searched}; name ops, use --all or --tests")
     ops += sorted(k for k in broken if k not in ops)
-    return Selection(ops, by_op, broken, exempt, paths, warnings,
+    return Selection(ops, by_op, broken, exempt, discovery.problems,
                      [b.text for b in discovery.broken])

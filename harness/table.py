@@ -8,6 +8,7 @@ import os
 import sys
 import threading
 import time
+from collections import Counter
 
 from harness.confirm import unconfirmed_lines
 from harness.messages import group_failures
@@ -25,11 +26,6 @@ def plain_output(stream=None) -> bool:
     return bool(os.environ.get("NO_COLOR")) or not getattr(stream, "isatty", lambda: False)()
 
 
-def _applies(result, place, dtype) -> bool:
-    return (not result.place or result.place == place) and \
-        (not result.dtype or result.dtype == dtype)
-
-
 def grid(report) -> tuple[list[str], dict]:
     """(check names in order, {(check, place, dtype): status}) plus worst errors."""
     order = {n: i for i, n in enumerate(check_names() + ["fuzz"])}
@@ -45,12 +41,11 @@ def grid(report) -> tuple[list[str], dict]:
         # a failing check's worst error is its failures' (a pass's 0 is not the answer)
         if r.worst_error is not None and (r.check not in failed or r.status == FAIL):
             worst[r.check] = max(worst.get(r.check, 0.0), r.worst_error)
-        cols = [c for c in COLUMNS if _applies(r, *c)
-                and (not ran or c[0] in ran or (r.place and r.status != PASS))]
-        for col in cols:
-            key = (r.check, *col)
-            if _RANK[r.status] > _RANK[cells.get(key)]:
-                cells[key] = r.status
+        for place, dtype in COLUMNS:
+            if r.place in (None, "", place) and r.dtype in (None, "", dtype) and \
+                    (not ran or place in ran or (r.place and r.status != PASS)) and \
+                    _RANK[r.status] > _RANK[cells.get((r.check, place, dtype))]:
+                cells[(r.check, place, dtype)] = r.status
     return checks, {"cells": cells, "worst": worst}
 
 
@@ -59,7 +54,6 @@ def _details(report) -> list[tuple[str, str]]:
     with `notes_on_pass` gives on a pass."""
     lines = [(FAIL, line) for line in group_failures(report.results,
                                                      order=check_names() + ["fuzz"])]
-
     lines += [(UNCONFIRMED, line) for line in unconfirmed_lines(report.results)]
     ran = {r.check for r in report.results if r.status != SKIP}
     cases_of: dict[str, set] = {}   # check -> every case it has a result for
@@ -85,12 +79,10 @@ def _details(report) -> list[tuple[str, str]]:
                 named = []          # a place skipped (a column of the table), or every case
             parts = [] if check not in ran else \
                 named[:4] + ([f"+{len(named) - 4} more"] if len(named) > 4 else []) + wheres
-            suffix = f" [{', '.join(parts)}]" if parts else ""
-            labels.setdefault(suffix, []).append(check)
+            labels.setdefault(f"[{', '.join(parts)}] " if parts else "", []).append(check)
         # one line per label, the label first: "skip [GPU] output, grad: ..." (a label
         # after the names read as the last name's only)
-        for suffix, names in labels.items():
-            label = f"{suffix.strip()} " if suffix else ""
+        for label, names in labels.items():
             lines.append((SKIP, f"skip {label}{', '.join(names)}: {denest(reason)}"))
     # what a check found on a pass, for checks that say so (`Check.notes_on_pass`:
     # `coincidences` names the relations it found and broke)
@@ -127,9 +119,8 @@ def one_line(rep) -> str:
     if rep.note:
         text += f" - {rep.note}"
     elif rep.status == SKIP:
-        reasons = list(dict.fromkeys(r.message for r in rep.results if r.message))
-        if reasons:
-            text += f" - {reasons[0]}"
+        reason = next((r.message for r in rep.results if r.message), "")
+        text += f" - {reason}" if reason else ""
     return text
 
 
@@ -141,11 +132,6 @@ def _worst(g, check) -> str:
                                            if c == check):
         return ""
     return f"{value:.3g}"
-
-
-def _unconfirmed_only(rep) -> list[str]:
-    """The unconfirmed blocks of an op that did not fail (printed under its one line)."""
-    return unconfirmed_lines(rep.results) if rep.status == UNCONFIRMED else []
 
 
 def render(reports, seed=None, stream=None, verbose=False, notes=(), plain=None) -> None:
@@ -169,16 +155,16 @@ def render(reports, seed=None, stream=None, verbose=False, notes=(), plain=None)
     for rep in reports:
         if not verbose and rep.status != FAIL:
             say(one_line(rep), _STYLE.get(rep.status, ""))
-            for line in _unconfirmed_only(rep):
+            for line in unconfirmed_lines(rep.results) if rep.status == UNCONFIRMED else []:
                 say("  " + line, _STYLE[UNCONFIRMED])
             continue
         checks, g = grid(rep)
+        rows = [[c] + [g["cells"].get((c, p, d)) or "-" for p, d in COLUMNS] +
+                [_worst(g, c)] for c in checks]
         if plain:
             say(f"{rep.op}: {rep.status.upper()} ({_plural(_cases(rep), 'case')})"
                 + (f" - {rep.note}" if rep.note else ""))
             header = ["check"] + [f"{p} {d}" for p, d in COLUMNS] + ["worst error"]
-            rows = [[c] + [g["cells"].get((c, p, d)) or "-" for p, d in COLUMNS] +
-                    [_worst(g, c)] for c in checks]
             widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
             for row in [header] + rows:
                 say("  " + "  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip())
@@ -193,20 +179,17 @@ def render(reports, seed=None, stream=None, verbose=False, notes=(), plain=None)
             for p, d in COLUMNS:
                 table.add_column(f"{p}\n{d}", justify="center")
             table.add_column("worst error", justify="right")
-            for c in checks:
-                cells = [Text(g["cells"].get((c, p, d)) or "-",
-                              style=_STYLE.get(g["cells"].get((c, p, d)), "dim"))
-                         for p, d in COLUMNS]
-                table.add_row(c, *cells, _worst(g, c))
+            for check, *cells, worst in rows:
+                table.add_row(check, *(Text(x, style=_STYLE.get(x, "dim")) for x in cells),
+                              worst)
             console.print(table)
         for status, line in _details(rep):
             say("  " + line, {FAIL: "red", UNCONFIRMED: "magenta"}.get(status, "yellow"))
         say()
-    lines = list(notes) + [summary_line(reports, seed)]
-    for text in lines[:-1]:
+    for text in notes:
         say(text, "yellow")
     failed = any(r.status == FAIL for r in reports)
-    say(lines[-1], "bold red" if failed else "bold green", markup=None, highlight=None)
+    say(summary_line(reports, seed), "bold red" if failed else "bold green", markup=None, highlight=None)
 
 
 def render_plain(reports, seed=None, stream=None, verbose=False, notes=()) -> None:
@@ -215,8 +198,7 @@ def render_plain(reports, seed=None, stream=None, verbose=False, notes=()) -> No
 
 def summary_line(reports, seed=None) -> str:
     exempt = sum(1 for r in reports if getattr(r, "exempt", ""))
-    n = {s: sum(1 for r in reports if r.status == s and not getattr(r, "exempt", ""))
-         for s in (PASS, FAIL, SKIP, UNCONFIRMED)}
+    n = Counter(r.status for r in reports if not getattr(r, "exempt", ""))
     text = f"{_plural(len(reports), 'op')}: {n[PASS]} passed, {n[FAIL]} failed, " \
            f"{n[SKIP]} skipped"
     if n[UNCONFIRMED]:
