@@ -237,8 +237,7 @@ class Sampler(Law):
         return {"fn": fn, "attrs": dict(attrs)}, list(spy.read)
 
     def describe(self, values):
-        fn = values.get("fn")
-        return f"Sampler({getattr(fn, '__name__', 'fn')})"
+        return f"Sampler({getattr(values.get('fn'), '__name__', 'fn')})"
 
     def test(self, samples, values, alpha, rng=None):
         x = np.sort(np.asarray(samples, np.float64).reshape(-1))

@@ -33,8 +33,7 @@ class ReferenceRaised(Exception):
 def numeric_combo(case) -> Combo:
     """The CPU combo the laws judge on: float64 when the op has a float64 CPU kernel and the
     case has float inputs, else float32, else the inputs as given."""
-    has_float = any(isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"
-                    for ss in normalize_slots(case.inputs).values() for s in ss)
+    has_float = bool(float_inputs(normalize_slots(case.inputs)))
     dtypes = op_info(case.op_type).kernel_places().get("CPU") or ()
     return Combo("CPU", next((d for d in ("float64", "float32") if has_float and d in dtypes),
                              ""))

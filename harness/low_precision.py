@@ -41,25 +41,20 @@ def grid(a: np.ndarray) -> np.ndarray:
     return np.where(np.abs(b) < F16_MIN_NORMAL, 0.0, b)
 
 
-def twin_problems(op_type: str, grad_types: list[str]) -> list[str]:
-    """A forward op with a float16 / bfloat16 kernel on a place whose grad ops lack it there
+def twin_problems(op_type: str, grad_types: list[str], place: str) -> list[str]:
+    """The forward op has a float16 / bfloat16 kernel on `place` that a grad op lacks there
     (a grad kernel registered for one of the two only, or for neither)."""
     problems = []
-    forward = low_precision_kernels(op_type)
     for g in grad_types:
-        if not has_op(g):
-            continue
-        have = op_info(g).kernel_places()
-        for place, dtypes in forward.items():
-            if not have.get(place):
-                continue        # no grad kernel on that place at all: `dtypes` says so
-            for d in dtypes:
-                if d not in have[place]:
-                    others = [x for x in LOW_PRECISION if x in have[place]]
-                    problems.append(
-                        f"op '{g}' has no {d} kernel on {place} while '{op_type}' has one"
-                        + (f" (it has {', '.join(others)} only)" if others else "")
-                        + f": {d} training stops at the gradient")
+        have = op_info(g).kernel_places().get(place) if has_op(g) else None
+        if not have:
+            continue        # no grad kernel on that place at all: `dtypes` says so
+        for d in low_precision_kernels(op_type).get(place, []):
+            if d not in have:
+                others = [x for x in LOW_PRECISION if x in have]
+                only = f" (it has {', '.join(others)} only)" if others else ""
+                problems.append(f"op '{g}' has no {d} kernel on {place} while '{op_type}' has "
+                                f"one{only}: {d} training stops at the gradient")
     return problems
 
 
@@ -321,14 +316,13 @@ def judge(case, places: list[str], seed: int, grad_types: list[str]) -> dict[str
     against the float64 numeric gradient, and grad kernels for both dtypes."""
     kernels = low_precision_kernels(case.op_type)
     out: dict[str, list[str]] = {}
-    twins = twin_problems(case.op_type, grad_types)
     wrt = list(case.grad_inputs or ()) if has_grad(case.op_type) else []
     for place in places:
         dtypes = kernels.get(place)
         if not dtypes:
             continue
         problems = out.setdefault(place, [])
-        problems += [p for p in twins if f" on {place} " in p]
+        problems += twin_problems(case.op_type, grad_types, place)
         try:
             run = GridRun(case, place, seed, wrt=wrt)
             cond = run.conditioning(float(finfo("bfloat16").eps))

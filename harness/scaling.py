@@ -77,10 +77,9 @@ def _grown_cases(case, combo):
     """{1: ops, 2: ops, 4: ops} each (prepared op, {name: grown array}), the grown input's
     name and N's rows; or a reason string when growing is not possible."""
     specs = case_inputs(case, combo.dtype)
-    floats = [s for s in float_inputs(specs).values() if s.data.ndim >= 1]
-    if not floats:
+    first = next((s for s in float_inputs(specs).values() if s.data.ndim >= 1), None)
+    if first is None:
         return "no float input with a leading axis"
-    first = floats[0]
     if first.lengths:
         return f"{first.name} carries a LoD (its sequences fix the rows)"
     if first.data.size == 0:
@@ -88,9 +87,8 @@ def _grown_cases(case, combo):
     rows0 = first.data.shape[0]
     k = max(1, math.ceil(MIN_ELEMENTS / first.data.size))
     by_name = {s.name: s for ss in specs.values() for s in ss}   # cast to the combo's dtype
-    arrays = [s for s in by_name.values()
-              if isinstance(s.data, np.ndarray) and s.data.ndim >= 1 and not s.lengths]
-    together = {s.name for s in arrays if s.data.shape[0] == rows0}
+    together = {s.name for s in by_name.values() if isinstance(s.data, np.ndarray)
+                and s.data.ndim >= 1 and not s.lengths and s.data.shape[0] == rows0}
     groups = [together] + ([{first.name}] if together != {first.name} else [])
     for names in groups:
         ops = {}
