@@ -102,7 +102,7 @@ class _Continuous(Law):
         raise NotImplementedError
 
     def support(self, values):
-        return None
+        return -math.inf, math.inf
 
     def test(self, samples, values, alpha, rng=None):
         x = np.sort(np.asarray(samples, np.float64).reshape(-1))
@@ -111,15 +111,12 @@ class _Continuous(Law):
             return None
         if not np.isfinite(x).all():
             return f"{int((~np.isfinite(x)).sum())} of {n} samples are not finite"
-        sup = self.support(values)
-        if sup is not None:
-            lo, hi = sup
-            slack = 1e-6 * max(abs(lo), abs(hi), 1.0)
-            out = (x < lo - slack) | (x > hi + slack)
-            if out.any():
-                bad = x[out][0]
-                return (f"{int(out.sum())} of {n} samples lie outside [{lo:.6g}, {hi:.6g}] "
-                        f"(e.g. {bad:.6g})")
+        lo, hi = self.support(values)
+        slack = 1e-6 * max(abs(lo), abs(hi), 1.0)
+        out = (x < lo - slack) | (x > hi + slack)
+        if out.any():
+            return (f"{int(out.sum())} of {n} samples lie outside [{lo:.6g}, {hi:.6g}] "
+                    f"(e.g. {x[out][0]:.6g})")
         f = self.cdf(x, values)
         i = np.arange(1, n + 1)
         d_plus, d_minus = i / n - f, f - (i - 1) / n
@@ -141,8 +138,6 @@ class Normal(_Continuous):
 
     def cdf(self, x, values):
         mean, std = float(values["mean"]), float(values["std"])
-        if std <= 0:
-            return (x >= mean).astype(np.float64)
         erf = np.vectorize(math.erf, otypes=[np.float64])
         return 0.5 * (1.0 + erf((x - mean) / (std * math.sqrt(2.0))))
 
@@ -242,8 +237,7 @@ class Sampler(Law):
         return {"fn": fn, "attrs": dict(attrs)}, list(spy.read)
 
     def describe(self, values):
-        fn = values.get("fn")
-        return f"Sampler({getattr(fn, '__name__', 'fn')})"
+        return f"Sampler({getattr(values.get('fn'), '__name__', 'fn')})"
 
     def test(self, samples, values, alpha, rng=None):
         x = np.sort(np.asarray(samples, np.float64).reshape(-1))

@@ -7,7 +7,7 @@ from dataclasses import replace
 import numpy as np
 
 from harness.case import as_value, case_inputs, normalize_slots
-from harness.compare import compare
+from harness.compare import compare, first_flagged
 from harness.inputs.explore import explorable_attrs
 from harness.op import Combo, PreparedOp, output_slots, prepare, refusal
 from harness.options import current
@@ -15,7 +15,7 @@ from opkit.framework.program import Program
 from opkit.registry import op_info
 
 __all__ = ["deep", "numeric_combo", "run", "reference", "with_case", "compare_to_reference",
-           "compile_description", "attr_alternatives", "float_inputs", "specs_of", "refused",
+           "compile_description", "attr_alternatives", "float_inputs", "refused",
            "ReferenceRaised"]
 
 
@@ -33,8 +33,7 @@ class ReferenceRaised(Exception):
 def numeric_combo(case) -> Combo:
     """The CPU combo the laws judge on: float64 when the op has a float64 CPU kernel and the
     case has float inputs, else float32, else the inputs as given."""
-    has_float = any(isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"
-                    for ss in normalize_slots(case.inputs).values() for s in ss)
+    has_float = bool(float_inputs(normalize_slots(case.inputs)))
     dtypes = op_info(case.op_type).kernel_places().get("CPU") or ()
     return Combo("CPU", next((d for d in ("float64", "float32") if has_float and d in dtypes),
                              ""))
@@ -46,10 +45,6 @@ def with_case(case, inputs=None, attrs=None, name_suffix: str = ""):
     return replace(case, inputs=case.inputs if inputs is None else inputs,
                    attrs=dict(case.attrs if attrs is None else attrs),
                    name=case.name + name_suffix)
-
-
-def specs_of(case, combo: Combo) -> dict:
-    return case_inputs(case, combo.dtype)
 
 
 def run(case, combo: Combo, expected: dict | None = None) -> tuple[PreparedOp, dict]:
@@ -64,7 +59,7 @@ def reference(case, combo: Combo) -> dict:
     if case.reference is None:
         return None
     given = {slot: [(s.name, as_value(s)) for s in specs] if isinstance(case.inputs[slot], list)
-             else as_value(specs[0]) for slot, specs in specs_of(case, combo).items()}
+             else as_value(specs[0]) for slot, specs in case_inputs(case, combo.dtype).items()}
     try:
         want = case.reference(given, dict(case.attrs or {}))
     except Exception as exc:  # noqa: BLE001 - the reference rejects the derived case
@@ -76,33 +71,28 @@ def compare_to_reference(case, combo: Combo, outs: dict, want: dict) -> str | No
     """None when every output the reference gives agrees with the run (NaN-aware), else the
     first disagreement (output, index, both values)."""
     opts = case.options or {}
-    for specs in want.values():
-        for s in specs:
-            if s.name in (case.no_check_set or ()) or s.name not in outs:
-                continue
-            have, w = outs[s.name], np.asarray(s.data)
-            if w.dtype.kind not in "fiub" or have is None:
-                continue
-            if w.dtype.kind != "f":
-                h = np.asarray(have)
-                if h.shape != w.shape or not np.array_equal(h, w):
-                    return f"output '{s.name}' (compared exactly): {_first_unequal(h, w)}"
-                continue
+    for s in (s for specs in want.values() for s in specs):
+        have, w = outs.get(s.name), np.asarray(s.data)
+        if s.name in (case.no_check_set or ()) or have is None or w.dtype.kind not in "fiub":
+            continue
+        if w.dtype.kind == "f":
             msg, _ = compare(s.name, have, w, combo.dtype or w.dtype.name, opts.get("atol"),
                              opts.get("rtol"), True)
             if msg:
                 return msg
+        elif not np.array_equal(have, w):
+            return f"output '{s.name}' (compared exactly): {_first_unequal(np.asarray(have), w)}"
     return None
 
 
 def _first_unequal(h, w) -> str:
     if h.shape != w.shape:
         return f"shape {list(h.shape)}, expected {list(w.shape)}"
-    bad = np.flatnonzero(np.reshape(h != w, -1))
-    k = int(bad[0])
-    idx = np.unravel_index(k, h.shape) if h.ndim else ()
-    return (f"{len(bad)} of {h.size} elements differ; first at [{', '.join(map(str, idx))}]: "
-            f"actual {h.reshape(-1)[k].item()!r}, expected {w.reshape(-1)[k].item()!r}")
+    bad = h != w
+    k, idx = first_flagged(bad)
+    return (f"{int(bad.sum())} of {h.size} elements differ; first at "
+            f"[{', '.join(map(str, idx))}]: actual {h.reshape(-1)[k].item()!r}, "
+            f"expected {w.reshape(-1)[k].item()!r}")
 
 
 def float_inputs(specs: dict) -> dict:
@@ -115,7 +105,7 @@ def compile_description(case, combo: Combo, expected: dict | None = None) -> dic
     appended to a fresh Program whose input variables describe the case's inputs exactly
     (full shapes, dtypes after the combo's cast, lod_level = the LoD's depth)."""
     block = Program().global_block()
-    specs = specs_of(case, combo)
+    specs = case_inputs(case, combo.dtype)
     for ss in specs.values():
         for s in ss:
             if not isinstance(s.data, np.ndarray):
@@ -125,12 +115,9 @@ def compile_description(case, combo: Combo, expected: dict | None = None) -> dic
     outs = output_slots(case, case.op_type, expected)
     ins = {slot: [s.name for s in ss] for slot, ss in specs.items()}
     block.append_op(case.op_type, inputs=ins, outputs=outs, attrs=dict(case.attrs or {}))
-    got = {}
-    for names in outs.values():
-        for n in names:
-            v = block.var(n)
-            got[n] = (v.dtype, None if v.shape is None else list(v.shape), v.lod_level)
-    return got
+    made = {n: block.var(n) for names in outs.values() for n in names}
+    return {n: (v.dtype, None if v.shape is None else list(v.shape), v.lod_level)
+            for n, v in made.items()}
 
 
 def attr_alternatives(case, limit: int = 6) -> list[tuple[dict, str]]:

@@ -4,10 +4,12 @@ common grid (docs/low_precision.md: the table of checks and "common grid").
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from harness.case import VarSpec, normalize_slots
-from harness.compare import fmt_index
+from harness.compare import first_flagged, fmt_index
 from harness.gradient import NumericEngine
 from harness.op import Combo, has_grad, make_cotangents, op_refused, prepare, run_forward_backward
 from harness.tolerances import grad_floor, grad_tolerance
@@ -27,12 +29,9 @@ RANGE_SCALE = {"float16": 2.0 * float(np.sqrt(65504.0))}
 
 def low_precision_kernels(op_type: str) -> dict[str, list[str]]:
     """{place: [float16 / bfloat16]} of the op's kernels."""
-    out = {}
-    for place, dtypes in op_info(op_type).kernel_places().items():
-        low = [d for d in LOW_PRECISION if d in dtypes]
-        if low:
-            out[place] = low
-    return out
+    places = op_info(op_type).kernel_places().items()
+    return {place: low for place, dtypes in places
+            if (low := [d for d in LOW_PRECISION if d in dtypes])}
 
 
 def grid(a: np.ndarray) -> np.ndarray:
@@ -42,25 +41,20 @@ def grid(a: np.ndarray) -> np.ndarray:
     return np.where(np.abs(b) < F16_MIN_NORMAL, 0.0, b)
 
 
-def twin_problems(op_type: str, grad_types: list[str]) -> list[str]:
-    """A forward op with a float16 / bfloat16 kernel on a place whose grad ops lack it there
+def twin_problems(op_type: str, grad_types: list[str], place: str) -> list[str]:
+    """The forward op has a float16 / bfloat16 kernel on `place` that a grad op lacks there
     (a grad kernel registered for one of the two only, or for neither)."""
     problems = []
-    forward = low_precision_kernels(op_type)
     for g in grad_types:
-        if not has_op(g):
-            continue
-        have = op_info(g).kernel_places()
-        for place, dtypes in forward.items():
-            if not have.get(place):
-                continue        # no grad kernel on that place at all: `dtypes` says so
-            for d in dtypes:
-                if d not in have[place]:
-                    others = [x for x in LOW_PRECISION if x in have[place]]
-                    problems.append(
-                        f"op '{g}' has no {d} kernel on {place} while '{op_type}' has one"
-                        + (f" (it has {', '.join(others)} only)" if others else "")
-                        + f": {d} training stops at the gradient")
+        have = op_info(g).kernel_places().get(place) if has_op(g) else None
+        if not have:
+            continue        # no grad kernel on that place at all: `dtypes` says so
+        for d in low_precision_kernels(op_type).get(place, []):
+            if d not in have:
+                others = [x for x in LOW_PRECISION if x in have]
+                only = f" (it has {', '.join(others)} only)" if others else ""
+                problems.append(f"op '{g}' has no {d} kernel on {place} while '{op_type}' has "
+                                f"one{only}: {d} training stops at the gradient")
     return problems
 
 
@@ -71,50 +65,52 @@ class GridRun:
     def __init__(self, case, place: str, seed: int, wrt=(), scale: float | None = None):
         self.case, self.place, self.seed = case, place, seed
         self.slots = normalize_slots(case.inputs)
-        self.scale = scale
+        self.scale, self.wrt, self.cot = scale, list(wrt), None
         self.base = self.specs("float64")
         self.ref = self.run(self.base)
-        self.wrt = list(wrt)
-        self.cot = None
         if self.wrt:
             names = [n for n, v in self.ref.items() if v is not None and is_float(v.dtype)]
             names = [n for n in (case.grad_outputs or names) if n in self.ref]
             cot = make_cotangents(self.ref, names, seed=seed)
             self.cot = {n: grid(c) for n, c in cot.items()}
-            self.ref_grads = self.run(self.base, self.cot)
+            self.run(self.base, self.cot)     # the float64 grad kernels must run too
 
     def specs(self, dtype, perturb=None) -> dict:
-        out = {}
-        for slot, items in self.slots.items():
-            out[slot] = []
-            for s in items:
-                data = s.data
-                if isinstance(data, np.ndarray) and is_float(data.dtype):
-                    x = np.asarray(data, np.float64)
-                    if self.scale is not None:
-                        top = float(np.max(np.abs(x))) if x.size else 0.0
-                        x = x * (self.scale / top) if top > 0 and np.isfinite(top) else x
-                    x = grid(x)
-                    if perturb is not None:
-                        x = perturb(x)
-                    data = x.astype(dtype)
-                elif isinstance(data, np.ndarray):
-                    data = data.copy()
-                out[slot].append(VarSpec(s.name, data, s.lengths))
-        return out
+        """{slot: [VarSpec]}: float inputs (scaled to `scale`) on the grid, then `perturb`ed,
+        in `dtype`; other arrays copied."""
+        def fresh(data):
+            if not isinstance(data, np.ndarray):
+                return data
+            if not is_float(data.dtype):
+                return data.copy()
+            x = np.asarray(data, np.float64)
+            if self.scale is not None:
+                top = float(np.max(np.abs(x))) if x.size else 0.0
+                x = x * (self.scale / top) if top > 0 and np.isfinite(top) else x
+            x = grid(x)
+            return (x if perturb is None else perturb(x)).astype(dtype)
+
+        return {slot: [VarSpec(s.name, fresh(s.data), s.lengths) for s in items]
+                for slot, items in self.slots.items()}
 
     def run(self, specs, cot=None) -> dict:
         """{name: array} of outputs and (with `cot`) 'X@GRAD' gradients of `wrt`."""
         p = prepare(self.case, Combo(self.place, ""), inputs=specs)
-        if cot is None:
-            return run_forward_backward(p, self.case, backward=False)
-        return run_forward_backward(p, self.case, wrt=self.wrt, cot=cot)
+        return run_forward_backward(p, self.case, backward=cot is not None, wrt=self.wrt,
+                                    cot=cot)
 
-    def low(self, dtype, backward=False) -> dict:
-        cot = None
-        if backward and self.cot:
-            cot = {n: c.astype(dtype) for n, c in self.cot.items()}
+    def low(self, dtype) -> dict:
+        """The run of the `dtype` kernels (with the gradients where there is a cotangent)."""
+        cot = {n: c.astype(dtype) for n, c in self.cot.items()} if self.cot else None
         return self.run(self.specs(dtype), cot)
+
+    def numeric_grads(self) -> dict:
+        """{input: the float64 numeric gradient for the cotangent}; {} where there is none."""
+        with contextlib.suppress(Exception):   # no numeric gradient: the grad check says why
+            p = prepare(self.case, Combo(self.place, ""), inputs=self.base)
+            engine = NumericEngine(p, self.cot, seed=self.seed, base_outputs=p.forward())
+            return {n: engine.exact(n) for n in self.wrt if n in engine.base}
+        return {}
 
     def conditioning(self, eps: float) -> dict:
         """{output: per-element move of ref under relative input moves of eps, / eps}."""
@@ -158,39 +154,32 @@ def _float_pairs(ref: dict, low: dict):
         yield name, np.asarray(got), _as64(got), _as64(want)
 
 
-def _exact_mismatch(name, dtype, got, want) -> str | None:
-    """Integer / bool outputs (indices, masks, comparisons) must be identical."""
-    if got.shape != want.shape:
-        return f"{dtype}: output '{name}' has shape {got.shape}, float64 {want.shape}"
-    bad = got.astype(np.float64) != want.astype(np.float64)
-    if bad.any():
-        k = int(np.flatnonzero(bad.reshape(-1))[0])
-        return (f"{dtype}: {int(bad.sum())} of {bad.size} elements of '{name}' differ from the "
-                f"float64 kernel on the same inputs; first {_index(name, want.shape, k)}: "
-                f"{got.reshape(-1)[k].item()!r}, float64 {want.reshape(-1)[k].item()!r}")
-    return None
-
-
 def accuracy_problems(run: GridRun, dtype: str, low: dict, cond: dict) -> list[str]:
-    """The low-precision outputs against the float64 kernel's (docs/low_precision.md, `dtypes`)."""
+    """The low-precision outputs against the float64 kernel's (docs/low_precision.md, `dtypes`);
+    integer / bool outputs (indices, masks, comparisons) must be identical."""
     problems = []
     for name, want in run.ref.items():
         got = low.get(name)
         if want is None or got is None:
             continue
-        if not is_float(want.dtype):
-            msg = _exact_mismatch(name, dtype, np.asarray(got), want)
-            if msg:
-                problems.append(msg)
-            continue
+        got = np.asarray(got)
+        g, w = _as64(got), _as64(want)
         if got.shape != want.shape:
             problems.append(f"{dtype}: output '{name}' has shape {got.shape}, float64 "
                             f"{want.shape}")
             continue
+        if not is_float(want.dtype):
+            bad = g != w
+            if bad.any():
+                k, idx = first_flagged(bad)
+                problems.append(
+                    f"{dtype}: {int(bad.sum())} of {w.size} elements of '{name}' differ "
+                    f"from the float64 kernel on the same inputs; first {fmt_index(name, idx)}: "
+                    f"{got.reshape(-1)[k].item()!r}, float64 {want.reshape(-1)[k].item()!r}")
+            continue
         out_dtype = got.dtype if is_float(got.dtype) else np.dtype(dtype)
         eps, top = float(finfo(out_dtype).eps), float(finfo(out_dtype).max)
         tiny = float(finfo(out_dtype).smallest_normal)
-        g, w = _as64(got), _as64(want)
         n = run.reduction_length(want)
         c = cond.get(name, np.abs(w))
         with np.errstate(invalid="ignore", over="ignore"):
@@ -199,9 +188,9 @@ def accuracy_problems(run: GridRun, dtype: str, low: dict, cond: dict) -> list[s
             bound = eps * (2 * np.abs(w) + 2 * n * c) + tiny
             bad = in_range & np.isfinite(g) & (np.abs(g - w) > bound)
         if overflow.any():
-            k = int(np.flatnonzero(overflow.reshape(-1))[0])
+            k, idx = first_flagged(overflow)
             problems.append(f"{dtype}: output '{name}' is {g.reshape(-1)[k]} at "
-                            f"{_index(name, w.shape, k)} where the float64 kernel gives "
+                            f"{fmt_index(name, idx)} where the float64 kernel gives "
                             f"{w.reshape(-1)[k]:.6g}, within {out_dtype.name}'s range "
                             f"({int(overflow.sum())} of {w.size} elements)")
         elif bad.any():
@@ -226,11 +215,11 @@ def range_problems(run: GridRun, dtype: str, low: dict) -> list[str]:
         with np.errstate(invalid="ignore", over="ignore"):
             overflow = np.isfinite(w) & (np.abs(w) <= top / 2) & ~np.isfinite(g)
         if overflow.any():
-            k = int(np.flatnonzero(overflow.reshape(-1))[0])
+            k, idx = first_flagged(overflow)
             problems.append(
                 f"{dtype}: overflow in an intermediate: with inputs up to "
                 f"{run.scale:.4g} in magnitude, output '{name}' is {g.reshape(-1)[k]} at "
-                f"{_index(name, w.shape, k)} where the float64 kernel gives "
+                f"{fmt_index(name, idx)} where the float64 kernel gives "
                 f"{w.reshape(-1)[k]:.6g} (within {dtype}'s range, max {top:g}): compute the "
                 f"intermediates in float32 ({int(overflow.sum())} of {w.size} elements)")
     return problems
@@ -327,14 +316,13 @@ def judge(case, places: list[str], seed: int, grad_types: list[str]) -> dict[str
     against the float64 numeric gradient, and grad kernels for both dtypes."""
     kernels = low_precision_kernels(case.op_type)
     out: dict[str, list[str]] = {}
-    twins = twin_problems(case.op_type, grad_types)
+    wrt = list(case.grad_inputs or ()) if has_grad(case.op_type) else []
     for place in places:
         dtypes = kernels.get(place)
         if not dtypes:
             continue
         problems = out.setdefault(place, [])
-        problems += [p for p in twins if f" on {place} " in p]
-        wrt = [n for n in (case.grad_inputs or ()) if has_grad(case.op_type)]
+        problems += twin_problems(case.op_type, grad_types, place)
         try:
             run = GridRun(case, place, seed, wrt=wrt)
             cond = run.conditioning(float(finfo("bfloat16").eps))
@@ -343,18 +331,10 @@ def judge(case, places: list[str], seed: int, grad_types: list[str]) -> dict[str
                 problems.append(f"the float64 kernel raised on the case's inputs rounded to "
                                 f"bfloat16: {str(exc).splitlines()[0]}")
             continue
-        numeric = {}
-        if run.cot:
-            try:
-                p = prepare(case, Combo(place, ""), inputs=run.base)
-                outs = p.forward()
-                engine = NumericEngine(p, run.cot, seed=seed, base_outputs=outs)
-                numeric = {n: engine.exact(n) for n in wrt if n in engine.base}
-            except Exception:  # noqa: BLE001 - no numeric gradient: the grad check says why
-                numeric = {}
+        numeric = run.numeric_grads() if run.cot else {}
         for dtype in dtypes:
             try:
-                low = run.low(dtype, backward=bool(run.cot))
+                low = run.low(dtype)
             except Exception as exc:  # noqa: BLE001
                 problems.append(f"{dtype}: the {dtype} kernels raised where the float64 ones "
                                 f"did not: {type(exc).__name__}: {str(exc).splitlines()[0]}")
@@ -380,8 +360,6 @@ def judge(case, places: list[str], seed: int, grad_types: list[str]) -> dict[str
 def rounding(case, place: str, dtypes: list[str], seed: int) -> dict[str, tuple]:
     """{dtype: (problem or None, worst ulps)} of the `precision` check on one place."""
     run = GridRun(case, place, seed)
-
-    f32 = None
-    if "float32" in op_info(case.op_type).kernel_places().get(place, []):
-        f32 = run.run(run.specs("float32"))
+    has_f32 = "float32" in op_info(case.op_type).kernel_places().get(place, [])
+    f32 = run.run(run.specs("float32")) if has_f32 else None
     return {d: rounding_problem(run.ref, f32, run.low(d), d) for d in dtypes}

@@ -7,14 +7,15 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import math
 import time
 import tracemalloc
 
 import numpy as np
 
-from harness.case import as_value, map_inputs, normalize_slots
-from harness.laws import float_inputs, specs_of
+from harness.case import as_value, case_inputs, map_inputs, normalize_slots
+from harness.laws import float_inputs
 from harness.op import make, make_cotangents
 from harness.stats import interval
 from opkit.registry import op_info
@@ -58,7 +59,7 @@ def scaling_problem(case, combo) -> tuple[str | None, str]:
                         f"{est:.2f} (95% interval [{low:.2f}, {high:.2f}], {ROUNDS} interleaved "
                         f"rounds, CPU time) lies above {bound:g}, and each doubling is above "
                         f"{math.sqrt(bound):.2f} (x{steps[0]:.2f}, x{steps[1]:.2f})")
-    peaks = [_peak(ops[k]) for k in (1, 4)]
+    peaks = [_peak(ops[k][0]) for k in (1, 4)]
     floor = int(ops[1][1][name].nbytes)
     ratio = peaks[1] / max(peaks[0], floor, 1)
     notes.append(f"peak memory {peaks[0]} -> {peaks[1]} bytes")
@@ -75,11 +76,10 @@ def scaling_problem(case, combo) -> tuple[str | None, str]:
 def _grown_cases(case, combo):
     """{1: ops, 2: ops, 4: ops} each (prepared op, {name: grown array}), the grown input's
     name and N's rows; or a reason string when growing is not possible."""
-    specs = specs_of(case, combo)
-    floats = [s for s in float_inputs(specs).values() if s.data.ndim >= 1]
-    if not floats:
+    specs = case_inputs(case, combo.dtype)
+    first = next((s for s in float_inputs(specs).values() if s.data.ndim >= 1), None)
+    if first is None:
         return "no float input with a leading axis"
-    first = floats[0]
     if first.lengths:
         return f"{first.name} carries a LoD (its sequences fix the rows)"
     if first.data.size == 0:
@@ -87,18 +87,17 @@ def _grown_cases(case, combo):
     rows0 = first.data.shape[0]
     k = max(1, math.ceil(MIN_ELEMENTS / first.data.size))
     by_name = {s.name: s for ss in specs.values() for s in ss}   # cast to the combo's dtype
-    arrays = [s for s in by_name.values()
-              if isinstance(s.data, np.ndarray) and s.data.ndim >= 1 and not s.lengths]
-    together = {s.name for s in arrays if s.data.shape[0] == rows0}
+    together = {s.name for s in by_name.values() if isinstance(s.data, np.ndarray)
+                and s.data.ndim >= 1 and not s.lengths and s.data.shape[0] == rows0}
     groups = [together] + ([{first.name}] if together != {first.name} else [])
     for names in groups:
         ops = {}
         for mult in SIZES:
             def grow(s, names=names, reps=k * mult):
-                return as_value(s, np.concatenate([s.data] * reps, axis=0)) \
-                    if s.name in names else as_value(s)
-            inputs = map_inputs(case.inputs, lambda s, grow=grow: grow(by_name[s.name]))
-            made = _made(case, inputs)
+                s = by_name[s.name]
+                return as_value(s, np.concatenate([s.data] * reps)) if s.name in names \
+                    else as_value(s)
+            made = _made(case, map_inputs(case.inputs, grow))
             if made is None:
                 break
             ops[mult] = made
@@ -122,25 +121,20 @@ def _made(case, inputs):
 
 def _phases(ops, case) -> dict:
     """{"forward": {mult: call}, "backward": {mult: call}} (backward where it runs)."""
-    fwd = {m: op.forward for m, (op, _) in ops.items()}
-    out = {"forward": fwd}
-    if op_info(case.op_type).grad_maker is None:
-        return out
-    bwd = {}
-    for m, (op, arrays) in ops.items():
-        wrt = list(case.grad_inputs) or [n for n, a in arrays.items() if a.dtype.kind == "f"]
-        try:
-            outs = op.forward()
-            cot = make_cotangents(outs, list(outs))
-
-            def backward(op=op, cot=cot, wrt=wrt):
-                return op.backward(cot, wrt)
-            backward()
-        except Exception:  # noqa: BLE001 - no usable grad op for this case
-            return out
-        bwd[m] = backward
-    out["backward"] = bwd
+    out = {"forward": {m: op.forward for m, (op, _) in ops.items()}}
+    if op_info(case.op_type).grad_maker is not None:
+        with contextlib.suppress(Exception):    # no usable grad op for this case
+            out["backward"] = {m: _backward(op, arrays, case) for m, (op, arrays) in ops.items()}
     return out
+
+
+def _backward(op, arrays, case):
+    """The op's backward call (run once here) for a cotangent on every output."""
+    wrt = list(case.grad_inputs) or [n for n, a in arrays.items() if a.dtype.kind == "f"]
+    outs = op.forward()
+    call = functools.partial(op.backward, make_cotangents(outs, list(outs)), wrt)
+    call()
+    return call
 
 
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3     # glibc's mallopt parameters
@@ -189,19 +183,15 @@ def _ratio(calls: dict):
     counts = {m: _calibrate(fn) for m, fn in calls.items()}
     logs, per = [], {m: [] for m in calls}
     for r in range(ROUNDS):
-        order = SIZES[r % 3:] + SIZES[:r % 3]
-        got = {}
-        for m in order:
-            got[m] = max(_batch(calls[m], counts[m]) / counts[m], 1e-9)
-            per[m].append(got[m])
-        logs.append(math.log(got[4] / got[1]))
+        for m in SIZES[r % 3:] + SIZES[:r % 3]:      # the order rotates
+            per[m].append(max(_batch(calls[m], counts[m]) / counts[m], 1e-9))
+        logs.append(math.log(per[4][-1] / per[1][-1]))
     est, low, high = interval(logs, CONFIDENCE)
     return est, low, high, [float(np.median(per[m])) for m in SIZES]
 
 
-def _peak(made) -> int:
+def _peak(op) -> int:
     """tracemalloc's peak (bytes) over one forward run, above what was traced before it."""
-    op, _ = made
     was = tracemalloc.is_tracing()
     if not was:
         tracemalloc.start()

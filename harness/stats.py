@@ -17,17 +17,12 @@ def _t_abs_cdf(x: float, df: int) -> float:
     26.7.3-4, a finite series in theta = atan(x / sqrt(df)))."""
     theta = math.atan(x / math.sqrt(df))
     c2, s = math.cos(theta) ** 2, math.sin(theta)
-    if df % 2 == 1:
-        total, term = 0.0, math.cos(theta)
-        for k in range(1, (df - 1) // 2 + 1):   # cos + 2/3 cos^3 + 2.4/(3.5) cos^5 ...
-            total += term
-            term *= c2 * (2 * k) / (2 * k + 1)
-        return 2 / math.pi * (theta + s * total) if df > 1 else 2 / math.pi * theta
-    total, term = 0.0, 1.0
-    for k in range(1, df // 2 + 1):              # 1 + 1/2 cos^2 + 1.3/(2.4) cos^4 ...
+    odd = df % 2      # odd: cos + 2/3 cos^3 + 2.4/(3.5) cos^5 ...; even: 1 + 1/2 cos^2 + ...
+    total, term = 0.0, math.cos(theta) if odd else 1.0
+    for k in range(1, (df - odd) // 2 + 1):
         total += term
-        term *= c2 * (2 * k - 1) / (2 * k)
-    return s * total
+        term *= c2 * (2 * k - 1 + odd) / (2 * k + odd)
+    return 2 / math.pi * (theta + s * total) if odd else s * total
 
 
 def t_quantile(p: float, df: int) -> float:
