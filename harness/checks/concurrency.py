@@ -4,6 +4,7 @@ single-threaded run gives them. Once per op; an op class opts out with
 `not_thread_safe = "reason"`. docs/harness.md, "Execution-mode checks"."""
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -103,16 +104,9 @@ class Lockstep:
         self.live = n
         self.entered = [0] * n
         self.arrived: dict = {}
-        self.skip = skip_prefixes()
-        self.user: dict = {}
-
-    def _is_user(self, filename: str) -> bool:
-        known = self.user.get(filename)
-        if known is None:
-            known = not (filename.startswith("<") or
-                         os.path.realpath(filename).startswith(self.skip))
-            self.user[filename] = known
-        return known
+        skip = skip_prefixes()
+        self.is_user = functools.cache(lambda filename: not (
+            filename.startswith("<") or os.path.realpath(filename).startswith(skip)))
 
     def _next(self, k: int):
         later = [i for i in self.inside if i > k]
@@ -170,7 +164,7 @@ class Lockstep:
             return local
 
         def on_call(frame, event, arg):
-            return local if self._is_user(frame.f_code.co_filename) else None
+            return local if self.is_user(frame.f_code.co_filename) else None
         return on_call
 
 

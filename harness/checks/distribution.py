@@ -49,13 +49,14 @@ def inferred(case) -> dict | None:
     outs = {v.name for v in proto.outputs}
     ins = {v.name for v in proto.inputs}
     float_in = has_float_inputs(case)
-    fl = ("float", "float64")
+
+    def floats(*names) -> bool:
+        return all(getattr(pattrs.get(n), "type", None) in ("float", "float64") for n in names)
+
     if "Out" in outs and not float_in:
-        if {"mean", "std"} <= set(pattrs) and pattrs["mean"].type in fl and \
-                pattrs["std"].type in fl:
+        if floats("mean", "std"):
             return {"Out": Normal(mean="mean", std="std")}
-        if {"min", "max"} <= set(pattrs) and pattrs["min"].type in fl and \
-                pattrs["max"].type in fl and not attrs.get("diag_num"):
+        if floats("min", "max") and not attrs.get("diag_num"):
             return {"Out": Uniform(min="min", max="max")}
     if "dropout_prob" in pattrs and "X" in ins and {"Out", "Mask"} <= outs and \
             not attrs.get("is_test") and float_in:

@@ -37,7 +37,7 @@ class StateCheck(Check):
                 case = case_from_test(instantiate(t.cls, seed), t.source)
             except Exception:  # noqa: BLE001 - its own task reports it
                 continue
-            skip_map = (case.options or {}).get("skip", {}) if case.options else {}
+            skip_map = (case.options or {}).get("skip", {})
             if self.name in skip_map:
                 results.append(self.skipped(case, f"opted out: {skip_map[self.name]}"))
                 continue
@@ -131,16 +131,9 @@ class StateCheck(Check):
             for cls in others:
                 try:       # the OpTest's own output methods: they know what it checks
                     t = instantiate(cls, seed)
-                    for mname in sorted(n for n in dir(cls) if n.startswith("test") and
-                                        "output" in n and callable(getattr(cls, n))):
-                        seed_all(seed)
-                        with collecting() as col:
-                            getattr(t, mname)()
-                        bad = [r for r in col if r.status == FAIL and
-                               (r.place, r.dtype) in combos]
-                        if bad and wrong is None:
-                            wrong = (cls.__name__, bad[0].place, bad[0].dtype,
-                                     bad[0].message.splitlines()[0])
+                    for r in _output_results(cls, t, seed):
+                        if wrong is None and r.status == FAIL and (r.place, r.dtype) in combos:
+                            wrong = (cls.__name__, r.place, r.dtype, r.message.splitlines()[0])
                     sibling = t.to_case()
                 except Exception:  # noqa: BLE001 - that case's own checks report it
                     continue
@@ -203,15 +196,19 @@ def output_fails(args) -> bool:
     src, path, name, place, dtype, seed = args
     load_op_modules([src] if src and "/reference_ops/" not in src else [])
     cls = next(t.cls for t in discover([path], seed=seed).tests if t.name == name)
-    t = instantiate(cls, seed)
-    bad = False
-    for m in sorted(n for n in dir(cls) if n.startswith("test") and "output" in n):
+    got = list(_output_results(cls, instantiate(cls, seed), seed))
+    return any(r.status == FAIL and r.place == place and r.dtype == dtype for r in got)
+
+
+def _output_results(cls, t, seed):
+    """The results of the output methods (test*output*) of `t`, an instance of the OpTest
+    class `cls`, each run with the global generators seeded first."""
+    for name in sorted(n for n in dir(cls) if n.startswith("test") and "output" in n and
+                       callable(getattr(cls, n))):
         seed_all(seed)
         with collecting() as col:
-            getattr(t, m)()
-        bad = bad or any(r.status == FAIL and r.place == place and r.dtype == dtype
-                         for r in col)
-    return bad
+            getattr(t, name)()
+        yield from col
 
 
 CHECK = StateCheck()
