@@ -168,21 +168,19 @@ class Lockstep:
         return on_call
 
 
-class _KernelTurns(Hooks):
+def _kernel_turns(lockstep: Lockstep, k: int) -> Hooks:
     """Kernel hooks of thread k: enter the lockstep and trace the kernel's lines."""
+    trace = lockstep.tracer(k)
 
-    def __init__(self, lockstep: Lockstep, k: int):
-        super().__init__()
-        self.lockstep, self.k = lockstep, k
-        self.trace = lockstep.tracer(k)
+    def before(op, ctx):
+        lockstep.enter(k)
+        sys.settrace(trace)
 
-    def before_kernel(self, op, ctx):
-        self.lockstep.enter(self.k)
-        sys.settrace(self.trace)
-
-    def after_kernel(self, op, ctx):
+    def after(op, ctx):
         sys.settrace(None)
-        self.lockstep.leave(self.k)
+        lockstep.leave(k)
+
+    return Hooks(before, after)
 
 
 def _threaded(cases, combo, seed, info: dict) -> list[list]:
@@ -199,7 +197,7 @@ def _threaded(cases, combo, seed, info: dict) -> list[list]:
     barrier = threading.Barrier(len(cases))
 
     def work(k):
-        hooks = _KernelTurns(lockstep, k) if hooked else None
+        hooks = _kernel_turns(lockstep, k) if hooked else None
         try:
             if not hooked:
                 barrier.wait(timeout=60)

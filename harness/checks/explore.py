@@ -94,7 +94,7 @@ class ExploreCheck(Check):
         if ref is None or not _takes_inputs_and_attrs(ref):
             return self._reseeded(derived, context, seed)
         self._seed = seed
-        results, grads_left, judged = [], GRAD_BUDGET, 0
+        found, grads_left, judged = None, GRAD_BUDGET, 0
         combo = Combo("CPU", _run_dtype(case))
         own, error = _reference(case, case.inputs, case.attrs or {})
         if not isinstance(own, dict) or not own:
@@ -110,12 +110,11 @@ class ExploreCheck(Check):
                 grads_left -= 1
             if isinstance(verdict, str):
                 continue
-            if verdict.status == "unconfirmed":     # harness.confirm: keep exploring; the
-                if not any(r.status == "unconfirmed" for r in results):   # first is said
-                    results.append(verdict)
-                continue
-            results = [r for r in results if r.status != "unconfirmed"] + [verdict]
-            break     # the first failure is the report
+            if verdict.status != "unconfirmed":
+                found = verdict
+                break     # the first failure is the report
+            found = found or verdict     # harness.confirm: keep exploring; the first is said
+        results = [found] if found else []
         if not any(r.status == "fail" for r in results):
             drawn = self._drawn(derived, combo, seed)
             if drawn is not None:
@@ -276,10 +275,9 @@ class ExploreCheck(Check):
             if _same_inputs(new.inputs, case.inputs):
                 return [self.skipped(case, "no reference(inputs, attrs), and setUp draws the "
                                            "same values under other numpy seeds")]
-            results = [r for r in run_optest_methods(again, case.name, s)
-                       if r.check in ("output", "grad")]
+            bad = [r for r in run_optest_methods(again, case.name, s)
+                   if r.check in ("output", "grad") and r.status == FAIL]
             judged += 1
-            bad = [r for r in results if r.status == FAIL]
             if bad:
                 what = told_failure(bad[0], "outputs against the test's own expectation")
                 return [self.failed(derived, Combo("CPU", dtype), f"setUp re-run under numpy "

@@ -2,6 +2,7 @@
 (docs/harness.md, "`state`")."""
 from __future__ import annotations
 
+import functools
 import inspect
 
 from harness import fresh
@@ -57,15 +58,15 @@ class StateCheck(Check):
             for k, i in enumerate(order):
                 case, other, runnable = entries[i]
                 if k or not fresh_first:
-                    for c in runnable:
-                        run_seeded(other, c, seed)
-                got[i] = {(c.place, c.dtype): run_seeded(case, c, seed) for c in runnable}
+                    _runs(other, runnable, seed)
+                got[i] = _runs(case, runnable, seed)
             return got
 
-        forward_order, backward_order = list(range(n)), list(range(n))[::-1]
+        runs = []       # (order, fresh_first, results): discovery order, then the reverse
         try:
-            forward = in_fork(lambda: sequence(forward_order, True))
-            backward = in_fork(lambda: sequence(backward_order, n > 1))
+            for order, fresh_first in ((list(range(n)), True), (list(range(n))[::-1], n > 1)):
+                runs.append((order, fresh_first,
+                             in_fork(functools.partial(sequence, order, fresh_first))))
         except RuntimeError as exc:
             case, _, runnable = entries[0]
             return results + [self.failed(Derived("case", case, case), runnable[0],
@@ -82,12 +83,9 @@ class StateCheck(Check):
 
         for i, (case, _, runnable) in enumerate(entries):
             derived = Derived("case", case, case)
-            one = history(forward_order, i, True)
-            two = history(backward_order, i, n > 1)
-            if two == "a fresh process":      # the fresh side is the one expected
-                one, two, want_of, got_of = two, one, backward, forward
-            else:
-                want_of, got_of = forward, backward
+            (one, want_of), (two, got_of) = sorted(     # the fresh side is the one expected
+                ((history(order, i, first), got) for order, first, got in runs),
+                key=lambda side: side[0] != "a fresh process")
             for combo in runnable:
                 key = (combo.place, combo.dtype)
                 want, got = want_of[i].get(key), got_of[i].get(key)
@@ -118,7 +116,7 @@ class StateCheck(Check):
         own = type(context.test) if getattr(context, "test", None) is not None else None
         others = [c for c in sibling_classes(derived.base, context) if c is not own]
         other_case = shifted_case(case)
-        fresh = {(c.place, c.dtype): run_seeded(case, c, seed) for c in runnable}
+        fresh = _runs(case, runnable, seed)
 
         def after_others():
             # one child for all combos (a cache keyed without the dtype shows up too): every
@@ -137,11 +135,9 @@ class StateCheck(Check):
                     sibling = t.to_case()
                 except Exception:  # noqa: BLE001 - that case's own checks report it
                     continue
-                for c in runnable:         # its gradients too: grad kernels keep state too
-                    run_seeded(sibling, c, seed)
-            for c in runnable:
-                run_seeded(other_case, c, seed)
-            return wrong, {(c.place, c.dtype): run_seeded(case, c, seed) for c in runnable}
+                _runs(sibling, runnable, seed)    # its gradients too: grad kernels keep state
+            _runs(other_case, runnable, seed)
+            return wrong, _runs(case, runnable, seed)
 
         try:
             wrong, later = in_fork(after_others) if any(fresh.values()) else (None, {})
@@ -175,6 +171,11 @@ def run_seeded(case, combo, seed: int) -> dict:
     random op draws the same numbers in every process)."""
     seed_all(seed)
     return run_case_results(case, combo.place, combo.dtype, seed)
+
+
+def _runs(case, runnable, seed: int) -> dict:
+    """{(place, dtype): `run_seeded`} of the case on each runnable combo."""
+    return {(c.place, c.dtype): run_seeded(case, c, seed) for c in runnable}
 
 
 def fails_alone(cls, op_type: str, combo, seed: int) -> bool:
