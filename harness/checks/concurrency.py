@@ -67,9 +67,9 @@ class ConcurrencyCheck(Check):
                         return [self.skipped(derived.base, found[1], combo)]
                     if found:
                         var, text = found
-                        where = kernel_line(producer(var, case.op_type, grads), combo.dtype) \
-                            if info.get("lockstep", True) else \
-                            f"the kernel of '{producer(var, case.op_type, grads)}'"
+                        op = producer(var, case.op_type, grads)
+                        where = kernel_line(op, combo.dtype) if info.get("lockstep", True) \
+                            else f"the kernel of '{op}'"
                         return (f"{THREADS} threads at once: thread {k} (round {r + 1}, "
                                 f"{'the case' if k == 0 else 'other inputs of its shapes'}"
                                 f"): {text} -- {where} shares state between calls (a "

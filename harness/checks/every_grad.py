@@ -141,13 +141,11 @@ class EveryGradCheck(Check):
                 continue
             problem = _differs(full, got, [s.name for k, ss in fewer.items() for s in ss],
                                combo)
-            if problem:
-                results.append(self.failed(derived, combo, f"with dispensable output {slot} "
-                                           f"not requested, {problem} (with it requested: "
-                                           "expected)", kind=Mismatch))
-            else:
-                results.append(self.passed(derived, combo, f"{slot} left out: the other "
-                                           "outputs unchanged"))
+            results.append(self.failed(derived, combo, f"with dispensable output {slot} not "
+                                       f"requested, {problem} (with it requested: expected)",
+                                       kind=Mismatch) if problem else
+                           self.passed(derived, combo, f"{slot} left out: the other outputs "
+                                       "unchanged"))
         return results
 
 

@@ -175,24 +175,20 @@ def _judge_place(reference, got):
     """(problem or None, worst |diff| / bound) of the float32 results `got` against the
     float64 side `reference` (`_reference`)."""
     ref, _, _, cond = reference
-    worst, problem = 0.0, None
+    worst = 0.0
     for n, v64 in ref.items():
         v32 = got.get(n)
         if v64 is None or v32 is None:
             if (v64 is None) != (v32 is None):
-                problem = f"{n}: produced by one of the float32/float64 kernels only"
-                break
+                return f"{n}: produced by one of the float32/float64 kernels only", worst
             continue
         if v32.shape != v64.shape:
-            problem = f"{n}: shape {v32.shape} in float32, {v64.shape} in float64"
-            break
+            return f"{n}: shape {v32.shape} in float32, {v64.shape} in float64", worst
         if v64.dtype.kind != "f":
             if not np.array_equal(v32, v64):
                 k, idx = first_flagged(v32 != v64)
-                problem = (f"{fmt_index(n, idx)}: {fmt_value(v32.reshape(-1)[k])} from the "
-                           f"float32 kernel, {fmt_value(v64.reshape(-1)[k])} from the float64 "
-                           "kernel")
-                break
+                return (f"{fmt_index(n, idx)}: {fmt_value(v32.reshape(-1)[k])} from the float32 "
+                        f"kernel, {fmt_value(v64.reshape(-1)[k])} from the float64 kernel"), worst
             continue
         a = np.asarray(v32, np.float64)
         c = cond.get(n, np.zeros(v64.shape))
@@ -208,15 +204,14 @@ def _judge_place(reference, got):
             k = int(np.argmax(ratio))
             at = lambda x: float(x.reshape(-1)[k])   # noqa: B023 - used before k changes
             what = "gradient" if n.endswith(GRAD_SUFFIX) else "output"
-            problem = (f"{what} {fmt_index(n, np.unravel_index(k, v64.shape))}: float32 kernel "
-                       f"{fmt_value(at(a))}, float64 kernel {fmt_value(at(v64))} on the same "
-                       f"float32 inputs: |diff| {at(diff):.3g} > bound {at(bound):.3g} = "
-                       f"{PRECISION_FACTOR:g} x eps32 x (|value| {abs(at(v64)):.3g} + "
-                       f"conditioning {at(c):.3g}) (floor tiny32 {TINY32:.3g}); "
-                       f"{int((ratio > 1).sum())} of {ratio.size} elements exceed it: the "
-                       "float32 kernel computes in lower precision than float32")
-            break
-    return problem, worst
+            return (f"{what} {fmt_index(n, np.unravel_index(k, v64.shape))}: float32 kernel "
+                    f"{fmt_value(at(a))}, float64 kernel {fmt_value(at(v64))} on the same "
+                    f"float32 inputs: |diff| {at(diff):.3g} > bound {at(bound):.3g} = "
+                    f"{PRECISION_FACTOR:g} x eps32 x (|value| {abs(at(v64)):.3g} + "
+                    f"conditioning {at(c):.3g}) (floor tiny32 {TINY32:.3g}); "
+                    f"{int((ratio > 1).sum())} of {ratio.size} elements exceed it: the "
+                    "float32 kernel computes in lower precision than float32"), worst
+    return None, worst
 
 
 def _check_resolution(case, place, seed, ref=None):

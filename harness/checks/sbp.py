@@ -33,11 +33,9 @@ class SbpCheck(Check):
         if sbp_signatures(case.op_type) is None:
             return (f"op '{case.op_type}' declares no parallel signatures "
                     "(opkit.register_sbp; see docs/sbp.md)")
-        for specs in normalize_slots(case.inputs).values():
-            for s in specs:
-                if not isinstance(s.data, np.ndarray):
-                    return f"input '{s.name}' is not a dense tensor"
-        return None
+        sparse = [s.name for specs in normalize_slots(case.inputs).values() for s in specs
+                  if not isinstance(s.data, np.ndarray)]
+        return f"input '{sparse[0]}' is not a dense tensor" if sparse else None
 
     def verdict(self, derived, context):
         case = derived.case

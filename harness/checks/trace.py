@@ -57,9 +57,7 @@ class TraceCheck(Check):
                 return [self.skipped(case, "the second run raised: see `determinism`")]
             finally:
                 tempfile.tempdir = saved["tempdir"]
-            after = _snapshot()
-            after["env_writes"] = writes
-            after["tmp_files"] = _listing(private)
+            after = {**_snapshot(), "env_writes": writes, "tmp_files": _listing(private)}
             shutil.rmtree(private, ignore_errors=True)
             started = [t for t in threading.enumerate() if t not in threads and t.is_alive()]
             problems = _differences(base, after)
