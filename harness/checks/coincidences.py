@@ -119,9 +119,9 @@ def derive(case) -> list:
     takes its turn, so a small budget still covers every kind."""
     specs = {s.name: s for ss in normalize_slots(case.inputs).values() for s in ss
              if isinstance(s.data, np.ndarray)}
-    kinds = [_equal_dims(case, specs), _unique_ids(case, specs), _sorted_ids(case, specs),
-             _rows_sum_to_one(case, specs), _equal_lengths(case, specs),
-             _below_blocks(case, specs)]
+    kinds = [list(find(case, specs)) for find in (_equal_dims, _unique_ids, _sorted_ids,
+                                                  _rows_sum_to_one, _equal_lengths,
+                                                  _below_blocks)]
     return [k[i] for i in range(max(map(len, kinds))) for k in kinds if i < len(k)]   # by turns
 
 
@@ -157,96 +157,77 @@ def _grow(x: np.ndarray, axis: int, new: int) -> np.ndarray:
     return out
 
 
-def _equal_dims(case, specs) -> list:
+def _equal_dims(case, specs):
     occ: dict[int, list] = {}
     for n, s in specs.items():
         for ax, d in enumerate(s.data.shape):
             if d >= 2 and not (ax == 0 and s.lengths):
                 occ.setdefault(d, []).append((n, ax))
-    out = []
     for d, where in sorted(occ.items()):
-        if len(where) < 2:
-            continue
-        for n, ax in where:
+        for n, ax in where if len(where) >= 2 else ():
             s = specs[n]
             if s.data.size * 2 > MAX_ELEMENTS:
                 continue
             others = ", ".join(f"{m} dim {a}" for m, a in where if (m, a) != (n, ax))
-            out.append((_replace(case, {n: (_grow(s.data, ax, 2 * d + 1), s.lengths)}),
-                        f"equal dims of size {d}",
-                        f"{n} dim {ax} grown to {2 * d + 1}; {others} kept at {d}"))
-    return out
+            yield (_replace(case, {n: (_grow(s.data, ax, 2 * d + 1), s.lengths)}),
+                   f"equal dims of size {d}",
+                   f"{n} dim {ax} grown to {2 * d + 1}; {others} kept at {d}")
 
 
 def _ints(specs):
     return {n: s for n, s in specs.items() if s.data.dtype.kind in "iu" and s.data.size >= 2}
 
 
-def _unique_ids(case, specs) -> list:
-    out = []
+def _unique_ids(case, specs):
     for n, s in _ints(specs).items():
         flat = s.data.reshape(-1)
         if len(np.unique(flat)) == flat.size:
             new = flat.copy()
             new[1] = new[0]
-            out.append((_replace(case, {n: (new.reshape(s.data.shape), s.lengths)}),
-                        f"{n}'s values all different", f"{n}: a duplicate ({n}[1] = {n}[0] = "
-                        f"{int(flat[0])})"))
-    return out
+            yield (_replace(case, {n: (new.reshape(s.data.shape), s.lengths)}),
+                   f"{n}'s values all different",
+                   f"{n}: a duplicate ({n}[1] = {n}[0] = {int(flat[0])})")
 
 
-def _sorted_ids(case, specs) -> list:
-    out = []
+def _sorted_ids(case, specs):
     for n, s in _ints(specs).items():
         flat = s.data.reshape(-1)
         if flat.size >= 3 and np.all(flat[1:] >= flat[:-1]) and flat[0] != flat[-1]:
             order = np.empty(flat.size, dtype=np.int64)
             order[0::2] = np.arange((flat.size + 1) // 2)
             order[1::2] = flat.size - 1 - np.arange(flat.size // 2)
-            out.append((_replace(case, {n: (flat[order].reshape(s.data.shape), s.lengths)}),
-                        f"{n} sorted", f"{n} interleaved: {flat[order][:6].tolist()}..."))
-    return out
+            yield (_replace(case, {n: (flat[order].reshape(s.data.shape), s.lengths)}),
+                   f"{n} sorted", f"{n} interleaved: {flat[order][:6].tolist()}...")
 
 
-def _rows_sum_to_one(case, specs) -> list:
-    out = []
+def _rows_sum_to_one(case, specs):
     for n, s in specs.items():
         x = s.data
-        if x.dtype.kind != "f" or x.ndim < 1 or x.shape[-1] < 2 or x.size == 0:
-            continue
-        rows = x.sum(axis=-1)
-        if np.all(np.abs(rows - 1.0) <= 1e-6):
+        if x.dtype.kind == "f" and x.ndim >= 1 and x.shape[-1] >= 2 and x.size and \
+                np.all(np.abs(x.sum(axis=-1) - 1.0) <= 1e-6):
             scale = np.where(np.arange(x.size // x.shape[-1]) % 2 == 0, 0.5, 1.5)
             new = x * scale.reshape(x.shape[:-1] + (1,))
-            out.append((_replace(case, {n: (new, s.lengths)}), f"{n}'s rows sum to 1",
-                        f"{n}'s rows scaled by 0.5 and 1.5 alternately"))
-    return out
+            yield (_replace(case, {n: (new, s.lengths)}), f"{n}'s rows sum to 1",
+                   f"{n}'s rows scaled by 0.5 and 1.5 alternately")
 
 
-def _equal_lengths(case, specs) -> list:
-    out = []
+def _equal_lengths(case, specs):
     for n, s in specs.items():
-        if not s.lengths:
-            continue
-        last = list(s.lengths[-1])
+        last = list(s.lengths[-1]) if s.lengths else []
         if len(last) >= 2 and len(set(last)) == 1 and last[0] >= 1:
             new = [list(level) for level in s.lengths]
             new[-1][0] += 1
             new[-1][1] -= 1
-            out.append((_replace(case, {n: (s.data, new)}), f"{n}'s sequences all of length "
-                        f"{last[0]}", f"{n}'s lengths {new[-1]}"))
-    return out
+            yield (_replace(case, {n: (s.data, new)}), f"{n}'s sequences all of length "
+                   f"{last[0]}", f"{n}'s lengths {new[-1]}")
 
 
-def _below_blocks(case, specs) -> list:
-    if any(d >= blocks()[0] for s in specs.values() for d in s.data.shape):
-        return []
+def _below_blocks(case, specs):
     first = next((s for s in specs.values() if s.data.dtype.kind == "f" and s.data.ndim
                   and s.data.shape[-1] >= 1), None)
-    if first is None:
-        return []
+    if first is None or any(d >= blocks()[0] for s in specs.values() for d in s.data.shape):
+        return
     d = first.data.shape[-1]
-    out = []
     for b in blocks():
         changes = {}
         for n, s in specs.items():
@@ -257,9 +238,8 @@ def _below_blocks(case, specs) -> list:
                     break
                 changes[n] = (_grow(x, x.ndim - 1, b), s.lengths)
         if changes:
-            out.append((_replace(case, changes), f"every size below {b - 1}",
-                        f"last axis of size {d} grown to {b} in {', '.join(changes)}"))
-    return out
+            yield (_replace(case, changes), f"every size below {b - 1}",
+                   f"last axis of size {d} grown to {b} in {', '.join(changes)}")
 
 
 CHECK = CoincidencesCheck()

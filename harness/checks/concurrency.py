@@ -4,6 +4,7 @@ single-threaded run gives them. Once per op; an op class opts out with
 `not_thread_safe = "reason"`. docs/harness.md, "Execution-mode checks"."""
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -66,9 +67,9 @@ class ConcurrencyCheck(Check):
                         return [self.skipped(derived.base, found[1], combo)]
                     if found:
                         var, text = found
-                        where = kernel_line(producer(var, case.op_type, grads), combo.dtype) \
-                            if info.get("lockstep", True) else \
-                            f"the kernel of '{producer(var, case.op_type, grads)}'"
+                        op = producer(var, case.op_type, grads)
+                        where = kernel_line(op, combo.dtype) if info.get("lockstep", True) \
+                            else f"the kernel of '{op}'"
                         return (f"{THREADS} threads at once: thread {k} (round {r + 1}, "
                                 f"{'the case' if k == 0 else 'other inputs of its shapes'}"
                                 f"): {text} -- {where} shares state between calls (a "
@@ -103,16 +104,9 @@ class Lockstep:
         self.live = n
         self.entered = [0] * n
         self.arrived: dict = {}
-        self.skip = skip_prefixes()
-        self.user: dict = {}
-
-    def _is_user(self, filename: str) -> bool:
-        known = self.user.get(filename)
-        if known is None:
-            known = not (filename.startswith("<") or
-                         os.path.realpath(filename).startswith(self.skip))
-            self.user[filename] = known
-        return known
+        skip = skip_prefixes()
+        self.is_user = functools.cache(lambda filename: not (
+            filename.startswith("<") or os.path.realpath(filename).startswith(skip)))
 
     def _next(self, k: int):
         later = [i for i in self.inside if i > k]
@@ -170,25 +164,23 @@ class Lockstep:
             return local
 
         def on_call(frame, event, arg):
-            return local if self._is_user(frame.f_code.co_filename) else None
+            return local if self.is_user(frame.f_code.co_filename) else None
         return on_call
 
 
-class _KernelTurns(Hooks):
+def _kernel_turns(lockstep: Lockstep, k: int) -> Hooks:
     """Kernel hooks of thread k: enter the lockstep and trace the kernel's lines."""
+    trace = lockstep.tracer(k)
 
-    def __init__(self, lockstep: Lockstep, k: int):
-        super().__init__()
-        self.lockstep, self.k = lockstep, k
-        self.trace = lockstep.tracer(k)
+    def before(op, ctx):
+        lockstep.enter(k)
+        sys.settrace(trace)
 
-    def before_kernel(self, op, ctx):
-        self.lockstep.enter(self.k)
-        sys.settrace(self.trace)
-
-    def after_kernel(self, op, ctx):
+    def after(op, ctx):
         sys.settrace(None)
-        self.lockstep.leave(self.k)
+        lockstep.leave(k)
+
+    return Hooks(before, after)
 
 
 def _threaded(cases, combo, seed, info: dict) -> list[list]:
@@ -205,7 +197,7 @@ def _threaded(cases, combo, seed, info: dict) -> list[list]:
     barrier = threading.Barrier(len(cases))
 
     def work(k):
-        hooks = _KernelTurns(lockstep, k) if hooked else None
+        hooks = _kernel_turns(lockstep, k) if hooked else None
         try:
             if not hooked:
                 barrier.wait(timeout=60)

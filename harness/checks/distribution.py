@@ -22,7 +22,6 @@ TARGET_SAMPLES = 10000    # samples per declared output and attrs setting ...
 MAX_RUNS = 100            # ... from at most this many runs of the op
 MAX_SAMPLES = 50000       # at most this many samples tested per output and setting
 NO_VARY = ("seed", "fix_seed", "dtype", "shape")
-CAST = "\0cast"            # a plan entry: the other float dtype
 CPU = Combo("CPU", "")
 
 
@@ -49,13 +48,14 @@ def inferred(case) -> dict | None:
     outs = {v.name for v in proto.outputs}
     ins = {v.name for v in proto.inputs}
     float_in = has_float_inputs(case)
-    fl = ("float", "float64")
+
+    def floats(*names) -> bool:
+        return all(getattr(pattrs.get(n), "type", None) in ("float", "float64") for n in names)
+
     if "Out" in outs and not float_in:
-        if {"mean", "std"} <= set(pattrs) and pattrs["mean"].type in fl and \
-                pattrs["std"].type in fl:
+        if floats("mean", "std"):
             return {"Out": Normal(mean="mean", std="std")}
-        if {"min", "max"} <= set(pattrs) and pattrs["min"].type in fl and \
-                pattrs["max"].type in fl and not attrs.get("diag_num"):
+        if floats("min", "max") and not attrs.get("diag_num"):
             return {"Out": Uniform(min="min", max="max")}
     if "dropout_prob" in pattrs and "X" in ins and {"Out", "Mask"} <= outs and \
             not attrs.get("is_test") and float_in:
@@ -107,8 +107,8 @@ class DistributionCheck(Check):
         for a in pattrs.values():
             if a.name not in attrs and a.has_default:
                 attrs[a.name] = a.default
-        # which attrs each law reads: those get other values too
-        plan = [("the case's attrs", {})]
+        # which attrs each law reads: those get other values too; the other float dtype
+        plan = [("the case's attrs", {}, "")]     # (label, attrs changed, dtype cast to)
         try:
             for law in decl.values():
                 _, read = law.resolve(attrs)
@@ -116,21 +116,19 @@ class DistributionCheck(Check):
                     if name in NO_VARY or name not in pattrs:
                         continue
                     for v in _candidates(pattrs[name], attrs.get(name), law.vary.get(name)):
-                        if not any(ch == {name: v} for _, ch in plan):
-                            plan.append((f"{name}={v!r}", {name: v}))
+                        if not any(ch == {name: v} for _, ch, _ in plan):
+                            plan.append((f"{name}={v!r}", {name: v}, ""))
         except Exception as exc:  # noqa: BLE001 - a bad declaration
             return [self._fail(derived, f"cannot resolve the declared distribution: "
                                         f"{type(exc).__name__}: {exc}")]
         other = _other_float_dtype(case, attrs, pattrs)
         if other:
             plan.append((f"{other} ({'the dtype attr' if 'dtype' in pattrs else 'inputs'} "
-                         f"cast)", {CAST: other}))
+                         f"cast)", {}, other))
         alpha = ALPHA / (len(plan) * len(decl))
         seed = int(context.seed)
         tested, refused, total = [], [], 0
-        for label, change in plan:
-            change = dict(change)
-            cast = change.pop(CAST, "")
+        for label, change, cast in plan:
             run_attrs = dict(attrs, **change)
             if cast and isinstance(attrs.get("dtype"), str) and "dtype" in pattrs:
                 run_attrs["dtype"] = cast
@@ -179,7 +177,7 @@ def _sample(case, attrs, decl, pattrs, seed, cast=""):
     when given), and a note."""
     inputs = {s.name: s.data for specs in normalize_slots(case.inputs).values() for s in specs}
     got = {k: [] for k in decl}
-    n, first, note = 0, None, ""
+    key, n, note = next(iter(decl)), 0, ""
     for k in range(MAX_RUNS):
         run_attrs = dict(attrs)
         if "seed" in pattrs:
@@ -201,13 +199,10 @@ def _sample(case, attrs, decl, pattrs, seed, cast=""):
                                f"{', '.join(outs)}); give of=fn(outputs, inputs)")
             this[name] = np.asarray(x, np.float64).reshape(-1)
             law.rtol = _rtol(outs)
-        key = next(iter(this))
-        if first is not None and this[key].size and np.array_equal(this[key], first):
+        if got[key] and this[key].size and np.array_equal(this[key], got[key][0]):
             note = ("; note: another seed gave the same samples, so one run was tested (the "
                     "op ignores its seed attr, or a seed is fed as an input)")
             break
-        if first is None:
-            first = this[key]
         for name, x in this.items():
             got[name].append(x)
         n += this[key].size

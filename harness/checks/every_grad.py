@@ -33,8 +33,7 @@ class EveryGradCheck(Check):
     order = 41
 
     def verdict(self, derived, context):
-        out = list(self._dispensable(derived))
-        out.extend(self._inputs(derived, context))
+        out = self._dispensable(derived) + self._inputs(derived, context)
         if not out:
             return [self.skipped(derived.case, "no float input outside the test's "
                                  "check_grad and no dispensable output requested")]
@@ -78,15 +77,11 @@ class EveryGradCheck(Check):
             except Exception as exc:  # noqa: BLE001
                 return [self.failed(derived, combo, f"the gradient check of {declared} "
                                     f"raised {raised(exc)}", kind=KernelRaised)]
-            for r in got:
-                if r.status == FAIL:
-                    results.append(self.failed(
-                        derived, combo, f"gradients of {', '.join(declared)} (not in the "
-                        f"test's check_grad): {without_repro(r.message)}", kind=WrongValue))
-                    break
-            else:
-                results.append(self.passed(derived, combo, f"{', '.join(declared)}: analytic "
-                                           "== numeric"))
+            bad = next((r for r in got if r.status == FAIL), None)
+            results.append(self.failed(
+                derived, combo, f"gradients of {', '.join(declared)} (not in the test's "
+                f"check_grad): {without_repro(bad.message)}", kind=WrongValue) if bad else
+                self.passed(derived, combo, f"{', '.join(declared)}: analytic == numeric"))
         if undeclared:
             try:      # a fresh op: the one above ran its grad ops
                 fresh, outs = laws.run(case, combo)
@@ -146,13 +141,11 @@ class EveryGradCheck(Check):
                 continue
             problem = _differs(full, got, [s.name for k, ss in fewer.items() for s in ss],
                                combo)
-            if problem:
-                results.append(self.failed(derived, combo, f"with dispensable output {slot} "
-                                           f"not requested, {problem} (with it requested: "
-                                           "expected)", kind=Mismatch))
-            else:
-                results.append(self.passed(derived, combo, f"{slot} left out: the other "
-                                           "outputs unchanged"))
+            results.append(self.failed(derived, combo, f"with dispensable output {slot} not "
+                                       f"requested, {problem} (with it requested: expected)",
+                                       kind=Mismatch) if problem else
+                           self.passed(derived, combo, f"{slot} left out: the other outputs "
+                                       "unchanged"))
         return results
 
 

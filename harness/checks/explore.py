@@ -94,17 +94,13 @@ class ExploreCheck(Check):
         if ref is None or not _takes_inputs_and_attrs(ref):
             return self._reseeded(derived, context, seed)
         self._seed = seed
-        results, grads_left, judged = [], GRAD_BUDGET, 0
+        found, grads_left, judged = None, GRAD_BUDGET, 0
         combo = Combo("CPU", _run_dtype(case))
-        try:
-            with np.errstate(all="ignore"):
-                own = ref(_copy_inputs(case.inputs), dict(case.attrs or {}))
-        except Exception as exc:  # noqa: BLE001
-            own = exc
+        own, error = _reference(case, case.inputs, case.attrs or {})
         if not isinstance(own, dict) or not own:
             return [self.skipped(case, "reference() does not compute the case's own inputs "
-                                       f"({type(own).__name__}): it cannot judge derived "
-                                       "cases")]
+                                       f"({type(error or own).__name__}): it cannot judge "
+                                       "derived cases")]
         for ex in derive_cases(case, seed):
             verdict = self._judge(derived, ex, combo, seed, grads_left > 0 and ex.grads)
             if verdict is None:
@@ -114,12 +110,11 @@ class ExploreCheck(Check):
                 grads_left -= 1
             if isinstance(verdict, str):
                 continue
-            if verdict.status == "unconfirmed":     # harness.confirm: keep exploring; the
-                if not any(r.status == "unconfirmed" for r in results):   # first is said
-                    results.append(verdict)
-                continue
-            results = [r for r in results if r.status != "unconfirmed"] + [verdict]
-            break     # the first failure is the report
+            if verdict.status != "unconfirmed":
+                found = verdict
+                break     # the first failure is the report
+            found = found or verdict     # harness.confirm: keep exploring; the first is said
+        results = [found] if found else []
         if not any(r.status == "fail" for r in results):
             drawn = self._drawn(derived, combo, seed)
             if drawn is not None:
@@ -159,12 +154,7 @@ class ExploreCheck(Check):
         (quiet: without the reproducer, re-run in a fresh process, while shrinking)."""
         self._quiet = quiet
         case = derived.case
-        try:
-            with np.errstate(all="ignore"):
-                expected = case.reference(_copy_inputs(ex.inputs), dict(ex.attrs))
-            ref_error = None
-        except Exception as exc:  # noqa: BLE001
-            expected, ref_error = None, exc
+        expected, ref_error = _reference(case, ex.inputs, ex.attrs)
         if ref_error is None and (not isinstance(expected, dict) or not expected):
             return None
         if ref_error is None and output_structure(expected) != output_structure(case.outputs):
@@ -208,10 +198,12 @@ class ExploreCheck(Check):
                                       "input inside its declared domains that reference() "
                                       f"computes: {_first(op_error)}", kind=KernelRaised)
                 return None
-            if (ex.info.get("other_rank") or ex.info.get("lax")) and _raw(op_error):
+            if (ex.info.get("other_rank") or ex.info.get("lax")) and \
+                    not isinstance(op_error, errors.KernelContractError):
                 return None   # infer_shape of many ops does not check the rank: a kernel
-                              # written for the case's rank that raises on another is not
-                              # judged (wrong values there are)
+                              # written for the case's rank that raises a raw error on
+                              # another is not judged (wrong values there are, and outputs
+                              # other than infer_shape promised)
             return self._fail(derived, combo, ex, new, f"{what}: the op raised "
                               f"{raised(op_error)} where reference() computes a result",
                               kind=KernelRaised)
@@ -283,10 +275,9 @@ class ExploreCheck(Check):
             if _same_inputs(new.inputs, case.inputs):
                 return [self.skipped(case, "no reference(inputs, attrs), and setUp draws the "
                                            "same values under other numpy seeds")]
-            results = [r for r in run_optest_methods(again, case.name, s)
-                       if r.check in ("output", "grad")]
+            bad = [r for r in run_optest_methods(again, case.name, s)
+                   if r.check in ("output", "grad") and r.status == FAIL]
             judged += 1
-            bad = [r for r in results if r.status == FAIL]
             if bad:
                 what = told_failure(bad[0], "outputs against the test's own expectation")
                 return [self.failed(derived, Combo("CPU", dtype), f"setUp re-run under numpy "
@@ -300,16 +291,16 @@ class ExploreCheck(Check):
 
 
 # -- helpers --------------------------------------------------------------------------------
-def _copy_inputs(inputs):
-    return map_inputs(inputs, lambda s: as_value(s, s.data.copy()
-                                                 if isinstance(s.data, np.ndarray) else s.data))
-
-
-def _raw(exc) -> bool:
-    """A raw numpy/Python error inside a kernel (wrapped as External), not the framework's
-    check of the kernel's outputs against infer_shape (a kernel giving other shapes than
-    promised is judged)."""
-    return isinstance(exc, errors.External) or not isinstance(exc, errors.EnforceNotMet)
+def _reference(case, inputs, attrs):
+    """(outputs, None) of reference() on copies of `inputs`, numpy's warnings off, or (None,
+    the exception it raised)."""
+    try:
+        copies = map_inputs(inputs, lambda s: as_value(
+            s, s.data.copy() if isinstance(s.data, np.ndarray) else s.data))
+        with np.errstate(all="ignore"):
+            return case.reference(copies, dict(attrs)), None
+    except Exception as exc:  # noqa: BLE001
+        return None, exc
 
 
 def _first(exc) -> str:
@@ -331,9 +322,7 @@ def _compare(case, expected, got, dtype) -> str | None:
         if slot in skip:
             continue
         for s in specs:
-            if s.name in skip or not isinstance(s.data, np.ndarray):
-                continue
-            if got.get(s.name) is None:
+            if s.name in skip or not isinstance(s.data, np.ndarray) or got.get(s.name) is None:
                 continue
             want, have = np.asarray(s.data), np.asarray(got[s.name])
             if want.dtype.kind == "f" and have.dtype.kind == "f" and want.dtype != have.dtype \
@@ -378,14 +367,8 @@ def _reference_reads(case, ex, expected) -> bool:
             continue
         tries = [old] + [x for x in ex.info.get("alts", {}).get(k, []) if x != v][:3]
         for value in tries:
-            attrs = dict(ex.attrs)
-            attrs[k] = value
-            try:
-                with np.errstate(all="ignore"):
-                    other = case.reference(_copy_inputs(ex.inputs), attrs)
-            except Exception:  # noqa: BLE001
-                continue
-            if not _same(other, expected):
+            other, error = _reference(case, ex.inputs, {**ex.attrs, k: value})
+            if error is None and not _same(other, expected):
                 break       # it reads k
         else:
             return False
@@ -409,10 +392,8 @@ def _finite_inputs(inputs) -> bool:
 
 def _same_inputs(a, b) -> bool:
     try:
-        xa, xb = normalize_slots(a), normalize_slots(b)
-        return xa.keys() == xb.keys() and all(
-            len(xa[k]) == len(xb[k]) and all(_same(x.data, y.data) for x, y in zip(xa[k], xb[k]))
-            for k in xa)
+        return _same(*({k: [s.data for s in v] for k, v in normalize_slots(x).items()}
+                       for x in (a, b)))
     except Exception:  # noqa: BLE001
         return False
 

@@ -49,20 +49,17 @@ def _specs(case, dtype, scale=None, rng=None):
     return out
 
 
-def _run(case, place, dtype, cot=None, wrt=(), scale=None, rng=None, move=None):
-    """{name: float64 array} of outputs and (with `cot`) input gradients ('X@GRAD')."""
-    perturb = (lambda c: c * (1 + scale * _signs(rng, c.shape))) if scale else None
-    return _run_specs(case, place, _specs(case, dtype, scale, rng), cot, wrt, perturb, move)
-
-
-def _run_specs(case, place, specs, cot=None, wrt=(), perturb=None, move=None):
-    """The op on these input specs: outputs and (with `cot`, each optionally `perturb`ed)
-    input gradients (the grad ops reading the forward outputs `move`d, when given)."""
-    p = prepare(case, Combo(place, ""), inputs=specs)
+def _run(case, place, dtype, cot=None, wrt=(), scale=None, rng=None, move=None,
+         cot_too=True):
+    """{name: float64 array} of outputs and (with `cot`) input gradients ('X@GRAD') on
+    `_specs`' inputs (`scale`: moved, and the cotangent too unless not `cot_too`); the grad
+    ops read the forward outputs `move`d, when given."""
+    p = prepare(case, Combo(place, ""), inputs=_specs(case, dtype, scale, rng))
     if cot is None or not wrt:
         return run_forward_backward(p, case, backward=False)
-    feed = {n: (perturb(c) if perturb else c) for n, c in cot.items()}
-    return run_forward_backward(p, case, wrt=wrt, cot=feed, move_outputs=move)
+    if scale and cot_too:
+        cot = {n: c * (1 + scale * _signs(rng, c.shape)) for n, c in cot.items()}
+    return run_forward_backward(p, case, wrt=wrt, cot=cot, move_outputs=move)
 
 
 def _rounded_outputs(rng):
@@ -72,10 +69,6 @@ def _rounded_outputs(rng):
         return {n: v * (1 + EPS32 * _signs(rng, v.shape)) for n, v in outs.items()
                 if isinstance(v, np.ndarray) and v.dtype.kind == "f" and v.size}
     return move
-
-
-def _wrt(case) -> list[str]:
-    return list(case.grad_inputs) if case.grad_inputs and has_grad(case.op_type) else []
 
 
 class PrecisionCheck(Check):
@@ -93,13 +86,9 @@ class PrecisionCheck(Check):
 
         def places(runnable):
             """One float32 run per planned place that has both float kernels."""
-            out = []
-            for combo in runnable:
-                have = kernels.get(combo.place, [])
-                if "float32" in have and "float64" in have and \
-                        all(c.place != combo.place for c in out):
-                    out.append(Combo(combo.place, "float32"))
-            return out
+            both = [c.place for c in runnable
+                    if {"float32", "float64"} <= set(kernels.get(c.place, []))]
+            return [Combo(place, "float32") for place in dict.fromkeys(both)]
 
         def judge(ref, got, combo):
             problem, worst = _judge_place(ref, got)
@@ -145,7 +134,7 @@ class PrecisionCheck(Check):
 def _reference(case, place, seed):
     """The float64 side of one place: (results, cotangent (float32-representable), the
     differentiated inputs, conditioning per result)."""
-    wrt = _wrt(case)
+    wrt = list(case.grad_inputs) if case.grad_inputs and has_grad(case.op_type) else []
     ref = _run(case, place, "float64")
     cot = None
     if wrt:
@@ -167,7 +156,7 @@ def _reference(case, place, seed):
 
     for _ in range(PROBES):
         widen(_run(case, place, "float64", cot, wrt, scale=EPS32, rng=rng), False)
-    if cot is not None and wrt:
+    if wrt:
         # a gradient that cancels is rounded at the size of its terms: the backward on
         # |cotangent| gives that size (docs/harness.md, "`precision`")
         widen(_run(case, place, "float64", {n: np.abs(c) for n, c in cot.items()}, wrt), True,
@@ -186,24 +175,20 @@ def _judge_place(reference, got):
     """(problem or None, worst |diff| / bound) of the float32 results `got` against the
     float64 side `reference` (`_reference`)."""
     ref, _, _, cond = reference
-    worst, problem = 0.0, None
+    worst = 0.0
     for n, v64 in ref.items():
         v32 = got.get(n)
         if v64 is None or v32 is None:
             if (v64 is None) != (v32 is None):
-                problem = f"{n}: produced by one of the float32/float64 kernels only"
-                break
+                return f"{n}: produced by one of the float32/float64 kernels only", worst
             continue
         if v32.shape != v64.shape:
-            problem = f"{n}: shape {v32.shape} in float32, {v64.shape} in float64"
-            break
+            return f"{n}: shape {v32.shape} in float32, {v64.shape} in float64", worst
         if v64.dtype.kind != "f":
             if not np.array_equal(v32, v64):
                 k, idx = first_flagged(v32 != v64)
-                problem = (f"{fmt_index(n, idx)}: {fmt_value(v32.reshape(-1)[k])} from the "
-                           f"float32 kernel, {fmt_value(v64.reshape(-1)[k])} from the float64 "
-                           "kernel")
-                break
+                return (f"{fmt_index(n, idx)}: {fmt_value(v32.reshape(-1)[k])} from the float32 "
+                        f"kernel, {fmt_value(v64.reshape(-1)[k])} from the float64 kernel"), worst
             continue
         a = np.asarray(v32, np.float64)
         c = cond.get(n, np.zeros(v64.shape))
@@ -219,15 +204,14 @@ def _judge_place(reference, got):
             k = int(np.argmax(ratio))
             at = lambda x: float(x.reshape(-1)[k])   # noqa: B023 - used before k changes
             what = "gradient" if n.endswith(GRAD_SUFFIX) else "output"
-            problem = (f"{what} {fmt_index(n, np.unravel_index(k, v64.shape))}: float32 kernel "
-                       f"{fmt_value(at(a))}, float64 kernel {fmt_value(at(v64))} on the same "
-                       f"float32 inputs: |diff| {at(diff):.3g} > bound {at(bound):.3g} = "
-                       f"{PRECISION_FACTOR:g} x eps32 x (|value| {abs(at(v64)):.3g} + "
-                       f"conditioning {at(c):.3g}) (floor tiny32 {TINY32:.3g}); "
-                       f"{int((ratio > 1).sum())} of {ratio.size} elements exceed it: the "
-                       "float32 kernel computes in lower precision than float32")
-            break
-    return problem, worst
+            return (f"{what} {fmt_index(n, np.unravel_index(k, v64.shape))}: float32 kernel "
+                    f"{fmt_value(at(a))}, float64 kernel {fmt_value(at(v64))} on the same "
+                    f"float32 inputs: |diff| {at(diff):.3g} > bound {at(bound):.3g} = "
+                    f"{PRECISION_FACTOR:g} x eps32 x (|value| {abs(at(v64)):.3g} + "
+                    f"conditioning {at(c):.3g}) (floor tiny32 {TINY32:.3g}); "
+                    f"{int((ratio > 1).sum())} of {ratio.size} elements exceed it: the "
+                    "float32 kernel computes in lower precision than float32"), worst
+    return None, worst
 
 
 def _check_resolution(case, place, seed, ref=None):
@@ -239,9 +223,10 @@ def _check_resolution(case, place, seed, ref=None):
             any(a.name == "seed" for a in getattr(info.proto, "attrs", None) or []):
         return None   # no float64 kernel, or a random op (other draws, not other values)
     base, cot, wrt, _ = ref
-    try:
-        small = _run_moved(case, place, cot, wrt, RESOLUTION_STEP, seed)
-        large = _run_moved(case, place, cot, wrt, RESOLUTION_REF_STEP, seed)
+    try:   # every float input moved by a relative step (the same random signs for both)
+        small, large = [_run(case, place, "float64", cot, wrt, step,
+                             np.random.default_rng(seed + 29), cot_too=False)
+                        for step in (RESOLUTION_STEP, RESOLUTION_REF_STEP)]
     except Exception:  # noqa: BLE001 - the other checks report a kernel that raises
         return None
     ratio = RESOLUTION_STEP / RESOLUTION_REF_STEP
@@ -274,13 +259,6 @@ def _check_resolution(case, place, seed, ref=None):
                     f"{n_judged} judged elements are off by more than half: the float64 "
                     f"kernel computes in float32 (or lower) somewhere")
     return None
-
-
-def _run_moved(case, place, cot, wrt, step, seed):
-    """`_run` in float64 with every float input moved by a relative `step` (the same random
-    signs for every step: one direction)."""
-    specs = _specs(case, "float64", step, np.random.default_rng(seed + 29))
-    return _run_specs(case, place, specs, cot, wrt)
 
 
 CHECK = PrecisionCheck()

@@ -33,11 +33,9 @@ class SbpCheck(Check):
         if sbp_signatures(case.op_type) is None:
             return (f"op '{case.op_type}' declares no parallel signatures "
                     "(opkit.register_sbp; see docs/sbp.md)")
-        for specs in normalize_slots(case.inputs).values():
-            for s in specs:
-                if not isinstance(s.data, np.ndarray):
-                    return f"input '{s.name}' is not a dense tensor"
-        return None
+        sparse = [s.name for specs in normalize_slots(case.inputs).values() for s in specs
+                  if not isinstance(s.data, np.ndarray)]
+        return f"input '{sparse[0]}' is not a dense tensor" if sparse else None
 
     def verdict(self, derived, context):
         case = derived.case
@@ -55,11 +53,10 @@ class SbpCheck(Check):
                                  "check", combo)]
         inputs = {slot: [(s.name, s.data, s.lengths) for s in specs]
                   for slot, specs in prepared.inputs.items()}
-        outputs = {slot: names for slot, names in prepared.output_slots.items()}
         ref = {n: (None if v is None else np.array(v, copy=True)) for n, v in outs.items()}
-        return [self._judge(derived, combo, case.op_type, inputs, prepared.op.attrs, outputs,
-                            rng, ref)] + self._grad(derived, combo, case, prepared, outs, rng,
-                                                    context)
+        return [self._judge(derived, combo, case.op_type, inputs, prepared.op.attrs,
+                            dict(prepared.output_slots), rng, ref)] + \
+            self._grad(derived, combo, case, prepared, outs, rng, context)
 
     # -- the grad ops -----------------------------------------------------------------------
     def _grad(self, derived, combo, case, prepared, outs, rng, context):
@@ -99,7 +96,7 @@ class SbpCheck(Check):
                                 "signatures", combo)
         if ref is None:          # a grad op: its own single-device run on the same inputs
             try:
-                ref = _run(op_type, inputs, attrs, outputs, combo.place)
+                ref = _run(op_type, inputs, attrs, outputs, combo.place, {})
             except Exception:  # noqa: BLE001
                 return self.skipped(derived.base, f"the single-device run of '{op_type}' "
                                     "raises", combo)
@@ -219,18 +216,16 @@ class SbpCheck(Check):
         return None
 
 
-def _run(op_type, inputs, attrs, outputs, place, pool=None, key=None):
-    """One run of the op on these inputs: {output name: array}. With `pool` (a dict) the
-    prepared op of `key` (a simulated device) is made once and fed again for later runs;
-    every output is reset to an empty tensor first, so nothing of an earlier run survives."""
+def _run(op_type, inputs, attrs, outputs, place, pool, key=None):
+    """One run of the op on these inputs: {output name: array}. The prepared op of `key` (a
+    simulated device) in `pool` (a dict) is made once and fed again for later runs; every
+    output is reset to an empty tensor first, so nothing of an earlier run survives."""
     specs = {slot: [VarSpec(name, np.array(v, copy=True), lengths) for name, v, lengths in vals]
              for slot, vals in inputs.items()}
-    op = pool.get(key) if pool is not None else None
+    op = pool.get(key)
     if op is None:
-        op = make(op_type, specs, attrs, {s: list(n) for s, n in outputs.items()},
-                  place_object(place))
-        if pool is not None:
-            pool[key] = op
+        op = pool[key] = make(op_type, specs, attrs, {s: list(n) for s, n in outputs.items()},
+                              place_object(place))
     else:
         for items in specs.values():
             for spec in items:
@@ -263,25 +258,21 @@ def _too_small(inst, shapes, n) -> str:
 
 
 def _distribute(v, spec, n, rng) -> list:
+    """The n devices' parts of `v` (each fed as a copy by `_run`)."""
     v = np.asarray(v)
     if spec.kind == "S":
-        index = [slice(None)] * v.ndim
-        parts = []
-        for a, b in split_bounds(v.shape[spec.axis], n):
-            index[spec.axis] = slice(a, b)
-            parts.append(np.array(v[tuple(index)], copy=True))
-        return parts
+        return np.array_split(v, n, axis=spec.axis)    # split_bounds' balanced split
     if spec.kind == "B":
-        return [np.array(v, copy=True) for _ in range(n)]
+        return [v] * n
     # partial_sum: random parts that add up to v (not v, 0, 0: that would prove nothing)
     if v.dtype.kind == "f":
         scale = float(np.abs(v).mean()) + 1.0 if v.size else 1.0
         parts = [rng.uniform(-scale, scale, v.shape).astype(v.dtype) for _ in range(n - 1)]
-        parts.append((v.astype(np.float64) - sum(p.astype(np.float64) for p in parts))
-                     .astype(v.dtype))
-        return parts
-    parts = [rng.integers(-3, 4, v.shape).astype(v.dtype) for _ in range(n - 1)]
-    parts.append((v - sum(parts)).astype(v.dtype))
+        wide = np.float64
+    else:
+        parts = [rng.integers(-3, 4, v.shape).astype(v.dtype) for _ in range(n - 1)]
+        wide = v.dtype
+    parts.append((v.astype(wide) - sum(p.astype(wide) for p in parts)).astype(v.dtype))
     return parts
 
 

@@ -2,6 +2,7 @@
 (docs/harness.md, "`state`")."""
 from __future__ import annotations
 
+import functools
 import inspect
 
 from harness import fresh
@@ -37,7 +38,7 @@ class StateCheck(Check):
                 case = case_from_test(instantiate(t.cls, seed), t.source)
             except Exception:  # noqa: BLE001 - its own task reports it
                 continue
-            skip_map = (case.options or {}).get("skip", {}) if case.options else {}
+            skip_map = (case.options or {}).get("skip", {})
             if self.name in skip_map:
                 results.append(self.skipped(case, f"opted out: {skip_map[self.name]}"))
                 continue
@@ -57,15 +58,15 @@ class StateCheck(Check):
             for k, i in enumerate(order):
                 case, other, runnable = entries[i]
                 if k or not fresh_first:
-                    for c in runnable:
-                        run_seeded(other, c, seed)
-                got[i] = {(c.place, c.dtype): run_seeded(case, c, seed) for c in runnable}
+                    _runs(other, runnable, seed)
+                got[i] = _runs(case, runnable, seed)
             return got
 
-        forward_order, backward_order = list(range(n)), list(range(n))[::-1]
+        runs = []       # (order, fresh_first, results): discovery order, then the reverse
         try:
-            forward = in_fork(lambda: sequence(forward_order, True))
-            backward = in_fork(lambda: sequence(backward_order, n > 1))
+            for order, fresh_first in ((list(range(n)), True), (list(range(n))[::-1], n > 1)):
+                runs.append((order, fresh_first,
+                             in_fork(functools.partial(sequence, order, fresh_first))))
         except RuntimeError as exc:
             case, _, runnable = entries[0]
             return results + [self.failed(Derived("case", case, case), runnable[0],
@@ -82,12 +83,9 @@ class StateCheck(Check):
 
         for i, (case, _, runnable) in enumerate(entries):
             derived = Derived("case", case, case)
-            one = history(forward_order, i, True)
-            two = history(backward_order, i, n > 1)
-            if two == "a fresh process":      # the fresh side is the one expected
-                one, two, want_of, got_of = two, one, backward, forward
-            else:
-                want_of, got_of = forward, backward
+            (one, want_of), (two, got_of) = sorted(     # the fresh side is the one expected
+                ((history(order, i, first), got) for order, first, got in runs),
+                key=lambda side: side[0] != "a fresh process")
             for combo in runnable:
                 key = (combo.place, combo.dtype)
                 want, got = want_of[i].get(key), got_of[i].get(key)
@@ -118,7 +116,7 @@ class StateCheck(Check):
         own = type(context.test) if getattr(context, "test", None) is not None else None
         others = [c for c in sibling_classes(derived.base, context) if c is not own]
         other_case = shifted_case(case)
-        fresh = {(c.place, c.dtype): run_seeded(case, c, seed) for c in runnable}
+        fresh = _runs(case, runnable, seed)
 
         def after_others():
             # one child for all combos (a cache keyed without the dtype shows up too): every
@@ -131,24 +129,15 @@ class StateCheck(Check):
             for cls in others:
                 try:       # the OpTest's own output methods: they know what it checks
                     t = instantiate(cls, seed)
-                    for mname in sorted(n for n in dir(cls) if n.startswith("test") and
-                                        "output" in n and callable(getattr(cls, n))):
-                        seed_all(seed)
-                        with collecting() as col:
-                            getattr(t, mname)()
-                        bad = [r for r in col if r.status == FAIL and
-                               (r.place, r.dtype) in combos]
-                        if bad and wrong is None:
-                            wrong = (cls.__name__, bad[0].place, bad[0].dtype,
-                                     bad[0].message.splitlines()[0])
+                    for r in _output_results(cls, t, seed):
+                        if wrong is None and r.status == FAIL and (r.place, r.dtype) in combos:
+                            wrong = (cls.__name__, r.place, r.dtype, r.message.splitlines()[0])
                     sibling = t.to_case()
                 except Exception:  # noqa: BLE001 - that case's own checks report it
                     continue
-                for c in runnable:         # its gradients too: grad kernels keep state too
-                    run_seeded(sibling, c, seed)
-            for c in runnable:
-                run_seeded(other_case, c, seed)
-            return wrong, {(c.place, c.dtype): run_seeded(case, c, seed) for c in runnable}
+                _runs(sibling, runnable, seed)    # its gradients too: grad kernels keep state
+            _runs(other_case, runnable, seed)
+            return wrong, _runs(case, runnable, seed)
 
         try:
             wrong, later = in_fork(after_others) if any(fresh.values()) else (None, {})
@@ -184,6 +173,11 @@ def run_seeded(case, combo, seed: int) -> dict:
     return run_case_results(case, combo.place, combo.dtype, seed)
 
 
+def _runs(case, runnable, seed: int) -> dict:
+    """{(place, dtype): `run_seeded`} of the case on each runnable combo."""
+    return {(c.place, c.dtype): run_seeded(case, c, seed) for c in runnable}
+
+
 def fails_alone(cls, op_type: str, combo, seed: int) -> bool:
     """Whether `cls`'s own output test fails in a fresh interpreter, where nothing else ran:
     then its failure after this case is its own (a wrong expectation), not a state leak.
@@ -203,15 +197,19 @@ def output_fails(args) -> bool:
     src, path, name, place, dtype, seed = args
     load_op_modules([src] if src and "/reference_ops/" not in src else [])
     cls = next(t.cls for t in discover([path], seed=seed).tests if t.name == name)
-    t = instantiate(cls, seed)
-    bad = False
-    for m in sorted(n for n in dir(cls) if n.startswith("test") and "output" in n):
+    got = list(_output_results(cls, instantiate(cls, seed), seed))
+    return any(r.status == FAIL and r.place == place and r.dtype == dtype for r in got)
+
+
+def _output_results(cls, t, seed):
+    """The results of the output methods (test*output*) of `t`, an instance of the OpTest
+    class `cls`, each run with the global generators seeded first."""
+    for name in sorted(n for n in dir(cls) if n.startswith("test") and "output" in n and
+                       callable(getattr(cls, n))):
         seed_all(seed)
         with collecting() as col:
-            getattr(t, m)()
-        bad = bad or any(r.status == FAIL and r.place == place and r.dtype == dtype
-                         for r in col)
-    return bad
+            getattr(t, name)()
+        yield from col
 
 
 CHECK = StateCheck()

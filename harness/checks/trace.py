@@ -57,9 +57,7 @@ class TraceCheck(Check):
                 return [self.skipped(case, "the second run raised: see `determinism`")]
             finally:
                 tempfile.tempdir = saved["tempdir"]
-            after = _snapshot()
-            after["env_writes"] = writes
-            after["tmp_files"] = _listing(private)
+            after = {**_snapshot(), "env_writes": writes, "tmp_files": _listing(private)}
             shutil.rmtree(private, ignore_errors=True)
             started = [t for t in threading.enumerate() if t not in threads and t.is_alive()]
             problems = _differences(base, after)
@@ -153,9 +151,7 @@ def _baseline(saved: dict) -> dict:
     np.seterr(all="log")
     warnings.filters[:] = [("ignore", None, _Sentinel, None, 0)] + list(saved["filters"])
     warnings._filters_mutated()   # noqa: SLF001 - what warnings.simplefilter itself calls
-    snap = _snapshot()
-    snap["env_writes"] = []
-    return snap
+    return _snapshot()
 
 
 @contextlib.contextmanager
@@ -192,14 +188,14 @@ def _differences(before: dict, after: dict) -> list[str]:
         out.append("Python's global random state (random.getstate()) changed")
     env_b, env_a = before["environ"], after["environ"]
     changed = sorted(k for k in set(env_b) | set(env_a) if env_b.get(k) != env_a.get(k))
-    if changed and not after.get("env_writes"):
-        k = changed[0]
-        out.append(f"os.environ[{k!r}]: {env_b.get(k)!r} before, {env_a.get(k)!r} after"
-                   + (f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""))
     if after.get("env_writes"):
         k, v = after["env_writes"][0]
         out.append(f"the run wrote os.environ[{k!r}] = {v!r}" if v is not None else
                    f"the run deleted os.environ[{k!r}]")
+    elif changed:
+        out.append(f"os.environ[{changed[0]!r}]: {env_b.get(changed[0])!r} before, "
+                   f"{env_a.get(changed[0])!r} after"
+                   + (f" (and {len(changed) - 1} more)" if len(changed) > 1 else ""))
     if before["cwd"] != after["cwd"]:
         out.append(f"the working directory: {before['cwd']} before, {after['cwd']} after")
     if before["geterr"] != after["geterr"]:
@@ -256,19 +252,17 @@ def _memory_growth(call) -> str | None:
 def _by_user_line(new, old) -> dict:
     """{"file:line" of the innermost user frame: (count growth, size growth)}."""
     skip = skip_prefixes()
-    out: dict[str, list] = {}
+    out: dict[str, tuple] = {}
     for st in new.compare_to(old, "traceback"):
         if st.count_diff <= 0:
             continue
         frame = next((f for f in reversed(st.traceback)
                       if not os.path.realpath(f.filename).startswith(skip)), None)
-        if frame is None:
-            continue
-        key = f"{rel(frame.filename)}:{frame.lineno}"
-        acc = out.setdefault(key, [0, 0])
-        acc[0] += st.count_diff
-        acc[1] += st.size_diff
-    return {k: tuple(v) for k, v in out.items()}
+        if frame is not None:
+            key = f"{rel(frame.filename)}:{frame.lineno}"
+            n, size = out.get(key, (0, 0))
+            out[key] = (n + st.count_diff, size + st.size_diff)
+    return out
 
 
 CHECK = TraceCheck()
