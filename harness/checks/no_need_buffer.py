@@ -24,13 +24,10 @@ class MetaOnlyHooks(Hooks):
         self.saved = []
         self.swapped = []        # (op_type, slot, var)
         self.unread = {}         # op_type -> set of slots never read
-        self.declared = {}       # op_type -> declared slots
 
     def before_kernel(self, op, ctx):
         self.saved = []
-        declared = list(op.info.no_need_buffer) if op.info is not None else []
-        self.declared[op.type] = set(declared)
-        for slot in declared:
+        for slot in op.info.no_need_buffer if op.info is not None else []:
             for name in op.input_list(slot):
                 var = ctx.scope.find_var(name)
                 value = var.value() if var is not None else None
@@ -47,7 +44,8 @@ class MetaOnlyHooks(Hooks):
     def after_kernel(self, op, ctx):
         self.restore()
         slots = {s for s, names in op.inputs.items() if names}
-        unread = slots - set(ctx.read_inputs) - self.declared.get(op.type, set())
+        declared = set(op.info.no_need_buffer) if op.info is not None else set()
+        unread = slots - set(ctx.read_inputs) - declared
         # never read in any run of that op
         self.unread[op.type] = self.unread.get(op.type, unread) & unread
 

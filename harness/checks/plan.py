@@ -93,16 +93,10 @@ class PlanCheck(Check):
 
 def _frozen_outputs(exe, op_type) -> list[str]:
     """The outputs of `op_type`'s step that a plan of `exe` froze (made read-only)."""
-    names = []
-    for prepared in exe._cache.values():
-        for plan in prepared.plans.values():
-            for op, _fn, ctx, _ in plan.steps:
-                if op.type != op_type or ctx is None:
-                    continue
-                for slot, entry in ctx.bind_out.items():
-                    if entry[1]:
-                        names.append(f"Output({slot}) '{op.output(slot)}'")
-    return sorted(set(names))
+    return sorted({f"Output({slot}) '{op.output(slot)}'"
+                   for prepared in exe._cache.values() for plan in prepared.plans.values()
+                   for op, _fn, ctx, _ in plan.steps if op.type == op_type and ctx is not None
+                   for slot, entry in ctx.bind_out.items() if entry[1]})
 
 
 def _program(case, combo, seed):
