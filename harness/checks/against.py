@@ -10,16 +10,14 @@ import numpy as np
 
 from harness import options
 from harness.backends import has_grad, has_op, unavailable
-from harness.case import case_inputs, normalize_slots
+from harness.case import case_inputs, has_float_inputs, normalize_slots
 from harness.check import Check, WrongValue
 from harness.compare import first_wrong, fmt_index
-from harness.context import Combo, has_float_inputs
 from harness.gradient import NumericEngine
 from harness.inputs.explore import derive_cases
 from harness.messages import raised
-from harness.op import grad_outputs, make_cotangents, op_refused, output_slots
-from harness.op import make as make_op
-from harness.op import place_object
+from harness.op import (Combo, grad_outputs, make as make_op, make_cotangents, op_refused,
+                        output_slots, place_object)
 from harness.tolerances import output_tolerance
 
 GRAD_FACTOR = 10.0

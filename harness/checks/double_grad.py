@@ -1,6 +1,5 @@
 """`double_grad`: second-order gradients (a grad op's own grad maker) against numeric ones,
-float64 on CPU; docs/harness.md, "`double_grad`" (total derivatives included).
-"""
+float64 on CPU; docs/harness.md, "`double_grad`" (total derivatives included)."""
 from __future__ import annotations
 
 import numpy as np

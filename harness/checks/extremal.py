@@ -8,8 +8,7 @@ import numpy as np
 from harness.case import normalize_slots
 from harness.check import Check, NonFinite
 from harness.compare import first_flagged, fmt_index
-from harness.context import Combo
-from harness.op import run as run_case
+from harness.op import Combo, run as run_case
 from harness.values import fmt_value
 from opkit.framework.grad_maker import GRAD_SUFFIX
 

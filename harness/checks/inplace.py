@@ -7,7 +7,7 @@ from dataclasses import replace
 from harness.case import VarSpec, normalize_slots
 from harness.check import Check, Mismatch
 from harness.compare import shares_memory
-from harness.context import (Hooks, case_inputs, grad_op_types, prepare, run_forward_backward)
+from harness.context import Hooks, case_inputs, grad_op_types, prepare, run_forward_backward
 from harness.modes import error_line, first_line, kernel_line, producer, steady_difference
 from harness.op import run as run_case
 from opkit.framework.grad_maker import GRAD_SUFFIX

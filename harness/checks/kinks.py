@@ -7,12 +7,12 @@ import numpy as np
 
 from harness.check import Check, WrongValue
 from harness.compare import fmt_index
-from harness.context import Combo, grad_outputs, has_grad, prepare
 from harness.gradient import NumericEngine
 from harness.kinks import (ACCEPTED, domain_edge, is_kink, kink_verdict, matches,
                            reliable_slopes)
 from harness.messages import raised
-from harness.op import make_cotangents, refusal as opkit_refusal, run as run_case
+from harness.op import (Combo, grad_outputs, has_grad, make_cotangents, prepare,
+                        refusal as opkit_refusal, run as run_case)
 from harness.tolerances import grad_tolerance
 from harness.values import fmt_value
 from opkit.framework.grad_maker import grad_var_name

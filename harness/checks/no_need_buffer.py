@@ -1,7 +1,6 @@
 """`no_need_buffer`: a grad kernel never reads the data of a variable its op declared
-`no_need_buffer`; it gets a data-less tensor (LoDTensor.meta_only: shape, dtype and LoD
-readable, `.data` raises naming op and variable). Also a hint (a pass with a message): the
-grad op's inputs that the kernel never touched but that are not declared no_need_buffer."""
+`no_need_buffer` (it gets a LoDTensor.meta_only, whose `.data` raises naming op and variable);
+a pass's message hints at the grad op's inputs never touched but not declared so."""
 from __future__ import annotations
 
 from harness.check import Check, UndeclaredRead

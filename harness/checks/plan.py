@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.case import normalize_slots, shifted_case
+from harness.case import case_inputs, normalize_slots, shifted_case
 from harness.check import Check, KernelRaised, Mismatch
-from harness.context import (case_inputs, grad_op_types, grad_outputs, has_grad, output_slots,
-                             prepare)
+from harness.context import grad_op_types
 from harness.modes import (error_line, first_line, kernel_line, one_cpu_combo, producer,
                            steady_difference)
-from harness.op import make_cotangents
+from harness.op import grad_outputs, has_grad, make_cotangents, output_slots, prepare
 from opkit.framework.backward import sum_duplicates
 from opkit.framework.executor import Executor
 from opkit.framework.grad_maker import GRAD_SUFFIX, grad_var_name

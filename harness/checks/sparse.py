@@ -6,12 +6,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from harness.case import VarSpec, normalize_slots
+from harness.case import VarSpec, case_inputs, normalize_slots
 from harness.check import Check, Mismatch
 from harness.compare import compare_runs
-from harness.context import case_inputs, output_slots, place_object, run_forward_backward
 from harness.modes import error_line, first_line, kernel_line
-from harness.op import make
+from harness.op import make, output_slots, place_object, run_forward_backward
 from harness.spec import knob  # noqa: I001
 from opkit.framework.device import to_host
 from opkit.framework.tensor import SelectedRows
@@ -38,12 +37,8 @@ def duplicate_rows(dense: np.ndarray, seed: int):
     if height >= 3:
         keep.remove(int(rng.integers(height)))
     twice = set(rng.choice(keep, size=max(1, len(keep) // 2), replace=False).tolist())
-    entries = []
-    for r in keep:
-        if r in twice:
-            entries += [(r, dense[r] * 0.5), (r, dense[r] * 0.5)]
-        else:
-            entries.append((r, dense[r]))
+    entries = [(r, dense[r] * 0.5 if r in twice else dense[r]) for r in keep
+               for _ in range(2 if r in twice else 1)]
     order = rng.permutation(len(entries))
     if list(order) == sorted(order):
         order = order[::-1]
