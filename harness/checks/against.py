@@ -28,15 +28,14 @@ def _run(case, dtype: str, backend: str, seed: int, cot=None):
     p = make_op(case.op_type, case_inputs(case, dtype), case.attrs,
                 output_slots(case, case.op_type), place_object("CPU"), backend=backend)
     outs = {n: (None if v is None else v.copy()) for n, v in p.forward().items()}
-    result = dict(outs)
     wrt = list(case.grad_inputs or ())
     if wrt and has_grad(case.op_type, backend=backend):
         if cot is None:
             cot = make_cotangents(outs, grad_outputs(case, outs), seed=seed)
         cot = {n: c.astype(outs[n].dtype) for n, c in cot.items() if outs.get(n) is not None}
         for n, g in p.backward(cot, wrt, tuple(case.no_grad_set or ())).items():
-            result[n + "@GRAD"] = None if g is None else np.array(g)
-    return result, cot
+            outs[n + "@GRAD"] = None if g is None else np.array(g)
+    return outs, cot
 
 
 def _numeric(case, backend: str, cot: dict, name: str):

@@ -111,8 +111,7 @@ def _feeds(case, combo, slots, seed) -> _Feeds:
     for slot in slots:
         if slot not in dense_specs:
             continue
-        k = len(dense_specs[slot]) - 1      # the last variable of the slot
-        spec = dense_specs[slot][k]
+        spec = dense_specs[slot][-1]      # the last variable of the slot
         data = spec.data
         if isinstance(data, SelectedRows):
             data = np.asarray(data.to_dense())
@@ -123,8 +122,8 @@ def _feeds(case, combo, slots, seed) -> _Feeds:
             unusable = f"Input({slot}) is no float tensor of 2 rows or more"
             continue
         rows, values, equivalent = duplicate_rows(data, seed)
-        dense_specs[slot][k] = VarSpec(spec.name, equivalent)
-        sparse_specs[slot][k] = VarSpec(spec.name, SelectedRows(rows, data.shape[0], values))
+        dense_specs[slot][-1] = VarSpec(spec.name, equivalent)
+        sparse_specs[slot][-1] = VarSpec(spec.name, SelectedRows(rows, data.shape[0], values))
         fed.append(f"{slot} ({spec.name}): rows {rows}")
     if not fed:
         raise _NoSparseFeed(unusable or "no sparse input")
