@@ -10,15 +10,14 @@ import numpy as np
 
 from harness import options
 from harness.backends import has_grad, has_op, unavailable
-from harness.case import case_inputs, normalize_slots
+from harness.case import case_inputs, has_float_inputs, normalize_slots
 from harness.check import Check, WrongValue
-from harness.context import Combo, has_float_inputs
+from harness.compare import first_wrong, fmt_index
 from harness.gradient import NumericEngine
 from harness.inputs.explore import derive_cases
 from harness.messages import raised
-from harness.op import grad_outputs, grad_wrt, make_cotangents, op_refused, output_slots
-from harness.op import make as make_op
-from harness.op import place_object
+from harness.op import (Combo, grad_outputs, make as make_op, make_cotangents, op_refused,
+                        output_slots, place_object)
 from harness.tolerances import output_tolerance
 
 GRAD_FACTOR = 10.0
@@ -29,15 +28,14 @@ def _run(case, dtype: str, backend: str, seed: int, cot=None):
     p = make_op(case.op_type, case_inputs(case, dtype), case.attrs,
                 output_slots(case, case.op_type), place_object("CPU"), backend=backend)
     outs = {n: (None if v is None else v.copy()) for n, v in p.forward().items()}
-    result = dict(outs)
-    wrt = grad_wrt(case, p) if case.grad_inputs else []
+    wrt = list(case.grad_inputs or ())
     if wrt and has_grad(case.op_type, backend=backend):
         if cot is None:
             cot = make_cotangents(outs, grad_outputs(case, outs), seed=seed)
         cot = {n: c.astype(outs[n].dtype) for n, c in cot.items() if outs.get(n) is not None}
         for n, g in p.backward(cot, wrt, tuple(case.no_grad_set or ())).items():
-            result[n + "@GRAD"] = None if g is None else np.array(g)
-    return result, cot
+            outs[n + "@GRAD"] = None if g is None else np.array(g)
+    return outs, cot
 
 
 def _numeric(case, backend: str, cot: dict, name: str):
@@ -47,21 +45,6 @@ def _numeric(case, backend: str, cot: dict, name: str):
     engine = NumericEngine(p, {n: np.asarray(c, np.float64) for n, c in cot.items()},
                            float(case.options.get("numeric_grad_delta") or 1e-3))
     return engine.exact(name)
-
-
-def _first_diff(a, b, atol, rtol):
-    a64, b64 = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    if a64.shape != b64.shape:
-        return ("shape", a64.shape, b64.shape)
-    with np.errstate(invalid="ignore"):
-        bad = ~(np.abs(a64 - b64) <= atol + rtol * np.abs(b64))
-        bad &= ~(np.isnan(a64) & np.isnan(b64))
-        bad &= ~(np.isinf(a64) & (a64 == b64))
-    if not bad.any():
-        return None
-    idx = tuple(int(i) for i in np.unravel_index(int(np.flatnonzero(bad)[0]), a64.shape)) \
-        if a64.ndim else ()
-    return (idx, a64[idx], b64[idx])
 
 
 class AgainstCheck(Check):
@@ -139,22 +122,19 @@ class AgainstCheck(Check):
         a, b = runs["opkit"], runs[other]
         atol, rtol = output_tolerance(dtype or "float64")    # dtype: "", float32 or float64
         for name in a:
-            if a[name] is None or b.get(name) is None:
+            x, y = a[name], b.get(name)
+            if x is None or y is None:
                 continue
-            if a[name].dtype.kind not in "fc" and b[name].dtype.kind not in "fc":
-                tol = (0.0, 0.0)
-            elif name.endswith("@GRAD"):
-                tol = (atol * GRAD_FACTOR, rtol * GRAD_FACTOR)
-            else:
-                tol = (atol, rtol)
-            d = _first_diff(a[name], b[name], *tol)
+            if np.shape(x) != np.shape(y):
+                return (f"{label}: {name}: opkit's shape {list(np.shape(x))}, {other}'s "
+                        f"{list(np.shape(y))}")
+            exact = x.dtype.kind not in "fc" and y.dtype.kind not in "fc"
+            factor = 0.0 if exact else GRAD_FACTOR if name.endswith("@GRAD") else 1.0
+            d = first_wrong(x, y, atol * factor, rtol * factor)
             if d is None:
                 continue
-            if d[0] == "shape":
-                return f"{label}: {name}: opkit's shape {list(d[1])}, {other}'s {list(d[2])}"
             idx, va, vb = d
-            where = f"{name}[{', '.join(map(str, idx))}]" if idx else name
-            return (f"{label}: {where}: opkit {va:.7g}, {other} {vb:.7g}; "
+            return (f"{label}: {fmt_index(name, idx)}: opkit {va:.7g}, {other} {vb:.7g}; "
                     + self._oracle(c, name, idx, va, vb, other, cot))
         return None
 
@@ -169,9 +149,8 @@ class AgainstCheck(Check):
                         f"{nb:.7g} from {other}'s: "
                         + _side(va, vb, (na + nb) / 2 if abs(na - nb) <= 1e-3 *
                                 (1 + abs(na)) else None, other))
-            want = {s.name: np.asarray(s.data) for ss in normalize_slots(c.outputs).values()
-                    for s in ss}
-            if name in want and want[name].shape == np.shape(want[name]):
+            want = {s.name: s.data for ss in normalize_slots(c.outputs).values() for s in ss}
+            if name in want:
                 ref = float(np.asarray(want[name], np.float64)[idx])
                 return f"expected output {ref:.7g}: " + _side(va, vb, ref, other)
         except Exception as exc:  # noqa: BLE001 - the oracle itself failing is a note

@@ -4,6 +4,7 @@ other accepted attr values (variant `attr_values`) give correct results: docs/ha
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import replace
 
 import numpy as np
@@ -78,11 +79,9 @@ def _edited(case, combo, fresh, seed):
     grad_ops = p.grad_ops(tuple(case.no_grad_set or ())) \
         if case.grad_inputs and has_grad(case.op_type) else []
     grad_snapshots = [copy.deepcopy(dict(g.attrs)) for g in grad_ops]
-    for stage in ("forward", "backward"):
-        if stage == "forward":
-            p.forward()
-        else:
-            run_forward_backward(p, case, seed=seed, run_forward=False)
+    backward = functools.partial(run_forward_backward, p, case, seed=seed, run_forward=False)
+    for kernel, run in (("the forward kernel", p.forward), ("the grad kernels", backward)):
+        run()
         pairs = [("the op's", snapshot, dict(p.op.attrs)),
                  ("the caller's attrs dict:", given_snapshot, given)]
         pairs += [(f"grad op '{g.type}':", snap, dict(g.attrs))
@@ -91,7 +90,6 @@ def _edited(case, combo, fresh, seed):
             diff = _changed(before, after)
             if diff:
                 k, was, now = diff
-                kernel = "the forward kernel" if stage == "forward" else "the grad kernels"
                 return (f"{who} attr '{k}' was {fmt_value(was)} and is {fmt_value(now)} after "
                         f"{kernel} ran: a kernel edits its attributes in place", WrongValue)
     return None
@@ -121,17 +119,15 @@ class AttrsCheck(Check):
         outputs against the test's reference(), gradients analytic against numeric, on CPU
         in float64 (float32 without a float64 kernel)."""
         case = derived.case
-        opts = case.options or {}
         dtype = numeric_dtype(case)
         dtypes = (dtype,) if dtype else None
-        results = []
         repro = self.reproduce(derived.base)
         expected = None
         if case.reference is not None:
             try:
                 expected = case.reference(case.inputs, case.attrs) or None
             except Exception:  # noqa: BLE001 - the reference does not define this value
-                expected = None
+                pass
         if expected and not derived.info.get("same_meaning") and \
                 not _reference_reads(derived.base, expected):
             # reference() gives the same outputs for the other value: it does not read this
@@ -140,12 +136,12 @@ class AttrsCheck(Check):
             # judging them would fail a correct op. The gradients are still judged.
             expected = None
         case = replace(case, outputs=expected or {}, reference=None)
-        if expected and normalize_slots(expected):
-            results += case_outputs(case, ("CPU",), dtypes)
+        results = (case_outputs(case, ("CPU",), dtypes) if expected and normalize_slots(expected)
+                   else [])
         judged_outputs = any(r.check == "output" for r in results)
         if case.grad_inputs and derived.info.get("grads", True) and \
                 not (judged_outputs and derived.info.get("kind") == "bool") and \
-                not opts.get("user_defined_grads") and case.grad_outputs:
+                not (case.options or {}).get("user_defined_grads") and case.grad_outputs:
             results += case_grads(case, seed=context.seed, dtypes=dtypes, screen=True)
         out = []
         for r in results:

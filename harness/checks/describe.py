@@ -1,13 +1,8 @@
-"""`describe` (law 1 of issue 36): what the program is told equals what the kernel does --
-the compile-time dtype, shape and lod_level of every output equal the run-time tensor's, on
-the case and on each case with one declared attr value changed (docs/harness.md, "Laws every
-op obeys"). A program built from the description must accept the kernel's output as the
-next op's input.
-
-Bug class: an infer_shape that never declares an integer or bool output's dtype, forgets
-share_lod / set_lod_level, or whose compile-time branch ignores an attr the run-time branch
-honours.
-"""
+"""`describe` (law 1 of issue 36): the compile-time dtype, shape and lod_level of every
+output equal the run-time tensor's, on the case and on each case with one declared attr value
+changed (docs/harness.md, "Laws every op obeys"). Bug class: an infer_shape that never declares
+an integer or bool output's dtype, forgets share_lod / set_lod_level, or whose compile-time
+branch ignores an attr the run-time branch honours."""
 from __future__ import annotations
 
 import numpy as np

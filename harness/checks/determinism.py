@@ -8,10 +8,9 @@ import sys
 
 from harness.check import Check, Mismatch
 from harness.compare import fmt_index
-from harness.context import (combos, fail, first_difference, pass_, prepare, refeed, result,
+from harness.context import (combos, fail, first_difference, pass_, prepare, refeed,
                              run_forward_backward)
 from harness.hashseed import HASH_SEEDS, cross_process, enabled
-from harness.report import SKIP
 from harness.siblings import sibling_classes
 from harness.values import fmt_value
 from opkit.registry import op_info
@@ -29,38 +28,6 @@ def _differs(first: dict, again: dict, run: str) -> str | None:
             return (f"{run} differs from run 1 at {fmt_index(name, idx)}: {fmt_value(a)} vs "
                     f"{fmt_value(b)} ({ulps} ULP)")
     return None
-
-
-def _across_processes(case, context, runnable, proto):
-    """The results of the pair of fresh processes with different PYTHONHASHSEED."""
-    if not enabled() or getattr(context, "hash_seeds", "off") != "own":
-        return []       # off (OPKIT_HASH_SEEDS=0, or a library call), or the run's one pair
-                        # of children does it (opkit test: harness.run.run_ops)
-    seed_attr = proto.attr("seed") if proto is not None else None
-    if seed_attr is not None and not (case.attrs or {}).get("seed", seed_attr.default):
-        return [result(NAME, SKIP, None, case, "across processes: a random op without a fixed "
-                       "seed (seed 0 draws a fresh seed each run)")]
-    classes = []
-    for cls in sibling_classes(case, context):      # the op's OpTests: one pair of children
-        mod = sys.modules.get(cls.__module__)
-        if getattr(mod, "__file__", None):
-            classes.append((os.path.abspath(mod.__file__), cls.__name__))
-    status, got = cross_process(case, runnable, context.seed, classes=classes)
-    if status == "skip":
-        return [result(NAME, SKIP, None, case, f"across processes: {got}")]
-    if status == "fail":
-        return [fail(NAME, c, case, got) for c in runnable]
-    out = []
-    for c in runnable:
-        problem = got.get((c.place, c.dtype))
-        if problem is False:
-            out.append(result(NAME, SKIP, c, case, "across processes: the op gave no result in "
-                              "the fresh processes"))
-        else:
-            out.append(fail(NAME, c, case, problem) if problem else
-                       pass_(NAME, c, case, f"bitwise identical in fresh processes with "
-                             f"PYTHONHASHSEED={HASH_SEEDS[0]} and {HASH_SEEDS[1]}"))
-    return out
 
 
 class DeterminismCheck(Check):
@@ -99,8 +66,39 @@ class DeterminismCheck(Check):
                 results.append(pass_(NAME, combo, case, f"{runs} runs bitwise identical"))
                 steady.append(combo)
         if steady and derived.variant == "case":     # the case itself, not a variant
-            results.extend(_across_processes(case, context, steady, proto))
+            results.extend(self._across_processes(case, context, steady, proto))
         return self.adopt(derived, results, Mismatch)
+
+    def _across_processes(self, case, context, runnable, proto):
+        """The results of the pair of fresh processes with different PYTHONHASHSEED."""
+        if not enabled() or getattr(context, "hash_seeds", "off") != "own":
+            return []       # off (OPKIT_HASH_SEEDS=0, or a library call), or the run's one pair
+                            # of children does it (opkit test: harness.run.run_ops)
+        seed_attr = proto.attr("seed") if proto is not None else None
+        if seed_attr is not None and not (case.attrs or {}).get("seed", seed_attr.default):
+            return [self.skipped(case, "across processes: a random op without a fixed seed "
+                                       "(seed 0 draws a fresh seed each run)")]
+        classes = []
+        for cls in sibling_classes(case, context):      # the op's OpTests: one pair of children
+            mod = sys.modules.get(cls.__module__)
+            if getattr(mod, "__file__", None):
+                classes.append((os.path.abspath(mod.__file__), cls.__name__))
+        status, got = cross_process(case, runnable, context.seed, classes=classes)
+        if status == "skip":
+            return [self.skipped(case, f"across processes: {got}")]
+        if status == "fail":
+            return [fail(NAME, c, case, got) for c in runnable]
+        out = []
+        for c in runnable:
+            problem = got.get((c.place, c.dtype))
+            if problem is False:
+                out.append(self.skipped(case, "across processes: the op gave no result in "
+                                              "the fresh processes", c))
+            else:
+                out.append(fail(NAME, c, case, problem) if problem else
+                           pass_(NAME, c, case, f"bitwise identical in fresh processes with "
+                                 f"PYTHONHASHSEED={HASH_SEEDS[0]} and {HASH_SEEDS[1]}"))
+        return out
 
 
 CHECK = DeterminismCheck()

@@ -1,6 +1,5 @@
 """`double_grad`: second-order gradients (a grad op's own grad maker) against numeric ones,
-float64 on CPU; docs/harness.md, "`double_grad`" (total derivatives included).
-"""
+float64 on CPU; docs/harness.md, "`double_grad`" (total derivatives included)."""
 from __future__ import annotations
 
 import numpy as np
@@ -18,10 +17,6 @@ NAME = "double_grad"
 CPU64 = Combo("CPU", "float64")
 
 
-def _rename(name: str) -> str:
-    return name.replace("@GRAD", RENAMED)
-
-
 def grad_op_function(fwd, gop):
     """A prepared op (harness.op.make: the run's backend) running grad op `gop` alone on the
     values the first-order backward gave it in `fwd` (variables renamed), or a string: why
@@ -37,10 +32,11 @@ def grad_op_function(fwd, gop):
                 return f"grad op '{gop.type}' reads {type(value).__name__} '{n}'"
             if not value.is_initialized():
                 continue
-            items.append(VarSpec(_rename(n), np.array(fwd.array(n)), fwd.lod_lengths(n) or None))
+            items.append(VarSpec(n.replace("@GRAD", RENAMED), np.array(fwd.array(n)),
+                                 fwd.lod_lengths(n) or None))
         if items:
             specs[slot] = items
-    outputs = {slot: [_rename(n) for n in names if n != EMPTY_VAR_NAME]
+    outputs = {slot: [n.replace("@GRAD", RENAMED) for n in names if n != EMPTY_VAR_NAME]
                for slot, names in gop.outputs.items()}
     outputs = {k: v for k, v in outputs.items() if v}
     return make(gop.type, specs, gop.attrs, outputs, fwd.place)
@@ -133,8 +129,8 @@ class DoubleGradCheck(Check):
             analytic = g.backward(cot2, wrt)
             double = ", ".join(sorted({o.type for o in g.grad_ops()}))
         except Exception as exc:  # noqa: BLE001
-            return [self._fail(derived, f"{where}: its grad maker's ops raised "
-                                        f"{first_line(exc)}")]
+            return [self.failed(derived, CPU64, f"{where}: its grad maker's ops raised "
+                                f"{first_line(exc)}", kind=WrongValue)]
         problems, worst = [], 0.0
         for name in wrt:
             ana = analytic.get(name)
@@ -176,14 +172,11 @@ class DoubleGradCheck(Check):
             if composed:
                 problems.append(f"with the forward outputs recomputed: {composed}")
         if problems:
-            return [self._fail(derived, f"{where} (double grad ops: {double or 'none'}): "
-                               f"second-order gradients w.r.t. its inputs: "
-                               + "; ".join(problems), worst)]
+            return [self.failed(derived, CPU64, f"{where} (double grad ops: {double or 'none'}): "
+                                f"second-order gradients w.r.t. its inputs: "
+                                + "; ".join(problems), kind=WrongValue, worst=worst)]
         return [self.passed(derived, CPU64, f"{where} -> {double or 'no ops'}: "
                             f"{', '.join(shown_name(n) for n in wrt)}", worst)]
-
-    def _fail(self, derived, message, worst=None):
-        return self.failed(derived, CPU64, message, kind=WrongValue, worst=worst)
 
 
 CHECK = DoubleGradCheck()

@@ -9,28 +9,15 @@ import numpy as np
 
 from harness.case import VarSpec, normalize_slots
 from harness.check import Check, MissingKernel
+from harness.compare import first_flagged, fmt_index
 from harness.context import (Combo, fail, gpu_unavailable_reason, grad_op_types, has_float_inputs,
-                             output_slots, pass_, place_object, result)
+                             op_refused, pass_, prepare)
 from harness.low_precision import judge, low_precision_kernels
-from harness.op import make, op_refused
-from harness.report import SKIP
 from opkit.framework import errors
 from opkit.registry import has_op, op_info
 
 NAME = "dtypes"
 REQUIRED = ("float32", "float64")
-
-
-def low_precision_judgement(case, context, places, grad_types) -> dict[str, list[str]]:
-    """{place: problems} of the op's float16 / bfloat16 kernels (harness.low_precision), on
-    the places that can run (a GPU only when usable); {} for a case without float inputs."""
-    if not has_float_inputs(case) or not low_precision_kernels(case.op_type):
-        return {}
-    runnable = [p for p in places if p in context.selected_places() and
-                (p != "GPU" or not gpu_unavailable_reason())]
-    return judge(case, runnable, context.seed, grad_types)
-
-
 INT_DTYPES = ("int32", "int64")
 INT_RANGE = 4   # integer-valued inputs in [-INT_RANGE, INT_RANGE]
 
@@ -58,9 +45,8 @@ def integer_kernel_problems(case) -> list[str]:
     def run(dtype):
         specs = {slot: [VarSpec(s.name, rounded(s.data, dtype), s.lengths) for s in items]
                  for slot, items in slots.items()}
-        p = make(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
-                 place_object("CPU"))
-        return {n: (None if v is None else np.array(v)) for n, v in p.forward().items()}
+        outs = prepare(case, Combo("CPU", ""), inputs=specs).forward()
+        return {n: (None if v is None else np.array(v)) for n, v in outs.items()}
 
     try:
         ref = run("float64")
@@ -111,12 +97,11 @@ def integer_kernel_problems(case) -> list[str]:
                     if want.dtype.kind == "f" else np.ones(want.shape, bool)
                 bad = integral & (have.astype(np.float64) != want.astype(np.float64))
             if bad.any():
-                k = int(np.flatnonzero(bad.reshape(-1))[0])
-                idx = tuple(int(i) for i in np.unravel_index(k, want.shape)) if want.ndim else ()
-                where = f"{n}[{', '.join(map(str, idx))}]" if idx else n
+                k, idx = first_flagged(bad)
                 problems.append(f"{head}: {int(bad.sum())} of {bad.size} elements of '{n}' "
                                 f"differ from the float64 kernel on the same integer values; "
-                                f"first {where}: {dtype} kernel {have.reshape(-1)[k].item()!r}, "
+                                f"first {fmt_index(n, idx)}: {dtype} kernel "
+                                f"{have.reshape(-1)[k].item()!r}, "
                                 f"float64 kernel {want.reshape(-1)[k].item()!r}")
                 break
     return problems
@@ -158,9 +143,13 @@ class DtypesCheck(Check):
                              f"op '{case.op_type}' is an OperatorWithKernel but registers no "
                              f"kernels (a typo in register_kernel's op type?)",
                              kind=MissingKernel.kind)]
-            return [result(NAME, SKIP, None, case, f"op '{case.op_type}' registers no kernels")]
+            return [self.skipped(case, f"op '{case.op_type}' registers no kernels")]
         int_problems = integer_kernel_problems(case)
-        low = low_precision_judgement(case, context, sorted(places), op_types[1:])
+        low = {}        # {place: problems} of the float16 / bfloat16 kernels (a usable GPU)
+        if has_float_inputs(case) and low_precision_kernels(case.op_type):
+            low = judge(case, [p for p in sorted(places) if p in context.selected_places() and
+                               (p != "GPU" or not gpu_unavailable_reason())],
+                        context.seed, op_types[1:])
         for place in sorted(places):
             problems = places[place] + (int_problems if place == "CPU" else []) + \
                 low.get(place, [])

@@ -2,18 +2,15 @@
 or the op refuses it with an opkit error (docs/harness.md, "Input variants"). Where the case
 spells its output shape (an int-list attr or an integer input whose first value is the batch
 size: reshape2's `shape` [10, 0, 3, -1]) the output's leading dimension is the user's: the
-output must then be zero-size with the same rank.
-"""
+output must then be zero-size with the same rank."""
 from __future__ import annotations
 
 import numpy as np
 
 from harness.case import normalize_slots
 from harness.check import Check, RawException, WrongShape
-from harness.context import output_slots
 from harness.confirm import confirm_raw
-from harness.op import compile_shapes
-from harness.op import run as run_case
+from harness.op import compile_shapes, output_slots, run as run_case
 from opkit.framework.grad_maker import GRAD_SUFFIX
 
 

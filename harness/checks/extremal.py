@@ -8,8 +8,7 @@ import numpy as np
 from harness.case import normalize_slots
 from harness.check import Check, NonFinite
 from harness.compare import first_flagged, fmt_index
-from harness.context import Combo
-from harness.op import run as run_case
+from harness.op import Combo, run as run_case
 from harness.values import fmt_value
 from opkit.framework.grad_maker import GRAD_SUFFIX
 
@@ -35,24 +34,27 @@ class ExtremalCheck(Check):
 
 def _compare(oracle, got, combo):
     """None, or (the first non-finite element where the oracle is finite, NonFinite)."""
-    overflowing = _forward_beyond_run_dtype(oracle, got)
-    for name, want in oracle.items():
+    overflowing = False     # a forward output (they come before the gradients) is beyond
+    for name, want in oracle.items():       # the range of the dtype the run gave it in
         have = got.get(name)
         if want is None or have is None or np.asarray(want).dtype.kind != "f":
             continue
-        if overflowing and name.endswith(GRAD_SUFFIX):
-            # a forward output is beyond the run dtype's range (exp near 88.7 in
-            # float32): inf there is right, and the gradients made from it may be
-            # inf too, even where the float64 gradient would fit
-            continue
         want, have = np.asarray(want), np.asarray(have)
-        if want.shape != have.shape:
-            continue
         # judged only where the oracle's value is representable in the run dtype:
         # exp(100) is finite in float64 but beyond float32's max, so inf is right
         run_dt = have.dtype if have.dtype.kind == "f" else want.dtype
         with np.errstate(all="ignore"):
             representable = np.isfinite(want.astype(run_dt))
+        if name.endswith(GRAD_SUFFIX):
+            if overflowing:
+                # a forward output is beyond the run dtype's range (exp near 88.7 in
+                # float32): inf there is right, and the gradients made from it may be
+                # inf too, even where the float64 gradient would fit
+                continue
+        elif have.dtype.kind == "f" and (np.isfinite(want) & ~representable).any():
+            overflowing = True
+        if want.shape != have.shape:
+            continue
         bad = representable & ~np.isfinite(have)
         if bad.any():
             k, idx = first_flagged(bad)
@@ -61,23 +63,6 @@ def _compare(oracle, got, combo):
                     f"{fmt_value(want.reshape(-1)[k].item())} ({int(bad.sum())} of {bad.size} "
                     f"elements non-finite)", NonFinite)
     return None
-
-
-def _forward_beyond_run_dtype(oracle: dict, got: dict) -> bool:
-    """Whether a forward output of the oracle is finite but beyond the range of the dtype
-    the run gave it in (so the run's inf there is right)."""
-    for name, want in oracle.items():
-        have = got.get(name)
-        if name.startswith("@") or name.endswith(GRAD_SUFFIX) or want is None or \
-                have is None:
-            continue
-        want, have = np.asarray(want), np.asarray(have)
-        if want.dtype.kind != "f" or have.dtype.kind != "f":
-            continue
-        with np.errstate(all="ignore"):
-            if (np.isfinite(want) & ~np.isfinite(want.astype(have.dtype))).any():
-                return True
-    return False
 
 
 def _oracle(derived, combo64, context):

@@ -69,12 +69,11 @@ class GradOutputsCheck(Check):
         except Exception as exc:  # noqa: BLE001 - the output and grad checks report it
             return [self.skipped(case, f"the forward or grad maker raised {first_line(exc)}")]
         named = [n for n in _named(case) if outs.get(n) is not None]
-        head = [self._dropped(derived, case, dropped, context)] if dropped else []
+        head = [self._dropped(derived, dropped, context)] if dropped else []
         if not extra:
-            if head:
-                return head
-            return [self.skipped(case, f"the test's output_names ({', '.join(named) or 'none'})"
-                                       f" are every float output the grad maker consumes")]
+            return head or [self.skipped(case, f"the test's output_names ("
+                                               f"{', '.join(named) or 'none'}) are every float "
+                                               "output the grad maker consumes")]
         results = case_grads(case, outputs=named + extra, seed=context.seed,
                              places=getattr(context, "places", None),
                              dtypes=getattr(context, "dtypes", None),
@@ -89,10 +88,10 @@ class GradOutputsCheck(Check):
             r.message = f"{note}: {r.message}" if r.message else note
         return head + results
 
-    def _dropped(self, derived, case, dropped, context):
+    def _dropped(self, derived, dropped, context):
         """Outputs the grad maker takes no gradient of must not depend on the differentiated
         inputs: the numeric gradient of sum(cot * output) is zero (float64, CPU)."""
-        seed = context.seed
+        case, seed = derived.case, context.seed
         try:
             p = prepare_case(case, "CPU", "float64", normalize_slots(expected_outputs(case)))
             outs = p.forward()

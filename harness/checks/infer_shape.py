@@ -6,9 +6,8 @@ import numpy as np
 
 from harness.case import normalize_slots
 from harness.check import Check, Derived, WrongShape
-from harness.context import Combo, output_slots, prepare
 from harness.messages import raised
-from harness.op import compile_shapes, refusal as opkit_refusal
+from harness.op import Combo, compile_shapes, output_slots, prepare, refusal as opkit_refusal
 
 MAX_VARIANTS = 24
 
@@ -33,9 +32,8 @@ class InferShapeCheck(Check):
         outs = output_slots(case, case.op_type)
         plans = [("leading dimension unknown", {n: 0 for n, s in arrays.items()
                                                 if s.data.ndim >= 1})]
-        for n, s in arrays.items():
-            for j in range(1, s.data.ndim):
-                plans.append((f"{n} dim {j} unknown", {n: j}))
+        plans += [(f"{n} dim {j} unknown", {n: j}) for n, s in arrays.items()
+                  for j in range(1, s.data.ndim)]
         plans = [p for p in plans if p[1]][:MAX_VARIANTS]
         if not plans:
             return [self.skipped(case, "no input has a dimension")]
@@ -43,21 +41,19 @@ class InferShapeCheck(Check):
             try:
                 shapes = compile_shapes(case, specs, outs, unknown)
             except Exception as exc:  # noqa: BLE001
-                refusal = opkit_refusal(exc)
                 # a dim unknown in one input while a sibling that must match keeps it
                 # known (mul's K in X but not in Y): infer_shape may refuse to compare
                 # them; the same dim unknown in every input that has that size is the
                 # consistent program, and judged instead
-                consistent = _consistent(arrays, unknown) if refusal else None
+                consistent = _consistent(arrays, unknown) if opkit_refusal(exc) else None
                 try:
                     if consistent is None:
                         raise exc
                     shapes = compile_shapes(case, specs, outs, consistent)
                     what += " (and every dim of that size in the other inputs)"
                 except Exception as exc2:  # noqa: BLE001
-                    refusal = opkit_refusal(exc2)
-                    return [self.failed(derived, None, f"with {what}: compile-time "
-                                        f"infer_shape raised {refusal or raised(exc2)}",
+                    return [self.failed(derived, None, f"with {what}: compile-time infer_shape "
+                                        f"raised {opkit_refusal(exc2) or raised(exc2)}",
                                         kind=WrongShape)]
             for name, shape in shapes.items():
                 arr = runtime.get(name)
@@ -77,13 +73,11 @@ def _consistent(arrays: dict, unknown: dict):
     sizes = {arrays[n].data.shape[j] for n, j in unknown.items()
              if n in arrays and j < arrays[n].data.ndim}
     out = {n: [j] for n, j in unknown.items()}
-    added = False
     for n, s in arrays.items():
         for j, d in enumerate(s.data.shape):
             if d in sizes and j not in out.get(n, []):
                 out.setdefault(n, []).append(j)
-                added = True
-    return out if added else None
+    return out if out != {n: [j] for n, j in unknown.items()} else None
 
 
 def _disagree(compiled: list, run: list) -> str | None:

@@ -7,10 +7,9 @@ from dataclasses import replace
 from harness.case import VarSpec, normalize_slots
 from harness.check import Check, Mismatch
 from harness.compare import shares_memory
-from harness.context import (Hooks, case_inputs, grad_op_types, has_grad, output_slots,
-                             place_object, prepare, run_forward_backward)
+from harness.context import Hooks, case_inputs, grad_op_types, prepare, run_forward_backward
 from harness.modes import error_line, first_line, kernel_line, producer, steady_difference
-from harness.op import make, run as run_case
+from harness.op import run as run_case
 from opkit.framework.grad_maker import GRAD_SUFFIX
 from opkit.framework.tensor import LoDTensor
 from opkit.registry import has_op, op_info
@@ -159,13 +158,10 @@ def _shared_run(derived, combo, seed, inplace: bool, hooks=None) -> dict:
     specs = case_inputs(case, combo.dtype)
     first = specs[sa][ia]
     specs[sb][ib] = VarSpec(first.name, first.data, first.lengths)
-    prepared = make(case.op_type, specs, case.attrs, output_slots(case, case.op_type),
-                    place_object(combo.place), enable_inplace=inplace)
-    if not has_grad(case.op_type) or not case.grad_inputs:
-        return run_forward_backward(prepared, case, hooks=hooks, backward=False, seed=seed)
+    prepared = prepare(case, combo, enable_inplace=inplace, inputs=specs)
     orig = normalize_slots(case.inputs)[sb][ib].name
     shared_case = replace(case, grad_inputs=list(dict.fromkeys(
-        first.name if n == orig else n for n in case.grad_inputs)))
+        first.name if n == orig else n for n in case.grad_inputs or ())))
     return run_forward_backward(prepared, shared_case, hooks=hooks, seed=seed)
 
 

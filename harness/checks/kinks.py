@@ -7,11 +7,12 @@ import numpy as np
 
 from harness.check import Check, WrongValue
 from harness.compare import fmt_index
-from harness.context import Combo, grad_outputs, has_grad, prepare
 from harness.gradient import NumericEngine
-from harness.kinks import ACCEPTED, domain_edge, is_kink, kink_verdict, matches
+from harness.kinks import (ACCEPTED, domain_edge, is_kink, kink_verdict, matches,
+                           reliable_slopes)
 from harness.messages import raised
-from harness.op import make_cotangents, refusal as opkit_refusal, run as run_case
+from harness.op import (Combo, grad_outputs, has_grad, make_cotangents, prepare,
+                        refusal as opkit_refusal, run as run_case)
 from harness.tolerances import grad_tolerance
 from harness.values import fmt_value
 from opkit.framework.grad_maker import grad_var_name
@@ -44,8 +45,6 @@ class KinksCheck(Check):
                 return whole("the op is not finite on the kink points (a domain edge)")
             cot = make_cotangents(outs, grad_outputs(case, outs), seed=context.seed)
             engine = NumericEngine(p64, cot, delta, seed=context.seed)
-            from harness.kinks import reliable_slopes
-
             slopes, edges, unreliable = {}, 0, []
             for name, pts in derived.info["points"].items():
                 if name not in engine.base:
@@ -62,8 +61,8 @@ class KinksCheck(Check):
                         continue
                     slopes[(name, k)] = (what, left, right)
         except Exception as exc:  # noqa: BLE001
-            refusal = opkit_refusal(exc)
-            return whole(f"the op refuses the kink points: {(refusal or raised(exc))[:120]}")
+            return whole(f"the op refuses the kink points: "
+                         f"{(opkit_refusal(exc) or raised(exc))[:120]}")
         tol64 = grad_tolerance("float64", max_rel)
         if unreliable and not slopes:
             return whole(f"the one-sided slopes cannot be computed reliably at "

@@ -1,7 +1,6 @@
 """`no_need_buffer`: a grad kernel never reads the data of a variable its op declared
-`no_need_buffer`; it gets a data-less tensor (LoDTensor.meta_only: shape, dtype and LoD
-readable, `.data` raises naming op and variable). Also a hint (a pass with a message): the
-grad op's inputs that the kernel never touched but that are not declared no_need_buffer."""
+`no_need_buffer` (it gets a LoDTensor.meta_only, whose `.data` raises naming op and variable);
+a pass's message hints at the grad op's inputs never touched but not declared so."""
 from __future__ import annotations
 
 from harness.check import Check, UndeclaredRead
@@ -24,13 +23,10 @@ class MetaOnlyHooks(Hooks):
         self.saved = []
         self.swapped = []        # (op_type, slot, var)
         self.unread = {}         # op_type -> set of slots never read
-        self.declared = {}       # op_type -> declared slots
 
     def before_kernel(self, op, ctx):
         self.saved = []
-        declared = list(op.info.no_need_buffer) if op.info is not None else []
-        self.declared[op.type] = set(declared)
-        for slot in declared:
+        for slot in op.info.no_need_buffer if op.info is not None else []:
             for name in op.input_list(slot):
                 var = ctx.scope.find_var(name)
                 value = var.value() if var is not None else None
@@ -47,7 +43,8 @@ class MetaOnlyHooks(Hooks):
     def after_kernel(self, op, ctx):
         self.restore()
         slots = {s for s, names in op.inputs.items() if names}
-        unread = slots - set(ctx.read_inputs) - self.declared.get(op.type, set())
+        declared = set(op.info.no_need_buffer) if op.info is not None else set()
+        unread = slots - set(ctx.read_inputs) - declared
         # never read in any run of that op
         self.unread[op.type] = self.unread.get(op.type, unread) & unread
 

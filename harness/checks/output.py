@@ -14,13 +14,11 @@ class OutputCheck(Check):
     order = 10
 
     def verdict(self, derived, context):
-        if context.test is not None:
-            from harness.optest_methods import results_from_test
+        if context.test is None:
+            return self.adopt(derived, check_case(derived.case, context), WrongValue)
+        from harness.optest_methods import results_from_test
 
-            got = results_from_test(derived.case, context, "output")
-        else:
-            got = check_case(derived.case, context)
-        return self.adopt(derived, got, WrongValue)
+        return self.adopt(derived, results_from_test(derived.case, context, "output"), WrongValue)
 
 
 CHECK = OutputCheck()

@@ -5,7 +5,7 @@ import numpy as np
 
 from harness.case import other_inputs
 from harness.check import Check
-from harness.compare import fmt_index
+from harness.compare import first_flagged, fmt_index
 from harness.context import prepare, run_forward_backward
 from harness.values import fmt_value
 from opkit.framework.device import to_host
@@ -47,8 +47,8 @@ def _first(case, combo, seed):
     copied), the input buffers)."""
     p1 = prepare(case, combo)
     first = run_forward_backward(p1, case, seed=seed)
-    inputs1 = [_buffers(p1, [s.name for s in specs]) for specs in p1.inputs.values()]
-    in1 = [b for d in inputs1 for b in d.values() if b is not None]
+    names = [s.name for specs in p1.inputs.values() for s in specs]
+    in1 = [b for b in _buffers(p1, names).values() if b is not None]
     return first, _buffers(p1, first), in1
 
 
@@ -78,15 +78,16 @@ def _compare(first_run, p2, combo):
         if before is None or buf is None:
             continue
         now = np.asarray(to_host(buf))
-        if now.shape != before.shape or not np.array_equal(
-                now, before, equal_nan=before.dtype.kind == "f"):
-            flat = np.flatnonzero(~((now == before) | (np.isnan(now) & np.isnan(before))
-                                    if before.dtype.kind == "f" else now == before)
-                                  .reshape(-1)) if now.shape == before.shape else [0]
-            k = int(flat[0])
-            idx = np.unravel_index(k, before.shape) if before.ndim else ()
+        floats, same_shape = before.dtype.kind == "f", now.shape == before.shape
+        if not same_shape or not np.array_equal(now, before, equal_nan=floats):
+            changed = np.ones(before.shape, bool)       # another shape: the first element
+            if same_shape:
+                changed = now != before
+                if floats:
+                    changed &= ~(np.isnan(now) & np.isnan(before))
+            k, idx = first_flagged(changed)
             was = before.reshape(-1)[k].item()
-            is_ = now.reshape(-1)[k].item() if now.shape == before.shape else now.shape
+            is_ = now.reshape(-1)[k].item() if same_shape else now.shape
             return (f"{fmt_index(key, idx)} of the first run was {fmt_value(was)} and is "
                     f"{fmt_value(is_)} after a second instance of the op ran (its own "
                     "scope, other inputs of the same shapes): the kernel reuses "

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.case import normalize_slots, shifted_case
+from harness.case import case_inputs, normalize_slots, shifted_case
 from harness.check import Check, KernelRaised, Mismatch
-from harness.context import (case_inputs, grad_op_types, grad_outputs, has_grad, output_slots,
-                             prepare)
+from harness.context import grad_op_types
 from harness.modes import (error_line, first_line, kernel_line, one_cpu_combo, producer,
                            steady_difference)
-from harness.op import make_cotangents
+from harness.op import grad_outputs, has_grad, make_cotangents, output_slots, prepare
 from opkit.framework.backward import sum_duplicates
 from opkit.framework.executor import Executor
 from opkit.framework.grad_maker import GRAD_SUFFIX, grad_var_name
@@ -93,16 +92,10 @@ class PlanCheck(Check):
 
 def _frozen_outputs(exe, op_type) -> list[str]:
     """The outputs of `op_type`'s step that a plan of `exe` froze (made read-only)."""
-    names = []
-    for prepared in exe._cache.values():
-        for plan in prepared.plans.values():
-            for op, _fn, ctx, _ in plan.steps:
-                if op.type != op_type or ctx is None:
-                    continue
-                for slot, entry in ctx.bind_out.items():
-                    if entry[1]:
-                        names.append(f"Output({slot}) '{op.output(slot)}'")
-    return sorted(set(names))
+    return sorted({f"Output({slot}) '{op.output(slot)}'"
+                   for prepared in exe._cache.values() for plan in prepared.plans.values()
+                   for op, _fn, ctx, _ in plan.steps if op.type == op_type and ctx is not None
+                   for slot, entry in ctx.bind_out.items() if entry[1]})
 
 
 def _program(case, combo, seed):

@@ -6,12 +6,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from harness.case import VarSpec, normalize_slots
+from harness.case import VarSpec, case_inputs, normalize_slots
 from harness.check import Check, Mismatch
 from harness.compare import compare_runs
-from harness.context import case_inputs, output_slots, place_object, run_forward_backward
 from harness.modes import error_line, first_line, kernel_line
-from harness.op import make
+from harness.op import make, output_slots, place_object, run_forward_backward
 from harness.spec import knob  # noqa: I001
 from opkit.framework.device import to_host
 from opkit.framework.tensor import SelectedRows
@@ -38,12 +37,8 @@ def duplicate_rows(dense: np.ndarray, seed: int):
     if height >= 3:
         keep.remove(int(rng.integers(height)))
     twice = set(rng.choice(keep, size=max(1, len(keep) // 2), replace=False).tolist())
-    entries = []
-    for r in keep:
-        if r in twice:
-            entries += [(r, dense[r] * 0.5), (r, dense[r] * 0.5)]
-        else:
-            entries.append((r, dense[r]))
+    entries = [(r, dense[r] * 0.5 if r in twice else dense[r]) for r in keep
+               for _ in range(2 if r in twice else 1)]
     order = rng.permutation(len(entries))
     if list(order) == sorted(order):
         order = order[::-1]
@@ -116,8 +111,7 @@ def _feeds(case, combo, slots, seed) -> _Feeds:
     for slot in slots:
         if slot not in dense_specs:
             continue
-        k = len(dense_specs[slot]) - 1      # the last variable of the slot
-        spec = dense_specs[slot][k]
+        spec = dense_specs[slot][-1]      # the last variable of the slot
         data = spec.data
         if isinstance(data, SelectedRows):
             data = np.asarray(data.to_dense())
@@ -128,8 +122,8 @@ def _feeds(case, combo, slots, seed) -> _Feeds:
             unusable = f"Input({slot}) is no float tensor of 2 rows or more"
             continue
         rows, values, equivalent = duplicate_rows(data, seed)
-        dense_specs[slot][k] = VarSpec(spec.name, equivalent)
-        sparse_specs[slot][k] = VarSpec(spec.name, SelectedRows(rows, data.shape[0], values))
+        dense_specs[slot][-1] = VarSpec(spec.name, equivalent)
+        sparse_specs[slot][-1] = VarSpec(spec.name, SelectedRows(rows, data.shape[0], values))
         fed.append(f"{slot} ({spec.name}): rows {rows}")
     if not fed:
         raise _NoSparseFeed(unusable or "no sparse input")
