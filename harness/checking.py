@@ -59,15 +59,18 @@ def _selected_specs(checks):
     return [get_check(name) for name in checks]
 
 
+def _due(checks, context: CheckContext, first_case: bool) -> list:
+    """The selected checks this case runs (an op-wide one on the first case only)."""
+    return [s for s in _selected_specs(checks)
+            if (s.per_case or first_case) and s.name not in context.op_level]
+
+
 def run_checks(case: Case, context: CheckContext, checks=None, first_case: bool = True,
                emit=None) -> list[CheckResult]:
     """Every selected check on one case; each isolated (errors and time limit)."""
     out: list[CheckResult] = []
     skip_map = (case.options or {}).get("skip", {})
-    op_level = getattr(context, "op_level", ())
-    for spec in _selected_specs(checks):
-        if not spec.per_case and not first_case or spec.name in op_level:
-            continue
+    for spec in _due(checks, context, first_case):
         if emit:
             emit(("start", spec.name))
         if spec.name in skip_map:
@@ -118,21 +121,23 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
             emit(("results", results))
         return results
 
+    def failed(message):
+        return give([CheckResult("output", FAIL, "", "", name, message)])
+
     if discovered.error:
-        return give([CheckResult("output", FAIL, "", "", name, discovered.error)])
+        return failed(discovered.error)
     test = discovered.cls("runTest")
     seed_all(seed)
     try:
         test.setUp()
     except Exception as exc:  # noqa: BLE001
-        return give([CheckResult("output", FAIL, "", "", name,
-                                 f"setUp raised {type(exc).__name__}: {exc}")])
+        return failed(f"setUp raised {type(exc).__name__}: {exc}")
     context = CheckContext(seed=seed, timeout=timeout, test=test, **context_options)
-    wanted = [s.name for s in _selected_specs(checks)]
     pre = []
     # the OpTest's own methods first: they record what it differentiates (grad_inputs/
     # grad_outputs) on its Case; output and grad report them, the variant checks need them
-    if any(n in ("output", "grad") or get_check(n).variants != ("case",) for n in wanted):
+    if any(s.name in ("output", "grad") or s.variants != ("case",)
+           for s in _selected_specs(checks)):
         if emit:
             emit(("start", "output"))
         seed_all(seed)
@@ -140,9 +145,7 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
             with _alarm(timeout):
                 context.cache["optest"] = run_optest_methods(test, name, seed)
         except CheckTimeout:
-            pre = give([CheckResult("output", FAIL, "", "", name,
-                                    f"timed out after {timeout:g}s in the OpTest's test "
-                                    f"methods")])
+            pre = failed(f"timed out after {timeout:g}s in the OpTest's test methods")
             context.cache["optest"] = []
     else:
         # the OpTest's methods are not run as checks here (--checks precision, say), but
@@ -151,9 +154,7 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
     try:
         case = case_from_test(test, discovered.source)
     except Exception as exc:  # noqa: BLE001
-        return pre + give([CheckResult("output", FAIL, "", "", name,
-                                       f"cannot make a Case of {name}: "
-                                       f"{type(exc).__name__}: {exc}")])
+        return pre + failed(f"cannot make a Case of {name}: {type(exc).__name__}: {exc}")
     refused = (case.options or {}).get("op_refuses")
     optest = context.cache.get("optest") or []
     if refused and not any(r.status == FAIL for r in optest):
@@ -161,10 +162,8 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
         # caught its error and passed): nothing runs for the other checks to judge
         reason = f"the op refuses this case ({refused}) and the OpTest expects it to"
         return pre + give([CheckResult(s.name, SKIP, "", "", name, reason)
-                           for s in _selected_specs(checks)
-                           if s.name not in ("output", "grad") and
-                           (s.per_case or first_case) and
-                           s.name not in context.op_level])
+                           for s in _due(checks, context, first_case)
+                           if s.name not in ("output", "grad")])
     return pre + run_checks(case, context, checks, first_case, emit)
 
 

@@ -1,11 +1,11 @@
 """The fork pool: every task (an OpTest class, an op-level check of an op, `fuzz` over an
-op, a hand-made Case) in a worker forked from this process, `jobs` at a time, so that a
-crash or a hang that ignores SIGALRM is a failed check too. `Task.kind` picks the runner in
-one table, `KINDS`; inside a worker the checks run through harness.checking. How it runs:
-docs/harness.md "Failure isolation".
+op, a hand-made Case) in a worker forked from this process, so that a crash or a hang that
+ignores SIGALRM is a failed check too. docs/harness.md "Failure isolation".
 """
 from __future__ import annotations
 
+import contextlib
+import faulthandler
 import gc
 import importlib
 import multiprocessing
@@ -52,9 +52,7 @@ class OpReport:
             return FAIL
         if any(r.status == "unconfirmed" for r in self.results):
             return "unconfirmed"    # exit 0: harness.confirm
-        if self.results and all(r.status == SKIP for r in self.results):
-            return SKIP
-        return PASS if self.results else SKIP
+        return SKIP if all(r.status == SKIP for r in self.results) else PASS
 
     def to_json(self) -> dict:
         data = {"op": self.op, "status": self.status,
@@ -202,16 +200,9 @@ class _Sender:
 
 def _worker(conn, task, checks, seed, timeout, fuzz, context_options, slot):
     emit = _Sender(conn, slot)
-    try:
+    with contextlib.suppress(OSError):
         sys.stdin = open(os.devnull)  # noqa: SIM115
-    except OSError:
-        pass
-    try:
-        import faulthandler
-
-        faulthandler.disable()   # a crashing kernel is reported by the parent, not dumped
-    except Exception:
-        pass
+    faulthandler.disable()   # a crashing kernel is reported by the parent, not dumped
     try:
         _execute(task, checks, seed, timeout, fuzz, emit, context_options)
         emit(("done", None))
@@ -351,16 +342,13 @@ def preload(checks=None, fuzz: int = 0) -> None:
         names += ["harness.inputs.fuzz", "hypothesis.extra.numpy", "numpy.ma",
                   "hypothesis.strategies._internal.flatmapped"]
     for name in names:
-        try:
+        with contextlib.suppress(Exception):   # the worker that needs it reports it
             importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - the worker that needs it reports it
-            pass
-    try:        # explore's generated cases and fuzzing draw with hypothesis
+    # explore's generated cases and fuzzing draw with hypothesis (a broken one they report)
+    with contextlib.suppress(Exception):
         from harness.inputs.strategies import prepare_hypothesis
 
         prepare_hypothesis()
-    except Exception:  # noqa: BLE001 - explore and fuzz themselves report a broken hypothesis
-        pass
 
 
 def op_level_checks(checks=None) -> list[str]:

@@ -33,7 +33,7 @@ def sibling_classes(case, context) -> list:
 
 
 def _op_type(cls):
-    t = cls.__dict__.get("op_type") or getattr(cls, "op_type", "")
+    t = getattr(cls, "op_type", "")
     if t:
         return t
     try:
