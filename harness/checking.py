@@ -1,8 +1,6 @@
-"""Run checks on a case (`run_case`) or on an OpTest class (`run_test`) in THIS process: each
-check in try/except, under a SIGALRM time limit (main thread only; the fork pool,
-harness.run, cuts a hang that ignores it), with the global generators seeded before every
-setUp and every check. What the pool's workers, the pytest plugin's in-process fallback and
-a fuzz reproducer verified in a fresh interpreter (`verify_reproducer`) run.
+"""Run checks on a case (`run_case`) or an OpTest class (`run_test`) in THIS process: each
+check in try/except, under a SIGALRM time limit, the generators seeded before every setUp and
+check. The pool's workers, the pytest plugin's fallback and `verify_reproducer` run here.
 """
 from __future__ import annotations
 
@@ -168,9 +166,7 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
 
 
 def verify_reproducer(spec: dict) -> bool:
-    """harness.reproduce.verify for any check: in a fresh interpreter, the reproducer's
-    OpTest methods and, for a check other than output/grad, that check (by name) on its
-    case. The fuzzer's verifier (`confirm(..., verifier="harness.checking:verify_reproducer")`):
-    harness.reproduce imports no check registry, so the `explore` check can use it."""
+    """harness.reproduce.verify for any check (run by name on the reproducer's case): the
+    fuzzer's verifier, here because harness.reproduce imports no check registry."""
     return verify(spec, lambda case, check, seed: run_case(case, checks=[check], seed=seed))
 

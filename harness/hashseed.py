@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib.util
 import inspect
 import json
 import os
@@ -16,6 +15,7 @@ import shutil
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -27,6 +27,7 @@ from harness.discovery import discover, instantiate, seed_all
 from harness.options import HASHSEED_CHILD_ENV, current, flag, selected_dtypes, selected_places
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.siblings import run_case_results
+from opkit.plugins import exec_op_file
 from opkit.project import load_op_modules
 from opkit.registry import all_op_types, kernels_of, op_info
 
@@ -65,11 +66,10 @@ def _cache_dir() -> str:
 
 
 def _stamp(path: str):
-    try:
+    with contextlib.suppress(OSError):
         st = os.stat(path)
         return [path, st.st_mtime_ns, st.st_size]
-    except OSError:
-        return [path, None, None]
+    return [path, None, None]
 
 
 def _batch_key(request: dict) -> str:
@@ -82,9 +82,8 @@ def _batch_key(request: dict) -> str:
 
 
 def _run_children(request: dict, folder: str, key: str):
-    """Both children's {key: array} (from the cache when this run already made them), or
-    ('skip'|'fail', message). The children are a HashSeedBatch of one request: ONE protocol
-    for fresh interpreters (the run's batch and a pytest item's own pair)."""
+    """Both children's {key: array} (cached per run), or ('fail', message): a HashSeedBatch
+    of one request, the same protocol as the run's batch."""
     with contextlib.ExitStack() as held:
         with contextlib.suppress(ImportError, OSError):
             import fcntl
@@ -120,9 +119,8 @@ def _load(path: str) -> dict:
 def cross_process(case, combos, seed: int, grads=None, classes=None):
     """('skip', reason), ('fail', message) for a child that failed, or ('ran', {(place,
     dtype): None | what differs}) for the case over `combos` (Combo objects): the two
-    children's arrays compared bitwise. `classes`: (test file, class name) of every OpTest
-    of the op (batched in one pair of children); None: the case's own class only. `grads`
-    is not used (the children differentiate every float input)."""
+    children's arrays compared bitwise. `classes`: (test file, class name) of the op's
+    OpTests (one pair of children for all); None: the case's own. `grads` is not used."""
     path, _, cls = (case.source or "").partition("::")
     if not path or not cls:
         return "skip", ("cannot rebuild the case in a fresh process: it has no OpTest source "
@@ -188,13 +186,9 @@ def compare_case(a: dict, b: dict, op_index: int, class_index: int, combos) -> t
 
 def _import_file(path: str) -> None:
     folder = os.path.dirname(path)
-    if folder not in sys.path:
+    if folder not in sys.path:      # its sibling helpers
         sys.path.insert(0, folder)
-    name = "opkit_hashseed_ops." + os.path.splitext(os.path.basename(path))[0]
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
+    exec_op_file(Path(path))
 
 
 def child_main(request: dict) -> None:
@@ -267,9 +261,8 @@ def _run_request(j: int, req: dict, arrays: dict, missing: dict) -> None:
 
 # -- one pair of children per run (opkit test) -------------------------------------------------
 def enabled() -> bool:
-    """The cross-process comparison runs unless the run's options turn it off
-    (harness.options: OPKIT_HASH_SEEDS=0), and never inside one of its own children (the
-    child marker is the protocol's, not an option)."""
+    """The cross-process comparison runs unless OPKIT_HASH_SEEDS=0 (harness.options), and
+    never inside one of its own children."""
     return not flag(HASHSEED_CHILD_ENV) and current().hash_seeds
 
 
@@ -309,11 +302,9 @@ class HashSeedBatch:
             return None, None
 
     def _stderr_tail(self, k: int) -> str:
-        try:
-            with open(os.path.join(self.dirs[k], "stderr")) as f:
-                lines = f.read().strip().splitlines()
-        except OSError:
-            lines = []
+        lines = []
+        with contextlib.suppress(OSError), open(os.path.join(self.dirs[k], "stderr")) as f:
+            lines = f.read().strip().splitlines()
         return lines[-1] if lines else "no output"
 
     def _finish(self, k: int) -> None:

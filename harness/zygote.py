@@ -1,8 +1,7 @@
 """A pristine process for the pytest plugin: the fork pool (harness.run), forked at the end
 of collection, before any test ran, so that a kernel keeping state between calls cannot
-spoil the later OpTests' checks. Each request is a `harness.run.Task`, run by the pool's own
-workers forked from the zygote, exactly as `opkit test` does; OpTest classes travel as
-their ids. `start` returns None where forking is not safe. docs/harness.md "pytest plugin".
+spoil the later OpTests' checks. Each request is a `harness.run.Task` (OpTest classes travel
+as their ids), run as `opkit test` does. docs/harness.md "pytest plugin".
 """
 from __future__ import annotations
 
