@@ -46,9 +46,14 @@ def _alarm(seconds):
         signal.signal(signal.SIGALRM, old)
 
 
-def timed_out(check: str, case: str, timeout: float) -> CheckResult:
-    return CheckResult(check, FAIL, "", "", case, f"timed out after {timeout:g}s: the op (or "
-                       f"the check) hangs", kind=TimedOut.kind)
+def in_time(fn, check: str, case: str, timeout: float | None) -> list[CheckResult]:
+    """fn()'s results under the time limit, else the one result that says it ran out."""
+    try:
+        with _alarm(timeout):
+            return list(fn() or [])
+    except CheckTimeout:
+        return [CheckResult(check, FAIL, "", "", case, f"timed out after {timeout:g}s: the op "
+                            f"(or the check) hangs", kind=TimedOut.kind)]
 
 
 def _selected_specs(checks):
@@ -88,16 +93,12 @@ def _run_one(check, case, context) -> list[CheckResult]:
     seed_all(context.seed)
     started = time.monotonic()
     try:
-        with _alarm(context.timeout):
-            got = list(check(case, context) or [])
-    except CheckTimeout:
-        return [timed_out(check.name, case.name, context.timeout)]
+        return in_time(lambda: check(case, context), check.name, case.name, context.timeout)
     except Exception as exc:  # noqa: BLE001 - a failing kernel is a failed check
         return [CheckResult(check.name, FAIL, "", "", case.name,
                             f"raised {describe_error(exc)}", kind=Uncaught.kind)]
     finally:
         context.cache.setdefault("durations", {})[check.name] = time.monotonic() - started
-    return got
 
 
 def run_case(case: Case, checks=None, seed: int = DEFAULT_SEED, timeout: float | None = None,

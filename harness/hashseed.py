@@ -150,7 +150,7 @@ def compare_case(a: dict, b: dict, op_index: int, class_index: int, combos) -> t
     own = f"o{op_index}|c{class_index}|"
     a, b = ({k[len(own):]: v for k, v in d.items() if k.startswith(own)} for d in (a, b))
     for key in sorted(k for k in set(a) | set(b) if k.startswith("__input__|")):
-        if key not in a or key not in b or first_difference(a[key], b[key]) is not None:
+        if _difference(key, a, b, key):
             return "skip", (f"the OpTest's setUp builds other inputs under another hash seed "
                             f"(input {key.split('|', 1)[1]} differs between PYTHONHASHSEED="
                             f"{HASH_SEEDS[0]} and {HASH_SEEDS[1]}; e.g. an RNG seeded with "
@@ -160,28 +160,28 @@ def compare_case(a: dict, b: dict, op_index: int, class_index: int, combos) -> t
     for place, dtype in combos:
         prefix = f"{place}/{dtype}|"
         keys = sorted(k for k in set(a) | set(b) if k.startswith(prefix))
-        problem = None if keys else False     # False: the op gave nothing in the children
-        for key in keys:
-            name = key[len(prefix):]
-            if key not in a or key not in b:
-                problem = (f"{name} is produced only with PYTHONHASHSEED="
-                           f"{HASH_SEEDS[0] if key in a else HASH_SEEDS[1]}")
-                break
-            diff = first_difference(a[key], b[key])
-            if diff is None:
-                continue
-            if isinstance(diff, str):
-                problem = (f"{name}: {diff} between fresh processes with PYTHONHASHSEED="
-                           f"{HASH_SEEDS[0]} and {HASH_SEEDS[1]}")
-            else:
-                idx, x, y, ulps = diff
-                problem = (f"fresh processes with PYTHONHASHSEED={HASH_SEEDS[0]} and "
-                           f"PYTHONHASHSEED={HASH_SEEDS[1]} differ at {fmt_index(name, idx)}: "
-                           f"{x!r} vs {y!r} ({ulps} ULP) -- the result depends on the hash "
-                           "seed (set or dict order over names)")
-            break
-        verdicts[(place, dtype)] = problem
+        problems = (_difference(key[len(prefix):], a, b, key) for key in keys)
+        # False: the op gave nothing in the children
+        verdicts[(place, dtype)] = next(filter(None, problems), None) if keys else False
     return "ran", verdicts
+
+
+def _difference(name: str, a: dict, b: dict, key: str) -> str | None:
+    """How the children's arrays `key` (`name` in the message) differ; None: bitwise equal."""
+    if key not in a or key not in b:
+        return (f"{name} is produced only with PYTHONHASHSEED="
+                f"{HASH_SEEDS[0] if key in a else HASH_SEEDS[1]}")
+    diff = first_difference(a[key], b[key])
+    if diff is None:
+        return None
+    if isinstance(diff, str):
+        return (f"{name}: {diff} between fresh processes with PYTHONHASHSEED="
+                f"{HASH_SEEDS[0]} and {HASH_SEEDS[1]}")
+    idx, x, y, ulps = diff
+    return (f"fresh processes with PYTHONHASHSEED={HASH_SEEDS[0]} and "
+            f"PYTHONHASHSEED={HASH_SEEDS[1]} differ at {fmt_index(name, idx)}: "
+            f"{x!r} vs {y!r} ({ulps} ULP) -- the result depends on the hash "
+            "seed (set or dict order over names)")
 
 
 def _import_file(path: str) -> None:

@@ -23,8 +23,7 @@ from typing import Callable
 import harness.inputs.variants as variants
 from harness.case import Case, case_from_test
 from harness.check import Crashed, TimedOut
-from harness.checking import (CheckTimeout, _alarm, _selected_specs, run_case,
-                              run_checks, run_test, timed_out)
+from harness.checking import _selected_specs, in_time, run_case, run_checks, run_test
 from harness.context import CheckContext
 from harness.discovery import DiscoveredTest, seed_all
 from harness.forking import can_fork
@@ -124,12 +123,8 @@ def _run_op_task(task, checks, seed, timeout, fuzz, emit, context_options):
     context = CheckContext(seed=seed, timeout=timeout, **context_options)
     emit(("start", spec.name))
     seed_all(seed)
-    try:
-        with _alarm(timeout):
-            results = list(spec.op_results(task.op, task.tests, context) or [])
-    except CheckTimeout:
-        results = [timed_out(spec.name, task.op, timeout)]
-    emit(("results", results))
+    emit(("results", in_time(lambda: spec.op_results(task.op, task.tests, context), spec.name,
+                             task.op, timeout)))
 
 
 def _run_fuzz_task(task, checks, seed, timeout, fuzz, emit, context_options):

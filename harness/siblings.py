@@ -1,5 +1,5 @@
 """The other OpTest cases of an op (for the process-level checks `state` and `determinism`),
-and running a list of cases in a fresh forked or spawned process."""
+and one case's outputs and gradients on a place and dtype."""
 from __future__ import annotations
 
 import sys
