@@ -1,8 +1,6 @@
-"""Run checks on a case (`run_case`) or on an OpTest class (`run_test`) in THIS process: each
-check in try/except, under a SIGALRM time limit (main thread only; the fork pool,
-harness.run, cuts a hang that ignores it), with the global generators seeded before every
-setUp and every check. What the pool's workers, the pytest plugin's in-process fallback and
-a fuzz reproducer verified in a fresh interpreter (`verify_reproducer`) run.
+"""Run checks on a case (`run_case`) or an OpTest class (`run_test`) in THIS process: each
+check in try/except, under a SIGALRM time limit, the generators seeded before every setUp and
+check. The pool's workers, the pytest plugin's fallback and `verify_reproducer` run here.
 """
 from __future__ import annotations
 
@@ -48,9 +46,14 @@ def _alarm(seconds):
         signal.signal(signal.SIGALRM, old)
 
 
-def timed_out(check: str, case: str, timeout: float) -> CheckResult:
-    return CheckResult(check, FAIL, "", "", case, f"timed out after {timeout:g}s: the op (or "
-                       f"the check) hangs", kind=TimedOut.kind)
+def in_time(fn, check: str, case: str, timeout: float | None) -> list[CheckResult]:
+    """fn()'s results under the time limit, else the one result that says it ran out."""
+    try:
+        with _alarm(timeout):
+            return list(fn() or [])
+    except CheckTimeout:
+        return [CheckResult(check, FAIL, "", "", case, f"timed out after {timeout:g}s: the op "
+                            f"(or the check) hangs", kind=TimedOut.kind)]
 
 
 def _selected_specs(checks):
@@ -59,15 +62,18 @@ def _selected_specs(checks):
     return [get_check(name) for name in checks]
 
 
+def _due(checks, context: CheckContext, first_case: bool) -> list:
+    """The selected checks this case runs (an op-wide one on the first case only)."""
+    return [s for s in _selected_specs(checks)
+            if (s.per_case or first_case) and s.name not in context.op_level]
+
+
 def run_checks(case: Case, context: CheckContext, checks=None, first_case: bool = True,
                emit=None) -> list[CheckResult]:
     """Every selected check on one case; each isolated (errors and time limit)."""
     out: list[CheckResult] = []
     skip_map = (case.options or {}).get("skip", {})
-    op_level = getattr(context, "op_level", ())
-    for spec in _selected_specs(checks):
-        if not spec.per_case and not first_case or spec.name in op_level:
-            continue
+    for spec in _due(checks, context, first_case):
         if emit:
             emit(("start", spec.name))
         if spec.name in skip_map:
@@ -87,16 +93,12 @@ def _run_one(check, case, context) -> list[CheckResult]:
     seed_all(context.seed)
     started = time.monotonic()
     try:
-        with _alarm(context.timeout):
-            got = list(check(case, context) or [])
-    except CheckTimeout:
-        return [timed_out(check.name, case.name, context.timeout)]
+        return in_time(lambda: check(case, context), check.name, case.name, context.timeout)
     except Exception as exc:  # noqa: BLE001 - a failing kernel is a failed check
         return [CheckResult(check.name, FAIL, "", "", case.name,
                             f"raised {describe_error(exc)}", kind=Uncaught.kind)]
     finally:
         context.cache.setdefault("durations", {})[check.name] = time.monotonic() - started
-    return got
 
 
 def run_case(case: Case, checks=None, seed: int = DEFAULT_SEED, timeout: float | None = None,
@@ -118,21 +120,23 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
             emit(("results", results))
         return results
 
+    def failed(message):
+        return give([CheckResult("output", FAIL, "", "", name, message)])
+
     if discovered.error:
-        return give([CheckResult("output", FAIL, "", "", name, discovered.error)])
+        return failed(discovered.error)
     test = discovered.cls("runTest")
     seed_all(seed)
     try:
         test.setUp()
     except Exception as exc:  # noqa: BLE001
-        return give([CheckResult("output", FAIL, "", "", name,
-                                 f"setUp raised {type(exc).__name__}: {exc}")])
+        return failed(f"setUp raised {type(exc).__name__}: {exc}")
     context = CheckContext(seed=seed, timeout=timeout, test=test, **context_options)
-    wanted = [s.name for s in _selected_specs(checks)]
     pre = []
     # the OpTest's own methods first: they record what it differentiates (grad_inputs/
     # grad_outputs) on its Case; output and grad report them, the variant checks need them
-    if any(n in ("output", "grad") or get_check(n).variants != ("case",) for n in wanted):
+    if any(s.name in ("output", "grad") or s.variants != ("case",)
+           for s in _selected_specs(checks)):
         if emit:
             emit(("start", "output"))
         seed_all(seed)
@@ -140,9 +144,7 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
             with _alarm(timeout):
                 context.cache["optest"] = run_optest_methods(test, name, seed)
         except CheckTimeout:
-            pre = give([CheckResult("output", FAIL, "", "", name,
-                                    f"timed out after {timeout:g}s in the OpTest's test "
-                                    f"methods")])
+            pre = failed(f"timed out after {timeout:g}s in the OpTest's test methods")
             context.cache["optest"] = []
     else:
         # the OpTest's methods are not run as checks here (--checks precision, say), but
@@ -151,9 +153,7 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
     try:
         case = case_from_test(test, discovered.source)
     except Exception as exc:  # noqa: BLE001
-        return pre + give([CheckResult("output", FAIL, "", "", name,
-                                       f"cannot make a Case of {name}: "
-                                       f"{type(exc).__name__}: {exc}")])
+        return pre + failed(f"cannot make a Case of {name}: {type(exc).__name__}: {exc}")
     refused = (case.options or {}).get("op_refuses")
     optest = context.cache.get("optest") or []
     if refused and not any(r.status == FAIL for r in optest):
@@ -161,17 +161,13 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
         # caught its error and passed): nothing runs for the other checks to judge
         reason = f"the op refuses this case ({refused}) and the OpTest expects it to"
         return pre + give([CheckResult(s.name, SKIP, "", "", name, reason)
-                           for s in _selected_specs(checks)
-                           if s.name not in ("output", "grad") and
-                           (s.per_case or first_case) and
-                           s.name not in context.op_level])
+                           for s in _due(checks, context, first_case)
+                           if s.name not in ("output", "grad")])
     return pre + run_checks(case, context, checks, first_case, emit)
 
 
 def verify_reproducer(spec: dict) -> bool:
-    """harness.reproduce.verify for any check: in a fresh interpreter, the reproducer's
-    OpTest methods and, for a check other than output/grad, that check (by name) on its
-    case. The fuzzer's verifier (`confirm(..., verifier="harness.checking:verify_reproducer")`):
-    harness.reproduce imports no check registry, so the `explore` check can use it."""
+    """harness.reproduce.verify for any check (run by name on the reproducer's case): the
+    fuzzer's verifier, here because harness.reproduce imports no check registry."""
     return verify(spec, lambda case, check, seed: run_case(case, checks=[check], seed=seed))
 

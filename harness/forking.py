@@ -5,9 +5,11 @@ fork, is harness.fresh.
 """
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import pickle
+import signal
 
 __all__ = ["can_fork", "in_fork"]
 
@@ -19,11 +21,9 @@ def can_fork() -> bool:
     try:
         from opkit.framework.device import DeviceContextPool
 
-        if any(p.kind == "GPU" for p in DeviceContextPool.places_in_use()):
-            return False
+        return not any(p.kind == "GPU" for p in DeviceContextPool.places_in_use())
     except Exception:  # noqa: BLE001 - no device layer: CPU only
-        pass
-    return True
+        return True
 
 
 def in_fork(fn):
@@ -48,12 +48,8 @@ def in_fork(fn):
         with os.fdopen(r, "rb") as f:
             data = f.read()
     except BaseException:            # e.g. the check's time limit: the child must not outlive
-        import signal                # it (a hung kernel would keep running)
-
-        try:
+        with contextlib.suppress(OSError):       # it (a hung kernel would keep running)
             os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
         os.waitpid(pid, 0)
         raise
     os.waitpid(pid, 0)

@@ -5,12 +5,13 @@ stdout; what the function prints goes to stderr. docs/harness.md "Fresh interpre
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 
-__all__ = ["run", "start", "answer", "child", "FreshError", "TIMEOUT"]
+__all__ = ["run", "start", "child", "FreshError", "TIMEOUT"]
 
 TIMEOUT = 120.0                 # seconds, run()'s default
 _COMMAND = [sys.executable, "-c", "from harness.fresh import child; child()"]
@@ -32,18 +33,16 @@ def _env(hash_seed, env) -> dict:
     return out
 
 
-def start(target: str, payload=None, *, hash_seed=None, env=None, stderr=None,
-          stdout=subprocess.DEVNULL) -> subprocess.Popen:
-    """Start `target(payload)` in a fresh interpreter in the background; the Popen (its
-    answer, when `stdout` is a pipe, is what `answer()` reads). `stderr`: a file to write the
-    child's standard error to (default: this process's)."""
-    proc = subprocess.Popen(_COMMAND, stdin=subprocess.PIPE, stdout=stdout, stderr=stderr,
-                            env=_env(hash_seed, env), cwd=os.getcwd(), text=True)
-    try:
+def start(target: str, payload=None, *, hash_seed=None, env=None,
+          stderr=None) -> subprocess.Popen:
+    """Start `target(payload)` in a fresh interpreter in the background (its answer is not
+    read); the Popen. `stderr`: a file for the child's standard error (default: this
+    process's)."""
+    proc = subprocess.Popen(_COMMAND, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=stderr, env=_env(hash_seed, env), cwd=os.getcwd(), text=True)
+    with contextlib.suppress(OSError):      # the child died at once: its exit status says so
         proc.stdin.write(json.dumps({"target": target, "payload": payload}))
         proc.stdin.close()
-    except OSError:             # the child died at once: its exit status says so
-        pass
     return proc
 
 
@@ -60,23 +59,17 @@ def run(target: str, payload=None, *, hash_seed=None, env=None,
                          f"{timeout:g} s") from None
     except OSError as exc:
         raise FreshError(f"cannot start a fresh process: {exc}") from None
-    return answer(target, done.returncode, done.stdout, done.stderr)
-
-
-def answer(target: str, returncode, stdout: str, stderr: str = ""):
-    """The value a finished child wrote on its standard output, or FreshError."""
-    lines = (stdout or "").strip().splitlines()
-    try:
+    lines = done.stdout.strip().splitlines()     # the answer is the last line
+    got = None
+    with contextlib.suppress(ValueError):
         got = json.loads(lines[-1]) if lines else None
-    except ValueError:
-        got = None
     if isinstance(got, dict) and "value" in got:
         return got["value"]
     if isinstance(got, dict) and "error" in got:
         raise FreshError(f"{target} raised {got['error']}", raised=True)
-    tail = (stderr or "").strip().splitlines()
-    raise FreshError(f"the fresh process running {target} exited with status {returncode}: "
-                     f"{tail[-1] if tail else 'no output'}")
+    tail = done.stderr.strip().splitlines()
+    raise FreshError(f"the fresh process running {target} exited with status "
+                     f"{done.returncode}: {tail[-1] if tail else 'no output'}")
 
 
 def child() -> None:

@@ -6,8 +6,8 @@ docs/harness.md "`determinism` across processes".
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import importlib.util
 import inspect
 import json
 import os
@@ -15,6 +15,7 @@ import shutil
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -26,6 +27,7 @@ from harness.discovery import discover, instantiate, seed_all
 from harness.options import HASHSEED_CHILD_ENV, current, flag, selected_dtypes, selected_places
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.siblings import run_case_results
+from opkit.plugins import exec_op_file
 from opkit.project import load_op_modules
 from opkit.registry import all_op_types, kernels_of, op_info
 
@@ -42,10 +44,8 @@ def _op_files(op_type: str) -> list[str]:
     for t in (op_type, op_type + "_grad"):
         for entry in kernels_of(t).values():
             f = None
-            try:
+            with contextlib.suppress(TypeError):
                 f = inspect.getsourcefile(entry.fn)
-            except TypeError:
-                pass
             if f is None and entry.where:
                 f = entry.where.rsplit(":", 1)[0]
             if f and os.path.isfile(f) and f not in files:
@@ -59,20 +59,17 @@ def _cache_dir() -> str:
     os.makedirs(d, exist_ok=True)
     old = time.time() - 6 * 3600           # entries of runs long finished
     for name in os.listdir(d):
-        try:
+        with contextlib.suppress(OSError):
             if os.stat(os.path.join(d, name)).st_mtime < old:
                 os.remove(os.path.join(d, name))
-        except OSError:
-            pass
     return d
 
 
 def _stamp(path: str):
-    try:
+    with contextlib.suppress(OSError):
         st = os.stat(path)
         return [path, st.st_mtime_ns, st.st_size]
-    except OSError:
-        return [path, None, None]
+    return [path, None, None]
 
 
 def _batch_key(request: dict) -> str:
@@ -85,17 +82,14 @@ def _batch_key(request: dict) -> str:
 
 
 def _run_children(request: dict, folder: str, key: str):
-    """Both children's {key: array} (from the cache when this run already made them), or
-    ('skip'|'fail', message). The children are a HashSeedBatch of one request: ONE protocol
-    for fresh interpreters (the run's batch and a pytest item's own pair)."""
-    try:
-        import fcntl
+    """Both children's {key: array} (cached per run), or ('fail', message): a HashSeedBatch
+    of one request, the same protocol as the run's batch."""
+    with contextlib.ExitStack() as held:
+        with contextlib.suppress(ImportError, OSError):
+            import fcntl
 
-        lock = open(os.path.join(folder, key + ".lock"), "w")
-        fcntl.flock(lock, fcntl.LOCK_EX)     # a sibling worker may be running the pair
-    except (ImportError, OSError):
-        lock = None
-    try:
+            lock = held.enter_context(open(os.path.join(folder, key + ".lock"), "w"))
+            fcntl.flock(lock, fcntl.LOCK_EX)     # a sibling worker may be running the pair
         outs = [os.path.join(folder, f"{key}-hs{hs}.npz") for hs in HASH_SEEDS]
         if not all(os.path.isfile(out) for out in outs):
             batch = HashSeedBatch([request], tempfile.mkdtemp(prefix=key + "-", dir=folder))
@@ -104,27 +98,29 @@ def _run_children(request: dict, folder: str, key: str):
                     batch._finish(k)
                     if batch.problems[k]:
                         return "fail", next(iter(batch.problems[k].values()))
-                    tmp = out + ".part.npz"
-                    np.savez(tmp, **batch._arrays(k))
-                    os.replace(tmp, out)
+                    _save(out, batch._arrays(k))
             finally:
                 batch.close()
-        results = []
-        for out in outs:
-            with np.load(out, allow_pickle=False) as z:
-                results.append({k: z[k] for k in z.files})
-        return results
-    finally:
-        if lock is not None:
-            lock.close()
+        return [_load(out) for out in outs]
+
+
+def _save(path: str, arrays: dict) -> None:
+    """The arrays as the .npz `path`, whole or not at all (a reader never sees a part)."""
+    tmp = path[:-len(".npz")] + ".part.npz"
+    np.savez(tmp, **arrays)
+    os.replace(tmp, path)
+
+
+def _load(path: str) -> dict:
+    with np.load(path, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
 
 
 def cross_process(case, combos, seed: int, grads=None, classes=None):
     """('skip', reason), ('fail', message) for a child that failed, or ('ran', {(place,
     dtype): None | what differs}) for the case over `combos` (Combo objects): the two
-    children's arrays compared bitwise. `classes`: (test file, class name) of every OpTest
-    of the op (batched in one pair of children); None: the case's own class only. `grads`
-    is not used (the children differentiate every float input)."""
+    children's arrays compared bitwise. `classes`: (test file, class name) of the op's
+    OpTests (one pair of children for all); None: the case's own. `grads` is not used."""
     path, _, cls = (case.source or "").partition("::")
     if not path or not cls:
         return "skip", ("cannot rebuild the case in a fresh process: it has no OpTest source "
@@ -151,11 +147,10 @@ def compare_case(a: dict, b: dict, op_index: int, class_index: int, combos) -> t
     missing = json.loads(str(a.get("__missing__", "{}")))
     if index in missing:
         return "skip", f"cannot rebuild the case in a fresh process: {missing[index]}"
-    own_prefix = f"o{op_index}|c{class_index}|"
-    a = {k[len(own_prefix):]: v for k, v in a.items() if k.startswith(own_prefix)}
-    b = {k[len(own_prefix):]: v for k, v in b.items() if k.startswith(own_prefix)}
+    own = f"o{op_index}|c{class_index}|"
+    a, b = ({k[len(own):]: v for k, v in d.items() if k.startswith(own)} for d in (a, b))
     for key in sorted(k for k in set(a) | set(b) if k.startswith("__input__|")):
-        if key not in a or key not in b or first_difference(a[key], b[key]) is not None:
+        if _difference(key, a, b, key):
             return "skip", (f"the OpTest's setUp builds other inputs under another hash seed "
                             f"(input {key.split('|', 1)[1]} differs between PYTHONHASHSEED="
                             f"{HASH_SEEDS[0]} and {HASH_SEEDS[1]}; e.g. an RNG seeded with "
@@ -165,49 +160,43 @@ def compare_case(a: dict, b: dict, op_index: int, class_index: int, combos) -> t
     for place, dtype in combos:
         prefix = f"{place}/{dtype}|"
         keys = sorted(k for k in set(a) | set(b) if k.startswith(prefix))
-        problem = None if keys else False     # False: the op gave nothing in the children
-        for key in keys:
-            name = key[len(prefix):]
-            if key not in a or key not in b:
-                problem = (f"{name} is produced only with PYTHONHASHSEED="
-                           f"{HASH_SEEDS[0] if key in a else HASH_SEEDS[1]}")
-                break
-            diff = first_difference(a[key], b[key])
-            if diff is None:
-                continue
-            if isinstance(diff, str):
-                problem = (f"{name}: {diff} between fresh processes with PYTHONHASHSEED="
-                           f"{HASH_SEEDS[0]} and {HASH_SEEDS[1]}")
-            else:
-                idx, x, y, ulps = diff
-                problem = (f"fresh processes with PYTHONHASHSEED={HASH_SEEDS[0]} and "
-                           f"PYTHONHASHSEED={HASH_SEEDS[1]} differ at {fmt_index(name, idx)}: "
-                           f"{x!r} vs {y!r} ({ulps} ULP) -- the result depends on the hash "
-                           "seed (set or dict order over names)")
-            break
-        verdicts[(place, dtype)] = problem
+        problems = (_difference(key[len(prefix):], a, b, key) for key in keys)
+        # False: the op gave nothing in the children
+        verdicts[(place, dtype)] = next(filter(None, problems), None) if keys else False
     return "ran", verdicts
+
+
+def _difference(name: str, a: dict, b: dict, key: str) -> str | None:
+    """How the children's arrays `key` (`name` in the message) differ; None: bitwise equal."""
+    if key not in a or key not in b:
+        return (f"{name} is produced only with PYTHONHASHSEED="
+                f"{HASH_SEEDS[0] if key in a else HASH_SEEDS[1]}")
+    diff = first_difference(a[key], b[key])
+    if diff is None:
+        return None
+    if isinstance(diff, str):
+        return (f"{name}: {diff} between fresh processes with PYTHONHASHSEED="
+                f"{HASH_SEEDS[0]} and {HASH_SEEDS[1]}")
+    idx, x, y, ulps = diff
+    return (f"fresh processes with PYTHONHASHSEED={HASH_SEEDS[0]} and "
+            f"PYTHONHASHSEED={HASH_SEEDS[1]} differ at {fmt_index(name, idx)}: "
+            f"{x!r} vs {y!r} ({ulps} ULP) -- the result depends on the hash "
+            "seed (set or dict order over names)")
 
 
 def _import_file(path: str) -> None:
     folder = os.path.dirname(path)
-    if folder not in sys.path:
+    if folder not in sys.path:      # its sibling helpers
         sys.path.insert(0, folder)
-    name = "opkit_hashseed_ops." + os.path.splitext(os.path.basename(path))[0]
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
+    exec_op_file(Path(path))
 
 
 def child_main(request: dict) -> None:
     """In the fresh process (harness.fresh): `request` is {"requests": [...], "out_dir": ...,
     "start": k}. Ops k.. one after another; `progress` names the op under way (the parent
     restarts a child after an op that crashed or hung it), `o{j}.npz` holds op j's arrays."""
-    try:
+    with contextlib.suppress(Exception):    # the project's own ops; the op's files follow
         load_op_modules([])
-    except Exception:  # noqa: BLE001 - the project's own ops; the op's files follow
-        pass
     requests, out_dir = request["requests"], request["out_dir"]
     for j in range(int(request.get("start", 0)), len(requests)):
         with open(os.path.join(out_dir, "progress"), "w") as f:
@@ -215,9 +204,7 @@ def child_main(request: dict) -> None:
         arrays, missing = {}, {}
         _run_request(j, requests[j], arrays, missing)
         arrays["__missing__"] = np.array(json.dumps(missing))
-        tmp = os.path.join(out_dir, f"o{j}.part.npz")
-        np.savez(tmp, **arrays)
-        os.replace(tmp, os.path.join(out_dir, f"o{j}.npz"))
+        _save(os.path.join(out_dir, f"o{j}.npz"), arrays)
 
 
 def _run_request(j: int, req: dict, arrays: dict, missing: dict) -> None:
@@ -274,9 +261,8 @@ def _run_request(j: int, req: dict, arrays: dict, missing: dict) -> None:
 
 # -- one pair of children per run (opkit test) -------------------------------------------------
 def enabled() -> bool:
-    """The cross-process comparison runs unless the run's options turn it off
-    (harness.options: OPKIT_HASH_SEEDS=0), and never inside one of its own children (the
-    child marker is the protocol's, not an option)."""
+    """The cross-process comparison runs unless OPKIT_HASH_SEEDS=0 (harness.options), and
+    never inside one of its own children."""
     return not flag(HASHSEED_CHILD_ENV) and current().hash_seeds
 
 
@@ -291,16 +277,13 @@ class HashSeedBatch:
         self.op_timeout = op_timeout or CHILD_TIMEOUT
         self.dirs = [os.path.join(folder, f"hs{hs}") for hs in HASH_SEEDS]
         self.problems = [{} for _ in HASH_SEEDS]    # op index -> why it has no arrays
-        self.procs = []
-        for k in range(len(HASH_SEEDS)):
-            os.makedirs(self.dirs[k], exist_ok=True)
-            self.procs.append(self._start(k, 0))
+        for d in self.dirs:
+            os.makedirs(d, exist_ok=True)
+        self.procs = [self._start(k, 0) for k in range(len(HASH_SEEDS))]
 
     def _start(self, k: int, start: int):
-        try:
+        with contextlib.suppress(OSError):
             os.remove(os.path.join(self.dirs[k], "progress"))
-        except OSError:
-            pass
         # a file, not a pipe, for its standard error: a chatty child never blocks on it
         with open(os.path.join(self.dirs[k], "stderr"), "a") as errfile:
             return fresh.start("harness.hashseed:child_main",
@@ -319,16 +302,13 @@ class HashSeedBatch:
             return None, None
 
     def _stderr_tail(self, k: int) -> str:
-        try:
-            with open(os.path.join(self.dirs[k], "stderr")) as f:
-                lines = f.read().strip().splitlines()
-        except OSError:
-            lines = []
+        lines = []
+        with contextlib.suppress(OSError), open(os.path.join(self.dirs[k], "stderr")) as f:
+            lines = f.read().strip().splitlines()
         return lines[-1] if lines else "no output"
 
     def _finish(self, k: int) -> None:
         """Wait for child k, replacing it after an op that kills or hangs it."""
-        hs = HASH_SEEDS[k]
         started_at = time.time()
         while True:
             proc = self.procs[k]
@@ -341,19 +321,17 @@ class HashSeedBatch:
                         os.path.isfile(os.path.join(self.dirs[k], f"o{j}.npz")):
                     # died before starting an op (or after finishing one): give up on the rest
                     return self._give_up(k, f"failed: {self._stderr_tail(k)}")
-                self.problems[k][j] = (f"the fresh process with PYTHONHASHSEED={hs} died "
-                                       f"running this op (exit status {code})")
-            elif j is not None and time.time() - since > self.op_timeout or \
-                    j is None and time.time() - started_at > self.op_timeout:
+                why = f"died running this op (exit status {code})"
+            elif time.time() - (started_at if j is None else since) > self.op_timeout:
                 proc.kill()
                 proc.wait()
                 if j is None:
                     return self._give_up(k, "did not start")
-                self.problems[k][j] = (f"the fresh process with PYTHONHASHSEED={hs} did not "
-                                       f"finish this op in {self.op_timeout:g} s")
+                why = f"did not finish this op in {self.op_timeout:g} s"
             else:
                 time.sleep(0.05)
                 continue
+            self.problems[k][j] = f"the fresh process with PYTHONHASHSEED={HASH_SEEDS[k]} {why}"
             if j + 1 >= len(self.requests):
                 return
             self.procs[k] = self._start(k, j + 1)
@@ -368,14 +346,10 @@ class HashSeedBatch:
         got, missing = {}, {}
         for j in range(len(self.requests)):
             path = os.path.join(self.dirs[k], f"o{j}.npz")
-            if not os.path.isfile(path):
-                continue
-            with np.load(path, allow_pickle=False) as z:
-                for key in z.files:
-                    if key == "__missing__":
-                        missing.update(json.loads(str(z[key])))
-                    else:
-                        got[key] = z[key]
+            if os.path.isfile(path):
+                arrays = _load(path)
+                missing.update(json.loads(str(arrays.pop("__missing__", "{}"))))
+                got.update(arrays)
         for j, why in self.problems[k].items():
             for i in range(len(self.requests[j]["classes"])):
                 missing.setdefault(f"{j}|{i}", why)
@@ -426,16 +400,15 @@ class HashSeedBatch:
                     continue
                 for (p, d), problem in sorted(verdicts.items()):
                     if problem is False:
-                        mine.append(CheckResult("determinism", SKIP, p, d, name, "across "
-                                                "processes: the op gave no result in the "
-                                                "fresh processes"))
+                        status, message = SKIP, ("across processes: the op gave no result in "
+                                                 "the fresh processes")
                     elif problem:
-                        mine.append(CheckResult("determinism", FAIL, p, d, name, problem))
+                        status, message = FAIL, problem
                     else:
-                        mine.append(CheckResult("determinism", PASS, p, d, name,
-                                                f"bitwise identical in fresh processes with "
-                                                f"PYTHONHASHSEED={HASH_SEEDS[0]} and "
-                                                f"{HASH_SEEDS[1]}"))
+                        status, message = PASS, ("bitwise identical in fresh processes with "
+                                                 f"PYTHONHASHSEED={HASH_SEEDS[0]} and "
+                                                 f"{HASH_SEEDS[1]}")
+                    mine.append(CheckResult("determinism", status, p, d, name, message))
         return out
 
 

@@ -1,11 +1,11 @@
 """The fork pool: every task (an OpTest class, an op-level check of an op, `fuzz` over an
-op, a hand-made Case) in a worker forked from this process, `jobs` at a time, so that a
-crash or a hang that ignores SIGALRM is a failed check too. `Task.kind` picks the runner in
-one table, `KINDS`; inside a worker the checks run through harness.checking. How it runs:
-docs/harness.md "Failure isolation".
+op, a hand-made Case) in a worker forked from this process, so that a crash or a hang that
+ignores SIGALRM is a failed check too. docs/harness.md "Failure isolation".
 """
 from __future__ import annotations
 
+import contextlib
+import faulthandler
 import gc
 import importlib
 import multiprocessing
@@ -23,8 +23,7 @@ from typing import Callable
 import harness.inputs.variants as variants
 from harness.case import Case, case_from_test
 from harness.check import Crashed, TimedOut
-from harness.checking import (CheckTimeout, _alarm, _selected_specs, run_case,
-                              run_checks, run_test, timed_out)
+from harness.checking import _selected_specs, in_time, run_case, run_checks, run_test
 from harness.context import CheckContext
 from harness.discovery import DiscoveredTest, seed_all
 from harness.forking import can_fork
@@ -52,9 +51,7 @@ class OpReport:
             return FAIL
         if any(r.status == "unconfirmed" for r in self.results):
             return "unconfirmed"    # exit 0: harness.confirm
-        if self.results and all(r.status == SKIP for r in self.results):
-            return SKIP
-        return PASS if self.results else SKIP
+        return SKIP if all(r.status == SKIP for r in self.results) else PASS
 
     def to_json(self) -> dict:
         data = {"op": self.op, "status": self.status,
@@ -126,12 +123,8 @@ def _run_op_task(task, checks, seed, timeout, fuzz, emit, context_options):
     context = CheckContext(seed=seed, timeout=timeout, **context_options)
     emit(("start", spec.name))
     seed_all(seed)
-    try:
-        with _alarm(timeout):
-            results = list(spec.op_results(task.op, task.tests, context) or [])
-    except CheckTimeout:
-        results = [timed_out(spec.name, task.op, timeout)]
-    emit(("results", results))
+    emit(("results", in_time(lambda: spec.op_results(task.op, task.tests, context), spec.name,
+                             task.op, timeout)))
 
 
 def _run_fuzz_task(task, checks, seed, timeout, fuzz, emit, context_options):
@@ -165,11 +158,10 @@ def _execute(task: Task, checks, seed, timeout, fuzz, emit, context_options):
 
 
 class _Sender:
-    """A worker's messages to the pool: results go out in batches (at most every
-    FLUSH_SECONDS, and before the task ends), and the check now running is written to a
-    shared slot the parent reads when it needs it (a crash, a time limit) instead of a
-    message per check: each message wakes the parent, and on a busy machine those wake-ups
-    cost the workers more than the checks they report."""
+    """A worker's messages to the pool: results in batches (at most every FLUSH_SECONDS,
+    and before the task ends), the check now running in a shared slot the parent reads on a
+    crash or a time limit: each message wakes the parent, and on a busy machine those
+    wake-ups cost the workers more than the checks they report."""
 
     FLUSH_SECONDS = 0.05
 
@@ -187,31 +179,19 @@ class _Sender:
             self.slot.value = b""
             if time.monotonic() - self.last < self.FLUSH_SECONDS:
                 return
-            msg = ("results", self.pending)
-            self.pending = []
-        else:
-            self.flush()
-        self.conn.send(msg)
-        self.last = time.monotonic()
-
-    def flush(self):
         if self.pending:
             self.conn.send(("results", self.pending))
             self.pending = []
+        if msg[0] != "results":           # "done", "error": after the results
+            self.conn.send(msg)
+        self.last = time.monotonic()
 
 
 def _worker(conn, task, checks, seed, timeout, fuzz, context_options, slot):
     emit = _Sender(conn, slot)
-    try:
+    with contextlib.suppress(OSError):
         sys.stdin = open(os.devnull)  # noqa: SIM115
-    except OSError:
-        pass
-    try:
-        import faulthandler
-
-        faulthandler.disable()   # a crashing kernel is reported by the parent, not dumped
-    except Exception:
-        pass
+    faulthandler.disable()   # a crashing kernel is reported by the parent, not dumped
     try:
         _execute(task, checks, seed, timeout, fuzz, emit, context_options)
         emit(("done", None))
@@ -235,11 +215,10 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
               timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1, isolate: bool = True,
               fuzz: int = 0, on_task_done=None, context_options=None,
               task_seconds: dict | None = None) -> dict[int, list]:
-    """Run tasks; {task index: [CheckResult, ...]}. `on_task_done(index)` after each;
-    `task_seconds` (a dict), when given, gets {task index: seconds the task ran}, filled in
-    before `on_task_done` is called (whatever the number of jobs).
-    `isolate`: each task in a worker forked from this process, `jobs` at a time (where this
-    process may fork); else one after another in this process."""
+    """Run tasks; {task index: [CheckResult, ...]}. `on_task_done(index)` after each, once
+    `task_seconds` (a dict, when given) has {task index: seconds the task ran}. `isolate`:
+    each task in a worker forked from this process, `jobs` at a time (where it may fork);
+    else one after another in this process."""
     context_options = dict(context_options or {})
     out: dict[int, list] = {}
 
@@ -343,30 +322,25 @@ def preload(checks=None, fuzz: int = 0) -> None:
     compiles them again -- measured as a third of the workers' time on `--all`."""
     _selected_specs(checks)        # imports every selected check's module
     names = ["harness.gradient", "harness.inputs.lod", "harness.op", "harness.kinks",
-             "harness.optest_methods",
-             "harness.output_judge", "harness.grad_judge",
+             "harness.optest_methods", "harness.output_judge", "harness.grad_judge",
              "harness.siblings", "harness.inputs.strategies"]
     names += [f"harness.inputs.variants.{m.name}" for m in pkgutil.iter_modules(variants.__path__)]
     if fuzz:
         names += ["harness.inputs.fuzz", "hypothesis.extra.numpy", "numpy.ma",
                   "hypothesis.strategies._internal.flatmapped"]
     for name in names:
-        try:
+        with contextlib.suppress(Exception):   # the worker that needs it reports it
             importlib.import_module(name)
-        except Exception:  # noqa: BLE001 - the worker that needs it reports it
-            pass
-    try:        # explore's generated cases and fuzzing draw with hypothesis
+    # explore's generated cases and fuzzing draw with hypothesis (a broken one they report)
+    with contextlib.suppress(Exception):
         from harness.inputs.strategies import prepare_hypothesis
 
         prepare_hypothesis()
-    except Exception:  # noqa: BLE001 - explore and fuzz themselves report a broken hypothesis
-        pass
 
 
 def op_level_checks(checks=None) -> list[str]:
-    """The selected checks that run once per op over all its OpTests (a Check with an
-    `op_results(op, tests, context)` method, e.g. `state`) when cases run in forked
-    workers: one task per op instead of one verdict per case."""
+    """The selected checks that run once per op over all its OpTests when cases run in
+    forked workers (a Check with `op_results(op, tests, context)`, e.g. `state`)."""
     if not can_fork():
         return []
     return [s.name for s in _selected_specs(checks) if op_level_hook(s) is not None]
@@ -374,10 +348,9 @@ def op_level_checks(checks=None) -> list[str]:
 
 def plan(ops: list[str], discovered: dict[str, list[DiscoveredTest]], fuzz: int = 0,
          checks=None, op_level=()) -> list[Task]:
-    """Tasks for the ops: one per OpTest class, one per op-level check and op (`op_level`:
-    their names, see `op_level_checks`; the cases' workers must then be told to leave those
-    checks out: `context_options["op_level"]`, as run_ops does), one fuzz task per op with
-    --fuzz. An op without OpTest has none."""
+    """Tasks for the ops: one per OpTest class, one per op-level check (`op_level`; the
+    cases' workers must then leave them out: `context_options["op_level"]`, as run_ops
+    does) and op, one fuzz task per op with --fuzz. An op without OpTest has none."""
     tasks = []
     for op in ops:
         tests = discovered.get(op, [])
@@ -409,8 +382,7 @@ def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=
         # working in the background while the cases run (harness.hashseed)
         from harness.hashseed import start_batch
 
-        batch = start_batch([op for op in ops if op not in missing], discovered, seed,
-                            timeout)
+        batch = start_batch(ops, discovered, seed, timeout)     # an op without OpTest: none
         if batch is not None:
             context_options = dict(context_options or {}, hash_seeds="batch")
     try:

@@ -10,8 +10,7 @@ import os
 import statistics
 from pathlib import Path
 
-__all__ = ["parse_shard", "split", "part", "read_durations", "write_durations",
-           "ShardError"]
+__all__ = ["parse_shard", "split", "part", "read_durations", "write_durations", "ShardError"]
 
 
 class ShardError(ValueError):

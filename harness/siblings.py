@@ -1,5 +1,5 @@
 """The other OpTest cases of an op (for the process-level checks `state` and `determinism`),
-and running a list of cases in a fresh forked or spawned process."""
+and one case's outputs and gradients on a place and dtype."""
 from __future__ import annotations
 
 import sys
@@ -33,7 +33,7 @@ def sibling_classes(case, context) -> list:
 
 
 def _op_type(cls):
-    t = cls.__dict__.get("op_type") or getattr(cls, "op_type", "")
+    t = getattr(cls, "op_type", "")
     if t:
         return t
     try:

@@ -1,12 +1,12 @@
 """A pristine process for the pytest plugin: the fork pool (harness.run), forked at the end
 of collection, before any test ran, so that a kernel keeping state between calls cannot
-spoil the later OpTests' checks. Each request is a `harness.run.Task`, run by the pool's own
-workers forked from the zygote, exactly as `opkit test` does; OpTest classes travel as
-their ids. `start` returns None where forking is not safe. docs/harness.md "pytest plugin".
+spoil the later OpTests' checks. Each request is a `harness.run.Task` (OpTest classes travel
+as their ids), run as `opkit test` does. docs/harness.md "pytest plugin".
 """
 from __future__ import annotations
 
 import atexit
+import contextlib
 import multiprocessing
 from dataclasses import replace
 
@@ -29,10 +29,9 @@ def _serve(conn, by_id: dict) -> None:
     """The zygote's loop: one task at a time, each in a worker of the pool forked from
     here; it never runs a kernel itself."""
     while True:
-        try:
+        request = None
+        with contextlib.suppress(EOFError, OSError):
             request = conn.recv()
-        except (EOFError, OSError):
-            request = None
         if request is None:
             return
         task, seed, fuzz, context_options = request
@@ -85,10 +84,8 @@ class Zygote:
     def close(self) -> None:
         if self.process is None:
             return
-        try:
+        with contextlib.suppress(OSError, EOFError):
             self.conn.send(None)
-        except (OSError, EOFError):
-            pass
         self.process.join(5)
         if self.process.is_alive():
             self.process.kill()
