@@ -168,19 +168,19 @@ class Lockstep:
         return on_call
 
 
-def _kernel_turns(lockstep: Lockstep, k: int) -> Hooks:
+class _KernelTurns(Hooks):
     """Kernel hooks of thread k: enter the lockstep and trace the kernel's lines."""
-    trace = lockstep.tracer(k)
 
-    def before(op, ctx):
-        lockstep.enter(k)
-        sys.settrace(trace)
+    def __init__(self, lockstep: Lockstep, k: int):
+        self.lockstep, self.k, self.trace = lockstep, k, lockstep.tracer(k)
 
-    def after(op, ctx):
+    def before_kernel(self, op, ctx):
+        self.lockstep.enter(self.k)
+        sys.settrace(self.trace)
+
+    def after_kernel(self, op, ctx):
         sys.settrace(None)
-        lockstep.leave(k)
-
-    return Hooks(before, after)
+        self.lockstep.leave(self.k)
 
 
 def _threaded(cases, combo, seed, info: dict) -> list[list]:
@@ -197,7 +197,7 @@ def _threaded(cases, combo, seed, info: dict) -> list[list]:
     barrier = threading.Barrier(len(cases))
 
     def work(k):
-        hooks = _kernel_turns(lockstep, k) if hooked else None
+        hooks = _KernelTurns(lockstep, k) if hooked else None
         try:
             if not hooked:
                 barrier.wait(timeout=60)
