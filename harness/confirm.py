@@ -214,9 +214,13 @@ def nonfinite_verdict(base: dict, derived: dict, expected: dict, got: dict, run)
                              f"reference() {want[i]}, the op {have[i]})")
             else:
                 return None              # dropped or made: the caller's failure stands
-    verdicts = {"fail": confirmed, "moved": moved and moved + reference_wrong,
-                "reference": reference_wrong}
-    return next(((kind, "; ".join(texts)) for kind, texts in verdicts.items() if texts), None)
+    if confirmed:
+        return ("fail", "; ".join(confirmed))
+    if moved:
+        return ("moved", "; ".join(moved + reference_wrong))
+    if reference_wrong:
+        return ("reference", "; ".join(reference_wrong))
+    return None
 
 
 # -- empty: an inferred batch ------------------------------------------------------------------

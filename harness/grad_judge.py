@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from harness.case import case_inputs, normalize_slots
-from harness.gradient import (AUTO_EXACT_MAX_ELEMENTS, AUTO_MAX_COLOURS, ERROR_FACTOR, F64_RTOL,
-                              FAST_BLOCKS, NumericEngine, allowed_error, compare)
+from harness.gradient import (AUTO_EXACT_MAX_ELEMENTS, AUTO_MAX_COLOURS, CONFIRM_FACTOR,
+                              ERROR_FACTOR, F64_RTOL, FAST_BLOCKS, NumericEngine, allowed_error,
+                              compare)
 from harness.kinks import KINK_MATCH_TOL, unexplained
 from harness.op import make_cotangents
 from harness.options import DEFAULT_SEED, current
@@ -110,9 +111,10 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
                 continue
             picked = mode
             if mode == "auto":          # fast for a large input that needs many colours
-                big = engine.base[name].size > AUTO_EXACT_MAX_ELEMENTS
-                picked = "fast" if big and engine.discover(
-                    name, max_colours=AUTO_MAX_COLOURS).colours > AUTO_MAX_COLOURS else "exact"
+                picked = "exact"
+                if engine.base[name].size > AUTO_EXACT_MAX_ELEMENTS and engine.discover(
+                        name, max_colours=AUTO_MAX_COLOURS).colours > AUTO_MAX_COLOURS:
+                    picked = "fast"
             if picked == "fast":
                 fast[name] = engine.directions(name, n_blocks=fast_blocks, lazy=True)
             else:
@@ -211,7 +213,7 @@ def _check_subsets(case, dtype, cot, inputs_to_check, no_grad, analytic, prepare
         if got.shape == want.shape and np.array_equal(got, want):
             continue                      # the same bits: nothing to compare
         msg, _ = compare_outputs(grad_var_name(name), got, want,
-                         dtype or np.asarray(want).dtype, None, None, False)
+                                 dtype or np.asarray(want).dtype, None, None, False)
         if msg:
             problems.append(f"{only} its gradient differs from the one computed with all of "
                             f"{', '.join(inputs_to_check)} requested (expected): "
@@ -246,7 +248,7 @@ def _compare_exact(engine, name, ana, num, tol, given=False):
              f"numeric error estimate; here {c.allowed:.3g})")
     extra = (" (the numeric gradient is zero everywhere: the analytic one should be too)"
              if c.vacuous else "")
-    confirm = (f", confirmed with a {1 / 0.1:g}x smaller step: numeric "
+    confirm = (f", confirmed with a {1 / CONFIRM_FACTOR:g}x smaller step: numeric "
                f"{fmt_value(c.numeric_confirm)}" if c.numeric_confirm is not None else "")
     return (f"{name}: {c.bad} of {c.size} elements exceed {bound}; worst "
             f"{fmt_index(name, c.index)}: analytic {fmt_value(c.analytic)}, numeric "

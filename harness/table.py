@@ -189,7 +189,8 @@ def render(reports, seed=None, stream=None, verbose=False, notes=(), plain=None)
     for text in notes:
         say(text, "yellow")
     failed = any(r.status == FAIL for r in reports)
-    say(summary_line(reports, seed), "bold red" if failed else "bold green", markup=None, highlight=None)
+    say(summary_line(reports, seed), "bold red" if failed else "bold green", markup=None,
+        highlight=None)
 
 
 def render_plain(reports, seed=None, stream=None, verbose=False, notes=()) -> None:

@@ -164,7 +164,9 @@ def _equal_dims(case, specs):
             if d >= 2 and not (ax == 0 and s.lengths):
                 occ.setdefault(d, []).append((n, ax))
     for d, where in sorted(occ.items()):
-        for n, ax in where if len(where) >= 2 else ():
+        if len(where) < 2:
+            continue
+        for n, ax in where:
             s = specs[n]
             if s.data.size * 2 > MAX_ELEMENTS:
                 continue

@@ -392,8 +392,9 @@ def _finite_inputs(inputs) -> bool:
 
 def _same_inputs(a, b) -> bool:
     try:
-        return _same(*({k: [s.data for s in v] for k, v in normalize_slots(x).items()}
-                       for x in (a, b)))
+        xa, xb = ({k: [s.data for s in v] for k, v in normalize_slots(x).items()}
+                  for x in (a, b))
+        return _same(xa, xb)
     except Exception:  # noqa: BLE001
         return False
 

@@ -73,11 +73,13 @@ def _consistent(arrays: dict, unknown: dict):
     sizes = {arrays[n].data.shape[j] for n, j in unknown.items()
              if n in arrays and j < arrays[n].data.ndim}
     out = {n: [j] for n, j in unknown.items()}
+    added = False
     for n, s in arrays.items():
         for j, d in enumerate(s.data.shape):
             if d in sizes and j not in out.get(n, []):
                 out.setdefault(n, []).append(j)
-    return out if out != {n: [j] for n, j in unknown.items()} else None
+                added = True
+    return out if added else None
 
 
 def _disagree(compiled: list, run: list) -> str | None:

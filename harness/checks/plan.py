@@ -92,10 +92,14 @@ class PlanCheck(Check):
 
 def _frozen_outputs(exe, op_type) -> list[str]:
     """The outputs of `op_type`'s step that a plan of `exe` froze (made read-only)."""
-    return sorted({f"Output({slot}) '{op.output(slot)}'"
-                   for prepared in exe._cache.values() for plan in prepared.plans.values()
-                   for op, _fn, ctx, _ in plan.steps if op.type == op_type and ctx is not None
-                   for slot, entry in ctx.bind_out.items() if entry[1]})
+    names = set()
+    for prepared in exe._cache.values():
+        for plan in prepared.plans.values():
+            for op, _fn, ctx, _ in plan.steps:
+                if op.type == op_type and ctx is not None:
+                    names.update(f"Output({slot}) '{op.output(slot)}'"
+                                 for slot, entry in ctx.bind_out.items() if entry[1])
+    return sorted(names)
 
 
 def _program(case, combo, seed):

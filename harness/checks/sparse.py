@@ -37,8 +37,12 @@ def duplicate_rows(dense: np.ndarray, seed: int):
     if height >= 3:
         keep.remove(int(rng.integers(height)))
     twice = set(rng.choice(keep, size=max(1, len(keep) // 2), replace=False).tolist())
-    entries = [(r, dense[r] * 0.5 if r in twice else dense[r]) for r in keep
-               for _ in range(2 if r in twice else 1)]
+    entries = []
+    for r in keep:
+        if r in twice:      # a row given twice: two halves
+            entries += [(r, dense[r] * 0.5), (r, dense[r] * 0.5)]
+        else:
+            entries.append((r, dense[r]))
     order = rng.permutation(len(entries))
     if list(order) == sorted(order):
         order = order[::-1]

@@ -83,9 +83,10 @@ class StateCheck(Check):
 
         for i, (case, _, runnable) in enumerate(entries):
             derived = Derived("case", case, case)
-            (one, want_of), (two, got_of) = sorted(     # the fresh side is the one expected
-                ((history(order, i, first), got) for order, first, got in runs),
-                key=lambda side: side[0] != "a fresh process")
+            (one, want_of), (two, got_of) = [(history(order, i, first), got)
+                                             for order, first, got in runs]
+            if two == "a fresh process":      # the fresh side is the one expected
+                (one, want_of), (two, got_of) = (two, got_of), (one, want_of)
             for combo in runnable:
                 key = (combo.place, combo.dtype)
                 want, got = want_of[i].get(key), got_of[i].get(key)

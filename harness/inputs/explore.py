@@ -304,7 +304,7 @@ def _attr_cases(case, specs, proto) -> tuple[list, list]:
         lax = a.type != "bool" and a.domain is None
         info = {"attr": a.name, "alts": {a.name: values}, "discrete": is_discrete, "lax": lax}
         singles += [Explored("attr", f"attr {a.name} = {v!r} (the case: {value!r})", case.inputs,
-                             {**attrs, a.name: v}, strict=strict, grads=True, info=info)
+                             {**attrs, a.name: v}, strict=strict, grads=True, info=dict(info))
                     for v in values]
         if values and is_discrete:
             discrete.append((a, value, values))

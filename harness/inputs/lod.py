@@ -86,8 +86,11 @@ def _levels_for(edge: Edge, nlevels: int) -> list[list[int]]:
     own = [list(edge.lengths)]
     if edge.upper is not None and nlevels > 1:
         own.insert(0, list(edge.upper))
-    above = [[1] for _ in range(nlevels - len(own) - 1)] + [[len(own[0])]]
-    return (above if nlevels > len(own) else []) + own
+    chain, count = [], len(own[0])
+    for _ in range(nlevels - len(own)):     # one sequence above, of all below, up to the top
+        chain.insert(0, [count])
+        count = 1
+    return chain + own
 
 
 def edge_inputs(case, edge: Edge, rng: np.random.Generator) -> dict:
