@@ -1,0 +1,49 @@
+"""What the torch backend declares about an op before any run: its schema as slots and
+attrs (opkit_torch.schema), whether it has a gradient, its kernels (places x dtypes)."""
+from __future__ import annotations
+
+import functools
+
+from opkit_torch import env
+from opkit_torch.schema import read
+
+__all__ = ["has_op", "has_grad", "kernel_places", "FLOAT_DTYPES"]
+
+FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
+
+_AUTOGRAD_KEYS = ("Autograd", "AutogradCPU", "CompositeImplicitAutograd")
+
+
+def has_op(op_type: str) -> bool:
+    if not env.is_torch_name(op_type) or env.missing():
+        return False
+    try:
+        env.resolve(op_type)
+    except ValueError:
+        return False
+    return True
+
+
+@functools.lru_cache(maxsize=None)
+def has_grad(op_type: str) -> bool:
+    """The op has an autograd registration (a kernel for an Autograd key, or a composite
+    one autograd traces through) and a float tensor can reach it. Whether a given input
+    gets a gradient shows in a run (None / zeros)."""
+    torch = env.load()
+    name = env.resolve(op_type).name()
+    if not read(op_type).tensor_args:
+        return False
+    return any(torch._C._dispatch_has_kernel_for_dispatch_key(name, key)
+               for key in _AUTOGRAD_KEYS)
+
+
+@functools.lru_cache(maxsize=None)
+def kernel_places(op_type: str) -> dict:
+    """{"CPU": [float dtypes]} (and "GPU" where CUDA is available): the op's registration
+    says nothing per dtype, so every float dtype is listed; one the kernel lacks shows as
+    the op refusing ("not implemented for 'Half'"), which the dtype checks report as such."""
+    torch = env.load()
+    places = {"CPU": list(FLOAT_DTYPES)}
+    if torch.cuda.is_available():
+        places["GPU"] = list(FLOAT_DTYPES)
+    return places

@@ -1,0 +1,89 @@
+"""Loading PyTorch for the torch backend, and finding an op by its name.
+
+`missing()` says why torch cannot be used (None: it can) without raising; `load()` imports
+torch once per process; `resolve(op_type)` turns "NS::OP" or "NS::OP.OVERLOAD" into torch's
+`OpOverload` (ValueError naming what is wrong when there is none).
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import re
+
+__all__ = ["PACKAGE", "EXTRA", "MIN_VERSION", "install_hint", "missing", "load", "split",
+           "resolve", "is_torch_name"]
+
+PACKAGE = "torch"
+EXTRA = "opkit-dl[torch]"
+MIN_VERSION = (2, 4)
+
+_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)::([A-Za-z_][A-Za-z0-9_]*)(?:\.([A-Za-z0-9_]+))?$")
+
+
+def install_hint() -> str:
+    return f"install it with: pip install '{EXTRA}' (or pip install {PACKAGE})"
+
+
+@functools.lru_cache(maxsize=1)
+def missing() -> str | None:
+    """Why the torch backend cannot run here, or None."""
+    if importlib.util.find_spec("torch") is None:
+        return f"the torch backend needs the package '{PACKAGE}', which is not installed: " \
+               f"{install_hint()}"
+    try:
+        torch = load()
+    except Exception as exc:  # noqa: BLE001 - a broken install is a reason, not a crash
+        return f"'{PACKAGE}' is installed but does not import ({type(exc).__name__}: {exc})"
+    version = tuple(int(p) for p in re.findall(r"\d+", torch.__version__)[:2] or [0, 0])
+    if version < MIN_VERSION:
+        return f"the torch backend needs {PACKAGE} >= 2.4, found {torch.__version__}"
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def load():
+    """The `torch` module."""
+    import torch
+
+    return torch
+
+
+def is_torch_name(op_type: str) -> bool:
+    """`op_type` is spelled as a torch op ("NS::OP" or "NS::OP.OVERLOAD")."""
+    return bool(_NAME.match(op_type or ""))
+
+
+def split(op_type: str) -> tuple[str, str, str | None]:
+    """("NS", "OP", "OVERLOAD" or None) of a torch op name (ValueError: not one)."""
+    m = _NAME.match(op_type or "")
+    if not m:
+        raise ValueError(f"{op_type!r} is not a torch op name: write it as NS::OP or "
+                         f"NS::OP.OVERLOAD (aten::hardshrink, mylib::myop)")
+    return m.group(1), m.group(2), m.group(3)
+
+
+@functools.lru_cache(maxsize=None)
+def resolve(op_type: str):
+    """torch's OpOverload of `op_type`. Without an overload: `default`, or the only one
+    (an `out=` variant does not count); several: ValueError listing them."""
+    ns, name, overload = split(op_type)
+    torch = load()
+    try:
+        packet = getattr(getattr(torch.ops, ns), name)
+    except (AttributeError, RuntimeError):
+        raise ValueError(f"torch has no op {ns}::{name} (is the module that registers it "
+                         f"imported? opkit test ... --ops MODULE)") from None
+    names = list(packet.overloads())
+    if overload is None:
+        plain = [o for o in names if o != "out" and not o.endswith("_out")]
+        if "default" in names:
+            overload = "default"
+        elif len(plain) == 1:
+            overload = plain[0]
+        else:
+            raise ValueError(f"{ns}::{name} has several overloads ({', '.join(names)}): "
+                             f"name one, as {ns}::{name}.{plain[0] if plain else names[0]}")
+    if overload not in names:
+        raise ValueError(f"{ns}::{name} has no overload {overload!r} (it has "
+                         f"{', '.join(names)})")
+    return getattr(packet, overload)

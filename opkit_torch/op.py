@@ -1,0 +1,225 @@
+"""A torch op behind opkit's op seam: fed with numpy arrays, run forward in torch eager
+(the dispatcher picks the op's kernel, its autograd registration records the graph) and
+backward through `torch.autograd.grad` with the given cotangents.
+
+Inputs: each run builds fresh tensors from the fed arrays (copies: the arrays the harness
+holds are never written through), with the arrays' own strides where they are positive
+(a transposed or strided input reaches the kernel non-contiguous: layout checks are real).
+After a run `array(name)` of an input reads the tensor the kernel saw, as the run left it
+(the declared writes of `Tensor(a!)` arguments, and any undeclared one).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from opkit_torch import convert, env
+from opkit_torch.schema import REQUIRED, read
+
+__all__ = ["TorchPreparedOp", "call_args"]
+
+
+def call_args(schema, values: dict, attrs: dict) -> tuple[list, dict]:
+    """(positional, keyword) arguments of a call of the op: `values` {arg: tensor or list
+    of tensors or None} for the tensor arguments, `attrs` {arg: python value} for the
+    others (a missing attr takes its default; one without a default is an error)."""
+    args, kwargs = [], {}
+    for a in schema.args:
+        if a.kind != "attr":
+            value = values.get(a.name)
+            if value is None and a.kind == "tensor":
+                raise ValueError(f"{schema.op_type}: input '{a.name}' ({a.type}) is required")
+            if value is None and a.kind == "tensors":
+                value = []
+        elif a.name in attrs:
+            value = convert.attr_value(a, attrs[a.name])
+        elif a.default is not REQUIRED:
+            if a.kwarg_only:
+                continue
+            value = a.default
+        else:
+            raise ValueError(f"{schema.op_type}: attr '{a.name}' ({a.type}) has no default: "
+                             f"set it in attrs")
+        if a.kwarg_only:
+            kwargs[a.name] = value
+        else:
+            args.append(value)
+    return args, kwargs
+
+
+class TorchPreparedOp:
+    """One torch op with its inputs, ready to run forward and backward repeatedly."""
+
+    read_back = False
+
+    def __init__(self, op_type: str, inputs: dict, attrs: dict | None, outputs=None,
+                 place=None, enable_inplace: bool = False):
+        self.op_type = op_type
+        self.torch = env.load()
+        self.overload = env.resolve(op_type)
+        self.schema = read(op_type)
+        self.place = place
+        self.device = convert.device_of(place)
+        self.attrs = dict(attrs or {})
+        unknown = [k for k in self.attrs if self.schema.arg(k) is None or
+                   self.schema.arg(k).kind != "attr"]
+        if unknown:
+            raise ValueError(f"{op_type}: no attr {', '.join(map(repr, unknown))} in its "
+                             f"schema {self.schema.text}")
+        self.output_slots = self._with_required_outputs(outputs)
+        self.enable_inplace = enable_inplace
+        self.reset(inputs)
+
+    def _with_required_outputs(self, given) -> dict:
+        slots = {k: list(v) for k, v in (given or {}).items()}
+        for name, _type, is_list, _alias in self.schema.outputs:
+            if name not in slots and not is_list:
+                slots[name] = [name]
+        return slots
+
+    # -- data -------------------------------------------------------------------------------
+    def reset(self, inputs: dict) -> None:
+        unknown = [s for s in inputs if self.schema.arg(s) is None or
+                   self.schema.arg(s).kind == "attr"]
+        if unknown:
+            raise ValueError(f"{self.op_type}: no tensor argument "
+                             f"{', '.join(map(repr, unknown))} in its schema "
+                             f"{self.schema.text}")
+        self.inputs = inputs
+        self._fed = {}
+        for specs in inputs.values():
+            for spec in specs:
+                self.set_input(spec.name, spec.data, spec.lod)
+        self._results = {}
+        self._last = {}          # {input name: tensor of the last run}
+        self._graph = None       # (tracked input names, {name: tensor}, {output: tensor})
+
+    def set_input(self, name: str, data, lod=None) -> None:
+        if lod:
+            raise ValueError(f"{self.op_type}: torch tensors carry no LoD (input '{name}')")
+        self._fed[name] = np.asarray(data)
+        self._graph = None
+
+    def input_names(self) -> list[str]:
+        return [s.name for specs in self.inputs.values() for s in specs]
+
+    def output_names(self) -> list[str]:
+        return [n for names in self.output_slots.values() for n in names]
+
+    def value(self, name: str):
+        if name in self._results:
+            return self._results[name]
+        return self._last.get(name)
+
+    def array(self, name: str):
+        value = self.value(name)
+        if value is None:
+            return self._fed.get(name) if name not in self._last else None
+        return convert.to_numpy(value)
+
+    def read_inputs(self) -> dict:
+        return {n: self.array(n) for n in self.input_names()}
+
+    def lod_lengths(self, name: str):
+        return None
+
+    def grad_lod(self, name: str):
+        return None
+
+    # -- running ----------------------------------------------------------------------------
+    def _tensors(self, track=frozenset()) -> dict:
+        """{input name: fresh tensor} (those in `track` require grad)."""
+        out = {}
+        for name, data in self._fed.items():
+            t = convert.to_tensor(data, self.device)
+            if name in track and t.is_floating_point():
+                t.requires_grad_(True)
+            out[name] = t
+        return out
+
+    def _call(self, tensors: dict) -> dict:
+        values = {}
+        for slot, specs in self.inputs.items():
+            arg = self.schema.arg(slot)
+            if arg.kind == "tensors":
+                values[slot] = [tensors[s.name] for s in specs]
+            else:
+                values[slot] = tensors[specs[0].name] if specs else None
+        args, kwargs = call_args(self.schema, values, self.attrs)
+        result = self.overload(*args, **kwargs)
+        if len(self.schema.outputs) == 1:
+            result = (result,)
+        outs = {}
+        for (slot, _type, is_list, _alias), r in zip(self.schema.outputs, result):
+            names = self.output_slots.get(slot)
+            if names is None:
+                continue
+            if is_list:
+                outs.update(zip(names, r))
+            else:
+                outs[names[0]] = r
+        return outs
+
+    def _trackable(self, no_grad_set=()) -> frozenset:
+        """The float inputs that may require grad: not written by the op (a leaf that
+        requires grad cannot be written in place) and not in `no_grad_set`."""
+        written = set(self.schema.writes)
+        names = {s.name for slot, specs in self.inputs.items() if slot not in written
+                 for s in specs}
+        return frozenset(n for n in names if n not in set(no_grad_set) and
+                         np.asarray(self._fed[n]).dtype.kind == "f")
+
+    def _run(self, track) -> dict:
+        tensors = self._tensors(track)
+        grad = bool(track) and self.has_autograd()
+        with self.torch.enable_grad() if grad else self.torch.no_grad():
+            outs = self._call(tensors)
+        self._last = tensors
+        self._results = outs
+        self._graph = (frozenset(track), tensors, outs) if grad else None
+        return {n: (None if outs.get(n) is None else convert.to_numpy(outs[n]))
+                for n in self.output_names()}
+
+    def has_autograd(self) -> bool:
+        from opkit_torch.describe import has_grad
+
+        return has_grad(self.op_type)
+
+    def forward(self, hooks=None) -> dict:
+        if hooks is not None:
+            raise NotImplementedError("the torch backend has no kernel hooks: torch's "
+                                      "dispatcher runs the kernel")
+        return self._run(self._trackable())
+
+    def backward(self, cotangents: dict, wrt: list, no_grad_set=(), hooks=None,
+                 forward_outputs=None, create_graph: bool = False) -> dict:
+        if hooks is not None:
+            raise NotImplementedError("the torch backend has no kernel hooks")
+        if forward_outputs:
+            raise NotImplementedError("the torch backend cannot feed other forward outputs "
+                                      "to the backward (the autograd graph saved its own)")
+        track = self._trackable(no_grad_set)
+        if self._graph is None or self._graph[0] != track:
+            self._run(track)                 # the graph of this no_grad_set
+        if self._graph is None:
+            return {n: None for n in wrt}
+        _, tensors, outs = self._graph
+        pairs = [(outs[n], cotangents[n]) for n in self.output_names()
+                 if n in cotangents and outs.get(n) is not None and
+                 getattr(outs[n], "requires_grad", False)]
+        wanted = [n for n in wrt if n in tensors and tensors[n].requires_grad]
+        result = {n: None for n in wrt}
+        if not pairs or not wanted:
+            return result
+        grads = self.torch.autograd.grad(
+            [o for o, _ in pairs],
+            [tensors[n] for n in wanted],
+            [convert.to_tensor(np.asarray(c), o.device).to(o.dtype) for o, c in pairs],
+            allow_unused=True, retain_graph=True, create_graph=create_graph)
+        self._grads = dict(zip(wanted, grads))
+        for n, g in zip(wanted, grads):   # an input the outputs do not depend on: zeros
+            result[n] = convert.to_numpy(self.torch.zeros_like(tensors[n]) if g is None else g)
+        return result
+
+    def grad_ops(self, no_grad_set=()):
+        raise NotImplementedError("the torch backend has no separate grad ops: its "
+                                  "autograd graph runs the backward")
