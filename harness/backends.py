@@ -1,9 +1,10 @@
 """Which implementation runs the op under test: THE dispatch point of the backends.
 
-A backend implements the op seam (`harness.op.PreparedOp`'s public methods): "opkit"
-(opkit's own kernels, the default), or an entry point of the group `opkit.backends`
-(harness.spec.BACKEND_PROTOCOL; opkit_paddle's "paddle": PaddlePaddle's CPU kernels).
-`Options.backend` picks it (`opkit test --backend NAME`, OPKIT_BACKEND).
+A backend is a `harness.backend.contract.Backend`: opkit's own kernels ("opkit", the
+default: harness.backend.native.OpkitBackend), or the object an entry point of the group
+`opkit.backends` names (opkit_paddle's "paddle": PaddlePaddle's CPU kernels).
+`Options.backend` picks it (`opkit test --backend NAME`, OPKIT_BACKEND); every function
+below asks the run's backend (or the one named), none knows any backend by name.
 """
 from __future__ import annotations
 
@@ -12,15 +13,16 @@ import os
 from importlib.metadata import entry_points
 
 from harness import options
+from harness.backend.contract import Backend
+from harness.backend.native import OpkitBackend
 from harness.spec import BACKEND_GROUP
-from opkit.registry import has_op as opkit_has_op
-from opkit.registry import op_info
 
-__all__ = ["DEFAULT_BACKEND", "names", "plugin", "compat_mode", "selected", "activate",
-           "prepare_child", "unavailable", "has_op", "has_grad",
-           "kernel_places", "check_override", "compile_shapes"]
+__all__ = ["DEFAULT_BACKEND", "names", "plugin", "get", "compat_mode", "selected",
+           "activate", "prepare_child", "unavailable", "has_op", "has_grad",
+           "kernel_places", "check_override", "compile_shapes", "grad_key", "cannot"]
 
 DEFAULT_BACKEND = "opkit"
+_OWN = {DEFAULT_BACKEND: OpkitBackend()}
 
 
 @functools.cache
@@ -34,50 +36,54 @@ def names() -> list[str]:
     return options.backend_names()
 
 
-def plugin(backend: str):
-    """The backend object the entry point `backend` names (ValueError: none does)."""
-    try:
-        return _plugins()[backend]
-    except KeyError:
-        raise ValueError(f"unknown backend {backend!r}: choose from "
-                         f"{', '.join(names())}") from None
+def plugin(backend: str) -> Backend:
+    """The backend object named `backend` (ValueError: none is, or the entry point's
+    object is not a harness.backend.contract.Backend)."""
+    found = _OWN.get(backend)
+    if found is None:
+        try:
+            found = _plugins()[backend]
+        except KeyError:
+            raise ValueError(f"unknown backend {backend!r}: choose from "
+                             f"{', '.join(names())}") from None
+    if not isinstance(found, Backend):
+        raise ValueError(f"backend {backend!r}: its entry point names a "
+                         f"{type(found).__name__}, not a harness.backend.contract.Backend")
+    return found
+
+
+get = plugin
 
 
 def compat_mode(backend: str):
     """The compatibility mode (spec.COMPAT_PROTOCOL) of the backend `backend`, or None."""
-    return getattr(_plugins().get(backend), "compat", None)
+    found = _OWN.get(backend) or _plugins().get(backend)
+    return getattr(found, "compat", None)
 
 
 def selected() -> str:
     return getattr(options.current(), "backend", DEFAULT_BACKEND) or DEFAULT_BACKEND
 
 
-def _other(backend: str | None):
-    """The object of `backend` (default: the selected one); None for opkit's own."""
-    backend = backend or selected()
-    return None if backend == DEFAULT_BACKEND else plugin(backend)
+def _backend(backend: str | None) -> Backend:
+    return plugin(backend or selected())
 
 
 def activate(backend: str, op_types=()) -> None:
     """A front door selected `backend`: the fresh interpreters the checks start get it
-    through their environment; the backend registers the named ops opkit lacks."""
+    through their environment; the backend prepares the named ops."""
     os.environ["OPKIT_BACKEND"] = backend     # read back by harness.options in the children
-    if backend != DEFAULT_BACKEND:
-        plugin(backend).activate(op_types or ())
+    plugin(backend).activate(op_types or ())
 
 
 def prepare_child() -> None:
-    """In a fresh interpreter (harness.fresh.child): the selected backend registers all
-    its ops that opkit lacks (the child does not know which it will get)."""
-    other = _other(None)
-    if other is not None:
-        other.prepare_child()
+    """In a fresh interpreter (harness.fresh.child): the selected backend prepares all its
+    ops (the child does not know which it will get)."""
+    _backend(None).prepare_child()
 
 
 def unavailable(backend: str) -> str | None:
     """Why `backend` cannot run here (None: it can)."""
-    if backend == DEFAULT_BACKEND:
-        return None
     try:
         return plugin(backend).unavailable()
     except ValueError as exc:
@@ -85,31 +91,34 @@ def unavailable(backend: str) -> str | None:
 
 
 def has_op(op_type: str, backend: str | None = None) -> bool:
-    other = _other(backend)
-    return opkit_has_op(op_type) if other is None else other.has_op(op_type)
+    return _backend(backend).has_op(op_type)
 
 
 def has_grad(op_type: str, backend: str | None = None) -> bool:
-    other = _other(backend)
-    return op_info(op_type).grad_maker is not None if other is None else \
-        other.has_grad(op_type)
+    return _backend(backend).has_grad(op_type)
 
 
 def kernel_places(op_type: str, backend: str | None = None) -> dict:
     """{place: [float dtypes with a kernel]} of the selected backend ({}: none)."""
-    other = _other(backend)
-    return op_info(op_type).kernel_places() if other is None else \
-        other.kernel_places(op_type)
+    return _backend(backend).kernel_places(op_type)
 
 
 def check_override(name: str, backend: str | None = None):
     """None (the check runs as it is), a skip reason, or a replacement Check."""
-    other = _other(backend)
-    return None if other is None else other.check_override(name)
+    return _backend(backend).check_override(name)
+
+
+def cannot(capability: str, backend: str | None = None) -> str | None:
+    """Why the selected backend lacks `capability` (contract.CAPABILITIES), or None."""
+    return _backend(backend).cannot(capability)
+
+
+def grad_key(name: str, backend: str | None = None) -> str:
+    """The key of input `name`'s gradient in a run's results."""
+    return _backend(backend).grad_key(name)
 
 
 def compile_shapes(case, specs: dict, outs: dict, unknown: dict, backend: str | None = None):
     """{output: compile-time shape} with the dims in `unknown` set to -1, in the selected
-    backend's own compile-time infer_shape (None: opkit's, which the caller runs)."""
-    other = _other(backend)
-    return None if other is None else other.compile_shapes(case, specs, outs, unknown)
+    backend's own compile-time infer_shape."""
+    return _backend(backend).compile_shapes(case, specs, outs, unknown)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from harness.backends import check_override, selected
+from harness.backends import cannot, check_override, selected
 from harness.case import Derived, Unsupported  # noqa: F401 - part of the check interface
 from harness.context import combos, has_float_inputs, result
 from harness.inputs.variants import derive
@@ -79,6 +79,7 @@ class Check:
     scope: str = "case"         # "case": every case; "op": once per op (on its first case)
     needs_float: bool = False
     notes_on_pass: bool = False  # `opkit test -v` prints a pass's message as a note
+    needs: tuple = ()           # backend capabilities (harness.backend.contract.CAPABILITIES)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -111,6 +112,10 @@ class Check:
             return [self.skipped(case, instead)]
         if instead is not None and instead is not self:
             return instead(case, context)
+        for capability in self.needs:            # a backend that cannot do what it needs
+            why = cannot(capability)
+            if why:
+                return [self.skipped(case, f"the {selected()} backend cannot: {why}")]
         if self.needs_float and not has_float_inputs(case):
             return [self.skipped(case, "the case has no float input")]
         reason = self.applies(case, context)

@@ -1,8 +1,10 @@
 """THE seam to the op under test: the only maker of a prepared op (`make` / `prepare`:
 made once, run many times), THE forward+backward (`run_forward_backward`, with a seeded
 cotangent), the cached plain run of a case (`run`), and THE decision whether an exception
-is the op refusing its input on purpose (`op_refused` / `refusal`). `PreparedOp` is opkit's
-own; another framework's kernels plug in as a backend (harness.backends, `--backend`).
+is the op refusing its input on purpose (`op_refused` / `refusal`, the run's backend's
+rule). `PreparedOp` is opkit's own (harness.backend.native.OpkitBackend makes it); every
+backend's prepared op implements harness.backend.contract.PreparedOp (harness.backends,
+`--backend`).
 """
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from harness.backend import contract
 from harness.backends import compile_shapes as backend_shapes
-from harness.backends import has_grad, plugin, selected  # has_grad: the run's backend's
+from harness.backends import grad_key, has_grad, plugin, selected  # the run's backend's
 from harness.case import VarSpec, case_attrs, case_inputs, normalize_slots
 from harness.options import DEFAULT_SEED, place_unavailable_reason
 from opkit.framework import errors
@@ -30,7 +33,7 @@ from opkit.framework.tensor import LoDTensor
 __all__ = ["Combo", "PreparedOp", "make", "prepare",
            "place_object", "gpu_unavailable_reason", "output_slots", "has_grad", "grad_wrt",
            "grad_outputs", "run_forward_backward", "run", "make_cotangents", "op_refused",
-           "refusal", "proto_of", "consumed_outputs", "compile_shapes"]
+           "refusal", "proto_of", "consumed_outputs", "compile_shapes", "program_shapes"]
 
 @dataclass
 class Combo:
@@ -119,7 +122,7 @@ def run_forward_backward(prepared: PreparedOp, case, hooks=None, backward: bool 
     moved = {"forward_outputs": move_outputs(outs)} if move_outputs else {}
     for n, g in prepared.backward(cot, wrt, tuple(case.no_grad_set or ()),
                                   hooks=hooks, **moved).items():
-        result[grad_var_name(n)] = None if g is None else np.array(g, copy=True)
+        result[grad_key(n)] = None if g is None else np.array(g, copy=True)
     return result
 
 
@@ -153,37 +156,30 @@ def run(case, combo, context, transform=None, backward: bool = True) -> dict:
 
 # -- the op refused, or the kernel failed --------------------------------------------------
 def op_refused(exc: BaseException) -> bool:
-    """True when the op refuses its inputs or attrs on purpose: a typed opkit error from attr
-    checks, infer_shape or a kernel's own validation. Not `External` (a raw numpy/Python
-    error the framework wrapped) and not `KernelContractError` (the framework's check of a
-    kernel's outputs against infer_shape: a kernel giving other shapes than promised is a
-    bug). Decided by the exception's type only."""
-    return isinstance(exc, errors.EnforceNotMet) and \
-        not isinstance(exc, (errors.External, errors.KernelContractError))
+    """True when the op refuses its inputs or attrs on purpose, by the run's backend's rule
+    (harness.backend.contract.Backend.refused; opkit's: a typed opkit error from attr
+    checks, infer_shape or a kernel's own validation, not `External` nor
+    `KernelContractError`). Decided by the exception's type only."""
+    return plugin(selected()).refused(exc)
 
 
 def refusal(exc: BaseException) -> str | None:
     """The message when `exc` is the op refusing on purpose (op_refused) with a non-empty
     message, else None."""
-    if op_refused(exc) and (getattr(exc, "raw_message", "") or "").strip():
-        return str(exc)
-    return None
+    return plugin(selected()).refusal_message(exc)
 
 
 # -- the maker: which implementation runs the op -------------------------------------------
 def make(op_type: str, inputs: dict[str, list[VarSpec]], attrs: dict | None,
          output_slots: dict[str, list[str]] | None = None, place=None,
          enable_inplace: bool = False, backend: str | None = None):
-    """THE maker of a prepared op: opkit's `PreparedOp`, or the run's backend's
-    (`Options.backend`, `opkit test --backend paddle`: harness.backends), or `backend`'s."""
-    backend = backend or selected()
-    if backend == "opkit":
-        return PreparedOp(op_type, inputs, attrs, output_slots, place, enable_inplace)
-    return plugin(backend).make(op_type, inputs, attrs, output_slots, place,
-                                enable_inplace=enable_inplace)
+    """THE maker of a prepared op: the run's backend's (`Options.backend`, `opkit test
+    --backend paddle`: harness.backends), or `backend`'s."""
+    return plugin(backend or selected()).make(op_type, inputs, attrs, output_slots, place,
+                                              enable_inplace=enable_inplace)
 
 
-class PreparedOp:
+class PreparedOp(contract.PreparedOp):
     """A forward op (and, on demand, its grad ops) ready to run repeatedly in one scope."""
 
     def __init__(self, op_type: str, inputs: dict[str, list[VarSpec]], attrs: dict | None,
@@ -339,11 +335,12 @@ def _cotangent_draws(seed: int, wanted: tuple) -> tuple:
 def compile_shapes(case, specs, outs: dict, unknown: dict) -> dict:
     """{output name: compile-time shape or None} after infer_shape of the op in a fresh
     Program whose inputs have the case's shapes with the dims in `unknown` set to -1 (the
-    selected backend's own compile-time shapes where it has them)."""
-    shapes = backend_shapes(case, specs, outs, unknown)
-    if shapes is not None:
-        return shapes
+    selected backend's own compile-time shapes: harness.backends)."""
+    return backend_shapes(case, specs, outs, unknown)
 
+
+def program_shapes(case, specs, outs: dict, unknown: dict) -> dict:
+    """compile_shapes in opkit's own framework: infer_shape in a fresh Program."""
     block = Program().global_block()
     for ss in specs.values():
         for s in ss:

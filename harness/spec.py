@@ -10,12 +10,12 @@ error instead of a silent `getattr` default.
    and the cases the checks that derive their own read from harness.inputs.
 4. OpTest knobs: class attributes an OpTest may set to tell the harness more about its op.
 5. Module knobs: names a test module may define.
-6. Backends: other implementations of the op seam (BACKEND_GROUP's entry points, objects
-   with BACKEND_PROTOCOL's methods; harness.backends dispatches to the run's backend).
+6. Backends: implementations of the op seam (BACKEND_GROUP's entry points, instances of
+   harness.backend.contract.Backend; harness.backends dispatches to the run's backend).
 """
 from __future__ import annotations
 
-__all__ = ["ENTRY_POINT_GROUPS", "BACKEND_GROUP", "BACKEND_PROTOCOL", "COMPAT_PROTOCOL",
+__all__ = ["ENTRY_POINT_GROUPS", "BACKEND_GROUP", "COMPAT_PROTOCOL",
            "CHECK_ATTRIBUTES", "CHECK_HOOKS", "VARIANT_FAMILIES", "INPUT_MODULES",
            "OPTEST_KNOBS", "MODULE_KNOBS", "knob", "module_knob", "op_level_hook"]
 
@@ -24,25 +24,13 @@ ENTRY_POINT_GROUPS = {
     "opkit.ops": "a module (or package) whose import registers ops (opkit.plugins)",
     "opkit.checks": "a harness.check.Check instance or subclass, or a function "
                     "(case, context) -> [CheckResult] (harness.registry)",
-    "opkit.backends": "an object with BACKEND_PROTOCOL's methods: the backend of the entry "
-                      "point's name (`opkit test --backend NAME`; harness.backends)",
+    "opkit.backends": "a harness.backend.contract.Backend instance: the backend of the "
+                      "entry point's name (`opkit test --backend NAME`; harness.backends)",
 }
 BACKEND_GROUP = "opkit.backends"
 
-#: a backend object's methods: name -> (signature, meaning); loading it must not import its
-#: framework (harness.backends calls them for the run's backend)
-BACKEND_PROTOCOL = {
-    "unavailable": ("() -> str | None", "why it cannot run here (a missing package), or None"),
-    "activate": ("(op_types)", "selected: make its named ops that opkit lacks known to opkit"),
-    "prepare_child": ("()", "the same, for all its ops, in a fresh interpreter"),
-    "make": ("(op_type, inputs, attrs, outputs, place, enable_inplace)", "its prepared op"),
-    "has_op": ("(op_type) -> bool", "it has the op"),
-    "has_grad": ("(op_type) -> bool", "it has the op's grad op"),
-    "kernel_places": ("(op_type) -> {place: [dtype]}", "its float kernels ({}: none)"),
-    "check_override": ("(name) -> None | str | Check", "runs as is / skip reason / its own"),
-    "compile_shapes": ("(case, specs, outs, unknown)", "its compile-time infer_shape"),
-    "compat": ("attribute, optional", "its compatibility mode (COMPAT_PROTOCOL)"),
-}
+#: the backend contract is a typed class: harness.backend.contract (Backend, PreparedOp);
+#: loading a backend's entry point must not import its framework
 
 #: a compatibility mode (the framework's own test files run unchanged; `--opkit-paddle`
 #: and `opkit test --paddle` reach the "paddle" backend's): name -> (signature, meaning)
@@ -64,6 +52,8 @@ CHECK_ATTRIBUTES = {
     "scope": "'case': every case; 'op': once per op, on its first case",
     "needs_float": "skip with a reason when the case has no float input",
     "notes_on_pass": "`opkit test -v` prints the message of a pass as a note (what was found)",
+    "needs": "the backend capabilities it needs (harness.backend.contract.CAPABILITIES): "
+             "on a backend that lacks one it skips with the backend's reason",
 }
 
 #: Check methods a check may define or override: name -> (signature, meaning)

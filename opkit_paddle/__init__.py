@@ -1,7 +1,7 @@
 """opkit's PaddlePaddle plugin: the Paddle backend and the Paddle-compatibility mode.
 
 `plugin` (the entry point `paddle` of the group `opkit.backends`) implements the harness's
-backend protocol (harness.spec.BACKEND_PROTOCOL) on PaddlePaddle's own CPU kernels
+backend contract (harness.backend.contract.Backend) on PaddlePaddle's own CPU kernels
 (opkit_paddle.backend), and its `compat` the Paddle-compatibility mode
 (harness.spec.COMPAT_PROTOCOL; opkit_paddle.compat: Paddle's own OpTest files run unchanged).
 docs/paddle.md describes both. Importing this package does not import paddle (an optional
@@ -9,7 +9,13 @@ dependency, opkit-dl[paddle]): every method loads what it needs when called.
 """
 from __future__ import annotations
 
+from harness.backend.contract import REQUIRED, Backend, OpDescription, Slot
+from harness.backend.native import OpkitBackend
+
 __all__ = ["PaddleBackend", "PaddleCompat", "plugin"]
+
+_HOOKS = "Paddle's executor calls no Python hook around its kernels"
+_OPKIT_ERRORS = OpkitBackend()      # Paddle's errors are re-raised as opkit's: its rule
 
 
 class PaddleCompat:
@@ -36,10 +42,20 @@ class PaddleCompat:
         return pytest_hooks
 
 
-class PaddleBackend:
+class PaddleBackend(Backend):
     """PaddlePaddle's own CPU kernels behind opkit's op seam (its static graph)."""
 
+    name = "paddle"
     compat = PaddleCompat()
+    lacks = {
+        "kernel_hooks": _HOOKS,
+        "executor_modes": "Paddle's inplace pass and opkit's prepared plans are not "
+                          "reachable through a one-op program",
+        "selected_rows": "the Paddle backend feeds dense tensors only (no SelectedRows)",
+        "strided_inputs": "Paddle's feed copies every input into a contiguous tensor",
+        "declarations": "SBP signatures and opkit's inplace maps are opkit declarations; "
+                        "Paddle's ops declare none",
+    }
 
     def unavailable(self) -> str | None:
         from opkit_paddle.backend import env
@@ -90,6 +106,37 @@ class PaddleBackend:
         # `transpose` runs transpose2's phi kernel): both float dtypes are tried, a missing
         # one shows as the op failing
         return {"CPU": sorted(env.cpu_kernel_dtypes(op_type)) or ["float32", "float64"]}
+
+    def describe(self, op_type: str) -> OpDescription:
+        """The op's slots, attrs (with the defaults Paddle's attr checker gives; extra and
+        role attrs left out) and gradient, from Paddle's proto."""
+        from opkit_paddle.backend import env
+
+        proto = env.proto(op_type) if env.has_op(op_type) else None
+        if proto is None:
+            return OpDescription(op_type)
+        from paddle.base import core
+
+        from opkit_paddle.backend.op import shared_outputs
+
+        defaults = core.get_op_attrs_default_value(op_type.encode())
+        role = {"op_role", "op_role_var", "op_namescope", "op_callstack", "op_device",
+                "with_quant_attr"}
+        attrs = {a.name: defaults.get(a.name, REQUIRED) for a in proto.attrs
+                 if a.name not in role and not a.extra}
+        slots = [tuple(Slot(v.name, bool(v.duplicable), bool(v.dispensable),
+                            bool(v.intermediate)) for v in vs if not v.extra)
+                 for vs in (proto.inputs, proto.outputs)]
+        return OpDescription(op_type, slots[0], slots[1], attrs, self.has_grad(op_type),
+                             None, shared_outputs(op_type))
+
+    def refused(self, exc: BaseException) -> bool:
+        """Paddle's errors are re-raised as opkit's (opkit_paddle.backend.errors): opkit's
+        rule decides."""
+        return _OPKIT_ERRORS.refused(exc)
+
+    def refusal_message(self, exc: BaseException) -> str | None:
+        return _OPKIT_ERRORS.refusal_message(exc)
 
     def check_override(self, name: str):
         from opkit_paddle.backend.checks import override

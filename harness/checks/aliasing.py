@@ -34,6 +34,7 @@ class AliasingCheck(Check):
     name = NAME
     description = "no output shares memory with an input unless declared inplace"
     order = 50
+    needs = ("kernel_hooks",)
     variants = ("case", "default_attrs")   # the case and its all-default-attrs variant
 
     def verdict(self, derived, context):

@@ -84,6 +84,7 @@ class DeclaredInputsCheck(Check):
     description = ("each kernel run in a scope holding only its op's declared variables (the "
                    "forward's no_need_buffer inputs shape-only) gives the same results")
     order = 85
+    needs = ("kernel_hooks",)
 
     def verdict(self, derived, context):
         case = derived.case

@@ -64,6 +64,7 @@ class DoubleGradCheck(Check):
     description = ("second-order gradients: a grad op's own grad maker against the numeric "
                    "derivative of the grad op (float64)")
     order = 22
+    needs = ("grad_ops",)
     needs_float = True
 
     def applies(self, case, context):

@@ -31,6 +31,7 @@ class EveryGradCheck(Check):
     description = ("every float input's gradient (numeric zero where none is declared); "
                    "dispensable outputs left out change nothing")
     order = 41
+    needs = ("grad_ops",)
 
     def verdict(self, derived, context):
         out = self._dispensable(derived) + self._inputs(derived, context)

@@ -16,6 +16,7 @@ class InferShapeCheck(Check):
     name = "infer_shape"
     description = "compile-time infer_shape with -1 dims agrees with the run-time dims"
     order = 150
+    needs = ("compile_shapes",)
 
     def verdict(self, derived: Derived, context):
         case = derived.case

@@ -52,6 +52,7 @@ class InplaceCheck(Check):
     description = ("outputs and gradients bitwise equal with in-place on and off (forward and "
                    "backward), also with one variable in two slots")
     order = 90
+    needs = ("executor_modes", "kernel_hooks", "declarations")
     variants = ("case", "repeated_input")
 
     def applies(self, case, context):

@@ -12,6 +12,7 @@ class LayoutCheck(Check):
     name = "layout"
     description = "non-contiguous float inputs give the contiguous run's outputs and gradients"
     order = 110
+    needs = ("strided_inputs",)
     variants = ("layout",)
     needs_float = True
 

@@ -264,6 +264,7 @@ class LodCheck(Check):
     name = NAME
     description = "LoD edge cases (empty sequences, all-empty batch, one sequence)"
     order = 70
+    needs = ("lod",)
 
     def verdict(self, derived, context):
         return self.adopt(derived, check(derived.case, context), WrongValue)

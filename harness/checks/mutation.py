@@ -15,6 +15,7 @@ class MutationCheck(Check):
     name = NAME
     description = "no kernel wrote to any of its inputs"
     order = 40
+    needs = ("kernel_hooks",)
     variants = ("case", "default_attrs")   # the case and its all-default-attrs variant
 
     def verdict(self, derived, context):

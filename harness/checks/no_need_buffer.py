@@ -58,6 +58,7 @@ class NoNeedBufferCheck(Check):
     name = NAME
     description = "grad kernels never read the data of no_need_buffer variables"
     order = 80
+    needs = ("kernel_hooks", "declarations")
 
     def applies(self, case, context):
         if not has_grad(case.op_type):

@@ -27,6 +27,7 @@ class PlanCheck(Check):
     description = ("the op in a program run through the executor's prepared plan, run after "
                    "run on other inputs of the same shapes, gives the plain path's results")
     order = 200
+    needs = ("executor_modes",)
 
     def applies(self, case, context):
         for slot, specs in normalize_slots(case.inputs).items():

@@ -26,6 +26,7 @@ class SbpCheck(Check):
     description = ("declared parallel signatures (split/broadcast/partial_sum): split-compute-"
                    "merge on 2 and 3 simulated devices equals the single-device run")
     order = 185
+    needs = ("declarations", "grad_ops")
 
     def applies(self, case, context):
         if getattr(context, "generated", False):

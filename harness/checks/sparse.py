@@ -58,6 +58,7 @@ class SparseCheck(Check):
     description = ("a SelectedRows input with duplicate, unsorted rows gives the outputs and "
                    "gradients of its merged dense equivalent")
     order = 195
+    needs = ("selected_rows",)
 
     def applies(self, case, context):
         if not sparse_slots(case, context):

@@ -29,11 +29,13 @@ import numpy as np
 from opkit_paddle.backend import env as paddle_env
 from opkit_paddle.backend.attrs import typed_attrs
 from opkit_paddle.backend.errors import as_opkit_error
+from harness.backend.contract import PreparedOp
 from harness.case import VarSpec
 from opkit.framework import dtypes, errors
 from opkit.framework.place import CPUPlace
 
-__all__ = ["PaddlePreparedOp", "PaddleOpInfo", "compile_shapes", "GRAD_SUFFIX"]
+__all__ = ["PaddlePreparedOp", "PaddleOpInfo", "compile_shapes", "shared_outputs",
+           "GRAD_SUFFIX"]
 
 GRAD_SUFFIX = "@GRAD"
 _EMPTY = "@EMPTY@"
@@ -139,7 +141,12 @@ class _Value:
         return self.data is not None
 
 
-class PaddlePreparedOp:
+def shared_outputs(op_type: str) -> dict:
+    """{output slot: input slot} Paddle writes in place (the op's declared writes)."""
+    return dict(_SHARED_OUTPUTS.get(op_type, {}))
+
+
+class PaddlePreparedOp(PreparedOp):
     """A one-op Paddle program (and, on demand, its backward) ready to run repeatedly."""
 
     backend = "paddle"

@@ -1,5 +1,5 @@
 """Another framework's kernels plug in through the `opkit.backends` entry-point group
-(harness.spec.BACKEND_PROTOCOL) alone: a toy plugin installed as a plain folder with a
+(a harness.backend.contract.Backend) alone: a toy plugin installed as a plain folder with a
 .dist-info (tests/harness/fixtures/toy_backend), nothing of it named in the harness.
 The broken case: its relu kernel is planted wrong and the checks fail it with a wrong value;
 the correct twin: the same plugin's faithful backend passes relu's checks."""
