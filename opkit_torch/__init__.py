@@ -1,20 +1,36 @@
 """opkit's PyTorch plugin: the torch backend (`opkit test NS::OP --backend torch`).
 
-`plugin` (the entry point `torch` of the group `opkit.backends`) runs torch operators (aten
-ops, `torch.library` custom ops, torchvision's ops) behind opkit's op seam; docs/torch.md.
-Importing this package does not import torch (an optional dependency, opkit-dl[torch]):
-every method loads what it needs when called.
+`plugin` (the entry point `torch` of the group `opkit.backends`) implements the harness's
+backend contract (harness.backend.contract.Backend) on torch operators: aten ops,
+`torch.library` custom ops, torchvision's ops, run in eager mode through torch's
+dispatcher; docs/torch.md. Importing this package does not import torch (an optional
+dependency, opkit-dl[torch]): every method loads what it needs when called.
 """
 from __future__ import annotations
 
+from harness.backend.contract import Backend
+
 __all__ = ["TorchBackend", "plugin"]
 
+_NO_HOOKS = "torch's dispatcher calls no opkit hook around its kernels"
 
-class TorchBackend:
+
+class TorchBackend(Backend):
     """PyTorch's operators, run in eager mode through torch's dispatcher."""
 
     name = "torch"
     compat = None
+    lacks = {
+        "kernel_hooks": _NO_HOOKS,
+        "grad_ops": "torch has no separate grad ops: its autograd graph runs the backward",
+        "compile_shapes": "torch ops have no compile-time infer_shape (the fake/meta kernel "
+                          "is judged by the `describe` check instead)",
+        "executor_modes": "torch eager has one executor",
+        "lod": "torch tensors carry no LoD",
+        "selected_rows": "the torch backend feeds dense tensors only",
+        "declarations": "SBP signatures, no_need_buffer and inplace maps are opkit "
+                        "declarations; a torch op declares its writes in its schema",
+    }
 
     def unavailable(self) -> str | None:
         from opkit_torch import env
@@ -42,21 +58,38 @@ class TorchBackend:
 
         return describe.has_op(op_type)
 
+    def describe(self, op_type: str):
+        from opkit_torch import describe
+
+        return describe.description(op_type)
+
     def has_grad(self, op_type: str) -> bool:
         from opkit_torch import describe
 
-        return describe.has_grad(op_type)
+        return describe.has_op(op_type) and describe.has_grad(op_type)
 
     def kernel_places(self, op_type: str) -> dict:
         from opkit_torch import describe
 
         return describe.kernel_places(op_type) if describe.has_op(op_type) else {}
 
-    def check_override(self, name: str):
-        return None
+    def grad_key(self, name: str) -> str:
+        return name + "@GRAD"
 
-    def compile_shapes(self, case, specs: dict, outs: dict, unknown: dict):
-        raise NotImplementedError("the torch backend has no compile-time shapes")
+    def refused(self, exc: BaseException) -> bool:
+        from opkit_torch import errors
+
+        return errors.refused(exc)
+
+    def refusal_message(self, exc: BaseException) -> str | None:
+        from opkit_torch import errors
+
+        return errors.refusal_message(exc)
+
+    def check_override(self, name: str):
+        from opkit_torch.checks import override
+
+        return override(name)
 
 
 plugin = TorchBackend()

@@ -5,9 +5,10 @@ from __future__ import annotations
 import functools
 
 from opkit_torch import env
+from opkit_torch.schema import REQUIRED as NO_DEFAULT
 from opkit_torch.schema import read
 
-__all__ = ["has_op", "has_grad", "kernel_places", "FLOAT_DTYPES"]
+__all__ = ["has_op", "has_grad", "kernel_places", "description", "FLOAT_DTYPES"]
 
 FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 
@@ -47,3 +48,29 @@ def kernel_places(op_type: str) -> dict:
     if torch.cuda.is_available():
         places["GPU"] = list(FLOAT_DTYPES)
     return places
+
+
+def description(op_type: str):
+    """The op's harness.backend.contract.OpDescription from its schema: Tensor arguments
+    are input slots (`Tensor[]` duplicable, `Tensor?` dispensable), the others attrs with
+    their defaults, `(a!)` arguments the declared writes, the returns the output slots."""
+    from harness.backend.contract import REQUIRED, OpDescription, Slot
+
+    s = read(op_type)
+    inputs = tuple(Slot(a.name, a.kind == "tensors", a.kind == "optional_tensor")
+                   for a in s.tensor_args)
+    outputs = tuple(Slot(name, is_list) for name, _t, is_list, _a in s.outputs)
+    attrs = {a.name: (REQUIRED if a.default is NO_DEFAULT else a.default)
+             for a in s.attr_args}
+    grad = has_grad(op_type)
+    floats = tuple(a.name for a in s.tensor_args) if grad else ()
+    writes = {}
+    for name, _t, _l, _alias in s.outputs:       # a returned alias of a written input
+        source = s.views.get(name)
+        if source in s.writes:
+            writes[name] = source
+    for w in s.writes:                           # a written input no output returns
+        if w not in writes.values():
+            writes[w] = w
+    return OpDescription(op_type, inputs, outputs, attrs, grad, floats, writes)
+

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.backend.contract import PreparedOp
 from opkit_torch import convert, env
 from opkit_torch.schema import REQUIRED, read
 
@@ -46,7 +47,7 @@ def call_args(schema, values: dict, attrs: dict) -> tuple[list, dict]:
     return args, kwargs
 
 
-class TorchPreparedOp:
+class TorchPreparedOp(PreparedOp):
     """One torch op with its inputs, ready to run forward and backward repeatedly."""
 
     read_back = False
