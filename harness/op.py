@@ -215,6 +215,9 @@ class PreparedOp(contract.PreparedOp):
             raise errors.InvalidArgument("op '%s' has no proto: name its outputs", self.op_type)
         return {v.name: [v.name] for v in proto.outputs if not v.duplicable}
 
+    def held_attrs(self) -> dict:
+        return self.op.attrs
+
     # -- data -----------------------------------------------------------------------------
     def set_input(self, name: str, data, lod=None) -> None:
         var = self.scope.var(name)

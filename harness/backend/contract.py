@@ -121,6 +121,10 @@ class PreparedOp(ABC):
         """The LoD of the gradient of input `name`."""
         return None
 
+    def held_attrs(self) -> dict:
+        """The attrs as the op holds them (the defaults filled in), after any run."""
+        return self.attrs
+
     def read_inputs(self) -> dict:
         """{input name: array} as the last run left them (set `read_back` before the run)."""
         return {n: self.array(n) for n in self.input_names()}

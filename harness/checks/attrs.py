@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from harness.backends import cannot
 from harness.case import normalize_slots
 from harness.check import Check, WrongValue
 from harness.compare import same_value
@@ -74,15 +75,16 @@ def _edited(case, combo, fresh, seed):
                     "attributes in place", WrongValue)
     given = copy.deepcopy(fresh if fresh is not None else dict(case.attrs or {}))
     p = prepare(replace(case, attrs=given), combo)
-    snapshot = copy.deepcopy(dict(p.op.attrs))
+    snapshot = copy.deepcopy(dict(p.held_attrs()))
     given_snapshot = copy.deepcopy(given)
     grad_ops = p.grad_ops(tuple(case.no_grad_set or ())) \
-        if case.grad_inputs and has_grad(case.op_type) else []
+        if case.grad_inputs and has_grad(case.op_type) and cannot("grad_ops") is None \
+        else []
     grad_snapshots = [copy.deepcopy(dict(g.attrs)) for g in grad_ops]
     backward = functools.partial(run_forward_backward, p, case, seed=seed, run_forward=False)
     for kernel, run in (("the forward kernel", p.forward), ("the grad kernels", backward)):
         run()
-        pairs = [("the op's", snapshot, dict(p.op.attrs)),
+        pairs = [("the op's", snapshot, dict(p.held_attrs())),
                  ("the caller's attrs dict:", given_snapshot, given)]
         pairs += [(f"grad op '{g.type}':", snap, dict(g.attrs))
                   for g, snap in zip(grad_ops, grad_snapshots)]

@@ -9,6 +9,7 @@ import os
 import sys
 import threading
 
+from harness.backends import cannot
 from harness.case import shifted_case
 from harness.check import Check, KernelRaised, Mismatch
 from harness.context import Hooks, grad_op_types, prepare, run_forward_backward
@@ -185,11 +186,11 @@ class _KernelTurns(Hooks):
 
 def _threaded(cases, combo, seed, info: dict) -> list[list]:
     """Each thread's results per round (or the exception it raised). Kernels the harness
-    cannot hook (another framework's compiled kernels, `kernel_hooks = False` on the
-    prepared op: Paddle's, which release the GIL while they run) run truly at once, without
-    the lockstep, NATIVE_ROUNDS times."""
+    cannot hook (another framework's compiled kernels, a backend that lacks the capability
+    `kernel_hooks`: Paddle's, which release the GIL while they run) run truly at once,
+    without the lockstep, NATIVE_ROUNDS times."""
     prepared = [prepare(c, combo) for c in cases]
-    hooked = all(getattr(p, "kernel_hooks", True) for p in prepared)
+    hooked = cannot("kernel_hooks") is None
     lockstep = Lockstep(len(cases)) if hooked else None
     rounds = ROUNDS if hooked else NATIVE_ROUNDS
     info.update(rounds=rounds, lockstep=hooked)

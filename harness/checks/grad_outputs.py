@@ -46,6 +46,7 @@ class GradOutputsCheck(Check):
     description = ("gradients with random cotangents on every float output the grad maker "
                    "consumes, not only the test's output_names")
     order = 21
+    needs = ("grad_ops",)
     needs_float = True
 
     def applies(self, case, context):

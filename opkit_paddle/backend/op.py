@@ -354,6 +354,9 @@ class PaddlePreparedOp(PreparedOp):
             for spec in specs:
                 self.set_input(spec.name, spec.data, spec.lod)
 
+    def held_attrs(self) -> dict:
+        return self.op.attrs
+
     def set_input(self, name: str, data, lod=None) -> None:
         lengths = _lengths(lod) if lod and isinstance(lod[0], (list, tuple)) and \
             lod[0] and lod[0][0] == 0 else (lod or None)
