@@ -64,8 +64,9 @@ def split(op_type: str) -> tuple[str, str, str | None]:
 
 @functools.lru_cache(maxsize=None)
 def resolve(op_type: str):
-    """torch's OpOverload of `op_type`. Without an overload: `default`, or the only one
-    (an `out=` variant does not count); several: ValueError listing them."""
+    """torch's OpOverload of `op_type`. Without an overload: the only one that takes
+    tensors (`default` usually; an `out=` variant does not count); several: ValueError
+    listing them."""
     ns, name, overload = split(op_type)
     torch = load()
     try:
@@ -75,15 +76,27 @@ def resolve(op_type: str):
                          f"imported? opkit test ... --ops MODULE)") from None
     names = list(packet.overloads())
     if overload is None:
-        plain = [o for o in names if o != "out" and not o.endswith("_out")]
-        if "default" in names:
-            overload = "default"
-        elif len(plain) == 1:
-            overload = plain[0]
-        else:
-            raise ValueError(f"{ns}::{name} has several overloads ({', '.join(names)}): "
-                             f"name one, as {ns}::{name}.{plain[0] if plain else names[0]}")
+        overload = _default_overload(ns, name, packet, names)
     if overload not in names:
         raise ValueError(f"{ns}::{name} has no overload {overload!r} (it has "
                          f"{', '.join(names)})")
     return getattr(packet, overload)
+
+
+def _default_overload(ns: str, name: str, packet, names: list) -> str:
+    """`default` when it takes tensors, else the only overload that takes tensors and is
+    no `out=` variant (ValueError: several)."""
+    def plain(o):
+        args = getattr(packet, o)._schema.arguments
+        is_out = any(a.kwarg_only and a.alias_info is not None and a.alias_info.is_write
+                     for a in args)
+        return not is_out and any("Tensor" in str(a.type) for a in args)
+
+    if "default" in names and plain("default"):
+        return "default"
+    found = [o for o in names if plain(o)]
+    if len(found) == 1:
+        return found[0]
+    raise ValueError(f"{ns}::{name} has several overloads that take tensors "
+                     f"({', '.join(found or names)}): name one, as "
+                     f"{ns}::{name}.{(found or names)[0]}")

@@ -93,6 +93,7 @@ class TorchPreparedOp(PreparedOp):
         self._results = {}
         self._last = {}          # {input name: tensor of the last run}
         self._graph = None       # (tracked input names, {name: tensor}, {output: tensor})
+        self.grads = {}          # {input name: gradient tensor} of the last backward
 
     def set_input(self, name: str, data, lod=None) -> None:
         if lod:
@@ -216,10 +217,22 @@ class TorchPreparedOp(PreparedOp):
             [tensors[n] for n in wanted],
             [convert.to_tensor(np.asarray(c), o.device).to(o.dtype) for o, c in pairs],
             allow_unused=True, retain_graph=True, create_graph=create_graph)
-        self._grads = dict(zip(wanted, grads))
+        self.grads = dict(zip(wanted, grads))
         for n, g in zip(wanted, grads):   # an input the outputs do not depend on: zeros
             result[n] = convert.to_numpy(self.torch.zeros_like(tensors[n]) if g is None else g)
         return result
+
+    def graph_inputs(self) -> dict:
+        """{input name: the tensor the last run fed} (leaves of the autograd graph: a
+        second-order gradient differentiates `grads` (after backward with create_graph)
+        with respect to them)."""
+        return dict(self._last)
+
+    def held_attrs(self) -> dict:
+        """The attrs the op runs with, its schema's defaults filled in."""
+        held = {a.name: a.default for a in self.schema.attr_args if a.default is not REQUIRED}
+        held.update(self.attrs)
+        return held
 
     def grad_ops(self, no_grad_set=()):
         raise NotImplementedError("the torch backend has no separate grad ops: its "
