@@ -1,14 +1,30 @@
 """Refusal vs failure on torch: which exceptions are a torch op refusing its input on
-purpose. torch's ops validate with TORCH_CHECK (RuntimeError), and raise ValueError,
-IndexError (a dim out of range) or TypeError (an argument of the wrong type) with a message
-naming what is wrong: a refusal. Not one: an empty message, an internal assert
-("INTERNAL ASSERT FAILED": torch's own invariant broke), NotImplementedError (no kernel for
-the dtype or device: the kernel is missing, the input is fine), any other type (a Python
-bug in a custom op's kernel: AttributeError, KeyError, ZeroDivisionError ...). A crash
-(segfault, abort) never reaches Python: the harness's process isolation reports it."""
+purpose.
+
+A refusal is raised *by torch*: a C++ kernel's TORCH_CHECK (RuntimeError, or IndexError /
+ValueError / TypeError for c10's typed errors), `torch._check` in a Python custom op, torch's
+own Python-level validation; its message names what is wrong. Torch raised it when the
+innermost frame of the exception's traceback is torch's own code (`torch/_ops.py` for a call
+into the dispatcher, `torch/__init__.py` for `torch._check`). Not a refusal:
+
+- the same types raised by a custom op's own Python code (a KeyError, an IndexError of a
+  numpy index, a RuntimeError of a torch call the kernel makes on data it built): a bug of
+  the kernel;
+- an empty message, an internal assert ("INTERNAL ASSERT FAILED": torch's own invariant);
+- NotImplementedError and "not implemented for 'Half'" / "Could not run ... with arguments
+  from the 'CPU' backend": the kernel for that dtype or device is missing, the input is fine;
+- an exception never raised (no traceback).
+
+A crash (segfault, abort) never reaches Python: the harness's process isolation reports it.
+harness.backend.contract.OpRefused is always a refusal.
+"""
 from __future__ import annotations
 
-__all__ = ["REFUSAL_TYPES", "refused", "refusal_message", "no_kernel"]
+import os
+
+from harness.backend.contract import OpRefused
+
+__all__ = ["REFUSAL_TYPES", "refused", "refusal_message", "no_kernel", "raised_by_torch"]
 
 REFUSAL_TYPES = (RuntimeError, ValueError, IndexError, TypeError)
 _NOT_REFUSALS = (NotImplementedError, RecursionError)
@@ -17,6 +33,23 @@ _INTERNAL = ("INTERNAL ASSERT FAILED", "Please report a bug to PyTorch")
 
 def _message(exc: BaseException) -> str:
     return str(exc).strip()
+
+
+def _torch_dir() -> str:
+    from opkit_torch import env
+
+    return os.path.dirname(os.path.abspath(env.load().__file__)) + os.sep
+
+
+def raised_by_torch(exc: BaseException) -> bool:
+    """The innermost frame of the exception's traceback is torch's own code."""
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    where = os.path.abspath(tb.tb_frame.f_code.co_filename)
+    return where.startswith(_torch_dir())
 
 
 def no_kernel(exc: BaseException) -> bool:
@@ -28,10 +61,13 @@ def no_kernel(exc: BaseException) -> bool:
 
 
 def refused(exc: BaseException) -> bool:
+    if isinstance(exc, OpRefused):
+        return True
     if not isinstance(exc, REFUSAL_TYPES) or isinstance(exc, _NOT_REFUSALS):
         return False
     text = _message(exc)
-    return bool(text) and not any(m in text for m in _INTERNAL) and not no_kernel(exc)
+    return bool(text) and not any(m in text for m in _INTERNAL) and not no_kernel(exc) and \
+        raised_by_torch(exc)
 
 
 def refusal_message(exc: BaseException) -> str | None:
