@@ -222,6 +222,22 @@ class TorchPreparedOp(PreparedOp):
             result[n] = convert.to_numpy(self.torch.zeros_like(tensors[n]) if g is None else g)
         return result
 
+    def output_tensors(self) -> dict:
+        """{output name: the tensor the last run returned}."""
+        return {n: t for n, t in self._results.items()
+                if isinstance(t, self.torch.Tensor)}
+
+    def run_fake(self) -> dict:
+        """{output name: fake tensor}: the op's fake/meta kernel run under torch's
+        FakeTensorMode on fake copies of the fed inputs (same shapes, dtypes, strides)."""
+        from torch._subclasses.fake_tensor import FakeTensorMode
+
+        mode = FakeTensorMode()
+        tensors = {n: mode.from_tensor(t) for n, t in self._tensors().items()}
+        with mode:
+            outs = self._call(tensors)
+        return {n: t for n, t in outs.items() if isinstance(t, self.torch.Tensor)}
+
     def graph_inputs(self) -> dict:
         """{input name: the tensor the last run fed} (leaves of the autograd graph: a
         second-order gradient differentiates `grads` (after backward with create_graph)

@@ -45,3 +45,74 @@ def good_fake(x: torch.Tensor) -> torch.Tensor:
 @good_fake.register_fake
 def _(x):
     return torch.empty_like(x)
+
+
+@torch.library.custom_op("opkit_test::sneaky_write", mutates_args=())
+def sneaky_write(x: torch.Tensor) -> torch.Tensor:
+    out = x * 2
+    x.mul_(0.5)                              # writes its input, the schema says it does not
+    return out
+
+
+@sneaky_write.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("opkit_test::declared_write", mutates_args=("x",))
+def declared_write(x: torch.Tensor) -> torch.Tensor:
+    out = x * 2
+    x.mul_(0.5)
+    return out
+
+
+@declared_write.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+# a view returned where the schema promises a new tensor: torch.library.custom_op refuses
+# that at run time, a lower-level registration (define + impl, as C++ extensions do) does not
+_LIB = torch.library.Library("opkit_test", "FRAGMENT")
+_LIB.define("flat_view(Tensor x) -> Tensor")
+_LIB.impl("flat_view", lambda x: x.view(-1), "CompositeExplicitAutograd")
+_LIB.define("flat_copy(Tensor x) -> Tensor")
+_LIB.impl("flat_copy", lambda x: x.reshape(-1).clone(), "CompositeExplicitAutograd")
+
+
+def _double(name, factor):
+    """x**3 with a backward whose own derivative is `factor` times the true one (the first
+    order is right: 3x^2 * g; its grad-of-grad goes through a custom Function)."""
+
+    class Square(torch.autograd.Function):          # 3x^2 with a chosen derivative
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return 3 * x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * 6 * x * factor
+
+    @torch.library.custom_op(f"opkit_test::{name}", mutates_args=())
+    def op(x: torch.Tensor) -> torch.Tensor:
+        return x ** 3
+
+    @op.register_fake
+    def _(x):
+        return torch.empty_like(x)
+
+    def setup(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0])
+
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * Square.apply(x)
+
+    op.register_autograd(backward, setup_context=setup)
+    return op
+
+
+wrong_double = _double("wrong_double", 0.5)
+right_double = _double("right_double", 1.0)
