@@ -1,7 +1,9 @@
+"""The OpTest of a custom op. The op comes from the module that registers it, loaded with
+`--ops opkit_torch/optests/mylib_ops.py` (or [tool.opkit] ops): this file does not import
+it, so that one module is never registered twice under two names."""
 import numpy as np
 
 from harness import OpTest
-from opkit_torch.optests import mylib_ops  # noqa: F401 - registers mylib::scaled_softplus
 
 
 class TestScaledSoftplus(OpTest):

@@ -6,6 +6,7 @@ from opkit_torch import env
 WHY = env.missing()
 if WHY is None:
     import torch_test_ops  # noqa: F401 - registers the custom ops the tests run
+    from opkit_torch.optests import mylib_ops  # noqa: F401 - mylib::scaled_softplus
 
 
 def pytest_configure(config):
