@@ -19,6 +19,7 @@ __all__ = ["DEFAULT_SEED", "DEFAULT_TIMEOUT", "ALL_PLACES", "ALL_DTYPES", "GRAD_
 
 DEFAULT_SEED = 2024
 DEFAULT_EXPLORE = 24       # harness.checks.explore: derived cases per OpTest case
+DEFAULT_FUZZ = 1   # harness.inputs.fuzz: generated cases per OpTest class (`opkit test`)
 DEFAULT_TIMEOUT = 120.0
 ALL_PLACES = ("CPU", "GPU")
 ALL_DTYPES = ("float32", "float64")

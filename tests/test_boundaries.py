@@ -308,6 +308,10 @@ def _inside(package: str, owner: str) -> bool:
     return package == owner or package.startswith(owner + ".")
 
 
+# underscored names that are public API (namedtuple's)
+_PUBLIC_UNDERSCORED = {"_replace", "_asdict", "_fields", "_make", "_field_defaults"}
+
+
 @functools.lru_cache(maxsize=4)
 def _private_reach_ins(root: Path):
     sources = _sources(root)
@@ -338,19 +342,31 @@ def _private_reach_ins(root: Path):
                     node.module.split(".")[0] in PACKAGES:
                 for alias in node.names:
                     full = f"{node.module}.{alias.name}"
-                    if full in sources:
-                        imported_modules[module][alias.asname or alias.name] = full
+                    # a module, or an object (class, function, instance) of one: what it
+                    # holds privately is that module's package's
+                    imported_modules[module][alias.asname or alias.name] = full \
+                        if full in sources else _resolve(node.module, sources)
         for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and _private(node.attr) and \
-                    isinstance(node.value, ast.Name) and \
-                    node.value.id in imported_modules[module]:
-                target = imported_modules[module][node.value.id]
-                if target not in sources:
-                    continue
-                owner = _package_of(target, sources)
-                if not _inside(package, owner):
-                    out.append((f"{rel}:{node.lineno}: reads {node.value.id}.{node.attr} "
-                                f"({target} is another package's)", target))
+            if not (isinstance(node, ast.Attribute) and _private(node.attr)) or \
+                    node.attr in _PUBLIC_UNDERSCORED:
+                continue
+            chain, base = [], node.value
+            while isinstance(base, ast.Attribute):      # harness.op._x, Check.attr._y
+                chain.insert(0, base.attr)
+                base = base.value
+            if not isinstance(base, ast.Name) or base.id not in imported_modules[module]:
+                continue
+            root = imported_modules[module][base.id]
+            if root is None:
+                continue
+            target = _resolve(".".join([root, *chain]), sources) or root
+            if target not in sources:
+                continue
+            owner = _package_of(target, sources)
+            if not _inside(package, owner):
+                spelled = ".".join([base.id, *chain, node.attr])
+                out.append((f"{rel}:{node.lineno}: reads {spelled} "
+                            f"({target} is another package's)", target))
     return out
 
 
@@ -399,6 +415,13 @@ def _tree(tmp_path, files: dict, monkeypatch):
     ("import reference_ops._common as c\n", "imports reference_ops._common"),
     # a subpackage's private module, from the parent package
     ("from harness.checks._support import x\n", "imports harness.checks._support"),
+    # attribute access: through a dotted module name, or on an object of another package
+    ("import opkit.framework.registry\nopkit.framework.registry._KERNELS.clear()\n",
+     "reads opkit.framework.registry._KERNELS"),
+    ("from opkit.framework.executor import Executor\nExecutor._prepare(None)\n",
+     "reads Executor._prepare"),
+    ("from opkit.framework.executor import Executor as E\nE.plan._cache\n",
+     "reads E.plan._cache"),
 ])
 def test_the_scan_finds_a_reach_in(tmp_path, monkeypatch, source, problem):
     root = _tree(tmp_path, {"harness/bad.py": source, "opkit/framework/executor.py": "",
@@ -460,10 +483,12 @@ def check_cross_imports(root: Path = ROOT) -> list:
 
 
 def prepared_op_makers(root: Path = ROOT) -> list:
-    """Calls that build a PreparedOp anywhere in harness but harness/op.py."""
+    """Calls that build a PreparedOp anywhere in harness but the seam: harness/op.py's
+    `make`, and the backends it dispatches to (harness/backend/: opkit's own)."""
     bad = []
     for module, (rel, _, tree) in _sources(root).items():
-        if not module.startswith("harness") or module == "harness.op":
+        if not module.startswith("harness") or module == "harness.op" or \
+                module.startswith("harness.backend."):
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Call):
@@ -536,3 +561,37 @@ def test_the_shape_rules_find_their_offenders(tmp_path, monkeypatch):
     assert prepared_op_makers(root) == ["harness/other.py:3: builds a PreparedOp"]
     found = opkit_env_readers(root)
     assert [f.split(": reads")[0] for f in found] == ["harness/other.py:4", "harness/other.py:7"]
+
+
+# -- `opkit test --help` stays light -----------------------------------------------------------
+# numpy and the framework proper (registry, executor, ops) are what make an import slow
+HEAVY = ("numpy", "ml_dtypes", "hypothesis", "paddle", "reference_ops", "opkit.layers",
+         "opkit.framework.registry", "opkit.framework.operator", "opkit.framework.executor",
+         "harness.checks", "harness.inputs")
+
+
+def heavy_imports(code: str) -> list[str]:
+    """The HEAVY modules (or their submodules) a fresh interpreter has after `code`."""
+    import subprocess
+    import sys
+
+    probe = (f"import sys\n{code}\n"
+             "print('\\n'.join(sorted(sys.modules)), file=sys.stderr)")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "OPKIT_BACKEND"}
+    got = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         cwd=ROOT, env=env, timeout=120)
+    loaded = got.stderr.splitlines()
+    return sorted(m for m in loaded if any(m == h or m.startswith(h + ".") for h in HEAVY))
+
+
+_HELP = ("from opkit.cli.main import main\ntry:\n    main(['test', '--help'])\n"
+         "except SystemExit:\n    pass")
+
+
+def test_opkit_test_help_imports_neither_numpy_nor_the_framework():
+    assert heavy_imports(_HELP) == []
+
+
+def test_the_help_probe_finds_a_planted_heavy_import():
+    assert "numpy" in heavy_imports("import harness.options\nimport numpy")
+    assert "opkit.framework.registry" in heavy_imports("import opkit.registry")

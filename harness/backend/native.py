@@ -20,7 +20,7 @@ class OpkitBackend(Backend):
     lacks: dict = {}          # it has every capability of the contract
 
     def make(self, op_type, inputs, attrs, outputs=None, place=None, enable_inplace=False):
-        from harness.op import PreparedOp
+        from harness.backend.opkit_op import PreparedOp
 
         return PreparedOp(op_type, inputs, attrs, outputs, place, enable_inplace)
 
@@ -72,7 +72,7 @@ class OpkitBackend(Backend):
         return tuple(v.name for v in proto.inputs if v.name + GRAD_SUFFIX in written)
 
     def compile_shapes(self, case, specs: dict, outs: dict, unknown: dict) -> dict:
-        from harness.op import program_shapes
+        from harness.backend.opkit_op import program_shapes
 
         return program_shapes(case, specs, outs, unknown)
 

@@ -14,7 +14,7 @@ from harness.discovery import instantiate, seed_all
 from harness.inputs import strategies as hs
 from harness.inputs.variants import derive
 from harness.optest_methods import record_optest_arguments
-from harness.options import DEFAULT_SEED  # noqa: I001
+from harness.options import DEFAULT_FUZZ, DEFAULT_SEED  # noqa: F401, I001 - DEFAULT_FUZZ re-exported
 from harness.registry import get_check
 from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.reproduce import NOT_REPRODUCED, _takes_inputs_and_attrs, confirm, format_optest
@@ -25,7 +25,6 @@ __all__ = ["fuzz_op", "fuzz_test", "format_optest"]
 
 FUZZ_VARIANT_CHECKS = ("layout", "empty", "extremal")   # the variants applied to each case
 
-DEFAULT_FUZZ = 1   # generated cases per OpTest class that `opkit test` draws by default
                    # (`--fuzz 0`: none, `--fuzz N`: N); see docs/harness.md, "Fuzzing"
 REJECT_LIMIT = 25  # draws refused in a row before a class's fuzzing gives up (skip, with why)
 

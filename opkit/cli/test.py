@@ -54,16 +54,14 @@ def add_arguments(parser) -> None:
                              "pyproject.toml)")
     parser.add_argument("--record-durations", action="store_true",
                         help="write each op's run time to the durations file")
-    from harness.inputs.fuzz import DEFAULT_FUZZ
+    from harness.options import DEFAULT_EXPLORE, DEFAULT_FUZZ
 
     parser.add_argument("--fuzz", type=int, default=None, metavar="N",
                         help=f"draw N generated cases per OpTest, with the input variants "
                              f"applied (check 'fuzz'; default {DEFAULT_FUZZ}, 0: off)")
-    from harness.checks.explore import DEFAULT_BUDGET
-
     parser.add_argument("--explore", type=int, default=None, metavar="N",
                         help=f"derived cases the 'explore' check judges per OpTest case "
-                             f"(default {DEFAULT_BUDGET}, or $OPKIT_EXPLORE; 0: off)")
+                             f"(default {DEFAULT_EXPLORE}, or $OPKIT_EXPLORE; 0: off)")
     parser.add_argument("--seed", type=int, default=None,
                         help=f"seed of every random generator, >= 0 (default {DEFAULT_SEED}, "
                              f"or $OPKIT_SEED)")
@@ -183,7 +181,7 @@ def _validate(args) -> None:
 def _checks(args) -> tuple[list[str] | None, bool]:
     """(the harness checks to run or None for all, whether fuzz runs)."""
     from harness.registry import check_names
-    from harness.inputs.fuzz import DEFAULT_FUZZ
+    from harness.options import DEFAULT_FUZZ
 
     explicit = args.fuzz is not None
     if not explicit:
