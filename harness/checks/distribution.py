@@ -7,6 +7,7 @@ import dataclasses
 
 import numpy as np
 
+from harness.error_text import first_line
 from harness.case import normalize_slots
 from harness.check import Check, WrongValue
 from harness.context import Combo, has_float_inputs, op_refused
@@ -188,7 +189,7 @@ def _sample(case, attrs, decl, pattrs, seed, cast=""):
             outs = prepare_case(dataclasses.replace(case, attrs=run_attrs), "CPU", cast).forward()
         except Exception as exc:  # noqa: BLE001
             if op_refused(exc):
-                raise _Refused(str(exc).splitlines()[0] if str(exc) else
+                raise _Refused(first_line(exc) if str(exc).strip() else
                                type(exc).__name__) from exc
             raise
         this = {}
