@@ -112,7 +112,9 @@ class _Continuous(Law):
         if not np.isfinite(x).all():
             return f"{int((~np.isfinite(x)).sum())} of {n} samples are not finite"
         lo, hi = self.support(values)
-        slack = 1e-6 * max(abs(lo), abs(hi), 1.0)
+        # relative to the finite bounds (an infinite one, Exponential's, would make the
+        # slack infinite and the check of the other bound never fire)
+        slack = 1e-6 * max([abs(b) for b in (lo, hi) if math.isfinite(b)] + [1.0])
         out = (x < lo - slack) | (x > hi + slack)
         if out.any():
             return (f"{int(out.sum())} of {n} samples lie outside [{lo:.6g}, {hi:.6g}] "

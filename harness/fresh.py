@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 
+from harness.forking import PARENT_PID_ENV, die_with_parent
+
 __all__ = ["run", "start", "child", "FreshError", "TIMEOUT"]
 
 TIMEOUT = 120.0                 # seconds, run()'s default
@@ -28,6 +30,7 @@ class FreshError(RuntimeError):
 
 def _env(hash_seed, env) -> dict:
     out = dict(os.environ, **(env or {}))
+    out[PARENT_PID_ENV] = str(os.getpid())        # the child dies with this process
     if hash_seed is not None:
         out["PYTHONHASHSEED"] = str(hash_seed)
     return out
@@ -74,6 +77,8 @@ def run(target: str, payload=None, *, hash_seed=None, env=None,
 
 def child() -> None:
     """The fresh interpreter's side: read the request on stdin, answer on stdout."""
+    with contextlib.suppress(ValueError):
+        die_with_parent(int(os.environ.get(PARENT_PID_ENV) or 0))
     answer_fd = os.dup(1)
     os.dup2(2, 1)                         # the function's prints go to standard error
     sys.stdout = sys.stderr

@@ -8,6 +8,7 @@ import contextlib
 
 import numpy as np
 
+from harness.error_text import first_line
 from harness.case import VarSpec, normalize_slots
 from harness.compare import first_flagged, fmt_index
 from harness.gradient import NumericEngine
@@ -329,7 +330,7 @@ def judge(case, places: list[str], seed: int, grad_types: list[str]) -> dict[str
         except Exception as exc:  # noqa: BLE001 - the float64 kernel refuses: other checks say
             if not op_refused(exc):
                 problems.append(f"the float64 kernel raised on the case's inputs rounded to "
-                                f"bfloat16: {str(exc).splitlines()[0]}")
+                                f"bfloat16: {first_line(exc)}")
             continue
         numeric = run.numeric_grads() if run.cot else {}
         for dtype in dtypes:
@@ -337,7 +338,7 @@ def judge(case, places: list[str], seed: int, grad_types: list[str]) -> dict[str
                 low = run.low(dtype)
             except Exception as exc:  # noqa: BLE001
                 problems.append(f"{dtype}: the {dtype} kernels raised where the float64 ones "
-                                f"did not: {type(exc).__name__}: {str(exc).splitlines()[0]}")
+                                f"did not: {type(exc).__name__}: {first_line(exc)}")
                 continue
             problems += accuracy_problems(run, dtype, low, cond)
             problems += grad_problems(run, dtype, low, grad_tolerance(dtype, 0.005), numeric)
@@ -353,7 +354,7 @@ def judge(case, places: list[str], seed: int, grad_types: list[str]) -> dict[str
                     if not op_refused(exc):
                         problems.append(f"{dtype}: with inputs up to {scale:.4g} in magnitude "
                                         f"the {dtype} kernel raised: "
-                                        f"{str(exc).splitlines()[0]}")
+                                        f"{first_line(exc)}")
     return out
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import unittest
 
+from harness.error_text import first_line
 from harness.discovery import seed_all
 from harness.report import FAIL, SKIP, CheckResult, collecting
 
@@ -59,7 +60,7 @@ def run_optest_methods(test, case_name: str, seed: int | None = None) -> list[Ch
             except unittest.SkipTest as exc:
                 error = (SKIP, str(exc))
             except Exception as exc:  # noqa: BLE001 - reported as a failed check
-                first = str(exc).splitlines()[0] if str(exc) else ""
+                first = first_line(str(exc))
                 error = (FAIL, f"{type(test).__name__}.{method} raised "
                                f"{type(exc).__name__}: {first}")
         for r in collected:

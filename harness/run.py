@@ -26,7 +26,7 @@ from harness.check import Crashed, TimedOut
 from harness.checking import _selected_specs, in_time, run_case, run_checks, run_test
 from harness.context import CheckContext
 from harness.discovery import DiscoveredTest, seed_all
-from harness.forking import can_fork
+from harness.forking import can_fork, die_with_parent
 from harness.inputs.fuzz import fuzz_op
 from harness.options import DEFAULT_SEED, DEFAULT_TIMEOUT
 from harness.registry import get_check
@@ -187,7 +187,8 @@ class _Sender:
         self.last = time.monotonic()
 
 
-def _worker(conn, task, checks, seed, timeout, fuzz, context_options, slot):
+def _worker(conn, task, checks, seed, timeout, fuzz, context_options, slot, parent_pid=None):
+    die_with_parent(parent_pid)       # killed with the run (the pool or the zygote)
     emit = _Sender(conn, slot)
     with contextlib.suppress(OSError):
         sys.stdin = open(os.devnull)  # noqa: SIM115
@@ -279,7 +280,8 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
             slot = free_slots.pop()
             slot.value = b""
             proc = ctx.Process(target=_worker, args=(child, task, checks, seed, timeout, fuzz,
-                                                     context_options, slot), daemon=True)
+                                                     context_options, slot, os.getpid()),
+                               daemon=True)
             proc.start()
             child.close()
             out[i] = []

@@ -8,9 +8,10 @@ from __future__ import annotations
 import atexit
 import contextlib
 import multiprocessing
+import os
 from dataclasses import replace
 
-from harness.forking import can_fork
+from harness.forking import can_fork, die_with_parent
 from harness.run import run_tasks
 
 __all__ = ["Zygote"]
@@ -25,9 +26,11 @@ def _swap(task, cls_of):
                    tests=[one(t) for t in task.tests])
 
 
-def _serve(conn, by_id: dict) -> None:
+def _serve(conn, by_id: dict, parent_pid: int | None = None) -> None:
     """The zygote's loop: one task at a time, each in a worker of the pool forked from
-    here; it never runs a kernel itself."""
+    here; it never runs a kernel itself. It dies with the process that started it (pytest
+    killed by TERM or KILL), and its workers with it."""
+    die_with_parent(parent_pid)
     while True:
         request = None
         with contextlib.suppress(EOFError, OSError):
@@ -57,7 +60,8 @@ class Zygote:
         parent, child = ctx.Pipe()
         # not a daemon: it forks the workers itself (multiprocessing forbids daemons to);
         # closed at session end, or at exit before multiprocessing joins its children
-        process = ctx.Process(target=_serve, args=(child, by_id), daemon=False)
+        process = ctx.Process(target=_serve, args=(child, by_id, os.getpid()),
+                              daemon=False)
         try:
             process.start()
         except OSError:

@@ -116,7 +116,7 @@ def test_docs_stand_alone():
 def opkit(*args, cwd=ROOT):
     env = dict(os.environ, NO_COLOR="1")
     return subprocess.run([sys.executable, "-m", "opkit", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, timeout=600, env=env).returncode
+                          capture_output=True, text=True, timeout=1800, env=env).returncode
 
 
 @pytest.fixture(scope="module")
@@ -194,12 +194,12 @@ def test_tutorial_runs_as_written(tmp_path):
     shown = next(b for lang, b in blocks if b.startswith("$ opkit test my_softsign"))
     env = dict(os.environ, NO_COLOR="1")
     p = subprocess.run([sys.executable, "-m", "opkit", "test", "my_softsign"], cwd=tmp_path,
-                       capture_output=True, text=True, env=env, timeout=600)
+                       capture_output=True, text=True, env=env, timeout=1800)
     assert p.returncode == 0, p.stdout + p.stderr
     for line in p.stdout.splitlines():
         assert line in shown, (line, shown)
     q = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "tests/"],
-                       cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
+                       cwd=tmp_path, capture_output=True, text=True, env=env, timeout=1800)
     summary = re.search(r"(\d+ passed(, \d+ skipped)?)", q.stdout.splitlines()[-1]).group(1)
     pytest_shown = next(b for lang, b in blocks if b.startswith("$ python -m pytest tests/"))
     assert q.returncode == 0 and summary in pytest_shown, (summary, pytest_shown)

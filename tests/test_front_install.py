@@ -29,7 +29,7 @@ RELEASE = "A release for your team"
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
 
-def sh(cmd, cwd, env=None, timeout=600, check=True):
+def sh(cmd, cwd, env=None, timeout=1800, check=True):
     p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout,
                        env=env, shell=isinstance(cmd, str), executable="/bin/bash"
                        if isinstance(cmd, str) else None)
@@ -70,7 +70,7 @@ def with_path(bin_dir, env=None) -> dict:
     return full
 
 
-def run_block(block: str, cwd: Path, bin_dir, timeout=900):
+def run_block(block: str, cwd: Path, bin_dir, timeout=1800):
     """A shell block of the docs, as written, with `bin_dir` first on PATH (an activated
     environment)."""
     return subprocess.run(["bash", "-e", "-c", block], cwd=cwd, capture_output=True,
@@ -129,7 +129,7 @@ def requirements_file(wheel: Path) -> str:
                                                                   str(wheel.parent))
 
 
-def opkit_in(venv, *args, cwd, env=None, timeout=600):
+def opkit_in(venv, *args, cwd, env=None, timeout=1800):
     full = dict(os.environ, NO_COLOR="1", PATH=f"{venv / 'bin'}:{os.environ['PATH']}")
     full.pop("PYTHONPATH", None)
     full.update(env or {})
@@ -260,12 +260,12 @@ def _pre_commit_run(config: str, tmp_path, bin_dirs) -> tuple:
     env = with_path(":".join(str(b) for b in bin_dirs), env)
     sh(["git", "init", "-q"], proj, env)
     sh(["git", "add", "-A"], proj, env)
-    good = sh([_pre_commit(), "run", "--all-files"], proj, env, timeout=900, check=False)
+    good = sh([_pre_commit(), "run", "--all-files"], proj, env, timeout=1800, check=False)
     bad = USER_OP.replace('ctx.set_output("Out", ctx.input("X") * ctx.attr("scale"))',
                           'x = ctx.input("X")\n    x *= 2\n    ctx.set_output("Out", x)')
     (proj / "my_ops" / "my_half_op.py").write_text(bad)
     sh(["git", "add", "-A"], proj, env)
-    failing = sh([_pre_commit(), "run", "--all-files"], proj, env, timeout=600, check=False)
+    failing = sh([_pre_commit(), "run", "--all-files"], proj, env, timeout=1800, check=False)
     return good, failing
 
 
@@ -311,7 +311,7 @@ def _run_steps(yaml_text: str, cwd: Path, venv: Path, env: dict, subst: dict) ->
             script = script.replace(a, b)
         full = dict(env, PATH=f"{venv / 'bin'}:{os.environ['PATH']}", NO_COLOR="1")
         p = subprocess.run(["bash", "-e", "-c", script], cwd=cwd, capture_output=True,
-                           text=True, env=full, timeout=600)
+                           text=True, env=full, timeout=1800)
         results.append((step.get("name", script), p))
         if p.returncode != 0:
             break

@@ -13,7 +13,7 @@ NO_OPTEST = {"while": "its sub_block attr is a Block, which an OpTest's setUp ca
 def test_opkit_test_all_passes_on_every_reference_op():
     done = subprocess.run([sys.executable, "-m", "opkit", "test", "--all", "--jobs", "2",
                            "--format", "json"], cwd=ROOT, capture_output=True, text=True,
-                          timeout=900)
+                          timeout=1800)
     report = json.loads(done.stdout)
     from opkit.registry import all_op_types, op_info
 

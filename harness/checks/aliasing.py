@@ -2,6 +2,7 @@
 unless the op declared that pair `inplace`."""
 from __future__ import annotations
 
+from harness.error_text import first_line
 from harness.check import AliasedOutput, Check
 from harness.compare import shares_memory
 from harness.context import Hooks, combos, fail, pass_, prepare, run_forward_backward
@@ -46,7 +47,7 @@ class AliasingCheck(Check):
                 run_forward_backward(prepare(case, combo), case, hooks=hooks, seed=context.seed)
             except Exception as exc:
                 results.append(fail(NAME, combo, case, "the op raised before the check could "
-                                    f"finish: {str(exc).splitlines()[0]}", kind="kernel-raised"))
+                                    f"finish: {first_line(exc)}", kind="kernel-raised"))
                 continue
             if hooks.found:
                 msgs = [f"op '{t}': Output({os_}) variable '{on}' shares memory with "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
+from harness.error_text import first_line
 from harness.check import Check, Mismatch
 from harness.compare import fmt_index
 from harness.context import (combos, fail, first_difference, pass_, prepare, refeed,
@@ -58,7 +59,7 @@ class DeterminismCheck(Check):
                         break
             except Exception as exc:
                 results.append(fail(NAME, combo, case, "the op raised before the check could "
-                                    f"finish: {str(exc).splitlines()[0]}", kind="kernel-raised"))
+                                    f"finish: {first_line(exc)}", kind="kernel-raised"))
                 continue
             if problem:
                 results.append(fail(NAME, combo, case, problem))

@@ -2,6 +2,7 @@
 CPU, a content hash of every input on every place (docs/harness.md, "Checks")."""
 from __future__ import annotations
 
+from harness.error_text import first_line
 from harness.check import Check, InputWritten
 from harness.context import combos, fail, pass_
 from harness.input_watch import (HashHooks, find_line, find_written_input, read_only_error,
@@ -29,7 +30,7 @@ class MutationCheck(Check):
                 op_type = getattr(exc, "op_type", None) or case.op_type
                 if read_only_error(exc) is None:
                     results.append(fail(NAME, combo, case, f"op '{op_type}' raised before the "
-                                        f"check could finish: {str(exc).splitlines()[0]}",
+                                        f"check could finish: {first_line(exc)}",
                                         kind="kernel-raised"))
                     continue
                 written = find_written_input(case, combo, op_type, context)

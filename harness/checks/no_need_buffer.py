@@ -3,6 +3,7 @@
 a pass's message hints at the grad op's inputs never touched but not declared so."""
 from __future__ import annotations
 
+from harness.error_text import first_line
 from harness.check import Check, UndeclaredRead
 from harness.compare import fmt_index
 from harness.context import Hooks, first_difference, has_grad, prepare, run_forward_backward
@@ -83,7 +84,7 @@ class NoNeedBufferCheck(Check):
             derived, context,
             base=lambda combo: run_case(case, combo, context),   # the shared plain run
             variant=meta_only, compare=_compare, passed_message=_note, base_fails="fail",
-            raised_message=lambda exc, _: str(exc).splitlines()[0] + error_line(exc),
+            raised_message=lambda exc, _: first_line(exc) + error_line(exc),
             raised_kind=UndeclaredRead)
 
 

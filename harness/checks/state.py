@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import inspect
 
+from harness.error_text import first_line
 from harness import fresh
 from harness.case import case_from_test, shifted_case
 from harness.check import Check, Derived, Mismatch
@@ -132,7 +133,7 @@ class StateCheck(Check):
                     t = instantiate(cls, seed)
                     for r in _output_results(cls, t, seed):
                         if wrong is None and r.status == FAIL and (r.place, r.dtype) in combos:
-                            wrong = (cls.__name__, r.place, r.dtype, r.message.splitlines()[0])
+                            wrong = (cls.__name__, r.place, r.dtype, first_line(r.message))
                     sibling = t.to_case()
                 except Exception:  # noqa: BLE001 - that case's own checks report it
                     continue

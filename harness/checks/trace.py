@@ -1,5 +1,6 @@
 """`trace` (law 4 of issue 36): the op leaves no trace in process state (random streams,
-environment, cwd, error modes, warning filters, threads, files) and, with OPKIT_LAWS_DEEP=1,
+environment, cwd, error modes, warning filters, threads, files: the judged run works in a
+private working and temp directory, so only the op's own files count) and, with OPKIT_LAWS_DEEP=1,
 memory does not grow over calls and time scales as declared (docs/harness.md, "Laws every op
 obeys")."""
 from __future__ import annotations
@@ -45,20 +46,30 @@ class TraceCheck(Check):
             except Exception:  # noqa: BLE001 - the case itself: `output` judges it
                 return [self.skipped(case, "the case does not run on CPU")]
             _restore(saved)
-            base = _baseline(saved)
-            threads = set(threading.enumerate())
+            # the run gets a working directory and a temp directory of its own: what appears
+            # there is the op's (another process working in the user's folder, a second
+            # `opkit test` there, makes files too, and those are not this op's)
             private = tempfile.mkdtemp(prefix="opkit-trace-")
-            tempfile.tempdir = private           # what the run leaves there is its own
-            writes: list = []
             try:
-                with _recording_environ(writes):
-                    call()
-            except Exception:  # noqa: BLE001
-                return [self.skipped(case, "the second run raised: see `determinism`")]
+                os.mkdir(os.path.join(private, "cwd"))
+                os.mkdir(os.path.join(private, "tmp"))
+                os.chdir(os.path.join(private, "cwd"))
+                base = _baseline(saved)
+                threads = set(threading.enumerate())
+                tempfile.tempdir = os.path.join(private, "tmp")
+                writes: list = []
+                try:
+                    with _recording_environ(writes):
+                        call()
+                except Exception:  # noqa: BLE001
+                    return [self.skipped(case, "the second run raised: see `determinism`")]
+                finally:
+                    tempfile.tempdir = saved["tempdir"]
+                after = {**_snapshot(), "env_writes": writes,
+                         "tmp_files": _listing(os.path.join(private, "tmp"))}
             finally:
-                tempfile.tempdir = saved["tempdir"]
-            after = {**_snapshot(), "env_writes": writes, "tmp_files": _listing(private)}
-            shutil.rmtree(private, ignore_errors=True)
+                _restore(saved)                  # the user's working directory again
+                shutil.rmtree(private, ignore_errors=True)
             started = [t for t in threading.enumerate() if t not in threads and t.is_alive()]
             problems = _differences(base, after)
             if started:

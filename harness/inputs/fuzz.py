@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from hypothesis import strategies as st
 
+from harness.error_text import first_line
 from harness import optest_methods as optest
 from harness.case import Case, case_from_test, output_structure
 from harness.context import (CheckContext, Combo, grad_op_types, op_refused, prepare,
@@ -124,9 +125,9 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
                    attrs=attrs_strategy)
     except Exception as exc:  # hypothesis errors (Unsatisfiable, ...) or an unexpected one
         if "case" not in last_failure:
-            first_line = str(exc).splitlines()[0] if str(exc) else ""
+            text = first_line(str(exc))
             return result(SKIP if "Unsatisfiable" in type(exc).__name__ else FAIL,
-                          f"{type(exc).__name__}: {first_line}")
+                          f"{type(exc).__name__}: {text}")
     what = f"a generated case (seed {seed})"
     if "case" not in last_failure and stats["ran"]:
         edge = _edge_cases(base, seed, with_grad)

@@ -148,7 +148,7 @@ def test_cli_dump_bad_ops_module(capsys):
 
 def _opkit(*args, cwd):
     return subprocess.run([sys.executable, "-m", "opkit.cli.main", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=1800)
 
 
 def test_dump_in_two_processes_is_byte_identical_with_ops_path(tmp_path):

@@ -5,7 +5,6 @@ Generated with data/print_paddle_op_desc.py in throwaway virtual environments
 """
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from checkers.compat import compare, load_op_descs, text_report
@@ -32,16 +31,11 @@ def test_real_dump_against_itself_is_empty():
     assert report.breaking == [] and report.notes == []
 
 
-def test_real_dumps_compare_fast():
-    start = time.perf_counter()
-    old, new = load_op_descs(OLD), load_op_descs(NEW)
-    loaded = time.perf_counter()
-    report = compare(old, new)
-    done = time.perf_counter()
-    text_report(report)
-    # about 0.02 s to compare and 0.05 s to load on a laptop; generous for slow CI
-    assert done - loaded < 1.0, done - loaded
-    assert done - start < 3.0, done - start
+def test_real_dumps_compare_and_report():
+    # how fast: benchmarks/compat_speed.py (no verdict of the suite rests on speed)
+    report = compare(load_op_descs(OLD), load_op_descs(NEW))
+    text = text_report(report)
+    assert "histogram" in text, text[:2000]
 
 
 def test_known_changes_between_paddle_2_6_and_3_3():

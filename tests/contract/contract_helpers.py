@@ -44,7 +44,7 @@ def assert_signature(fn, reference, names=True) -> None:
             f"{fn.__qualname__}: extra parameter {extra.name} must have a default"
 
 
-def run_opkit(*args, cwd=None, timeout=240):
+def run_opkit(*args, cwd=None, timeout=1800):
     env = dict(os.environ, NO_COLOR="1", PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "-m", "opkit", *map(str, args)], cwd=cwd or ROOT,
                           capture_output=True, text=True, timeout=timeout, env=env)

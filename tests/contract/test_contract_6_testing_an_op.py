@@ -156,11 +156,11 @@ def test_6_plain_pytest_collects_optest(tmp_path):
     (tmp_path / "test_plain_clip.py").write_text(PLAIN_PYTEST_FILE)
     p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                         "-p", "no:xdist", "test_plain_clip.py", "--opkit-no-check-items"],
-                       cwd=tmp_path, capture_output=True, text=True, timeout=120)
+                       cwd=tmp_path, capture_output=True, text=True, timeout=1800)
     assert "1 failed, 3 passed" in p.stdout, p.stdout[-3000:]
     # with the plugin's per-check items (the default), the wrong class also fails opkit[output]
     p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                         "-p", "no:xdist", "test_plain_clip.py", "-rf"], cwd=tmp_path,
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=1800)
     assert "FAILED test_plain_clip.py::TestClipOpWrong::opkit[output]" in p.stdout, p.stdout
     assert "TestClipOp::opkit[" not in p.stdout.split("short test summary")[-1], p.stdout

@@ -123,13 +123,13 @@ def test_7_ops_module_names_resolve_from_the_project_folder(tmp_path):
     env.pop("PYTHONPATH", None)
     p = subprocess.run([str(script), "ops", "--ops", "mypkg.contract_clip_op", "--format",
                         "json"], cwd=tmp_path, capture_output=True, text=True, env=env,
-                       timeout=120)
+                       timeout=1800)
     assert p.returncode == 0, p.stderr
     assert "contract_clip" in {r["op"] for r in json_stdout(p)}
     (tmp_path / "pyproject.toml").write_text('[tool.opkit]\nops = ["mypkg.contract_clip_op"]\n')
     (tmp_path / "sub").mkdir()
     p = subprocess.run([str(script), "ops", "--format", "json"], cwd=tmp_path / "sub",
-                       capture_output=True, text=True, env=env, timeout=120)
+                       capture_output=True, text=True, env=env, timeout=1800)
     assert p.returncode == 0, p.stderr
     assert "contract_clip" in {r["op"] for r in json_stdout(p)}
 

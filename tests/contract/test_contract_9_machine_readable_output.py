@@ -43,7 +43,7 @@ def test_9_check_names():
 def test_9_test_json(tmp_path):
     op_file, tests = write_clip_project(tmp_path)
     p = run_opkit("test", "--ops", op_file, "--tests", tests, "contract_clip", "--fuzz", "2",
-                  "--format", "json", cwd=tmp_path, timeout=300)
+                  "--format", "json", cwd=tmp_path, timeout=1800)
     doc = json_stdout(p)
     assert p.returncode == 0, json.dumps(doc, indent=1)[:4000]
     assert list(doc["ops"][0])[:3] == ["op", "status", "checks"] and len(doc["ops"]) == 1

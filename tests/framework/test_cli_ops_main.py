@@ -8,7 +8,7 @@ import pytest
 
 def opkit(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "opkit", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=300)
+                          cwd=cwd, timeout=1800)
 
 
 def test_unknown_command_is_a_usage_error():

@@ -17,7 +17,7 @@ def _fresh(code: str) -> dict:
     """Run `code` in a fresh interpreter; it prints one JSON value."""
     env = dict(os.environ, OPKIT_NO_GPU="1", PYTHONPATH=str(ROOT))
     p = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                       text=True, env=env, timeout=120, cwd=ROOT)
+                       text=True, env=env, timeout=1800, cwd=ROOT)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout.strip().splitlines()[-1])
 

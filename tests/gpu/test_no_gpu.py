@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _run(code: str) -> str:
     proc = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, timeout=300, cwd=ROOT)
+                          text=True, timeout=1800, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
 

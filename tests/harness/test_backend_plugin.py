@@ -22,7 +22,7 @@ def opkit(*args):
                OMP_NUM_THREADS="1")
     env.pop("OPKIT_BACKEND", None)
     return subprocess.run([sys.executable, "-m", "opkit", *args], capture_output=True,
-                          text=True, env=env, cwd=ROOT, timeout=600)
+                          text=True, env=env, cwd=ROOT, timeout=1800)
 
 
 def report(backend):

@@ -350,7 +350,7 @@ def test_explore_breakers_caught_and_twins_pass():
                         "--ops", "tests/broken_ops/explore_breakers_op.py",
                         "--tests", "tests/broken_ops/explore_breakers_optests.py",
                         "--format", "json", "--fuzz", "0"],
-                       cwd=ROOT, capture_output=True, text=True, timeout=900, env=env)
+                       cwd=ROOT, capture_output=True, text=True, timeout=1800, env=env)
     assert p.returncode in (0, 1), p.stderr[-2000:]
     doc = json.loads(p.stdout)
     failed = {o["op"]: {c["check"] for c in o["checks"] if c["status"] == "fail"}

@@ -14,7 +14,7 @@ import pytest
 from harness_test_helpers import FIXTURES, ROOT
 
 
-def opkit(*args, timeout=600, **env_vars):
+def opkit(*args, timeout=1800, **env_vars):
     # a fixed hash seed: tests/broken_ops holds an op whose results depend on it
     env = dict(os.environ, NO_COLOR="1", PYTHONHASHSEED="0", **env_vars)
     return subprocess.run([sys.executable, "-m", "opkit", "test", *args], cwd=ROOT,

@@ -161,3 +161,30 @@ def test_an_items_own_pair_uses_the_same_protocol(tmp_path, monkeypatch):
     assert verdicts["good_set_sum"] is None
     assert "PYTHONHASHSEED=0 and PYTHONHASHSEED=1 differ" in verdicts["broken_set_sum"]
     assert len(list(tmp_path.glob("*-hs0.npz"))) == 2      # cached per op for the siblings
+
+
+def test_a_child_dying_after_an_op_does_not_fail_the_ops_it_finished(tmp_path):
+    """Child 0 wrote op 0's arrays, then died before starting op 1: op 0 keeps its arrays
+    (no problem recorded), op 1 and 2 are the ones without results."""
+    from harness.hashseed import HASH_SEEDS, HashSeedBatch
+
+    class Died:
+        returncode = 1
+
+        def poll(self):
+            return 1
+
+    batch = HashSeedBatch.__new__(HashSeedBatch)
+    batch.requests = [{"classes": []}] * 3
+    batch.folder = str(tmp_path)
+    batch.op_timeout = 60
+    batch.dirs = [str(tmp_path / f"hs{hs}") for hs in HASH_SEEDS]
+    batch.problems = [{} for _ in HASH_SEEDS]
+    batch.procs = [Died() for _ in HASH_SEEDS]
+    for d in batch.dirs:
+        (tmp_path / d).mkdir()
+    (tmp_path / batch.dirs[0] / "o0.npz").write_bytes(b"")
+    (tmp_path / batch.dirs[0] / "progress").write_text("0")
+    batch._finish(0)
+    assert sorted(batch.problems[0]) == [1, 2], batch.problems[0]
+    assert "failed" in batch.problems[0][1]

@@ -19,7 +19,7 @@ LAWS = ("describe", "every_grad", "refusals", "coincidences", "trace")
 MAIN = "import sys; from opkit.cli.main import main; sys.exit(main())"
 
 
-def _opkit(*args, timeout=900, **extra_env):
+def _opkit(*args, timeout=1800, **extra_env):
     env = dict(os.environ, NO_COLOR="1", OPKIT_NO_GPU="1", **extra_env)
     p = subprocess.run([sys.executable, "-c", MAIN, "test", *args, "--format", "json"],
                        cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env)
@@ -54,7 +54,7 @@ def test_law_breakers_fail_their_law_and_twins_pass():
 def _catch_rate(*args):
     p = subprocess.run([sys.executable, "tests/tracker_set/catch_rate.py", "--json",
                         "/dev/stdout", *args], cwd=ROOT, capture_output=True, text=True,
-                       timeout=1200, env=dict(os.environ, NO_COLOR="1"))
+                       timeout=1800, env=dict(os.environ, NO_COLOR="1"))
     assert p.returncode in (0, 1), p.stderr[-2000:]
     return json.loads(p.stdout[p.stdout.index("{\n"):])
 

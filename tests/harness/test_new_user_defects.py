@@ -14,7 +14,7 @@ from harness_test_helpers import ROOT
 MAIN = "import sys; from opkit.cli.main import main; sys.exit(main())"
 
 
-def opkit(*args, cwd=ROOT, timeout=300):
+def opkit(*args, cwd=ROOT, timeout=1800):
     env = dict(os.environ, NO_COLOR="1")
     return subprocess.run([sys.executable, "-c", MAIN, *args], cwd=cwd, capture_output=True,
                           text=True, timeout=timeout, env=env)
@@ -80,7 +80,7 @@ def test_fuzz_on_an_optest_without_attrs(tmp_path):
     assert got.returncode == 0, got.stdout + got.stderr
 
 
-def pytest_run(*args, cwd, timeout=300, cache=False):
+def pytest_run(*args, cwd, timeout=1800, cache=False):
     env = dict(os.environ, NO_COLOR="1")
     no_cache = [] if cache else ["-p", "no:cacheprovider"]
     return subprocess.run([sys.executable, "-m", "pytest", *no_cache, *args],
@@ -118,7 +118,7 @@ def test_the_builtin_optests_in_the_project_and_installed_run_once(tmp_path):
     # the console script (`python -c` would import the copy's folder as reference_ops)
     script = os.path.join(os.path.dirname(sys.executable), "opkit")
     got = subprocess.run([script, "test", "relu", "--checks", "output", "--format", "json"],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+                         cwd=tmp_path, capture_output=True, text=True, timeout=1800)
     assert got.returncode == 0, got.stdout + got.stderr
     (op,) = json.loads(got.stdout)["ops"]
     cases = [c["case"] for c in op["checks"] if c["check"] == "output"]

@@ -16,9 +16,12 @@ import pytest
 from harness_test_helpers import ROOT
 
 BROKEN = ROOT / "tests" / "broken_ops"
+# a hang guard only (no verdict rests on speed): many times what the slowest run here takes
+# on a loaded 2-core machine
+HANG_GUARD = 1800
 
 
-def run(args, cwd=ROOT, timeout=600):
+def run(args, cwd=ROOT, timeout=HANG_GUARD):
     env = dict(os.environ, NO_COLOR="1")
     return subprocess.run([sys.executable, *map(str, args)], cwd=cwd, capture_output=True,
                           text=True, timeout=timeout, env=env)
@@ -120,20 +123,35 @@ for path in sorted(pathlib.Path(__file__).parent.glob("ops/*_op.py")):
 '''
 
 
-def test_pytest_and_opkit_test_agree_on_broken_ops(tmp_path):
-    (tmp_path / "ops").mkdir()
-    (tmp_path / "tests").mkdir()
-    # every broken op and its twin (a test file may hold the OpTests of several op files)
+# one broken op file (and its OpTests) per kind of check run: a per-case check (mutation), a
+# check in a forked child (state), the low-precision dtypes (precision), a fresh interpreter
+# (hashseed). The whole of tests/broken_ops: benchmarks/pytest_opkit_parity.py.
+SAMPLE = ("mutate_scale", "state_breakers", "low_precision_breakers", "hashseed_breakers")
+
+
+def parity_project(root, names=None):
+    """A project of the broken ops `names` (stems of tests/broken_ops/*_op.py; None: all) and
+    the OpTests of each: tests/test_<stem>.py, the stem without "_breakers" too."""
+    (root / "ops").mkdir()
+    (root / "tests").mkdir()
     for path in BROKEN.glob("*.py"):
+        stem = path.stem.removeprefix("test_").removesuffix("_op")
+        if names is not None and stem not in names:
+            continue
         if path.name.endswith("_op.py"):
-            shutil.copy(path, tmp_path / "ops")
+            shutil.copy(path, root / "ops")
         elif path.name.startswith("test_"):
-            shutil.copy(path, tmp_path / "tests")
-    (tmp_path / "conftest.py").write_text(CONFTEST)
-    (tmp_path / "pytest.ini").write_text("[pytest]\n")
-    xml = tmp_path / "out.xml"
+            shutil.copy(path, root / "tests")
+    (root / "conftest.py").write_text(CONFTEST)
+    (root / "pytest.ini").write_text("[pytest]\n")
+
+
+def parity(root, timeout=HANG_GUARD):
+    """{(OpTest class, check): (pytest's status, opkit test's status)} for the parity
+    project at `root`, where opkit test has that check for that class."""
+    xml = root / "out.xml"
     p = run(["-m", "pytest", "-p", "no:xdist", "-q", "tests", f"--junitxml={xml}"],
-            cwd=tmp_path)
+            cwd=root, timeout=timeout)
     assert p.returncode == 1, p.stdout[-3000:]
     verdicts = {}
     for case in ET.parse(xml).getroot().iter("testcase"):
@@ -143,8 +161,8 @@ def test_pytest_and_opkit_test_agree_on_broken_ops(tmp_path):
         status = ("fail" if case.find("failure") is not None or case.find("error") is not None
                   else "skip" if case.find("skipped") is not None else "pass")
         verdicts[(case.get("classname").rsplit(".", 1)[-1], name[6:-1])] = status
-    q = run(["-m", "opkit", "test", "--ops", tmp_path / "ops", "--tests", tmp_path / "tests",
-             "--format", "json"], cwd=tmp_path)
+    q = run(["-m", "opkit", "test", "--ops", root / "ops", "--tests", root / "tests",
+             "--format", "json"], cwd=root, timeout=timeout)
     expected = {}
     for op in json.loads(q.stdout)["ops"]:
         for c in op["checks"]:
@@ -154,13 +172,23 @@ def test_pytest_and_opkit_test_agree_on_broken_ops(tmp_path):
                 rank = {"fail": 2, "pass": 1, "skip": 0}
                 old = expected.get(key, "skip")
                 expected[key] = c["status"] if rank[c["status"]] > rank[old] else old
-    assert expected, verdicts
-    mismatch = {k: (verdicts[k], v) for k, v in expected.items() if verdicts.get(k) != v}
+    return {k: (verdicts.get(k), v) for k, v in expected.items()}, verdicts
+
+
+def test_pytest_and_opkit_test_agree_on_broken_ops(tmp_path):
+    parity_project(tmp_path, SAMPLE)
+    assert len(list((tmp_path / "ops").glob("*_op.py"))) == len(SAMPLE)
+    both, verdicts = parity(tmp_path)
+    assert both, verdicts
+    mismatch = {k: v for k, v in both.items() if v[0] != v[1]}
     assert not mismatch, mismatch
     assert verdicts[("TestBrokenMutateScale", "mutation")] == "fail"
     assert verdicts[("TestGoodMutateScale", "mutation")] == "pass"
     assert verdicts[("TestBrokenScaleCache", "state")] == "fail"
     assert verdicts[("TestBrokenF16Tanh", "precision")] == "fail"
+    # across processes (the fresh interpreters of the hash-seed comparison)
+    assert verdicts[("TestBrokenSetSum", "determinism")] == "fail"
+    assert verdicts[("TestGoodSetSum", "determinism")] == "pass"
 
 
 # -- reproduce node ids -----------------------------------------------------------------------
@@ -198,5 +226,5 @@ def test_reproduce_node_id_of_a_factory_class_is_valid(tmp_path):
     assert "<locals>" not in target and "TestScaleTwo" in target, target
     again = subprocess.run(f"{sys.executable} -m pytest -p no:xdist -q --opkit-no-check-items "
                            f"{target}", shell=True, cwd=tmp_path, capture_output=True,
-                           text=True, timeout=300)
+                           text=True, timeout=HANG_GUARD)
     assert "1 failed" in again.stdout, again.stdout + again.stderr

@@ -95,7 +95,7 @@ def test_kinks_check_passes_abs_and_skips_sqrt_domain_edge():
 
     main = "import sys; from opkit.cli.main import main; sys.exit(main())"
     p = subprocess.run([sys.executable, "-c", main, "test", "abs", "sqrt", "--checks", "kinks",
-                        "--format", "json"], capture_output=True, text=True, timeout=600)
+                        "--format", "json"], capture_output=True, text=True, timeout=1800)
     doc = json.loads(p.stdout)
     kinks = {o["op"]: [c for c in o["checks"] if c["check"] == "kinks"
                        and c["place"] != "GPU"] for o in doc["ops"]}

@@ -19,7 +19,7 @@ def test_shared_results_folder_is_removed_after_an_xdist_run(tmp_path):
     p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "2", "-p", "no:randomly",
                         "-p", "no:cacheprovider", "--opkit-check-items",
                         "reference_ops/tests/test_relu_op.py", "-k", "output"],
-                       cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+                       cwd=ROOT, capture_output=True, text=True, timeout=1800, env=env)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     assert "passed" in p.stdout.splitlines()[-1], p.stdout[-2000:]
     left = [x.name for x in tmp_path.iterdir() if x.name.startswith("opkit-items-")]

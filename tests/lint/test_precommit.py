@@ -74,7 +74,7 @@ def test_pre_commit_try_repo_fails_then_passes(tmp_path):
     def try_repo():
         return subprocess.run([*pre_commit, "try-repo", str(hook_repo), "opkit-lint", "--files", "relu_op.py",
                                "clip_op.cu"],
-                              cwd=work, env=env, capture_output=True, text=True, timeout=600)
+                              cwd=work, env=env, capture_output=True, text=True, timeout=1800)
 
     first = try_repo()
     output = first.stdout + first.stderr

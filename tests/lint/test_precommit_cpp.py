@@ -73,7 +73,7 @@ def test_local_recipe_lints_staged_cpp_files(tmp_path):
 
     def sh(*args, check=True):
         return subprocess.run(list(args), cwd=work, env=env, capture_output=True, text=True,
-                              timeout=300, check=check)
+                              timeout=1800, check=check)
 
     sh("git", "init", "-q")
     (work / ".pre-commit-config.yaml").write_text(recipe)

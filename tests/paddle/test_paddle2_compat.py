@@ -24,7 +24,7 @@ def _pytest(*args):
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "-p",
                            "no:cacheprovider", "-q", "-rsf", "--opkit-no-check-items",
                            *map(str, args)],
-                          capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=600)
+                          capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=1800)
 
 
 def test_paddle2_spelling_in_the_mode():
@@ -64,7 +64,7 @@ def test_opkit_test_paddle_counts_files_it_cannot_import(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "opkit.cli.main", "test", "--paddle",
                            "--tests", str(tmp_path), "--format", "json", "--checks",
                            "output,grad"],
-                          capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=600)
+                          capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=1800)
     doc = json.loads(proc.stdout)
     assert proc.returncode == 1
     note = " ".join(doc.get("notes", []))

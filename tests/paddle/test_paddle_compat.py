@@ -42,7 +42,7 @@ def _pytest(*args, cwd=None):
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "-p",
                            "no:cacheprovider", "-q", "-rs", *map(str, args)],
                           capture_output=True, text=True, cwd=cwd or ROOT, env=_env(),
-                          timeout=600)
+                          timeout=1800)
 
 
 def _run(test: unittest.TestCase) -> unittest.TestResult:
@@ -269,7 +269,7 @@ def test_opkit_test_paddle_flag(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "opkit.cli.main", "test", "--paddle",
                            "--tests", str(FIXTURE), "--format", "json", "--checks",
                            "output,grad", "clip"],
-                          capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=600)
+                          capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=1800)
     doc = json.loads(proc.stdout)
     assert proc.returncode == 1            # TestClipWrongExpectation fails
     checks = doc["ops"][0]["checks"]
@@ -310,7 +310,7 @@ def test_opkit_test_paddle_ignores_paddles_own_harness_beside_the_tests(tmp_path
     proc = subprocess.run([sys.executable, "-m", "opkit.cli.main", "test", "--paddle",
                            "--tests", str(tmp_path), "--format", "json", "--checks",
                            "output", "--fuzz", "0"],
-                          capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=600)
+                          capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=1800)
     doc = json.loads(proc.stdout)
     assert doc["ops"] and not any("op_test.py" in op["op"] for op in doc["ops"]), doc
     assert "a_module_nobody_has" not in proc.stdout
@@ -352,7 +352,7 @@ def test_opkit_test_paddle_case_that_expects_the_op_to_refuse(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "opkit.cli.main", "test", "--paddle",
                            "--tests", str(tmp_path), "--format", "json", "--fuzz", "0",
                            "clip"],
-                          capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=600)
+                          capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=1800)
     checks = json.loads(proc.stdout)["ops"][0]["checks"]
     caught = [c for c in checks if c["case"] == "TestClipRefuses"]
     assert caught and not [c for c in caught if c["status"] == "fail"], caught
@@ -393,7 +393,7 @@ def test_opkit_test_paddle_matrix_expectation_is_compared_by_value(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "opkit.cli.main", "test", "--paddle",
                            "--tests", str(tmp_path), "--format", "json", "--fuzz", "0",
                            "--checks", "output", "reduce_sum"],
-                          capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=600)
+                          capture_output=True, text=True, cwd=ROOT, env=_env(), timeout=1800)
     checks = json.loads(proc.stdout)["ops"][0]["checks"]
     status = {c["case"]: c["status"] for c in checks if c["status"] != "skip"}
     assert status == {"TestSumAsMatrix": "pass", "TestSumAsWrongMatrix": "fail"}, checks

@@ -8,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_opkit(*args, env=None, timeout=600, pre: str = "pass"):
+def run_opkit(*args, env=None, timeout=1800, pre: str = "pass"):
     """`opkit ARGS` in a fresh interpreter (after the Python statement `pre`)."""
     code = (f"import sys; {pre}; from opkit.cli.main import main; "
             f"sys.exit(main({[str(a) for a in args]!r}))")

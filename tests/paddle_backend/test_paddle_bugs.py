@@ -32,7 +32,7 @@ def test_reproducer_runs_standalone_and_reports(path):
     assert not re.search(r"^\s*(import|from)\s+(opkit|harness|checkers|reference_ops)\b",
                          source, re.M), "a reproducer is plain Paddle: no opkit import"
     p = subprocess.run([sys.executable, str(path)], capture_output=True, text=True,
-                       timeout=300, cwd=ROOT)
+                       timeout=1800, cwd=ROOT)
     last = (p.stdout.strip().splitlines() or [""])[-1]
     assert p.returncode in (0, 1), (p.returncode, p.stdout[-500:], p.stderr[-2000:])
     want = "STILL SHOWS: " if p.returncode == 1 else "FIXED: "

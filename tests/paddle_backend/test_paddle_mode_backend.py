@@ -32,7 +32,7 @@ def _pytest(*args) -> dict:
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider",
          "-p", "planted_scale", "--opkit-paddle", "--opkit-no-check-items", "-rA", "-q",
-         *args, str(FILE)], cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+         *args, str(FILE)], cwd=ROOT, capture_output=True, text=True, timeout=1800, env=env)
     found = {}
     for m in re.finditer(r"^(PASSED|FAILED|SKIPPED|ERROR) \S*?::(\S+)", proc.stdout, re.M):
         found[m.group(2)] = m.group(1)

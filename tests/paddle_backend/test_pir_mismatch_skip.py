@@ -37,7 +37,7 @@ def _run(*args) -> dict:
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider",
          "--opkit-paddle", "--opkit-no-check-items", "-rA", "-q", *args, str(FILE)],
-        cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+        cwd=ROOT, capture_output=True, text=True, timeout=1800, env=env)
     found = {m.group(2): m.group(1) for m in
              re.finditer(r"^(PASSED|FAILED|SKIPPED|ERROR) \S*?::(\S+)", proc.stdout, re.M)}
     found["_skips"] = re.findall(r"^SKIPPED \[\d+\] \S+: (.*)$", proc.stdout, re.M)
