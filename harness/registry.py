@@ -52,6 +52,9 @@ CHECK_MODULES = [
     "harness.checks.refusals",
     "harness.checks.coincidences",
     "harness.checks.trace",
+    # kernels that must not tell a test run from production (issue 48; docs/harness.md
+    # "Adversarial kernels")
+    "harness.checks.indistinguishable",
     "harness.checks.against",       # not default: `opkit test --against paddle` adds it
 ]
 
