@@ -182,7 +182,10 @@ class PaddlePreparedOp:
         self.mutated: list = []          # (input name, "its data" | "its LoD") of the last run
         self._fed: dict = {}
         self._results: dict = {}
-        self._grad = None                # (key, program, cotangent names, {name: grad var})
+        # no_grad_set -> (key, grad ops alone, cotangent names, grad op views, forward +
+        # grad ops): built once per no_grad_set from the one forward program (the same
+        # build every time: the subsets of check_grad alternate between them)
+        self._grads: dict = {}
         self.exe = self.paddle.static.Executor(core.CPUPlace())
         self.scope = core.Scope()
         self._runners: dict = {}         # (program, feed, fetch) -> Paddle's interpreter
@@ -646,8 +649,8 @@ class PaddlePreparedOp:
         return self._grad_program(frozenset(no_grad_set))[3]
 
     def _grad_program(self, key: frozenset):
-        if self._grad is not None and self._grad[0] == key:
-            return self._grad
+        if key in self._grads:
+            return self._grads[key]
         core = self.core
         if not core.has_non_empty_grad_op_maker(self.op_type):
             raise errors.Unimplemented("Paddle's op '%s' has no grad op maker: it has no "
@@ -715,8 +718,8 @@ class PaddlePreparedOp:
         grad_only = program.clone()             # the grad ops alone: the forward's inputs
         grad_only.global_block()._remove_op(0)  # and outputs are persistable, kept in the
         grad_only._sync_with_cpp()              # scope by the forward run
-        self._grad = (key, grad_only, cot_names, views, program)
-        return self._grad
+        self._grads[key] = (key, grad_only, cot_names, views, program)
+        return self._grads[key]
 
     def direct_program(self, no_grad_set=frozenset()):
         """(the forward op and its grad ops in one program, the names it feeds): what a
