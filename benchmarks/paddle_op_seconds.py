@@ -53,7 +53,8 @@ def main(argv=None) -> int:
                         help="N op types spread over the overlap (default: all)")
     parser.add_argument("--jobs", type=int, default=0, help="opkit test --jobs (0: automatic)")
     parser.add_argument("--seed", type=int, default=2024)
-    parser.add_argument("--json", metavar="FILE", help="also write the figures here")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures here (with "
+                        "opkit test's JSON report: the verdicts to compare across trees)")
     args = parser.parse_args(argv)
     from opkit_paddle.backend import env as paddle_env
 
@@ -96,7 +97,7 @@ def main(argv=None) -> int:
         Path(args.json).write_text(json.dumps({
             "seconds": seconds, "verdicts": verdicts, "median": med, "p90": p90,
             "wall": wall, "jobs": args.jobs, "load": [load_before, load_after],
-            "seed": args.seed}, indent=1) + "\n")
+            "seed": args.seed, "report": json.loads(p.stdout)}, indent=1) + "\n")
     return 0
 
 
