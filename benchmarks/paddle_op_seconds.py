@@ -2,7 +2,8 @@
 the sweep runs it (`opkit test OPS --backend paddle`, the fork pool, every check, default
 fuzz), over the op types opkit and Paddle share (opkit_paddle.backend.overlap).
 
-    python benchmarks/paddle_op_seconds.py [--sample N] [--jobs J] [--seed S] [OP ...]
+    python benchmarks/paddle_op_seconds.py [--sample N] [--jobs J] [--seed S] [--tree DIR]
+                                           [--json FILE] [OP ...]
 
 Each op type's seconds are the sum of its tasks' own run times, as `opkit test
 --record-durations` writes them (one op type's work, whatever else the pool runs beside
@@ -53,6 +54,9 @@ def main(argv=None) -> int:
                         help="N op types spread over the overlap (default: all)")
     parser.add_argument("--jobs", type=int, default=0, help="opkit test --jobs (0: automatic)")
     parser.add_argument("--seed", type=int, default=2024)
+    parser.add_argument("--tree", default=str(ROOT),
+                        help="run this checkout's opkit (default: this one; another tree to "
+                             "compare its figures and verdicts)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures here (with "
                         "opkit test's JSON report: the verdicts to compare across trees)")
     args = parser.parse_args(argv)
@@ -66,7 +70,7 @@ def main(argv=None) -> int:
 
     ops = args.ops or sample(overlap_ops(), args.sample)
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
-               MKL_NUM_THREADS="1")
+               MKL_NUM_THREADS="1", PYTHONPATH=str(Path(args.tree).resolve()))
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         durations = Path(tmp) / "durations.json"
@@ -75,7 +79,7 @@ def main(argv=None) -> int:
                "--seed", str(args.seed), "--jobs", str(args.jobs), "--record-durations",
                "--durations", str(durations)]
         started = time.perf_counter()
-        p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+        p = subprocess.run(cmd, cwd=args.tree, env=env, capture_output=True, text=True)
         wall = time.perf_counter() - started
         if p.returncode not in (0, 1) or not durations.exists():
             print(p.stderr[-2000:], file=sys.stderr)
