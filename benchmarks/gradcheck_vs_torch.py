@@ -12,7 +12,7 @@ gradient against numeric ones; a failure names each wrong element). torch:
 torch (it checks one random projection and cannot say which element is wrong). Rounds
 alternate which side goes first; the figures are medians over rounds.
 
-    /path/to/venv-with-torch/bin/python benchmarks/gradcheck_vs_torch.py [--repeat 11]
+    /path/to/venv-with-torch/bin/python benchmarks/gradcheck_vs_torch.py [--repeat 11] [OP ...]
 
 torch is optional and never a project dependency: install it in a throwaway venv (with
 `pip install -e .` of this project) to run this script.
@@ -62,12 +62,16 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=11)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("ops", nargs="*", help="only these rows (square, mul, softmax, "
+                        "conv2d); default all")
     args = parser.parse_args(argv)
     import torch
 
     torch.set_num_threads(1)
     rows = []
     for name, case, names, fn, arrays in cases(torch):
+        if args.ops and name not in args.ops:
+            continue
         out_name = "Output" if name == "conv2d" else "Out"
         tensors = [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays]
 

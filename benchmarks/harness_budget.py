@@ -1,17 +1,22 @@
-"""Wall time of `opkit test --all` before the case-pipeline rebuild and now, back to back.
+"""`opkit test --all` now against a base commit, back to back: the release-over-release
+budget (issue 49) in CPU time, and the wall time.
 
-The "before" tree is commit 992903a (issue 27's baseline; a200d1a was the previous one),
-unpacked with `git archive` into a temporary folder and run with PYTHONPATH pointing at it;
+The "before" tree is `--base`: by default the last release, i.e. the newest tag reachable
+from HEAD, else the commit noted in docs/performance.md on a line `Release base: <commit>`
+(issue 27's baseline was 992903a), unpacked with `git archive` into a temporary folder and run with PYTHONPATH pointing at it;
 the "after" tree is this checkout. With `--installed`, each tree is instead installed
 non-editable (`pip install --no-deps TREE`) into a venv of its own that sees this
 interpreter's packages (numpy, hypothesis, ...), and run from a folder outside both trees. Both run the same command line (default options unless given after
 `--`), alternating, `--repeat` times each; the figure is the ratio of the medians.
 Target: after / before <= 2.5.
 
-    python benchmarks/harness_budget.py [--repeat 3] [--base 992903a] [--same-ops] [--installed]
+    python benchmarks/harness_budget.py [--repeat 3] [--base COMMIT] [--same-ops] [--installed]
                                         [-- extra opkit args]
 
-Threads are pinned to 1 (OMP/OpenBLAS/MKL). Say in the record whether the machine was idle.
+Threads are pinned to 1 (OMP/OpenBLAS/MKL). The quiet-machine protocol (docs/performance.md,
+"Release over release"): load average under 0.3 at the start; the load is printed at the
+start and at the end, and a warning when it was above 0.3. The last line is the headline:
+`CPU RATIO after/before`.
 It also prints the CPU time (user + system of every process of the run) of both sides: the
 work done, which a loaded machine moves less than the wall time.
 """
@@ -29,7 +34,23 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+QUIET_LOAD = 0.3
 MAIN = "import sys; from opkit.cli.main import main; sys.exit(main())"
+
+
+def default_base() -> str:
+    """The last release: the newest tag reachable from HEAD, else the commit noted in
+    docs/performance.md (`Release base: <commit>`, the last line that says so)."""
+    p = subprocess.run(["git", "-C", str(ROOT), "describe", "--tags", "--abbrev=0"],
+                       capture_output=True, text=True)
+    if p.returncode == 0 and p.stdout.strip():
+        return p.stdout.strip()
+    noted = re.findall(r"^Release base: `?([0-9a-f]{7,40})`?", (ROOT / "docs" /
+                       "performance.md").read_text(), re.M)
+    if not noted:
+        sys.exit("harness_budget: no tag and no `Release base: <commit>` line in "
+                 "docs/performance.md: give --base")
+    return noted[-1]
 
 
 def unpack(commit: str, into: Path) -> Path:
@@ -75,7 +96,9 @@ def run_once(tree: Path, args: list[str], ops=None, python=None,
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--base", default="992903a")
+    parser.add_argument("--base", default=None,
+                        help="the commit to compare with (default: the last tag, else the "
+                             "noted release base of docs/performance.md)")
     parser.add_argument("--installed", action="store_true",
                         help="install each tree non-editable into a venv of its own")
     parser.add_argument("--same-ops", action="store_true",
@@ -83,6 +106,9 @@ def main() -> None:
                              "OpTest) by name on this tree too, not this tree's --all")
     parser.add_argument("extra", nargs="*", help="extra `opkit test` arguments (after --)")
     args = parser.parse_args()
+    args.base = args.base or default_base()
+    load_start = os.getloadavg()[0]
+    print(f"base {args.base}; load average at the start {load_start:.2f}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "before").mkdir()
         before_tree = unpack(args.base, Path(tmp) / "before")
@@ -117,9 +143,15 @@ def main() -> None:
           f"after median {a:.1f} s, ratio {a / b:.2f} (target <= 2.5; {args.repeat} repeats "
           f"each, alternating)")
     cb, ca = statistics.median(cpu_b), statistics.median(cpu_a)
+    load_end = os.getloadavg()[0]
     print(f"CPU time (user + system, every process): before median {cb:.1f} s, after median "
           f"{ca:.1f} s, ratio {ca / cb:.2f}; load average at the end "
-          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+          f"{load_end:.1f} on {os.cpu_count()} CPUs")
+    if max(load_start, load_end) > QUIET_LOAD:
+        print(f"warning: not a quiet machine (load {load_start:.2f} -> {load_end:.2f}, the "
+              f"protocol asks under {QUIET_LOAD}): record the figure as loaded")
+    print(f"CPU RATIO {ca / cb:.2f} (after {ca:.1f} s / before {cb:.1f} s, base {args.base}, "
+          f"{args.repeat} alternating repeats)")
 
 
 if __name__ == "__main__":

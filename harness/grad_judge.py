@@ -189,19 +189,29 @@ def _check_subsets(case, dtype, cot, inputs_to_check, no_grad, analytic, prepare
     no_grad_set, as when they are parameters frozen or data): a grad kernel has a separate
     path when some of its outputs are not wanted (Paddle's `if (dx)` / `if (dy)`), and
     that path must give the same gradient as the full one. Problems (strings).
-    `prepared`: the PreparedOp of the full run, reset to fresh inputs and an empty scope
-    for each (as a new one would be, without building the op again)."""
+    `prepared`: the PreparedOp of the full run, reset to fresh inputs and an empty scope and
+    run forward once; every subset's grad ops then run on that forward (the analytic side is
+    computed by the op for every subset, only the forward run is shared). Before each later
+    subset the inputs and forward outputs in the scope are compared, bit for bit, with what
+    the shared forward left: a grad kernel that wrote into them gets a fresh reset and
+    forward for the next subset, as a new PreparedOp would. (A gradient left in the scope by
+    an earlier subset cannot stand in for a later one's: there its input was in the
+    no_grad_set, so the grad ops had no such output to write.)"""
     problems = []
+    fresh, cot_run = None, None
     for name in inputs_to_check:
         others = [n for n in inputs_to_check if n != name]
         only = f"with only {name} requested ({', '.join(others)} in no_grad_set)"
         try:
-            prepared.reset(case_inputs(case, dtype))
-            run_outs = prepared.forward()
-            cot_run = {n: c.astype(run_outs[n].dtype) for n, c in cot.items()}
+            if fresh is None or not _unchanged(prepared, fresh):
+                prepared.reset(case_inputs(case, dtype))
+                run_outs = prepared.forward()
+                cot_run = {n: c.astype(run_outs[n].dtype) for n, c in cot.items()}
+                fresh = _snapshot(prepared)
             got = prepared.backward(cot_run, [name], tuple(no_grad) + tuple(others)).get(name)
         except Exception as exc:  # noqa: BLE001
             problems.append(f"{only} the grad op raised {first_line(exc)}")
+            fresh = None
             continue
         want = analytic.get(name)
         if want is None:
@@ -219,6 +229,24 @@ def _check_subsets(case, dtype, cot, inputs_to_check, no_grad, analytic, prepare
                             f"{', '.join(inputs_to_check)} requested (expected): "
                             f"{msg.replace('output ', '', 1)}")
     return problems
+
+
+def _snapshot(prepared) -> dict:
+    """{name: (bytes, shape, dtype, LoD)} of the op's inputs and outputs in its scope."""
+    out = {}
+    for n in list(prepared.input_names()) + list(prepared.output_names()):
+        a = prepared.array(n)
+        if a is not None:
+            a = np.asarray(a)
+            out[n] = (a.tobytes(), a.shape, a.dtype.str, prepared.lod_lengths(n))
+    return out
+
+
+def _unchanged(prepared, fresh: dict) -> bool:
+    """Whether the scope still holds, bit for bit, what `_snapshot` recorded (and nothing
+    of it disappeared)."""
+    now = _snapshot(prepared)
+    return now.keys() == fresh.keys() and all(now[n] == fresh[n] for n in fresh)
 
 
 MAX_KINK_PROBES = 64   # elements over tolerance probed one-sidedly before giving up

@@ -60,7 +60,7 @@ class Structure:
         self.separating = tuple(separating)       # axes
         self.owners = owners                      # axis -> int array over outputs (-1: none)
         self.free_axes = tuple(a for a in range(len(shape)) if a not in separating)
-        self.colours = int(np.prod([shape[a] for a in self.free_axes])) if self.free_axes else 1
+        self.colours = math.prod([shape[a] for a in self.free_axes]) if self.free_axes else 1
         self.complete = complete
 
     def __repr__(self):
@@ -236,7 +236,7 @@ class NumericEngine:
                                                np.zeros(f0.shape, np.int64),
                                                np.ones(f0.shape, bool))
             free = [a for a, st in state.items() if st is None]
-            colours = int(np.prod([x0.shape[a] for a in free])) if free else 1
+            colours = math.prod([x0.shape[a] for a in free]) if free else 1
             complete = max_colours is None or colours <= max_colours
             if complete:                            # phase 2: owners along the others
                 coded = self._probe_codes(name, probe, state)
@@ -293,7 +293,7 @@ class NumericEngine:
         halves = [(shape[a] + 1) // 2 for a in axes]
         bit_runs = sum(2 * (int(math.ceil(math.log2(shape[a]))) - 1) for a in axes
                        if shape[a] > 2)
-        n = int(np.prod(halves)) if halves else 0
+        n = math.prod(halves) if halves else 0
         k = _code_length(n)
         if not axes or k is None or k >= bit_runs:
             return None
@@ -618,14 +618,14 @@ class _ColourPlan:
         self.acot = np.abs(self.cot)
         self.local = None if self.cot.size else np.zeros(0, np.int64)
         sep_shape = tuple(shape[a] for a in s.separating)
-        self.n_local = int(np.prod(sep_shape)) if sep_shape else 1
+        self.n_local = math.prod(sep_shape) if sep_shape else 1
         if s.separating and self.local is None:
             owners = [s.owners[a] if valid is None else s.owners[a][valid]
                       for a in s.separating]
             self.local = owners[0] if len(owners) == 1 else \
                 np.ravel_multi_index(tuple(owners), sep_shape)
         self._layout()
-        flat = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
+        flat = np.arange(math.prod(shape), dtype=np.int64).reshape(shape)
 
         def along(axes):        # the flat index of every combination along `axes`, others 0
             return flat[tuple(slice(None) if a in axes else slice(0, 1) for a in range(len(shape)))]

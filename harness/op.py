@@ -9,6 +9,7 @@ backend's prepared op implements harness.backend.contract.PreparedOp (harness.ba
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -98,6 +99,18 @@ def run_forward_backward(prepared: PreparedOp, case, hooks=None, backward: bool 
     the case's grad outputs; it is cast to each output's dtype. `run_forward=False`: the
     forward has already run; only the backward runs. `move_outputs` ({output: array} ->
     {output: array}): the grad ops read these forward outputs instead of the forward's."""
+    fused = getattr(prepared, "forward_backward", None)
+    if fused is not None and run_forward and backward and hooks is None and \
+            fwd_hooks is None and move_outputs is None and has_grad(case.op_type) and \
+            list(case.grad_inputs if wrt is None else wrt):
+        # one run of the forward op and its grad ops (a backend that can: the Paddle one)
+        wrt = list(case.grad_inputs if wrt is None else wrt)
+        outs, grads = fused(lambda outs: _run_cotangents(case, outs, cot, seed), wrt,
+                            tuple(case.no_grad_set or ()))
+        result = {n: (None if v is None else v.copy()) for n, v in outs.items()}
+        for n, g in grads.items():
+            result[grad_var_name(n)] = None if g is None else np.array(g, copy=True)
+        return result
     if run_forward:
         outs = prepared.forward(hooks=fwd_hooks if fwd_hooks is not None else hooks)
     else:
@@ -108,15 +121,21 @@ def run_forward_backward(prepared: PreparedOp, case, hooks=None, backward: bool 
     wrt = list(case.grad_inputs if wrt is None else wrt)
     if not wrt:
         return result
-    if cot is None:
-        cot = make_cotangents(outs, grad_outputs(case, outs), seed=seed)
-    cot = {n: c.astype(outs[n].dtype) for n, c in cot.items()   # float32 runs
-           if outs.get(n) is not None}
+    cot = _run_cotangents(case, outs, cot, seed)
     moved = {"forward_outputs": move_outputs(outs)} if move_outputs else {}
     for n, g in prepared.backward(cot, wrt, tuple(case.no_grad_set or ()),
                                   hooks=hooks, **moved).items():
         result[grad_key(n)] = None if g is None else np.array(g, copy=True)
     return result
+
+
+def _run_cotangents(case, outs: dict, cot: dict | None, seed: int) -> dict:
+    """The cotangents of run_forward_backward: `cot`, else the seeded random ones over the
+    case's grad outputs, cast to each output's dtype (float32 runs). Depends on the outputs'
+    shapes and dtypes only (a backend may draw them before its run)."""
+    if cot is None:
+        cot = make_cotangents(outs, grad_outputs(case, outs), seed=seed)
+    return {n: c.astype(outs[n].dtype) for n, c in cot.items() if outs.get(n) is not None}
 
 
 def run(case, combo, context, transform=None, backward: bool = True) -> dict:
@@ -182,7 +201,7 @@ def make_cotangents(outputs: dict[str, np.ndarray], names, seed: int = DEFAULT_S
     # the same draws for the same (seed, names, shapes, dtypes): drawn once per process
     # (small outputs only: the cache must not hold large arrays), each caller gets copies
     key = (int(seed), tuple(wanted))
-    if sum(int(np.prod(w[1])) for w in wanted) > _CACHED_COTANGENT_SIZE:
+    if sum(math.prod(w[1]) for w in wanted) > _CACHED_COTANGENT_SIZE:
         return dict(zip((w[0] for w in wanted), _cotangent_draws.__wrapped__(*key)))
     return {n: a.copy() for n, a in zip((w[0] for w in wanted), _cotangent_draws(*key))}
 
