@@ -126,3 +126,13 @@ def test_a_backend_must_implement_the_abstract_methods():
 def test_the_contract_refusal_type_is_a_refusal_for_opkit_too():
     assert OpkitBackend().refused(OpRefused("no"))
     assert not OpkitBackend().refused(KeyError("x"))
+
+
+def test_the_opkit_kernel_toy_of_tests_harness_passes(monkeypatch):
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parents[1] / "harness" / "fixtures" / "toy_backend"
+    monkeypatch.syspath_prepend(str(here))
+    import opkit_toy_backend
+
+    run_conformance_test(opkit_toy_backend.faithful)

@@ -41,3 +41,15 @@ def test_the_broken_twin_fails_grad_with_the_wrong_value():
     fails = [c for c in op["checks"] if c["status"] == "fail"]
     assert fails and all(c["check"] == "grad" for c in fails), fails
     assert any("worst X[" in c["message"] and "numeric 0.0" in c["message"] for c in fails), fails
+
+
+def test_an_entry_point_that_is_no_backend_is_a_usage_error():
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(TOY), str(ROOT)]),
+               OMP_NUM_THREADS="1")
+    env.pop("OPKIT_BACKEND", None)
+    p = subprocess.run([sys.executable, "-m", "opkit", "test", "relu", "--backend",
+                        "numpy_toy_not_a_backend"], capture_output=True, text=True, env=env,
+                       cwd=ROOT, timeout=600)
+    assert p.returncode == 2, p.stderr[-2000:]
+    assert "not a harness.backend.contract.Backend" in p.stderr and "Traceback" not in \
+        p.stderr, p.stderr
