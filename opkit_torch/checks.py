@@ -304,7 +304,7 @@ class CreateGraphDoubleGrad(Check):
         analytic = torch.autograd.grad(target, [leaves[n] for n in wanted], allow_unused=True)
         by_name = {s.name: s for specs in inputs.values() for s in specs}
         for n, a in zip(wanted, analytic):
-            a = np.zeros(by_name[n].data.shape) if a is None else a.detach().numpy()
+            a = np.zeros(by_name[n].data.shape) if a is None else a.detach().numpy(force=True)
             x = by_name[n].data.reshape(-1)
             for i in np.linspace(0, x.size - 1, min(self.SAMPLED, x.size)).astype(int):
                 saved = x[i]

@@ -34,8 +34,21 @@ def has_grad(op_type: str) -> bool:
     name = env.resolve(op_type).name()
     if not read(op_type).tensor_args:
         return False
+    if _custom_op_without_backward(name):
+        return False
     return any(torch._C._dispatch_has_kernel_for_dispatch_key(name, key)
                for key in _AUTOGRAD_KEYS)
+
+
+def _custom_op_without_backward(qualname: str) -> bool:
+    """A `torch.library.custom_op` op with no `register_autograd`: its Autograd kernel only
+    raises "no autograd formula was registered"."""
+    try:
+        from torch._library.custom_ops import _maybe_get_opdef
+    except ImportError:           # another torch: the registration decides
+        return False
+    opdef = _maybe_get_opdef(qualname)
+    return opdef is not None and getattr(opdef, "_backward_fn", True) is None
 
 
 @functools.lru_cache(maxsize=None)

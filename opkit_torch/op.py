@@ -10,6 +10,8 @@ After a run `array(name)` of an input reads the tensor the kernel saw, as the ru
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from harness.backend.contract import PreparedOp
@@ -17,6 +19,9 @@ from opkit_torch import convert, env
 from opkit_torch.schema import REQUIRED, read
 
 __all__ = ["TorchPreparedOp", "call_args"]
+
+_NO_GRAD_ARG = re.compile(r"not differentiable with respect to argument '(\w+)'")
+_NOT_DIFFERENTIABLE: dict = {}     # op type -> input names fed without requires_grad
 
 
 def call_args(schema, values: dict, attrs: dict) -> tuple[list, dict]:
@@ -171,10 +176,24 @@ class TorchPreparedOp(PreparedOp):
                          np.asarray(self._fed[n]).dtype.kind == "f")
 
     def _run(self, track) -> dict:
-        tensors = self._tensors(track)
-        grad = bool(track) and self.has_autograd()
-        with self.torch.enable_grad() if grad else self.torch.no_grad():
-            outs = self._call(tensors)
+        track = frozenset(track) - _NOT_DIFFERENTIABLE.get(self.op_type, frozenset())
+        while True:
+            tensors = self._tensors(track)
+            grad = bool(track) and self.has_autograd()
+            try:
+                with self.torch.enable_grad() if grad else self.torch.no_grad():
+                    outs = self._call(tensors)
+                break
+            except RuntimeError as exc:
+                # "... is not differentiable with respect to argument 'running_mean'": that
+                # input is fed without requires_grad (remembered for the op type)
+                m = _NO_GRAD_ARG.search(str(exc))
+                names = {s.name for s in self.inputs.get(m.group(1), [])} if m else set()
+                if not names & track:
+                    raise
+                _NOT_DIFFERENTIABLE[self.op_type] = \
+                    _NOT_DIFFERENTIABLE.get(self.op_type, frozenset()) | names
+                track = track - names
         self._last = tensors
         self._results = outs
         self._graph = (frozenset(track), tensors, outs) if grad else None
@@ -199,7 +218,8 @@ class TorchPreparedOp(PreparedOp):
         if forward_outputs:
             raise NotImplementedError("the torch backend cannot feed other forward outputs "
                                       "to the backward (the autograd graph saved its own)")
-        track = self._trackable(no_grad_set)
+        track = self._trackable(no_grad_set) - _NOT_DIFFERENTIABLE.get(self.op_type,
+                                                                       frozenset())
         if self._graph is None or self._graph[0] != track:
             self._run(track)                 # the graph of this no_grad_set
         if self._graph is None:

@@ -263,3 +263,30 @@ class TestClamp(OpTest):
 
     def test_check_grad(self):
         self.check_grad(["self"], "out")
+
+
+class TestNativeBatchNormTraining(OpTest):
+    """Training mode updates running_mean / running_var in place, which the schema does not
+    declare (examples/torch_bugs/native_batch_norm_undeclared_write.py): `mutation` fails."""
+
+    def setUp(self):
+        self.op_type = "aten::native_batch_norm"
+        r = _rng(54)
+        self.inputs = {"input": r.uniform(-1, 1, (6, 3)), "weight": r.uniform(0.5, 1.5, 3),
+                       "bias": r.uniform(-1, 1, 3), "running_mean": np.zeros(3),
+                       "running_var": np.ones(3)}
+        self.attrs = {"training": True, "momentum": 0.1, "eps": 1e-5}
+        self.outputs = self.reference(self.inputs, self.attrs)
+
+    def reference(self, inputs, attrs):
+        x = inputs["input"]
+        mean, var = x.mean(0), x.var(0)
+        rstd = 1 / np.sqrt(var + attrs["eps"])
+        out = (x - mean) * rstd * inputs["weight"] + inputs["bias"]
+        return {"out0": out, "out1": mean, "out2": rstd}
+
+    def test_check_output(self):
+        self.check_output()
+
+    def test_check_grad(self):
+        self.check_grad(["input", "weight", "bias"], "out0")

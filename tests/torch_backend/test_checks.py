@@ -56,3 +56,29 @@ def test_double_grad_through_create_graph():
     assert status == {"fail"} and "autograd (create_graph) gives" in msg
     assert judge("double_grad", "opkit_test::right_double", {"x": X}, grad=["x"])[0] == \
         {"pass"}
+
+
+def _opcheck(op_type, inputs):
+    from opkit_torch.opcheck import CHECK
+
+    case = Case(name=op_type, op_type=op_type, inputs=inputs, attrs={}, outputs={})
+    return CHECK(case, CTX)
+
+
+@pytest.mark.usefixtures("torch_backend")
+def test_opcheck_reports_the_failing_test_and_the_sample():
+    results = _opcheck("opkit_test::bad_fake", {"x": X})
+    assert [r.status for r in results] == ["fail"]
+    assert "test_faketensor" in results[0].message and "Tensor[3, 4] float64" in \
+        results[0].message
+    assert [r.status for r in _opcheck("opkit_test::good_fake", {"x": X})] == ["pass"]
+    skipped = _opcheck("aten::hardshrink", {"self": X})
+    assert [r.status for r in skipped] == ["skip"] and "PyTorch's own" in skipped[0].message
+
+
+def test_opcheck_skips_on_another_backend_and_is_not_run_there_by_default():
+    from opkit_torch.opcheck import CHECK
+
+    results = _opcheck("opkit_test::bad_fake", {"x": X})
+    assert [r.status for r in results] == ["skip"] and "--backend torch" in results[0].message
+    assert not CHECK.default

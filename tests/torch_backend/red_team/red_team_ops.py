@@ -34,6 +34,10 @@ def _save_x(ctx, inputs, output):
     ctx.save_for_backward(inputs[0])
 
 
+def _nothing(ctx, inputs, output):
+    pass
+
+
 def _softsign_grad_wrong(ctx, grad):
     (x,) = ctx.saved_tensors
     return 1 / (1 + x.abs()) ** 2                   # forgot `grad *`
@@ -90,9 +94,13 @@ def scale_inplace_undeclared_ok(x: torch.Tensor) -> torch.Tensor:
     return (x * 0.5) * 4
 
 
+def _double_grad(ctx, grad):
+    return 2 * grad
+
+
 for _op in (scale_inplace_undeclared, scale_inplace_undeclared_ok):
     _fake_like(_op)
-    _op.register_autograd(lambda ctx, g: 2 * g, setup_context=lambda ctx, i, o: None)
+    _op.register_autograd(_double_grad, setup_context=_nothing)
 
 
 # 4. a returned view where the schema promises a new tensor (define + impl, as a C++
@@ -130,7 +138,7 @@ def _cumsum_grad(ctx, grad):
 
 for _op in (running_sum_stale, running_sum_stale_ok):
     _fake_like(_op)
-    _op.register_autograd(_cumsum_grad, setup_context=lambda ctx, i, o: None)
+    _op.register_autograd(_cumsum_grad, setup_context=_nothing)
 
 
 # 6. a kernel correct only for contiguous inputs (reads the storage as if row-major) --------
@@ -157,7 +165,7 @@ def _row_scale_grad(ctx, grad):
 
 for _op in (row_scale_contiguous_only, row_scale_contiguous_only_ok):
     _fake_like(_op)
-    _op.register_autograd(_row_scale_grad, setup_context=lambda ctx, i, o: None)
+    _op.register_autograd(_row_scale_grad, setup_context=_nothing)
 
 
 # 7. a backward wrong when only some inputs need a gradient (needs_input_grad misread) -----
