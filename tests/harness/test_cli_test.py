@@ -93,7 +93,7 @@ FUZZ_ONLY = {op for op, checks in EXPECTED.items() if checks == {"fuzz"}}
 MAIN = "import sys; from opkit.cli.main import main; sys.exit(main())"
 
 
-def opkit(*args, timeout=600):
+def opkit(*args, timeout=1800):
     env = dict(os.environ, NO_COLOR="1", OPKIT_NO_GPU=os.environ.get("OPKIT_NO_GPU", ""))
     return subprocess.run([sys.executable, "-c", MAIN, "test", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=timeout, env=env)
