@@ -15,10 +15,8 @@ import sys
 import threading
 import time
 
-__all__ = ["can_fork", "in_fork", "die_with_parent", "PARENT_PID_ENV"]
+__all__ = ["can_fork", "in_fork", "die_with_parent"]
 
-# the environment variable that tells a fresh interpreter (harness.fresh) its parent's pid
-PARENT_PID_ENV = "OPKIT_PARENT_PID"
 _PR_SET_PDEATHSIG = 1
 WATCH_SECONDS = 0.2          # the portable fallback's poll of the parent
 

@@ -1,6 +1,7 @@
 """THE fresh-interpreter protocol: call "module:function" on a JSON payload in a new Python
 process where nothing of this one's state exists (`run`, or `start` in the background).
-The child reads {"target", "payload"} on stdin and answers {"value"} or {"error"} on
+The child reads {"target", "payload", "parent"} on stdin (it dies with `parent`, the
+asking process: harness.forking.die_with_parent) and answers {"value"} or {"error"} on
 stdout; what the function prints goes to stderr. docs/harness.md "Fresh interpreters".
 """
 from __future__ import annotations
@@ -11,7 +12,7 @@ import os
 import subprocess
 import sys
 
-from harness.forking import PARENT_PID_ENV, die_with_parent
+from harness.forking import die_with_parent
 
 __all__ = ["run", "start", "child", "FreshError", "TIMEOUT"]
 
@@ -28,9 +29,12 @@ class FreshError(RuntimeError):
         self.raised = raised
 
 
+def _request(target: str, payload) -> str:
+    return json.dumps({"target": target, "payload": payload, "parent": os.getpid()})
+
+
 def _env(hash_seed, env) -> dict:
     out = dict(os.environ, **(env or {}))
-    out[PARENT_PID_ENV] = str(os.getpid())        # the child dies with this process
     if hash_seed is not None:
         out["PYTHONHASHSEED"] = str(hash_seed)
     return out
@@ -44,7 +48,7 @@ def start(target: str, payload=None, *, hash_seed=None, env=None,
     proc = subprocess.Popen(_COMMAND, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                             stderr=stderr, env=_env(hash_seed, env), cwd=os.getcwd(), text=True)
     with contextlib.suppress(OSError):      # the child died at once: its exit status says so
-        proc.stdin.write(json.dumps({"target": target, "payload": payload}))
+        proc.stdin.write(_request(target, payload))
         proc.stdin.close()
     return proc
 
@@ -54,7 +58,7 @@ def run(target: str, payload=None, *, hash_seed=None, env=None,
     """`target(payload)`'s return value (JSON round trip), computed in a fresh interpreter;
     FreshError when there is none (with the child's last line of standard error)."""
     try:
-        done = subprocess.run(_COMMAND, input=json.dumps({"target": target, "payload": payload}),
+        done = subprocess.run(_COMMAND, input=_request(target, payload),
                               capture_output=True, text=True, timeout=timeout,
                               env=_env(hash_seed, env), cwd=os.getcwd(), check=False)
     except subprocess.TimeoutExpired:
@@ -77,12 +81,11 @@ def run(target: str, payload=None, *, hash_seed=None, env=None,
 
 def child() -> None:
     """The fresh interpreter's side: read the request on stdin, answer on stdout."""
-    with contextlib.suppress(ValueError):
-        die_with_parent(int(os.environ.get(PARENT_PID_ENV) or 0))
     answer_fd = os.dup(1)
     os.dup2(2, 1)                         # the function's prints go to standard error
     sys.stdout = sys.stderr
     request = json.loads(sys.stdin.read())
+    die_with_parent(request.get("parent"))   # the child dies with the process that asked
     code = 0
     try:
         import importlib

@@ -327,13 +327,13 @@ def test_bench_against_another_op_path(tmp_path):
 
 
 def test_bench_clock_wall_times_waiting_and_cpu_does_not(tmp_path):
-    # both kernels only sleep, 1 ms and 30 ms: the wall clock sees the ref's much longer
+    # both kernels only sleep, 1 ms and 8 ms: the wall clock sees the ref's much longer
     # wait (a ratio well under 1); the CPU clock sees neither wait, only the same work on
     # both sides. The figures under load: benchmarks/bench_clock.py
     root = _project(tmp_path / "p", delay=0.001, wait="sleep")
     other = tmp_path / "old_ops"
     other.mkdir()
-    (other / "sleepy_op.py").write_text(_op(0.030, wait="sleep"))
+    (other / "sleepy_op.py").write_text(_op(0.008, wait="sleep"))
     args = ["sleepy", "--against", str(other), "--rounds", "2", "--max-rounds", "2",
             "--format", "json"]
     wall = _opkit(root, *args, "--clock", "wall")

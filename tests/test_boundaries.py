@@ -32,9 +32,9 @@ ALLOWED = {
     "opkit.framework": set(),
     "opkit": {"opkit.framework"},
     "reference_ops": {"opkit", "opkit.framework"},
-    # compat --programs replays saved programs and judges results with the harness's one
-    # tolerance table (checkers/compat/programs.py); the JSON-only core imports neither
-    "checkers": {"opkit", "opkit.framework", "harness"},
+    # compat --programs judges replayed results with the harness's tolerance table, which
+    # lives in opkit.tolerances for that reason: checkers never import harness
+    "checkers": {"opkit", "opkit.framework"},
     "harness": {"opkit", "opkit.framework"},
     # the Paddle plugin (backend and compatibility mode) plugs into the harness through
     # harness.spec's entry-point group `opkit.backends`; the harness never names it
@@ -447,6 +447,17 @@ def test_the_scan_finds_a_forbidden_edge_and_a_cycle(tmp_path, monkeypatch):
                                        ["opkit/framework/x.py:1"]}
     with pytest.raises(AssertionError):
         test_no_import_cycle_between_the_packages()
+
+
+def test_the_scan_finds_checkers_importing_the_harness(tmp_path, monkeypatch):
+    _tree(tmp_path, {"checkers/compat/programs.py":
+                     "def judge():\n    from harness.tolerances import output_tolerance\n",
+                     "harness/tolerances.py": ""}, monkeypatch)
+    edges, _ = scan()
+    assert _offending_edges(edges) == {("checkers", "harness"):
+                                       ["checkers/compat/programs.py:2"]}
+    with pytest.raises(AssertionError, match="checkers imports harness"):
+        test_every_import_between_packages_is_allowed()
 
 
 def test_the_scan_sees_imports_inside_functions_and_by_string(tmp_path, monkeypatch):

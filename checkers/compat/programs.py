@@ -8,7 +8,7 @@ pure JSON and never imports it).  For every saved model under DIR (a folder with
 2. checks every upgraded op against NEW's descriptions (``program-incompatible`` if an op,
    slot or attr is unknown, or a required input / attr is missing),
 3. runs the saved sample feed and compares each recorded output, op by op, with the saved
-   value (tolerances: ``harness.tolerances.output_tolerance``).  The first op whose outputs
+   value (tolerances: ``opkit.tolerances.output_tolerance``, the harness's table).  The first op whose outputs
    differ is named in a ``behavior-changed`` finding: breaking, unless a checkpoint of that
    op newer than the program's saved version has ``bugfix_with_behavior_changed`` (a note).
 
@@ -67,7 +67,7 @@ def op_fits_desc(od: dict, desc: dict | None) -> list[str]:
 
 def _first_difference(saved: np.ndarray, now: np.ndarray):
     """None when equal within tolerance, else (text, saved_value, new_value)."""
-    from harness.tolerances import output_tolerance
+    from opkit.tolerances import output_tolerance
 
     saved, now = np.asarray(saved), np.asarray(now)
     if saved.shape != now.shape:

@@ -8,6 +8,7 @@ import functools
 import os
 import sys
 import threading
+import time
 
 from harness.backends import cannot
 from harness.case import shifted_case
@@ -89,13 +90,19 @@ class ConcurrencyCheck(Check):
 
 class Lockstep:
     """Makes N threads take turns line by line inside kernels (docs/harness.md,
-    `concurrency`). A thread entering its i-th kernel waits at most ENTER_WAIT seconds for
-    every live thread to enter theirs; at each line of user code (not numpy, the framework,
-    the harness or the standard library) it hands the turn on and waits at most WAIT
-    seconds for its own (a thread blocked on a lock the waiter holds)."""
+    `concurrency`). A thread entering its i-th kernel waits for every live thread to enter
+    theirs; at each line of user code (not numpy, the framework, the harness or the
+    standard library) it hands the turn on and waits for its own. A wait gives up only on
+    threads that are stalled (a thread blocked on a lock the waiter holds), not on slow
+    ones: every WAIT (ENTER_WAIT) seconds it looks at the threads it waits for, and goes on
+    when none of them has been runnable or used CPU time over STALLED_LOOKS looks (Linux:
+    /proc and the threads' CPU clocks; where those cannot be read, the wait ends after one
+    WAIT as before). A machine under load so only slows the lockstep down: the lines
+    interleave in the same order, and the same racing value is reported, on every run."""
 
     WAIT = 0.02
     ENTER_WAIT = 0.2
+    STALLED_LOOKS = 3
 
     def __init__(self, n: int):
         self.cv = threading.Condition()
@@ -105,9 +112,61 @@ class Lockstep:
         self.live = n
         self.entered = [0] * n
         self.arrived: dict = {}
+        self.threads: dict = {}      # k -> (threading ident, native thread id)
+        self.finished: set = set()
+        self.waiting: set = set()    # the threads now in a wait of the lockstep
+        self.ticks = 0               # counts the lockstep's steps: a waiting thread whose
+        #                              turn comes is not stalled
         skip = skip_prefixes()
         self.is_user = functools.cache(lambda filename: not (
             filename.startswith("<") or os.path.realpath(filename).startswith(skip)))
+
+    def register(self, k: int) -> None:
+        """Called by thread k itself (before its first kernel): its waits can be judged."""
+        with self.cv:
+            self.threads[k] = (threading.get_ident(), threading.get_native_id())
+
+    def _marks(self, ks):
+        """A token of the progress of threads `ks`: None when it cannot be read (or when a
+        thread is gone), a fresh object when one of them is runnable (never equal to an
+        earlier token: it is working, wait on), else their CPU times."""
+        out = [self.ticks]
+        for k in ks:
+            if k in self.waiting:      # waits on the lockstep itself (its polls use CPU)
+                out.append("waiting")
+                continue
+            if k not in self.threads:     # not started yet (None: nobody registers)
+                return object() if self.threads else None
+            ident, native = self.threads[k]
+            try:
+                with open(f"/proc/self/task/{native}/stat", "rb") as f:
+                    state = f.read().rsplit(b")", 1)[1].split()[0]
+                cpu = time.clock_gettime_ns(time.pthread_getcpuclockid(ident))
+            except (OSError, AttributeError, IndexError, ValueError):
+                return None
+            if state == b"R":
+                return object()
+            out.append(cpu)
+        return tuple(out)
+
+    def _wait(self, k: int, ready, whom, timeout: float) -> None:
+        """Wait (holding self.cv) until ready(), or until the threads whom() returns are
+        stalled: no progress over STALLED_LOOKS looks, one every `timeout` seconds (a
+        thread that waits a moment for the GIL held by a thread the OS put aside is not
+        stalled)."""
+        last, still = None, 0
+        self.waiting.add(k)
+        try:
+            while not self.cv.wait_for(ready, timeout=timeout):
+                now = self._marks(whom())
+                if now is None:
+                    return
+                still = still + 1 if now == last else 0
+                if still >= self.STALLED_LOOKS:
+                    return
+                last = now
+        finally:
+            self.waiting.discard(k)
 
     def _next(self, k: int):
         later = [i for i in self.inside if i > k]
@@ -115,12 +174,16 @@ class Lockstep:
 
     def enter(self, k: int) -> None:
         with self.cv:
+            self.ticks += 1
             i = self.entered[k]
             self.entered[k] += 1
             self.arrived[i] = self.arrived.get(i, 0) + 1
             self.inside = sorted(self.inside + [k])    # in the ring before anyone runs a line
             self.cv.notify_all()
-            self.cv.wait_for(lambda: self.arrived[i] >= self.live, timeout=self.ENTER_WAIT)
+            self._wait(k, lambda: self.arrived[i] >= self.live,
+                       lambda: [j for j in range(len(self.entered))
+                                if j not in self.finished and self.entered[j] <= i],
+                       self.ENTER_WAIT)
             if self.turn not in self.inside:
                 # the lowest thread inside starts, not whichever the OS woke first: the
                 # same order of lines on every run, so the same racing value is reported
@@ -128,6 +191,7 @@ class Lockstep:
 
     def leave(self, k: int) -> None:
         with self.cv:
+            self.ticks += 1
             if k in self.inside:
                 self.inside.remove(k)
             if self.holding == k:
@@ -139,6 +203,7 @@ class Lockstep:
     def done(self, k: int) -> None:
         self.leave(k)
         with self.cv:
+            self.finished.add(k)
             self.live -= 1
             self.cv.notify_all()
 
@@ -148,13 +213,14 @@ class Lockstep:
         runs. A thread given the turn before its first line runs that line (it does not pass
         the turn on unused), so the lines interleave in the same order on every run."""
         with self.cv:
+            self.ticks += 1
             if self.holding == k:
                 self.holding = None
                 self.turn = self._next(k)
                 self.cv.notify_all()
             if self.turn != k and self.turn in self.inside:
-                self.cv.wait_for(lambda: self.turn == k or self.turn not in self.inside,
-                                 timeout=self.WAIT)
+                self._wait(k, lambda: self.turn == k or self.turn not in self.inside,
+                           lambda: [self.turn], self.WAIT)
             if self.turn == k or self.turn not in self.inside:
                 self.turn = self.holding = k
 
@@ -199,6 +265,8 @@ def _threaded(cases, combo, seed, info: dict) -> list[list]:
 
     def work(k):
         hooks = _KernelTurns(lockstep, k) if hooked else None
+        if lockstep is not None:
+            lockstep.register(k)
         try:
             if not hooked:
                 barrier.wait(timeout=60)

@@ -51,10 +51,10 @@ def _run_op_directly(is_test):
     the sub-block's variables."""
     main, v = _counting_program(4, is_test=is_test)
     scope = opkit.Scope()
-    from opkit.framework.executor import _Prepared, create_variables
+    from opkit.framework.executor import create_block_variables
 
     block = main.global_block()
-    create_variables(_Prepared(block), scope, scope)
+    create_block_variables(block, scope, scope)
     for desc in block.ops:
         desc.op.run(scope, opkit.CPUPlace())
     (op,) = [d for d in block.ops if d.type == "while"]

@@ -18,7 +18,7 @@ ROOT = HERE.parents[1]
 OPS, TESTS = HERE / "correct_unusual_op.py", HERE / "optests"
 
 
-def run(args, cwd=ROOT, timeout=900):
+def run(args, cwd=ROOT, timeout=1800):
     env = dict(os.environ, NO_COLOR="1")
     return subprocess.run([sys.executable, "-m", "opkit", "test", *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, timeout=timeout, env=env)

@@ -1,8 +1,6 @@
 """The GPU place, its device context, data transform and the executor on a real device."""
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -135,11 +133,12 @@ def test_only_fetches_copy_to_the_host(monkeypatch, gpu_place):
             assert var.value().place.kind == "GPU", v.name
 
 
-def test_no_synchronization_in_the_middle_of_a_run(cp, gpu_place, gpu_ctx, monkeypatch):
-    """A kernel keeps the stream busy for 1 s; a whole training step without fetches must be
-    queued behind it without the host waiting (any device->host read would wait for it)."""
-    from opkit.framework.operator import OperatorBase
-
+def test_no_synchronization_in_the_middle_of_a_run(cp, gpu_place, gpu_ctx):
+    """A kernel keeps the stream busy for SPIN_S seconds; a whole training step without
+    fetches must be queued behind it without the host waiting (any device->host read would
+    wait for it): when the run returns, that kernel is still running. No wall-clock
+    verdict: the host queues a step in milliseconds, SPIN_S is a margin of thousands."""
+    SPIN_S = 5.0
     main, startup, loss = _fit_a_line()
     scope = opkit.Scope()
     exe = opkit.Executor(gpu_place)
@@ -148,24 +147,14 @@ def test_no_synchronization_in_the_middle_of_a_run(cp, gpu_place, gpu_ctx, monke
     exe.run(main, feed=feed, fetch_list=[loss], scope=scope)   # warm: kernels compiled
     exe.run(main, feed=feed, fetch_list=[], scope=scope)
     gpu_ctx.synchronize()
-    times = []
-    real_run = OperatorBase.run
-
-    def timed(self, scope, place, **options):
-        t = time.perf_counter()
-        real_run(self, scope, place, **options)
-        times.append((time.perf_counter() - t, self.type))
-
-    monkeypatch.setattr(OperatorBase, "run", timed)
     with gpu_ctx:
         flag = cp.zeros(1, dtype=cp.float32)
-    _spin(cp, gpu_ctx, 1.0, flag)
-    t0 = time.perf_counter()
+    _spin(cp, gpu_ctx, SPIN_S, flag)
     exe.run(main, feed=feed, fetch_list=[], scope=scope)
-    elapsed = time.perf_counter() - t0
-    slow = sorted(times, reverse=True)[:3]
+    still_busy = not gpu_ctx.stream.done
     gpu_ctx.synchronize()
-    assert elapsed < 0.5, f"the run waited for the GPU ({elapsed:.2f} s); slowest ops: {slow}"
+    assert still_busy, "the run waited for the GPU: the spinning kernel had finished"
+    assert float(flag.get()[0]) == 1.0          # the spin did run to its end
 
 
 def test_cpu_only_kernel_on_a_gpu_place_gets_host_inputs(gpu_place):

@@ -15,7 +15,7 @@ import pytest
 from harness_test_helpers import ROOT
 
 
-def run(*args, cwd=ROOT, env=None, timeout=300):
+def run(*args, cwd=ROOT, env=None, timeout=1800):
     full_env = dict(os.environ, NO_COLOR="1")
     full_env.update(env or {})
     return subprocess.run([sys.executable, "-m", "opkit", *map(str, args)], cwd=cwd,
@@ -288,7 +288,7 @@ def test_exempt_ops_are_counted_apart(user_project):
 
 def test_builtins_only_when_asked(user_project):
     p = run("test", "--all", "--builtins", "--format", "json", "--checks", "dtypes",
-            "--jobs", "2", cwd=user_project, timeout=600)
+            "--jobs", "2", cwd=user_project, timeout=1800)
     ops = _doc(p)
     assert {"fx_twice", "relu", "clip"} <= set(ops)
     assert ops["relu"]["status"] == "pass"
@@ -360,7 +360,7 @@ def test_pytest_place_gpu_is_skipped_not_passed():
     p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist",
                         "-p", "no:randomly", "reference_ops/tests/test_relu_op.py",
                         "--opkit-place", "GPU", "-rs", "--opkit-check-items"],
-                       cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+                       cwd=ROOT, capture_output=True, text=True, timeout=1800, env=env)
     assert "passed" not in p.stdout.splitlines()[-1], p.stdout
     assert "skipped" in p.stdout and "GPU asked for but not usable" in p.stdout, p.stdout
     from harness.pytest_plugin import check_item_names

@@ -13,7 +13,7 @@ from harness_test_helpers import ROOT
 def run(args, cwd=ROOT):
     env = dict(os.environ, NO_COLOR="1")
     return subprocess.run([sys.executable, "-m", "opkit", "test", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, timeout=300, env=env)
+                          capture_output=True, text=True, timeout=1800, env=env)
 
 
 def test_missing_folder_is_a_usage_error(tmp_path):
@@ -55,6 +55,6 @@ def test_pytest_plugin_checks_it_before_collecting(tmp_path):
     p = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "-q",
                         "--opkit-record-durations", f"--opkit-durations={missing}",
                         "tests/broken_ops/test_nonexistent_file_is_fine.py"],
-                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+                       cwd=ROOT, capture_output=True, text=True, timeout=1800)
     assert p.returncode == 4, p.stdout + p.stderr     # pytest's usage-error code
     assert "does not exist" in p.stderr and "Traceback" not in p.stderr

@@ -18,7 +18,7 @@ def run(*args):
     env = dict(os.environ, NO_COLOR="1")
     return subprocess.run([sys.executable, "-m", "opkit", "test", "row_max", "--ops", OPS,
                            "--tests", TESTS, *args], cwd=ROOT, capture_output=True,
-                          text=True, timeout=600, env=env)
+                          text=True, timeout=1800, env=env)
 
 
 def test_explore_labels_a_case_the_reference_computes_as_one_to_compute():
@@ -94,7 +94,7 @@ def test_plain_pytest_tells_the_cause_in_full_once(tmp_path):
         encoding="utf-8")
     p = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "-q", "-p",
                         "no:cacheprovider", "test_row_max.py"], cwd=tmp_path,
-                       capture_output=True, text=True, timeout=600,
+                       capture_output=True, text=True, timeout=1800,
                        env=dict(os.environ, NO_COLOR="1"))
     assert p.returncode == 1, p.stdout[-2000:]
     failed = [line for line in p.stdout.splitlines() if line.startswith("FAILED ")

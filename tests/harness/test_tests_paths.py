@@ -13,7 +13,7 @@ from harness_test_helpers import ROOT
 def run(args, cwd=ROOT):
     env = dict(os.environ, NO_COLOR="1")
     return subprocess.run([sys.executable, "-m", "opkit", "test", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, timeout=300, env=env)
+                          capture_output=True, text=True, timeout=1800, env=env)
 
 
 def test_missing_tests_path_with_an_op(tmp_path):
