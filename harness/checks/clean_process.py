@@ -72,9 +72,23 @@ def _code_file(value):
     return None if code is None else os.path.abspath(code.co_filename)
 
 
+def _protected_roots() -> list[str]:
+    roots = []
+    for name in PROTECTED:
+        mod = sys.modules.get(name)
+        f = getattr(mod, "__file__", None)
+        if f:
+            roots.append(os.path.dirname(os.path.abspath(f)) + os.sep)
+    return roots
+
+
 def patched(files) -> list[str]:
-    """'module.attr' of every protected function defined in one of `files`."""
-    files = set(files)
+    """'module.attr' of every protected function defined in one of `files` (files inside
+    the protected packages themselves left out: opkit's own kernel wrappers)."""
+    roots = _protected_roots()
+    files = {f for f in files if not any(f.startswith(r) for r in roots)}
+    if not files:
+        return []
     found = []
     mods = [("builtins", builtins)] + [
         (n, m) for n, m in list(sys.modules.items())
