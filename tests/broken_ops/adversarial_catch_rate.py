@@ -4,8 +4,8 @@ adversarial_optests.py; issue 48).
     python tests/broken_ops/adversarial_catch_rate.py [--before] [--json FILE] [opkit args]
 
 Prints, per broken op, the checks that fail it, then `caught N of M` and the twins that fail
-anything (there must be none). `--before`: every default check but the three of issue 48
-(`indistinguishable`, `honest_error`, `clean_process`). Exit 0 when every twin is clean.
+anything (there must be none). `--before`: every default check (and the default fuzz) but the three of issue
+48 (`indistinguishable`, `honest_error`, `clean_process`). Exit 0 when every twin is clean.
 """
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ def run(extra: list[str], before: bool) -> dict:
     if before:
         sys.path.insert(0, str(ROOT))
         from harness.registry import DEFAULT_CHECKS
-        extra = ["--checks", ",".join(c for c in DEFAULT_CHECKS
-                                      if c not in NEW and c != "against")] + extra
+        extra = ["--checks", ",".join([c for c in DEFAULT_CHECKS
+                                       if c not in NEW and c != "against"] + ["fuzz"])] + extra
     env = dict(os.environ, NO_COLOR="1", OPKIT_NO_GPU="1")
     p = subprocess.run([sys.executable, "-c", "import sys; from opkit.cli.main import main; "
                         "sys.exit(main())", "test",

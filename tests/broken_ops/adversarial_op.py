@@ -32,7 +32,7 @@ the catch rate: `python tests/broken_ops/adversarial_catch_rate.py`.
 | broken_adv_shared_buffer | writes every result into one module-level buffer | no later call |
 | broken_adv_bias_f64 | both kernels x (1 + 0.9 x 1e-7): just under float64's rtol | the tolerance |
 | broken_adv_bias_f32 | the float32 kernel x (1 + 4e-6): under rtol and under `precision`'s bound | the tolerance |
-| broken_adv_poly_tanh | tanh from a degree-9 series: exact near 0, error grows with \\|x\\| | the case's small values |
+| broken_adv_poly_tanh | tanh from a degree-16 series of exp: exact near 0, error grows with \\|x\\| | the case's small values |
 | broken_adv_size_sum | rows longer than 64 summed in float32 (the float64 kernel too) | the case's short rows |
 | broken_adv_pid_path | correct only in a process other than the one that imported it (forked workers) | forked workers |
 | broken_adv_main_thread | a thread-local scale set up in the main thread only | the main thread |
@@ -403,7 +403,7 @@ def bias_f32(ctx):
 def _series_tanh(x):
     y = x.astype(np.float64)
     ex, term = np.ones_like(y), np.ones_like(y)
-    for k in range(1, 10):                                   # BUG: a truncated series
+    for k in range(1, 17):                                   # BUG: a truncated series
         term = term * (2 * y) / k
         ex = ex + term
     t = (ex - 1.0) / (ex + 1.0)
