@@ -69,7 +69,7 @@ def _code_file(value):
     code = getattr(value, "__code__", None)
     if code is None and isinstance(value, (staticmethod, classmethod)):
         code = getattr(value.__func__, "__code__", None)
-    return None if code is None else os.path.abspath(code.co_filename)
+    return None if code is None else code.co_filename
 
 
 def _protected_roots() -> list[str]:
@@ -89,6 +89,9 @@ def patched(files) -> list[str]:
     files = {f for f in files if not any(f.startswith(r) for r in roots)}
     if not files:
         return []
+    # a code object's file as the module was loaded with it: absolute, or relative to the
+    # working folder
+    files |= {os.path.relpath(f) for f in files}
     found = []
     mods = [("builtins", builtins)] + [
         (n, m) for n, m in list(sys.modules.items())
