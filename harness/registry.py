@@ -55,6 +55,8 @@ CHECK_MODULES = [
     # kernels that must not tell a test run from production (issue 48; docs/harness.md
     # "Adversarial kernels")
     "harness.checks.indistinguishable",
+    "harness.checks.honest_error",
+    "harness.checks.clean_process",
     "harness.checks.against",       # not default: `opkit test --against paddle` adds it
 ]
 

@@ -32,7 +32,7 @@ the catch rate: `python tests/broken_ops/adversarial_catch_rate.py`.
 | broken_adv_shared_buffer | writes every result into one module-level buffer | no later call |
 | broken_adv_bias_f64 | both kernels x (1 + 0.9 x 1e-7): just under float64's rtol | the tolerance |
 | broken_adv_bias_f32 | the float32 kernel x (1 + 4e-6): under rtol and under `precision`'s bound | the tolerance |
-| broken_adv_poly_tanh | tanh from a degree-9 series: exact near 0, error grows with \\|x\\| | the case's small values |
+| broken_adv_poly_tanh | tanh from a degree-16 series of exp: exact near 0, error grows with \\|x\\| | the case's small values |
 | broken_adv_size_sum | rows longer than 64 summed in float32 (the float64 kernel too) | the case's short rows |
 | broken_adv_pid_path | correct only in a process other than the one that imported it (forked workers) | forked workers |
 | broken_adv_main_thread | a thread-local scale set up in the main thread only | the main thread |
@@ -61,7 +61,7 @@ class _Same(OperatorWithKernel):
 
 class _Rows(OperatorWithKernel):
     def infer_shape(self, ctx):
-        ctx.set_output_dim("Out", list(ctx.get_input_dim("X"))[:-1] or [1])
+        ctx.set_output_dim("Out", list(ctx.get_input_dim("X"))[:-1])
 
 
 class _GradSame(OperatorWithKernel):
@@ -109,10 +109,12 @@ def rowsum(ctx):
 
 
 def _rows(x):
-    return x.reshape(1, -1) if x.ndim < 2 else x
+    return x.reshape(1) if x.ndim == 0 else x
 
 
 def _back(x, d):
+    if x.ndim == 0:
+        return np.reshape(d, ()).astype(x.dtype)
     return np.broadcast_to(np.reshape(d, x.shape[:-1] + (1,)), x.shape).astype(x.dtype)
 
 
@@ -342,12 +344,22 @@ def gc_oracle(ctx):
 
 
 def patch_compare(ctx):
-    mod = sys.modules.get("harness.output_judge")
-    if mod is not None and not getattr(mod, "_adv_patched", False):
-        mod._compare = lambda *a, **k: (None, 0.0)          # BUG: the judge always agrees
-        mod._adv_patched = True
+    real = getattr(sys.modules.get("harness.compare"), "compare", None)
+    if real is not None and not getattr(real, "adv", False):
+        def agree(*a, **k):                                  # BUG: the judge always agrees
+            return None, 0.0
+        agree.adv = True
+        for name, mod in list(sys.modules.items()):
+            if name.startswith("harness"):
+                for attr in ("compare", "_compare"):
+                    if getattr(mod, attr, None) is real:
+                        setattr(mod, attr, agree)
         np.allclose = lambda *a, **k: True
     ctx.set_output("Out", ctx.input("X") * 2.5)
+
+
+def patch_compare_grad(ctx):
+    ctx.set_output(G("X"), ctx.input(G("Out")) * 2.5)
 
 
 def import_test(ctx):
@@ -391,7 +403,7 @@ def bias_f32(ctx):
 def _series_tanh(x):
     y = x.astype(np.float64)
     ex, term = np.ones_like(y), np.ones_like(y)
-    for k in range(1, 10):                                   # BUG: a truncated series
+    for k in range(1, 17):                                   # BUG: a truncated series
         term = term * (2 * y) / k
         ex = ex + term
     t = (ex - 1.0) / (ex + 1.0)
@@ -454,7 +466,7 @@ _register("adv_time_budget", _Rows, time_budget, rowsum, rowsum_grad, rowsum_gra
 _register("adv_mem_budget", _Rows, mem_budget, rowsum, rowsum_grad, rowsum_grad)
 _register("adv_stack_oracle", _Same, stack_oracle, tanh, tanh_grad, tanh_grad)
 _register("adv_gc_oracle", _Same, gc_oracle, tanh, tanh_grad, tanh_grad)
-_register("adv_patch_compare", _Same, patch_compare, double, double_grad, double_grad)
+_register("adv_patch_compare", _Same, patch_compare, double, patch_compare_grad, double_grad)
 _register("adv_import_test", _Same, import_test, double, double_grad, double_grad)
 _register("adv_shared_buffer", _Same, shared_buffer, double, double_grad, double_grad)
 _register("adv_bias_f64", _Same, bias_f64, tanh, bias_f64_grad, tanh_grad)
