@@ -133,9 +133,11 @@ def _run_cotangents(case, outs: dict, cot: dict | None, seed: int) -> dict:
     """The cotangents of run_forward_backward: `cot`, else the seeded random ones over the
     case's grad outputs, cast to each output's dtype (float32 runs). Depends on the outputs'
     shapes and dtypes only (a backend may draw them before its run)."""
-    if cot is None:
+    drawn = cot is None        # fresh copies: cast without another copy
+    if drawn:
         cot = make_cotangents(outs, grad_outputs(case, outs), seed=seed)
-    return {n: c.astype(outs[n].dtype) for n, c in cot.items() if outs.get(n) is not None}
+    return {n: c.astype(outs[n].dtype, copy=not drawn) for n, c in cot.items()
+            if outs.get(n) is not None}
 
 
 def run(case, combo, context, transform=None, backward: bool = True) -> dict:

@@ -66,7 +66,7 @@ def low_precision_of(slots) -> str | None:
     def visit(v):
         if isinstance(v, np.ndarray):
             if is_float(v.dtype):
-                found.add(v.dtype.name)
+                found.add(v.dtype)      # (its name once at the end: a slow property)
         elif isinstance(v, (list, tuple)):
             for item in v:
                 visit(item)
@@ -75,4 +75,5 @@ def low_precision_of(slots) -> str | None:
 
     for value in (slots or {}).values():
         visit(value)
-    return found.pop() if len(found) == 1 and next(iter(found)) in LOW_PRECISION else None
+    names = {d.name for d in found}
+    return names.pop() if len(names) == 1 and next(iter(names)) in LOW_PRECISION else None
