@@ -17,8 +17,10 @@ from harness.report import FAIL, PASS, SKIP, UNCONFIRMED
 from harness.rootcause import denest
 
 COLUMNS = [("CPU", "float32"), ("CPU", "float64"), ("GPU", "float32"), ("GPU", "float64")]
+PARTIAL = "pass*"   # a cell that passed without judging values its check judges elsewhere
 _RANK = {FAIL: 4, UNCONFIRMED: 3, PASS: 2, SKIP: 1, None: 0}
-_STYLE = {PASS: "green", FAIL: "bold red", SKIP: "yellow", UNCONFIRMED: "magenta"}
+_STYLE = {PASS: "green", FAIL: "bold red", SKIP: "yellow", UNCONFIRMED: "magenta",
+          PARTIAL: "cyan"}
 
 
 def plain_output(stream=None) -> bool:
@@ -37,16 +39,36 @@ def grid(report) -> tuple[list[str], dict]:
     # (a place "ran" when a check executed the op there: one with a dtype; a static check
     # such as dtypes' kernel registry passes on a GPU that cannot run)
     ran = {r.place for r in report.results if r.place and r.dtype and r.status != SKIP}
+    unjudged: dict[tuple, set] = {}     # (check, place, dtype) -> what no pass there judged
     for r in report.results:
         # a failing check's worst error is its failures' (a pass's 0 is not the answer)
         if r.worst_error is not None and (r.check not in failed or r.status == FAIL):
             worst[r.check] = max(worst.get(r.check, 0.0), r.worst_error)
         for place, dtype in COLUMNS:
             if r.place in (None, "", place) and r.dtype in (None, "", dtype) and \
-                    (not ran or place in ran or (r.place and r.status != PASS)) and \
-                    _RANK[r.status] > _RANK[cells.get((r.check, place, dtype))]:
-                cells[(r.check, place, dtype)] = r.status
-    return checks, {"cells": cells, "worst": worst}
+                    (not ran or place in ran or (r.place and r.status != PASS)):
+                key = (r.check, place, dtype)
+                if r.status == PASS:
+                    left = {w.strip() for w in r.not_judged.split(",") if w.strip()}
+                    unjudged[key] = unjudged.get(key, left) & left
+                if _RANK[r.status] > _RANK[cells.get(key)]:
+                    cells[key] = r.status
+    # a pass that left out values the check judges elsewhere is no plain pass of them
+    partial = {key: ", ".join(sorted(left, key=lambda w: (w != "output values", w)))
+               for key, left in unjudged.items() if left and cells.get(key) == PASS}
+    for key in partial:
+        cells[key] = PARTIAL
+    return checks, {"cells": cells, "worst": worst, "partial": partial}
+
+
+def legend(g) -> list[str]:
+    """The `pass*` cells' legend: per check, what its passes there did not judge."""
+    by_check: dict[tuple, list[str]] = {}
+    for (check, place, dtype), left in g.get("partial", {}).items():
+        by_check.setdefault((check, left), []).append(f"{place} {dtype}")
+    return [f"{PARTIAL} {check} [{', '.join(wheres)}]: passed without judging {left} there "
+            f"({check} judges them elsewhere; a cell reads `pass` only for what it judged)"
+            for (check, left), wheres in by_check.items()]
 
 
 def _details(report) -> list[tuple[str, str]]:
@@ -183,6 +205,8 @@ def render(reports, seed=None, stream=None, verbose=False, notes=(), plain=None)
                 table.add_row(check, *(Text(x, style=_STYLE.get(x, "dim")) for x in cells),
                               worst)
             console.print(table)
+        for line in legend(g):
+            say("  " + line, _STYLE[PARTIAL])
         for status, line in _details(rep):
             say("  " + line, {FAIL: "red", UNCONFIRMED: "magenta"}.get(status, "yellow"))
         say()
