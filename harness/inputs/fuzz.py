@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 from hypothesis import strategies as st
 
 from harness import optest_methods as optest
@@ -17,7 +18,8 @@ from harness.optest_methods import record_optest_arguments
 from harness.options import DEFAULT_SEED, selected_dtypes  # noqa: I001
 from harness.registry import get_check
 from harness.report import FAIL, PASS, SKIP, CheckResult
-from harness.reproduce import NOT_REPRODUCED, _takes_inputs_and_attrs, confirm, format_optest
+from harness.reproduce import (NOT_REPRODUCED, _takes_inputs_and_attrs, confirm, format_optest,
+                               shown_optest)
 from harness.spec import knob  # noqa: I001
 from opkit.registry import op_info
 
@@ -128,6 +130,8 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
             first_line = str(exc).splitlines()[0] if str(exc) else ""
             return result(SKIP if "Unsatisfiable" in type(exc).__name__ else FAIL,
                           f"{type(exc).__name__}: {first_line}")
+    if "case" in last_failure:
+        _cut(last_failure["case"], fails)
     what = f"a generated case (seed {seed})"
     if "case" not in last_failure and stats["ran"]:
         edge = _edge_cases(base, seed, with_grad)
@@ -144,7 +148,7 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
                 False: f"# {NOT_REPRODUCED}",
                 None: "# (could not be re-run in a fresh process)"}[again]
         msg = (f"{first.check} failed on {what}: {first.message}\n"
-               f"minimal case:\n{text}\n{note}")
+               f"minimal case:\n{shown_optest(case, cls.__name__, text)}\n{note}")
         return result(FAIL, msg, first.place, first.dtype, first.kind)
     if not stats["ran"]:
         return result(SKIP, f"no generated case could run: {stats['rejected']} draws in a row "
@@ -164,6 +168,31 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
     return [CheckResult("fuzz", PASS, "CPU", d, name, text) for d in judged] + \
         [CheckResult("fuzz", PASS, "CPU", d, name, f"{text}; {values} judged against "
                      "reference() in float64 only", not_judged=values) for d in others]
+
+
+CUT_TRIES = 8   # after hypothesis's shrinking: at most this many more runs cutting sizes
+
+
+def _cut(case: Case, fails) -> None:
+    """Shrink a failing case past what the strategy draws (each size within 2 of the
+    test's): every axis of one size, in every dense input at once, cut to 1, 2 or half, kept
+    when the case still fails (`fails` records the last failing case). LoD inputs are left
+    as they are (their lengths hold the rows)."""
+    if any(isinstance(v, (tuple, list)) for v in case.inputs.values()):
+        return
+    inputs, tries = dict(case.inputs), 0
+    sizes = sorted({d for v in inputs.values() if isinstance(v, np.ndarray) for d in v.shape},
+                   reverse=True)
+    for size in sizes:
+        for new in sorted({1, 2, size // 2}):
+            if not 0 < new < size or tries >= CUT_TRIES:
+                continue
+            tries += 1
+            cut = {slot: v[tuple(slice(0, new) if d == size else slice(None) for d in v.shape)]
+                   if isinstance(v, np.ndarray) else v for slot, v in inputs.items()}
+            if fails(cut, dict(case.attrs or {})):
+                inputs = cut
+                break
 
 
 def _edge_cases(base: Case, seed: int, with_grad: bool):
