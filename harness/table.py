@@ -123,6 +123,42 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+# why a check was skipped, in a few words (the first that matches its reasons; `-v` and the
+# table's skip lines give each reason in full)
+SKIP_KINDS = (("needs a GPU", ("gpu not usable", "no gpu kernel", "cupy is not")),
+              ("a random op", ("a random op",)),
+              ("needs a reference()", ("defines no reference", "no reference()")),
+              ("the op refuses it on purpose", ("refuses",)),
+              ("turned off", ("turned off", "not selected", "opkit_skip")),
+              ("not supported by the backend", ("backend",)))
+NOT_APPLICABLE = "nothing of its kind in this op"
+
+
+def skip_kind(reasons) -> str:
+    """A skipped check's reason in a few words (SKIP_KINDS), from its skip messages."""
+    said = [reason.lower() for reason in reasons]
+    for kind, words in SKIP_KINDS:
+        if any(text.startswith(w) or f" {w}" in text or f": {w}" in text
+               for text in said for w in words):
+            return kind
+    return NOT_APPLICABLE
+
+
+def skipped_summary(results, skipped) -> str:
+    """`skipped 10: 9 nothing of its kind in this op (distribution, ...), 1 needs a GPU
+    (places); -v: each reason`: the skipped checks grouped by why."""
+    reasons: dict[str, list[str]] = {}
+    for r in results:
+        if r.status == SKIP and r.check in skipped and r.message:
+            reasons.setdefault(r.check, []).append(r.message)
+    groups: dict[str, list[str]] = {}
+    for check in skipped:
+        groups.setdefault(skip_kind(reasons.get(check, [])), []).append(check)
+    parts = [f"{len(names)} {kind} ({', '.join(names)})"
+             for kind, names in sorted(groups.items(), key=lambda g: -len(g[1]))]
+    return f"skipped {len(skipped)}: {'; '.join(parts)}; -v: each reason"
+
+
 def one_line(rep) -> str:
     """The compact line of a passing, skipped or exempt op."""
     if getattr(rep, "exempt", ""):
@@ -133,7 +169,7 @@ def one_line(rep) -> str:
     if checks:
         text += f", {_plural(len(checks), 'check')} passed"
     if skipped:
-        text += f", skipped: {', '.join(skipped)}"
+        text += f", {skipped_summary(rep.results, skipped)}"
     text += ")"
     if rep.status == UNCONFIRMED:
         n = len({r.check for r in rep.results if r.status == UNCONFIRMED})
