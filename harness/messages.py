@@ -76,7 +76,10 @@ def kernel_line(op_type: str, results) -> str:
     dtypes where `results` failed; "" when none is registered (another backend's op)."""
     from opkit.registry import has_op, kernels_of
 
-    slots = set().union(*(wrong_slots(r.message) for r in results)) if results else set()
+    results = [r for r in results if r.place or r.dtype]    # a failure of a run, not of
+    if not results:                                         # the test suite (no OpTest)
+        return ""
+    slots = set().union(*(wrong_slots(r.message) for r in results))
     grad_only = bool(slots) and all(kind == "grad" for kind, _ in slots)
     types = [t for t in (f"{op_type}_grad", f"{op_type}_grad_grad") if has_op(t)] \
         if grad_only else [op_type]

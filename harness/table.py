@@ -39,12 +39,18 @@ def grid(report) -> tuple[list[str], dict]:
     # (a place "ran" when a check executed the op there: one with a dtype; a static check
     # such as dtypes' kernel registry passes on a GPU that cannot run)
     ran = {r.place for r in report.results if r.place and r.dtype and r.status != SKIP}
+    kernels = _kernel_columns(report.op)
+    no_kernel: set[str] = set()
     unjudged: dict[tuple, set] = {}     # (check, place, dtype) -> what no pass there judged
     for r in report.results:
         # a failing check's worst error is its failures' (a pass's 0 is not the answer)
         if r.worst_error is not None and (r.check not in failed or r.status == FAIL):
             worst[r.check] = max(worst.get(r.check, 0.0), r.worst_error)
         for place, dtype in COLUMNS:
+            if not r.place and not ran and kernels is not None and \
+                    (place, dtype) not in kernels:
+                no_kernel.add(f"{place} {dtype}")
+                continue    # nothing ran and the op has no kernel there: not its verdict
             if r.place in (None, "", place) and r.dtype in (None, "", dtype) and \
                     (not ran or place in ran or (r.place and r.status != PASS)):
                 key = (r.check, place, dtype)
@@ -58,7 +64,18 @@ def grid(report) -> tuple[list[str], dict]:
                for key, left in unjudged.items() if left and cells.get(key) == PASS}
     for key in partial:
         cells[key] = PARTIAL
-    return checks, {"cells": cells, "worst": worst, "partial": partial}
+    return checks, {"cells": cells, "worst": worst, "partial": partial,
+                    "no_kernel": [f"{p} {d}" for p, d in COLUMNS if f"{p} {d}" in no_kernel]}
+
+
+def _kernel_columns(op: str) -> set | None:
+    """{(place, dtype)} the op has kernels for (None: not known here)."""
+    try:
+        from harness.backends import kernel_places
+
+        return {(p, d) for p, dtypes in kernel_places(op).items() for d in dtypes}
+    except Exception:  # noqa: BLE001 - an op this process does not know: every column
+        return None
 
 
 def legend(g) -> list[str]:
@@ -66,9 +83,13 @@ def legend(g) -> list[str]:
     by_check: dict[tuple, list[str]] = {}
     for (check, place, dtype), left in g.get("partial", {}).items():
         by_check.setdefault((check, left), []).append(f"{place} {dtype}")
-    return [f"{PARTIAL} {check} [{', '.join(wheres)}]: passed without judging {left} there "
-            f"({check} judges them elsewhere; a cell reads `pass` only for what it judged)"
-            for (check, left), wheres in by_check.items()]
+    lines = [f"{PARTIAL} {check} [{', '.join(wheres)}]: passed without judging {left} there "
+             f"({check} judges them elsewhere; a cell reads `pass` only for what it judged)"
+             for (check, left), wheres in by_check.items()]
+    if g.get("no_kernel"):
+        lines.append(f"n/a [{', '.join(g['no_kernel'])}]: the op has no kernel there, and no "
+                     "check ran it: `-`, not a verdict")
+    return lines
 
 
 def _details(report) -> list[tuple[str, str]]:
