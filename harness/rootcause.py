@@ -123,6 +123,13 @@ def _clusters(groups_of_results: list[list]) -> tuple[dict[int, list[int]], list
             slots)
 
 
+def _without_cases(text: str) -> str:
+    """A block's head without its list of cases (`[TestA/edge, ... +4 more]`): the one line
+    under another block keeps room for what went wrong."""
+    head, sep, rest = text.partition(": ")
+    return re.sub(r" \[[^\[\]]*\]", "", head, count=1) + sep + rest
+
+
 def fold(blocks: list[tuple[str, str, list]]) -> list[tuple[str, str]]:
     """[(check, text, results)] in report order -> [(check, text)], the blocks of one cause
     joined: the first in full, the others one line each under it."""
@@ -134,7 +141,7 @@ def fold(blocks: list[tuple[str, str, list]]) -> list[tuple[str, str]]:
         check, text, _ = blocks[i]
         text = denest(text)
         if len(group) > 1:
-            others = [one_line(blocks[j][1]) for j in group[1:]]
+            others = [one_line(_without_cases(blocks[j][1])) for j in group[1:]]
             cause = sorted(set().union(*(where[j] for j in group)))
             wrong = _slot_label(set().union(*(slots[j] for j in group)))
             label = f" ({', '.join(cause[:2])})" if cause else f" ({wrong})" if wrong else ""
