@@ -169,12 +169,11 @@ def _short(value) -> tuple[str, str]:
 
 
 def cases_dir() -> Path:
-    """Where a reproducer too large to print is saved: $OPKIT_CASES_DIR, else
-    .opkit_cache/cases in the working directory, else (not writable) the temp folder's
-    opkit-cases."""
+    """Where a reproducer too large to print is saved: $OPKIT_CASES_DIR, else the temp
+    folder's opkit-cases (not the working directory: a run's `trace` check watches it for
+    files an op leaves behind, and other workers run beside it)."""
     for folder in ([os.environ["OPKIT_CASES_DIR"]] if os.environ.get("OPKIT_CASES_DIR") else
-                   []) + [os.path.join(os.getcwd(), ".opkit_cache", "cases"),
-                          os.path.join(tempfile.gettempdir(), "opkit-cases")]:
+                   []) + [os.path.join(tempfile.gettempdir(), "opkit-cases")]:
         try:
             os.makedirs(folder, exist_ok=True)
         except OSError:
