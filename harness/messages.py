@@ -15,10 +15,11 @@ import traceback
 import numpy as np
 
 import opkit.framework
-from harness.rootcause import fold
+from harness.rootcause import fold, wrong_slots
 from opkit.framework.errors import one_line
 
-__all__ = ["group_failures", "root_cause"]
+__all__ = ["group_failures", "root_cause", "kernel_line", "kernel_source",
+           "own_kernels"]
 
 UNCAUGHT = "uncaught"      # harness.check.Uncaught.kind
 
@@ -46,11 +47,72 @@ def _where(results) -> str:
     return " ".join(part for part in (", ".join(combos), listed) if part)
 
 
-def group_failures(results, order=()) -> list[str]:
+def own_kernels() -> bool:
+    """Whether the ops under test run opkit's own kernels (not another backend's), so a
+    failure can name the kernel function."""
+    from harness.backends import DEFAULT_BACKEND, selected
+
+    return selected() == DEFAULT_BACKEND
+
+
+def kernel_source(fn) -> str:
+    """`name (file:line)` of a kernel function (its `def` line; decorators unwrapped), or
+    its name alone where Python cannot tell (a builtin, a C extension)."""
+    import inspect
+
+    fn = inspect.unwrap(fn)
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
+    try:
+        path = inspect.getsourcefile(fn) or inspect.getfile(fn)
+        line = inspect.getsourcelines(fn)[1]
+    except (OSError, TypeError):
+        return name
+    return f"{name} ({rel(path)}:{line})"
+
+
+def kernel_line(op_type: str, results) -> str:
+    """`kernel: fn (file.py:LINE) [op CPU float32, float64]` for the kernels registered for
+    the op (a wrong gradient: its grad ops `<op>_grad`, `<op>_grad_grad`) on the places and
+    dtypes where `results` failed; "" when none is registered (another backend's op)."""
+    from opkit.registry import has_op, kernels_of
+
+    results = [r for r in results if r.place or r.dtype]    # a failure of a run, not of
+    if not results:                                         # the test suite (no OpTest)
+        return ""
+    slots = set().union(*(wrong_slots(r.message) for r in results))
+    grad_only = bool(slots) and all(kind == "grad" for kind, _ in slots)
+    types = [t for t in (f"{op_type}_grad", f"{op_type}_grad_grad") if has_op(t)] \
+        if grad_only else [op_type]
+    combos = {(r.place, r.dtype) for r in results}
+    found: dict[str, list[str]] = {}       # the function -> "op place dtype", in order
+    for t in types:
+        for entry in kernels_of(t).values():
+            if any(p in ("", entry.place) and d in ("", entry.dtype) for p, d in combos):
+                found.setdefault(kernel_source(entry.fn), []).append(
+                    f"{entry.place} {entry.dtype}" if len(types) == 1 else
+                    f"{t} {entry.place} {entry.dtype}")
+    if not found:
+        return ""
+    label = "grad kernel" if grad_only else "kernel"
+    return "; ".join(f"{label}: {fn} [{(types[0] + ' ') if len(types) == 1 else ''}"
+                     f"{', '.join(sorted(where))}]" for fn, where in found.items())
+
+
+def _with_kernel(text: str, op_type: str | None, results) -> str:
+    """The block with its kernel line under its first line."""
+    line = kernel_line(op_type, results) if op_type else ""
+    if not line:
+        return text
+    head, _, rest = text.partition("\n")
+    return f"{head}\n    {line}" + (f"\n{rest}" if rest else "")
+
+
+def group_failures(results, order=(), op_type: str | None = None) -> list[str]:
     """One line (or block) per root cause (a failure's kind and its message's shape). With
     `order` (the check names in the table's order) the blocks follow the table -- the first
     block is the first failing row's, not that of whichever check happened to finish first --
-    and each block lists its checks in that order; else in order of first appearance."""
+    and each block lists its checks in that order; else in order of first appearance. With
+    `op_type`, each block names the kernel function and its file:line (kernel_line)."""
     rank = {name: i for i, name in enumerate(order)}
     failed = sorted((r for r in results if r.status == "fail"),
                     key=lambda r: rank.get(r.check, len(rank)))
@@ -79,6 +141,7 @@ def group_failures(results, order=()) -> list[str]:
                                   f"{count}: {rs[0].message}", rs))
     if rank:   # the table's order (stable: ties keep the order of appearance)
         blocks.sort(key=lambda b: rank.get(b[0], len(rank)))
+    blocks = [(check, _with_kernel(text, op_type, rs), rs) for check, text, rs in blocks]
     return [text for _, text in fold(blocks)]     # one block per root cause
 
 

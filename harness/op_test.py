@@ -89,21 +89,28 @@ class OpTest(PaddleSurface, unittest.TestCase):
                f"test {self.op_type} --tests {path})"
 
     def _deliver(self, results) -> list:
-        """`results` to the collector of `opkit test`, else an AssertionError for a failure."""
+        """`results` to the collector of `opkit test`, else an AssertionError for a failure
+        (naming the kernel function and its file:line; under pytest its traceback ends in
+        the test's own method: the harness's frames are hidden)."""
+        __tracebackhide__ = True
         collector = current_collector()
         if collector is not None:
             collector.extend(results)
             return results
         failures = [r for r in results if r.status == FAIL]
         if failures:
+            from harness.messages import kernel_line, own_kernels
+
+            kernel = kernel_line(self.op_type, failures) if own_kernels() else ""
             raise AssertionError("\n\n".join(
                 f"[{r.check} {r.place} {r.dtype}] {r.message}".replace("  ]", "]")
-                for r in failures))
+                for r in failures) + (f"\n{kernel}" if kernel else ""))
         return results
 
     # -- checks -----------------------------------------------------------------------------
     def check_output(self, atol=None, rtol=None, no_check_set=None, equal_nan=False):
         """Forward outputs against self.outputs on every place and float dtype with a kernel."""
+        __tracebackhide__ = True
         from harness.output_judge import check_output
 
         case = self._build_case()
@@ -119,6 +126,7 @@ class OpTest(PaddleSurface, unittest.TestCase):
                    max_relative_error=0.005, numeric_grad_delta=0.005, user_defined_grads=None,
                    mode=None):
         """Analytic gradients of `inputs_to_check` against float64 numeric ones."""
+        __tracebackhide__ = True
         from harness.grad_judge import check_grad
 
         if isinstance(inputs_to_check, str):

@@ -113,6 +113,7 @@ def _accept_paddle_keywords(method):
     keywords; a test opkit cannot run is skipped with the reason."""
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
+        __tracebackhide__ = True     # pytest: a failure's traceback ends in the user's test
         paddle_kw = {k: kwargs.pop(k) for k in PADDLE_IGNORED_KEYWORDS if k in kwargs}
         if paddle_kw.get("only_check_prim"):
             raise unittest.SkipTest("only_check_prim=True: Paddle's prim (composite "

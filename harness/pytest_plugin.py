@@ -157,7 +157,8 @@ class OpkitCheckItem(pytest.Item):
             from harness.registry import check_names
 
             first = same_cause(results, check_names() + ["fuzz"]).get(self.check)
-            raise OpkitCheckFailed(failed, same_as=first if first != self.check else None)
+            raise OpkitCheckFailed(failed, same_as=first if first != self.check else None,
+                                   op=self.op)
         unconfirmed = [r for r in mine if r.status == UNCONFIRMED]
         if unconfirmed:     # (harness.confirm): a pass with a warning
             warnings.warn(f"opkit {self.check}: {unconfirmed[0].message}", stacklevel=1)
@@ -180,15 +181,16 @@ class OpkitCheckItem(pytest.Item):
 
 
 class OpkitCheckFailed(Exception):
-    def __init__(self, results, same_as=None):
+    def __init__(self, results, same_as=None, op=None):
         super().__init__(results)
         self.results = results
         self.same_as = same_as      # the check reporting this root cause in full
+        self.op = op                # names the kernel function in the block
 
     def text(self) -> str:
-        from harness.messages import group_failures
+        from harness.messages import group_failures, own_kernels
 
-        blocks = group_failures(self.results)
+        blocks = group_failures(self.results, op_type=self.op if own_kernels() else None)
         if self.same_as:            # one root cause, told in full once (harness.rootcause)
             return (f"the same root cause as opkit[{self.same_as}] (told in full there): "
                     f"{one_line(blocks[0]) if blocks else ''}")

@@ -32,6 +32,9 @@ class CheckResult:
     worst_error: float | None = None
     kind: str = ""      # a failure's kind (harness.check.Failure subclasses), e.g.
                         # "wrong-value", "kernel-raised"; "" when not classified
+    not_judged: str = ""  # a pass that left out values this check judges elsewhere: what
+                          # it did not judge here ("output values", "gradient values",
+                          # comma-separated); the table shows the cell as `pass*`
 
     def __post_init__(self):
         self.status = Status(self.status)
@@ -41,8 +44,9 @@ class CheckResult:
         data["status"] = str(self.status)
         if data["worst_error"] is None:
             data.pop("worst_error")
-        if not data["kind"]:
-            data.pop("kind")
+        for optional in ("kind", "not_judged"):
+            if not data[optional]:
+                data.pop(optional)
         return data
 
     @property

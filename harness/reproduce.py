@@ -23,7 +23,11 @@ from harness.options import DEFAULT_SEED  # noqa: I001
 from harness.values import fmt_value
 from opkit.registry import op_info
 
-__all__ = ["confirm", "verify", "format_optest", "NOT_REPRODUCED"]
+__all__ = ["confirm", "verify", "format_optest", "shown_optest", "NOT_REPRODUCED",
+           "SMALL_ARRAY", "cases_dir"]
+
+SMALL_ARRAY = 32    # a reproducer's array of more elements is printed as a summary; the
+                    # whole case goes to a file under cases_dir() (shown_optest)
 
 OWN_CHECKS = ("output", "grad")   # what `verify` judges by itself: the reproducer's methods
 
@@ -118,11 +122,106 @@ def _literal(value, indent: int = 0) -> str:
     return fmt_value(value)
 
 
-def format_optest(case, base_name: str = "TestFuzz") -> str:
-    """The case as a ready-to-paste OpTest class."""
+def _arrays(value) -> list:
+    if isinstance(value, np.ndarray):
+        return [value]
+    if isinstance(value, tuple) and len(value) == 2:
+        return _arrays(value[0])
+    if isinstance(value, list):
+        return [a for item in value if isinstance(item, tuple) and len(item) == 2
+                for a in _arrays(item[1])]
+    return []
+
+
+def _is_small(value) -> bool:
+    return all(a.size <= SMALL_ARRAY for a in _arrays(value))
+
+
+def _summary(a: np.ndarray) -> str:
+    """shape, dtype, min/max and the first values of a large array, in one line."""
+    flat = a.reshape(-1)
+    text = f"shape {tuple(a.shape)} {a.dtype.name}"
+    if a.size and a.dtype.kind in "fiub":
+        finite = flat[np.isfinite(flat)] if a.dtype.kind == "f" else flat
+        if finite.size:
+            low, high = finite.min().item(), finite.max().item()
+            text += (f", min {low:.4g}, max {high:.4g}" if a.dtype.kind == "f" else
+                     f", min {low}, max {high}")
+        first = ", ".join(f"{float(x):.4g}" if a.dtype.kind == "f" else str(x.item())
+                          for x in flat[:5])
+        text += f": [{first}, ...]"
+    return text
+
+
+def _short(value) -> tuple[str, str]:
+    """(a Python expression, a comment) for one slot's value: `...` and a summary for a
+    large array."""
+    if isinstance(value, np.ndarray):
+        return ("...", _summary(value)) if value.size > SMALL_ARRAY else (_literal(value), "")
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], np.ndarray):
+        expr, note = _short(value[0])
+        return f"({expr}, {value[1]!r})", note + (f", LoD lengths {value[1]!r}" if note else "")
+    if isinstance(value, list):
+        parts = [(n, _short(v)) for n, v in value]
+        return ("[" + ", ".join(f"({n!r}, {e})" for n, (e, _) in parts) + "]",
+                "; ".join(f"{n}: {c}" for n, (_, c) in parts if c))
+    return _literal(value), ""
+
+
+def cases_dir() -> Path:
+    """Where a reproducer too large to print is saved: $OPKIT_CASES_DIR, else the temp
+    folder's opkit-cases (not the working directory: a run's `trace` check watches it for
+    files an op leaves behind, and other workers run beside it)."""
+    for folder in ([os.environ["OPKIT_CASES_DIR"]] if os.environ.get("OPKIT_CASES_DIR") else
+                   []) + [os.path.join(tempfile.gettempdir(), "opkit-cases")]:
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError:
+            continue
+        if os.access(folder, os.W_OK):
+            return Path(folder)
+    return Path(tempfile.gettempdir())
+
+
+def shown_optest(case, base_name: str, text: str) -> str:
+    """What a report prints of a reproducer (`text`, format_optest's): all of it when every
+    array has at most SMALL_ARRAY elements; else the same class with `...` and a one-line
+    summary (shape, dtype, min, max, first values) for each large array, headed by the
+    path of a file holding `text` in full (named by its content: the same case, the same
+    file)."""
+    values = list(case.inputs.values()) + list(case.outputs.values())
+    if all(_is_small(v) for v in values):
+        return text
+    import hashlib
+
+    name = f"{base_name}Minimal_{hashlib.sha1(text.encode()).hexdigest()[:10]}.py"
+    try:
+        path = cases_dir() / name
+        path.write_text(text, encoding="utf-8")
+        where = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
+        head = f"# the whole case (every value) is saved in {where}"
+    except OSError as exc:
+        head = f"# (the whole case could not be saved: {exc})"
+
     def slots(values) -> list[str]:
+        out = []
+        for slot, value in values.items():
+            expr, note = _short(value)
+            out.append(f"            {slot!r}: {expr},{'  # ' + note if note else ''}")
+        return out
+
+    short = format_optest(case, base_name, slots=slots)
+    return f"{head}\n{short}"
+
+
+def format_optest(case, base_name: str = "TestFuzz", slots=None) -> str:
+    """The case as a ready-to-paste OpTest class (`slots`: how a dict of slot values is
+    written, one line each; every value in full by default)."""
+    def full(values) -> list[str]:
         return [f"            {slot!r}: {_literal(value, 14 + len(repr(slot)))},"
                 for slot, value in values.items()]
+
+    slots = slots or full
 
     lines = ["import numpy as np", "from harness import OpTest", "", "",
              f"class {base_name}Minimal(OpTest):",

@@ -163,7 +163,8 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
            op_modules=(), seed: int = DEFAULT_SEED) -> Selection:
     """Load the project's ops, discover its OpTests and choose the ops to run: `op_names`,
     `all_ops` (the project's own ops; the built-in ones too with `builtins` or when the
-    project has none) or every op the OpTests cover (SuiteError: a selection that cannot
+    project has none) or every op the OpTests cover and the project's own ops (an own op
+    without an OpTest fails, as under `all_ops`; SuiteError: a selection that cannot
     run). The built-in ops' OpTests are searched when built-in ops are tested."""
     project = load_project()
     load_builtin_ops()
@@ -242,6 +243,8 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
         ops = sorted(op for op in by_op if has_op(op))
         if not ops and not broken:
             raise SuiteError(f"no OpTest found under {searched}; name ops, use --all or --tests")
+        # the project's own ops too, as --all has them: one without an OpTest is no pass
+        ops = sorted(set(ops) | set(own_ops))
     ops += sorted(k for k in broken if k not in ops)
     return Selection(ops, by_op, broken, exempt, discovery.problems,
                      [b.text for b in discovery.broken])

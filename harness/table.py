@@ -11,14 +11,16 @@ import time
 from collections import Counter
 
 from harness.confirm import unconfirmed_lines
-from harness.messages import group_failures
+from harness.messages import group_failures, own_kernels
 from harness.registry import all_checks, check_names
 from harness.report import FAIL, PASS, SKIP, UNCONFIRMED
 from harness.rootcause import denest
 
 COLUMNS = [("CPU", "float32"), ("CPU", "float64"), ("GPU", "float32"), ("GPU", "float64")]
+PARTIAL = "pass*"   # a cell that passed without judging values its check judges elsewhere
 _RANK = {FAIL: 4, UNCONFIRMED: 3, PASS: 2, SKIP: 1, None: 0}
-_STYLE = {PASS: "green", FAIL: "bold red", SKIP: "yellow", UNCONFIRMED: "magenta"}
+_STYLE = {PASS: "green", FAIL: "bold red", SKIP: "yellow", UNCONFIRMED: "magenta",
+          PARTIAL: "cyan"}
 
 
 def plain_output(stream=None) -> bool:
@@ -37,23 +39,65 @@ def grid(report) -> tuple[list[str], dict]:
     # (a place "ran" when a check executed the op there: one with a dtype; a static check
     # such as dtypes' kernel registry passes on a GPU that cannot run)
     ran = {r.place for r in report.results if r.place and r.dtype and r.status != SKIP}
+    kernels = _kernel_columns(report.op)
+    no_kernel: set[str] = set()
+    unjudged: dict[tuple, set] = {}     # (check, place, dtype) -> what no pass there judged
     for r in report.results:
         # a failing check's worst error is its failures' (a pass's 0 is not the answer)
         if r.worst_error is not None and (r.check not in failed or r.status == FAIL):
             worst[r.check] = max(worst.get(r.check, 0.0), r.worst_error)
         for place, dtype in COLUMNS:
+            if not r.place and not ran and kernels is not None and \
+                    (place, dtype) not in kernels:
+                no_kernel.add(f"{place} {dtype}")
+                continue    # nothing ran and the op has no kernel there: not its verdict
             if r.place in (None, "", place) and r.dtype in (None, "", dtype) and \
-                    (not ran or place in ran or (r.place and r.status != PASS)) and \
-                    _RANK[r.status] > _RANK[cells.get((r.check, place, dtype))]:
-                cells[(r.check, place, dtype)] = r.status
-    return checks, {"cells": cells, "worst": worst}
+                    (not ran or place in ran or (r.place and r.status != PASS)):
+                key = (r.check, place, dtype)
+                if r.status == PASS:
+                    left = {w.strip() for w in r.not_judged.split(",") if w.strip()}
+                    unjudged[key] = unjudged.get(key, left) & left
+                if _RANK[r.status] > _RANK[cells.get(key)]:
+                    cells[key] = r.status
+    # a pass that left out values the check judges elsewhere is no plain pass of them
+    partial = {key: ", ".join(sorted(left, key=lambda w: (w != "output values", w)))
+               for key, left in unjudged.items() if left and cells.get(key) == PASS}
+    for key in partial:
+        cells[key] = PARTIAL
+    return checks, {"cells": cells, "worst": worst, "partial": partial,
+                    "no_kernel": [f"{p} {d}" for p, d in COLUMNS if f"{p} {d}" in no_kernel]}
+
+
+def _kernel_columns(op: str) -> set | None:
+    """{(place, dtype)} the op has kernels for (None: not known here)."""
+    try:
+        from harness.backends import kernel_places
+
+        return {(p, d) for p, dtypes in kernel_places(op).items() for d in dtypes}
+    except Exception:  # noqa: BLE001 - an op this process does not know: every column
+        return None
+
+
+def legend(g) -> list[str]:
+    """The `pass*` cells' legend: per check, what its passes there did not judge."""
+    by_check: dict[tuple, list[str]] = {}
+    for (check, place, dtype), left in g.get("partial", {}).items():
+        by_check.setdefault((check, left), []).append(f"{place} {dtype}")
+    lines = [f"{PARTIAL} {check} [{', '.join(wheres)}]: passed without judging {left} there "
+             f"({check} judges them elsewhere; a cell reads `pass` only for what it judged)"
+             for (check, left), wheres in by_check.items()]
+    if g.get("no_kernel"):
+        lines.append(f"n/a [{', '.join(g['no_kernel'])}]: the op has no kernel there, and no "
+                     "check ran it: `-`, not a verdict")
+    return lines
 
 
 def _details(report) -> list[tuple[str, str]]:
     """(status, line) for every failure, each distinct skip reason and the notes a check
     with `notes_on_pass` gives on a pass."""
-    lines = [(FAIL, line) for line in group_failures(report.results,
-                                                     order=check_names() + ["fuzz"])]
+    lines = [(FAIL, line) for line in group_failures(
+        report.results, order=check_names() + ["fuzz"],
+        op_type=report.op if own_kernels() else None)]
     lines += [(UNCONFIRMED, line) for line in unconfirmed_lines(report.results)]
     ran = {r.check for r in report.results if r.status != SKIP}
     cases_of: dict[str, set] = {}   # check -> every case it has a result for
@@ -101,6 +145,42 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+# why a check was skipped, in a few words (the first that matches its reasons; `-v` and the
+# table's skip lines give each reason in full)
+SKIP_KINDS = (("needs a GPU", ("gpu not usable", "no gpu kernel", "cupy is not")),
+              ("a random op", ("a random op",)),
+              ("needs a reference()", ("defines no reference", "no reference()")),
+              ("the op refuses it on purpose", ("refuses",)),
+              ("turned off", ("turned off", "not selected", "opkit_skip")),
+              ("not supported by the backend", ("backend",)))
+NOT_APPLICABLE = "nothing of its kind in this op"
+
+
+def skip_kind(reasons) -> str:
+    """A skipped check's reason in a few words (SKIP_KINDS), from its skip messages."""
+    said = [reason.lower() for reason in reasons]
+    for kind, words in SKIP_KINDS:
+        if any(text.startswith(w) or f" {w}" in text or f": {w}" in text
+               for text in said for w in words):
+            return kind
+    return NOT_APPLICABLE
+
+
+def skipped_summary(results, skipped) -> str:
+    """`skipped 10: 9 nothing of its kind in this op (distribution, ...), 1 needs a GPU
+    (places); -v: each reason`: the skipped checks grouped by why."""
+    reasons: dict[str, list[str]] = {}
+    for r in results:
+        if r.status == SKIP and r.check in skipped and r.message:
+            reasons.setdefault(r.check, []).append(r.message)
+    groups: dict[str, list[str]] = {}
+    for check in skipped:
+        groups.setdefault(skip_kind(reasons.get(check, [])), []).append(check)
+    parts = [f"{len(names)} {kind} ({', '.join(names)})"
+             for kind, names in sorted(groups.items(), key=lambda g: -len(g[1]))]
+    return f"skipped {len(skipped)}: {'; '.join(parts)}; -v: each reason"
+
+
 def one_line(rep) -> str:
     """The compact line of a passing, skipped or exempt op."""
     if getattr(rep, "exempt", ""):
@@ -111,7 +191,7 @@ def one_line(rep) -> str:
     if checks:
         text += f", {_plural(len(checks), 'check')} passed"
     if skipped:
-        text += f", skipped: {', '.join(skipped)}"
+        text += f", {skipped_summary(rep.results, skipped)}"
     text += ")"
     if rep.status == UNCONFIRMED:
         n = len({r.check for r in rep.results if r.status == UNCONFIRMED})
@@ -183,6 +263,8 @@ def render(reports, seed=None, stream=None, verbose=False, notes=(), plain=None)
                 table.add_row(check, *(Text(x, style=_STYLE.get(x, "dim")) for x in cells),
                               worst)
             console.print(table)
+        for line in legend(g):
+            say("  " + line, _STYLE[PARTIAL])
         for status, line in _details(rep):
             say("  " + line, {FAIL: "red", UNCONFIRMED: "magenta"}.get(status, "yellow"))
         say()

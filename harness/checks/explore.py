@@ -25,7 +25,7 @@ from harness.op import compile_shapes, proto_of
 from harness.optest_methods import run_optest_methods
 from harness.options import DEFAULT_EXPLORE, DEFAULT_SEED
 from harness.report import FAIL
-from harness.reproduce import _takes_inputs_and_attrs, format_optest
+from harness.reproduce import _takes_inputs_and_attrs, format_optest, shown_optest
 from harness.values import fmt_value
 from opkit.framework import errors
 from opkit.framework.dtypes import low_precision_of
@@ -423,7 +423,7 @@ def _reproducer(base, new, check, seed) -> str:
         note = {True: "# re-run in a fresh process before printing: it fails there too",
                 False: f"# {NOT_REPRODUCED}",
                 None: "# (could not be re-run in a fresh process)"}[again]
-    return f"minimal case:\n{text}{note}"
+    return f"minimal case:\n{shown_optest(case, cls, text)}{note}"
 
 
 CHECK = ExploreCheck()

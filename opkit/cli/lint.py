@@ -18,7 +18,8 @@ def _codes(values: list[str]) -> list[str]:
 
 def add_arguments(parser) -> None:
     parser.add_argument("paths", nargs="*", metavar="PATH",
-                        help="files and folders to check (default: the current folder)")
+                        help="Python and C++ files (.py .pyi .cc .cu .h .hpp .cpp .cuh "
+                             ".cxx .hh) and folders to check (default: the current folder)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
     parser.add_argument("--select", action="append", default=[], metavar="CODES",
                         help="only these rules (comma-separated codes, prefixes or names; repeatable)")

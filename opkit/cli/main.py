@@ -19,7 +19,8 @@ import sys
 from opkit.cli.config import UsageError  # noqa: F401 - raised by the subcommands
 
 COMMANDS = {
-    "lint": ("opkit.cli.lint", "static checks on Python files and folders"),
+    "lint": ("opkit.cli.lint", "static checks on op sources, Python and C++, files and "
+                               "folders"),
     "test": ("opkit.cli.test", "run every harness check for ops"),
     "dump": ("opkit.cli.dump", "op descriptions of every registered op, as JSON"),
     "compat": ("opkit.cli.compat", "incompatible changes between two op-description files"),

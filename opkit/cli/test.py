@@ -3,7 +3,9 @@
     opkit test clip relu            the named ops (exit 2 if one is unknown or has no OpTest)
     opkit test --all                every op of the project (its own ops; the built-in ops
                                     too with --builtins, or when it has none of its own)
-    opkit test                      every op that the discovered OpTests cover
+    opkit test                      every op that the discovered OpTests cover, and the
+                                    project's own ops (one without an OpTest fails, as
+                                    with --all)
     opkit test --paddle --tests DIR Paddle's own OpTest files, unchanged (docs/paddle.md)
 An op with no OpTest fails unless `[tool.opkit.exempt]` names it with a reason; an op with
 a grad op whose OpTests never call check_grad fails `grad` ("no gradient test"); a test file
@@ -28,7 +30,10 @@ TASKS = "tasks (OpTest classes, per-op checks, fuzzed ops)"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("op", nargs="*", help="op types to test")
+    parser.add_argument("op", nargs="*",
+                        help="op types to test (none: every op the discovered OpTests "
+                             "cover, and the project's own ops, --ops or [tool.opkit] ops: "
+                             "one without an OpTest fails, as with --all)")
     parser.add_argument("--all", action="store_true",
                         help="test every op of the project (see --builtins)")
     parser.add_argument("--builtins", action="store_true",
@@ -51,7 +56,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--durations", metavar="FILE",
                         help="durations file for --shard and --record-durations (default: "
                              "[tool.opkit] durations, else .opkit_durations.json next to "
-                             "pyproject.toml)")
+                             "pyproject.toml); must exist unless --record-durations writes "
+                             "it (exit 2)")
     parser.add_argument("--record-durations", action="store_true",
                         help="write each op's run time to the durations file")
     from harness.options import DEFAULT_EXPLORE, DEFAULT_FUZZ
@@ -238,13 +244,16 @@ def run(args) -> int:
         selection = select(args.op, all_ops=args.all, builtins=args.builtins,
                            tests=args.tests, op_modules=args.ops, seed=seed)
     except SuiteError as exc:
-        raise _usage(str(exc)) from None
+        raise _usage(str(exc) + no_optest_hint(str(exc), args.op, opts.backend)) from None
     for problem in selection.warnings:
         print(f"opkit test: warning: {problem}", file=sys.stderr)
     ops = selection.ops
     from harness.sharding import read_durations, write_durations
 
     durations_file = _durations_path(args, project)
+    if args.durations and not args.record_durations and not durations_file.is_file():
+        raise _usage(f"--durations {args.durations}: no such file (it is read by --shard; "
+                     f"write it with --record-durations)")
     if args.record_durations:
         from harness.sharding import durations_problem
 
@@ -295,6 +304,30 @@ def run(args) -> int:
     else:
         render(reports, seed=seed, verbose=args.verbose, notes=notes)
     return 1 if any(r.status == "fail" for r in reports) else 0
+
+
+EXAMPLES = "examples/paddle_op"    # the repository's example OpTests for --backend paddle
+
+
+def no_optest_hint(error: str, ops, backend: str) -> str:
+    """What to do about `no OpTest found for op ...`: name the folder with --tests; for
+    --backend paddle, the repository's example (examples/paddle_op, not installed by pip: in
+    a clone of opkit), with its path where this opkit runs from a clone."""
+    if "no OpTest found for op" not in error:
+        return ""
+    hint = "; pass the file or folder holding its OpTest with --tests PATH"
+    if backend == "opkit":
+        return hint
+    from pathlib import Path
+
+    import opkit
+
+    clone = Path(opkit.__file__).resolve().parents[1] / EXAMPLES
+    found = [clone / f"test_{op}_op.py" for op in ops if (clone / f"test_{op}_op.py").is_file()]
+    if found:
+        return hint + f" (the repository's example: --tests {found[0]})"
+    return hint + (f" (example OpTests for --backend {backend} are in {EXAMPLES}/ of the opkit "
+                   "repository; pip does not install them: use a clone)")
 
 
 def _durations_path(args, project):

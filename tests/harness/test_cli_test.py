@@ -181,6 +181,11 @@ def test_broken_ops_cli_json():
         twin = op.replace("broken_", "good_")
         assert failed[twin] == set(), (twin, failed[twin])
     for op in doc["ops"]:
+        if [c["message"][:22] for c in op["checks"]] == ["no OpTest found for op"]:
+            # an op of --ops with no OpTest (explore_breakers_op.py's: their OpTests are not
+            # collected) fails in a run with no op names too, as under --all
+            assert op["status"] == "fail" and op["op"] not in EXPECTED, op
+            continue
         assert op["status"] == ("fail" if op["op"] in EXPECTED else "pass")
         for c in op["checks"]:
             assert {"check", "status", "place", "dtype", "case", "message"} <= set(c)

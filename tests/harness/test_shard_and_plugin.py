@@ -72,7 +72,9 @@ def test_cli_shards_are_disjoint_and_make_the_whole_run(tmp_path):
             "dtypes,mutation", "--format", "json", "--durations", tmp_path / "d.json"]
     whole = _ops(run(base + ["--record-durations"]))
     durations = json.loads((tmp_path / "d.json").read_text())["durations"]
-    assert set(durations) == set(whole)
+    # every op that ran (an op of --ops with no OpTest fails without running: no duration)
+    assert set(durations) == {op for op, rep in whole.items()
+                              if not rep["checks"][0]["message"].startswith("no OpTest found")}
     for n in (2, 3):
         parts = [_ops(run(base + ["--shard", f"{k}/{n}"])) for k in range(1, n + 1)]
         names = [set(p) for p in parts]
