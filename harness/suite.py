@@ -18,6 +18,7 @@ from harness.discovery import (
     builtin_exemptions,
     builtin_test_paths,
     discover,
+    has_test_methods,
     instantiate,
     paddle_mode,
     test_paths,
@@ -96,8 +97,7 @@ def _named_in(path, op_names) -> str | None:
 
 def runs_anything(cls) -> bool:
     """Whether an OpTest class has a test method (unittest and pytest run nothing else)."""
-    return any(name.startswith("test") and callable(getattr(cls, name, None))
-               for name in dir(cls))
+    return has_test_methods(cls)
 
 
 def forward_op_types() -> list[str]:
@@ -201,7 +201,7 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
         paths = _with_builtin_paths(paths, builtin_test_paths())
     exempt = {**builtin_exemptions(), **project.exempt} if builtin_wanted else dict(project.exempt)
     discovery = discover(paths, seed=seed)
-    _make_known([t.op_type for t in discovery.tests if t.op_type])
+    _make_known([t.op_type for t in discovery.tests if t.op_type and not t.skip])
     by_op = discovery.by_op()
     searched = ", ".join(str(p) for p in paths) or "(no test paths)"
     broken: dict[str, list[CheckResult]] = {}
@@ -214,6 +214,11 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
         broken.setdefault(key, []).append(CheckResult("output", FAIL, "", "", "", b.text))
     for t in discovery.tests:
         where = class_location(t.cls)
+        if t.skip is not None:       # unittest skips the class: so does every check
+            broken.setdefault(t.op_type or f"<{t.path}>", []).append(CheckResult(
+                "output", SKIP, "", "", t.name, f"{where}: {t.name} is skipped by its test "
+                f"file: {t.skip}"))
+            continue
         if not t.op_type and not t.error and not runs_anything(t.cls):
             continue   # no op_type and no test method: unittest and pytest run nothing either
         if not t.op_type:
