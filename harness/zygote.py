@@ -25,9 +25,13 @@ def _swap(task, cls_of):
                    tests=[one(t) for t in task.tests])
 
 
-def _serve(conn, by_id: dict) -> None:
+def _serve(conn, by_id: dict, other_end=None) -> None:
     """The zygote's loop: one task at a time, each in a worker of the pool forked from
-    here; it never runs a kernel itself."""
+    here; it never runs a kernel itself. `other_end` (the parent's end of the pipe, which
+    the fork copied) is closed first: else the zygote would hold both ends, never read EOF
+    when its parent dies, and outlive it (holding the parent's captured stdout open)."""
+    if other_end is not None:
+        other_end.close()
     while True:
         request = None
         with contextlib.suppress(EOFError, OSError):
@@ -57,7 +61,7 @@ class Zygote:
         parent, child = ctx.Pipe()
         # not a daemon: it forks the workers itself (multiprocessing forbids daemons to);
         # closed at session end, or at exit before multiprocessing joins its children
-        process = ctx.Process(target=_serve, args=(child, by_id), daemon=False)
+        process = ctx.Process(target=_serve, args=(child, by_id, parent), daemon=False)
         try:
             process.start()
         except OSError:
