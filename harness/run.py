@@ -34,7 +34,7 @@ from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.spec import op_level_hook
 
 __all__ = ["OpReport", "run_case", "run_ops", "Task", "KINDS", "case_from_test", "plan",
-           "run_tasks", "op_level_checks", "preload"]
+           "run_tasks", "op_level_checks", "preload", "backstop_seconds"]
 
 
 @dataclass
@@ -128,9 +128,14 @@ def _run_op_task(task, checks, seed, timeout, fuzz, emit, context_options):
 
 
 def _run_fuzz_task(task, checks, seed, timeout, fuzz, emit, context_options):
-    emit(("start", "fuzz"))
-    emit(("results", fuzz_op(task.op, [t.cls for t in task.tests], fuzz, seed=seed,
-                             timeout=timeout)))
+    results = []
+    for t in task.tests:          # each class a step of its own (the pool's backstop)
+        emit(("start", "fuzz"))
+        got = fuzz_op(task.op, [t.cls], fuzz, seed=seed, timeout=timeout)
+        emit(("results", got))
+        results += got
+    if not results:
+        emit(("results", fuzz_op(task.op, [], fuzz, seed=seed, timeout=timeout)))
 
 
 @dataclass(frozen=True)
@@ -169,14 +174,19 @@ class _Sender:
         self.conn, self.slot = conn, slot
         self.pending: list = []
         self.last = time.monotonic()
+        self.step = 0             # counts the slot's changes: the parent's backstop clock
+
+    def _mark(self, name: str) -> None:
+        self.step += 1
+        self.slot.value = f"{self.step}|{name}".encode()[: len(self.slot) - 1]
 
     def __call__(self, msg):
         if msg[0] == "start":
-            self.slot.value = msg[1].encode()[: len(self.slot) - 1]
+            self._mark(msg[1])
             return
         if msg[0] == "results":
             self.pending.extend(msg[1])
-            self.slot.value = b""
+            self._mark("")
             if time.monotonic() - self.last < self.FLUSH_SECONDS:
                 return
         if self.pending:
@@ -199,6 +209,32 @@ def _worker(conn, task, checks, seed, timeout, fuzz, context_options, slot):
         emit(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"))
     finally:
         conn.close()
+
+
+def backstop_seconds(timeout: float | None) -> float | None:
+    """How long the pool lets one step of a worker (one check, or the work between two) run
+    before it kills the worker: about twice `--timeout`. Each check runs under its own
+    `timeout` (SIGALRM); a kernel hung in native code, or one that blocks the signal, never
+    sees it, and the pool's kill is what reports it as `timeout`."""
+    return None if not timeout else 2 * timeout + 2
+
+
+class _Watch:
+    """The backstop clock of one worker: restarted whenever the worker's slot changes (a
+    check starts or reports), so the limit holds per check, not per task."""
+
+    def __init__(self, limit: float | None, now: float):
+        self.limit, self.seen, self.since = limit, None, now
+
+    def expired(self, value: bytes, now: float) -> bool:
+        if value != self.seen:
+            self.seen, self.since = value, now
+        return bool(self.limit) and now - self.since > self.limit
+
+
+def _slot_check(value: bytes) -> str | None:
+    """The check a worker's slot names ("step|name"), or None between checks."""
+    return value.decode(errors="replace").partition("|")[2] or None
 
 
 def _crash_message(exitcode) -> str:
@@ -253,10 +289,10 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
     gc.freeze()
     exiting: list = []
     ctx = multiprocessing.get_context("fork")
-    n_checks = max(1, len(_selected_specs(checks)))
-    backstop = None if not timeout else timeout * (n_checks + 2) + 10
+    backstop = backstop_seconds(timeout)
     pending = list(enumerate(tasks))
     running = {}   # conn -> (index, process, started, slot: the check it runs now)
+    watches = {}   # conn -> _Watch
     jobs = max(1, int(jobs or 1))
     free_slots = [ctx.Array("c", 96, lock=False) for _ in range(min(jobs, len(tasks)) or 1)]
 
@@ -265,6 +301,7 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
                                   kind=kind))
 
     def finish(conn, now):
+        watches.pop(conn, None)
         i, proc, started, slot = running.pop(conn)
         exiting.append(proc)         # reaped below: its exit need not hold the slot
         conn.close()
@@ -284,9 +321,10 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
             child.close()
             out[i] = []
             running[parent] = (i, proc, time.monotonic(), slot)
+            watches[parent] = _Watch(backstop, time.monotonic())
         for conn in wait(list(running), timeout=0.5):
             i, proc, started, slot = running[conn]
-            current = slot.value.decode(errors="replace") or None
+            current = _slot_check(slot.value)
             try:
                 msg = conn.recv()
             except (EOFError, OSError):
@@ -302,12 +340,16 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
             finish(conn, time.monotonic())
         now = time.monotonic()
         for conn, (i, proc, started, slot) in list(running.items()):
-            if backstop and now - started > backstop:
-                current = slot.value.decode(errors="replace") or None
+            watch = watches[conn]
+            if watch.expired(slot.value, now):
+                current = _slot_check(slot.value)
                 proc.kill()
                 proc.join(5)
-                fail(i, current, f"timed out after {now - started:.0f}s (killed) while "
-                                 f"running check '{current or '?'}'", TimedOut.kind)
+                fail(i, current, f"timed out after {now - watch.since:.0f}s (killed) while "
+                                 f"running check '{current or '?'}': past twice the --timeout "
+                                 f"of {timeout:g}s (a kernel that never returns to Python: "
+                                 f"the check's own limit could not interrupt it)",
+                     TimedOut.kind)
                 finish(conn, now)
     for proc in exiting:
         proc.join(5)
