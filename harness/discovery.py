@@ -121,6 +121,19 @@ def paddle_mode() -> bool:
     return mode is not None and mode.is_active()
 
 
+def _inherit_paddle_mode() -> None:
+    """A fresh interpreter started by a run in the Paddle mode (the cross-process
+    determinism pair, harness.hashseed) gets the mode from its environment before it imports
+    Paddle's test files: without it their `from op_test import OpTest` fails there."""
+    from harness.backends import selected
+    from harness.options import PADDLE_MODE_ENV, flag
+
+    if flag(PADDLE_MODE_ENV) and not paddle_mode():
+        mode = compat_mode("paddle")
+        if mode is not None:
+            mode.activate(selected())
+
+
 def _test_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
     """The test files under `paths`; in the Paddle mode not Paddle's own harness beside its
     tests (`op_test.py`, ...): the mode's shim stands in for it (as the pytest plugin's
@@ -247,6 +260,7 @@ def _error_location(exc: BaseException, path: Path) -> str:
 def discover(paths: list[str | Path] | None = None, seed: int = DEFAULT_SEED) -> Discovery:
     """Import the test files under `paths` and set up every OpTest class found there."""
     result = Discovery()
+    _inherit_paddle_mode()
     files, result.problems = _test_files([Path(p) for p in (paths or [])] if paths
                                          else test_paths())
     for f in files:
