@@ -339,7 +339,7 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
                 fail(i, current, f"the harness failed: {msg[1].splitlines()[0]}")
             finish(conn, time.monotonic())
         now = time.monotonic()
-        for conn, (i, proc, started, slot) in list(running.items()):
+        for conn, (i, proc, _started, slot) in list(running.items()):
             watch = watches[conn]
             if watch.expired(slot.value, now):
                 current = _slot_check(slot.value)
