@@ -16,7 +16,7 @@ import sys
 import time
 import traceback
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import wait
 from typing import Callable
 
@@ -76,6 +76,9 @@ class Task:
     first_case: bool = True
     name: str = ""                  # default: KINDS[kind].name(task)
     check: str = ""                 # "op": the op-level check it runs
+    skip_checks: tuple = ()         # "test": checks not to run again (they crashed or hung
+                                    # the worker, or reported before it died)
+    reruns: int = 0                 # how often it was rerun after its worker died
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -110,7 +113,32 @@ class Task:
 
 
 def _run_test_task(task, checks, seed, timeout, fuzz, emit, context_options):
+    if task.skip_checks:          # a rerun after a crash: the checks it did not reach
+        checks = [s.name for s in _selected_specs(checks) if s.name not in task.skip_checks]
+        run_test(task.test, checks, seed, timeout, task.first_case, emit,
+                 run_methods="output" not in task.skip_checks, **context_options)
+        return
     run_test(task.test, checks, seed, timeout, task.first_case, emit, **context_options)
+
+
+RERUN_NOTE = "; the class's other checks were run again in a fresh worker without it"
+
+#: how often one OpTest class's task is rerun after its worker died (each rerun without the
+#: check that killed it): a crash in one check must not cost the class its other checks
+MAX_RERUNS = 8
+
+
+def _rerun(task: Task, current: str | None, reported) -> Task | None:
+    """The task to run after its worker died in check `current` (None: give up): the same
+    OpTest class without that check and those that already reported. A crash in `output`
+    (the OpTest's own methods) also drops `grad` (the same methods): the rerun records what
+    they check without running them."""
+    if task.kind != "test" or not current or task.reruns >= MAX_RERUNS:
+        return None
+    done = set(task.skip_checks) | {current} | {r.check for r in reported}
+    if current == "output":
+        done.add("grad")
+    return replace(task, skip_checks=tuple(sorted(done)), reruns=task.reruns + 1)
 
 
 def _run_case_task(task, checks, seed, timeout, fuzz, emit, context_options):
@@ -293,6 +321,7 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
     pending = list(enumerate(tasks))
     running = {}   # conn -> (index, process, started, slot: the check it runs now)
     watches = {}   # conn -> _Watch
+    running_task = {}   # conn -> the Task it runs (a rerun's differs from tasks[i])
     jobs = max(1, int(jobs or 1))
     free_slots = [ctx.Array("c", 96, lock=False) for _ in range(min(jobs, len(tasks)) or 1)]
 
@@ -300,12 +329,16 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
         out[i].append(CheckResult(current or "output", FAIL, "", "", tasks[i].name, message,
                                   kind=kind))
 
-    def finish(conn, now):
+    def finish(conn, now, rerun=None):
         watches.pop(conn, None)
+        running_task.pop(conn, None)
         i, proc, started, slot = running.pop(conn)
         exiting.append(proc)         # reaped below: its exit need not hold the slot
         conn.close()
         free_slots.append(slot)
+        if rerun is not None:        # its other checks, in a fresh worker, before the rest
+            pending.insert(0, (i, rerun))
+            return
         done(i, now - started)
 
     while pending or running:
@@ -319,25 +352,29 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
                                                      context_options, slot), daemon=True)
             proc.start()
             child.close()
-            out[i] = []
+            out.setdefault(i, [])
             running[parent] = (i, proc, time.monotonic(), slot)
+            running_task[parent] = task
             watches[parent] = _Watch(backstop, time.monotonic())
         for conn in wait(list(running), timeout=0.5):
             i, proc, started, slot = running[conn]
             current = _slot_check(slot.value)
+            rerun = None
             try:
                 msg = conn.recv()
             except (EOFError, OSError):
                 proc.join(5)
+                rerun = _rerun(running_task[conn], current, out[i])
                 fail(i, current, f"{_crash_message(proc.exitcode)} while running check "
-                                 f"'{current or '?'}'", Crashed.kind)
+                                 f"'{current or '?'}'" + (RERUN_NOTE if rerun else ""),
+                     Crashed.kind)
                 msg = ("done", None)
             if msg[0] == "results":
                 out[i].extend(msg[1])
                 continue
             if msg[0] == "error":
                 fail(i, current, f"the harness failed: {msg[1].splitlines()[0]}")
-            finish(conn, time.monotonic())
+            finish(conn, time.monotonic(), rerun)
         now = time.monotonic()
         for conn, (i, proc, _started, slot) in list(running.items()):
             watch = watches[conn]
@@ -345,12 +382,13 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
                 current = _slot_check(slot.value)
                 proc.kill()
                 proc.join(5)
+                rerun = _rerun(running_task[conn], current, out[i])
                 fail(i, current, f"timed out after {now - watch.since:.0f}s (killed) while "
                                  f"running check '{current or '?'}': past twice the --timeout "
                                  f"of {timeout:g}s (a kernel that never returns to Python: "
-                                 f"the check's own limit could not interrupt it)",
-                     TimedOut.kind)
-                finish(conn, now)
+                                 f"the check's own limit could not interrupt it)"
+                                 + (RERUN_NOTE if rerun else ""), TimedOut.kind)
+                finish(conn, now, rerun)
     for proc in exiting:
         proc.join(5)
     gc.unfreeze()
