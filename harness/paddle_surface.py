@@ -94,15 +94,25 @@ def _has_kernel(test, dtype: str) -> bool:
         return False
 
 
+def _kernels_of(test) -> str:
+    """Where the kernels looked for are another backend's (an op opkit lacks, run on the
+    Paddle backend): say so."""
+    from harness.backends import DEFAULT_BACKEND, selected
+
+    if selected() == DEFAULT_BACKEND:
+        return ""
+    return f"; nor has the {selected()} backend a CPU kernel of that dtype for the op"
+
+
 def unsupported_reason(test, mkldnn: bool = False) -> str | None:
     """Why opkit cannot run this test's checks (bfloat16, float16), or None. With
     `mkldnn=True` (Paddle's own test files, where `use_mkldnn=True` asks for Paddle's
     MKLDNN kernels) also a test that requests MKLDNN; opkit's own OpTests may set the extra
     attr `use_mkldnn`, which opkit's kernels accept and ignore."""
     if test.is_bfloat16_op() and not _has_kernel(test, "bfloat16"):
-        return _BF16
+        return _BF16 + _kernels_of(test)
     if test.is_float16_op() and not _has_kernel(test, "float16"):
-        return _FP16
+        return _FP16 + _kernels_of(test)
     asks_mkldnn = mkldnn and (getattr(test, "use_mkldnn", False) is True or
                               (getattr(test, "attrs", None) or {}).get("use_mkldnn") is True)
     return _complex_reason(test) or (_MKLDNN if asks_mkldnn else None)
