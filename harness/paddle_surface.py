@@ -101,7 +101,8 @@ def _kernels_of(test) -> str:
 
     if selected() == DEFAULT_BACKEND:
         return ""
-    return f"; nor has the {selected()} backend a CPU kernel of that dtype for the op"
+    return (f" (on the {selected()} backend that dtype runs where opkit's op has the kernel, "
+            f"or, for an op opkit lacks, where the backend has it)")
 
 
 def unsupported_reason(test, mkldnn: bool = False) -> str | None:
