@@ -95,3 +95,17 @@ def test_an_empty_lod_level_is_refused_not_a_raw_error(paddle_backend):
            {"Out": ["out"]}).forward()
     except Exception as exc:  # noqa: BLE001
         assert op_refused(exc), exc
+
+
+def test_a_case_feeding_a_0d_input_gets_paddles_0d_result(paddle_backend):
+    """The 0-D -> [1] bridge is for cases written to Fluid 1.8's conventions only: a case
+    that feeds a 0-D input (explore's 0-D variant, a Paddle 2.x / 3.x test) knows 0-D
+    tensors, and its reference says 0-D, as Paddle's kernel gives."""
+    for op_type, attrs in (("mean", None), ("reduce_sum", {"dim": [0], "reduce_all": True})):
+        p = op(op_type, {"X": [("x", np.array(2.5), None)]}, attrs, outputs={"Out": ["out"]})
+        out = p.forward()["out"]
+        assert out.shape == () and float(out) == 2.5, (op_type, out.shape)
+    # the Fluid-style case keeps its [1] (test_a_0d_result_is_handed_out_in_fluids_shape_1)
+    p = op("mean", {"X": [("x", np.arange(6.0).reshape(2, 3), None)]},
+           outputs={"Out": ["out"]})
+    assert p.forward()["out"].shape == (1,)
