@@ -18,7 +18,7 @@ from opkit.registry import op_info
 
 __all__ = ["DEFAULT_BACKEND", "names", "plugin", "compat_mode", "selected", "activate",
            "prepare_child", "unavailable", "has_op", "has_grad",
-           "kernel_places", "check_override", "compile_shapes"]
+           "kernel_places", "check_override", "compile_shapes", "reference_on_stored_attrs"]
 
 DEFAULT_BACKEND = "opkit"
 
@@ -113,3 +113,21 @@ def compile_shapes(case, specs: dict, outs: dict, unknown: dict, backend: str | 
     backend's own compile-time infer_shape (None: opkit's, which the caller runs)."""
     other = _other(backend)
     return None if other is None else other.compile_shapes(case, specs, outs, unknown)
+
+
+def reference_on_stored_attrs(op_type: str, reference, backend: str | None = None):
+    """`reference(inputs, attrs)` given the attrs as the selected backend stores them (a
+    backend whose framework keeps a float attr in 32 bits, Paddle's AttrType FLOAT: the
+    oracle computes with the value the kernel gets, not the 64-bit value the case wrote).
+    The reference itself where the backend stores attrs as given (opkit's own)."""
+    other = _other(backend)
+    stored = getattr(other, "stored_attrs", None)
+    if stored is None or getattr(reference, "__opkit_stored_attrs__", False):
+        return reference
+
+    @functools.wraps(reference)
+    def on_stored(inputs, attrs, *args, **kwargs):
+        return reference(inputs, stored(op_type, attrs), *args, **kwargs)
+
+    on_stored.__opkit_stored_attrs__ = True
+    return on_stored

@@ -97,6 +97,13 @@ class PaddleBackend:
         return {"CPU": sorted(env.cpu_kernel_dtypes(op_type, low_precision=low))
                 or ["float32", "float64"]}
 
+    def stored_attrs(self, op_type: str, attrs):
+        """The attrs as Paddle's op desc stores them: a FLOAT / FLOATS attr (AttrType 1 / 4)
+        in 32 bits."""
+        from opkit_paddle.backend.attrs import as_stored
+
+        return as_stored(op_type, attrs)
+
     def check_override(self, name: str):
         from opkit_paddle.backend.checks import override
 
