@@ -49,7 +49,13 @@ def test_the_zygote_exits_with_its_killed_parent_and_releases_stdout(tmp_path):
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
                             cwd=ROOT)
     try:
-        proc.communicate(timeout=60)   # EOF only once every holder of stdout exited
+        proc.wait(timeout=600)         # the parent killed itself (however slow its start)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError("the script did not run to its kill") from None
+    try:
+        proc.communicate(timeout=120)  # EOF only once every holder of stdout exited
     except subprocess.TimeoutExpired:
         pid = int(pid_file.read_text())
         if _alive(pid):
