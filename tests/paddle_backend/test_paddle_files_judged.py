@@ -149,3 +149,53 @@ def test_a_file_that_judged_nothing_is_not_a_pass(needs_paddle, tmp_path):
     ops = json.loads(proc.stdout)["ops"]
     assert [op["status"] for op in ops] == ["skip"]
     assert "core is not compiled with CUDA" in json.dumps(ops)
+
+
+USER_GRADS = textwrap.dedent('''
+    import numpy as np
+    from op_test import OpTest
+    from scipy.special import erfinv
+
+
+    class TestErfinvUserGrads(OpTest):
+        scale = 1.0        # the expected gradient's factor: 1 right, 3 wrong
+
+        def setUp(self):
+            self.op_type = "erfinv"
+            x = np.random.uniform(-0.9, 0.9, [3, 4])
+            self.inputs = {"X": x}
+            self.outputs = {"Out": erfinv(x)}
+            self.grad_out = np.full([3, 4], 2.0)
+            self.gradient = (self.scale * np.sqrt(np.pi) / 2 * np.exp(erfinv(x) ** 2)
+                             * self.grad_out)
+
+        def test_check_output(self):
+            self.check_output_with_place_customized(
+                lambda outs: np.testing.assert_allclose(outs[0], erfinv(self.inputs["X"])),
+                paddle.CPUPlace())
+
+        def test_check_grad(self):
+            # the expected gradient is for the test's own output gradient, given bare
+            self.check_grad(["X"], "Out", user_defined_grads=[self.gradient],
+                            user_defined_grad_outputs=self.grad_out)
+
+
+    class TestErfinvUserGradsWrong(TestErfinvUserGrads):
+        scale = 3.0
+''')
+
+
+def test_user_defined_grads_are_judged_for_the_tests_own_output_gradient(needs_paddle,
+                                                                        tmp_path):
+    path = tmp_path / "test_erfinv_user_grads.py"
+    path.write_text(USER_GRADS.replace("import numpy as np", "import numpy as np\nimport paddle", 1))
+    proc = _run(path, "--checks", "output,grad")
+    checks = json.loads(proc.stdout)["ops"][0]["checks"]
+    right = {(c["check"], c["status"]) for c in checks if c["case"] == "TestErfinvUserGrads"}
+    assert ("grad", "pass") in right and ("grad", "fail") not in right, checks
+    assert ("output", "fail") not in right      # check_output_with_place_customized exists
+    assert "AttributeError" not in json.dumps(checks)
+    wrong = [c for c in checks if c["case"] == "TestErfinvUserGradsWrong" and
+             c["status"] == "fail"]
+    assert wrong and all(c["check"] == "grad" for c in wrong), checks
+    assert "gradient of X" in wrong[0]["message"]
