@@ -199,3 +199,32 @@ def test_user_defined_grads_are_judged_for_the_tests_own_output_gradient(needs_p
              c["status"] == "fail"]
     assert wrong and all(c["check"] == "grad" for c in wrong), checks
     assert "gradient of X" in wrong[0]["message"]
+
+
+TEST_SETS_ITS_ATTRS = textwrap.dedent('''
+    import numpy as np
+    from op_test import OpTest
+
+
+    class TestCumprodEachDim(OpTest):
+        def setUp(self):
+            self.op_type = "cumprod"
+            self.x = np.random.uniform(0.5, 1.5, [2, 3]).astype("float64")
+            self.inputs = {"X": self.x}
+            self.attrs = {"dim": None}
+
+        def test_check_output(self):
+            for dim in (0, 1):          # Paddle's cumprod test: the method sets the attr
+                self.attrs["dim"] = dim
+                self.outputs = {"Out": np.cumprod(self.x, axis=dim)}
+                self.check_output()
+''')
+
+
+def test_a_test_that_sets_its_own_attrs_is_no_kernel_editing_them(needs_paddle, tmp_path):
+    path = tmp_path / "test_cumprod_each_dim.py"
+    path.write_text(TEST_SETS_ITS_ATTRS)
+    proc = _run(path, "--checks", "output,attrs")
+    checks = json.loads(proc.stdout)["ops"][0]["checks"]
+    assert "edits its attributes in place" not in json.dumps(checks), checks
+    assert any(c["check"] == "attrs" and c["status"] == "pass" for c in checks), checks
