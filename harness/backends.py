@@ -19,7 +19,8 @@ from harness.spec import BACKEND_GROUP
 
 __all__ = ["DEFAULT_BACKEND", "names", "plugin", "get", "compat_mode", "selected",
            "activate", "prepare_child", "unavailable", "has_op", "has_grad",
-           "kernel_places", "check_override", "compile_shapes", "grad_key", "cannot"]
+           "kernel_places", "check_override", "compile_shapes", "grad_key", "cannot",
+           "reference_on_stored_attrs"]
 
 DEFAULT_BACKEND = "opkit"
 _OWN = {DEFAULT_BACKEND: OpkitBackend()}
@@ -122,3 +123,21 @@ def compile_shapes(case, specs: dict, outs: dict, unknown: dict, backend: str | 
     """{output: compile-time shape} with the dims in `unknown` set to -1, in the selected
     backend's own compile-time infer_shape."""
     return _backend(backend).compile_shapes(case, specs, outs, unknown)
+
+
+def reference_on_stored_attrs(op_type: str, reference, backend: str | None = None):
+    """`reference(inputs, attrs)` given the attrs as the selected backend stores them
+    (Backend.stored_attrs: a framework that keeps a float attr in 32 bits, Paddle's AttrType
+    FLOAT, gives the oracle the value the kernel gets, not the 64-bit value the case
+    wrote). The reference itself where the backend stores attrs as given (opkit's own)."""
+    found = _backend(backend)
+    if type(found).stored_attrs is Backend.stored_attrs or \
+            getattr(reference, "__opkit_stored_attrs__", False):
+        return reference
+
+    @functools.wraps(reference)
+    def on_stored(inputs, attrs, *args, **kwargs):
+        return reference(inputs, found.stored_attrs(op_type, attrs), *args, **kwargs)
+
+    on_stored.__opkit_stored_attrs__ = True
+    return on_stored

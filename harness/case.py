@@ -56,6 +56,10 @@ def case_from_test(test, source: str = "") -> Case:
                     reference=reference if callable(reference) else None)
     if source and not case.source:
         case.source = source
+    if callable(case.reference):
+        from harness.backends import reference_on_stored_attrs
+
+        case.reference = reference_on_stored_attrs(case.op_type, case.reference)
     skips, complexity = knob(test, "opkit_skip"), knob(test, "opkit_complexity")
     if skips or complexity != "linear":
         case.options = dict(case.options or {})

@@ -25,7 +25,8 @@ from opkit.project import load_project
 
 __all__ = ["DiscoveredTest", "Discovery", "BrokenFile", "discover", "test_paths", "seed_all",
            "instantiate", "is_optest_class", "builtin_test_paths",
-           "builtin_exemptions", "module_attribute_name", "pytest_target", "paddle_mode"]
+           "builtin_exemptions", "module_attribute_name", "pytest_target", "paddle_mode",
+           "has_test_methods", "unittest_skip_reason", "declared_op_type"]
 
 
 @dataclass
@@ -34,6 +35,7 @@ class DiscoveredTest:
     op_type: str | None
     path: str
     error: str | None = None        # setUp raised: the message
+    skip: str | None = None         # unittest skips the class (skipIf / skip): the reason
 
     @property
     def name(self) -> str:
@@ -65,7 +67,7 @@ class Discovery:
     def by_op(self) -> dict[str, list[DiscoveredTest]]:
         out: dict[str, list[DiscoveredTest]] = {}
         for t in self.tests:
-            if t.op_type:
+            if t.op_type and not t.skip:
                 out.setdefault(t.op_type, []).append(t)
         return out
 
@@ -117,6 +119,19 @@ def paddle_mode() -> bool:
     """Whether the Paddle-compatibility mode is on in this process."""
     mode = compat_mode("paddle")
     return mode is not None and mode.is_active()
+
+
+def _inherit_paddle_mode() -> None:
+    """A fresh interpreter started by a run in the Paddle mode (the cross-process
+    determinism pair, harness.hashseed) gets the mode from its environment before it imports
+    Paddle's test files: without it their `from op_test import OpTest` fails there."""
+    from harness.backends import selected
+    from harness.options import PADDLE_MODE_ENV, flag
+
+    if flag(PADDLE_MODE_ENV) and not paddle_mode():
+        mode = compat_mode("paddle")
+        if mode is not None:
+            mode.activate(selected())
 
 
 def _test_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
@@ -175,6 +190,48 @@ def is_optest_class(obj) -> bool:
     return getattr(obj, "__test__", True) is not False
 
 
+def has_test_methods(cls) -> bool:
+    """Whether a class has a test method (unittest and pytest run nothing else)."""
+    return any(name.startswith("test") and callable(getattr(cls, name, None))
+               for name in dir(cls))
+
+
+def unittest_skip_reason(cls) -> str | None:
+    """Why unittest skips the whole class (`@unittest.skip`, `skipIf`, `skipUnless` on it or
+    a base class, or on every one of its test methods), or None: it runs."""
+    if getattr(cls, "__unittest_skip__", False):
+        return getattr(cls, "__unittest_skip_why__", "") or "skipped"
+    methods = [getattr(cls, n) for n in dir(cls)
+               if n.startswith("test") and callable(getattr(cls, n, None))]
+    if methods and all(getattr(m, "__unittest_skip__", False) for m in methods):
+        return getattr(methods[0], "__unittest_skip_why__", "") or "skipped"
+    return None
+
+
+def declared_op_type(cls) -> str | None:
+    """The op type a class's setUp assigns as a literal (`self.op_type = "lerp"`), read from
+    the source of its class hierarchy without running it (a skipped class's setUp is not run,
+    as unittest does not run it)."""
+    import ast
+    import textwrap
+
+    for klass in cls.__mro__:
+        setup = vars(klass).get("setUp")
+        if setup is None:
+            continue
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(setup)))
+        except (OSError, TypeError, SyntaxError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and \
+                    isinstance(node.value.value, str) and any(
+                        isinstance(t, ast.Attribute) and t.attr == "op_type"
+                        for t in node.targets):
+                return node.value.value
+    return None
+
+
 def instantiate(cls, seed: int):
     """An OpTest instance with setUp run (global RNGs seeded first)."""
     test = cls("runTest")
@@ -203,6 +260,7 @@ def _error_location(exc: BaseException, path: Path) -> str:
 def discover(paths: list[str | Path] | None = None, seed: int = DEFAULT_SEED) -> Discovery:
     """Import the test files under `paths` and set up every OpTest class found there."""
     result = Discovery()
+    _inherit_paddle_mode()
     files, result.problems = _test_files([Path(p) for p in (paths or [])] if paths
                                          else test_paths())
     for f in files:
@@ -218,6 +276,13 @@ def discover(paths: list[str | Path] | None = None, seed: int = DEFAULT_SEED) ->
             continue
         for _, cls in sorted(vars(module).items()):
             if not is_optest_class(cls) or cls.__module__ != module.__name__:
+                continue
+            if paddle_mode() and not has_test_methods(cls):
+                continue      # unittest never instantiates a class without test methods
+            skip = unittest_skip_reason(cls)
+            if skip is not None:      # nor sets up a class it skips: reported as skipped
+                result.tests.append(DiscoveredTest(cls, declared_op_type(cls), str(f),
+                                                   skip=skip))
                 continue
             test, error = None, None
             try:     # (not `instantiate`: a setUp that raises may have set op_type)

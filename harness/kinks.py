@@ -11,7 +11,7 @@ import numpy as np
 from harness.tolerances import GRAD_ABS_FLOOR
 
 __all__ = ["one_sided", "kink_verdict", "is_kink", "matches", "domain_edge", "is_subgradient",
-           "ACCEPTED", "reliable_slopes", "unexplained", "KINK_MATCH_TOL"]
+           "ACCEPTED", "reliable_slopes", "unexplained", "KINK_MATCH_TOL", "discontinuous"]
 
 # the verdicts under which the analytic value at a kink is right
 ACCEPTED = ("left", "right", "subgradient")
@@ -63,6 +63,35 @@ def reliable_slopes(engine, name: str, k: int, case, delta: float):
     if all(_close(a, b) for a, b in zip(first, second)) or d == delta:
         return first        # at the usual step: judged, never skipped
     return None
+
+
+JUMP_RATIO = 0.6    # |f(x + d/4) - f(x)| / |f(x + d) - f(x)|: 1/4 where f is continuous
+                    # with a slope, 1 across a jump
+
+
+def discontinuous(engine, name: str, flat_index: int, delta: float | None = None) -> bool:
+    """Whether the engine's loss jumps at element `flat_index` of input `name` (on either
+    side, the change does not shrink with the step): the op is not continuous there (atan2
+    at (0, 0), sign at 0), so it has no one-sided derivatives either. Such a point is
+    singular, not a kink: its finite differences grow like 1/step and judge nothing."""
+    d = float(delta or engine.delta)
+    x0 = engine.base[name]
+    try:
+        f0 = engine.loss(name, x0)
+        u = np.zeros(x0.shape)
+        u.reshape(-1)[flat_index] = 1.0
+        f = {s: engine.loss(name, x0 + s * u) for s in (d, d / 4, -d / 4, -d)}
+    finally:
+        engine.restore(name)
+    floor = 1e-8 * max(1.0, abs(f0))
+    with np.errstate(all="ignore"):
+        for side in (1, -1):
+            far, near = f[side * d] - f0, f[side * d / 4] - f0
+            if not (np.isfinite(far) and np.isfinite(near)):
+                continue                # a domain edge: domain_edge's business
+            if abs(far) > floor and abs(near) > JUMP_RATIO * abs(far):
+                return True
+    return False
 
 
 def _rel(a, b) -> float:

@@ -47,6 +47,10 @@ def run_optest_methods(test, case_name: str, seed: int | None = None) -> list[Ch
     for k, method in enumerate(names):
         with collecting() as collected:
             try:
+                skipped = getattr(getattr(type(test), method), "__unittest_skip__", False)
+                if skipped:      # unittest neither sets up nor runs a skipped method
+                    raise unittest.SkipTest(getattr(getattr(type(test), method),
+                                                    "__unittest_skip_why__", "") or "skipped")
                 target = test
                 if k > 0:   # a fresh instance and setUp per method, like unittest
                     target = type(test)(method) if issubclass(type(test), unittest.TestCase) \

@@ -94,15 +94,26 @@ def _has_kernel(test, dtype: str) -> bool:
         return False
 
 
+def _kernels_of(test) -> str:
+    """Where the kernels looked for are another backend's (an op opkit lacks, run on the
+    Paddle backend): say so."""
+    from harness.backends import DEFAULT_BACKEND, selected
+
+    if selected() == DEFAULT_BACKEND:
+        return ""
+    return (f" (on the {selected()} backend that dtype runs where opkit's op has the kernel, "
+            f"or, for an op opkit lacks, where the backend has it)")
+
+
 def unsupported_reason(test, mkldnn: bool = False) -> str | None:
     """Why opkit cannot run this test's checks (bfloat16, float16), or None. With
     `mkldnn=True` (Paddle's own test files, where `use_mkldnn=True` asks for Paddle's
     MKLDNN kernels) also a test that requests MKLDNN; opkit's own OpTests may set the extra
     attr `use_mkldnn`, which opkit's kernels accept and ignore."""
     if test.is_bfloat16_op() and not _has_kernel(test, "bfloat16"):
-        return _BF16
+        return _BF16 + _kernels_of(test)
     if test.is_float16_op() and not _has_kernel(test, "float16"):
-        return _FP16
+        return _FP16 + _kernels_of(test)
     asks_mkldnn = mkldnn and (getattr(test, "use_mkldnn", False) is True or
                               (getattr(test, "attrs", None) or {}).get("use_mkldnn") is True)
     return _complex_reason(test) or (_MKLDNN if asks_mkldnn else None)
@@ -111,10 +122,18 @@ def unsupported_reason(test, mkldnn: bool = False) -> str | None:
 def _accept_paddle_keywords(method):
     """`method` (check_output or check_grad of an OpTest class) also taking Paddle's
     keywords; a test opkit cannot run is skipped with the reason."""
+    import inspect
+
+    try:      # a keyword the method itself declares (user_defined_grad_outputs) reaches it
+        own = set(inspect.signature(method).parameters)
+    except (TypeError, ValueError):
+        own = set()
+
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
         __tracebackhide__ = True     # pytest: a failure's traceback ends in the user's test
-        paddle_kw = {k: kwargs.pop(k) for k in PADDLE_IGNORED_KEYWORDS if k in kwargs}
+        paddle_kw = {k: kwargs.pop(k) for k in PADDLE_IGNORED_KEYWORDS
+                     if k in kwargs and k not in own}
         if paddle_kw.get("only_check_prim"):
             raise unittest.SkipTest("only_check_prim=True: Paddle's prim (composite "
                                     "operator) mode is Paddle-only")

@@ -16,7 +16,7 @@ import sys
 import time
 import traceback
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import wait
 from typing import Callable
 
@@ -34,7 +34,7 @@ from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.spec import op_level_hook
 
 __all__ = ["OpReport", "run_case", "run_ops", "Task", "KINDS", "case_from_test", "plan",
-           "run_tasks", "op_level_checks", "preload"]
+           "run_tasks", "op_level_checks", "preload", "backstop_seconds"]
 
 
 @dataclass
@@ -76,6 +76,9 @@ class Task:
     first_case: bool = True
     name: str = ""                  # default: KINDS[kind].name(task)
     check: str = ""                 # "op": the op-level check it runs
+    skip_checks: tuple = ()         # "test": checks not to run again (they crashed or hung
+                                    # the worker, or reported before it died)
+    reruns: int = 0                 # how often it was rerun after its worker died
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -110,7 +113,32 @@ class Task:
 
 
 def _run_test_task(task, checks, seed, timeout, fuzz, emit, context_options):
+    if task.skip_checks:          # a rerun after a crash: the checks it did not reach
+        checks = [s.name for s in _selected_specs(checks) if s.name not in task.skip_checks]
+        run_test(task.test, checks, seed, timeout, task.first_case, emit,
+                 run_methods="output" not in task.skip_checks, **context_options)
+        return
     run_test(task.test, checks, seed, timeout, task.first_case, emit, **context_options)
+
+
+RERUN_NOTE = "; the class's other checks were run again in a fresh worker without it"
+
+#: how often one OpTest class's task is rerun after its worker died (each rerun without the
+#: check that killed it): a crash in one check must not cost the class its other checks
+MAX_RERUNS = 8
+
+
+def _rerun(task: Task, current: str | None, reported) -> Task | None:
+    """The task to run after its worker died in check `current` (None: give up): the same
+    OpTest class without that check and those that already reported. A crash in `output`
+    (the OpTest's own methods) also drops `grad` (the same methods): the rerun records what
+    they check without running them."""
+    if task.kind != "test" or not current or task.reruns >= MAX_RERUNS:
+        return None
+    done = set(task.skip_checks) | {current} | {r.check for r in reported}
+    if current == "output":
+        done.add("grad")
+    return replace(task, skip_checks=tuple(sorted(done)), reruns=task.reruns + 1)
 
 
 def _run_case_task(task, checks, seed, timeout, fuzz, emit, context_options):
@@ -128,9 +156,14 @@ def _run_op_task(task, checks, seed, timeout, fuzz, emit, context_options):
 
 
 def _run_fuzz_task(task, checks, seed, timeout, fuzz, emit, context_options):
-    emit(("start", "fuzz"))
-    emit(("results", fuzz_op(task.op, [t.cls for t in task.tests], fuzz, seed=seed,
-                             timeout=timeout)))
+    results = []
+    for t in task.tests:          # each class a step of its own (the pool's backstop)
+        emit(("start", "fuzz"))
+        got = fuzz_op(task.op, [t.cls], fuzz, seed=seed, timeout=timeout)
+        emit(("results", got))
+        results += got
+    if not results:
+        emit(("results", fuzz_op(task.op, [], fuzz, seed=seed, timeout=timeout)))
 
 
 @dataclass(frozen=True)
@@ -169,14 +202,19 @@ class _Sender:
         self.conn, self.slot = conn, slot
         self.pending: list = []
         self.last = time.monotonic()
+        self.step = 0             # counts the slot's changes: the parent's backstop clock
+
+    def _mark(self, name: str) -> None:
+        self.step += 1
+        self.slot.value = f"{self.step}|{name}".encode()[: len(self.slot) - 1]
 
     def __call__(self, msg):
         if msg[0] == "start":
-            self.slot.value = msg[1].encode()[: len(self.slot) - 1]
+            self._mark(msg[1])
             return
         if msg[0] == "results":
             self.pending.extend(msg[1])
-            self.slot.value = b""
+            self._mark("")
             if time.monotonic() - self.last < self.FLUSH_SECONDS:
                 return
         if self.pending:
@@ -200,6 +238,32 @@ def _worker(conn, task, checks, seed, timeout, fuzz, context_options, slot, pare
         emit(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"))
     finally:
         conn.close()
+
+
+def backstop_seconds(timeout: float | None) -> float | None:
+    """How long the pool lets one step of a worker (one check, or the work between two) run
+    before it kills the worker: about twice `--timeout`. Each check runs under its own
+    `timeout` (SIGALRM); a kernel hung in native code, or one that blocks the signal, never
+    sees it, and the pool's kill is what reports it as `timeout`."""
+    return None if not timeout else 2 * timeout + 2
+
+
+class _Watch:
+    """The backstop clock of one worker: restarted whenever the worker's slot changes (a
+    check starts or reports), so the limit holds per check, not per task."""
+
+    def __init__(self, limit: float | None, now: float):
+        self.limit, self.seen, self.since = limit, None, now
+
+    def expired(self, value: bytes, now: float) -> bool:
+        if value != self.seen:
+            self.seen, self.since = value, now
+        return bool(self.limit) and now - self.since > self.limit
+
+
+def _slot_check(value: bytes) -> str | None:
+    """The check a worker's slot names ("step|name"), or None between checks."""
+    return value.decode(errors="replace").partition("|")[2] or None
 
 
 def _crash_message(exitcode) -> str:
@@ -254,10 +318,11 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
     gc.freeze()
     exiting: list = []
     ctx = multiprocessing.get_context("fork")
-    n_checks = max(1, len(_selected_specs(checks)))
-    backstop = None if not timeout else timeout * (n_checks + 2) + 10
+    backstop = backstop_seconds(timeout)
     pending = list(enumerate(tasks))
     running = {}   # conn -> (index, process, started, slot: the check it runs now)
+    watches = {}   # conn -> _Watch
+    running_task = {}   # conn -> the Task it runs (a rerun's differs from tasks[i])
     jobs = max(1, int(jobs or 1))
     free_slots = [ctx.Array("c", 96, lock=False) for _ in range(min(jobs, len(tasks)) or 1)]
 
@@ -265,11 +330,16 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
         out[i].append(CheckResult(current or "output", FAIL, "", "", tasks[i].name, message,
                                   kind=kind))
 
-    def finish(conn, now):
+    def finish(conn, now, rerun=None):
+        watches.pop(conn, None)
+        running_task.pop(conn, None)
         i, proc, started, slot = running.pop(conn)
         exiting.append(proc)         # reaped below: its exit need not hold the slot
         conn.close()
         free_slots.append(slot)
+        if rerun is not None:        # its other checks, in a fresh worker, before the rest
+            pending.insert(0, (i, rerun))
+            return
         done(i, now - started)
 
     while pending or running:
@@ -284,33 +354,43 @@ def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
                                daemon=True)
             proc.start()
             child.close()
-            out[i] = []
+            out.setdefault(i, [])
             running[parent] = (i, proc, time.monotonic(), slot)
+            running_task[parent] = task
+            watches[parent] = _Watch(backstop, time.monotonic())
         for conn in wait(list(running), timeout=0.5):
             i, proc, started, slot = running[conn]
-            current = slot.value.decode(errors="replace") or None
+            current = _slot_check(slot.value)
+            rerun = None
             try:
                 msg = conn.recv()
             except (EOFError, OSError):
                 proc.join(5)
+                rerun = _rerun(running_task[conn], current, out[i])
                 fail(i, current, f"{_crash_message(proc.exitcode)} while running check "
-                                 f"'{current or '?'}'", Crashed.kind)
+                                 f"'{current or '?'}'" + (RERUN_NOTE if rerun else ""),
+                     Crashed.kind)
                 msg = ("done", None)
             if msg[0] == "results":
                 out[i].extend(msg[1])
                 continue
             if msg[0] == "error":
                 fail(i, current, f"the harness failed: {msg[1].splitlines()[0]}")
-            finish(conn, time.monotonic())
+            finish(conn, time.monotonic(), rerun)
         now = time.monotonic()
-        for conn, (i, proc, started, slot) in list(running.items()):
-            if backstop and now - started > backstop:
-                current = slot.value.decode(errors="replace") or None
+        for conn, (i, proc, _started, slot) in list(running.items()):
+            watch = watches[conn]
+            if watch.expired(slot.value, now):
+                current = _slot_check(slot.value)
                 proc.kill()
                 proc.join(5)
-                fail(i, current, f"timed out after {now - started:.0f}s (killed) while "
-                                 f"running check '{current or '?'}'", TimedOut.kind)
-                finish(conn, now)
+                rerun = _rerun(running_task[conn], current, out[i])
+                fail(i, current, f"timed out after {now - watch.since:.0f}s (killed) while "
+                                 f"running check '{current or '?'}': past twice the --timeout "
+                                 f"of {timeout:g}s (a kernel that never returns to Python: "
+                                 f"the check's own limit could not interrupt it)"
+                                 + (RERUN_NOTE if rerun else ""), TimedOut.kind)
+                finish(conn, now, rerun)
     for proc in exiting:
         proc.join(5)
     gc.unfreeze()

@@ -26,11 +26,16 @@ def _swap(task, cls_of):
                    tests=[one(t) for t in task.tests])
 
 
-def _serve(conn, by_id: dict, parent_pid: int | None = None) -> None:
+def _serve(conn, by_id: dict, parent_pid: int | None = None, other_end=None) -> None:
     """The zygote's loop: one task at a time, each in a worker of the pool forked from
     here; it never runs a kernel itself. It dies with the process that started it (pytest
-    killed by TERM or KILL), and its workers with it."""
+    killed by TERM or KILL), and its workers with it. `other_end` (the parent's end of the
+    pipe, which the fork copied) is closed first: else the zygote would hold both ends,
+    never read EOF when its parent dies, and outlive it (holding the parent's captured
+    stdout open)."""
     die_with_parent(parent_pid)
+    if other_end is not None:
+        other_end.close()
     while True:
         request = None
         with contextlib.suppress(EOFError, OSError):
@@ -60,7 +65,7 @@ class Zygote:
         parent, child = ctx.Pipe()
         # not a daemon: it forks the workers itself (multiprocessing forbids daemons to);
         # closed at session end, or at exit before multiprocessing joins its children
-        process = ctx.Process(target=_serve, args=(child, by_id, os.getpid()),
+        process = ctx.Process(target=_serve, args=(child, by_id, os.getpid(), parent),
                               daemon=False)
         try:
             process.start()

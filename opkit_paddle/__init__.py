@@ -105,7 +105,20 @@ class PaddleBackend(Backend):
         # an op whose kernels Paddle's registry lists under another name (the legacy
         # `transpose` runs transpose2's phi kernel): both float dtypes are tried, a missing
         # one shows as the op failing
-        return {"CPU": sorted(env.cpu_kernel_dtypes(op_type)) or ["float32", "float64"]}
+        from opkit_paddle.backend.shadow import is_shadow
+
+        # float16 / bfloat16 where Paddle has them, for an op opkit lacks (opkit's own ops
+        # keep to the dtypes opkit's op has: their verdicts compare the two)
+        low = is_shadow(op_type)
+        return {"CPU": sorted(env.cpu_kernel_dtypes(op_type, low_precision=low))
+                or ["float32", "float64"]}
+
+    def stored_attrs(self, op_type: str, attrs):
+        """The attrs as Paddle's op desc stores them: a FLOAT / FLOATS attr (AttrType 1 / 4)
+        in 32 bits."""
+        from opkit_paddle.backend.attrs import as_stored
+
+        return as_stored(op_type, attrs)
 
     def describe(self, op_type: str) -> OpDescription:
         """The op's slots, attrs (with the defaults Paddle's attr checker gives; extra and

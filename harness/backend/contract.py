@@ -231,6 +231,12 @@ class Backend(ABC):
                              f"{', '.join(CAPABILITIES)}")
         return self.lacks.get(capability)
 
+    def stored_attrs(self, op_type: str, attrs: dict) -> dict:
+        """The attrs as the framework stores them for the kernel (a framework that keeps a
+        float attr in 32 bits returns the rounded values): the oracle computes with these.
+        The default: as given."""
+        return attrs
+
     def check_override(self, name: str):
         """For the check `name`: None (it runs as it is), a skip reason, or a Check that
         replaces it on this backend."""

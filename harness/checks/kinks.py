@@ -1,15 +1,18 @@
 """`kinks`: at a point where the numeric derivative is one-sided, the analytic gradient
 equals one of the one-sided slopes (docs/harness.md, "Input variants"; the one-sided test is
-harness.kinks). Elements where one side is not finite (sqrt at 0: a domain edge) are skipped."""
+harness.kinks). Elements where one side is not finite (sqrt at 0: a domain edge) are skipped,
+and so are singular points: where the op is not continuous (atan2 at (0, 0): no one-sided
+derivative exists) or where the op, or its reference, is not finite or not defined."""
 from __future__ import annotations
 
 import numpy as np
 
+from harness import laws
 from harness.check import Check, WrongValue
 from harness.compare import fmt_index
 from harness.gradient import NumericEngine
-from harness.kinks import (ACCEPTED, domain_edge, is_kink, kink_verdict, matches,
-                           reliable_slopes)
+from harness.kinks import (ACCEPTED, discontinuous, domain_edge, is_kink, kink_verdict,
+                           matches, reliable_slopes)
 from harness.messages import raised
 from harness.op import (Combo, grad_outputs, has_grad, make_cotangents, prepare,
                         refusal as opkit_refusal, run as run_case)
@@ -43,14 +46,20 @@ class KinksCheck(Check):
             if any(v is not None and v.dtype.kind == "f" and not np.isfinite(v).all()
                    for v in outs.values()):
                 return whole("the op is not finite on the kink points (a domain edge)")
+            undefined = _reference_undefined(case)
+            if undefined:
+                return whole(f"the kink points are singular: {undefined}")
             cot = make_cotangents(outs, grad_outputs(case, outs), seed=context.seed)
             engine = NumericEngine(p64, cot, delta, seed=context.seed)
-            slopes, edges, unreliable = {}, 0, []
+            slopes, edges, unreliable, singular = {}, 0, [], []
             for name, pts in derived.info["points"].items():
                 if name not in engine.base:
                     continue
                 for k, what in pts:
                     with np.errstate(all="ignore"):
+                        if discontinuous(engine, name, k, delta):
+                            singular.append(f"{name} = {what}")   # no one-sided slopes
+                            continue
                         got = reliable_slopes(engine, name, k, case, delta)
                     if got is None:     # the slopes move with the step: not judged
                         unreliable.append(f"{name} = {what}")
@@ -64,6 +73,10 @@ class KinksCheck(Check):
             return whole(f"the op refuses the kink points: "
                          f"{(opkit_refusal(exc) or raised(exc))[:120]}")
         tol64 = grad_tolerance("float64", max_rel)
+        if singular and not slopes:
+            return whole(f"the kink points are singular, not kinks: the op is not continuous "
+                         f"at {', '.join(dict.fromkeys(singular))} (its finite differences "
+                         "grow like 1/step; there is no one-sided derivative to judge)")
         if unreliable and not slopes:
             return whole(f"the one-sided slopes cannot be computed reliably at "
                          f"{', '.join(dict.fromkeys(unreliable))} (they move with the step)")
@@ -74,6 +87,22 @@ class KinksCheck(Check):
             derived, context,
             variant=lambda combo: _quiet_run(case, combo, context),
             compare=lambda _, got, combo: _compare(engine, slopes, got, combo, max_rel))
+
+
+def _reference_undefined(case) -> str | None:
+    """Why the case's own reference says the op is undefined at the kink points (a
+    non-finite float where the op gave a finite one), or None. A reference that raises says
+    nothing (it may not take the case's form: LoD, another signature)."""
+    try:
+        with np.errstate(all="ignore"):
+            want = laws.reference(case, Combo("CPU", "float64"))
+    except laws.ReferenceRaised:
+        return None
+    for s in (s for specs in (want or {}).values() for s in specs):
+        arr = np.asarray(s.data)
+        if arr.dtype.kind == "f" and not np.isfinite(arr).all():
+            return f"the reference's {s.name} is not finite there"
+    return None
 
 
 def _quiet_run(case, combo, context):

@@ -222,7 +222,14 @@ def fuzz_op(op_type: str, classes, n: int, seed: int = DEFAULT_SEED, timeout=Non
     it): a list of `fuzz` CheckResults."""
     results = []
     for cls in classes:
-        results.extend(fuzz_test(cls, n, seed, timeout))
+        try:
+            results.extend(fuzz_test(cls, n, seed, timeout))
+        except Exception as exc:  # noqa: BLE001 - one class's setUp costs only that class
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            results.append(CheckResult(
+                "fuzz", SKIP, "", "", f"fuzz:{cls.__name__}",
+                f"{cls.__name__} cannot be set up ({type(exc).__name__}: {first}): nothing "
+                "to fuzz (its own checks report the error)"))
     if not results:
         results.append(CheckResult("fuzz", SKIP, "", "", f"fuzz:{op_type}", "no OpTest"))
     return results

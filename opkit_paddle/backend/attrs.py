@@ -7,7 +7,9 @@ A grad op Paddle's grad maker made (`core.get_grad_op_desc`) carries typed attrs
 """
 from __future__ import annotations
 
-__all__ = ["TypedAttrs", "typed_attrs", "set_typed_attr"]
+__all__ = ["TypedAttrs", "typed_attrs", "set_typed_attr", "as_stored"]
+
+FLOAT, FLOATS = 1, 4      # Paddle's AttrType numbers of 32-bit float attrs
 
 EMPTY = "@EMPTY@"
 # attrs Paddle's framework adds to every op (roles, call stacks): not the op's own
@@ -62,3 +64,27 @@ def set_typed_attr(desc, name: str, value, kind: int | None) -> None:
         desc._set_attr(name, value)
     else:
         setter(name, value)
+
+
+def as_stored(op_type: str, attrs):
+    """`attrs` as Paddle's op desc of `op_type` stores them: the value of a FLOAT attr
+    rounded to float32, each of a FLOATS attr too (a 64-bit value the case wrote reaches the
+    kernel rounded, so an oracle must compute with the rounded value). Other attrs, and
+    every attr of an op Paddle has no proto for, as given."""
+    import numpy as np
+
+    from opkit_paddle.backend import env
+
+    proto = env.proto(op_type) if attrs else None
+    if proto is None:
+        return attrs
+    types = {a.name: int(a.type) for a in proto.attrs}
+    out = dict(attrs)
+    for name, value in attrs.items():
+        kind = types.get(name)
+        if kind == FLOAT and isinstance(value, (float, np.floating)):
+            out[name] = float(np.float32(value))
+        elif kind == FLOATS and isinstance(value, (list, tuple)) and \
+                all(isinstance(v, (float, int, np.floating, np.integer)) for v in value):
+            out[name] = type(value)(float(np.float32(v)) for v in value)
+    return out

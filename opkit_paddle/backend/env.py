@@ -136,6 +136,7 @@ def _kernels() -> dict:
 
 
 _DTYPES = {"float": "float32", "double": "float64"}
+_LOW_PRECISION = {"::phi::dtype::float16": "float16", "::phi::dtype::bfloat16": "bfloat16"}
 
 
 def listed(op_type: str) -> bool:
@@ -143,13 +144,15 @@ def listed(op_type: str) -> bool:
     return bool(_kernels().get(op_type))
 
 
-def cpu_kernel_dtypes(op_type: str) -> set:
-    """The float dtypes ('float32', 'float64') Paddle registers a plain CPU kernel for."""
+def cpu_kernel_dtypes(op_type: str, low_precision: bool = False) -> set:
+    """The float dtypes ('float32', 'float64'; with `low_precision` also 'float16',
+    'bfloat16') Paddle registers a plain CPU kernel for."""
+    names = {**_DTYPES, **(_LOW_PRECISION if low_precision else {})}
     found = set()
     for key in _kernels().get(op_type, []):
         if "place[Place(cpu)]" not in key or "MKLDNN" in key or "ONEDNN" in key:
             continue
         m = re.search(r"data_type\[([^\]]+)\]", key)
-        if m and m.group(1) in _DTYPES:
-            found.add(_DTYPES[m.group(1)])
+        if m and m.group(1) in names:
+            found.add(names[m.group(1)])
     return found

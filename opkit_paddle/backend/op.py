@@ -313,7 +313,11 @@ class PaddlePreparedOp(PreparedOp):
         """The output's compile-time shape under opkit's own op (Fluid 1.8's conventions),
         or None. Paddle >= 2.5 gives 0-D tensors where Fluid 1.8 gave shape [1] (a loss, an
         accuracy): an OpTest written to Fluid's convention expects [1], so a 0-D result whose
-        Fluid shape is [1] is handed out as [1] (the same single value)."""
+        Fluid shape is [1] is handed out as [1] (the same single value). Only for a case
+        written to that convention: one that feeds a 0-D input (explore's 0-D variant, a
+        Paddle 2.x / 3.x test) knows 0-D tensors and gets Paddle's 0-D result as it is."""
+        if self._fluid is None and self._feeds_0d():
+            self._fluid = {}
         if self._fluid is None:
             self._fluid = {}
             try:
@@ -341,6 +345,12 @@ class PaddlePreparedOp(PreparedOp):
             except Exception:  # noqa: BLE001 - opkit's op refusing: no Fluid shape known
                 self._fluid = {}
         return self._fluid.get(name)
+
+    def _feeds_0d(self) -> bool:
+        """Whether the case feeds a 0-D input (so it was not written to Fluid 1.8's
+        conventions, which have no 0-D tensors)."""
+        return any(isinstance(s.data, np.ndarray) and s.data.ndim == 0
+                   for specs in self.inputs.values() for s in specs)
 
     def var_desc(self, name: str):
         """(shape, dtype name, lod_level) of `name` at compile time (after infer_shape)."""

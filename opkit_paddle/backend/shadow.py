@@ -17,7 +17,7 @@ from opkit.framework.operator import OperatorWithKernel
 from opkit.framework.proto import ATTR_TYPE_IDS, OpMaker
 from opkit.registry import has_op, register_kernel, register_operator
 
-__all__ = ["register", "register_all", "ShadowOp"]
+__all__ = ["register", "register_all", "ShadowOp", "is_shadow"]
 
 _SKIP_ATTRS = {"op_role", "op_role_var", "op_namescope", "op_callstack", "op_device",
                "with_quant_attr"}
@@ -66,7 +66,9 @@ def register(op_type: str) -> bool:
         grad_maker = DefaultGradOpMaker
     shadow = type(f"Paddle_{op_type}", (ShadowOp,), {"__module__": __name__})
     register_operator(op_type, shadow, Maker, grad_maker=grad_maker)
-    _kernels(op_type, paddle_env.cpu_kernel_dtypes(op_type))
+    # Paddle's own float16 / bfloat16 CPU kernels too: Paddle's float16 OpTest classes of the
+    # op then run on them (opkit has no op of its own to hold them to)
+    _kernels(op_type, paddle_env.cpu_kernel_dtypes(op_type, low_precision=True))
     return True
 
 
@@ -82,6 +84,16 @@ def _kernels(op_type: str, dtypes: set) -> None:
                                    op_type)
 
     register_kernel(op_type, place="CPU", dtypes=tuple(sorted(dtypes)))(paddle_only)
+
+
+def is_shadow(op_type: str) -> bool:
+    """Whether opkit knows `op_type` only as a shadow of Paddle's op (no op of its own)."""
+    if not has_op(op_type):
+        return False
+    from opkit.registry import op_info
+
+    cls = getattr(op_info(op_type), "op_class", None)
+    return isinstance(cls, type) and issubclass(cls, ShadowOp)
 
 
 def register_all() -> int:

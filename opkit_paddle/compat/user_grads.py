@@ -25,6 +25,10 @@ def check_user_grads(test, place, inputs_to_check, output_names, no_grad_set,
         inputs_to_check = [inputs_to_check]
     if isinstance(output_names, str):
         output_names = [output_names]
+    if not isinstance(grad_outputs, (list, tuple)):
+        grad_outputs = [grad_outputs]       # one output's gradient given bare, as Paddle takes
+    if not isinstance(grads, (list, tuple)):
+        grads = [grads]
     kind = test._paddle_place_kind(place)
     expected = normalize_slots(getattr(test, "outputs", {}) or {})
     slots = {s: [v.name for v in specs] for s, specs in expected.items()}

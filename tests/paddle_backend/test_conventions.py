@@ -95,3 +95,64 @@ def test_an_empty_lod_level_is_refused_not_a_raw_error(paddle_backend):
            {"Out": ["out"]}).forward()
     except Exception as exc:  # noqa: BLE001
         assert op_refused(exc), exc
+
+
+def test_a_case_feeding_a_0d_input_gets_paddles_0d_result(paddle_backend):
+    """The 0-D -> [1] bridge is for cases written to Fluid 1.8's conventions only: a case
+    that feeds a 0-D input (explore's 0-D variant, a Paddle 2.x / 3.x test) knows 0-D
+    tensors, and its reference says 0-D, as Paddle's kernel gives."""
+    for op_type, attrs in (("mean", None), ("reduce_sum", {"dim": [0], "reduce_all": True})):
+        p = op(op_type, {"X": [("x", np.array(2.5), None)]}, attrs, outputs={"Out": ["out"]})
+        out = p.forward()["out"]
+        assert out.shape == () and float(out) == 2.5, (op_type, out.shape)
+    # the Fluid-style case keeps its [1] (test_a_0d_result_is_handed_out_in_fluids_shape_1)
+    p = op("mean", {"X": [("x", np.arange(6.0).reshape(2, 3), None)]},
+           outputs={"Out": ["out"]})
+    assert p.forward()["out"].shape == (1,)
+
+
+def test_the_oracle_gets_a_float_attr_as_paddle_stores_it(paddle_backend):
+    """Paddle's `scale` and `bias` are FLOAT attrs (32 bits): the kernel computes with
+    float32(0.1), so the case's reference is given that value, not the 64-bit 0.1 the case
+    wrote; an attr of another type is given as written."""
+    from harness.case import case_from_test
+
+    seen = []
+
+    class TestScale:
+        op_type = "scale"
+        inputs = {"X": np.ones(3)}
+        attrs = {"scale": 0.1, "bias": 0.3, "bias_after_scale": True}
+        outputs = {"Out": np.ones(3)}
+
+        def reference(self, inputs, attrs):
+            seen.append(dict(attrs))
+            return {"Out": inputs["X"] * attrs["scale"] + attrs["bias"]}
+
+    case = case_from_test(TestScale())
+    case.reference(case.inputs, dict(case.attrs, scale=0.1))
+    assert seen[-1]["scale"] == float(np.float32(0.1)) != 0.1
+    assert seen[-1]["bias"] == float(np.float32(0.3))
+    assert seen[-1]["bias_after_scale"] is True
+
+
+def test_on_opkits_kernels_the_oracle_gets_the_attrs_as_written():
+    from harness.case import case_from_test
+    from harness.options import Options, using
+
+    seen = []
+
+    class TestScale:
+        op_type = "scale"
+        inputs = {"X": np.ones(3)}
+        attrs = {"scale": 0.1}
+        outputs = {"Out": np.ones(3)}
+
+        def reference(self, inputs, attrs):
+            seen.append(dict(attrs))
+            return {"Out": inputs["X"] * attrs["scale"]}
+
+    with using(Options(backend="opkit")):
+        case = case_from_test(TestScale())
+        case.reference(case.inputs, dict(case.attrs))
+    assert seen[-1]["scale"] == 0.1

@@ -38,7 +38,8 @@ from opkit.registry import has_op
 __all__ = ["OpTest", "skip_check_grad_ci", "skip_check_inplace_ci", "randomize_probability",
            "convert_float_to_uint16", "convert_uint16_to_float", "paddle_static_guard",
            "OpTestTool", "get_numeric_gradient", "_set_use_system_allocator",
-           "is_empty_grad_op", "check_out_dtype", "get_places"]
+           "is_empty_grad_op", "check_out_dtype", "get_places", "get_device_place",
+           "get_device", "get_devices", "is_custom_device", "copy_bits_from_float_to_uint16"]
 
 #: the reason's start for an OpTest of an op opkit does not have (not in the mode's scope;
 #: Paddle's files test many ops in one file)
@@ -191,6 +192,56 @@ def check_out_dtype(*args, **kwargs):
 
 def get_places():
     return [_core().CPUPlace()]
+
+
+def is_custom_device() -> bool:
+    """Paddle's probe for a plug-in (custom) device: opkit's facade and the CPU wheel have
+    none (with the Paddle backend the installed Paddle is asked)."""
+    if not _paddle_backend():
+        return False
+    import paddle
+
+    try:
+        types = paddle.device.get_all_custom_device_type()
+        return bool(types) and bool(paddle.device.is_compiled_with_custom_device(types[0]))
+    except Exception:  # noqa: BLE001 - a build without the custom-device API has none
+        return False
+
+
+def get_device_place():
+    """The place Paddle's current test files run on: CUDA or a custom device where the build
+    has one, else the CPU (the only place opkit's facade and the CPU wheel have)."""
+    core = _core()
+    if core.is_compiled_with_cuda():
+        return core.CUDAPlace(0)
+    if is_custom_device():
+        import paddle
+
+        return paddle.CustomPlace(paddle.device.get_all_custom_device_type()[0], 0)
+    return core.CPUPlace()
+
+
+def get_device() -> str:
+    """The device name Paddle's test files pass to `paddle.set_device` ("cpu" here)."""
+    core = _core()
+    if core.is_compiled_with_cuda():
+        return "gpu"
+    if is_custom_device():
+        import paddle
+
+        return paddle.device.get_all_custom_device_type()[0]
+    return "cpu"
+
+
+def get_devices() -> list:
+    """Every device name a test may run on: "cpu", and the accelerator where there is one."""
+    device = get_device()
+    return ["cpu"] + ([device] if device != "cpu" else [])
+
+
+def copy_bits_from_float_to_uint16(f) -> int:
+    """The bfloat16 bits (the upper 16 bits of float32) of one float (Paddle's helper)."""
+    return int(np.asarray(f, dtype=np.float32).view(np.uint32) >> 16)
 
 
 def _paddle_attrs(op_type: str) -> set:
@@ -435,7 +486,18 @@ class OpTest(_OpTest):
     @_static
     def check_grad(self, inputs_to_check, output_names, no_grad_set=None,
                    numeric_grad_delta=0.005, in_place=False, max_relative_error=0.005,
-                   user_defined_grads=None, check_dygraph=True, **paddle_kw):
+                   user_defined_grads=None, check_dygraph=True,
+                   user_defined_grad_outputs=None, **paddle_kw):
+        grad_outputs = user_defined_grad_outputs
+        if grad_outputs is not None and user_defined_grads is not None:
+            # the test's expected gradients are for ITS output gradients (Paddle's rule):
+            # judged as check_grad_with_place judges them, on the CPU; opkit's own numeric
+            # check follows, without them (they belong to another output gradient)
+            self.check_grad_with_place(
+                _core().CPUPlace(), inputs_to_check, output_names, no_grad_set,
+                numeric_grad_delta, in_place, max_relative_error, user_defined_grads,
+                grad_outputs, check_dygraph, **paddle_kw)
+            user_defined_grads = None
         self._paddle_ran_check()
         self._paddle_skip_unsupported()
         self._paddle_low_precision()
@@ -490,6 +552,10 @@ class OpTest(_OpTest):
         self._paddle_skip_unsupported()
         self._paddle_low_precision()
         return super().check_output_customized(checker, custom_place)
+
+    def check_output_with_place_customized(self, checker, place, **paddle_kw):
+        """Paddle's spelling of check_output_customized with the place first (eig's tests)."""
+        return self.check_output_customized(checker, place, **paddle_kw)
 
     # -- Paddle's test-data helpers ----------------------------------------------------------
     def get_sequence_batch_size_1_input(self, lod=None, shape=None):

@@ -1,0 +1,67 @@
+"""`python -m opkit_paddle.compat.measure --per-file` reads each file's pytest process to
+EOF: a zygote (harness.zygote, forked by the pytest plugin) that outlives a pytest process
+killed by a signal would hold the captured stdout open and hang the measurement. The zygote
+closes the parent's end of its pipe, so it reads EOF when its parent dies, and exits."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SCRIPT = textwrap.dedent("""
+    import os, signal, sys
+    from harness.zygote import Zygote
+
+    class Dummy:
+        pass
+
+    z = Zygote.start([Dummy])
+    assert z is not None, "cannot fork here"
+    with open(sys.argv[1], "w") as f:
+        f.write(str(z.process.pid))
+    os.kill(os.getpid(), signal.SIGKILL)     # the parent dies without closing anything
+""")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # a zombie (not yet reaped by init) counts as gone
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_the_zygote_exits_with_its_killed_parent_and_releases_stdout(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    pid_file = tmp_path / "zygote.pid"
+    proc = subprocess.Popen([sys.executable, "-c", SCRIPT, str(pid_file)],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env,
+                            cwd=ROOT)
+    try:
+        proc.wait(timeout=600)         # the parent killed itself (however slow its start)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise AssertionError("the script did not run to its kill") from None
+    try:
+        proc.communicate(timeout=120)  # EOF only once every holder of stdout exited
+    except subprocess.TimeoutExpired:
+        pid = int(pid_file.read_text())
+        if _alive(pid):
+            os.kill(pid, 9)       # the orphan zygote: its stdout end goes with it
+        proc.communicate()
+        raise AssertionError("the zygote outlived its killed parent and held its stdout "
+                             "open") from None
+    assert proc.returncode == -9
+    assert not _alive(int(pid_file.read_text()))
