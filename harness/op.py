@@ -109,7 +109,7 @@ def run_forward_backward(prepared: PreparedOp, case, hooks=None, backward: bool 
                             tuple(case.no_grad_set or ()))
         result = {n: (None if v is None else v.copy()) for n, v in outs.items()}
         for n, g in grads.items():
-            result[grad_var_name(n)] = None if g is None else np.array(g, copy=True)
+            result[grad_key(n)] = None if g is None else np.array(g, copy=True)
         return result
     if run_forward:
         outs = prepared.forward(hooks=fwd_hooks if fwd_hooks is not None else hooks)
