@@ -53,15 +53,39 @@ def _custom_op_without_backward(qualname: str) -> bool:
 
 @functools.lru_cache(maxsize=None)
 def kernel_places(op_type: str) -> dict:
-    """{"CPU": [float dtypes]} (and "GPU" where CUDA is available): the op's registration
-    says nothing per dtype, so every float dtype is listed; one the kernel lacks shows as
-    the op refusing ("not implemented for 'Half'"), which the dtype checks report as such."""
+    """{"CPU": [float dtypes]} (and "GPU" where CUDA is available). A torch op's registration
+    does not say which dtypes its kernel takes: an op whose tensor arguments are all plain
+    `Tensor`s and whose other arguments all have defaults is probed with a small tensor of
+    each float dtype, and a dtype its kernel says it lacks ("not implemented for 'Half'") is
+    left out; any other op lists every float dtype (a missing one shows when it runs)."""
     torch = env.load()
-    places = {"CPU": list(FLOAT_DTYPES)}
+    places = {"CPU": _probe(op_type, "cpu")}
     if torch.cuda.is_available():
         places["GPU"] = list(FLOAT_DTYPES)
     return places
 
+
+def _probe(op_type: str, device: str) -> list:
+    from opkit_torch import convert
+    from opkit_torch.errors import no_kernel
+    from opkit_torch.schema import REQUIRED as NONE
+
+    s = read(op_type)
+    if any(a.kind != "tensor" for a in s.tensor_args) or s.writes or \
+            any(a.default is NONE for a in s.attr_args):
+        return list(FLOAT_DTYPES)
+    torch = env.load()
+    kept = []
+    for dtype in FLOAT_DTYPES:
+        tensors = [torch.rand(3, 3, device=device).to(convert.torch_dtype(dtype)) + 0.5
+                   for _ in s.tensor_args]
+        try:
+            env.resolve(op_type)(*tensors)
+        except Exception as exc:  # noqa: BLE001 - only a missing kernel removes the dtype
+            if no_kernel(exc):
+                continue
+        kept.append(dtype)
+    return kept
 
 def description(op_type: str):
     """The op's harness.backend.contract.OpDescription from its schema: Tensor arguments

@@ -11,8 +11,9 @@ into the dispatcher, `torch/__init__.py` for `torch._check`). Not a refusal:
   numpy index, a RuntimeError of a torch call the kernel makes on data it built): a bug of
   the kernel;
 - an empty message, an internal assert ("INTERNAL ASSERT FAILED": torch's own invariant);
-- NotImplementedError and "not implemented for 'Half'" / "Could not run ... with arguments
-  from the 'CPU' backend": the kernel for that dtype or device is missing, the input is fine;
+- NotImplementedError, "not implemented for 'Half'", "Could not run ... with arguments from
+  the 'CPU' backend", "Low precision dtypes not supported": the kernel for that dtype or
+  device is missing, the input is fine;
 - an exception never raised (no traceback).
 
 A crash (segfault, abort) never reaches Python: the harness's process isolation reports it.
@@ -28,6 +29,8 @@ __all__ = ["REFUSAL_TYPES", "refused", "refusal_message", "no_kernel", "raised_b
 
 REFUSAL_TYPES = (RuntimeError, ValueError, IndexError, TypeError)
 _NOT_REFUSALS = (NotImplementedError, RecursionError)
+_NO_KERNEL = ("not implemented for '", "with arguments from the '",
+              "dtypes not supported")
 _INTERNAL = ("INTERNAL ASSERT FAILED", "Please report a bug to PyTorch")
 
 
@@ -56,8 +59,7 @@ def no_kernel(exc: BaseException) -> bool:
     """The op has no kernel for this dtype or device ("not implemented for 'Half'",
     "Could not run 'NS::OP' with arguments from the 'CPU' backend")."""
     text = _message(exc)
-    return isinstance(exc, NotImplementedError) or "not implemented for '" in text or \
-        "with arguments from the '" in text
+    return isinstance(exc, NotImplementedError) or any(m in text for m in _NO_KERNEL)
 
 
 def refused(exc: BaseException) -> bool:

@@ -61,3 +61,10 @@ def test_importing_the_plugin_does_not_import_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_kernel_places_leave_out_a_dtype_the_kernel_lacks(backend):
+    assert backend.kernel_places("aten::tanh")["CPU"] == [
+        "float16", "bfloat16", "float32", "float64"]
+    assert backend.kernel_places("aten::linalg_inv")["CPU"] == ["float32", "float64"]
+    assert backend.kernel_places("aten::no_such_op") == {}
