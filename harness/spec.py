@@ -87,6 +87,8 @@ INPUT_MODULES = {
     "lod": "lod: LoD edges (empty sequences, all-empty batch, two levels)",
     "strategies": "hypothesis strategies: arrays, attrs, LoD tensors; falsify",
     "fuzz": "--fuzz N: hypothesis cases around each OpTest with reference()",
+    "production": "indistinguishable: input sets never seen, production cotangents and the "
+                  "process conditions a kernel can read (issue 48)",
 }
 
 #: OpTest class attributes the harness reads: name -> (default, meaning)

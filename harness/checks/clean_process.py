@@ -115,12 +115,13 @@ def patched(files) -> list[str]:
 
 
 def _installed(files) -> bool:
-    """Whether every file lies in opkit's or reference_ops' folders (the built-in ops)."""
+    """Whether every file lies in opkit's folder or an installed op package's (entry point
+    `opkit.ops`: the built-in ops)."""
     import opkit
+    from harness.discovery import builtin_test_paths
+
     roots = [os.path.dirname(os.path.abspath(opkit.__file__))]
-    with contextlib.suppress(ImportError):
-        import reference_ops
-        roots.append(os.path.dirname(os.path.abspath(reference_ops.__file__)))
+    roots += [str(p.parent) for p in builtin_test_paths()]   # the installed op packages
     return all(any(f.startswith(r + os.sep) for r in roots) for f in files)
 
 

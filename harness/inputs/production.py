@@ -112,18 +112,18 @@ def runner(case, combo, bare, wrt):
 @contextlib.contextmanager
 def _cpu_count(n=3):
     saved_count = os.cpu_count
-    saved_env = {k: os.environ.get(k) for k in THREAD_VARS}
+    saved_env = os.environ.copy()
     os.cpu_count = lambda: n
     os.environ.update({k: str(n) for k in THREAD_VARS})
     try:
         yield
     finally:
         os.cpu_count = saved_count
-        for k, v in saved_env.items():
-            if v is None:
-                os.environ.pop(k, None)
+        for k in THREAD_VARS:
+            if k in saved_env:
+                os.environ[k] = saved_env[k]
             else:
-                os.environ[k] = v
+                os.environ.pop(k, None)
 
 
 @contextlib.contextmanager

@@ -18,49 +18,25 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 NEW = "indistinguishable,honest_error,clean_process"
 
-# broken op -> the issue-48 checks that must fail it (at least one of them, no other)
-EXPECTED = {
-    "broken_adv_ptr_cache": {"indistinguishable"},
-    "broken_adv_id_cache": {"indistinguishable"},
-    "broken_adv_digest_cache": {"indistinguishable"},
-    "broken_adv_seen_skip": {"indistinguishable"},
-    "broken_adv_autotune3": {"indistinguishable", "honest_error", "clean_process"},
-    "broken_adv_autotune10": {"indistinguishable", "honest_error", "clean_process"},
-    "broken_adv_autotune50": {"indistinguishable", "honest_error", "clean_process"},
-    "broken_adv_trust_after": {"indistinguishable", "honest_error", "clean_process"},
-    "broken_adv_ones_cot": {"indistinguishable"},
-    "broken_adv_onehot_cot": {"indistinguishable"},
-    "broken_adv_cpu_mean": {"indistinguishable"},
-    "broken_adv_threads_mean": {"indistinguishable"},
-    "broken_adv_alarm_path": {"indistinguishable", "clean_process"},
-    "broken_adv_time_budget": {"indistinguishable"},
-    "broken_adv_mem_budget": {"indistinguishable"},
-    "broken_adv_stack_oracle": {"indistinguishable", "honest_error", "clean_process"},
-    "broken_adv_gc_oracle": {"indistinguishable", "honest_error", "clean_process"},
-    "broken_adv_patch_compare": {"indistinguishable", "honest_error", "clean_process"},
-    "broken_adv_import_test": {"clean_process"},
-    "broken_adv_bias_f64": {"honest_error"},
-    "broken_adv_bias_f32": {"honest_error"},
-    "broken_adv_poly_tanh": {"indistinguishable", "honest_error"},
-    "broken_adv_size_sum": {"honest_error"},
-    "broken_adv_pid_path": {"clean_process"},
-    "broken_adv_main_thread": {"indistinguishable"},
-    "broken_adv_detect_harness": {"clean_process"},
+# broken op -> the issue-48 check of its class, which must fail it (others of the three may
+# fail it too: a stale cache also disagrees with the clean process)
+MUST = {
+    "broken_adv_ptr_cache": "indistinguishable", "broken_adv_id_cache": "indistinguishable",
+    "broken_adv_digest_cache": "indistinguishable", "broken_adv_seen_skip": "indistinguishable",
+    "broken_adv_autotune3": "indistinguishable", "broken_adv_autotune10": "indistinguishable",
+    "broken_adv_autotune50": "indistinguishable", "broken_adv_trust_after": "indistinguishable",
+    "broken_adv_ones_cot": "indistinguishable", "broken_adv_onehot_cot": "indistinguishable",
+    "broken_adv_cpu_mean": "indistinguishable", "broken_adv_threads_mean": "indistinguishable",
+    "broken_adv_alarm_path": "indistinguishable", "broken_adv_time_budget": "indistinguishable",
+    "broken_adv_mem_budget": "indistinguishable", "broken_adv_stack_oracle": "indistinguishable",
+    "broken_adv_gc_oracle": "indistinguishable", "broken_adv_main_thread": "indistinguishable",
+    "broken_adv_patch_compare": "clean_process", "broken_adv_import_test": "clean_process",
+    "broken_adv_pid_path": "clean_process", "broken_adv_detect_harness": "clean_process",
+    "broken_adv_bias_f64": "honest_error", "broken_adv_bias_f32": "honest_error",
+    "broken_adv_poly_tanh": "honest_error", "broken_adv_size_sum": "honest_error",
 }
 # caught by the checks before issue 48 only (ownership, plan, concurrency)
 OLD_ONLY = {"broken_adv_shared_buffer"}
-MUST = {   # the check of its class, which must be among the failures
-    "broken_adv_bias_f64": "honest_error", "broken_adv_bias_f32": "honest_error",
-    "broken_adv_size_sum": "honest_error", "broken_adv_import_test": "clean_process",
-    "broken_adv_pid_path": "clean_process", "broken_adv_detect_harness": "clean_process",
-    "broken_adv_patch_compare": "clean_process", "broken_adv_ones_cot": "indistinguishable",
-    "broken_adv_onehot_cot": "indistinguishable", "broken_adv_cpu_mean": "indistinguishable",
-    "broken_adv_threads_mean": "indistinguishable", "broken_adv_time_budget": "indistinguishable",
-    "broken_adv_mem_budget": "indistinguishable", "broken_adv_alarm_path": "indistinguishable",
-    "broken_adv_ptr_cache": "indistinguishable", "broken_adv_id_cache": "indistinguishable",
-    "broken_adv_digest_cache": "indistinguishable", "broken_adv_seen_skip": "indistinguishable",
-    "broken_adv_main_thread": "indistinguishable",
-}
 
 
 def test_red_team_caught_by_its_check_and_twins_clean():
@@ -74,10 +50,8 @@ def test_red_team_caught_by_its_check_and_twins_clean():
     doc = json.loads(p.stdout)
     failed = {o["op"]: {c["check"] for c in o["checks"] if c["status"] == "fail"}
               for o in doc["ops"]}
-    for op, checks in EXPECTED.items():
-        assert failed[op] and failed[op] <= checks, (op, failed[op])
-        if op in MUST:
-            assert MUST[op] in failed[op], (op, failed[op])
+    for op, check in MUST.items():
+        assert check in failed[op], (op, failed[op])
         assert failed[op.replace("broken_", "good_")] == set(), op
     for op in OLD_ONLY:
         assert failed[op.replace("broken_", "good_")] == set(), op
