@@ -150,7 +150,8 @@ def cpu_kernel_dtypes(op_type: str, low_precision: bool = False) -> set:
     names = {**_DTYPES, **(_LOW_PRECISION if low_precision else {})}
     found = set()
     for key in _kernels().get(op_type, []):
-        if "place[Place(cpu)]" not in key or "MKLDNN" in key or "ONEDNN" in key:
+        if "place[Place(cpu)]" not in key or "MKLDNN" in key or "ONEDNN" in key or \
+                "STRIDED" in key:      # a view kernel (strided layout): not the op's own run
             continue
         m = re.search(r"data_type\[([^\]]+)\]", key)
         if m and m.group(1) in names:
