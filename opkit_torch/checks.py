@@ -301,7 +301,16 @@ class CreateGraphDoubleGrad(Check):
         target = sum((torch.from_numpy(cot2[n]) * t).sum() for n, t in grads.items()
                      if t.requires_grad)
         wanted = [n for n in wrt if n in leaves and leaves[n].requires_grad]
-        analytic = torch.autograd.grad(target, [leaves[n] for n in wanted], allow_unused=True)
+        try:
+            analytic = torch.autograd.grad(target, [leaves[n] for n in wanted],
+                                           allow_unused=True)
+        except (RuntimeError, NotImplementedError) as exc:
+            text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            if "not implemented" in text or "does not require grad" in text:
+                return [self.skipped(case, f"torch has no second-order derivative here: "
+                                     f"{text}", CPU64)]
+            return [self.failed(derived, CPU64, f"the second-order backward raised "
+                                f"{type(exc).__name__}: {text}", kind=WrongValue)]
         by_name = {s.name: s for specs in inputs.values() for s in specs}
         for n, a in zip(wanted, analytic):
             a = np.zeros(by_name[n].data.shape) if a is None else a.detach().numpy(force=True)

@@ -6,7 +6,7 @@ import numpy as np
 
 from opkit_torch import env
 
-__all__ = ["to_tensor", "to_numpy", "attr_value", "device_of", "torch_dtype"]
+__all__ = ["to_tensor", "to_numpy", "as_tensor", "attr_value", "device_of", "torch_dtype"]
 
 
 def device_of(place) -> str:
@@ -16,7 +16,7 @@ def device_of(place) -> str:
 
 
 def _bfloat16(dtype) -> bool:
-    return np.dtype(dtype).name == "bfloat16"
+    return dtype.kind == "V" and dtype.name == "bfloat16"     # ml_dtypes' bfloat16
 
 
 def to_tensor(data, device: str = "cpu"):
@@ -28,6 +28,8 @@ def to_tensor(data, device: str = "cpu"):
     if _bfloat16(a.dtype):
         return to_tensor(a.view(np.int16), device).view(torch.bfloat16)
     strides = [s // a.itemsize for s in a.strides] if a.itemsize else []
+    if a.flags.c_contiguous and a.flags.writeable and a.size:
+        return torch.from_numpy(a).to(device, copy=True)
     if a.size == 0 or a.ndim == 0 or any(s <= 0 for s in strides) or \
             any(s % a.itemsize for s in a.strides):
         return torch.from_numpy(np.array(a, copy=True, order="C")).to(device)
@@ -36,6 +38,15 @@ def to_tensor(data, device: str = "cpu"):
                               device=device)
     out.copy_(source)
     return out
+
+
+def as_tensor(data, like):
+    """A tensor of `data` with the dtype and device of tensor `like`, sharing `data`'s memory
+    where it can (for read-only uses: a cotangent)."""
+    a = np.asarray(data)
+    if _bfloat16(a.dtype) or not a.flags.c_contiguous or not a.flags.writeable:
+        return to_tensor(a, like.device).to(like.dtype)
+    return env.load().from_numpy(a).to(like.device, like.dtype)
 
 
 def to_numpy(t) -> np.ndarray:
@@ -48,7 +59,9 @@ def to_numpy(t) -> np.ndarray:
         import ml_dtypes
 
         return t.contiguous().view(torch.int16).numpy().view(ml_dtypes.bfloat16).copy()
-    return np.array(t.resolve_conj().resolve_neg().numpy(), copy=True)
+    if t.is_conj() or t.is_neg():
+        t = t.resolve_conj().resolve_neg()
+    return t.numpy().copy()
 
 
 def torch_dtype(name):

@@ -235,7 +235,7 @@ class TorchPreparedOp(PreparedOp):
         grads = self.torch.autograd.grad(
             [o for o, _ in pairs],
             [tensors[n] for n in wanted],
-            [convert.to_tensor(np.asarray(c), o.device).to(o.dtype) for o, c in pairs],
+            [convert.as_tensor(c, o) for o, c in pairs],
             allow_unused=True, retain_graph=True, create_graph=create_graph)
         self.grads = dict(zip(wanted, grads))
         for n, g in zip(wanted, grads):   # an input the outputs do not depend on: zeros
