@@ -453,13 +453,14 @@ class OpTest(_OpTest):
             # the harness collects results instead of raising: the op's own error must still
             # reach a test that expects it (its failed check is then withdrawn: the test
             # decides, as in Paddle)
+            from harness.error_text import first_line
             from harness.report import CheckResult, current_collector
             from opkit.framework.errors import EnforceNotMet
 
             try:
                 self._paddle_raise_op_error()
             except EnforceNotMet as exc:
-                refusal = f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+                refusal = f"{type(exc).__name__}: {first_line(exc)}"
                 collector = current_collector()
                 if collector is not None:
                     collector[:] = [r for r in collector if not any(r is x for x in results)]
