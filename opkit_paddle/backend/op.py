@@ -619,8 +619,8 @@ class PaddlePreparedOp(PreparedOp):
             self._out_sig[in_sig] = self._predicted()
             return got
         sig, predicted = known
-        _, _, cot_names, _, full = self._grad_program(frozenset(no_grad_set))
         try:
+            _, _, cot_names, _, full = self._grad_program(frozenset(no_grad_set))
             cot = cotangents_of({n: None if v is None else v.data for n, v in predicted.items()})
             extra = self._cotangent_feed(cot_names, cot, predicted.get)
             feed = self._feed(extra)
