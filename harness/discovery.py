@@ -215,12 +215,12 @@ def declared_op_type(cls) -> str | None:
     import ast
     import textwrap
 
-    for klass in cls.__mro__:
-        setup = vars(klass).get("setUp")
-        if setup is None:
-            continue
+    methods = [vars(k)["setUp"] for k in cls.__mro__ if "setUp" in vars(k)]
+    methods += [f for k in cls.__mro__ for n, f in vars(k).items()   # helpers setUp calls
+                if n != "setUp" and not n.startswith("test") and inspect.isfunction(f)]
+    for method in methods:
         try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(setup)))
+            tree = ast.parse(textwrap.dedent(inspect.getsource(method)))
         except (OSError, TypeError, SyntaxError):
             continue
         for node in ast.walk(tree):

@@ -149,9 +149,11 @@ def cpu_kernel_dtypes(op_type: str, low_precision: bool = False) -> set:
     'bfloat16') Paddle registers a plain CPU kernel for."""
     names = {**_DTYPES, **(_LOW_PRECISION if low_precision else {})}
     found = set()
+    strided_only = all("STRIDED" in k for k in _kernels().get(op_type, [])
+                       if "place[Place(cpu)]" in k)
     for key in _kernels().get(op_type, []):
         if "place[Place(cpu)]" not in key or "MKLDNN" in key or "ONEDNN" in key or \
-                "STRIDED" in key:      # a view kernel (strided layout): not the op's own run
+                ("STRIDED" in key and not strided_only):   # a view kernel beside the op's own
             continue
         m = re.search(r"data_type\[([^\]]+)\]", key)
         if m and m.group(1) in names:

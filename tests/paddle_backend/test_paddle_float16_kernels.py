@@ -1,6 +1,7 @@
 """Paddle's float16 OpTest classes of an op opkit lacks run on Paddle's own float16 CPU
 kernel where Paddle has one (atan2), and still skip with the reason where it has none
-(lerp: float32 / float64 CPU kernels only)."""
+(lerp: float32 / float64 CPU kernels only; diagonal: float16 only as a strided view kernel,
+which the op's own run does not use)."""
 from __future__ import annotations
 
 import json
@@ -40,6 +41,18 @@ FILE = textwrap.dedent('''
 
         def test_check_output(self):
             self.check_output()
+
+
+    class TestDiagonalFp16(OpTest):
+        def setUp(self):
+            self.op_type = "diagonal"
+            x = np.random.uniform(-1, 1, [4, 5]).astype(np.float16)
+            self.inputs = {"Input": x}
+            self.attrs = {"offset": 0, "axis1": 0, "axis2": 1}
+            self.outputs = {"Out": np.diagonal(x).copy()}
+
+        def test_check_output(self):
+            self.check_output()
 ''')
 
 
@@ -57,3 +70,5 @@ def test_float16_classes_run_on_paddles_float16_kernels(tmp_path):
     lerp = ops["lerp"]
     assert {c["status"] for c in lerp} == {"skip"}
     assert "no float16 kernel" in lerp[0]["message"]
+    diagonal = ops["diagonal"]
+    assert {c["status"] for c in diagonal} == {"skip"}, diagonal
