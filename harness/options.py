@@ -170,6 +170,12 @@ def flag(name: str) -> bool:
     return bool(os.environ.get(name))
 
 
+def env_text(name: str) -> str:
+    """The text of the environment variable `name` ("" when unset): the one reader of
+    OPKIT_* variables that are paths or names, not switches."""
+    return os.environ.get(name, "")
+
+
 def set_flag(name: str, on: bool) -> None:
     """Set (or clear) a process flag, for the child processes this process starts."""
     flag(name)   # validates the name

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness import fresh
+from harness import fresh, options
 from harness.case import case_from_test
 from harness.discovery import instantiate
 from harness.optest_methods import run_optest_methods
@@ -172,8 +172,9 @@ def cases_dir() -> Path:
     """Where a reproducer too large to print is saved: $OPKIT_CASES_DIR, else the temp
     folder's opkit-cases (not the working directory: a run's `trace` check watches it for
     files an op leaves behind, and other workers run beside it)."""
-    for folder in ([os.environ["OPKIT_CASES_DIR"]] if os.environ.get("OPKIT_CASES_DIR") else
-                   []) + [os.path.join(tempfile.gettempdir(), "opkit-cases")]:
+    given = options.env_text("OPKIT_CASES_DIR")
+    for folder in ([given] if given else []) + [os.path.join(tempfile.gettempdir(),
+                                                             "opkit-cases")]:
         try:
             os.makedirs(folder, exist_ok=True)
         except OSError:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 
 from harness.backend import contract
-from harness.case import VarSpec
 from opkit.framework import errors
 from opkit.framework.backward import sum_duplicates
 from opkit.framework.device import to_host
@@ -24,7 +23,7 @@ __all__ = ["PreparedOp", "program_shapes"]
 class PreparedOp(contract.PreparedOp):
     """A forward op (and, on demand, its grad ops) ready to run repeatedly in one scope."""
 
-    def __init__(self, op_type: str, inputs: dict[str, list[VarSpec]], attrs: dict | None,
+    def __init__(self, op_type: str, inputs: dict[str, list], attrs: dict | None,
                  output_slots: dict[str, list[str]] | None = None, place=None,
                  enable_inplace: bool = False):
         self.op_type = op_type
@@ -38,7 +37,7 @@ class PreparedOp(contract.PreparedOp):
                             self.output_slots, self.attrs)
         self.reset(inputs)
 
-    def reset(self, inputs: dict[str, list[VarSpec]]) -> None:
+    def reset(self, inputs: dict[str, list]) -> None:
         """The state of a new PreparedOp of the same op fed with `inputs` (the same names):
         every variable of the scope erased (outputs, gradients, anything a kernel wrote),
         the inputs set, no grad ops made yet. The operator object is kept."""
