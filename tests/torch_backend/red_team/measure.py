@@ -77,7 +77,12 @@ def _opkit(seed: int, json_file: str | None) -> dict:
     if json_file:
         doc = json.loads(Path(json_file).read_text())
     else:
-        cmd = [sys.executable, "-m", "opkit.cli.main", "test", "--all", "--backend", "torch",
+        import red_team_ops
+
+        ops = [f"rt::{n}{t}" for n in red_team_ops.BROKEN for t in ("", "_ok")]
+        # the ops by name: `--all` would add opkit's built-in ops (the project registers
+        # none of its own in opkit's registry)
+        cmd = [sys.executable, "-m", "opkit.cli.main", "test", *ops, "--backend", "torch",
                "--ops", str(HERE / "red_team_ops.py"), "--tests", str(HERE / "test_red_team.py"),
                "--format", "json", "--seed", str(seed)]
         env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep +
