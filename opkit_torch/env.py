@@ -21,7 +21,8 @@ _NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)::([A-Za-z_][A-Za-z0-9_]*)(?:\.([A
 
 
 def install_hint() -> str:
-    return f"install it with: pip install '{EXTRA}' (or pip install {PACKAGE})"
+    return (f"install it with: pip install {PACKAGE} (or opkit's extra {EXTRA}: "
+            f"pip install -e '.[torch]' in a clone of opkit)")
 
 
 @functools.lru_cache(maxsize=1)

@@ -28,7 +28,8 @@ MIN_VERSION = (3, 0)
 
 
 def install_hint() -> str:
-    return f"install it with: pip install '{EXTRA}' (or pip install {PACKAGE})"
+    return (f"install it with: pip install {PACKAGE} (or opkit's extra {EXTRA}: "
+            f"pip install -e '.[paddle]' in a clone of opkit)")
 
 
 @functools.lru_cache(maxsize=1)
