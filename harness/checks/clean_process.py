@@ -33,6 +33,7 @@ import types
 
 import numpy as np
 
+from harness.backends import selected
 from harness.case import case_attrs, case_inputs
 from harness.check import Check, Mismatch
 from harness.inputs.production import first_disagreement
@@ -173,6 +174,9 @@ class CleanProcessCheck(Check):
             return skips or [self.skipped(derived.base, "no CPU kernel")]
         if not files:
             return [self.passed(derived, combo, "no module patched (no kernel file found)")]
+        if selected() != "opkit":
+            return [self.passed(derived, combo, f"no module patched; the clean process runs "
+                                f"opkit's kernels only (backend {selected()})")]
         if _installed(files) and not current().laws_deep:
             return [self.passed(derived, combo, "no module patched; the clean process runs "
                                 "for built-in ops with OPKIT_LAWS_DEEP=1")]
