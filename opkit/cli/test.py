@@ -138,7 +138,7 @@ def _options(args):
     from harness.backends import unavailable
 
     for flag, name in (("--backend", opts.backend), ("--against", opts.against)):
-        why = unavailable(name) if name and name != "opkit" else None
+        why = unavailable(name) if name else None
         if why:
             raise _usage(f"{flag} {name}: {why}")
     if opts.against and opts.backend == opts.against:
@@ -234,8 +234,7 @@ def run(args) -> int:
 
     if getattr(args, "paddle", False):
         compat_mode("paddle").activate(opts.backend)
-    if opts.backend != "opkit":
-        activate(opts.backend, args.op)
+    activate(opts.backend, args.op)
     from harness.suite import SuiteError, select
     from opkit.project import load_project
 
