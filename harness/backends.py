@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import os
-from importlib.metadata import entry_points
 
 from harness import options
 from harness.backend.contract import Backend
@@ -22,12 +21,14 @@ __all__ = ["DEFAULT_BACKEND", "names", "plugin", "get", "compat_mode", "selected
            "kernel_places", "check_override", "compile_shapes", "grad_key", "cannot",
            "reference_on_stored_attrs"]
 
-DEFAULT_BACKEND = "opkit"
+DEFAULT_BACKEND = options.BUILTIN_BACKEND
 _OWN = {DEFAULT_BACKEND: OpkitBackend()}
 
 
 @functools.cache
 def _plugins() -> dict:
+    from importlib.metadata import entry_points     # slow to import: when first asked
+
     return {ep.name: ep.load() for ep in entry_points(group=BACKEND_GROUP)}
 
 

@@ -12,7 +12,7 @@ from harness.tolerances import output_tolerance, tolerance_note
 from opkit.framework.dtypes import is_float
 from harness.values import fmt_value
 
-__all__ = ["compare", "fmt_index", "first_wrong", "first_flagged"]
+__all__ = ["compare", "fmt_index", "first_wrong", "first_flagged", "outside"]
 
 
 def fmt_index(name: str, idx) -> str:
@@ -36,6 +36,13 @@ def _outside(g, w, atol: float, rtol: float, equal_nan: bool = True):
         if equal_nan:
             bad &= ~(np.isnan(g) & np.isnan(w))
     return abs_err, bound, bad
+
+
+def outside(got, want, atol: float, rtol: float, equal_nan: bool = True):
+    """THE closeness rule of output elements: the mask of the elements of `got` outside
+    atol + rtol * |want| (the same inf agrees; NaN against NaN agrees with `equal_nan`)."""
+    return _outside(np.asarray(got, dtype=np.float64), np.asarray(want, dtype=np.float64),
+                    atol, rtol, equal_nan)[2]
 
 
 def first_wrong(got, want, atol: float, rtol: float):

@@ -26,7 +26,8 @@ from opkit.framework.grad_maker import grad_var_name
 from opkit.registry import op_info
 
 __all__ = ["check_grad", "case_grads", "check_case", "resolve_mode", "MODES",
-           "first_gradient_failure", "told_failure", "without_repro"]
+           "first_gradient_failure", "told_failure", "without_repro", "exact_verdict",
+           "compare_fast"]
 
 MODES = ("auto", "exact", "fast", "dense")
 
@@ -254,22 +255,37 @@ MAX_TIE_PROBES = 1024  # ... probed when more are off: then only a true kink (th
                        # slopes disagree) passes; a constant input to a max is all ties
 
 
-def _compare_exact(engine, name, ana, num, tol, given=False):
-    """(failure message or None, worst error, vacuous): harness.gradient.compare (float64
-    bound from the engine's error estimate, mismatches confirmed with a smaller step). Then
-    elements still wrong where the one-sided slopes disagree (a kink) pass when the analytic
-    value equals one of them (harness.kinks); never when it equals neither."""
-    c = compare(engine, name, ana, tol, numeric=num if given else None)
-    if not c.ok and not given and 0 < c.bad <= MAX_TIE_PROBES:
-        many = c.bad > MAX_KINK_PROBES      # then probing stops at the first element left
+def exact_verdict(engine, name, ana, tol=None, numeric=None, probes=MAX_TIE_PROBES,
+                  each=MAX_KINK_PROBES, local=True):
+    """THE exact gradient verdict, first or second order, any dtype: (Comparison, passed).
+
+    harness.gradient.compare of the analytic gradient `ana` of input `name` against the
+    engine's numeric one (`numeric`: one given instead, taken as it is) -- the float64 bound
+    from the engine's error estimate (`tol` None) or that max relative error, mismatches
+    confirmed with a smaller step. Then, up to `probes` wrong elements, those where the
+    one-sided slopes disagree (a kink) pass when the analytic value equals one of them
+    (harness.kinks; `local`: or the local slope), never when it equals neither: with at most
+    `each` wrong every one is probed and the comparison keeps those left, beyond that
+    probing stops at the first left and the comparison stands. `passed`: nothing is wrong
+    (the Comparison is the one before the kinks were taken out when they explain all)."""
+    c = compare(engine, name, ana, tol, numeric=numeric)
+    if not c.ok and numeric is None and 0 < c.bad <= probes:
+        many = c.bad > each      # then probing stops at the first element left
         left_bad = unexplained(engine, name, ana, c.mask,
                                tol if tol is not None else KINK_MATCH_TOL,
-                               local=not many, first_only=many)
+                               local=local and not many, first_only=many)
         if not left_bad:
-            return None, c.worst, c.vacuous
+            return c, True
         if not many:        # (many: probing stopped at the first; the comparison stands)
             c = c.restrict(left_bad)
-    if c.ok:
+    return c, c.ok
+
+
+def _compare_exact(engine, name, ana, num, tol, given=False):
+    """(failure message or None, worst error, vacuous): exact_verdict, worded for the
+    first-order gradient."""
+    c, passed = exact_verdict(engine, name, ana, tol, numeric=num if given else None)
+    if passed:
         return None, c.worst, c.vacuous
     bound = (f"max relative error {tol:g}" if tol is not None else
              f"the float64 bound (max relative error {F64_RTOL:g} + {ERROR_FACTOR:g} x the "

@@ -11,7 +11,7 @@ import numpy as np
 from harness.error_text import first_line
 from harness.case import VarSpec, normalize_slots
 from harness.compare import first_flagged, fmt_index
-from harness.gradient import NumericEngine
+from harness.gradient import NumericEngine, relative_error
 from harness.op import Combo, has_grad, make_cotangents, op_refused, prepare, run_forward_backward
 from harness.tolerances import grad_floor, grad_tolerance
 from opkit.framework.dtypes import LOW_PRECISION, bfloat16, finfo, is_float
@@ -243,7 +243,7 @@ def grad_problems(run: GridRun, dtype: str, low: dict, tol: float, numeric: dict
                             f"{num.shape}")
             continue
         with np.errstate(invalid="ignore"):
-            err = np.abs(a - num) / np.maximum(np.abs(num), floor)
+            err = relative_error(a, num, floor)
         err = np.where(np.isnan(err), np.inf, err)
         bad = err > tol
         if bad.any():

@@ -99,14 +99,15 @@ def run_forward_backward(prepared: PreparedOp, case, hooks=None, backward: bool 
     the case's grad outputs; it is cast to each output's dtype. `run_forward=False`: the
     forward has already run; only the backward runs. `move_outputs` ({output: array} ->
     {output: array}): the grad ops read these forward outputs instead of the forward's."""
-    fused = getattr(prepared, "forward_backward", None)
-    if fused is not None and run_forward and backward and hooks is None and \
-            fwd_hooks is None and move_outputs is None and has_grad(case.op_type) and \
+    if run_forward and backward and hooks is None and fwd_hooks is None and \
+            move_outputs is None and has_grad(case.op_type) and \
             list(case.grad_inputs if wrt is None else wrt):
-        # one run of the forward op and its grad ops (a backend that can: the Paddle one)
+        # contract.PreparedOp.forward_backward: forward then backward, or one run of the
+        # forward op and its grad ops where the backend can (the Paddle one)
         wrt = list(case.grad_inputs if wrt is None else wrt)
-        outs, grads = fused(lambda outs: _run_cotangents(case, outs, cot, seed), wrt,
-                            tuple(case.no_grad_set or ()))
+        outs, grads = prepared.forward_backward(
+            lambda outs: _run_cotangents(case, outs, cot, seed), wrt,
+            tuple(case.no_grad_set or ()))
         result = {n: (None if v is None else v.copy()) for n, v in outs.items()}
         for n, g in grads.items():
             result[grad_key(n)] = None if g is None else np.array(g, copy=True)

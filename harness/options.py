@@ -9,7 +9,6 @@ import dataclasses
 import json
 import os
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 
 from harness.spec import BACKEND_GROUP
 from opkit.framework.place import cupy_unavailable_reason
@@ -47,9 +46,22 @@ def parse_choice(value, allowed: tuple, what: str) -> tuple:
     return tuple(picked)
 
 
+#: opkit's own backend (harness.backends.DEFAULT_BACKEND): known without reading entry points
+BUILTIN_BACKEND = "opkit"
+
+
 def backend_names() -> list[str]:
-    """"opkit", then the names of the installed `opkit.backends` entry points (not loaded)."""
-    return ["opkit", *sorted(ep.name for ep in entry_points(group=BACKEND_GROUP))]
+    """"opkit", then the names of the installed `opkit.backends` entry points (not loaded).
+    importlib.metadata is imported here, when first asked: it is slow to import (email,
+    zipfile, ...) and `opkit test --help` needs none of it."""
+    from importlib.metadata import entry_points
+
+    return [BUILTIN_BACKEND, *sorted(ep.name for ep in entry_points(group=BACKEND_GROUP))]
+
+
+def known_backend(name: str) -> bool:
+    """`name` is a backend of this installation (opkit's own without reading entry points)."""
+    return name == BUILTIN_BACKEND or name in backend_names()
 
 
 @dataclass(frozen=True)
@@ -104,7 +116,7 @@ class Options:
         if "backend" not in values and (env.get("OPKIT_BACKEND") or "").strip():
             values["backend"] = env["OPKIT_BACKEND"].strip().lower()
         for key in ("backend", "against"):
-            if values.get(key) and values[key] not in backend_names():
+            if values.get(key) and not known_backend(values[key]):
                 raise OptionsError(f"unknown backend {values[key]!r}"
                                    + (" (OPKIT_BACKEND)" if key == "backend" and
                                       "backend" not in given else "")

@@ -77,13 +77,12 @@ def pytest_configure(config):
     except ValueError as exc:
         raise pytest.UsageError(f"opkit: {exc}") from None
     run_options.use(opts)
-    if opts.backend != "opkit":         # also OPKIT_BACKEND
-        from harness.backends import activate, unavailable
+    from harness.backends import activate, unavailable
 
-        why = unavailable(opts.backend)
-        if why:
-            raise pytest.UsageError(f"opkit: --opkit-backend {opts.backend}: {why}")
-        activate(opts.backend)
+    why = unavailable(opts.backend)     # the backend object's own answer (OPKIT_BACKEND too)
+    if why:
+        raise pytest.UsageError(f"opkit: --opkit-backend {opts.backend}: {why}")
+    activate(opts.backend)
     if _paddle_asked(config):
         from harness.backends import compat_mode
 

@@ -9,9 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness.compare import fmt_index
-from harness.grad_judge import compare_fast
-from harness.gradient import compare
-from harness.kinks import KINK_MATCH_TOL, unexplained
+from harness.grad_judge import compare_fast, exact_verdict
 from harness.values import fmt_value
 
 MAX_KINK_PROBES = 1024     # wrong elements probed one-sidedly before giving up
@@ -35,13 +33,10 @@ def judge_exact(engine, name, ana):
     if engine.base[name].size > EXACT_MAX_ELEMENTS or \
             engine.discover(name, max_colours=MAX_COLOURS).colours > MAX_COLOURS:
         return False, 0.0
-    c = compare(engine, name, ana, None)
-    if not c.ok and 0 < c.bad <= MAX_KINK_PROBES:
-        left = unexplained(engine, name, ana, c.mask, KINK_MATCH_TOL)
-        if not left:
-            return None, c.worst
-        c = c.restrict(left)
-    if c.ok:
+    # every wrong element up to MAX_KINK_PROBES probed, by its one-sided slopes only
+    c, passed = exact_verdict(engine, name, ana, probes=MAX_KINK_PROBES, each=MAX_KINK_PROBES,
+                              local=False)
+    if passed:
         return None, c.worst
     shown = shown_name(name)
     return (f"{shown}: {c.bad} of {c.size} elements wrong; worst {fmt_index(shown, c.index)}: "

@@ -185,8 +185,13 @@ def _backward(backend, s: Sample, p, outs: dict, name: str) -> list[str]:
     wrt = [x.name for x in specs]
     cot = {n: _rng(9).uniform(0.5, 1.5, np.shape(v)).astype(v.dtype)
            for n, v in outs.items() if v is not None and v.dtype.kind == "f"}
-    g1 = p.backward(cot, wrt)
-    bad = []
+    g1 = {n: None if g is None else np.array(g, copy=True)
+          for n, g in p.backward(cot, wrt).items()}
+    outs2, g4 = p.forward_backward(lambda _outs: dict(cot), wrt)
+    bad = [f"{name}: forward_backward() gives another output {n!r} than forward()"
+           for n in outs if not _same(outs[n], outs2.get(n))]
+    bad += [f"{name}: forward_backward() gives another gradient of {n!r} than forward() "
+            "then backward()" for n in wrt if not _same(g1.get(n), g4.get(n))]
     for x in specs:
         g = g1.get(x.name)
         if g is None or np.shape(g) != x.data.shape:

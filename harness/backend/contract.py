@@ -143,6 +143,17 @@ class PreparedOp(ABC):
         as zeros; `no_grad_set` names inputs the gradient is not wanted of;
         `forward_outputs` {output: array}: fed in place of what the forward wrote."""
 
+    def forward_backward(self, cotangents_of, wrt: list, no_grad_set=()) -> tuple:
+        """(outputs, gradients): forward(), then backward(cotangents_of(outputs), wrt,
+        no_grad_set) -- harness.op.run_forward_backward's plain run. `cotangents_of`
+        ({output: array} -> {output: cotangent}) depends on the outputs' shapes and dtypes
+        only. The outputs are those of the forward, copied before the backward runs. A
+        backend that can run both in one go overrides it with the same values (Paddle's:
+        the forward op and its grad ops in one program)."""
+        outs = self.forward()
+        kept = {n: None if v is None else v.copy() for n, v in outs.items()}
+        return kept, self.backward(cotangents_of(outs), wrt, no_grad_set)
+
     def grad_ops(self, no_grad_set=()) -> list:
         """The grad ops (objects with .type, .inputs, .outputs, .attrs): capability
         `grad_ops`."""

@@ -9,12 +9,11 @@ from harness.case import normalize_slots
 from harness.check import Check, WrongValue
 from harness.compare import compare, fmt_index
 from harness.context import CheckContext, Combo, combos, describe_error, has_grad, prepare
-from harness.gradient import NumericEngine
+from harness.gradient import NumericEngine, relative_error
 from harness.inputs.lod import edge_inputs, edges_for, has_lod_input, two_level_inputs
 from harness.messages import raised
 from harness.op import PreparedOp, grad_wrt, make_cotangents, refusal as opkit_refusal
 from harness.report import FAIL, PASS, SKIP, CheckResult
-from harness.tolerances import GRAD_ABS_FLOOR
 from harness.values import fmt_value
 from opkit.framework.grad_maker import grad_var_name
 from opkit.framework.program import Program
@@ -113,8 +112,7 @@ def _check_gradients(case, prepared: PreparedOp, outs: dict, numeric: bool, seed
         if spec.data.size == 0:
             continue
         num = engine.exact(name)
-        denom = np.maximum(np.abs(num), GRAD_ABS_FLOOR)
-        rel = np.abs(g.astype(np.float64) - num) / denom
+        rel = relative_error(g, num)      # |analytic - numeric| / max(|numeric|, floor)
         worst = max(worst, float(rel.max()))
         limit = float(case.options.get("max_relative_error") or 0.005)
         if rel.max() > limit:

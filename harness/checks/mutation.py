@@ -2,12 +2,12 @@
 CPU, a content hash of every input on every place (docs/harness.md, "Checks")."""
 from __future__ import annotations
 
+from harness.backends import kernel_places
 from harness.error_text import first_line
 from harness.check import Check, InputWritten
 from harness.context import combos, fail, pass_
 from harness.input_watch import (HashHooks, find_line, find_written_input, read_only_error,
                                  run_watched, where)
-from opkit.registry import op_info
 
 NAME = "mutation"
 
@@ -39,7 +39,7 @@ class MutationCheck(Check):
                                     f"{which} (inputs are read-only){where(exc)}"))
                 continue
             if hooks.changed:
-                cpu = "CPU" in op_info(case.op_type).kernel_places()
+                cpu = "CPU" in kernel_places(case.op_type)
                 line = find_line(case, combo, context) if cpu else ""
                 parts = [f"kernel of op '{t}' changed {what} of Input({s}) variable '{n}'"
                          for t, s, n, what in dict.fromkeys(hooks.changed)]

@@ -184,7 +184,7 @@ CONDITIONS = [
 def first_disagreement(want: dict, got: dict, dtype: str) -> str | None:
     """None when every array of `want` has its match in `got` (NaN-aware, the output
     tolerance of `dtype`), else 'Name[i, j]: a vs b'."""
-    from harness.compare import fmt_index
+    from harness.compare import fmt_index, outside
     from harness.tolerances import output_tolerance
 
     for name, w in want.items():
@@ -204,8 +204,7 @@ def first_disagreement(want: dict, got: dict, dtype: str) -> str | None:
             continue
         atol, rtol = output_tolerance(dtype or w.dtype)
         a, b = w.astype(np.float64), g.astype(np.float64)
-        bad = ~((np.abs(a - b) <= atol + rtol * np.abs(a)) | (np.isnan(a) & np.isnan(b)) |
-                (a == b))
+        bad = outside(b, a, atol, rtol)         # the output comparator's rule
         if bad.any():
             k = int(np.flatnonzero(bad.reshape(-1))[0])
             return (f"{fmt_index(name, np.unravel_index(k, w.shape))}: "

@@ -84,17 +84,36 @@ def add_arguments(parser) -> None:
     parser.add_argument("--paddle", action="store_true",
                         help="Paddle-compatibility mode: run Paddle's own OpTest files "
                              "unchanged (see docs/paddle.md)")
-    from harness.backends import names
-
-    parser.add_argument("--backend", choices=names(), default=None,
-                        help="whose kernels the checks run: opkit's (default) or "
-                             "PaddlePaddle's own CPU kernels (needs opkit-dl[paddle]; "
-                             "$OPKIT_BACKEND)")
-    parser.add_argument("--against", choices=names()[1:], default=None,
+    parser.add_argument("--backend", type=_backend_name, default=None, metavar="NAME",
+                        help="whose kernels the checks run: opkit's (default) or an "
+                             "installed backend's (an opkit.backends entry point: paddle, "
+                             "PaddlePaddle's own CPU kernels, needs opkit-dl[paddle]; an "
+                             "unknown NAME lists them; $OPKIT_BACKEND)")
+    parser.add_argument("--against", type=_other_backend_name, default=None, metavar="NAME",
                         help="also run Paddle's kernel beside opkit's op on every case "
                              "and derived case and fail on a disagreement (check 'against')")
     parser.add_argument("--no-isolate", action="store_true",
                         help="run the checks in this process (no crash isolation)")
+
+
+def _backend_name(value: str, builtin: bool = True) -> str:
+    """`value` when it names an installed backend (argparse's own message otherwise). The
+    names are read from the entry points when a value is parsed, not while the parser is
+    built: `opkit test --help` reads none (importlib.metadata is slow to import)."""
+    import argparse
+
+    from harness.options import backend_names
+
+    names = backend_names()[0 if builtin else 1:]
+    if value not in names:
+        raise argparse.ArgumentTypeError(f"invalid choice: {value!r} (choose from "
+                                         f"{', '.join(map(repr, names))})")
+    return value
+
+
+def _other_backend_name(value: str) -> str:
+    """A backend other than opkit's own (--against)."""
+    return _backend_name(value, builtin=False)
 
 
 def _usage(msg: str):
@@ -138,7 +157,7 @@ def _options(args):
     from harness.backends import unavailable
 
     for flag, name in (("--backend", opts.backend), ("--against", opts.against)):
-        why = unavailable(name) if name and name != "opkit" else None
+        why = unavailable(name) if name else None
         if why:
             raise _usage(f"{flag} {name}: {why}")
     if opts.against and opts.backend == opts.against:
@@ -234,8 +253,7 @@ def run(args) -> int:
 
     if getattr(args, "paddle", False):
         compat_mode("paddle").activate(opts.backend)
-    if opts.backend != "opkit":
-        activate(opts.backend, args.op)
+    activate(opts.backend, args.op)
     from harness.suite import SuiteError, select
     from opkit.project import load_project
 

@@ -152,7 +152,6 @@ class PaddlePreparedOp(PreparedOp):
     """A one-op Paddle program (and, on demand, its backward) ready to run repeatedly."""
 
     backend = "paddle"
-    kernel_hooks = False     # Paddle's executor calls no Python hook around its kernels
 
     def __init__(self, op_type: str, inputs: dict, attrs: dict | None,
                  output_slots: dict | None = None, place=None, enable_inplace: bool = False):

@@ -136,3 +136,63 @@ def test_the_opkit_kernel_toy_of_tests_harness_passes(monkeypatch):
     import opkit_toy_backend
 
     run_conformance_test(opkit_toy_backend.faithful)
+
+
+# -- forward_backward: the contract's default, and a backend's own ---------------------------
+class FusedWrong(NumpyOp):
+    def forward_backward(self, cotangents_of, wrt, no_grad_set=()):
+        outs, grads = super().forward_backward(cotangents_of, wrt, no_grad_set)
+        return outs, {n: None if g is None else 2 * g for n, g in grads.items()}
+
+
+def test_a_forward_backward_that_disagrees_with_the_two_runs_is_named():
+    bad = conformance_failures(_toy(FusedWrong))
+    assert any("forward_backward() gives another gradient of 'x_in'" in b for b in bad), bad
+
+
+def _relu_op(op_class=NumpyOp):
+    from harness.case import VarSpec
+
+    x = np.random.default_rng(3).uniform(-1, 1, (3, 4)) + 0.05
+    return op_class(OPS, "relu", {"X": [VarSpec("x", x)]}, {}, {"Out": ["out"]}, None)
+
+
+def test_the_contracts_default_forward_backward_is_forward_then_backward():
+    assert "forward_backward" not in vars(NumpyOp)      # the toy inherits the default
+    seen = []
+
+    def cot_of(outs):
+        seen.append({n: v.copy() for n, v in outs.items()})
+        return {n: np.full(v.shape, 3.0) for n, v in outs.items()}
+
+    outs, grads = _relu_op().forward_backward(cot_of, ["x"])
+    p = _relu_op()
+    want = p.forward()
+    assert seen and seen[0].keys() == want.keys() == outs.keys()
+    np.testing.assert_array_equal(outs["out"], want["out"])
+    np.testing.assert_array_equal(grads["x"], p.backward(cot_of(want), ["x"])["x"])
+
+
+def test_run_forward_backward_goes_through_the_prepared_ops_forward_backward():
+    """No probing for an optional method: every prepared op has forward_backward, and the
+    harness's forward+backward is it (a backend without its own still runs)."""
+    from types import SimpleNamespace
+
+    from harness.op import make_cotangents, run_forward_backward
+
+    calls = []
+
+    class Counted(NumpyOp):
+        def forward_backward(self, cotangents_of, wrt, no_grad_set=()):
+            calls.append(list(wrt))
+            return super().forward_backward(cotangents_of, wrt, no_grad_set)
+
+    case = SimpleNamespace(op_type="relu", grad_inputs=["x"], no_grad_set=None,
+                           grad_outputs=None)
+    got = run_forward_backward(_relu_op(Counted), case, seed=7)
+    assert calls == [["x"]]
+    p = _relu_op()
+    outs = p.forward()
+    cot = make_cotangents(outs, ["out"], seed=7)
+    np.testing.assert_array_equal(got["out"], outs["out"])
+    np.testing.assert_array_equal(got["x@GRAD"], p.backward(cot, ["x"])["x"])

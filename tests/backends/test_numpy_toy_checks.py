@@ -53,3 +53,14 @@ def test_an_entry_point_that_is_no_backend_is_a_usage_error():
     assert p.returncode == 2, p.stderr[-2000:]
     assert "not a harness.backend.contract.Backend" in p.stderr and "Traceback" not in \
         p.stderr, p.stderr
+
+
+def test_dtypes_judges_the_kernels_the_backend_lists():
+    """`dtypes` reads the run's backend's kernels (Backend.kernel_places): the toy lists CPU
+    float32 and float64 for relu and has no relu_grad op, so no GPU place and no grad op is
+    reported (opkit's own relu has those: they are not the toy's)."""
+    rc, op = report("numpy_toy", "--checks", "dtypes")
+    assert rc == 0, [c["message"] for c in op["checks"] if c["status"] == "fail"]
+    dtypes = [c for c in op["checks"] if c["check"] == "dtypes"]
+    assert [(c["place"], c["status"]) for c in dtypes] == [("CPU", "pass")], dtypes
+    assert "relu_grad" not in dtypes[0]["message"], dtypes[0]["message"]
