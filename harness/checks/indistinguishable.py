@@ -46,14 +46,17 @@ def _arrays_only(specs) -> bool:
     return all(isinstance(s.data, np.ndarray) for ss in specs.values() for s in ss)
 
 
-def _refill(held: dict, specs) -> None:
+def _refill(prepared, held: dict, specs) -> None:
     """Write `specs`' values into the arrays `held` ({name: array} a prepared op was fed:
-    the same address, the same array object)."""
+    the same address, the same array object) and feed those same arrays again (a backend
+    that copies its inputs on set_input sees the new values; one that keeps the array, as
+    opkit's does, keeps its address)."""
     for ss in specs.values():
         for s in ss:
             a = held.get(s.name)
             if isinstance(a, np.ndarray) and a.shape == s.data.shape:
                 np.copyto(a, s.data)
+                prepared.set_input(s.name, a, s.lod or None)
 
 
 class IndistinguishableCheck(Check):
@@ -152,7 +155,7 @@ class IndistinguishableCheck(Check):
                         output_slots(case), place_object(combo.place))
         held = {s.name: s.data for ss in prepared.inputs.values() for s in ss}
         for k in kept:
-            _refill(held, sets[k][1])
+            _refill(prepared, held, sets[k][1])
             got = run_forward_backward(prepared, bare, backward=bool(wrt), wrt=wrt, cot=cots[k])
             for n in list(got):
                 got[n] = None if got[n] is None else got[n].copy()
