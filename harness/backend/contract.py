@@ -63,6 +63,11 @@ class OpDescription:
     has_grad: bool = False                # the op has a gradient at all
     grad_inputs: tuple | None = None      # input slots that get a gradient (None: unknown)
     writes: dict = field(default_factory=dict)  # {output slot: the input slot it writes}
+    #: {attr: its type in opkit's attr vocabulary ("int", "float", "bool", "string",
+    #: "ints", "floats", ...)}; an attr left out takes the type of its default
+    attr_types: dict = field(default_factory=dict)
+    #: why the op's kernels must not run on several threads at once (None: they may)
+    not_thread_safe: str | None = None
 
     def input_slot(self, name: str) -> Slot | None:
         return next((s for s in self.inputs if s.name == name), None)
@@ -197,6 +202,22 @@ class Backend(ABC):
     def has_grad(self, op_type: str) -> bool:
         """The op has a gradient in this backend."""
         return self.describe(op_type).has_grad
+
+    def declared_by(self) -> "Backend":
+        """The backend whose declarations (has_op, describe, proto, kernel_places, has_grad)
+        the checks derive and select cases from: itself, unless it runs another backend's
+        op vocabulary (Paddle's runs opkit's op types, declared in opkit's registry)."""
+        return self
+
+    def proto(self, op_type: str):
+        """The op's declaration as the case-deriving checks read it: an opkit
+        `OpProto` (slots; attrs with types, defaults and domains), or None for an op it
+        does not have. The default builds it from `describe` (harness.backend.declared)."""
+        if not self.has_op(op_type):
+            return None
+        from harness.backend.declared import proto_from
+
+        return proto_from(self.describe(op_type))
 
     @abstractmethod
     def kernel_places(self, op_type: str) -> dict:
