@@ -7,7 +7,6 @@ import functools
 
 import numpy as np
 
-from harness import backends
 from harness.case import VarSpec, normalize_slots
 from harness.check import Check, MissingKernel
 from harness.compare import first_flagged, fmt_index
@@ -15,8 +14,7 @@ from harness.context import (Combo, fail, gpu_unavailable_reason, grad_op_types,
                              op_refused, pass_, prepare)
 from harness.low_precision import judge, low_precision_kernels
 from opkit.framework import errors
-from opkit.registry import has_op as registered  # opkit's own: an OperatorWithKernel
-from opkit.registry import op_info
+from opkit.registry import has_op, op_info
 
 NAME = "dtypes"
 REQUIRED = ("float32", "float64")
@@ -28,7 +26,7 @@ def integer_kernel_problems(case) -> list[str]:
     """The op's CPU integer kernels (int32/int64), which a float OpTest never runs, against
     its float64 kernel on the case's float inputs rounded to integers in [-4, 4] (the rule:
     docs/harness.md, `dtypes`). An integer kernel refusing them (an opkit error) is left alone."""
-    cpu = backends.declared().kernel_places(case.op_type).get("CPU", [])
+    cpu = op_info(case.op_type).kernel_places().get("CPU", [])
     ints = [d for d in INT_DTYPES if d in cpu]
     if not ints or "float64" not in cpu:
         return []
@@ -121,9 +119,9 @@ class DtypesCheck(Check):
         results = []
         places: dict[str, list[str]] = {}
         for op_type in op_types:
-            if not backends.declared().has_op(op_type):
+            if not has_op(op_type):
                 continue
-            kernels = backends.declared().kernel_places(op_type)
+            kernels = op_info(op_type).kernel_places()
             # a float op (float kernels on some place) needs float32 and float64 on every place
             # it has kernels on, and a CPU kernel
             float_op = any(d.startswith("float") for ds in kernels.values() for d in ds)
@@ -139,7 +137,7 @@ class DtypesCheck(Check):
         if not places:
             from opkit.framework.operator import OperatorWithKernel
 
-            if registered(case.op_type) and issubclass(op_info(case.op_type).op_class,
+            if has_op(case.op_type) and issubclass(op_info(case.op_type).op_class,
                                                    OperatorWithKernel):
                 return [fail(NAME, Combo("CPU", ""), case,
                              f"op '{case.op_type}' is an OperatorWithKernel but registers no "
@@ -161,7 +159,7 @@ class DtypesCheck(Check):
             else:
                 lows = low_precision_kernels(case.op_type).get(place, []) if place in low else []
                 results.append(pass_(NAME, combo, case, "float32 and float64 kernels for " +
-                                     ", ".join(t for t in op_types if backends.declared().has_op(t)) +
+                                     ", ".join(t for t in op_types if has_op(t)) +
                                      (f"; {' and '.join(lows)} within the float64 kernel's bounds"
                                       if lows else "")))
         return self.adopt(derived, results, MissingKernel)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness import backends
 from harness.check import Check
 from harness.compare import compare
 from harness.context import Combo, fail, gpu_unavailable_reason, prepare, run_forward_backward
 from harness.options import place_option
 from harness.tolerances import places_tolerance
+from opkit.registry import op_info
 
 NAME = "places"
 
@@ -25,7 +25,7 @@ class PlacesCheck(Check):
 
     def verdict(self, derived, context):
         case = derived.case
-        kernels = backends.declared().kernel_places(case.op_type)
+        kernels = op_info(case.op_type).kernel_places()
 
         def skip(msg):
             return [self.skipped(case, msg, Combo("GPU", ""))]
