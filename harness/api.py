@@ -8,11 +8,11 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 
+from harness import backends
 from harness.options import DEFAULT_SEED, DEFAULT_TIMEOUT, unusable_selection
 from harness.report import FAIL, SKIP, CheckResult
 from harness.run import OpReport, op_level_checks, plan, run_ops
 from harness.spec import knob
-from opkit.registry import has_op, op_info
 
 __all__ = ["run", "Outcome", "NO_GRADIENT_TEST", "no_optest_result", "lacks_gradient_test",
            "op_verdicts", "op_level"]
@@ -86,7 +86,7 @@ def lacks_gradient_test(op: str, classes: list, results) -> bool:
     """The op has a grad op, every one of its OpTest classes ran its methods without
     calling check_grad (the `grad` check said so for each: no other `grad` result, such as
     a check_grad call or a test_*grad* method that raised), and none opts out."""
-    if not classes or not has_op(op) or op_info(op).grad_maker is None:
+    if not classes or not backends.declared().has_op(op) or not backends.declared().has_grad(op):
         return False
     if any(_opt_out(c) for c in classes) or \
             any(r.check == "grad" and not _never_called(r) for r in results):

@@ -19,7 +19,7 @@ from harness.spec import BACKEND_GROUP
 __all__ = ["DEFAULT_BACKEND", "names", "plugin", "get", "compat_mode", "selected",
            "activate", "prepare_child", "unavailable", "has_op", "has_grad",
            "kernel_places", "check_override", "compile_shapes", "grad_key", "cannot",
-           "reference_on_stored_attrs"]
+           "reference_on_stored_attrs", "declared", "proto", "describe"]
 
 DEFAULT_BACKEND = options.BUILTIN_BACKEND
 _OWN = {DEFAULT_BACKEND: OpkitBackend()}
@@ -103,6 +103,28 @@ def has_grad(op_type: str, backend: str | None = None) -> bool:
 def kernel_places(op_type: str, backend: str | None = None) -> dict:
     """{place: [float dtypes with a kernel]} of the selected backend ({}: none)."""
     return _backend(backend).kernel_places(op_type)
+
+
+def declared(backend: str | None = None) -> Backend:
+    """The backend whose declarations the checks derive cases from
+    (Backend.declared_by: the selected backend itself, unless it runs another's op
+    vocabulary). Its has_op, describe, proto, kernel_places and has_grad are what the
+    checks read of an op, never a framework's registry."""
+    return _backend(backend).declared_by()
+
+
+def proto(op_type: str, backend: str | None = None):
+    """The op's declaration as an opkit OpProto (Backend.proto), or None: an op the
+    declaring backend does not have, or one without a proto."""
+    try:
+        return declared(backend).proto(op_type)
+    except Exception:  # noqa: BLE001 - an op without a declaration declares nothing
+        return None
+
+
+def describe(op_type: str, backend: str | None = None):
+    """The declaring backend's OpDescription of the op."""
+    return declared(backend).describe(op_type)
 
 
 def check_override(name: str, backend: str | None = None):

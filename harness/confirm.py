@@ -10,12 +10,12 @@ from dataclasses import replace
 
 import numpy as np
 
+from harness import backends
 from harness.case import as_value, map_inputs, normalize_slots
 from harness.check import WrongValue
 from harness.distributions import dropout_laws
 from harness.messages import root_cause
 from harness.report import FAIL, UNCONFIRMED, CheckResult
-from opkit.registry import op_info
 
 __all__ = ["unconfirm", "unconfirmed_lines", "nonfinite_verdict", "SETTLE", "confirm_raw",
            "confirm_nonfinite", "confirm_stacked", "confirm_reference_domain",
@@ -62,7 +62,7 @@ def _slot_of(case, var):
 
 def _input_proto(case, slot):
     """The op's VarProto of input `slot`, or None."""
-    proto = op_info(case.op_type).proto
+    proto = backends.proto(case.op_type)
     return proto.input(slot) if proto is not None and slot else None
 
 
@@ -406,7 +406,7 @@ def _reference_agrees(case, inputs_list, outputs_list, attrs) -> bool:
 # -- distribution: a law inferred from the attrs -----------------------------------------------
 def _alternatives(case) -> list[tuple[str, dict]]:
     """(name, laws) of the other conventions the op's attrs allow."""
-    proto = op_info(case.op_type).proto
+    proto = backends.proto(case.op_type)
     pattrs = {a.name for a in proto.attrs} if proto is not None else set()
     if "dropout_prob" in pattrs and "dropout_implementation" not in pattrs:
         return [("dropout that always upscales kept values by 1 / (1 - p)",

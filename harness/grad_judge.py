@@ -23,7 +23,6 @@ from harness.tolerances import GRAD_ABS_FLOOR, VACUOUS_ABS, grad_tolerance
 from harness.values import fmt_value
 from opkit.framework.dtypes import low_precision_of
 from opkit.framework.grad_maker import grad_var_name
-from opkit.registry import op_info
 
 __all__ = ["check_grad", "case_grads", "check_case", "resolve_mode", "MODES",
            "first_gradient_failure", "told_failure", "without_repro", "exact_verdict",
@@ -43,7 +42,9 @@ def resolve_mode(mode=None) -> str:
 
 
 def numeric_dtype(case) -> str | None:
-    cpu = op_info(case.op_type).kernel_places().get("CPU", [])
+    from harness.backends import declared
+
+    cpu = declared().kernel_places(case.op_type).get("CPU", [])
     return next((d for d in ("float64", "float32") if d in cpu), None)
 
 
@@ -69,7 +70,9 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
     except ValueError as exc:
         return failed(str(exc))
 
-    if op_info(op).grad_maker is None:
+    from harness.backends import declared
+
+    if not declared().has_grad(op):
         return failed("registers no grad maker: it has no gradient to check")
     both = [n for n in inputs_to_check if n in no_grad]
     if both:
@@ -375,7 +378,9 @@ def check_case(case, context=None) -> list[CheckResult]:
     opts = case.options or {}
     outputs = list(case.grad_outputs)
     if not outputs:
-        proto = op_info(case.op_type).proto
+        from harness.backends import proto as proto_of
+
+        proto = proto_of(case.op_type)
         outputs = [v.name for v in proto.outputs if not v.duplicable and not v.intermediate] \
             if proto is not None else []
     return case_grads(case, outputs=outputs, seed=getattr(context, "seed", DEFAULT_SEED),

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness import fresh
+from harness import backends, fresh
 from harness.case import normalize_slots
 from harness.compare import fmt_index
 from harness.context import CheckContext, combos, first_difference
@@ -29,7 +29,7 @@ from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.siblings import run_case_results
 from opkit.plugins import exec_op_file
 from opkit.project import load_op_modules
-from opkit.registry import all_op_types, kernels_of, op_info
+from opkit.registry import all_op_types, kernels_of
 
 __all__ = ["HASH_SEEDS", "cross_process", "child_main", "compare_case", "start_batch",
            "HashSeedBatch", "enabled"]
@@ -231,7 +231,7 @@ def _run_request(j: int, req: dict, arrays: dict, missing: dict) -> None:
         except Exception as exc:  # noqa: BLE001
             missing[f"{j}|{i}"] = f"setUp of {name} raised {type(exc).__name__}: {exc}"
             continue
-        proto = op_info(case.op_type).proto
+        proto = backends.proto(case.op_type)
         seed_attr = proto.attr("seed") if proto is not None else None
         if seed_attr is not None and not (case.attrs or {}).get("seed", seed_attr.default):
             missing[f"{j}|{i}"] = ("a random op without a fixed seed (seed 0 draws a fresh "

@@ -6,13 +6,13 @@ from dataclasses import replace
 
 import numpy as np
 
+from harness import backends
 from harness.case import as_value, case_inputs, normalize_slots
 from harness.compare import compare, first_flagged
 from harness.inputs.explore import explorable_attrs
 from harness.op import Combo, PreparedOp, output_slots, prepare, refusal
 from harness.options import current
 from opkit.framework.program import Program
-from opkit.registry import op_info
 
 __all__ = ["deep", "numeric_combo", "run", "reference", "with_case", "compare_to_reference",
            "compile_description", "attr_alternatives", "float_inputs", "refused",
@@ -34,7 +34,7 @@ def numeric_combo(case) -> Combo:
     """The CPU combo the laws judge on: float64 when the op has a float64 CPU kernel and the
     case has float inputs, else float32, else the inputs as given."""
     has_float = bool(float_inputs(normalize_slots(case.inputs)))
-    dtypes = op_info(case.op_type).kernel_places().get("CPU") or ()
+    dtypes = backends.declared().kernel_places(case.op_type).get("CPU") or ()
     return Combo("CPU", next((d for d in ("float64", "float32") if has_float and d in dtypes),
                              ""))
 
@@ -126,7 +126,7 @@ def attr_alternatives(case, limit: int = 6) -> list[tuple[dict, str]]:
     generated and seed attrs are left alone."""
     out = []
     attrs = dict(case.attrs or {})
-    for a, v in explorable_attrs(op_info(case.op_type).proto, attrs, skip=("seed",)):
+    for a, v in explorable_attrs(backends.proto(case.op_type), attrs, skip=("seed",)):
         if a.type == "bool" and isinstance(v, (bool, np.bool_)):
             others = [not bool(v)]
         elif a.domain is not None and a.domain.kind in ("set", "dtype"):

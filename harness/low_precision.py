@@ -15,7 +15,6 @@ from harness.gradient import NumericEngine, relative_error
 from harness.op import Combo, has_grad, make_cotangents, op_refused, prepare, run_forward_backward
 from harness.tolerances import grad_floor, grad_tolerance
 from opkit.framework.dtypes import LOW_PRECISION, bfloat16, finfo, is_float
-from opkit.registry import has_op, op_info
 
 __all__ = ["LOW_PRECISION", "PROBES", "RANGE_SCALE", "low_precision_kernels", "grid",
            "twin_problems", "accuracy_problems", "range_problems", "grad_problems",
@@ -30,7 +29,9 @@ RANGE_SCALE = {"float16": 2.0 * float(np.sqrt(65504.0))}
 
 def low_precision_kernels(op_type: str) -> dict[str, list[str]]:
     """{place: [float16 / bfloat16]} of the op's kernels."""
-    places = op_info(op_type).kernel_places().items()
+    from harness.backends import declared
+
+    places = declared().kernel_places(op_type).items()
     return {place: low for place, dtypes in places
             if (low := [d for d in LOW_PRECISION if d in dtypes])}
 
@@ -45,9 +46,11 @@ def grid(a: np.ndarray) -> np.ndarray:
 def twin_problems(op_type: str, grad_types: list[str], place: str) -> list[str]:
     """The forward op has a float16 / bfloat16 kernel on `place` that a grad op lacks there
     (a grad kernel registered for one of the two only, or for neither)."""
+    from harness.backends import declared
+
     problems = []
     for g in grad_types:
-        have = op_info(g).kernel_places().get(place) if has_op(g) else None
+        have = declared().kernel_places(g).get(place) if declared().has_op(g) else None
         if not have:
             continue        # no grad kernel on that place at all: `dtypes` says so
         for d in low_precision_kernels(op_type).get(place, []):
@@ -361,6 +364,8 @@ def judge(case, places: list[str], seed: int, grad_types: list[str]) -> dict[str
 def rounding(case, place: str, dtypes: list[str], seed: int) -> dict[str, tuple]:
     """{dtype: (problem or None, worst ulps)} of the `precision` check on one place."""
     run = GridRun(case, place, seed)
-    has_f32 = "float32" in op_info(case.op_type).kernel_places().get(place, [])
+    from harness.backends import declared
+
+    has_f32 = "float32" in declared().kernel_places(case.op_type).get(place, [])
     f32 = run.run(run.specs("float32")) if has_f32 else None
     return {d: rounding_problem(run.ref, f32, run.low(d), d) for d in dtypes}

@@ -22,7 +22,6 @@ from harness.options import DEFAULT_SEED, place_unavailable_reason
 from opkit.framework.dtypes import is_float
 from opkit.framework.grad_maker import GRAD_SUFFIX
 from opkit.framework.place import CPUPlace, CUDAPlace
-from opkit.framework.registry import op_info
 
 __all__ = ["Combo", "PreparedOp", "make", "prepare",
            "place_object", "gpu_unavailable_reason", "output_slots", "has_grad", "grad_wrt",
@@ -52,7 +51,7 @@ def output_slots(case, op_type: str | None = None, expected: dict | None = None)
     if expected is None:
         expected = normalize_slots(case.outputs)
     slots = {slot: [s.name for s in specs] for slot, specs in expected.items()}
-    proto = op_info(op_type or case.op_type).proto
+    proto = proto_of(op_type or case.op_type)
     if proto is not None:
         for vp in proto.outputs:
             if vp.name not in slots and not vp.duplicable and not vp.dispensable:
@@ -240,8 +239,8 @@ def consumed_outputs(prepared, no_grad_set=()) -> list[str]:
 
 
 def proto_of(op_type: str):
-    """The op's OpProto, or None (an unknown op, or one without a proto, declares nothing)."""
-    try:
-        return op_info(op_type).proto
-    except Exception:  # noqa: BLE001 - an unknown op: nothing declared
-        return None
+    """The op's OpProto as the run's declaring backend gives it (harness.backends.proto),
+    or None (an unknown op, or one without a proto, declares nothing)."""
+    from harness import backends
+
+    return backends.proto(op_type)

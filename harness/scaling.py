@@ -14,11 +14,11 @@ import tracemalloc
 
 import numpy as np
 
+from harness import backends
 from harness.case import as_value, case_inputs, map_inputs, normalize_slots
 from harness.laws import float_inputs
 from harness.op import make, make_cotangents
 from harness.stats import interval
-from opkit.registry import op_info
 
 __all__ = ["COMPLEXITIES", "MIN_ELEMENTS", "ROUNDS", "scaling_problem"]
 
@@ -122,7 +122,7 @@ def _made(case, inputs):
 def _phases(ops, case) -> dict:
     """{"forward": {mult: call}, "backward": {mult: call}} (backward where it runs)."""
     out = {"forward": {m: op.forward for m, (op, _) in ops.items()}}
-    if op_info(case.op_type).grad_maker is not None:
+    if backends.declared().has_grad(case.op_type):
         with contextlib.suppress(Exception):    # no usable grad op for this case
             out["backward"] = {m: _backward(op, arrays, case) for m, (op, arrays) in ops.items()}
     return out

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from harness import backends
 from harness.discovery import (
     builtin_exemptions,
     builtin_test_paths,
@@ -26,7 +27,7 @@ from harness.discovery import (
 from harness.options import DEFAULT_SEED
 from harness.report import FAIL, SKIP, CheckResult
 from opkit.project import load_builtin_ops, load_op_modules, load_project
-from opkit.registry import all_op_types, has_op, op_info
+from opkit.registry import all_op_types, op_info
 
 __all__ = ["SuiteError", "Selection", "select", "op_type_of",
            "forward_op_types", "runs_anything", "class_location", "guess_op_from_file",
@@ -114,6 +115,11 @@ def op_type_of(cls, seed: int = DEFAULT_SEED) -> str | None:
         return getattr(instantiate(cls, seed=seed), "op_type", None)
     except BaseException:  # noqa: BLE001 - reported by the class's own tests
         return None
+
+
+def has_op(op_type: str) -> bool:
+    """The op is known to the backend the run's cases are declared by (harness.backends)."""
+    return backends.declared().has_op(op_type)
 
 
 def unregistered_hint(op_type: str) -> str:

@@ -88,6 +88,14 @@ class PaddleBackend(Backend):
 
         return env.has_op(op_type)
 
+    def declared_by(self):
+        """The checks derive Paddle's cases from opkit's declarations: this backend runs
+        opkit's op vocabulary (opkit's own ops, and the shadows of Paddle's ops opkit
+        lacks, in opkit's registry), as it did before the checks asked a backend."""
+        from harness.backends import plugin
+
+        return plugin("opkit")
+
     def has_grad(self, op_type: str) -> bool:
         from opkit_paddle.backend import env
 

@@ -109,5 +109,14 @@ def description(op_type: str):
     for w in s.writes:                           # a written input no output returns
         if w not in writes.values():
             writes[w] = w
-    return OpDescription(op_type, inputs, outputs, attrs, grad, floats, writes)
+    types = {a.name: _ATTR_TYPES.get(a.type, "scalar") for a in s.attr_args}
+    return OpDescription(op_type, inputs, outputs, attrs, grad, floats, writes,
+                         attr_types=types)
+
+
+#: a schema argument's type -> opkit's attr type (harness.backend.declared); any other
+#: (an Optional, a ScalarType, ...) is "scalar": the checks keep it as given
+_ATTR_TYPES = {"int": "int", "SymInt": "int", "float": "float", "number": "float",
+               "bool": "bool", "str": "string", "List[int]": "ints",
+               "List[SymInt]": "ints", "List[float]": "floats", "List[bool]": "bools"}
 

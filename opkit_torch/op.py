@@ -21,6 +21,13 @@ from opkit_torch.schema import REQUIRED, read
 __all__ = ["TorchPreparedOp", "call_args"]
 
 _NO_GRAD_ARG = re.compile(r"not differentiable with respect to argument '(\w+)'")
+
+
+def _is_float(dtype) -> bool:
+    """A float array's dtype: numpy's floats and ml_dtypes' bfloat16 (kind "V")."""
+    return dtype.kind == "f" or dtype.name == "bfloat16"
+
+
 _NOT_DIFFERENTIABLE: dict = {}     # op type -> input names fed without requires_grad
 
 
@@ -173,7 +180,7 @@ class TorchPreparedOp(PreparedOp):
         names = {s.name for slot, specs in self.inputs.items() if slot not in written
                  for s in specs}
         return frozenset(n for n in names if n not in set(no_grad_set) and
-                         np.asarray(self._fed[n]).dtype.kind == "f")
+                         _is_float(np.asarray(self._fed[n]).dtype))
 
     def _run(self, track) -> dict:
         track = frozenset(track) - _NOT_DIFFERENTIABLE.get(self.op_type, frozenset())

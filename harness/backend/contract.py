@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 __all__ = ["Backend", "PreparedOp", "OpDescription", "Slot", "OpRefused",
-           "CAPABILITIES", "REQUIRED", "GRAD_SUFFIX"]
+           "CAPABILITIES", "REQUIRED", "GRAD_SUFFIX", "attr_type_of"]
 
 #: the gradient key a backend uses unless it says otherwise (Backend.grad_key)
 GRAD_SUFFIX = "@GRAD"
@@ -63,6 +63,11 @@ class OpDescription:
     has_grad: bool = False                # the op has a gradient at all
     grad_inputs: tuple | None = None      # input slots that get a gradient (None: unknown)
     writes: dict = field(default_factory=dict)  # {output slot: the input slot it writes}
+    #: {attr: its type in opkit's attr vocabulary ("int", "float", "bool", "string",
+    #: "ints", "floats", ...)}; an attr left out takes the type of its default
+    attr_types: dict = field(default_factory=dict)
+    #: why the op's kernels must not run on several threads at once (None: they may)
+    not_thread_safe: str | None = None
 
     def input_slot(self, name: str) -> Slot | None:
         return next((s for s in self.inputs if s.name == name), None)
@@ -73,6 +78,36 @@ class OpDescription:
     def required_outputs(self) -> list[str]:
         """The output slots a run must always give (neither duplicable nor dispensable)."""
         return [s.name for s in self.outputs if not s.duplicable and not s.dispensable]
+
+    def to_proto(self):
+        """The description as the opkit `OpProto` the case-deriving checks read (slots; attrs
+        with the types of `attr_types`, else their default's type, else "scalar", which
+        nothing varies; no domains or checkers: nothing declared). Imports opkit's proto
+        types when called."""
+        from opkit.framework.proto import NO_DEFAULT, AttrProto, OpProto, VarProto
+
+        def var(slot):
+            return VarProto(slot.name, duplicable=slot.duplicable,
+                            dispensable=slot.dispensable, intermediate=slot.intermediate)
+
+        attrs = [AttrProto(name, self.attr_types.get(name) or attr_type_of(default),
+                           default=NO_DEFAULT if default is REQUIRED else default,
+                           op_type=self.op_type)
+                 for name, default in self.attrs.items()]
+        return OpProto(self.op_type, [var(s) for s in self.inputs],
+                       [var(s) for s in self.outputs], attrs)
+
+
+_SCALAR_TYPES = {bool: "bool", int: "int", float: "float", str: "string"}
+_LIST_TYPES = {bool: "bools", int: "ints", float: "floats", str: "strings"}
+
+
+def attr_type_of(default) -> str:
+    """opkit's attr type of a default value ("scalar": none fits)."""
+    if isinstance(default, (list, tuple)):
+        kinds = {type(v) for v in default}
+        return _LIST_TYPES.get(kinds.pop(), "scalar") if len(kinds) == 1 else "scalar"
+    return _SCALAR_TYPES.get(type(default), "scalar")
 
 
 class OpRefused(Exception):
@@ -208,6 +243,18 @@ class Backend(ABC):
     def has_grad(self, op_type: str) -> bool:
         """The op has a gradient in this backend."""
         return self.describe(op_type).has_grad
+
+    def declared_by(self) -> "Backend":
+        """The backend whose declarations (has_op, describe, proto, kernel_places, has_grad)
+        the checks derive and select cases from: itself, unless it runs another backend's
+        op vocabulary (Paddle's runs opkit's op types, declared in opkit's registry)."""
+        return self
+
+    def proto(self, op_type: str):
+        """The op's declaration as the case-deriving checks read it: an opkit
+        `OpProto` (slots; attrs with types, defaults and domains), or None for an op it
+        does not have. The default: `describe(op_type).to_proto()`."""
+        return self.describe(op_type).to_proto() if self.has_op(op_type) else None
 
     @abstractmethod
     def kernel_places(self, op_type: str) -> dict:

@@ -39,17 +39,27 @@ class OpkitBackend(Backend):
 
         return op_info(op_type).kernel_places()
 
+    def proto(self, op_type: str):
+        """The OpProto opkit's registry holds for the op (None: unknown, or none)."""
+        from opkit.registry import has_op, op_info
+
+        return op_info(op_type).proto if has_op(op_type) else None
+
     def describe(self, op_type: str) -> OpDescription:
         from opkit.registry import op_info
 
         info = op_info(op_type)
         proto = info.proto
+        unsafe = getattr(info.op_class, "not_thread_safe", None)
         if proto is None:
-            return OpDescription(op_type, has_grad=info.grad_maker is not None)
+            return OpDescription(op_type, has_grad=info.grad_maker is not None,
+                                 not_thread_safe=unsafe)
         attrs = {a.name: (a.default if a.has_default else REQUIRED) for a in proto.attrs}
         return OpDescription(op_type, tuple(_slot(v) for v in proto.inputs),
                              tuple(_slot(v) for v in proto.outputs), attrs,
-                             info.grad_maker is not None, self._grad_inputs(info, attrs))
+                             info.grad_maker is not None, self._grad_inputs(info, attrs),
+                             attr_types={a.name: a.type for a in proto.attrs},
+                             not_thread_safe=unsafe)
 
     @staticmethod
     def _grad_inputs(info, attrs: dict):

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness import laws
+from harness import backends, laws
 from harness.case import as_value, map_inputs, normalize_slots
 from harness.check import Check, KernelRaised, WrongValue
 from harness.grad_judge import case_grads, first_gradient_failure
 from harness.messages import raised
 from opkit.framework.dtypes import is_float
-from opkit.registry import op_info
 
 MAX_DERIVED = 6               # per case (10 with OPKIT_LAWS_DEEP=1)
 GRAD_BUDGET = 1               # derived cases with a gradient check (2 deep)
@@ -43,7 +42,7 @@ class CoincidencesCheck(Check):
                                  "judged against")]
         if (case.options or {}).get("user_defined_grads"):
             return [self.skipped(case, "user-defined gradients")]
-        proto = op_info(case.op_type).proto
+        proto = backends.proto(case.op_type)
         if "seed" in (case.attrs or {}) or any(a.name == "seed" for a in
                                                getattr(proto, "attrs", []) or []):
             return [self.skipped(case, "a random op (see `distribution`)")]

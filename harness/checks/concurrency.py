@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 
+from harness import backends
 from harness.backends import cannot
 from harness.case import shifted_case
 from harness.check import Check, KernelRaised, Mismatch
@@ -18,7 +19,6 @@ from harness.messages import skip_prefixes
 from harness.modes import (error_line, first_line, kernel_line, one_cpu_combo, producer,
                            steady_difference)
 from harness.op import run as run_case
-from opkit.registry import op_info
 
 THREADS = 4
 ROUNDS = 1
@@ -34,7 +34,7 @@ class ConcurrencyCheck(Check):
     per_case = False
 
     def applies(self, case, context):
-        reason = getattr(op_info(case.op_type).op_class, "not_thread_safe", None)
+        reason = backends.describe(case.op_type).not_thread_safe
         if reason:
             return f"op '{case.op_type}' declares its kernels not thread-safe: {reason}"
         return None

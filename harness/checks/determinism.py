@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 
+from harness import backends
 from harness.error_text import first_line
 from harness.check import Check, Mismatch
 from harness.compare import fmt_index
@@ -14,7 +15,6 @@ from harness.context import (combos, fail, first_difference, pass_, prepare, ref
 from harness.hashseed import HASH_SEEDS, cross_process, enabled
 from harness.siblings import sibling_classes
 from harness.values import fmt_value
-from opkit.registry import op_info
 
 NAME = "determinism"
 
@@ -39,7 +39,7 @@ class DeterminismCheck(Check):
 
     def verdict(self, derived, context):
         case = derived.case
-        proto = op_info(case.op_type).proto
+        proto = backends.proto(case.op_type)
         if derived.variant == "default_attrs" and proto is not None and \
                 proto.attr("seed") is not None:
             return [self.skipped(derived.base, "a random op with its default attrs (seed 0) "

@@ -8,6 +8,7 @@ import dataclasses
 
 import numpy as np
 
+from harness import backends
 from harness.error_text import first_line
 from harness.case import normalize_slots
 from harness.check import Check, WrongValue
@@ -16,7 +17,6 @@ from harness.distributions import Law, Normal, Uniform, dropout_laws
 from harness.confirm import confirm_inferred
 from harness.output_judge import prepare_case
 from harness.spec import knob  # noqa: I001
-from opkit.registry import op_info
 
 NAME = "distribution"
 ALPHA = 1e-6              # the probability that a correct op fails one case, at most
@@ -38,7 +38,7 @@ def inferred(case) -> dict | None:
     """The law of a random op that follows Paddle's conventions (seed and mean/std, min/max or
     dropout_prob attrs: docs/harness.md, "Inferred laws"), for an OpTest that declares none;
     None otherwise. A declared `distribution` always takes precedence."""
-    proto = op_info(case.op_type).proto
+    proto = backends.proto(case.op_type)
     if proto is None:
         return None
     pattrs = {a.name: a for a in proto.attrs}
@@ -103,7 +103,7 @@ class DistributionCheck(Check):
         if not isinstance(decl, dict) or not all(isinstance(v, Law) for v in decl.values()):
             return [self._fail(derived, "distribution must be a dict {output name: "
                                         "harness.distributions Law}")]
-        proto = op_info(case.op_type).proto
+        proto = backends.proto(case.op_type)
         pattrs = {a.name: a for a in proto.attrs} if proto is not None else {}
         attrs = dict(case.attrs)
         for a in pattrs.values():
@@ -236,7 +236,7 @@ def _other_float_dtype(case, attrs, pattrs) -> str:
                  for s in specs if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"]
         now = kinds[0] if kinds else ""
     other = {"float32": "float64", "float64": "float32"}.get(now, "")
-    cpu = op_info(case.op_type).kernel_places().get("CPU", [])
+    cpu = backends.declared().kernel_places(case.op_type).get("CPU", [])
     return other if other in cpu else ""
 
 

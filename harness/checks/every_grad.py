@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness import laws
+from harness import backends, laws
 from harness.case import normalize_slots
 from harness.check import Check, KernelRaised, Mismatch, WrongValue
 from harness.compare import compare
@@ -21,7 +21,6 @@ from harness.messages import raised
 from harness.op import has_grad, make_cotangents, refusal
 from harness.report import FAIL
 from opkit.framework.grad_maker import grad_var_name
-from opkit.registry import op_info
 
 NUMERIC_ZERO_ATOL = 1e-7      # |numeric dL/dx| at most this (plus 4x its error estimate)
 
@@ -120,7 +119,7 @@ class EveryGradCheck(Check):
     # -- dispensable outputs -----------------------------------------------------------------
     def _dispensable(self, derived):
         case = derived.case
-        proto = op_info(case.op_type).proto
+        proto = backends.proto(case.op_type)
         if proto is None or not case.outputs:
             return []
         optional = {v.name for v in proto.outputs if v.dispensable}
@@ -157,7 +156,7 @@ class EveryGradCheck(Check):
 
 def _no_gradient_reasons(case) -> dict:
     """{variable name: reason} of the inputs whose slot declares `no_gradient(reason)`."""
-    proto = op_info(case.op_type).proto
+    proto = backends.proto(case.op_type)
     slots = {v.name: getattr(v, "no_gradient_reason", "") for v in
              (proto.inputs if proto is not None else [])}
     return {s.name: slots[slot] for slot, ss in normalize_slots(case.inputs).items()

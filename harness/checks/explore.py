@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from harness import options
+from harness import backends, options
 from harness.case import as_value, case_from_test, map_inputs, normalize_slots, output_structure
 from harness.check import Check, KernelRaised, RawException, WrongValue
 from harness.compare import compare
@@ -29,7 +29,6 @@ from harness.reproduce import _takes_inputs_and_attrs, format_optest, shown_opte
 from harness.values import fmt_value
 from opkit.framework import errors
 from opkit.framework.dtypes import low_precision_of
-from opkit.registry import op_info
 
 DEFAULT_BUDGET = DEFAULT_EXPLORE   # derived cases per OpTest case (opkit test --explore N)
 GRAD_BUDGET = 3         # of those, how many also get a gradient check
@@ -47,7 +46,7 @@ def budget() -> int:
 def _run_dtype(case) -> str:
     if not has_float_inputs(case):
         return ""
-    cpu = op_info(case.op_type).kernel_places().get("CPU", ())
+    cpu = backends.declared().kernel_places(case.op_type).get("CPU", ())
     low = low_precision_of(case.inputs)
     if low and low in cpu:
         return low   # a float16 / bfloat16 case runs its own dtype's kernel (its values

@@ -29,13 +29,13 @@ from dataclasses import replace
 
 import numpy as np
 
+from harness import backends
 from harness.case import as_value, case_inputs, map_inputs, normalize_slots
 from harness.check import Check, WrongValue
 from harness.compare import fmt_index
 from harness.laws import ReferenceRaised, reference
 from harness.op import Combo, run
 from harness.tolerances import output_tolerance
-from opkit.registry import op_info
 
 BIAS_UNITS = 8          # float32: a mean error above 8 eps (of |value| + conditioning)
 MAX_UNITS = 256         # float32: one element above 256 eps
@@ -155,7 +155,7 @@ class HonestErrorCheck(Check):
     def applies(self, case, context):
         if case.reference is None:
             return "no reference(): no float64 oracle to judge the error against"
-        proto = op_info(case.op_type).proto
+        proto = backends.proto(case.op_type)
         if proto is not None and proto.attr("seed") is not None:
             return "a random op (attr seed)"
         return None

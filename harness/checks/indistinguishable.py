@@ -23,6 +23,7 @@ from dataclasses import replace
 
 import numpy as np
 
+from harness import backends
 from harness.case import as_value, case_attrs, case_inputs, map_inputs, normalize_slots
 from harness.check import Check, Mismatch
 from harness.inputs import production as P
@@ -31,14 +32,13 @@ from harness.modes import one_cpu_combo
 from harness.compare import fmt_index
 from harness.op import (grad_outputs, grad_wrt, has_grad, make, op_refused, output_slots,
                         place_object, run_forward_backward)
-from opkit.registry import op_info
 
 CALLS = 60          # calls past which the sets are judged again
 LINEAR_UNITS = 1024  # g(c) vs g(r) + g(c - r): eps32 x (|terms| + the array's largest)
 
 
 def _is_random(case) -> bool:
-    proto = op_info(case.op_type).proto
+    proto = backends.proto(case.op_type)
     return proto is not None and proto.attr("seed") is not None
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness import laws
+from harness import backends, laws
 from harness.case import as_value, map_inputs, normalize_slots
 from harness.check import Check, RawException, WrongValue
 from harness.messages import raised
-from opkit.registry import op_info
 
 UNKNOWN = "opkit-unknown-value"
 BIG = 2 ** 53 + 1
@@ -23,7 +22,7 @@ class RefusalsCheck(Check):
 
     def verdict(self, derived, context):
         case = derived.case
-        proto = op_info(case.op_type).proto
+        proto = backends.proto(case.op_type)
         if proto is None:
             return [self.skipped(case, "the op has no proto")]
         out = list(self._strings(derived, proto)) + list(self._exact(derived, proto))

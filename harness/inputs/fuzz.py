@@ -7,6 +7,7 @@ from dataclasses import replace
 import numpy as np
 from hypothesis import strategies as st
 
+from harness import backends
 from harness.error_text import first_line
 from harness import optest_methods as optest
 from harness.case import Case, case_from_test, output_structure
@@ -22,7 +23,6 @@ from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.reproduce import (NOT_REPRODUCED, _takes_inputs_and_attrs, confirm, format_optest,
                                shown_optest)
 from harness.spec import knob  # noqa: I001
-from opkit.registry import op_info
 
 __all__ = ["fuzz_op", "fuzz_test", "format_optest"]
 
@@ -39,7 +39,7 @@ def _semantic_context(case: Case, context: CheckContext) -> CheckContext:
     (a batch with a large mean and a small spread), and there float32 is judged by
     `precision` instead: against the float64 kernel, within a bound from float32's epsilon
     and the case's own conditioning."""
-    if "float64" in op_info(case.op_type).kernel_places().get("CPU", ()):
+    if "float64" in backends.declared().kernel_places(case.op_type).get("CPU", ()):
         return replace(context, dtypes=("float64",))
     return context
 
@@ -84,7 +84,7 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
     record_optest_arguments(test, cls.__name__)
     base = case_from_test(test)
     with_grad = bool(base.grad_inputs)
-    proto = op_info(test.op_type).proto
+    proto = backends.proto(test.op_type)
     # the Case's attrs: an OpTest need not set `self.attrs` (most of Paddle's do not)
     attrs_strategy = st.just(dict(base.attrs or {}))
     if proto is not None and proto.attrs:
@@ -162,7 +162,7 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
         return result(PASS, text, place="CPU")
     # values judged against reference() in float64 only: a pass of the other dtypes (their
     # precision against the float64 kernel) is no pass of their values (the table's `pass*`)
-    others = [d for d in op_info(base.op_type).kernel_places().get("CPU", ()) if d not in judged
+    others = [d for d in backends.declared().kernel_places(base.op_type).get("CPU", ()) if d not in judged
               and d in selected_dtypes()]
     values = "output values" + (", gradient values" if with_grad else "")
     return [CheckResult("fuzz", PASS, "CPU", d, name, text) for d in judged] + \

@@ -6,11 +6,11 @@ from dataclasses import replace
 
 import numpy as np
 
+from harness import backends
 from harness.case import Derived, normalize_slots
 from harness.context import Combo, grad_outputs, op_refused, prepare
 from harness.inputs.explore import _rank_of, explorable_attrs
 from harness.op import make_cotangents
-from opkit.registry import op_info
 
 __all__ = ["derive", "candidates", "gradients_defined", "MAX_VARIANTS"]
 
@@ -75,7 +75,7 @@ def _old(proto, case, name) -> str:
 def derive(case, context=None):
     if case.reference is None and not case.grad_inputs:
         return []   # nothing judges other values (the attrs check's own run still reports)
-    proto = op_info(case.op_type).proto
+    proto = backends.proto(case.op_type)
     if proto is None or any(a.name == "seed" for a in proto.attrs):
         return []   # a random op: other attrs (is_test) draw other random numbers
     out = []

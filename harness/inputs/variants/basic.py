@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from harness import backends
 from harness.case import Derived, Unsupported
 from harness.context import Combo, prepare
-from opkit.registry import op_info
 
 
 def same(case, context=None):
@@ -15,7 +15,7 @@ def same(case, context=None):
 def default_attrs(case, context=None):
     """Every attr the test sets, put back to its registered default (attrs without a default
     keep the test's value). Unsupported when no attr changes."""
-    proto = op_info(case.op_type).proto
+    proto = backends.proto(case.op_type)
     if proto is None or not case.attrs:
         return Unsupported("default_attrs", "the case sets no attrs: nothing to default")
     defaults = {a.name: a.default for a in getattr(proto, "attrs", []) or []

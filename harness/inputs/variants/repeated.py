@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness import backends
 from harness.case import Derived, Unsupported, normalize_slots
 from opkit.framework.dtypes import is_float
-from opkit.registry import op_info
 
 
 def _key(s):
@@ -15,7 +15,7 @@ def _key(s):
 
 
 def derive(case, context=None):
-    proto = op_info(case.op_type).proto
+    proto = backends.proto(case.op_type)
     dup = {v.name for v in proto.inputs if v.duplicable} if proto is not None else set()
     specs = normalize_slots(case.inputs)
     out = []
