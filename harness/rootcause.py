@@ -19,6 +19,7 @@ _ERROR = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Warning)): (.+?)(?= \(at |\)
 # a wrong value, as the judges say it (harness.compare, grad_judge, checks.lod, checks.kinks)
 _WRONG_OUTPUT = re.compile(r"output '([^']+)' \(shape \([^)]*\), \w+\): \d+ of \d+ elements "
                            r"differ")
+_WRONG_AGAINST_ORACLE = re.compile(r"([\w.]+)\[[^\]]*\]: kernel .*?, float64 oracle ")  # honest_error
 _WRONG_GRAD = (re.compile(r"(?:gradient w\.r\.t\. outputs [^:]*: |; )([\w.]+): \d+ of \d+ "
                           r"elements exceed"),                        # check_grad
                re.compile(r"([\w.]+)\[[^\]]*\]: analytic gradient "),   # lod
@@ -62,6 +63,7 @@ def wrong_slots(message: str) -> set[tuple[str, str]]:
     input's analytic gradient that disagrees with the numeric one (first line only)."""
     first = (message or "").split("\n", 1)[0]
     found = {("output", name) for name in _WRONG_OUTPUT.findall(first)}
+    found |= {("output", name) for name in _WRONG_AGAINST_ORACLE.findall(first)}
     for pattern in _WRONG_GRAD:
         found |= {("grad", name) for name in pattern.findall(first)}
     return found

@@ -88,7 +88,7 @@ class IndistinguishableCheck(Check):
             if op_refused(exc):
                 return [self.skipped(derived.base, f"the op refuses the case: {exc}", combo)]
             return [self.skipped(derived.base, f"the plain run raised: {type(exc).__name__}: "
-                                 f"{str(exc).splitlines()[0] if str(exc) else ''}", combo)]
+                                 f"{first_line(str(exc))}", combo)]
         if problem is None:
             return [self.passed(derived, combo, note)]
         return [self.failed(derived, combo, problem, kind=Mismatch)]

@@ -225,7 +225,7 @@ def fuzz_op(op_type: str, classes, n: int, seed: int = DEFAULT_SEED, timeout=Non
         try:
             results.extend(fuzz_test(cls, n, seed, timeout))
         except Exception as exc:  # noqa: BLE001 - one class's setUp costs only that class
-            first = str(exc).splitlines()[0] if str(exc) else ""
+            first = first_line(str(exc))
             results.append(CheckResult(
                 "fuzz", SKIP, "", "", f"fuzz:{cls.__name__}",
                 f"{cls.__name__} cannot be set up ({type(exc).__name__}: {first}): nothing "

@@ -34,12 +34,18 @@ LAW_BREAKERS = {"law_argmax": "describe", "law_bias": "every_grad", "law_mask": 
                 "law_perm": "trace"}
 
 
+# honest_error (issue 48) meets two of these bugs on its own runs: law_mask's kernel without
+# the optional Indices output, law_pool's on inputs tiled along the last axis (H != W)
+ALSO_CAUGHT_BY = {"law_mask": {"honest_error"}, "law_pool": {"honest_error"}}
+
+
 def test_law_breakers_fail_their_law_and_twins_pass():
     ops = [f"{k}_{n}" for n in LAW_BREAKERS for k in ("broken", "good")]
     failed = _opkit(*ops, "--ops", "tests/broken_ops/law_breakers_op.py",
                     "--tests", "tests/broken_ops/test_law_breakers.py", "--fuzz", "0")
     for name, law in LAW_BREAKERS.items():
-        assert set(failed[f"broken_{name}"]) == {law}, (name, failed[f"broken_{name}"])
+        got = set(failed[f"broken_{name}"])
+        assert law in got and got - {law} <= ALSO_CAUGHT_BY.get(name, set()), (name, got)
         assert failed[f"good_{name}"] == {}, (name, failed[f"good_{name}"])
     msg = failed["broken_law_argmax"]["describe"]["message"]
     assert "describes it as float64, the kernel produces int64" in msg
@@ -70,7 +76,10 @@ def test_tracker_set_caught_by_the_laws_twins_clean():
 def test_tracker_set_missed_by_the_checks_before_the_laws():
     from harness.registry import DEFAULT_CHECKS
 
-    older = [c for c in DEFAULT_CHECKS if c not in LAWS]
+    # the checks before the laws (issue 36): neither the laws nor the adversarial checks
+    # that came after them (issue 48)
+    later = set(LAWS) | {"indistinguishable", "honest_error", "clean_process"}
+    older = [c for c in DEFAULT_CHECKS if c not in later]
     doc = _catch_rate("--checks", ",".join(older + ["fuzz"]))
     assert doc["twins"] == {}
     caught = [n for n, checks in doc["caught"].items() if checks]

@@ -3,9 +3,9 @@
 (each OpTest's inputs, float64). Prints a markdown table: which tool catches each broken op,
 and any false alarm on a twin.
 
-    python tests/torch_backend/red_team/measure.py [--opkit-json FILE] [--seed N]
+    python tests/torch_backend/red_team/measure.py [--saved-run FILE] [--seed N]
 
-Without --opkit-json it runs opkit itself (one `opkit test` over every red-team op).
+Without --saved-run it runs opkit itself (one `opkit test` over every red-team op).
 """
 from __future__ import annotations
 
@@ -101,13 +101,13 @@ def _opkit(seed: int, json_file: str | None) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--opkit-json")
+    parser.add_argument("--saved-run")
     parser.add_argument("--seed", type=int, default=2024)
     args = parser.parse_args(argv)
     import red_team_ops
 
     samples = _samples()
-    opkit = _opkit(args.seed, args.opkit_json)
+    opkit = _opkit(args.seed, args.saved_run)
     rows = ["| op | broken in | opcheck | gradcheck | opkit (failing checks) |",
             "|---|---|---|---|---|"]
     for name in red_team_ops.BROKEN:
