@@ -30,6 +30,7 @@ from harness.inputs import production as P
 from harness.laws import ReferenceRaised, compare_to_reference, reference
 from harness.modes import one_cpu_combo
 from harness.compare import fmt_index
+from harness.error_text import first_line
 from harness.op import (grad_outputs, grad_wrt, has_grad, make, op_refused, output_slots,
                         place_object, run_forward_backward)
 
