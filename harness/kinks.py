@@ -18,17 +18,23 @@ ACCEPTED = ("left", "right", "subgradient")
 KINK_MATCH_TOL = 1e-4  # float64: an analytic value within this of a one-sided slope matches it
 
 
-def one_sided(engine, name: str, flat_index: int, delta: float | None = None):
-    """(left, right) one-sided derivatives of the engine's loss along one element."""
-    d = float(delta or engine.delta)
+def _losses_along(engine, name: str, flat_index: int, steps) -> tuple:
+    """(loss at the base point, {step: loss with element `flat_index` of `name` moved by
+    step}); the engine's input is put back afterwards."""
     x0 = engine.base[name]
     try:
         f0 = engine.loss(name, x0)
         u = np.zeros(x0.shape)
         u.reshape(-1)[flat_index] = 1.0
-        f = {s: engine.loss(name, x0 + s * u) for s in (d, d / 2, -d / 2, -d)}
+        return f0, {s: engine.loss(name, x0 + s * u) for s in steps}
     finally:
         engine.restore(name)
+
+
+def one_sided(engine, name: str, flat_index: int, delta: float | None = None):
+    """(left, right) one-sided derivatives of the engine's loss along one element."""
+    d = float(delta or engine.delta)
+    f0, f = _losses_along(engine, name, flat_index, (d, d / 2, -d / 2, -d))
     with np.errstate(all="ignore"):
         # Richardson: 2 R(d/2) - R(d) cancels the curvature term of a smooth side, so a
         # smooth point (x*x at 0) is no kink while relu's 0 still is
@@ -75,14 +81,7 @@ def discontinuous(engine, name: str, flat_index: int, delta: float | None = None
     at (0, 0), sign at 0), so it has no one-sided derivatives either. Such a point is
     singular, not a kink: its finite differences grow like 1/step and judge nothing."""
     d = float(delta or engine.delta)
-    x0 = engine.base[name]
-    try:
-        f0 = engine.loss(name, x0)
-        u = np.zeros(x0.shape)
-        u.reshape(-1)[flat_index] = 1.0
-        f = {s: engine.loss(name, x0 + s * u) for s in (d, d / 4, -d / 4, -d)}
-    finally:
-        engine.restore(name)
+    f0, f = _losses_along(engine, name, flat_index, (d, d / 4, -d / 4, -d))
     floor = 1e-8 * max(1.0, abs(f0))
     with np.errstate(all="ignore"):
         for side in (1, -1):
