@@ -99,6 +99,11 @@ def pytest_configure(config):
                                           "--opkit-shard")
     except ShardError as exc:
         raise pytest.UsageError(str(exc)) from None
+    given = config.getoption("--opkit-durations", default=None)
+    if given and config._opkit_shard and not Path(given).is_file() \
+            and not config.getoption("--opkit-record-durations", default=False):
+        raise pytest.UsageError(f"opkit: --opkit-durations: {given} does not exist (record it "
+                                f"first with --opkit-record-durations)")
     if config.getoption("--opkit-record-durations", default=False) \
             and not hasattr(config, "workerinput"):
         problem = durations_problem(_durations(config))

@@ -272,7 +272,7 @@ class _Worker:
         spec = json.dumps({"ops": side.ops, "path_prefix": side.path_prefix,
                            "project": side.project, "builtins": side.builtins,
                            "cases": cases_file, "min_batch_s": min_batch_s,
-                           "clock": clock})
+                           "clock": clock, "parent": os.getpid()})
         self.side = side
         # not `-m`: that would import the worker from the side's folder (a ref's tree)
         self.proc = subprocess.Popen([sys.executable, "-c", _WORKER_MAIN, spec],

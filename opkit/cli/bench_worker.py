@@ -20,6 +20,9 @@ import sys
 
 def main(argv: list[str]) -> int:
     spec = json.loads(argv[0])
+    from harness.forking import die_with_parent
+
+    die_with_parent(spec.get("parent"))     # no worker outlives a killed `opkit bench`
     import opkit.cli.bench_timing as bench
     import harness.op  # noqa: F401 - the measuring code comes from this install
     import opkit.framework.operator  # noqa: F401

@@ -29,6 +29,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from harness.forking import die_with_parent
 from opkit_paddle.compat import is_paddle_harness_file
 
 
@@ -108,7 +109,11 @@ def main(argv=None) -> int:
                         help="whose kernels run the ops (default opkit's, or $OPKIT_BACKEND)")
     parser.add_argument("--per-file", action="store_true",
                         help="one pytest process per test file (a crash costs one file)")
+    parser.add_argument("--parent", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    # a --per-file child ends with the measure process that started it (docs/harness.md,
+    # "Child processes"): a killed sweep leaves no pytest behind
+    die_with_parent(args.parent)
 
     import pytest
 
@@ -172,7 +177,7 @@ def _per_file(paths: list, args) -> tuple:
         for i, path in enumerate(files):
             out = os.path.join(tmp, f"{i}.json")
             cmd = [sys.executable, "-m", "opkit_paddle.compat.measure", os.path.abspath(path),
-                   "--json", out,
+                   "--json", out, f"--parent={os.getpid()}",
                    f"--pytest-args={args.pytest_args}",
                    *(["--backend", args.backend] if args.backend else [])]
             # in the file's folder, as CTest runs it: its own sys.path.append("../x") holds

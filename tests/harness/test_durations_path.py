@@ -58,3 +58,16 @@ def test_pytest_plugin_checks_it_before_collecting(tmp_path):
                        cwd=ROOT, capture_output=True, text=True, timeout=1800)
     assert p.returncode == 4, p.stdout + p.stderr     # pytest's usage-error code
     assert "does not exist" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_pytest_plugin_refuses_to_shard_by_a_durations_file_that_is_not_there(tmp_path):
+    """`--opkit-shard` balanced by `--opkit-durations FILE` when FILE does not exist: a usage
+    error, not a silent split by count (the CLI's --durations says the same: exit 2)."""
+    missing = tmp_path / "d.json"
+    p = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "-q",
+                        "--opkit-shard=1/2", f"--opkit-durations={missing}",
+                        "tests/broken_ops/test_nonexistent_file_is_fine.py"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    assert p.returncode == 4, p.stdout + p.stderr
+    assert str(missing) in p.stderr and "does not exist" in p.stderr
+    assert "Traceback" not in p.stderr

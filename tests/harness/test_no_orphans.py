@@ -188,3 +188,15 @@ def test_killing_opkit_test_leaves_no_process(tmp_path, sig):
                                 "slow_copy"], root, sig, lambda d: len(d) >= 2)
     assert seen
     assert not left, f"still alive after opkit test got {sig.name}: {left} (children {seen})"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["TERM", "KILL"])
+def test_killing_a_per_file_measure_leaves_no_process(tmp_path, sig):
+    # `python -m opkit_paddle.compat.measure --per-file`: one pytest process per file
+    (tmp_path / "test_sleepy.py").write_text("import time\n\n\ndef test_sleeps():\n"
+                                             "    time.sleep(600)\n")
+    seen, left = _kill_mid_run([sys.executable, "-m", "opkit_paddle.compat.measure",
+                                "--per-file", "test_sleepy.py"], tmp_path, sig,
+                               lambda d: len(d) >= 1)
+    assert seen
+    assert not left, f"still alive after measure got {sig.name}: {left} (children {seen})"

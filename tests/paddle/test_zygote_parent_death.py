@@ -65,3 +65,19 @@ def test_the_zygote_exits_with_its_killed_parent_and_releases_stdout(tmp_path):
                              "open") from None
     assert proc.returncode == -9
     assert not _alive(int(pid_file.read_text()))
+
+
+def test_a_per_file_measure_child_whose_parent_is_gone_ends_at_once(tmp_path):
+    """`measure --per-file` starts one child per file with `--parent PID`: the child dies with
+    the measure process (harness.forking.die_with_parent), and one started after its parent
+    died ends before it runs anything."""
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    out = tmp_path / "out.json"
+    p = subprocess.run([sys.executable, "-m", "opkit_paddle.compat.measure",
+                        str(tmp_path / "test_x.py"), "--json", str(out),
+                        f"--parent={gone.pid}"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=1800)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert not out.exists()
+
