@@ -7,8 +7,8 @@ torch.clamp(x, 0.5, 0.5).backward() gives the same [0, 1, 0] (checked with torch
 torch is installed): at x == min == max both frameworks pick the pass-through value of the
 interval's closed ends, a convention, not a wrong gradient. (Paddle's own test_clip_op.py
 TestCase5 sets inputs within 0.006 of 0.5 to 0.5 and compares with the numeric gradient,
-0 there: that expectation, not the kernel, is the odd one out.) STILL SHOWS while Paddle keeps this rule; FIXED if it
-changes (re-grade the row then).
+0 there: that expectation, not the kernel, is the odd one out.) STILL SHOWS while Paddle
+keeps this rule; FIXED if it changes (re-grade the row then).
 """
 import sys
 

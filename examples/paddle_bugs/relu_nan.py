@@ -1,7 +1,7 @@
 """paddle.nn.functional.relu(NaN) is 0; relu6(NaN) in the same Paddle is NaN.
 
 Expected: NaN. Paddle documents relu as max(0, x); numpy.maximum(x, 0) and torch.relu give
-NaN (checked with torch 2.13 when it is installed), and Paddle's own relu6 keeps NaN. Actual:
+NaN (torch 2.13 checked beside Paddle 3.3.1), and Paddle's own relu6 keeps NaN. Actual:
 0 - a diverged activation is silently hidden.
 """
 import sys

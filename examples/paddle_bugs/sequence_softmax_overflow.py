@@ -22,7 +22,8 @@ with paddle.static.program_guard(main, startup):
 exe = paddle.static.Executor(paddle.CPUPlace())
 xs = np.array([[1000.0], [999.0]])
 feed = paddle.base.create_lod_tensor(xs, [[2]], paddle.CPUPlace())
-got = np.array(exe.run(main, feed={"x": feed}, fetch_list=[out], return_numpy=False)[0]).ravel()
+got = np.array(exe.run(main, feed={"x": feed}, fetch_list=[out],
+                       return_numpy=False)[0]).ravel()
 e = np.exp(xs.ravel() - xs.max())
 want = e / e.sum()
 paddle.disable_static()
