@@ -30,6 +30,7 @@ paddle.disable_static()
 softmax = paddle.nn.functional.softmax(paddle.to_tensor(xs.ravel())).numpy()
 if not np.allclose(got, want):
     print(f"STILL SHOWS: sequence_softmax([1000, 999]) = {got.tolist()} (expected "
-          f"{np.round(want, 4).tolist()}; Paddle's F.softmax gives {np.round(softmax, 4).tolist()})")
+          f"{np.round(want, 4).tolist()}; Paddle's F.softmax gives "
+          f"{np.round(softmax, 4).tolist()})")
     sys.exit(1)
 print("FIXED: sequence_softmax subtracts the max")
