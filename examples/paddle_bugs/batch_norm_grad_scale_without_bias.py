@@ -1,4 +1,6 @@
-"""paddle.static.nn.batch_norm with a frozen bias (bias_attr trainable=False): building the
+"""Row 29, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+paddle.static.nn.batch_norm with a frozen bias (bias_attr trainable=False): building the
 backward fails.
 
 Through the public API (the legacy static graph, FLAGS_enable_pir_api=0; paddle.static.nn

@@ -1,4 +1,4 @@
-"""Row 37, re-graded NOT A BUG: paddle.clip's gradient at x == min == max is 1, PyTorch's
+"""Row 37, graded NOT A BUG: paddle.clip's gradient at x == min == max is 1, PyTorch's
 rule too.
 
 clip(x, 0.5, 0.5) is constant, so a numeric derivative is 0 everywhere; paddle.clip's

@@ -1,4 +1,6 @@
-"""paddle.concat: the second-order gradient fails when one of its inputs needs no gradient.
+"""Row 34, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+paddle.concat: the second-order gradient fails when one of its inputs needs no gradient.
 
 x0, x2 with stop_gradient=False, x1 a constant; out = paddle.concat([x0, x1, x2]); the
 gradients dx0, dx2 of out under a cotangent dout (create_graph), then d(sum(dx0) + sum(dx2))

@@ -1,4 +1,6 @@
-"""paddle.cross: the backward kills the process (SIGSEGV) on CPU when only one of the two
+"""Row 41, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+paddle.cross: the backward kills the process (SIGSEGV) on CPU when only one of the two
 inputs needs a gradient.
 
 x (stop_gradient=False) and y (a constant, paddle.to_tensor's default stop_gradient=True),

@@ -1,4 +1,6 @@
-"""paddle.cumsum / paddle.logcumsumexp with axis=None in a static program: the result's
+"""Row 43, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+paddle.cumsum / paddle.logcumsumexp with axis=None in a static program: the result's
 compile-time shape is [-10] for an input of shape [-1, 10].
 
 Expected: [-1] (the flattened size is unknown; Paddle's -1 means unknown, and at run time

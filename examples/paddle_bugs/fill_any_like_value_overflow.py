@@ -1,4 +1,6 @@
-"""paddle.full_like(int32 tensor, inf or NaN) fills -2147483648 silently.
+"""Row 38, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+paddle.full_like(int32 tensor, inf or NaN) fills -2147483648 silently.
 
 Expected: InvalidArgument, as Paddle's own range check gives for 3e9 and for 1e100 ("The
 filled value is out of range for target type"). Actual: every element -2147483648: the check

@@ -1,4 +1,4 @@
-"""Row 40, re-graded NOT A BUG: float16 paddle.scale and inference-mode dropout round twice.
+"""Row 40, graded NOT A BUG: float16 paddle.scale and inference-mode dropout round twice.
 
 paddle.scale(x, 1.5, bias=0.3) on float16 rounds scale * x to float16 before adding the bias
 (up to 1.6 float16 ulp from the exact value), and F.dropout(..., training=False,

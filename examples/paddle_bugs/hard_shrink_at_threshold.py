@@ -1,4 +1,6 @@
-"""paddle.nn.functional.hardshrink(x, threshold) keeps x at x = +-threshold.
+"""Row 24, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+paddle.nn.functional.hardshrink(x, threshold) keeps x at x = +-threshold.
 
 Expected: 0 at x = +-0.5 with threshold 0.5 (gradient 0 there): Paddle's own docstring says
 x if x > threshold, x if x < -threshold, 0 otherwise; torch.nn.functional.hardshrink gives 0.

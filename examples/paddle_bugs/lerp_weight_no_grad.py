@@ -1,4 +1,6 @@
-"""paddle.lerp does not differentiate its `weight` (graded a contract difference).
+"""Row 44, graded CONTRACT DIFFERENCE (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+paddle.lerp does not differentiate its `weight` (graded a contract difference).
 
 x, y, weight all with stop_gradient=False; paddle.lerp(x, y, weight).sum().backward().
 PyTorch's lerp gives weight the gradient sum(y - x) (since PyTorch 1.4; before, it raised

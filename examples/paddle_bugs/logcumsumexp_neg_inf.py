@@ -1,4 +1,6 @@
-"""paddle.logcumsumexp gives the lowest finite value where the result is -inf.
+"""Row 42, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+paddle.logcumsumexp gives the lowest finite value where the result is -inf.
 
 x = [-inf, -inf, 0]. Expected: [-inf, -inf, 0]: log(exp(-inf)) = log(0) = -inf, by the
 docstring's formula log(sum(exp(x_j))); torch.logcumsumexp gives -inf, and Paddle's own

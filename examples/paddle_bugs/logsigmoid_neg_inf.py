@@ -1,4 +1,6 @@
-"""paddle.nn.functional.log_sigmoid(-inf) is NaN.
+"""Row 5, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+paddle.nn.functional.log_sigmoid(-inf) is NaN.
 
 Expected: -inf, the limit of -log(1 + exp(-x)) as x -> -inf (torch.nn.functional.logsigmoid
 gives -inf). Actual: NaN (the stable form min(x, 0) - log(exp(-max) + exp(x - max))

@@ -1,4 +1,6 @@
-"""paddle.nn.functional.lp_pool2d in float64 computes in float32.
+"""Row 39, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+paddle.nn.functional.lp_pool2d in float64 computes in float32.
 
 Expected: float64 precision - numpy's float64 L2 norm of each window. Actual: every output
 is exactly float32-representable and off by ~1e-8 relative; the gradient has float32

@@ -1,4 +1,6 @@
-"""paddle.nn.functional.max_pool2d drops a NaN unless it is the window's last element.
+"""Row 6, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+paddle.nn.functional.max_pool2d drops a NaN unless it is the window's last element.
 
 One 2x2 window [1, 2, 3, 4] with NaN put at each position in turn. Expected: NaN each time
 (numpy.max and torch.nn.functional.max_pool2d propagate NaN). Actual: 4, 4, 4, NaN - the

@@ -1,4 +1,4 @@
-"""Row 28, graded a CONTRACT DIFFERENCE: F.max_pool2d / F.avg_pool2d with a window larger
+"""Row 28, graded CONTRACT DIFFERENCE: F.max_pool2d / F.avg_pool2d with a window larger
 than the input (1x1 input, kernel 2, stride 2, no padding, ceil_mode off) give a 1x1 output
 holding the clipped window's value.
 

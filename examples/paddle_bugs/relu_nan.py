@@ -1,4 +1,6 @@
-"""paddle.nn.functional.relu(NaN) is 0; relu6(NaN) in the same Paddle is NaN.
+"""Row 4, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+paddle.nn.functional.relu(NaN) is 0; relu6(NaN) in the same Paddle is NaN.
 
 Expected: NaN. Paddle documents relu as max(0, x); numpy.maximum(x, 0) and torch.relu give
 NaN (torch 2.13 checked beside Paddle 3.3.1), and Paddle's own relu6 keeps NaN. Actual:

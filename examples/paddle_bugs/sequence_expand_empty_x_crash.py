@@ -1,4 +1,6 @@
-"""paddle.static.nn.sequence_expand kills the process (SIGFPE) when every sequence of X is
+"""Row 17, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+paddle.static.nn.sequence_expand kills the process (SIGFPE) when every sequence of X is
 empty.
 
 Through the public API (the legacy static graph, FLAGS_enable_pir_api=0, as the sequence

@@ -1,4 +1,4 @@
-"""Row 21, graded a CONTRACT DIFFERENCE: paddle.static.nn.sequence_pool's compile-time
+"""Row 21, graded CONTRACT DIFFERENCE: paddle.static.nn.sequence_pool's compile-time
 output shape is X's ([8, 5]); at run time it has one row per sequence ([2, 5]).
 
 Through the public API (the legacy static graph, FLAGS_enable_pir_api=0, as the sequence

@@ -1,4 +1,6 @@
-"""paddle.static.nn.sequence_pool(pool_type="max") drops a NaN unless it is the sequence's
+"""Row 22, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+paddle.static.nn.sequence_pool(pool_type="max") drops a NaN unless it is the sequence's
 first element.
 
 Through the public API (the legacy static graph, FLAGS_enable_pir_api=0, as the sequence

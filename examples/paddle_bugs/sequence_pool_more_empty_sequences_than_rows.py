@@ -1,4 +1,4 @@
-"""Row 20, graded a CONTRACT DIFFERENCE: paddle.static.nn.sequence_pool refuses more
+"""Row 20, graded CONTRACT DIFFERENCE: paddle.static.nn.sequence_pool refuses more
 (empty) sequences than X has rows.
 
 Through the public API (the legacy static graph, FLAGS_enable_pir_api=0, as the sequence

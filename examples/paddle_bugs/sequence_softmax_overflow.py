@@ -1,4 +1,6 @@
-"""paddle.static.nn.sequence_softmax overflows: it computes exp(x) / sum(exp(x)) without
+"""Row 19, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+paddle.static.nn.sequence_softmax overflows: it computes exp(x) / sum(exp(x)) without
 subtracting the sequence's max.
 
 Through the public API (the legacy static graph, where Paddle's sequence layers live:

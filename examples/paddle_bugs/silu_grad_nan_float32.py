@@ -1,4 +1,6 @@
-"""paddle.nn.functional.silu: the float32 gradient is NaN at x = -100.
+"""Row 3, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+paddle.nn.functional.silu: the float32 gradient is NaN at x = -100.
 
 Expected: d/dx x*sigmoid(x) = sigmoid(x) * (1 + x * (1 - sigmoid(x))), about -3.7e-42 at
 x = -100 (a float64 computation; 0 or a subnormal in float32) - finite. Paddle's own float64

@@ -1,4 +1,4 @@
-"""Row 7b, re-graded NOT A BUG: Paddle 3.3.1's `swish` declares no `beta`.
+"""Row 7b, graded NOT A BUG: Paddle 3.3.1's `swish` declares no `beta`.
 
 The row said swish ignores its declared `beta` attr. It does not declare one: the legacy
 op proto of Paddle 3.3.1 lists only the framework's own attrs (op_role, op_callstack, ...),

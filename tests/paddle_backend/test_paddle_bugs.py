@@ -57,6 +57,27 @@ def test_there_are_reproducers_and_the_docs_table_names_each():
         assert f"examples/paddle_bugs/{path.name}" in doc, path.name
 
 
+GRADES = ("bug, public API", "crash on invalid input", "contract difference", "not a bug")
+
+
+def table_rows() -> dict[str, tuple[str, str]]:
+    """docs/paddle.md's bug table: reproducer file name -> (row id, grade)."""
+    rows = {}
+    for line in (ROOT / "docs" / "paddle.md").read_text().splitlines():
+        m = re.match(r"^\| (\d+b?) \| ([^|]+?) \|.*examples/paddle_bugs/(\S+\.py) \|$", line)
+        if m:
+            rows[m.group(3)] = (m.group(1), m.group(2))
+    return rows
+
+
+@pytest.mark.parametrize("path", BUGS, ids=[p.stem for p in BUGS])
+def test_each_row_has_a_grade_and_its_reproducer_states_it(path):
+    row, grade = table_rows()[path.name]
+    assert grade in GRADES, (path.name, grade)
+    first = path.read_text().split("\n", 1)[0]
+    assert first.startswith(f'"""Row {row}, graded {grade.upper()}'), (path.name, first)
+
+
 @pytest.mark.parametrize("path", BUGS, ids=[p.stem for p in BUGS])
 def test_reproducer_imports_nothing_of_opkit(path):
     assert opkit_imports(path) == [], "a reproducer is plain Paddle: no opkit import"
