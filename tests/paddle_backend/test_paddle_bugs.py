@@ -3,7 +3,8 @@ and says whether the behaviour its row records still shows (exit 1, "STILL SHOWS
 has changed (exit 0, "FIXED: ..."). The test fails when a reproducer crashes, prints
 something else, or imports anything of opkit (read from its AST: `import paddle, opkit`,
 `from opkit_paddle import ...`, an import inside a function, `__import__("harness")` and
-`importlib.import_module("checkers")` all count); it passes either way otherwise, and
+`importlib.import_module("checkers")` all count), or when its first line does not state
+the row and grade docs/paddle.md's table gives it; it passes either way otherwise, and
 reports which rows still show (`pytest -rA tests/paddle_backend/test_paddle_bugs.py`)."""
 from __future__ import annotations
 
