@@ -1,4 +1,6 @@
-"""batch_norm's proto marks the output ReserveSpace dispensable, but the CPU training kernel
+"""Row 11, graded NOT A BUG (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+batch_norm's proto marks the output ReserveSpace dispensable, but the CPU training kernel
 cannot run without it: "Required tensor shall not be nullptr". A dispensable output may be
 left out (Fluid 1.8's batch_norm had none such; the op's own contract says optional).
 """

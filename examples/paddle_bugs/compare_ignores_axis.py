@@ -1,4 +1,6 @@
-"""less_than (and the other compare ops) ignore their `axis` attr: the legacy proto declares
+"""Row 8, graded NOT A BUG (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+less_than (and the other compare ops) ignore their `axis` attr: the legacy proto declares
 Fluid's broadcast of Y along X's dims from `axis`, the kernel uses trailing (numpy)
 broadcasting only, so X [6, 7] < Y [6] with axis=0 is refused instead of comparing row-wise.
 """

@@ -1,4 +1,6 @@
-"""conv2d accepts negative paddings that leave no output: compile-time infer_shape gives the
+"""Row 2, graded CRASH ON INVALID INPUT (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+conv2d accepts negative paddings that leave no output: compile-time infer_shape gives the
 output NEGATIVE dims ([2, 4, -3, -4] for a 5x6 input, 3x3 filter, paddings [-3, -4]) instead
 of refusing; running it makes MKL reject its GEMM arguments and the grad kernel die of SIGFPE.
 Paddle's conv output-size rule ((H + 2p - d(k-1) - 1) / s + 1 > 0) must be enforced, as

@@ -1,4 +1,6 @@
-"""conv2d (and depthwise_conv2d, pool2d) accept any string as `padding_algorithm` and run it
+"""Row 27, graded NOT A BUG (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+conv2d (and depthwise_conv2d, pool2d) accept any string as `padding_algorithm` and run it
 as "EXPLICIT": a typo such as "SAEM" silently gives the explicitly
 padded result instead of SAME padding. The proto documents the attr as one of "EXPLICIT",
 "SAME", "VALID"; an unknown value must be refused (InvalidArgument), as

@@ -1,4 +1,6 @@
-"""cross_entropy's compile-time infer_shape refuses a Label whose last dim is unknown (-1):
+"""Row 9, graded NOT A BUG (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+cross_entropy's compile-time infer_shape refuses a Label whose last dim is unknown (-1):
 "the last dimension of Input(Label) should be 1. But received -1". An unknown dim at compile
 time must be accepted and checked at run time (a program built with paddle.static.data and
 shape [None, None] is legal; the run-time check still catches a wrong size).

@@ -1,4 +1,6 @@
-"""Second-order gradients that Paddle's grad makers promise and its CPU kernels cannot run:
+"""Row 35, graded NOT A BUG (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+Second-order gradients that Paddle's grad makers promise and its CPU kernels cannot run:
 each grad op below registers a double-grad maker (core.has_non_empty_grad_op_maker is True),
 so the legacy static graph builds the second-order program, which then fails on CPU:
 

@@ -1,4 +1,6 @@
-"""elementwise_add (and _sub, _mul: the same infer_shape) with an axis where Y does not fit,
+"""Row 15, graded CRASH ON INVALID INPUT (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+elementwise_add (and _sub, _mul: the same infer_shape) with an axis where Y does not fit,
 X [4, 5, 6], Y [5, 6], axis=2 (2 + rank(Y) > rank(X)), writes past a buffer in compile-time
 infer_shape: the process aborts with "free(): invalid next size". The other out-of-range
 axes (3, 100, -2) are refused with InvalidArgument, as this one must be.

@@ -1,4 +1,6 @@
-"""fill_constant fed zero-size tensors for its ShapeTensorList entries and ValueTensor (each
+"""Row 12, graded CRASH ON INVALID INPUT (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+fill_constant fed zero-size tensors for its ShapeTensorList entries and ValueTensor (each
 should hold one value) segfaults; an empty shape tensor must be refused (InvalidArgument), as
 a ShapeTensorList entry of the wrong size is.
 """

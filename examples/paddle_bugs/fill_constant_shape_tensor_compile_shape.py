@@ -1,4 +1,6 @@
-"""fill_constant's compile-time infer_shape ignores its ShapeTensor input when that tensor's
+"""Row 13, graded NOT A BUG (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+fill_constant's compile-time infer_shape ignores its ShapeTensor input when that tensor's
 size is unknown (-1) and gives the `shape` attr's shape instead; the run uses the tensor.
 Paddle's doc: ShapeTensor, when given, takes priority over `shape`. The compile-time shape
 must then be unknown (-1 dims), never the attr's [7] that the run contradicts ([3, 4]).

@@ -1,27 +1,25 @@
-"""hard_shrink keeps x where |x| == threshold: with threshold 0.5, x = 0.5 gives 0.5 and
-x = -0.5 gives -0.5 (float32 and float64; its gradient there is 1). Paddle's hardshrink
-doc: out = x if x > threshold, x if x < -threshold, 0 otherwise, so 0 at x = +-threshold;
-torch.nn.functional.hardshrink gives 0 there too.
+"""Row 24, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+paddle.nn.functional.hardshrink(x, threshold) keeps x at x = +-threshold.
+
+Expected: 0 at x = +-0.5 with threshold 0.5 (gradient 0 there): Paddle's own docstring says
+x if x > threshold, x if x < -threshold, 0 otherwise; torch.nn.functional.hardshrink gives 0.
+Actual: +-0.5 (gradient 1): the kernel tests >= / <=.
 """
-import os
 import sys
 
-os.environ["FLAGS_enable_pir_api"] = "0"
-import numpy as np  # noqa: E402
-import paddle  # noqa: E402
+import numpy as np
+import paddle
+import paddle.nn.functional as F
 
-paddle.enable_static()
-main = paddle.static.Program()
-block = main.global_block()
-x = block.create_var(name="x", shape=[4], dtype="float64")
-out = block.create_var(name="out", dtype="float64")
-block.append_op(type="hard_shrink", inputs={"X": [x]}, outputs={"Out": [out]},
-                attrs={"threshold": 0.5})
-exe = paddle.static.Executor(paddle.CPUPlace())
-got = exe.run(main, feed={"x": np.array([0.5, -0.5, 0.75, 0.25])}, fetch_list=["out"])[0]
-want = np.array([0.0, 0.0, 0.75, 0.0])
+xs = np.array([0.5, -0.5, 0.6, 0.4])
+x = paddle.to_tensor(xs, stop_gradient=False)
+out = F.hardshrink(x, threshold=0.5)
+out.sum().backward()
+got, grad = out.numpy(), x.grad.numpy()
+want = np.where(np.abs(xs) > 0.5, xs, 0.0)              # the docstring's formula
 if not np.array_equal(got, want):
-    print(f"STILL SHOWS: hard_shrink([0.5, -0.5, 0.75, 0.25], threshold=0.5) = {got.tolist()} "
-          f"(expected {want.tolist()}: 0 where |x| is not > threshold)")
+    print(f"STILL SHOWS: F.hardshrink({xs.tolist()}, 0.5) = {got.tolist()}, gradient "
+          f"{grad.tolist()} (expected {want.tolist()} from Paddle's docstring)")
     sys.exit(1)
-print("FIXED: hard_shrink gives 0 at x = +-threshold")
+print("FIXED: F.hardshrink is 0 at +-threshold")

@@ -1,4 +1,6 @@
-"""hard_swish ignores its threshold, scale and offset attrs: the legacy op's proto declares
+"""Row 7, graded NOT A BUG (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+hard_swish ignores its threshold, scale and offset attrs: the legacy op's proto declares
 them (out = x * min(max(x + offset, 0), threshold) / scale), the kernel always uses 6, 6, 3.
 """
 import os

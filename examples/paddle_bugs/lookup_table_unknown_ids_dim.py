@@ -1,4 +1,6 @@
-"""lookup_table's compile-time infer_shape refuses Ids whose last dim is unknown (-1): "The
+"""Row 10, graded NOT A BUG (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+lookup_table's compile-time infer_shape refuses Ids whose last dim is unknown (-1): "The
 last dimensions of the 'Ids' tensor must be 1. But received -1". An unknown dim at compile
 time must be accepted and checked at run time.
 """

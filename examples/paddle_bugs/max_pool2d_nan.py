@@ -1,25 +1,25 @@
-"""pool2d with pooling_type='max' drops NaN: a window holding NaN gives the max of the other
-values; torch.nn.functional.max_pool2d (and numpy's max) give NaN.
+"""Row 6, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+paddle.nn.functional.max_pool2d drops a NaN unless it is the window's last element.
+
+One 2x2 window [1, 2, 3, 4] with NaN put at each position in turn. Expected: NaN each time
+(numpy.max and torch.nn.functional.max_pool2d propagate NaN). Actual: 4, 4, 4, NaN - the
+result depends on where the NaN sits (the kernel's `if (x > max) max = x` never takes NaN).
 """
-import os
 import sys
 
-os.environ["FLAGS_enable_pir_api"] = "0"
-import numpy as np  # noqa: E402
-import paddle  # noqa: E402
+import numpy as np
+import paddle
+import paddle.nn.functional as F
 
-paddle.enable_static()
-main = paddle.static.Program()
-block = main.global_block()
-x = block.create_var(name="x", shape=[1, 1, 2, 2], dtype="float64")
-out = block.create_var(name="out", dtype="float64")
-block.append_op(type="pool2d", inputs={"X": [x]}, outputs={"Out": [out]},
-                attrs={"pooling_type": "max", "ksize": [2, 2], "strides": [2, 2],
-                       "paddings": [0, 0]})
-exe = paddle.static.Executor(paddle.CPUPlace())
-xs = np.array([[[[np.nan, 1.0], [2.0, 3.0]]]])
-got = exe.run(main, feed={"x": xs}, fetch_list=["out"])[0].ravel()
-if not np.isnan(got[0]):
-    print(f"STILL SHOWS: max pool over [NaN, 1, 2, 3] = {got[0]} (expected NaN)")
+got = []
+for pos in range(4):
+    a = np.array([1.0, 2.0, 3.0, 4.0])
+    a[pos] = np.nan
+    got.append(float(F.max_pool2d(paddle.to_tensor(a.reshape(1, 1, 2, 2)), 2, 2).numpy()
+                     .ravel()[0]))
+if not np.isnan(got).all():
+    print(f"STILL SHOWS: F.max_pool2d over [1, 2, 3, 4] with NaN at position 0..3 gives "
+          f"{got} (expected NaN each time, as numpy.max)")
     sys.exit(1)
-print("FIXED: max pool propagates NaN")
+print("FIXED: F.max_pool2d propagates NaN wherever it sits")

@@ -1,4 +1,6 @@
-"""mul's compile-time infer_shape refuses an unknown (-1) inner dimension: X [6, 12] times
+"""Row 23, graded NOT A BUG (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+mul's compile-time infer_shape refuses an unknown (-1) inner dimension: X [6, 12] times
 Y [-1, 9] is refused with "X1's width must be equal with matrix Y1's height ... Y1's
 height = -1", and so is X [6, -1] times Y [12, 9]; after flattening ([3, 4, -1, 5] with
 x_num_col_dims=2) the unknown dim is multiplied in as if it were a size. An unknown dim at

@@ -1,4 +1,6 @@
-"""pool2d with adaptive=True: running its second-order gradient (pool2d_double_grad, made by
+"""Row 33, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+pool2d with adaptive=True: running its second-order gradient (pool2d_double_grad, made by
 pool2d_grad's double-grad maker) kills the process with SIGSEGV on CPU. Non-adaptive average
 pooling's second order runs and is right (it is linear: ddOut = pool(ddX)).
 

@@ -1,4 +1,6 @@
-"""pool2d (the legacy op) with `adaptive=True` and `pooling_type="max"` ignores the adaptive
+"""Row 25, graded NOT A BUG (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+pool2d (the legacy op) with `adaptive=True` and `pooling_type="max"` ignores the adaptive
 windows: it slides a `ksize` window with stride 1 and keeps the first ksize[0] x ksize[1]
 results. Adaptive pooling's bins (Paddle's pool2d doc, PyTorch's adaptive_max_pool2d) are
 rows floor(i*H/oh) .. ceil((i+1)*H/oh) and the same for columns; Paddle's own

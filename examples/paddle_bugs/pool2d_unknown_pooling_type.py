@@ -1,4 +1,6 @@
-"""pool2d accepts any string as `pooling_type` and returns garbage: with
+"""Row 26, graded NOT A BUG (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+pool2d accepts any string as `pooling_type` and returns garbage: with
 pooling_type="maxx" (a typo) every output element is inf. The proto documents the attr as
 "max" or "avg"; an unknown value must be refused (InvalidArgument), not run as neither.
 """

@@ -1,24 +1,23 @@
-"""relu(NaN) is 0 on Paddle's CPU kernel; numpy's maximum(x, 0) and torch.relu give NaN.
+"""Row 4, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
 
-Paddle documents relu as max(0, x); a NaN input must stay NaN (IEEE max propagates NaN in
-numpy.maximum, PyTorch, JAX), or a diverged activation is silently hidden.
+paddle.nn.functional.relu(NaN) is 0; relu6(NaN) in the same Paddle is NaN.
+
+Expected: NaN. Paddle documents relu as max(0, x); numpy.maximum(x, 0) and torch.relu give
+NaN (torch 2.13 checked beside Paddle 3.3.1), and Paddle's own relu6 keeps NaN. Actual:
+0 - a diverged activation is silently hidden.
 """
-import os
 import sys
 
-os.environ["FLAGS_enable_pir_api"] = "0"
-import numpy as np  # noqa: E402
-import paddle  # noqa: E402
+import numpy as np
+import paddle
+import paddle.nn.functional as F
 
-paddle.enable_static()
-main = paddle.static.Program()
-block = main.global_block()
-x = block.create_var(name="x", shape=[3], dtype="float64")
-out = block.create_var(name="out", dtype="float64")
-block.append_op(type="relu", inputs={"X": [x]}, outputs={"Out": [out]})
-exe = paddle.static.Executor(paddle.CPUPlace())
-got = exe.run(main, feed={"x": np.array([np.nan, -1.0, 2.0])}, fetch_list=["out"])[0]
+xs = np.array([np.nan, -1.0, 2.0])
+got = F.relu(paddle.to_tensor(xs)).numpy()
+relu6 = F.relu6(paddle.to_tensor(xs)).numpy()
+want = np.maximum(xs, 0.0)
 if not np.isnan(got[0]):
-    print(f"STILL SHOWS: relu(NaN) = {got[0]} (expected NaN, as numpy.maximum(NaN, 0))")
+    print(f"STILL SHOWS: F.relu(NaN) = {got[0]} (expected NaN: numpy.maximum gives "
+          f"{want[0]}, and Paddle's F.relu6(NaN) gives {relu6[0]})")
     sys.exit(1)
-print("FIXED: relu(NaN) is NaN")
+print("FIXED: F.relu(NaN) is NaN")

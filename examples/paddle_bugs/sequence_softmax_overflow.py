@@ -1,10 +1,13 @@
-"""sequence_softmax's CPU kernel computes exp(x) / sum(exp(x)) without subtracting the
-sequence's max, so finite inputs overflow or underflow: the sequence [1000, 999] gives
-[nan, nan] (expected [0.731, 0.269]), [-1000, -1001] gives [nan, nan]; in float32 already
-[100, 0] gives [0, 0] (expected [1, 3.7e-44]). A sequence holding +inf gives [0, nan, 0] where
-Paddle's own `softmax` op (and torch.softmax) give NaN throughout. Softmax is
-shift-invariant: softmax(x) = softmax(x - max(x)), and Paddle's own `softmax` op subtracts
-the max (it gives the expected values on the same rows).
+"""Row 19, graded BUG, PUBLIC API (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+paddle.static.nn.sequence_softmax overflows: it computes exp(x) / sum(exp(x)) without
+subtracting the sequence's max.
+
+Through the public API (the legacy static graph, where Paddle's sequence layers live:
+FLAGS_enable_pir_api=0, as their own error message asks). Expected: softmax is
+shift-invariant, softmax(x) = softmax(x - max(x)): [1000, 999] (float64) gives
+[0.731, 0.269] (a float64 computation of the shifted form; Paddle's own paddle.nn.functional
+.softmax gives it). Actual: [nan, nan].
 """
 import os
 import sys
@@ -12,24 +15,24 @@ import sys
 os.environ["FLAGS_enable_pir_api"] = "0"
 import numpy as np  # noqa: E402
 import paddle  # noqa: E402
-from paddle.base import core  # noqa: E402
 
 paddle.enable_static()
-main = paddle.static.Program()
-block = main.global_block()
-x = block.create_var(name="x", shape=[-1, 1], dtype="float64", lod_level=1)
-out = block.create_var(name="out", dtype="float64")
-block.append_op(type="sequence_softmax", inputs={"X": [x]}, outputs={"Out": [out]})
-values = np.array([[1000.0], [999.0], [-1000.0], [-1001.0]])
-xt = core.LoDTensor()
-xt.set(values, core.CPUPlace())
-xt.set_recursive_sequence_lengths([[2, 2]])
+main, startup = paddle.static.Program(), paddle.static.Program()
+with paddle.static.program_guard(main, startup):
+    x = paddle.static.data("x", [-1, 1], "float64", lod_level=1)
+    out = paddle.static.nn.sequence_softmax(x)
 exe = paddle.static.Executor(paddle.CPUPlace())
-got = np.array(exe.run(main, feed={"x": xt}, fetch_list=["out"], return_numpy=False)[0]).ravel()
-e = np.exp([1.0, 0.0])
-want = np.concatenate([e / e.sum(), e / e.sum()])
-if not np.allclose(got, want, rtol=1e-12, atol=0):
-    print(f"STILL SHOWS: sequence_softmax of the sequences [1000, 999] and [-1000, -1001] is "
-          f"{got.tolist()} (expected [0.731, 0.269] twice, as softmax(x - max))")
+xs = np.array([[1000.0], [999.0]])
+feed = paddle.base.create_lod_tensor(xs, [[2]], paddle.CPUPlace())
+got = np.array(exe.run(main, feed={"x": feed}, fetch_list=[out],
+                       return_numpy=False)[0]).ravel()
+e = np.exp(xs.ravel() - xs.max())
+want = e / e.sum()
+paddle.disable_static()
+softmax = paddle.nn.functional.softmax(paddle.to_tensor(xs.ravel())).numpy()
+if not np.allclose(got, want):
+    print(f"STILL SHOWS: sequence_softmax([1000, 999]) = {got.tolist()} (expected "
+          f"{np.round(want, 4).tolist()}; Paddle's F.softmax gives "
+          f"{np.round(softmax, 4).tolist()})")
     sys.exit(1)
-print("FIXED: sequence_softmax subtracts the max (finite inputs give finite results)")
+print("FIXED: sequence_softmax subtracts the max")

@@ -1,4 +1,6 @@
-"""sgd's compile-time infer_shape refuses a LearningRate whose dim is unknown (-1): "Learning
+"""Row 10b, graded NOT A BUG (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+sgd's compile-time infer_shape refuses a LearningRate whose dim is unknown (-1): "Learning
 rate should have 1 element. But received LearningRate dims [-1]". An unknown dim at compile
 time must be accepted and checked at run time (as rows 9 and 10).
 """

@@ -1,4 +1,6 @@
-"""slice with decrease_axis=[-1] corrupts the heap in compile-time infer_shape
+"""Row 1, graded CRASH ON INVALID INPUT (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+slice with decrease_axis=[-1] corrupts the heap in compile-time infer_shape
 (GetDecreasedDims) and aborts the process ("double free or corruption"); a large
 decrease_axis ([100000]) segfaults. An out-of-range axis attr must be refused with
 InvalidArgument, as slice's `axes` are.

@@ -1,4 +1,6 @@
-"""slice fed zero-size tensors for its StartsTensorList entries (each should hold one value)
+"""Row 30, graded CRASH ON INVALID INPUT (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+slice fed zero-size tensors for its StartsTensorList entries (each should hold one value)
 segfaults at run time; an entry of the wrong size must be refused (InvalidArgument), as in
 row 12 (fill_constant's ShapeTensorList). With one-element entries the same program gives
 x[1:3, 0:3, 2:4, :].

@@ -1,4 +1,6 @@
-"""slice with negative axes slices nothing: axes=[-4, -3, -2] on x [3, 4, 5, 6] with
+"""Row 16, graded NOT A BUG (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+slice with negative axes slices nothing: axes=[-4, -3, -2] on x [3, 4, 5, 6] with
 starts [1, 0, 2], ends [3, 3, 4] returns x unchanged ([3, 4, 5, 6]) where axes [0, 1, 2]
 give [2, 3, 2, 6]. paddle.slice documents a negative axis as rank + axis.
 """

@@ -1,4 +1,6 @@
-"""slice's gradient kills the process (SIGSEGV) for a negative axis with decrease_axis:
+"""Row 31, graded CRASH ON INVALID INPUT (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+slice's gradient kills the process (SIGSEGV) for a negative axis with decrease_axis:
 x [3, 4, 5, 6], axes=[-1], starts=[-1], ends=[1000000], decrease_axis=[3] (x[..., -1], the
 same slice as axes=[3], whose gradient runs). Paddle's slice doc takes a negative axis as
 rank + axis; whatever slice_grad makes of it, no input may kill the process (row 16 is the

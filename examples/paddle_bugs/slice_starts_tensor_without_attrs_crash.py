@@ -1,4 +1,6 @@
-"""slice given its starts and ends only as tensors (StartsTensor, EndsTensor; the `starts` and
+"""Row 18, graded CRASH ON INVALID INPUT (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+slice given its starts and ends only as tensors (StartsTensor, EndsTensor; the `starts` and
 `ends` attrs left at their default []) segfaults in compile-time infer_shape unless
 `infer_flags` is [-1, ...]; with the default infer_flags ([]) or [1, 1] the process dies
 (SIGSEGV) inside `block.append_op`. Paddle's slice doc: StartsTensor/EndsTensor take

@@ -1,4 +1,6 @@
-"""split fed zero-size tensors for its SectionsTensorList entries (each should hold one
+"""Row 32, graded CRASH ON INVALID INPUT (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+split fed zero-size tensors for its SectionsTensorList entries (each should hold one
 value) segfaults; an entry of the wrong size must be refused (InvalidArgument), as in rows
 12 and 30 (fill_constant's ShapeTensorList, slice's StartsTensorList). With one-element
 entries [2, -1, 1] the same program splits x [4, 7, 3] into [4, 2, 3], [4, 4, 3], [4, 1, 3].

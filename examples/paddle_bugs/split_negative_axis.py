@@ -1,4 +1,6 @@
-"""split with a negative axis: paddle.split documents axis < 0 as rank + axis, but the
+"""Row 14, graded NOT A BUG (docs/paddle.md, "Bugs found in Paddle 3.3.1").
+
+split with a negative axis: paddle.split documents axis < 0 as rank + axis, but the
 legacy `split` op refuses axis=-1 at compile time for some inputs ("Invalid DDim index ...
 received index is -1") and, for others, splits along the wrong axis (wrong values, no error).
 """
