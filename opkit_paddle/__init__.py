@@ -55,6 +55,7 @@ class PaddleBackend(Backend):
         "strided_inputs": "Paddle's feed copies every input into a contiguous tensor",
         "declarations": "SBP signatures and opkit's inplace maps are opkit declarations; "
                         "Paddle's ops declare none",
+        "clean_process": "the clean process imports opkit op files; Paddle's kernels are not",
     }
 
     def unavailable(self) -> str | None:

@@ -39,6 +39,15 @@ class OpkitBackend(Backend):
 
         return op_info(op_type).kernel_places()
 
+    def kernel_functions(self, op_type: str) -> list:
+        from opkit.registry import has_op, kernels_of, op_info
+
+        return list((op_info(op_type).kernels if has_op(op_type) else
+                     kernels_of(op_type)).values())
+
+    def selector(self) -> str:
+        return ""            # the default backend
+
     def proto(self, op_type: str):
         """The OpProto opkit's registry holds for the op (None: unknown, or none)."""
         from opkit.registry import has_op, op_info
