@@ -60,14 +60,15 @@ class OpkitBackend(Backend):
         info = op_info(op_type)
         proto = info.proto
         unsafe = getattr(info.op_class, "not_thread_safe", None)
+        writes = {out: src for src, out in (info.inplace or {}).items()}   # inplace pairs
         if proto is None:
             return OpDescription(op_type, has_grad=info.grad_maker is not None,
-                                 not_thread_safe=unsafe)
+                                 writes=writes, not_thread_safe=unsafe)
         attrs = {a.name: (a.default if a.has_default else REQUIRED) for a in proto.attrs}
         return OpDescription(op_type, tuple(_slot(v) for v in proto.inputs),
                              tuple(_slot(v) for v in proto.outputs), attrs,
                              info.grad_maker is not None, self._grad_inputs(info, attrs),
-                             attr_types={a.name: a.type for a in proto.attrs},
+                             writes, attr_types={a.name: a.type for a in proto.attrs},
                              not_thread_safe=unsafe)
 
     @staticmethod
