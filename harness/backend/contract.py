@@ -70,6 +70,11 @@ class OpDescription:
     attr_types: dict = field(default_factory=dict)
     #: why the op's kernels must not run on several threads at once (None: they may)
     not_thread_safe: str | None = None
+    #: the op runs without kernels (a control-flow op running a sub-block): no kernel
+    #: registered is then no mistake
+    kernel_less: bool = False
+    #: the Python file that declares the op, which a fresh interpreter loads ("": none)
+    source: str = ""
 
     def input_slot(self, name: str) -> Slot | None:
         return next((s for s in self.inputs if s.name == name), None)
