@@ -19,7 +19,8 @@ from harness.spec import BACKEND_GROUP
 __all__ = ["DEFAULT_BACKEND", "names", "plugin", "get", "compat_mode", "selected",
            "activate", "prepare_child", "unavailable", "has_op", "has_grad",
            "kernel_places", "check_override", "compile_shapes", "grad_key", "cannot",
-           "reference_on_stored_attrs", "declared", "proto", "describe"]
+           "reference_on_stored_attrs", "declared", "proto", "describe", "selector",
+           "kernel_functions", "kernel_files"]
 
 DEFAULT_BACKEND = options.BUILTIN_BACKEND
 _OWN = {DEFAULT_BACKEND: OpkitBackend()}
@@ -125,6 +126,33 @@ def proto(op_type: str, backend: str | None = None):
 def describe(op_type: str, backend: str | None = None):
     """The declaring backend's OpDescription of the op."""
     return declared(backend).describe(op_type)
+
+
+def selector(backend: str | None = None) -> str:
+    """The `opkit test` arguments that select the backend ("" for the default one)."""
+    return _backend(backend).selector()
+
+
+def kernel_functions(op_type: str, backend: str | None = None) -> list:
+    """The selected backend's Python kernels of the op (Backend.kernel_functions)."""
+    return _backend(backend).kernel_functions(op_type)
+
+
+def kernel_files(op_type: str) -> list[str]:
+    """The source files of the declaring backend's kernels of `op_type` and of its grad op."""
+    import inspect
+
+    files = []
+    for t in (op_type, op_type + "_grad"):
+        for entry in declared().kernel_functions(t):
+            try:
+                f = inspect.getsourcefile(entry.fn)
+            except TypeError:
+                f = None
+            f = f or (entry.where or "").rsplit(":", 1)[0]
+            if f and os.path.isfile(f) and os.path.abspath(f) not in files:
+                files.append(os.path.abspath(f))
+    return files
 
 
 def check_override(name: str, backend: str | None = None):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from harness.backends import cannot, check_override, selected
+from harness.backends import cannot, check_override, selected, selector
 from harness.case import Derived, Unsupported  # noqa: F401 - part of the check interface
 from harness.context import combos, has_float_inputs, result
 from harness.inputs.variants import derive
@@ -247,7 +247,7 @@ class Check:
             return ""
         return (f"opkit test {case.op_type} --tests {src} --checks {self.name}"
                 + (f" --seed {seed}" if seed is not None and seed != DEFAULT_SEED else "")
-                + (f" --backend {selected()}" if selected() != "opkit" else ""))
+                + (f" {selector()}" if selector() else ""))
 
 
 class FunctionCheck(Check):

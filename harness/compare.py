@@ -28,11 +28,12 @@ def first_flagged(bad) -> tuple[int, tuple]:
 
 def _outside(g, w, atol: float, rtol: float, equal_nan: bool = True):
     """(|g - w|, atol + rtol * |w|, where g is outside it: not the same inf, nor both NaN
-    with `equal_nan`), float64 arrays."""
+    with `equal_nan`), float64 arrays. An infinite `w` is met by the same inf only (its
+    bound is infinite: without this, 5 would be within rtol * |inf| of inf)."""
     with np.errstate(invalid="ignore", over="ignore"):
         abs_err = np.abs(g - w)
         bound = atol + rtol * np.abs(w)
-        bad = ~(abs_err <= bound) & ~(np.isinf(g) & (g == w))
+        bad = (~(abs_err <= bound) & ~(np.isinf(g) & (g == w))) | (np.isinf(w) & (g != w))
         if equal_nan:
             bad &= ~(np.isnan(g) & np.isnan(w))
     return abs_err, bound, bad

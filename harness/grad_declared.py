@@ -11,9 +11,9 @@ import inspect
 import re
 from dataclasses import replace
 
+from harness import backends
 from harness.confirm import unconfirm
 from harness.report import PASS, CheckResult
-from opkit.registry import has_op, kernels_of
 
 __all__ = ["judge_dropped", "saved_outputs", "kernel_reads_gradient"]
 
@@ -30,9 +30,7 @@ def kernel_reads_gradient(grad_types, slot: str) -> bool:
     pattern = re.compile(rf"""["']{re.escape(slot)}@GRAD["']|grad_var_name\(\s*["']"""
                          rf"""{re.escape(slot)}["']\s*\)""")
     for t in dict.fromkeys(grad_types):
-        if not has_op(t):
-            continue
-        for entry in kernels_of(t).values():
+        for entry in backends.declared().kernel_functions(t):
             try:
                 source = inspect.getsource(entry.fn)
             except (OSError, TypeError):

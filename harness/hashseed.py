@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import inspect
 import json
 import os
 import shutil
@@ -29,28 +28,13 @@ from harness.report import FAIL, PASS, SKIP, CheckResult
 from harness.siblings import run_case_results
 from opkit.plugins import exec_op_file
 from opkit.project import load_op_modules
-from opkit.registry import all_op_types, kernels_of
+from opkit.registry import all_op_types
 
 __all__ = ["HASH_SEEDS", "cross_process", "child_main", "compare_case", "start_batch",
            "HashSeedBatch", "enabled"]
 
 HASH_SEEDS = ("0", "1")     # two distinct explicit values
 CHILD_TIMEOUT = 300         # seconds for one child
-
-
-def _op_files(op_type: str) -> list[str]:
-    """The source files that registered kernels of op_type (and of its grad op types)."""
-    files = []
-    for t in (op_type, op_type + "_grad"):
-        for entry in kernels_of(t).values():
-            f = None
-            with contextlib.suppress(TypeError):
-                f = inspect.getsourcefile(entry.fn)
-            if f is None and entry.where:
-                f = entry.where.rsplit(":", 1)[0]
-            if f and os.path.isfile(f) and f not in files:
-                files.append(os.path.abspath(f))
-    return files
 
 
 def _cache_dir() -> str:
@@ -130,7 +114,7 @@ def cross_process(case, combos, seed: int, grads=None, classes=None):
         return "skip", f"cannot rebuild the case in a fresh process: no file {own[0]}"
     classes = sorted({tuple(c) for c in (classes or [])} | {tuple(own)})
     request = {"classes": [list(c) for c in classes], "op_type": case.op_type,
-               "op_files": _op_files(case.op_type), "seed": int(seed),
+               "op_files": backends.kernel_files(case.op_type), "seed": int(seed),
                "combos": sorted([c.place, c.dtype] for c in combos)}
     got = _run_children(request, _cache_dir(), _batch_key(request))
     if isinstance(got, tuple):
@@ -429,7 +413,7 @@ def start_batch(ops, by_op: dict, seed: int,
                           if not t.error and t.path and os.path.isfile(t.path)})
         if classes:
             requests.append({"classes": [list(c) for c in classes], "op_type": op,
-                             "op_files": _op_files(op), "seed": int(seed),
+                             "op_files": backends.kernel_files(op), "seed": int(seed),
                              "places": places, "dtypes": dtypes})
     if not requests:
         return None

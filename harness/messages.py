@@ -18,8 +18,7 @@ import opkit.framework
 from harness.rootcause import fold, wrong_slots
 from opkit.framework.errors import one_line
 
-__all__ = ["group_failures", "root_cause", "kernel_line", "kernel_source",
-           "own_kernels"]
+__all__ = ["group_failures", "root_cause", "kernel_line", "kernel_source"]
 
 UNCAUGHT = "uncaught"      # harness.check.Uncaught.kind
 
@@ -47,14 +46,6 @@ def _where(results) -> str:
     return " ".join(part for part in (", ".join(combos), listed) if part)
 
 
-def own_kernels() -> bool:
-    """Whether the ops under test run opkit's own kernels (not another backend's), so a
-    failure can name the kernel function."""
-    from harness.backends import DEFAULT_BACKEND, selected
-
-    return selected() == DEFAULT_BACKEND
-
-
 def kernel_source(fn) -> str:
     """`name (file:line)` of a kernel function (its `def` line; decorators unwrapped), or
     its name alone where Python cannot tell (a builtin, a C extension)."""
@@ -73,20 +64,21 @@ def kernel_source(fn) -> str:
 def kernel_line(op_type: str, results) -> str:
     """`kernel: fn (file.py:LINE) [op CPU float32, float64]` for the kernels registered for
     the op (a wrong gradient: its grad ops `<op>_grad`, `<op>_grad_grad`) on the places and
-    dtypes where `results` failed; "" when none is registered (another backend's op)."""
-    from opkit.registry import has_op, kernels_of
+    dtypes where `results` failed; "" when the run's backend names none (compiled kernels:
+    Backend.kernel_functions)."""
+    from harness.backends import kernel_functions
 
     results = [r for r in results if r.place or r.dtype]    # a failure of a run, not of
     if not results:                                         # the test suite (no OpTest)
         return ""
     slots = set().union(*(wrong_slots(r.message) for r in results))
     grad_only = bool(slots) and all(kind == "grad" for kind, _ in slots)
-    types = [t for t in (f"{op_type}_grad", f"{op_type}_grad_grad") if has_op(t)] \
+    types = [t for t in (f"{op_type}_grad", f"{op_type}_grad_grad") if kernel_functions(t)] \
         if grad_only else [op_type]
     combos = {(r.place, r.dtype) for r in results}
     found: dict[str, list[str]] = {}       # the function -> "op place dtype", in order
     for t in types:
-        for entry in kernels_of(t).values():
+        for entry in kernel_functions(t):
             if any(p in ("", entry.place) and d in ("", entry.dtype) for p, d in combos):
                 found.setdefault(kernel_source(entry.fn), []).append(
                     f"{entry.place} {entry.dtype}" if len(types) == 1 else

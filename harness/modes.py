@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.backends import kernel_functions
 from harness.compare import fmt_index
 from harness.context import first_difference, rel
 from harness.messages import error_line  # noqa: F401 - for the mode checks
 from harness.values import fmt_value
 from opkit.framework.errors import one_line
 from opkit.framework.grad_maker import GRAD_SUFFIX
-from opkit.registry import has_op, op_info
 
 __all__ = ["kernel_line", "producer", "bitwise_problem", "error_line", "UNSTABLE",
            "steady_difference", "first_line", "one_cpu_combo"]
@@ -20,14 +20,13 @@ __all__ = ["kernel_line", "producer", "bitwise_problem", "error_line", "UNSTABLE
 
 def kernel_line(op_type: str, dtype: str = "", place: str = "CPU") -> str:
     """'kernel <name> (<file>:<line>)' of the op's kernel for dtype/place (the first one when
-    none matches): where a wrong value came from when no exception points at a line."""
-    if not has_op(op_type):
-        return f"op '{op_type}'"
-    kernels = list(op_info(op_type).kernels.values())
+    none matches): where a wrong value came from when no exception points at a line; the op
+    alone where the run's backend names no kernel function (Backend.kernel_functions)."""
+    kernels = kernel_functions(op_type)
     pick = [e for e in kernels if e.place == place and (not dtype or e.dtype == dtype)] or \
         [e for e in kernels if e.place == place] or kernels
     if not pick:
-        return f"op '{op_type}' (no kernel)"
+        return f"op '{op_type}'"
     fn = pick[0].fn
     code = getattr(fn, "__code__", None)
     name = getattr(fn, "__qualname__", getattr(fn, "__name__", "kernel"))

@@ -99,9 +99,9 @@ class OpTest(PaddleSurface, unittest.TestCase):
             return results
         failures = [r for r in results if r.status == FAIL]
         if failures:
-            from harness.messages import kernel_line, own_kernels
+            from harness.messages import kernel_line
 
-            kernel = kernel_line(self.op_type, failures) if own_kernels() else ""
+            kernel = kernel_line(self.op_type, failures)
             raise AssertionError("\n\n".join(
                 f"[{r.check} {r.place} {r.dtype}] {r.message}".replace("  ]", "]")
                 for r in failures) + (f"\n{kernel}" if kernel else ""))

@@ -12,13 +12,13 @@ import unittest
 
 import numpy as np
 
+from harness import backends
 from harness.case import normalize_slots
 from harness.op import make
 from harness.options import override
 from harness.registry import check_names
 from opkit.framework.dtypes import bfloat16
 from opkit.framework.place import CPUPlace, CUDAPlace, Place, place_kind
-from opkit.registry import op_info
 
 __all__ = ["PaddleSurface", "PADDLE_IGNORED_KEYWORDS", "unsupported_reason", "data_dtypes",
            "as_bfloat16", "as_uint16", "as_bfloat16_slots"]
@@ -53,7 +53,8 @@ def _complex_reason(test) -> str | None:
         return None
     op = getattr(test, "op_type", None)
     try:
-        have = {str(k[0]) for k in op_info(op).kernels} if op else set()
+        have = {d for ds in backends.declared().kernel_places(op).values() for d in ds} \
+            if op else set()
     except Exception:  # noqa: BLE001 - an unknown op is the check's to report
         have = set()
     missing = [d for d in found if d.name not in have]
@@ -89,7 +90,8 @@ def _has_kernel(test, dtype: str) -> bool:
     """Whether the test's op has a `dtype` kernel on some place (then a float16 / bfloat16
     test runs in that dtype instead of skipping)."""
     try:
-        return any(dtype in ds for ds in op_info(test.op_type).kernel_places().values())
+        return any(dtype in ds for ds in
+                   backends.declared().kernel_places(test.op_type).values())
     except Exception:  # noqa: BLE001 - no such op: the caller reports it
         return False
 
@@ -97,9 +99,9 @@ def _has_kernel(test, dtype: str) -> bool:
 def _kernels_of(test) -> str:
     """Where the kernels looked for are another backend's (an op opkit lacks, run on the
     Paddle backend): say so."""
-    from harness.backends import DEFAULT_BACKEND, selected
+    from harness.backends import selected, selector
 
-    if selected() == DEFAULT_BACKEND:
+    if not selector():          # the default backend: the kernels are opkit's own
         return ""
     return (f" (on the {selected()} backend that dtype runs where opkit's op has the kernel, "
             f"or, for an op opkit lacks, where the backend has it)")
@@ -246,7 +248,7 @@ class PaddleSurface:
         if reason:
             raise unittest.SkipTest(reason)
         expected = normalize_slots(getattr(self, "outputs", {}) or {})
-        proto = op_info(self.op_type).proto
+        proto = backends.proto(self.op_type)
         order = [v.name for v in proto.outputs] if proto is not None else list(expected)
         slots = {s: [v.name for v in expected[s]] for s in order if s in expected}
         kind = self._paddle_place_kind(place) if place is not None else "CPU"

@@ -192,9 +192,9 @@ class OpkitCheckFailed(Exception):
         self.op = op                # names the kernel function in the block
 
     def text(self) -> str:
-        from harness.messages import group_failures, own_kernels
+        from harness.messages import group_failures
 
-        blocks = group_failures(self.results, op_type=self.op if own_kernels() else None)
+        blocks = group_failures(self.results, op_type=self.op)
         if self.same_as:            # one root cause, told in full once (harness.rootcause)
             return (f"the same root cause as opkit[{self.same_as}] (told in full there): "
                     f"{one_line(blocks[0]) if blocks else ''}")

@@ -15,13 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
-from harness import fresh, options
+from harness import backends, fresh, options
 from harness.case import case_from_test
 from harness.discovery import instantiate
 from harness.optest_methods import run_optest_methods
 from harness.options import DEFAULT_SEED  # noqa: I001
 from harness.values import fmt_value
-from opkit.registry import op_info
 
 __all__ = ["confirm", "verify", "format_optest", "shown_optest", "NOT_REPRODUCED",
            "SMALL_ARRAY", "cases_dir"]
@@ -71,7 +70,7 @@ def _kernel_modules(op_types) -> list:
     out = []
     for t in op_types:
         try:
-            entries = op_info(t).kernels.values()
+            entries = backends.declared().kernel_functions(t)
         except Exception:  # noqa: BLE001 - an op without kernels
             continue
         for e in entries:

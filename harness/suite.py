@@ -131,19 +131,6 @@ def unregistered_hint(op_type: str) -> str:
     return ""
 
 
-def _make_known(op_types) -> None:
-    """The op types of the discovered OpTests that opkit lacks are made known by the selected
-    backend (the Paddle backend: from Paddle's own description of the op), as the op types
-    named on the command line are: a test file is judged without naming its ops."""
-    from harness.backends import DEFAULT_BACKEND, plugin, selected
-
-    backend = selected()
-    unknown = sorted({op for op in op_types if not has_op(op)})
-    if backend == DEFAULT_BACKEND or not unknown:
-        return
-    plugin(backend).activate(unknown)
-
-
 # -- selection -------------------------------------------------------------------------------
 @dataclass
 class Selection:
@@ -208,7 +195,6 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
         paths = _with_builtin_paths(paths, builtin_test_paths())
     exempt = {**builtin_exemptions(), **project.exempt} if builtin_wanted else dict(project.exempt)
     discovery = discover(paths, seed=seed)
-    _make_known([t.op_type for t in discovery.tests if t.op_type and not t.skip])
     by_op = discovery.by_op()
     searched = ", ".join(str(p) for p in paths) or "(no test paths)"
     broken: dict[str, list[CheckResult]] = {}

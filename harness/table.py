@@ -11,7 +11,7 @@ import time
 from collections import Counter
 
 from harness.confirm import unconfirmed_lines
-from harness.messages import group_failures, own_kernels
+from harness.messages import group_failures
 from harness.registry import all_checks, check_names
 from harness.report import FAIL, PASS, SKIP, UNCONFIRMED
 from harness.rootcause import denest
@@ -97,7 +97,7 @@ def _details(report) -> list[tuple[str, str]]:
     with `notes_on_pass` gives on a pass."""
     lines = [(FAIL, line) for line in group_failures(
         report.results, order=check_names() + ["fuzz"],
-        op_type=report.op if own_kernels() else None)]
+        op_type=report.op)]
     lines += [(UNCONFIRMED, line) for line in unconfirmed_lines(report.results)]
     ran = {r.check for r in report.results if r.status != SKIP}
     cases_of: dict[str, set] = {}   # check -> every case it has a result for

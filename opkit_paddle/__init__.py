@@ -15,7 +15,7 @@ from harness.backend.native import OpkitBackend
 __all__ = ["PaddleBackend", "PaddleCompat", "plugin"]
 
 _HOOKS = "Paddle's executor calls no Python hook around its kernels"
-_OPKIT_ERRORS = OpkitBackend()      # Paddle's errors are re-raised as opkit's: its rule
+_OPKIT = OpkitBackend()      # its rule judges Paddle's errors (re-raised as opkit's); its ops
 
 
 class PaddleCompat:
@@ -55,25 +55,13 @@ class PaddleBackend(Backend):
         "strided_inputs": "Paddle's feed copies every input into a contiguous tensor",
         "declarations": "SBP signatures and opkit's inplace maps are opkit declarations; "
                         "Paddle's ops declare none",
+        "clean_process": "the clean process imports opkit op files; Paddle's kernels are not",
     }
 
     def unavailable(self) -> str | None:
         from opkit_paddle.backend import env
 
         return env.missing()
-
-    def activate(self, op_types) -> None:
-        """Each named op type Paddle has but opkit lacks (an author's own Paddle op) is made
-        known to opkit's registry from Paddle's proto (opkit_paddle.backend.shadow)."""
-        from opkit_paddle.backend import shadow
-
-        for op in op_types:
-            shadow.register(op)
-
-    def prepare_child(self) -> None:
-        from opkit_paddle.backend import shadow
-
-        shadow.register_all()
 
     def make(self, op_type: str, inputs: dict, attrs: dict | None, outputs=None, place=None,
              enable_inplace: bool = False):
@@ -89,12 +77,10 @@ class PaddleBackend(Backend):
         return env.has_op(op_type)
 
     def declared_by(self):
-        """The checks derive Paddle's cases from opkit's declarations: this backend runs
-        opkit's op vocabulary (opkit's own ops, and the shadows of Paddle's ops opkit
-        lacks, in opkit's registry), as it did before the checks asked a backend."""
-        from harness.backends import plugin
-
-        return plugin("opkit")
+        """The checks derive Paddle's cases from opkit's declarations where opkit has the op
+        (this backend runs opkit's op vocabulary), and from Paddle's own description of an
+        op opkit lacks (PaddleDeclarations)."""
+        return _DECLARATIONS
 
     def has_grad(self, op_type: str) -> bool:
         from opkit_paddle.backend import env
@@ -113,11 +99,9 @@ class PaddleBackend(Backend):
         # an op whose kernels Paddle's registry lists under another name (the legacy
         # `transpose` runs transpose2's phi kernel): both float dtypes are tried, a missing
         # one shows as the op failing
-        from opkit_paddle.backend.shadow import is_shadow
-
         # float16 / bfloat16 where Paddle has them, for an op opkit lacks (opkit's own ops
         # keep to the dtypes opkit's op has: their verdicts compare the two)
-        low = is_shadow(op_type)
+        low = not _OPKIT.has_op(op_type)
         return {"CPU": sorted(env.cpu_kernel_dtypes(op_type, low_precision=low))
                 or ["float32", "float64"]}
 
@@ -140,24 +124,29 @@ class PaddleBackend(Backend):
 
         from opkit_paddle.backend.op import shared_outputs
 
+        from opkit.framework.proto import ATTR_TYPE_IDS
+
         defaults = core.get_op_attrs_default_value(op_type.encode())
         role = {"op_role", "op_role_var", "op_namescope", "op_callstack", "op_device",
                 "with_quant_attr"}
         attrs = {a.name: defaults.get(a.name, REQUIRED) for a in proto.attrs
                  if a.name not in role and not a.extra}
+        types = {v: k for k, v in ATTR_TYPE_IDS.items()}
         slots = [tuple(Slot(v.name, bool(v.duplicable), bool(v.dispensable),
                             bool(v.intermediate)) for v in vs if not v.extra)
                  for vs in (proto.inputs, proto.outputs)]
         return OpDescription(op_type, slots[0], slots[1], attrs, self.has_grad(op_type),
-                             None, shared_outputs(op_type))
+                             None, shared_outputs(op_type),
+                             {a.name: types[int(a.type)] for a in proto.attrs
+                              if a.name in attrs and int(a.type) in types})
 
     def refused(self, exc: BaseException) -> bool:
         """Paddle's errors are re-raised as opkit's (opkit_paddle.backend.errors): opkit's
         rule decides."""
-        return _OPKIT_ERRORS.refused(exc)
+        return _OPKIT.refused(exc)
 
     def refusal_message(self, exc: BaseException) -> str | None:
-        return _OPKIT_ERRORS.refusal_message(exc)
+        return _OPKIT.refusal_message(exc)
 
     def check_override(self, name: str):
         from opkit_paddle.backend.checks import override
@@ -170,4 +159,47 @@ class PaddleBackend(Backend):
         return compile_shapes(case, specs, outs, unknown)
 
 
+class PaddleDeclarations(Backend):
+    """What the checks read of an op under the Paddle backend (Backend.declared_by): opkit's
+    own declarations of an op opkit has, Paddle's description (its proto, attr defaults,
+    grad op maker and CPU kernels, float16 / bfloat16 included) of one opkit lacks."""
+
+    name = "paddle"
+    lacks = PaddleBackend.lacks
+
+    def _of(self, op_type: str) -> Backend:
+        return _OPKIT if _OPKIT.has_op(op_type) else plugin
+
+    def make(self, op_type, inputs, attrs, outputs=None, place=None, enable_inplace=False):
+        return plugin.make(op_type, inputs, attrs, outputs, place, enable_inplace)
+
+    def has_op(self, op_type: str) -> bool:
+        return _OPKIT.has_op(op_type) or plugin.has_op(op_type)
+
+    def describe(self, op_type: str) -> OpDescription:
+        return self._of(op_type).describe(op_type)
+
+    def proto(self, op_type: str):
+        return self._of(op_type).proto(op_type)
+
+    def has_grad(self, op_type: str) -> bool:
+        return self._of(op_type).has_grad(op_type)
+
+    def kernel_functions(self, op_type: str) -> list:
+        return _OPKIT.kernel_functions(op_type)
+
+    def compile_shapes(self, case, specs: dict, outs: dict, unknown: dict) -> dict:
+        return self._of(case.op_type).compile_shapes(case, specs, outs, unknown)
+
+    def kernel_places(self, op_type: str) -> dict:
+        if _OPKIT.has_op(op_type):
+            return _OPKIT.kernel_places(op_type)
+        from opkit_paddle.backend import env
+
+        found = sorted(env.cpu_kernel_dtypes(op_type, low_precision=True)) \
+            if plugin.has_op(op_type) else []
+        return {"CPU": found} if found else {}
+
+
 plugin = PaddleBackend()
+_DECLARATIONS = PaddleDeclarations()

@@ -30,6 +30,7 @@ class TorchBackend(Backend):
         "selected_rows": "the torch backend feeds dense tensors only",
         "declarations": "SBP signatures, no_need_buffer and inplace maps are opkit "
                         "declarations; a torch op declares its writes in its schema",
+        "clean_process": "the clean process imports opkit op files; torch's kernels are not",
     }
 
     def unavailable(self) -> str | None:

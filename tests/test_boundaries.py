@@ -545,6 +545,31 @@ def opkit_env_readers(root: Path = ROOT) -> list:
     return bad
 
 
+REGISTRY = ("opkit.registry", "opkit.framework.registry")
+# check modules that read opkit's registry, each with its reason (a stale entry fails)
+KNOWN_REGISTRY_READERS = {
+    # the clean process's child (run by path, opkit only: capability `clean_process`)
+    "harness.checks.clean_child": "loads the op files and runs opkit's own op",
+}
+
+
+def registry_readers(root: Path = ROOT) -> dict:
+    """{check module: 'path:line'} of the check modules that import opkit's op registry: a
+    check reads an op through the backend contract (harness.backends), never a framework's
+    registry."""
+    found = {}
+    for src, dst, where, _, _, _ in graph(root):
+        if src.startswith("harness.checks.") and dst in REGISTRY:
+            found.setdefault(src, where)
+    return found
+
+
+def test_no_check_reads_opkits_registry():
+    found = registry_readers()
+    assert {m: w for m, w in found.items() if m not in KNOWN_REGISTRY_READERS} == {}
+    assert set(KNOWN_REGISTRY_READERS) <= set(found), "stale KNOWN_REGISTRY_READERS entry"
+
+
 def test_checks_never_import_each_other():
     assert check_cross_imports() == []
 
@@ -566,7 +591,10 @@ def test_the_shape_rules_find_their_offenders(tmp_path, monkeypatch):
         "harness/other.py": "import os\nfrom harness.op import PreparedOp\n"
                             "p = PreparedOp()\nv = os.environ.get('OPKIT_SEED')\n"
                             "w = os.environ.get('NO_COLOR')\nk = 'OPKIT_X'\nu = os.getenv(k)\n",
-        "harness/options.py": "import os\nv = os.environ.get('OPKIT_SEED')\n"}, monkeypatch)
+        "harness/options.py": "import os\nv = os.environ.get('OPKIT_SEED')\n",
+        "harness/checks/c.py": "def f():\n    from opkit.registry import op_info\n",
+        "opkit/registry.py": ""}, monkeypatch)
+    assert registry_readers(root) == {"harness.checks.c": "harness/checks/c.py:2"}
     assert check_cross_imports(root) == ["harness/checks/a.py:1: harness.checks.a imports "
                                          "harness.checks.b"]
     assert prepared_op_makers(root) == ["harness/other.py:3: builds a PreparedOp"]

@@ -36,6 +36,8 @@ CAPABILITIES = {
     "strided_inputs": "a non-contiguous input reaches the kernel as it is (strides kept)",
     "declarations": "opkit's own op declarations (SBP signatures, no_need_buffer, "
                     "inplace maps) describe the op",
+    "clean_process": "a fresh interpreter that imports only the op's kernel files runs the "
+                     "op (the clean_process check: a kernel patching the harness)",
 }
 
 #: sentinel of an attr without a default (OpDescription.attrs)
@@ -68,6 +70,11 @@ class OpDescription:
     attr_types: dict = field(default_factory=dict)
     #: why the op's kernels must not run on several threads at once (None: they may)
     not_thread_safe: str | None = None
+    #: the op runs without kernels (a control-flow op running a sub-block): no kernel
+    #: registered is then no mistake
+    kernel_less: bool = False
+    #: the Python file that declares the op, which a fresh interpreter loads ("": none)
+    source: str = ""
 
     def input_slot(self, name: str) -> Slot | None:
         return next((s for s in self.inputs if s.name == name), None)
@@ -207,6 +214,8 @@ class Backend(ABC):
     abstract methods, list what it cannot do in `lacks`, and register the instance.
     Loading the module that defines it must not import its framework."""
 
+    #: the name it is registered under (`opkit test --backend NAME`)
+    name: str = ""
     #: {capability (CAPABILITIES): why this backend cannot}; absent: it can
     lacks: dict = {}
     #: an optional compatibility mode (harness.spec.COMPAT_PROTOCOL) or None
@@ -259,6 +268,17 @@ class Backend(ABC):
     @abstractmethod
     def kernel_places(self, op_type: str) -> dict:
         """{place ("CPU", "GPU"): [float dtype names with a kernel]} ({}: none)."""
+
+    def kernel_functions(self, op_type: str) -> list:
+        """The op's kernels as Python functions the harness can name and read (a failure's
+        file:line, the files the clean process imports): objects with .place, .dtype, .fn
+        and .where ("file:line" or ""). The default: none (compiled kernels)."""
+        return []
+
+    def selector(self) -> str:
+        """The `opkit test` arguments that select this backend, for a reproduce line: "" for
+        the default backend, which needs none."""
+        return f"--backend {self.name}"
 
     def grad_key(self, name: str) -> str:
         """The key of input `name`'s gradient in a run's results (harness.op.

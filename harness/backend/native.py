@@ -39,6 +39,15 @@ class OpkitBackend(Backend):
 
         return op_info(op_type).kernel_places()
 
+    def kernel_functions(self, op_type: str) -> list:
+        from opkit.registry import has_op, kernels_of, op_info
+
+        return list((op_info(op_type).kernels if has_op(op_type) else
+                     kernels_of(op_type)).values())
+
+    def selector(self) -> str:
+        return ""            # the default backend
+
     def proto(self, op_type: str):
         """The OpProto opkit's registry holds for the op (None: unknown, or none)."""
         from opkit.registry import has_op, op_info
@@ -50,16 +59,22 @@ class OpkitBackend(Backend):
 
         info = op_info(op_type)
         proto = info.proto
+        from opkit.framework.operator import OperatorWithKernel
+
         unsafe = getattr(info.op_class, "not_thread_safe", None)
+        writes = {out: src for src, out in (info.inplace or {}).items()}   # inplace pairs
+        rest = dict(not_thread_safe=unsafe, source=(info.source or "").rsplit(":", 1)[0],
+                    kernel_less=not (isinstance(info.op_class, type) and
+                                     issubclass(info.op_class, OperatorWithKernel)))
         if proto is None:
             return OpDescription(op_type, has_grad=info.grad_maker is not None,
-                                 not_thread_safe=unsafe)
+                                 writes=writes, **rest)
         attrs = {a.name: (a.default if a.has_default else REQUIRED) for a in proto.attrs}
         return OpDescription(op_type, tuple(_slot(v) for v in proto.inputs),
                              tuple(_slot(v) for v in proto.outputs), attrs,
                              info.grad_maker is not None, self._grad_inputs(info, attrs),
-                             attr_types={a.name: a.type for a in proto.attrs},
-                             not_thread_safe=unsafe)
+                             writes, attr_types={a.name: a.type for a in proto.attrs},
+                             **rest)
 
     @staticmethod
     def _grad_inputs(info, attrs: dict):

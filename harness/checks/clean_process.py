@@ -22,8 +22,6 @@ Two parts, once per op (its first case):
 from __future__ import annotations
 
 import builtins
-import contextlib
-import inspect
 import os
 import pickle
 import subprocess
@@ -33,7 +31,7 @@ import types
 
 import numpy as np
 
-from harness.backends import selected
+from harness.backends import cannot, kernel_files, selected
 from harness.case import case_attrs, case_inputs
 from harness.check import Check, Mismatch
 from harness.inputs.production import first_disagreement
@@ -41,29 +39,11 @@ from harness.modes import one_cpu_combo
 from harness.op import (grad_outputs, grad_wrt, has_grad, make_cotangents, op_refused,
                         output_slots, prepare, run_forward_backward)
 from harness.options import current
-from opkit.registry import kernels_of
 
 PROTECTED = ("numpy", "opkit", "harness", "unittest", "checkers")
 CLASS_SCAN = ("harness", "unittest")       # their classes' methods are scanned too
 CHILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "clean_child.py")
 TIMEOUT = 120.0
-
-
-def kernel_files(op_type: str) -> list[str]:
-    """The source files that registered kernels of op_type and of its grad op."""
-    files = []
-    for t in (op_type, op_type + "_grad"):
-        for entry in kernels_of(t).values():
-            f = None
-            with contextlib.suppress(TypeError):
-                f = inspect.getsourcefile(entry.fn)
-            if f is None and getattr(entry, "where", ""):
-                f = entry.where.rsplit(":", 1)[0]
-            if f and os.path.isfile(f):
-                f = os.path.abspath(f)
-                if f not in files:
-                    files.append(f)
-    return files
 
 
 def _code_file(value):
@@ -174,7 +154,7 @@ class CleanProcessCheck(Check):
             return skips or [self.skipped(derived.base, "no CPU kernel")]
         if not files:
             return [self.passed(derived, combo, "no module patched (no kernel file found)")]
-        if selected() != "opkit":
+        if cannot("clean_process"):
             return [self.passed(derived, combo, f"no module patched; the clean process runs "
                                 f"opkit's kernels only (backend {selected()})")]
         if _installed(files) and not current().laws_deep:

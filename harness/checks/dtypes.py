@@ -15,7 +15,6 @@ from harness.context import (Combo, fail, gpu_unavailable_reason, grad_op_types,
                              op_refused, pass_, prepare)
 from harness.low_precision import judge, low_precision_kernels
 from opkit.framework import errors
-from opkit.registry import has_op, op_info
 
 NAME = "dtypes"
 REQUIRED = ("float32", "float64")
@@ -136,10 +135,8 @@ class DtypesCheck(Check):
                     f"{', '.join(dtypes) or 'none'})"
                     for d in REQUIRED if float_op and d not in dtypes)
         if not places:
-            from opkit.framework.operator import OperatorWithKernel
-
-            if has_op(case.op_type) and issubclass(op_info(case.op_type).op_class,
-                                                   OperatorWithKernel):
+            decl = backends.declared()
+            if decl.has_op(case.op_type) and not decl.describe(case.op_type).kernel_less:
                 return [fail(NAME, Combo("CPU", ""), case,
                              f"op '{case.op_type}' is an OperatorWithKernel but registers no "
                              f"kernels (a typo in register_kernel's op type?)",

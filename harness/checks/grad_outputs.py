@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness import backends
 from harness.case import normalize_slots
 from harness.check import Check, WrongValue
 from harness.grad_judge import case_grads, numeric_dtype
@@ -12,7 +13,6 @@ from harness.op import Combo, consumed_outputs, make_cotangents
 from harness.output_judge import expected_outputs, first_line, prepare_case
 from harness.report import SKIP
 from harness.second_order import judge_exact, judge_fast
-from opkit.registry import op_info
 
 NAME = "grad_outputs"
 
@@ -20,7 +20,7 @@ NAME = "grad_outputs"
 def _named(case) -> list[str]:
     if case.grad_outputs:
         return list(case.grad_outputs)
-    proto = op_info(case.op_type).proto
+    proto = backends.proto(case.op_type)
     return [v.name for v in proto.outputs if not v.duplicable and not v.intermediate] \
         if proto is not None else []
 
@@ -30,13 +30,11 @@ def _unnamed_and_dropped(case, prepared, outs) -> tuple[list, list]:
     those it takes no gradient of, other than intermediate ones, state updates (an output
     declared inplace with an input: batch_norm's MeanOut) and the test's own output names
     (which the grad check covers)."""
-    info = op_info(case.op_type)
-    named = set(_named(case))
+    proto, named = backends.proto(case.op_type), set(_named(case))
     floats = [n for n, v in outs.items() if v is not None and v.dtype.kind == "f" and v.size]
     consumed = consumed_outputs(prepared, tuple(case.no_grad_set or ()))
-    skip = {v.name for v in info.proto.outputs if v.intermediate} \
-        if info.proto is not None else set()
-    skip |= set((info.inplace or {}).values()) | named
+    skip = {v.name for v in proto.outputs if v.intermediate} if proto is not None else set()
+    skip |= set(backends.describe(case.op_type).writes) | named
     return ([n for n in consumed if n not in named and n in floats],
             [n for n in floats if n not in consumed and n not in skip])
 
@@ -52,7 +50,7 @@ class GradOutputsCheck(Check):
     def applies(self, case, context):
         if not case.grad_inputs:
             return "the case names no gradients"
-        if op_info(case.op_type).grad_maker is None:
+        if not backends.declared().has_grad(case.op_type):
             return "the op registers no grad maker"
         if (case.options or {}).get("user_defined_grads") is not None:
             return "the test gives user_defined_grads (tied to the outputs it names)"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from harness import backends
 from harness.case import VarSpec, normalize_slots
 from harness.check import Check, Mismatch
 from harness.compare import shares_memory
@@ -12,7 +13,6 @@ from harness.modes import error_line, first_line, kernel_line, producer, steady_
 from harness.op import run as run_case
 from opkit.framework.grad_maker import GRAD_SUFFIX
 from opkit.framework.tensor import LoDTensor
-from opkit.registry import has_op, op_info
 
 MODE = "in-place on"
 
@@ -56,8 +56,9 @@ class InplaceCheck(Check):
     variants = ("case", "repeated_input")
 
     def applies(self, case, context):
-        if op_info(case.op_type).inplace or any(has_op(t) and op_info(t).inplace
-                                                for t in grad_op_types(case)):
+        decl = backends.declared()
+        if any(decl.has_op(t) and decl.describe(t).writes
+               for t in (case.op_type, *grad_op_types(case))):
             return None
         return f"op '{case.op_type}' declares no inplace pairs (nor do its grad ops)"
 

@@ -10,13 +10,11 @@ from harness.context import grad_op_types
 from harness.modes import (error_line, first_line, kernel_line, one_cpu_combo, producer,
                            steady_difference)
 from harness.op import grad_outputs, has_grad, make_cotangents, output_slots, prepare
-from opkit.framework.backward import sum_duplicates
 from opkit.framework.executor import Executor
 from opkit.framework.grad_maker import GRAD_SUFFIX, grad_var_name
 from opkit.framework.place import CPUPlace
 from opkit.framework.program import Program
 from opkit.framework.scope import Scope
-from opkit.registry import op_info
 
 RUNS = 4
 SUFFIX = "@plan_fetch"
@@ -113,10 +111,11 @@ def _program(case, combo, seed):
     for items in specs.values():
         for s in items:
             block.create_var(name=s.name, shape=None, dtype=s.data.dtype.name)
-    desc = block.append_op(case.op_type, {k: [s.name for s in v] for k, v in specs.items()},
-                           outs, dict(case.attrs or {}))
+    block.append_op(case.op_type, {k: [s.name for s in v] for k, v in specs.items()},
+                    outs, dict(case.attrs or {}))
     # the forward once, to know the outputs' dtypes and shapes (and make cotangents)
-    values = prepare(case, combo).forward()
+    prepared = prepare(case, combo)
+    values = prepared.forward()
     fetch = []
     for n, v in values.items():
         if v is not None and v.dtype.kind == "f":
@@ -126,9 +125,7 @@ def _program(case, combo, seed):
             fetch.append(n)
     cot_names = []
     if case.grad_inputs and has_grad(case.op_type):
-        maker = op_info(case.op_type).grad_maker(case.op_type, desc.inputs, desc.outputs,
-                                                 desc.op.attrs, frozenset(case.no_grad_set or ()))
-        descs = sum_duplicates(list(maker()))
+        descs = prepared.grad_ops(tuple(case.no_grad_set or ()))   # the backend's grad ops
         produced = set()
         for d in descs:
             for names in d.inputs.values():

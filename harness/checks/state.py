@@ -6,7 +6,7 @@ import functools
 import inspect
 
 from harness.error_text import first_line
-from harness import fresh
+from harness import backends, fresh
 from harness.case import case_from_test, shifted_case
 from harness.check import Check, Derived, Mismatch
 from harness.compare import compare_runs
@@ -14,7 +14,6 @@ from harness.discovery import discover, instantiate, seed_all
 from harness.report import FAIL, collecting
 from harness.siblings import can_fork, in_fork, run_case_results, sibling_classes
 from opkit.project import load_op_modules
-from opkit.registry import op_info
 
 LEAK = " -- the kernel keeps state between calls (e.g. a module-level cache keyed too narrowly)"
 
@@ -184,7 +183,7 @@ def fails_alone(cls, op_type: str, combo, seed: int) -> bool:
     """Whether `cls`'s own output test fails in a fresh interpreter, where nothing else ran:
     then its failure after this case is its own (a wrong expectation), not a state leak.
     Paid only on the failure path."""
-    source = (op_info(op_type).source or "").rsplit(":", 1)[0]
+    source = backends.describe(op_type).source
     try:
         return bool(fresh.run("harness.checks.state:output_fails", [
             source, inspect.getfile(cls), cls.__name__, combo.place, combo.dtype, seed]))

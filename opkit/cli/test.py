@@ -249,7 +249,7 @@ def run(args) -> int:
                   [c.name for c in all_checks() if c.default]) + ["against"]
     set_place_option("--place")
 
-    from harness.backends import activate, compat_mode
+    from harness.backends import activate, compat_mode, selector
 
     if getattr(args, "paddle", False):
         compat_mode("paddle").activate(opts.backend)
@@ -289,7 +289,7 @@ def run(args) -> int:
             raise _usage(str(exc)) from None
 
     print(f"opkit test: seed {seed} (reproduce with --seed {seed})"
-          + (f"; backend {opts.backend}" if opts.backend != "opkit" else "")
+          + (f"; backend {opts.backend}" if selector(opts.backend) else "")
           + (f"; against {opts.against}" if opts.against else ""), file=sys.stderr)
     from harness import api
     from harness.table import progress, render
@@ -341,7 +341,9 @@ def no_optest_hint(error: str, ops, backend: str) -> str:
     if "no OpTest found for op" not in error:
         return ""
     hint = "; pass the file or folder holding its OpTest with --tests PATH"
-    if backend == "opkit":
+    from harness.backends import selector
+
+    if not selector(backend):          # the default backend: no example to point at
         return hint
     from pathlib import Path
 

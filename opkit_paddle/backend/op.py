@@ -320,12 +320,10 @@ class PaddlePreparedOp(PreparedOp):
         if self._fluid is None:
             self._fluid = {}
             try:
-                from opkit_paddle.backend.shadow import ShadowOp
                 from opkit.framework.program import Program
-                from opkit.registry import has_op, op_info
+                from opkit.registry import has_op
 
-                if has_op(self.op_type) and not issubclass(op_info(self.op_type).op_class,
-                                                           ShadowOp):   # opkit's own op
+                if has_op(self.op_type):   # opkit's own op
                     block = Program().global_block()
                     for specs in self.inputs.values():
                         for s in specs:

@@ -145,7 +145,8 @@ def test_patched_finds_a_replaced_numpy_function(tmp_path):
 def test_clean_child_imports_no_harness(op):
     import tests.broken_ops.adversarial_op  # noqa: F401 - registers the ops
     from harness.case import Case
-    from harness.checks.clean_process import clean_run, kernel_files
+    from harness.backends import kernel_files
+    from harness.checks.clean_process import clean_run
     from harness.op import Combo
 
     x = np.random.default_rng(2).uniform(-1, 1, (3, 4))

@@ -319,3 +319,13 @@ def test_the_empty_variant_keeps_a_duplicable_outputs_names():
     got = make("split", normalize_slots(derived.case.inputs), derived.case.attrs,
                slots).forward()
     assert [got[f"o{i}"].shape for i in range(3)] == [(0, 2, 5)] * 3
+
+
+def test_an_infinite_expected_value_is_met_by_the_same_inf_only():
+    from harness.compare import compare, outside
+
+    want = np.array([np.inf, -np.inf, np.inf, 1.0])
+    got = np.array([5.0, np.inf, np.inf, 1.0])
+    assert outside(got, want, 1e-5, 1e-5).tolist() == [True, True, False, False]
+    msg = compare("Out", got, want, "float64", None, None, False)[0]
+    assert "2 of 4 elements differ" in msg and "actual 5" in msg
