@@ -88,8 +88,7 @@ def executor(args, opts, checks, fuzz: int):
         if args.no_isolate:
             raise UsageError("--cluster with --no-isolate: a Ray worker always runs each "
                              "task in a process of its own; drop one")
-        env = {k: os.environ[k] for k in FORWARDED if k in os.environ}
-        env.update({k: v for k, v in os.environ.items() if k.startswith("OPKIT_")})
+        env = {k: v for k, v in os.environ.items() if k in FORWARDED or k.startswith("OPKIT_")}
         recipe = Recipe(opts.to_json(), bool(getattr(args, "paddle", False)), list(args.op),
                         args.all, args.builtins, [os.path.abspath(t) for t in args.tests],
                         list(args.ops or []), checks, fuzz)
