@@ -72,9 +72,12 @@ def ray_executor(address: str, recipe, env: dict, workers: int = 0):
         if not tasks:
             return out
         if not ray.is_initialized():
-            ray.init(address=address or os.environ.get("RAY_ADDRESS") or None,
-                     runtime_env={"env_vars": env}, log_to_driver=False,
-                     include_dashboard=False, logging_level="ERROR")
+            address_now = address or os.environ.get("RAY_ADDRESS") or None
+            # a local Ray started here runs its workers at this process's priority (Ray's
+            # default, nice 15, would put the checks behind everything else on the machine)
+            local = {} if address_now else {"_system_config": {"worker_niceness": 0}}
+            ray.init(address=address_now, runtime_env={"env_vars": env}, log_to_driver=False,
+                     include_dashboard=False, logging_level="ERROR", **local)
         count = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
         actor_cls = ray.remote(num_cpus=1)(Runner)
         idle = [actor_cls.remote(recipe, env) for _ in range(min(count, len(tasks)))]
@@ -87,7 +90,8 @@ def ray_executor(address: str, recipe, env: dict, workers: int = 0):
                 ref = actor.run.remote(task_key(tasks[i]), checks, seed, timeout, fuzz,
                                        context_options)
                 inflight[ref] = (actor, i)
-            ready, _ = ray.wait(list(inflight), num_returns=1)
+            # a bounded wait: Python sees a Ctrl-C between two waits (not inside one)
+            ready, _ = ray.wait(list(inflight), num_returns=1, timeout=1.0)
             for ref in ready:
                 actor, i = inflight.pop(ref)
                 try:

@@ -60,7 +60,7 @@ def skip_reason(message: str) -> str:
     line = (message or "(no reason given)").strip().splitlines()[0]
     line = re.sub(r"^\S+\.py:\d+: ", "", line)
     line = re.sub(r"\bTest\w*", "<class>", line)
-    line = re.sub(r"'[^']*'", "'<name>'", line)
+    line = re.sub(r"(?<!\w)'[\w.:/@-]+'", "'<name>'", line)
     line = re.sub(r"\b\d+(\.\d+)?(e[-+]?\d+)?\b", "N", line)
     return line[:160]
 
@@ -164,7 +164,8 @@ def markdown(summary: dict, top_skips: int = 15) -> str:
         f"{c.get('fail', 0)} fail, {c.get('unconfirmed', 0)} unconfirmed, "
         f"{c.get('skip', 0)} skip.", ""]
     if summary["unclassified"]:
-        lines += [f"**{len(summary['unclassified'])} failures are not classified** (listed "
+        n = len(summary["unclassified"])
+        lines += [f"**{n} failing result{'' if n == 1 else 's'} not classified** (listed "
                   "at the end): this summary is not final.", ""]
     lines += ["## Bugs", "", "| id | grade | what | reached through | versions | expected "
               "(and where from) | reproducer | op types (checks) |", "|---|---|---|---|---|---|---|---|"]
