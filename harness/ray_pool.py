@@ -17,7 +17,7 @@ from harness.report import FAIL, CheckResult
 from harness.resume import task_key
 from harness.run import run_tasks
 
-__all__ = ["RAY_EXTRA", "ray_missing", "ray_executor", "Runner"]
+__all__ = ["RAY_EXTRA", "ray_missing", "ray_executor", "RayExecutor", "Runner"]
 
 RAY_EXTRA = "opkit-dl[ray]"
 #: actors that may die in a row (no task finished between) before the run gives up on Ray
@@ -52,35 +52,54 @@ class Runner:
         return [r.to_json() for r in got.get(0, [])], seconds.get(0, 0.0)
 
 
-def _death(task, exc) -> CheckResult:
+def _death(task, exc, ran: bool = True) -> CheckResult:
     why = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return CheckResult("output", FAIL, "", "", task.name,
-                       f"the Ray worker died while running this task ({why[:300]})",
+    what = "the Ray worker died while running this task" if ran else \
+        f"not run: {MAX_DEATHS} Ray workers died in a row, the last"
+    return CheckResult("output", FAIL, "", "", task.name, f"{what} ({why[:300]})",
                        kind=Crashed.kind)
 
 
-def ray_executor(address: str, recipe, env: dict, workers: int = 0):
+class RayExecutor:
     """An executor (harness.run.run_tasks' signature) on the Ray cluster at `address` (""
-    or "auto": RAY_ADDRESS, else a local Ray started here). `workers`: actors (0: one per
-    CPU of the cluster). `env`: variables every actor sets (PYTHONPATH, OPKIT_*, ...)."""
+    : RAY_ADDRESS, else a local Ray started here). `workers`: actors (0: one per CPU of the
+    cluster). `env`: variables every actor sets (PYTHONPATH, OPKIT_*, ...). `start()` may
+    be called early (before the run discovers its tests): the actors then rebuild the plan
+    while this process does the same."""
 
-    def run(tasks, checks=None, seed=0, timeout=None, jobs=1, isolate=True, fuzz=0,
-            on_task_done=None, context_options=None, task_seconds=None, results=None):
+    def __init__(self, address: str, recipe, env: dict, workers: int = 0):
+        self.address, self.recipe, self.env, self.workers = address, recipe, env, workers
+        self.actors: list = []
+        self.actor_cls = None
+
+    def start(self) -> None:
+        import ray
+
+        if self.actor_cls is not None:
+            return
+        if not ray.is_initialized():
+            address = self.address or os.environ.get("RAY_ADDRESS") or None
+            # a local Ray started here runs its workers at this process's priority (Ray's
+            # default, nice 15, would put the checks behind everything else on the machine)
+            local = {} if address else {"_system_config": {"worker_niceness": 0}}
+            ray.init(address=address, runtime_env={"env_vars": self.env},
+                     log_to_driver=False, include_dashboard=False, logging_level="ERROR",
+                     **local)
+        count = self.workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        self.actor_cls = ray.remote(num_cpus=1)(Runner)
+        self.actors = [self.actor_cls.remote(self.recipe, self.env) for _ in range(count)]
+
+    def __call__(self, tasks, checks=None, seed=0, timeout=None, jobs=1, isolate=True,
+                 fuzz=0, on_task_done=None, context_options=None, task_seconds=None,
+                 results=None):
         import ray
 
         out = {} if results is None else results
         if not tasks:
+            self.close()
             return out
-        if not ray.is_initialized():
-            address_now = address or os.environ.get("RAY_ADDRESS") or None
-            # a local Ray started here runs its workers at this process's priority (Ray's
-            # default, nice 15, would put the checks behind everything else on the machine)
-            local = {} if address_now else {"_system_config": {"worker_niceness": 0}}
-            ray.init(address=address_now, runtime_env={"env_vars": env}, log_to_driver=False,
-                     include_dashboard=False, logging_level="ERROR", **local)
-        count = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
-        actor_cls = ray.remote(num_cpus=1)(Runner)
-        idle = [actor_cls.remote(recipe, env) for _ in range(min(count, len(tasks)))]
+        self.start()
+        idle, self.actors = self.actors, []
         pending = list(range(len(tasks)))
         inflight: dict = {}
         deaths = 0
@@ -102,10 +121,10 @@ def ray_executor(address: str, recipe, env: dict, workers: int = 0):
                     got, seconds = [_death(tasks[i], exc)], 0.0
                     deaths += 1
                     ray.kill(actor, no_restart=True)
-                    actor = actor_cls.remote(recipe, env)
+                    actor = self.actor_cls.remote(self.recipe, self.env)
                     if deaths >= MAX_DEATHS:     # workers that cannot even start
                         for j in pending:
-                            out[j] = [_death(tasks[j], exc)]
+                            out[j] = [_death(tasks[j], exc, ran=False)]
                             if on_task_done:
                                 on_task_done(j)
                         pending = []
@@ -115,8 +134,18 @@ def ray_executor(address: str, recipe, env: dict, workers: int = 0):
                     task_seconds[i] = seconds
                 if on_task_done:
                     on_task_done(i)
-        for actor in idle:
-            ray.kill(actor)
+        self.actors = idle
+        self.close()
         return out
 
-    return run
+    def close(self) -> None:
+        import ray
+
+        for actor in self.actors:
+            ray.kill(actor)
+        self.actors = []
+
+
+def ray_executor(address: str, recipe, env: dict, workers: int = 0) -> RayExecutor:
+    """`RayExecutor(address, recipe, env, workers)`."""
+    return RayExecutor(address, recipe, env, workers)

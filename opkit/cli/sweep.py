@@ -92,7 +92,9 @@ def executor(args, opts, checks, fuzz: int):
         recipe = Recipe(opts.to_json(), bool(getattr(args, "paddle", False)), list(args.op),
                         args.all, args.builtins, [os.path.abspath(t) for t in args.tests],
                         list(args.ops or []), checks, fuzz)
-        run = ray_executor(address, recipe, env, workers=args.jobs if getattr(args, "jobs_given", False) else 0)
+        run = ray_executor(address, recipe, env,
+                           workers=args.jobs if getattr(args, "jobs_given", False) else 0)
+        run.start()      # the workers rebuild the plan while this process discovers it
     notes = []
     if resume is not None:
         from harness.resume import ResumeStore, fingerprint, resumable
