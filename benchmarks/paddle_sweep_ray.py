@@ -19,6 +19,7 @@ import collections
 import json
 import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -54,13 +55,17 @@ def _one(mode: str, tests: Path, seed: int, out: Path) -> dict:
     if mode == "ray":
         cmd += ["--cluster", "ray"]
     load = os.getloadavg()[0]
-    began = time.monotonic()
+    began, cpu0 = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
     p = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    wall = time.monotonic() - began
+    wall, cpu1 = time.monotonic() - began, resource.getrusage(resource.RUSAGE_CHILDREN)
     out.write_text(p.stdout)
     totals = UNITS.findall(p.stderr)
     units = int(totals[-1][1]) if totals else 0
+    # CPU seconds of the command and the processes it waited for (the fork pool's workers,
+    # the fresh interpreters); not a Ray cluster's workers, which are not its children
+    cpu = cpu1.ru_utime + cpu1.ru_stime - cpu0.ru_utime - cpu0.ru_stime
     return {"mode": mode, "file": out.name, "exit": p.returncode, "wall_s": round(wall, 1),
+            "cpu_s_children": round(cpu, 1),
             "units": units, "units_per_min": round(units / wall * 60, 2) if wall else 0,
             "load_before": round(load, 2), "load_after": round(os.getloadavg()[0], 2)}
 
