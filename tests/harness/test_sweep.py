@@ -204,3 +204,17 @@ def test_cluster_ray_without_ray_exits_2_naming_the_extra(tmp_path):
 def test_a_bad_cluster_value_exits_2():
     p = _opkit("relu", "--cluster", "spark")
     assert p.returncode == 2 and "expected 'ray' or 'ray://HOST:PORT'" in p.stderr, p.stderr
+
+
+def test_resume_into_a_file_exits_2(tmp_path):
+    (tmp_path / "f").write_text("")
+    p = _opkit("relu", "--resume", str(tmp_path / "f"))
+    assert p.returncode == 2 and "not a folder" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_the_core_runs_without_ray():
+    # harness.ray_pool and opkit.cli.sweep import ray only when --cluster asks for it
+    code = ("import sys; import harness.ray_pool, harness.resume, opkit.cli.sweep; "
+            "assert 'ray' not in sys.modules")
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
