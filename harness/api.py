@@ -27,8 +27,10 @@ class Outcome:
 
 def run(selection, ops=None, checks=None, seed: int = DEFAULT_SEED,
         timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1, isolate: bool = True,
-        fuzz: int = 0, progress=None) -> Outcome:
-    """Test the selected ops (only `ops` of them, when given: a shard)."""
+        fuzz: int = 0, progress=None, executor=None) -> Outcome:
+    """Test the selected ops (only `ops` of them, when given: a shard). `executor`: runs
+    the planned tasks (default: the fork pool, harness.run.run_tasks); `advance(failed=...)`
+    says whether the task that ended has a failed check."""
     wanted = set(selection.ops if ops is None else ops)
     runnable = [op for op in selection.runnable if op in wanted]
     unusable = unusable_selection()
@@ -41,18 +43,19 @@ def run(selection, ops=None, checks=None, seed: int = DEFAULT_SEED,
         op_checks = op_level_checks(checks) if isolate else []
         tasks = plan(runnable, selection.by_op, fuzz, checks, op_checks)
         task_seconds: dict = {}
+        results: dict = {}
         bar = progress(len(tasks)) if progress is not None else \
-            contextlib.nullcontext(lambda: None)
+            contextlib.nullcontext(lambda **_: None)
         with bar as advance:
             def done(index):    # an op's time: the sum of its tasks' own times
                 op = tasks[index].op
                 out.seconds[op] = out.seconds.get(op, 0.0) + task_seconds.get(index, 0.0)
-                advance()
+                advance(failed=any(r.status == FAIL for r in results.get(index, ())))
 
             reports = run_ops(runnable, selection.by_op, checks=checks, seed=seed,
                               timeout=timeout, jobs=jobs, isolate=isolate, fuzz=fuzz,
                               progress=done, task_seconds=task_seconds,
-                              planned=(tasks, op_checks))
+                              planned=(tasks, op_checks), executor=executor, results=results)
     reports = op_level(selection, reports, checks, unusable)
     out.reports = [r for r in reports if r.op in wanted]
     return out

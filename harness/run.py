@@ -279,13 +279,15 @@ def _crash_message(exitcode) -> str:
 def run_tasks(tasks: list[Task], checks=None, seed: int = DEFAULT_SEED,
               timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1, isolate: bool = True,
               fuzz: int = 0, on_task_done=None, context_options=None,
-              task_seconds: dict | None = None) -> dict[int, list]:
+              task_seconds: dict | None = None, results: dict | None = None) -> dict[int, list]:
     """Run tasks; {task index: [CheckResult, ...]}. `on_task_done(index)` after each, once
-    `task_seconds` (a dict, when given) has {task index: seconds the task ran}. `isolate`:
+    `task_seconds` (a dict, when given) has {task index: seconds the task ran} and
+    `results` (a dict, when given: the one returned) the task's results. `isolate`:
     each task in a worker forked from this process, `jobs` at a time (where it may fork);
-    else one after another in this process."""
+    else one after another in this process. An executor (harness.ray_pool, harness.resume) has
+    this signature."""
     context_options = dict(context_options or {})
-    out: dict[int, list] = {}
+    out: dict[int, list] = {} if results is None else results
 
     def done(i, seconds):
         if task_seconds is not None:
@@ -447,10 +449,11 @@ def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=
             seed: int = DEFAULT_SEED, timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1,
             isolate: bool = True, fuzz: int = 0, progress=None,
             context_options=None, task_seconds: dict | None = None,
-            planned=None) -> list[OpReport]:
+            planned=None, executor=None, results: dict | None = None) -> list[OpReport]:
     """One OpReport per op, in the order given. `progress(index)` after each task of
-    `plan(...)`; `task_seconds`: as `run_tasks`. `planned`: (tasks, op_level) the caller
-    already planned for the same arguments (harness.api), else planned here."""
+    `plan(...)`; `task_seconds`, `results`: as `run_tasks`. `planned`: (tasks, op_level) the
+    caller already planned for the same arguments (harness.api), else planned here.
+    `executor`: runs the tasks (default `run_tasks`, the fork pool; harness.ray_pool)."""
     if planned is None:
         op_level = op_level_checks(checks) if isolate else []
         planned = plan(ops, discovered, fuzz, checks, op_level), op_level
@@ -458,19 +461,23 @@ def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=
     missing = {op: f"no OpTest found for op '{op}'" for op in ops if not discovered.get(op)}
     if op_level:          # the cases' workers leave those checks to the op tasks
         context_options = dict(context_options or {}, op_level=tuple(op_level))
-    batch = None
+    batch, kept = None, None
     if checks is None or "determinism" in checks:
         # determinism across processes: ONE pair of fresh interpreters for the whole run,
         # working in the background while the cases run (harness.hashseed)
         from harness.hashseed import start_batch
 
-        batch = start_batch(ops, discovered, seed, timeout)     # an op without OpTest: none
-        if batch is not None:
+        # a resumed run (harness.resume) holds the earlier runs' results of some ops
+        kept = getattr(executor, "kept_hash_seeds", None)
+        kept = kept(ops) if kept else {}
+        batch = start_batch([op for op in ops if op not in kept], discovered, seed, timeout)
+        if batch is not None or kept:
             context_options = dict(context_options or {}, hash_seeds="batch")
     try:
-        done = run_tasks(tasks, checks, seed, timeout, jobs, isolate, fuzz,
-                         on_task_done=progress, context_options=context_options,
-                         task_seconds=task_seconds)
+        done = (executor or run_tasks)(tasks, checks, seed, timeout, jobs, isolate, fuzz,
+                                       on_task_done=progress,
+                                       context_options=context_options,
+                                       task_seconds=task_seconds, results=results)
     except BaseException:
         if batch is not None:
             batch.close()
@@ -484,6 +491,10 @@ def run_ops(ops: list[str], discovered: dict[str, list[DiscoveredTest]], checks=
     if batch is not None:
         for op, results in batch.results(list(reports.values())).items():
             reports[op].results.extend(results)
+            if hasattr(executor, "keep_hash_seeds"):
+                executor.keep_hash_seeds(op, results)
+    for op, results in (kept or {}).items():
+        reports[op].results.extend(results)
     for op, reason in missing.items():
         reports[op].note = reason
         reports[op].results.append(CheckResult("output", SKIP, "", "", "", reason))

@@ -294,20 +294,32 @@ def summary_line(reports, seed=None) -> str:
 HEARTBEAT_S = 3.0
 
 
+def progress_line(description: str, done: int, total: int, unit: str, failed: int,
+                  elapsed: float) -> str:
+    """ "opkit test: 54/443 <unit> done, 3 with a failure, 120s, about 14m left": the time
+    left is the elapsed time per unit done times the units left (none before the first)."""
+    left = ""
+    if 0 < done < total:
+        secs = elapsed / done * (total - done)
+        left = f", about {secs / 60:.0f}m left" if secs >= 90 else f", about {secs:.0f}s left"
+    return (f"{description}: {done}/{total} {unit} done, {failed} with a failure, "
+            f"{elapsed:.0f}s{left}")
+
+
 @contextlib.contextmanager
 def heartbeat(total: int, description: str = "opkit test", every: float = HEARTBEAT_S,
               unit: str = "tasks"):
-    """Off a terminal: a progress line on stderr every `every` seconds (also while a slow
-    case runs). Written with os.write from a thread: no Python-level lock is held that a
-    forked worker could inherit."""
-    done = [0]
+    """Off a terminal: a progress line (`progress_line`) on stderr every `every` seconds
+    (also while a slow case runs). Written with os.write from a thread: no Python-level lock
+    is held that a forked worker could inherit. `advance(failed=False)` counts one unit."""
+    done, failed_count = [0], [0]
     stop = threading.Event()
     started = time.monotonic()
 
     def beat():
         while not stop.wait(every):
-            line = (f"{description}: {done[0]}/{total} {unit} done, "
-                    f"{time.monotonic() - started:.0f}s\n")
+            line = progress_line(description, done[0], total, unit, failed_count[0],
+                                 time.monotonic() - started) + "\n"
             try:
                 os.write(2, line.encode())
             except OSError:
@@ -316,8 +328,9 @@ def heartbeat(total: int, description: str = "opkit test", every: float = HEARTB
     thread = threading.Thread(target=beat, daemon=True)
     thread.start()
 
-    def advance(*_):
+    def advance(*_, failed: bool = False):
         done[0] += 1
+        failed_count[0] += bool(failed)
 
     try:
         yield advance
@@ -332,7 +345,7 @@ def progress(total: int, description: str = "opkit test", enabled: bool = True,
     """A progress bar on stderr when it is a terminal, else a heartbeat line every few
     seconds ("54/443 <unit> done"); yields `advance()`."""
     if not enabled or total <= 1:
-        yield lambda *_: None
+        yield lambda *_, **__: None
         return
     if plain_output(sys.stderr):
         with heartbeat(total, description, unit=unit) as advance:
@@ -345,4 +358,4 @@ def progress(total: int, description: str = "opkit test", enabled: bool = True,
                   MofNCompleteColumn(), TimeElapsedColumn(),
                   console=Console(file=sys.stderr), transient=True) as bar:
         task = bar.add_task(f"{description} ({unit.split(' (')[0]})", total=total)
-        yield lambda *_: bar.advance(task)
+        yield lambda *_, **__: bar.advance(task)

@@ -94,6 +94,9 @@ def add_arguments(parser) -> None:
                              "and derived case and fail on a disagreement (check 'against')")
     parser.add_argument("--no-isolate", action="store_true",
                         help="run the checks in this process (no crash isolation)")
+    from opkit.cli.sweep import add_arguments as add_sweep_arguments
+
+    add_sweep_arguments(parser)
 
 
 def _backend_name(value: str, builtin: bool = True) -> str:
@@ -181,6 +184,7 @@ def automatic_jobs() -> int:
 def _validate(args) -> None:
     if args.jobs < 0:
         raise _usage(f"--jobs {args.jobs}: must be >= 0 (0: automatic)")
+    args.jobs_given = args.jobs != 0
     if args.jobs == 0:
         args.jobs = automatic_jobs()
     if args.fuzz is not None and args.fuzz < 0:
@@ -249,6 +253,9 @@ def run(args) -> int:
                   [c.name for c in all_checks() if c.default]) + ["against"]
     set_place_option("--place")
 
+    from opkit.cli.sweep import executor
+
+    run_tasks_with, sweep_notes = executor(args, opts, checks, args.fuzz if fuzzing else 0)
     from harness.backends import activate, compat_mode, selector
 
     if getattr(args, "paddle", False):
@@ -306,9 +313,10 @@ def run(args) -> int:
                       jobs=args.jobs, isolate=not args.no_isolate,
                       fuzz=args.fuzz if fuzzing else 0,
                       progress=lambda total: progress(total, "opkit test",
-                                                      enabled=args.all or total > 4, unit=TASKS))
+                                                      enabled=args.all or total > 4, unit=TASKS),
+                      executor=run_tasks_with)
     reports, finished = outcome.reports, outcome.seconds
-    notes += outcome.notes
+    notes += outcome.notes + sweep_notes
     if args.record_durations and finished:
         write_durations(durations_file, finished)
         print(f"opkit test: wrote durations of {len(finished)} op{'' if len(finished) == 1 else 's'} to {durations_file}",
