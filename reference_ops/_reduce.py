@@ -9,7 +9,8 @@ Semantics of Paddle's reduce ops (Fluid 1.8): reduce X over the dims ``dim`` (ne
 dim) reduces over all of them; ``keep_dim`` keeps reduced dims as 1, else they are
 removed, and an Out that would have no dims has shape [1]. Gradients: sum broadcasts
 Out@GRAD, mean divides it by the number of reduced elements, max/min give it to every
-element equal to the extreme (ties share it, as in Paddle), prod gives Out@GRAD * Out / X.
+element equal to the extreme (ties share it, as in Paddle), prod gives Out@GRAD times the
+product of the other elements (Out / X where no element is 0).
 
 Paddle 2.x's dtype attrs (Paddle's VarType numbers; -1, the default, casts nothing):
 ``out_dtype`` casts X to that dtype and reduces in it, Out has it (paddle.sum(x, dtype=));
@@ -158,7 +159,13 @@ def build_reduce(op_type: str) -> SimpleNamespace:
             x = ctx.input("X")
             out = xp.reshape(ctx.input("Out"), kept)
             if fn_name == "prod":
-                dx = g * out / x
+                # the product of the others, also where x holds zeros (not out / x: 0/0)
+                zero = x == 0
+                ax = tuple(dims)
+                nonzero = xp.prod(xp.where(zero, 1, x), axis=ax, keepdims=True)
+                count = xp.sum(zero, axis=ax, keepdims=True)
+                dx = g * xp.where(zero, xp.where(count == 1, nonzero, 0),
+                                  xp.where(count == 0, out / xp.where(zero, 1, x), 0))
             else:
                 dx = g * (x == out).astype(dout.dtype)
         dx_dtype = x_t.dtype if (ctx.attr("out_dtype") != -1 or ctx.attr("in_dtype") != -1) \

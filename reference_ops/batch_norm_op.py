@@ -143,7 +143,9 @@ def batch_norm_kernel(ctx):
         ctx.set_output("VarianceOut", xp.array(var, copy=True))
     else:
         use_mean = xp.mean(x, axis=red)
-        use_var = xp.mean(xp.square(x - _bcast(xp, use_mean, axis, x.ndim)), axis=red)
+        # squared in float64: float32 squares overflow where the variance itself is finite
+        dev = (x - _bcast(xp, use_mean, axis, x.ndim)).astype("float64")
+        use_var = xp.mean(xp.square(dev), axis=red).astype(x.dtype)
         ctx.set_output("MeanOut", mean * momentum + use_mean * (t(1) - momentum))
         ctx.set_output("VarianceOut", var * momentum + use_var * (t(1) - momentum))
     inv_std = t(1) / xp.sqrt(use_var + eps)

@@ -34,6 +34,7 @@ DEFAULT_BUDGET = DEFAULT_EXPLORE   # derived cases per OpTest case (opkit test -
 GRAD_BUDGET = 3         # of those, how many also get a gradient check
 GENERATED = 4           # then, cases drawn by hypothesis over the declared domains (shrunk)
 SCREEN_BLOCKS = 4       # blocks per random direction of that gradient screen (fast mode: 16)
+MAX_CAUSES = 3          # distinct failure causes reported per OpTest case (_cause)
 RESEEDS = 1             # without reference(): setUp re-run under this many other seeds
                         # (one more per 32 of budget: --explore 64 gives 3)
 
@@ -100,8 +101,11 @@ class ExploreCheck(Check):
             return [self.skipped(case, "reference() does not compute the case's own inputs "
                                        f"({type(error or own).__name__}): it cannot judge "
                                        "derived cases")]
+        failures, causes = [], set()
         for ex in derive_cases(case, seed):
-            verdict = self._judge(derived, ex, combo, seed, grads_left > 0 and ex.grads)
+            # after a failure the rest is judged quietly (no reproducer) until another cause
+            wg = grads_left > 0 and ex.grads
+            verdict = self._judge(derived, ex, combo, seed, wg, quiet=bool(failures))
             if verdict is None:
                 continue
             judged += 1
@@ -110,10 +114,16 @@ class ExploreCheck(Check):
             if isinstance(verdict, str):
                 continue
             if verdict.status != "unconfirmed":
-                found = verdict
-                break     # the first failure is the report
+                cause = _cause(ex, verdict)
+                if cause not in causes:     # one failure per distinct cause: a refused attr
+                    causes.add(cause)       # value does not hide a NaN
+                    again = self._judge(derived, ex, combo, seed, wg) if failures else None
+                    failures.append(again if hasattr(again, "status") else verdict)
+                if len(failures) >= MAX_CAUSES:
+                    break
+                continue
             found = found or verdict     # harness.confirm: keep exploring; the first is said
-        results = [found] if found else []
+        results = failures or ([found] if found else [])
         if not any(r.status == "fail" for r in results):
             drawn = self._drawn(derived, combo, seed)
             if drawn is not None:
@@ -300,6 +310,13 @@ def _reference(case, inputs, attrs):
             return case.reference(copies, dict(attrs)), None
     except Exception as exc:  # noqa: BLE001
         return None, exc
+
+
+def _cause(ex: Explored, result) -> tuple:
+    """What a failure is about: its kind (wrong value, raw error, refusal, ...), what was
+    derived (attrs, values, shapes) and whether NaN or inf is involved."""
+    nonfinite = any(w in ex.note for w in ("NaN", "inf")) or "NaN" in result.message[:300]
+    return result.kind, "attr" if ex.kind in ("pair", "attr+value") else ex.kind, nonfinite
 
 
 def _first(exc) -> str:

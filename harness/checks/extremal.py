@@ -9,8 +9,12 @@ from harness.case import normalize_slots
 from harness.check import Check, NonFinite
 from harness.compare import first_flagged, fmt_index
 from harness.op import Combo, run as run_case
+from harness.inputs.variants.extremal import WIDE
 from harness.values import fmt_value
+from opkit.framework.dtypes import max_finite
 from opkit.framework.grad_maker import GRAD_SUFFIX
+
+HEADROOM = 8.0
 
 
 class ExtremalCheck(Check):
@@ -29,15 +33,20 @@ class ExtremalCheck(Check):
             base_skip=lambda exc: (f"{derived.note}: the float64 run raises "
                                    f"({type(exc).__name__}); no oracle"),
             variant=lambda combo: run_case(derived.case, combo, context),
-            compare=_compare, refused="skip")
+            compare=lambda oracle, got, combo: _compare(
+                oracle, got, combo, wide=derived.info.get("kind") in WIDE),
+            refused="skip")
 
 
-def _compare(oracle, got, combo):
-    """None, or (the first non-finite element where the oracle is finite, NonFinite)."""
+def _compare(oracle, got, combo, wide=False):
+    """None, or (the first non-finite element where the oracle is finite, NonFinite). `wide`
+    (max_finite, spread): outputs only, where the oracle is within the run dtype's largest
+    finite value / HEADROOM (a result at the top of the range may overflow on its way)."""
     overflowing = _forward_beyond_run_dtype(oracle, got)
     for name, want in oracle.items():
         have = got.get(name)
-        if want is None or have is None or np.asarray(want).dtype.kind != "f":
+        if want is None or have is None or np.asarray(want).dtype.kind != "f" or \
+                wide and name.endswith(GRAD_SUFFIX):
             continue
         want, have = np.asarray(want), np.asarray(have)
         # judged only where the oracle's value is representable in the run dtype:
@@ -45,6 +54,8 @@ def _compare(oracle, got, combo):
         run_dt = have.dtype if have.dtype.kind == "f" else want.dtype
         with np.errstate(all="ignore"):
             representable = np.isfinite(want.astype(run_dt))
+            if wide:
+                representable &= np.abs(want) < max_finite(run_dt) / HEADROOM
         if overflowing and name.endswith(GRAD_SUFFIX):
             # a forward output is beyond the run dtype's range (exp near 88.7 in float32):
             # inf there is right, and the gradients made from it may be inf too, even where

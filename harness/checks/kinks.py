@@ -2,13 +2,15 @@
 equals one of the one-sided slopes (docs/harness.md, "Input variants"; the one-sided test is
 harness.kinks). Elements where one side is not finite (sqrt at 0: a domain edge) are skipped,
 and so are singular points: where the op is not continuous (atan2 at (0, 0): no one-sided
-derivative exists) or where the op, or its reference, is not finite or not defined."""
+derivative exists) or where the op, or its reference, is not finite or not defined. A NaN or
+inf analytic gradient where both one-sided slopes are finite fails at any point, kink or
+smooth (a gradient computed as out / x at x = 0: reduce_prod)."""
 from __future__ import annotations
 
 import numpy as np
 
 from harness import laws
-from harness.check import Check, WrongValue
+from harness.check import Check, NonFinite, WrongValue
 from harness.compare import fmt_index
 from harness.gradient import NumericEngine
 from harness.kinks import (ACCEPTED, discontinuous, domain_edge, is_kink, kink_verdict,
@@ -119,6 +121,11 @@ def _compare(engine, slopes, got, combo, max_rel):
         if ana is None:
             continue
         a = float(np.asarray(ana, dtype=np.float64).reshape(-1)[k])
+        if not np.isfinite(a) and np.isfinite(left) and np.isfinite(right):
+            where = fmt_index(grad_var_name(name), np.unravel_index(k, engine.base[name].shape))
+            return (f"{where} at {name} = {what}: analytic {fmt_value(a)} where both one-sided "
+                    f"slopes are finite: left {fmt_value(left)}, right {fmt_value(right)} (a "
+                    "gradient that divides by the input?)", NonFinite)
         if kink_verdict(a, left, right, tol) in (None, *ACCEPTED):
             continue        # no kink there (the `grad` check's business), or a slope matched
         if str(what).startswith("tie") and matches(a, (left + right) / 2, tol):

@@ -316,7 +316,23 @@ def _attr_cases(case, specs, proto) -> tuple[list, list]:
     return singles, pairs
 
 
-def _shape_cases(case, specs) -> list[Explored]:
+_AXIS_NAMES = ("axis", "axes", "dim", "dims")
+
+
+def _rank_attrs(case, proto) -> dict:
+    """{attr: its value for a 0-D input} of the case's rank-dependent attrs (an axis-domain
+    attr or one named axis/dim: 0; an axes list or int list named so: [0]); {} when none."""
+    out = {}
+    for a, value in explorable_attrs(proto, dict(case.attrs or {})):
+        kind = a.domain.kind if a.domain is not None else None
+        if kind == "axis" or (a.type in ("int", "long") and a.name in _AXIS_NAMES):
+            out[a.name] = 0
+        elif kind == "axes" or (a.type in ("ints", "longs") and a.name in _AXIS_NAMES):
+            out[a.name] = [0] if value else value
+    return {k: v for k, v in out.items() if (case.attrs or {}).get(k) != v}
+
+
+def _shape_cases(case, specs, proto=None) -> list[Explored]:
     if any(s.lengths or not isinstance(s.data, np.ndarray)
            for items in specs.values() for s in items):
         return []
@@ -343,8 +359,14 @@ def _shape_cases(case, specs) -> list[Explored]:
 
     if all(s.data.shape == shape for items in specs.values() for s in items if s.data.ndim):
         # 0-D only where every input is of the one shape (no broadcast operand)
-        add(f"0-D inputs (every input of shape {list(shape)} cut to its first element)",
-            same(lambda a: a.reshape(-1)[:1].reshape(()).copy()))
+        zero_d = same(lambda a: a.reshape(-1)[:1].reshape(()).copy())
+        add(f"0-D inputs (every input of shape {list(shape)} cut to its first element)", zero_d)
+        axes = _rank_attrs(case, proto)
+        if axes:       # the rank-dependent attrs adapted: axis 0, an axis list [0]
+            said = ", ".join(f"{k} = {v!r} (the case: {(case.attrs or {}).get(k)!r})"
+                             for k, v in axes.items())
+            out.append(Explored("shape", f"0-D inputs with {said}", zero_d,
+                                {**dict(case.attrs or {}), **axes}, grads=True))
     for d in [d for d in dict.fromkeys(reversed(shape)) if d > 1][:2]:
         add(f"dims of size {d} cut to 1", cut(case.inputs, {d: 1}))
     add(f"rank {len(shape) + 1} (inputs of shape {list(shape)} stacked with new values along "
@@ -386,10 +408,14 @@ def derive_cases(case, seed: int = DEFAULT_SEED, limit: int | None = None) -> li
     rng = _rng(case, seed)
     singles, pairs = _attr_cases(case, specs, proto) if proto is not None else ([], [])
     values = _value_cases(case, specs, proto, rng)
-    shapes = _shape_cases(case, specs)
+    shapes = _shape_cases(case, specs, proto)
     combined = _combined_cases(case, singles, values)
     rng.shuffle(pairs)
-    return _round_robin([singles, values, shapes, pairs, combined])[:limit]
+    # every value of every bool / value-set attr is judged whatever the budget (a flag's
+    # other value is the contract's own case); the rest round-robin up to the budget
+    discrete = [x for x in singles if x.info.get("discrete")] if limit else []
+    rest = [x for x in singles if not any(x is d for d in discrete)]
+    return discrete + _round_robin([rest, values, shapes, pairs, combined])[:limit]
 
 
 # -- drawing (hypothesis): values over the declared domains, shrinkable ---------------------

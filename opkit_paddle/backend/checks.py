@@ -1,5 +1,5 @@
 """The checks on Paddle's kernels: which apply as they are, which cannot (and why), and the
-Paddle backend's own way to make two findings (`mutation`, `dtypes`).
+Paddle backend's own way to make three findings (`mutation`, `dtypes`, `describe`).
 
 Every check not named in `CANNOT_APPLY` or `REPLACED` runs unchanged through the seam
 (harness.op.make): output, grad, determinism, lod, empty, extremal, kinks,
@@ -12,21 +12,18 @@ from __future__ import annotations
 
 from opkit_paddle.backend import env as paddle_env
 from harness.case import attr_float_dtype
-from harness.check import Check, InputWritten, MissingKernel
+from harness.check import Check, InputWritten, MissingKernel, WrongShape
 from harness.context import has_float_inputs
 from harness.messages import raised
 from harness.op import has_grad, prepare, refusal, run_forward_backward
 
-__all__ = ["CANNOT_APPLY", "REPLACED", "override", "MutationReadBack", "PaddleDtypes"]
+__all__ = ["CANNOT_APPLY", "REPLACED", "override", "MutationReadBack", "PaddleDtypes",
+           "PaddleDescribe"]
 
 _HOOKS = ("it watches each kernel call through opkit's kernel hooks; Paddle's executor "
           "has none")
 CANNOT_APPLY = {
     "aliasing": _HOOKS + " (and fetched outputs are copies, so no output can alias a feed)",
-    "describe": "it judges the compile-time description (dtype, shape, lod_level) that opkit's "
-                "own op gives; a legacy Paddle op leaves its outputs' dtypes to the Python "
-                "layer that builds the program (the backend's one-op program has none to "
-                "judge); Paddle's compile-time shapes are judged by infer_shape",
     "no_need_buffer": _HOOKS,
     "declared_inputs": _HOOKS,
     "inplace": "it runs opkit's executor with its inplace pass on; Paddle's inplace pass "
@@ -117,4 +114,70 @@ class PaddleDtypes(Check):
             yield self.passed(derived, None, ", ".join(types) + ": float32 and float64")
 
 
-REPLACED = {"mutation": MutationReadBack(), "dtypes": PaddleDtypes()}
+class PaddleDescribe(Check):
+    """`describe` on Paddle's kernels: the dtype and shape Paddle's compile-time infer_shape
+    (InferMeta) writes into the backend's one-op program equal the tensor the kernel gives.
+    0-D and [1] are one shape here (the Fluid 1.8 bridge); lod_level is not judged."""
+
+    name = "describe"
+    description = "Paddle's compile-time dtype and shape of every output == the kernel's"
+    order = 151
+
+    def verdict(self, derived, context):
+        import numpy as np
+
+        from harness import laws
+
+        case = derived.case
+        combo = laws.numeric_combo(case)
+        try:
+            p = prepare(case, combo)
+            with np.errstate(all="ignore"):
+                p.forward()
+        except Exception as exc:  # noqa: BLE001 - the op failing is output's finding
+            yield self.skipped(case, f"the op raised ({refusal(exc) or raised(exc)}): see "
+                                     "output", combo)
+            return
+        judged = 0
+        for name in p.output_names():
+            desc, arr = p.var_desc(name), p.array(name)
+            if desc is None or arr is None or name.endswith("XShape"):
+                continue
+            judged += 1
+            problem = _described(desc, np.asarray(arr))
+            if problem:
+                yield self.failed(derived, combo, f"output {name}: {problem}", kind=WrongShape)
+                return
+        if judged:
+            yield self.passed(derived, combo, f"{judged} outputs as described")
+        else:
+            yield self.skipped(case, "no output with a compile-time description", combo)
+
+
+def _described(desc, arr) -> str | None:
+    import numpy as np
+
+    shape, dtype, _ = desc
+    try:
+        want = np.dtype(dtype).name
+    except TypeError:
+        want = None      # a dtype numpy does not name
+    if want == "bfloat16":
+        want = None      # fetched as uint16 or float32 by Paddle's Python layer
+    if want is not None and arr.size and want != arr.dtype.name:
+        return (f"Paddle's compile-time infer_shape describes it as {want}, the kernel "
+                f"produces {arr.dtype.name}")
+    run = list(arr.shape)
+    if shape is not None and not list(shape) and arr.size != 1:
+        return None      # [] for an output infer_shape leaves undeclared (batch_norm's
+                         # SavedMean with is_test): nothing described
+    if shape is not None and [d for d in shape if d != 1] != [d for d in run if d != 1] \
+            and not (len(shape) == len(run) and all(c < 0 or c == r
+                                                     for c, r in zip(shape, run))):
+        return (f"Paddle's compile-time infer_shape describes shape {list(shape)}, the kernel "
+                f"produces {run} (every input dim known)")
+    return None
+
+
+REPLACED = {"mutation": MutationReadBack(), "dtypes": PaddleDtypes(),
+            "describe": PaddleDescribe()}

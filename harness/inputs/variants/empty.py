@@ -1,6 +1,8 @@
-"""`empty`: a zero-size variant of the case: the leading (batch) dimension of every input that
+"""`empty`: zero-size variants of the case: the leading (batch) dimension of every input that
 shares the batch size of the first float input becomes 0; a LoD input becomes an all-empty
-batch (the same number of sequences, each of length 0)."""
+batch (the same number of sequences, each of length 0). Then each other dim size of the first
+float input is cut to 0 in turn, in every input (not parameters or tables) wherever that size
+appears (as fuzz remaps dims: equal dims stay equal)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -8,6 +10,7 @@ from dataclasses import replace
 import numpy as np
 
 from harness.case import Derived, Unsupported, as_value, map_inputs, normalize_slots
+from harness.inputs.variants.shapes import cut
 from harness.op import proto_of
 from opkit.framework.dtypes import is_float
 
@@ -83,5 +86,18 @@ def derive(case, context=None):
                for slot, value in (case.outputs or {}).items() if isinstance(value, list)}
     derived = replace(case, inputs=inputs, outputs=outputs, reference=None,
                       name=case.name + "[empty]")
-    return Derived("empty", derived, case, f"zero-size batch in {', '.join(zeroed)}",
-                   {"batch": batch, "zeroed": zeroed})
+    out = [Derived("empty", derived, case, f"zero-size batch in {', '.join(zeroed)}",
+                   {"batch": batch, "zeroed": zeroed})]
+    if lod or any(not isinstance(v, (list, np.ndarray)) or isinstance(v, list) and any(
+            not isinstance(i[1], np.ndarray) for i in v) for v in case.inputs.values()):
+        return out    # LoD (a tuple) or a non-array input: only the batch is emptied
+    for d in dict.fromkeys(floats[0].data.shape[1:]):
+        if d in (0, batch):
+            continue
+        kept = {slot: v for slot, v in case.inputs.items() if slot in params}
+        cut_inputs = {**cut({k: v for k, v in case.inputs.items() if k not in kept}, {d: 0}),
+                      **kept}
+        out.append(Derived("empty", replace(derived, inputs=cut_inputs,
+                                            name=f"{case.name}[empty dim {d}]"), case,
+                           f"every dim of size {d} cut to 0", {"batch": None, "zeroed": []}))
+    return out
