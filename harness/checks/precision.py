@@ -13,7 +13,7 @@ from harness.low_precision import low_precision_kernels, rounding
 from harness.op import make_cotangents, prepare, run_forward_backward
 from harness.values import fmt_value
 from opkit.framework.grad_maker import GRAD_SUFFIX
-from opkit.registry import op_info
+from harness import backends
 
 NAME = "precision"
 PRECISION_FACTOR = 64.0     # allowed multiple of eps32 * (|value| + conditioning)
@@ -80,7 +80,7 @@ class PrecisionCheck(Check):
 
     def verdict(self, derived, context):
         case, seed = derived.case, context.seed
-        kernels = op_info(case.op_type).kernel_places()
+        kernels = backends.declared().kernel_places(case.op_type)
         # float64 resolution: on the OpTest's own case (a generated one adds nothing)
         resolution = not getattr(context, "generated", False)
 
@@ -218,9 +218,10 @@ def _check_resolution(case, place, seed, ref=None):
     """The float64 kernels (forward and grad) resolve input changes below float32's precision
     (docs/harness.md, "Float64 resolution"): None when they do (or it does not apply), else
     the problem. `ref`: the float64 side of `_reference`."""
-    info = op_info(case.op_type)
-    if "float64" not in info.kernel_places().get(place, []) or ref is None or \
-            any(a.name == "seed" for a in getattr(info.proto, "attrs", None) or []):
+    kernels = backends.declared().kernel_places(case.op_type)
+    if "float64" not in kernels.get(place, []) or ref is None \
+            or any(a.name == "seed"
+                   for a in getattr(backends.proto(case.op_type), "attrs", None) or []):
         return None   # no float64 kernel, or a random op (other draws, not other values)
     base, cot, wrt, _ = ref
     try:   # every float input moved by a relative step (the same random signs for both)
