@@ -22,8 +22,10 @@ __all__ = ["TWINS", "Twin", "TwinOp", "Untranslatable", "make", "translate", "tw
 
 
 class Untranslatable(OpRefused, ValueError):
-    """The case's attrs or inputs have no equivalent in the torch op (a refusal: a derived
-    case refused by one side only is not judged)."""
+    """The case's attrs or inputs have no equivalent in the torch op: the case is not
+    compared (`no_equivalent`, read by harness.checks.against)."""
+
+    no_equivalent = True
 
 
 @dataclass(frozen=True)
@@ -226,6 +228,12 @@ class TwinOp(TorchPreparedOp):
 
     def _with_required_outputs(self, given) -> dict:
         return {k: list(v) for k, v in (given or {}).items()}    # only the table's outputs
+
+    def set_input(self, name: str, data, lod=None) -> None:
+        if lod:
+            raise Untranslatable(f"{self.twin.opkit}: input '{name}' has LoD, which torch "
+                                 "tensors do not carry")
+        super().set_input(name, data, lod)
 
     def _call(self, tensors: dict) -> dict:
         if self.twin.y_axis and self.inputs.get("other") and self.inputs.get("self"):
