@@ -5,7 +5,9 @@ the results read back to numpy), one thread, side by side.
 
     python benchmarks/torch_backend_speed.py [--repeat N] [--size N] [OP ...]
 
-Prints, per op, the median microseconds of the direct call, of the backend with a fresh
+Times are the process's CPU time (one thread: what the call costs, not the time other
+processes held the cores), interleaved rounds. Prints, per op, the median microseconds of
+the direct call, of the backend with a fresh
 prepared op per case (`make+fwd+bwd`: what a check pays per case) and with one prepared op
 run again (`fwd+bwd`), and their ratios; then the worst ratio and the load average before
 and after (the machine is shared: compare ratios, not times). Exits 1 when the worst
@@ -76,11 +78,11 @@ def _backend(plugin, op, inputs, attrs, wrt, cot):
 
 def _median_us(fn, repeat, n):
     times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
+    for _ in range(repeat):   # CPU time of this (one-threaded) process: steadier on a
+        t = time.process_time()   # shared machine than the wall clock
         for _ in range(n):
             fn()
-        times.append((time.perf_counter() - t) / n * 1e6)
+        times.append((time.process_time() - t) / n * 1e6)
     return statistics.median(times)
 
 
