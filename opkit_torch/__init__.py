@@ -50,29 +50,49 @@ class TorchBackend(Backend):
 
     def make(self, op_type: str, inputs: dict, attrs: dict | None, outputs=None, place=None,
              enable_inplace: bool = False):
+        from opkit_torch import twins
         from opkit_torch.op import TorchPreparedOp
 
+        if twins.twin(op_type) is not None:      # opkit's op name: its torch twin
+            return twins.make(op_type, inputs, attrs, outputs, place)
         return TorchPreparedOp(op_type, inputs, attrs, outputs, place, enable_inplace)
 
     def has_op(self, op_type: str) -> bool:
         from opkit_torch import describe
 
-        return describe.has_op(op_type)
+        return describe.has_op(op_type) or self._twin(op_type)
 
     def describe(self, op_type: str):
         from opkit_torch import describe
 
+        if self._twin(op_type):      # opkit's op, run as its twin: opkit's declaration
+            from harness.backend.native import OpkitBackend
+
+            return OpkitBackend().describe(op_type)
         return describe.description(op_type)
 
     def has_grad(self, op_type: str) -> bool:
         from opkit_torch import describe
 
+        if self._twin(op_type):
+            return True          # every twin has torch autograd (zeros for floor, round)
         return describe.has_op(op_type) and describe.has_grad(op_type)
 
     def kernel_places(self, op_type: str) -> dict:
         from opkit_torch import describe
 
+        if self._twin(op_type):
+            return {"CPU": ["float32", "float64"]}
         return describe.kernel_places(op_type) if describe.has_op(op_type) else {}
+
+    @staticmethod
+    def _twin(op_type: str) -> bool:
+        """An opkit built-in op with a torch twin (opkit_torch.twins: `--against torch`)."""
+        if "::" in op_type or env_missing():
+            return False
+        from opkit_torch import twins
+
+        return twins.twin(op_type) is not None
 
     def grad_key(self, name: str) -> str:
         return name + "@GRAD"
@@ -91,6 +111,12 @@ class TorchBackend(Backend):
         from opkit_torch.checks import override
 
         return override(name)
+
+
+def env_missing() -> str | None:
+    from opkit_torch import env
+
+    return env.missing()
 
 
 plugin = TorchBackend()

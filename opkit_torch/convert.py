@@ -25,6 +25,9 @@ def to_tensor(data, device: str = "cpu"):
     with zero or negative strides becomes contiguous."""
     torch = env.load()
     a = np.asarray(data)
+    if a.dtype.kind in "fiub" and a.flags.c_contiguous and a.flags.writeable and a.size:
+        t = torch.from_numpy(a)                   # the common case, first
+        return t.clone() if device == "cpu" else t.to(device, copy=True)
     if _bfloat16(a.dtype):
         return to_tensor(a.view(np.int16), device).view(torch.bfloat16)
     strides = [s // a.itemsize for s in a.strides] if a.itemsize else []
@@ -54,7 +57,10 @@ def to_numpy(t) -> np.ndarray:
     torch = env.load()
     if not isinstance(t, torch.Tensor):
         return np.asarray(t)
-    t = t.detach().cpu()
+    t = t.detach()
+    if t.dtype in _PLAIN and t.device.type == "cpu" and not t.is_neg():
+        return t.numpy().copy()                   # the common case, first
+    t = t.cpu()
     if t.dtype == torch.bfloat16:
         import ml_dtypes
 
@@ -62,6 +68,20 @@ def to_numpy(t) -> np.ndarray:
     if t.is_conj() or t.is_neg():
         t = t.resolve_conj().resolve_neg()
     return t.numpy().copy()
+
+
+class _Plain:
+    """torch's real dtypes numpy holds as they are (filled when torch is loaded)."""
+
+    def __contains__(self, dtype) -> bool:
+        torch = env.load()
+        plain = {torch.float64, torch.float32, torch.float16, torch.int64, torch.int32,
+                 torch.int16, torch.int8, torch.uint8, torch.bool}
+        _Plain.__contains__ = lambda self, d: d in plain
+        return dtype in plain
+
+
+_PLAIN = _Plain()
 
 
 def torch_dtype(name):

@@ -35,14 +35,19 @@ def call_args(schema, values: dict, attrs: dict) -> tuple[list, dict]:
     """(positional, keyword) arguments of a call of the op: `values` {arg: tensor or list
     of tensors or None} for the tensor arguments, `attrs` {arg: python value} for the
     others (a missing attr takes its default; one without a default is an error)."""
-    args, kwargs = [], {}
+    return fill(call_plan(schema, attrs), schema, values)
+
+
+_TENSOR = object()       # a call plan's place for a tensor argument
+
+
+def call_plan(schema, attrs: dict) -> list:
+    """[(arg, value or _TENSOR)] of a call with `attrs` (converted once: the attrs of a
+    prepared op do not change between runs)."""
+    plan = []
     for a in schema.args:
         if a.kind != "attr":
-            value = values.get(a.name)
-            if value is None and a.kind == "tensor":
-                raise ValueError(f"{schema.op_type}: input '{a.name}' ({a.type}) is required")
-            if value is None and a.kind == "tensors":
-                value = []
+            value = _TENSOR
         elif a.name in attrs:
             value = convert.attr_value(a, attrs[a.name])
         elif a.default is not REQUIRED:
@@ -52,6 +57,20 @@ def call_args(schema, values: dict, attrs: dict) -> tuple[list, dict]:
         else:
             raise ValueError(f"{schema.op_type}: attr '{a.name}' ({a.type}) has no default: "
                              f"set it in attrs")
+        plan.append((a, value))
+    return plan
+
+
+def fill(plan, schema, values: dict) -> tuple[list, dict]:
+    """The (positional, keyword) arguments of `plan` with the tensors `values`."""
+    args, kwargs = [], {}
+    for a, value in plan:
+        if value is _TENSOR:
+            value = values.get(a.name)
+            if value is None and a.kind == "tensor":
+                raise ValueError(f"{schema.op_type}: input '{a.name}' ({a.type}) is required")
+            if value is None and a.kind == "tensors":
+                value = []
         if a.kwarg_only:
             kwargs[a.name] = value
         else:
@@ -80,6 +99,10 @@ class TorchPreparedOp(PreparedOp):
                              f"schema {self.schema.text}")
         self.output_slots = self._with_required_outputs(outputs)
         self.enable_inplace = enable_inplace
+        self._plan = call_plan(self.schema, self.attrs)
+        self._outputs = [(names, is_list) for (slot, _t, is_list, _a) in self.schema.outputs
+                         for names in [self.output_slots.get(slot)]]
+        self._output_names = [n for names in self.output_slots.values() for n in names]
         self.reset(inputs)
 
     def _with_required_outputs(self, given) -> dict:
@@ -102,6 +125,7 @@ class TorchPreparedOp(PreparedOp):
         for specs in inputs.values():
             for spec in specs:
                 self.set_input(spec.name, spec.data, spec.lod)
+        self._tracks = {}        # {no_grad_set: the inputs that require grad}
         self._results = {}
         self._last = {}          # {input name: tensor of the last run}
         self._graph = None       # (tracked input names, {name: tensor}, {output: tensor})
@@ -112,12 +136,13 @@ class TorchPreparedOp(PreparedOp):
             raise ValueError(f"{self.op_type}: torch tensors carry no LoD (input '{name}')")
         self._fed[name] = np.asarray(data)
         self._graph = None
+        self._tracks = {}
 
     def input_names(self) -> list[str]:
         return [s.name for specs in self.inputs.values() for s in specs]
 
     def output_names(self) -> list[str]:
-        return [n for names in self.output_slots.values() for n in names]
+        return self._output_names
 
     def value(self, name: str):
         if name in self._results:
@@ -158,13 +183,12 @@ class TorchPreparedOp(PreparedOp):
                 values[slot] = [tensors[s.name] for s in specs]
             else:
                 values[slot] = tensors[specs[0].name] if specs else None
-        args, kwargs = call_args(self.schema, values, self.attrs)
+        args, kwargs = fill(self._plan, self.schema, values)
         result = self.overload(*args, **kwargs)
-        if len(self.schema.outputs) == 1:
+        if len(self._outputs) == 1:
             result = (result,)
         outs = {}
-        for (slot, _type, is_list, _alias), r in zip(self.schema.outputs, result):
-            names = self.output_slots.get(slot)
+        for (names, is_list), r in zip(self._outputs, result):
             if names is None:
                 continue
             if is_list:
@@ -176,6 +200,13 @@ class TorchPreparedOp(PreparedOp):
     def _trackable(self, no_grad_set=()) -> frozenset:
         """The float inputs that may require grad: not written by the op (a leaf that
         requires grad cannot be written in place) and not in `no_grad_set`."""
+        key = tuple(no_grad_set)
+        track = self._tracks.get(key)
+        if track is None:
+            track = self._tracks[key] = self._find_trackable(no_grad_set)
+        return track
+
+    def _find_trackable(self, no_grad_set) -> frozenset:
         written = set(self.schema.writes)
         names = {s.name for slot, specs in self.inputs.items() if slot not in written
                  for s in specs}
@@ -184,6 +215,8 @@ class TorchPreparedOp(PreparedOp):
 
     def _run(self, track) -> dict:
         track = frozenset(track) - _NOT_DIFFERENTIABLE.get(self.op_type, frozenset())
+        # the last run's tensors go first: the allocator reuses their memory (cache-warm)
+        self._last, self._results, self._graph, self.grads = {}, {}, None, {}
         while True:
             tensors = self._tensors(track)
             grad = bool(track) and self.has_autograd()

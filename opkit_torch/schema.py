@@ -48,7 +48,11 @@ class TorchSchema:
         return [a for a in self.args if a.kind == "attr"]
 
     def arg(self, name: str) -> Arg | None:
-        return next((a for a in self.args if a.name == name), None)
+        return self._by_name.get(name)
+
+    @functools.cached_property
+    def _by_name(self) -> dict:
+        return {a.name: a for a in self.args}
 
 
 def _kind(t) -> str:

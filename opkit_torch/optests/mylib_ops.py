@@ -9,10 +9,11 @@ import torch
 @torch.library.custom_op("mylib::scaled_softplus", mutates_args=())
 def scaled_softplus(x: torch.Tensor, beta: float = 1.0) -> torch.Tensor:
     # the kernel in numpy (as many custom ops wrap a foreign kernel)
-    a = x.detach().cpu().numpy()
+    a = x.detach().cpu().to(torch.float64).numpy()   # numpy has no bfloat16
     z = beta * a
     out = np.where(z > 20, a, np.log1p(np.exp(np.minimum(z, 20))) / beta)
-    return torch.from_numpy(np.ascontiguousarray(out)).to(x.device, x.dtype)
+    out = np.ascontiguousarray(out).reshape(a.shape)   # (which makes a 0-d array 1-d)
+    return torch.from_numpy(out).to(x.device, x.dtype)
 
 
 @scaled_softplus.register_fake

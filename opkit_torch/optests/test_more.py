@@ -94,13 +94,15 @@ class TestCummax(OpTest):
         self.outputs = self.reference(self.inputs, self.attrs)
 
     def reference(self, inputs, attrs):
-        x = inputs["self"]
-        values = np.maximum.accumulate(x, axis=attrs["dim"])
-        idx = np.zeros(x.shape, np.int64)
-        for i in range(x.shape[0]):
-            for j in range(x.shape[1]):
-                idx[i, j] = int(np.argmax(x[i, :j + 1]))
-        return {"values": values, "indices": idx}
+        x, dim = inputs["self"], attrs["dim"]
+        values = np.maximum.accumulate(x, axis=dim)
+        # the index of the running maximum along `dim` (torch keeps the last of equal ones)
+        xm = np.moveaxis(x, dim, -1)
+        idx = np.zeros(xm.shape, np.int64)
+        for j in range(1, xm.shape[-1]):
+            prev = np.take_along_axis(xm, idx[..., j - 1:j], -1)[..., 0]
+            idx[..., j] = np.where(xm[..., j] >= prev, j, idx[..., j - 1])
+        return {"values": values, "indices": np.moveaxis(idx, -1, dim)}
 
     def test_check_output(self):
         self.check_output()
@@ -117,8 +119,9 @@ class TestTopk(OpTest):
         self.outputs = self.reference(self.inputs, self.attrs)
 
     def reference(self, inputs, attrs):
-        x = inputs["self"]
-        idx = np.argsort(-x, axis=-1)[:, :attrs["k"]]
+        x = inputs["self"]     # torch orders NaN above every number (torch.sort's rule)
+        idx = np.argsort(-np.where(np.isnan(x), np.inf, x), axis=-1, kind="stable")
+        idx = idx[:, :attrs["k"]]
         return {"values": np.take_along_axis(x, idx, -1), "indices": idx}
 
     def test_check_output(self):

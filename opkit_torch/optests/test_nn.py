@@ -235,8 +235,11 @@ class TestAddmm(OpTest):
         self.outputs = self.reference(self.inputs, self.attrs)
 
     def reference(self, inputs, attrs):
-        return {"out": attrs.get("beta", 1) * inputs["self"] +
-                attrs.get("alpha", 1) * inputs["mat1"] @ inputs["mat2"]}
+        beta, product = attrs.get("beta", 1), attrs.get("alpha", 1) * inputs["mat1"] @ \
+            inputs["mat2"]
+        if beta == 0:       # torch's documented rule: beta 0 ignores self (NaN and inf too)
+            return {"out": product + 0 * np.nan_to_num(inputs["self"])}
+        return {"out": beta * inputs["self"] + product}
 
     def test_check_output(self):
         self.check_output()

@@ -107,14 +107,16 @@ class TestCumsum(_One, OpTest):
     op_type, seed, given_attrs = "aten::cumsum", 29, {"dim": 1}
 
     def reference(self, inputs, attrs):
-        return {"out": np.cumsum(inputs["self"], axis=attrs["dim"])}
+        x = inputs["self"]
+        return {"out": np.cumsum(x, axis=attrs["dim"]).reshape(x.shape)}
 
 
 class TestCumprod(_One, OpTest):
     op_type, seed, given_attrs, low, high = "aten::cumprod", 30, {"dim": 0}, 0.5, 1.5
 
     def reference(self, inputs, attrs):
-        return {"out": np.cumprod(inputs["self"], axis=attrs["dim"])}
+        x = inputs["self"]          # (np.cumprod gives a 0-d input shape [1])
+        return {"out": np.cumprod(x, axis=attrs["dim"]).reshape(x.shape)}
 
 
 class TestLogcumsumexp(_One, OpTest):

@@ -47,7 +47,8 @@ def test_an_op_name_without_overload_takes_default_or_names_the_choices(backend)
         env.resolve("aten::add")
     with pytest.raises(ValueError, match="torch has no op"):
         env.resolve("aten::no_such_op")
-    assert not backend.has_op("relu")               # not a torch name
+    assert not backend.has_op("sequence_pool")      # not a torch name, no torch twin
+    assert backend.has_op("relu")                   # opkit's op with a twin: aten::relu
     assert not backend.has_op("aten::no_such_op")
     assert backend.has_op("aten::add.Tensor")
 
