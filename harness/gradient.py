@@ -223,8 +223,8 @@ class NumericEngine:
         start = self.forward_runs
         try:
             f0 = self.base_outputs(name)
-            rng = np.random.default_rng(self.seed)
-            bump = rng.uniform(0.5, 1.5, x0.shape) * self.delta
+            bump = (_bump if isinstance(self.seed, int) else _bump.__wrapped__)(
+                self.seed, x0.shape, self.delta)
             # x0 + bump * mask, bit for bit, as a choice between two arrays made once
             # (x0 + 0.0: an unperturbed -0.0 becomes +0.0, as x0 + bump * False does)
             changed = self._changed if np.isnan(f0).any() else np.not_equal
@@ -297,23 +297,22 @@ class NumericEngine:
         k = _code_length(n)
         if not axes or k is None or k >= bit_runs:
             return None
-        _, rank, weight_of = _codewords(k)
         planes = _code_planes(shape, tuple(axes), k)
         pattern = np.zeros(f0.shape, np.int32)
         for b in range(k):
             moved = changed(f0, self.outputs(name, np.where(planes[b], bumped, same),
                                              keep=False))
             np.add(pattern, moved * np.int32(1 << b), out=pattern)
-        if (weight_of[pattern] > k // 2).any():
+        pos = _code_decoder(k)[pattern]           # -1: moved in fewer runs than K/2
+        if pos.min() < -1:
             return None                           # an output depends on two indices
-        pos = rank[pattern]                       # -1: moved in fewer runs than K/2
         owned = (pos >= 0) & (pos < n)
         pos = np.where(owned, pos, 0).astype(np.int64)
         out = {}
         for a, half_size in reversed(list(zip(axes, halves))):
             owner0, seen0 = state[a]              # phase 1: bit 0 of the owner
-            index = 2 * (pos % half_size) + (owner0 & 1)
-            pos = pos // half_size
+            pos, index = np.divmod(pos, half_size)
+            index = 2 * index + (owner0 & 1)
             out[a] = (index, owned & seen0 & (index < shape[a]))
         return out
 
@@ -594,6 +593,26 @@ def _codewords(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 @functools.lru_cache(maxsize=32)
+def _code_decoder(k: int) -> np.ndarray:
+    """Per K-bit pattern of runs an output moved in: the rank of its codeword (exactly
+    K // 2 bits), -1 for fewer bits (no owner found), -2 for more (it depends on two
+    indices); read-only."""
+    _, rank, weight = _codewords(k)
+    table = np.where(weight > k // 2, -2, rank).astype(np.int32)
+    table.setflags(write=False)
+    return table
+
+
+@functools.lru_cache(maxsize=32)
+def _bump(seed: int, shape: tuple, delta: float) -> np.ndarray:
+    """Discovery's perturbation (uniform in [0.5, 1.5) x delta per element, drawn from
+    `seed`), read-only: the same for every engine with this seed, shape and delta."""
+    bump = np.random.default_rng(seed).uniform(0.5, 1.5, shape) * delta
+    bump.setflags(write=False)
+    return bump
+
+
+@functools.lru_cache(maxsize=32)
 def _code_planes(shape: tuple, axes: tuple, k: int) -> np.ndarray:
     """Bit b of the codeword of every element's halved index over `axes` (the joint index
     of i // 2 along them, in order), as k read-only bool arrays of `shape`: which elements
@@ -679,9 +698,8 @@ class _ColourPlan:
         """Colour c's elements as a basic index into an array of the input's shape (its
         view: the separating axes, in order)."""
         idx = [slice(None)] * len(self.shape)
-        if self._free_shape:
-            for a, i in zip(self.structure.free_axes, np.unravel_index(c, self._free_shape)):
-                idx[a] = int(i)
+        for a in reversed(self.structure.free_axes):     # c unravelled over the free axes
+            c, idx[a] = divmod(c, self.shape[a])
         return tuple(idx)
 
     def elements(self, c: int) -> np.ndarray:
