@@ -916,10 +916,15 @@ def compare(engine: NumericEngine, name: str, analytic, tol: float | None = None
     vacuous = float(np.abs(num).max()) <= VACUOUS_ABS
 
     def judged(n, e):
-        """(relative error against n, a NaN as inf; the allowed error)."""
-        err = relative_error(ana, n)
-        allowed = np.full(n.shape, float(tol)) if tol is not None else float64_bound(n, e)
-        return np.where(np.isnan(err), np.inf, err), allowed
+        """(relative error against n, a NaN as inf; the allowed error): relative_error and
+        float64_bound, the same operations, |n| and its floor computed once."""
+        n = np.asarray(n, np.float64)
+        m = np.maximum(np.abs(n), GRAD_ABS_FLOOR)
+        err = np.abs(ana - n) / m
+        allowed = np.full(n.shape, float(tol)) if tol is not None else \
+            F64_RTOL + ERROR_FACTOR * np.asarray(e, np.float64) / m
+        nan = np.isnan(err)
+        return (np.where(nan, np.inf, err) if nan.any() else err), allowed
 
     err, allowed = judged(num, est)
     bad = err > allowed
