@@ -22,7 +22,9 @@ over Paddle's legacy static graph:
 """
 from __future__ import annotations
 
+import itertools
 import math
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -98,10 +100,9 @@ def _py(value):
 
 
 def _lengths(offsets) -> list | None:
-    lod = [list(level) for level in offsets or []]
-    if not lod:
+    if not offsets:
         return None
-    return [[b - a for a, b in zip(level[:-1], level[1:])] for level in lod]
+    return [list(map(operator.sub, level[1:], level[:-1])) for level in offsets]
 
 
 def _contiguous(data: np.ndarray) -> np.ndarray:
@@ -113,13 +114,7 @@ def _contiguous(data: np.ndarray) -> np.ndarray:
 
 
 def _offsets(lengths) -> list:
-    out = []
-    for level in lengths or []:
-        acc = [0]
-        for n in level:
-            acc.append(acc[-1] + int(n))
-        out.append(acc)
-    return out
+    return [list(itertools.accumulate(map(int, level), initial=0)) for level in lengths or []]
 
 
 class _Value:
