@@ -304,7 +304,7 @@ class NumericEngine:
                                              keep=False))
             np.add(pattern, moved * np.int32(1 << b), out=pattern)
         pos = _code_decoder(k)[pattern]           # -1: moved in fewer runs than K/2
-        if pos.min() < -1:
+        if pos.size and pos.min() < -1:
             return None                           # an output depends on two indices
         owned = (pos >= 0) & (pos < n)
         pos = np.where(owned, pos, 0).astype(np.int64)
