@@ -12,7 +12,11 @@ gradient against numeric ones; a failure names each wrong element). torch:
 torch (it checks one random projection and cannot say which element is wrong). Rounds
 alternate which side goes first; the figures are medians over rounds.
 
-    /path/to/venv-with-torch/bin/python benchmarks/gradcheck_vs_torch.py [--repeat 11] [OP ...]
+    /path/to/venv-with-torch/bin/python benchmarks/gradcheck_vs_torch.py [--repeat 11] [--cpu]
+                                                                         [OP ...]
+
+`--cpu`: CPU time of the process instead of wall time (a loaded machine's figure; the budget
+is in wall time on a quiet one).
 
 torch is optional and never a project dependency: install it in a throwaway venv (with
 `pip install -e .` of this project) to run this script.
@@ -62,6 +66,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=11)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--cpu", action="store_true", help="time CPU time of the process "
+                        "(time.process_time) instead of wall time: for a loaded machine")
     parser.add_argument("ops", nargs="*", help="only these rows (square, mul, softmax, "
                         "conv2d); default all")
     args = parser.parse_args(argv)
@@ -85,13 +91,14 @@ def main(argv=None) -> int:
             assert torch.autograd.gradcheck(fn, tensors, fast_mode=True)
 
         run_opkit(), run_torch()
+        clock = time.process_time if args.cpu else time.perf_counter
         times = {"opkit": [], "torch": []}
         for i in range(args.repeat):
             order = [("opkit", run_opkit), ("torch", run_torch)]
             for label, f in order if i % 2 == 0 else order[::-1]:
-                t0 = time.perf_counter()
+                t0 = clock()
                 f()
-                times[label].append(time.perf_counter() - t0)
+                times[label].append(clock() - t0)
         o, t = statistics.median(times["opkit"]), statistics.median(times["torch"])
         rows.append({"op": name, "elements": int(sum(a.size for a in arrays)),
                      "opkit_ms": o * 1e3, "torch_fast_ms": t * 1e3,

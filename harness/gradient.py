@@ -223,8 +223,8 @@ class NumericEngine:
         start = self.forward_runs
         try:
             f0 = self.base_outputs(name)
-            rng = np.random.default_rng(self.seed)
-            bump = rng.uniform(0.5, 1.5, x0.shape) * self.delta
+            bump = (_bump if isinstance(self.seed, int) else _bump.__wrapped__)(
+                self.seed, x0.shape, self.delta)
             # x0 + bump * mask, bit for bit, as a choice between two arrays made once
             # (x0 + 0.0: an unperturbed -0.0 becomes +0.0, as x0 + bump * False does)
             changed = self._changed if np.isnan(f0).any() else np.not_equal
@@ -297,26 +297,22 @@ class NumericEngine:
         k = _code_length(n)
         if not axes or k is None or k >= bit_runs:
             return None
-        codes, rank, weight_of = _codewords(k)
-        joint = 0
-        for a, half_size in zip(axes, halves):    # the halved index over those axes
-            joint = joint * half_size + _axis_index(shape, a) // 2
-        word = codes[joint]
+        planes = _code_planes(shape, tuple(axes), k)
         pattern = np.zeros(f0.shape, np.int32)
         for b in range(k):
-            moved = changed(f0, self.outputs(name, np.where((word >> b) & 1 == 1, bumped,
-                                                            same), keep=False))
+            moved = changed(f0, self.outputs(name, np.where(planes[b], bumped, same),
+                                             keep=False))
             np.add(pattern, moved * np.int32(1 << b), out=pattern)
-        if (weight_of[pattern] > k // 2).any():
+        pos = _code_decoder(k)[pattern]           # -1: moved in fewer runs than K/2
+        if pos.size and pos.min() < -1:
             return None                           # an output depends on two indices
-        pos = rank[pattern]                       # -1: moved in fewer runs than K/2
         owned = (pos >= 0) & (pos < n)
         pos = np.where(owned, pos, 0).astype(np.int64)
         out = {}
         for a, half_size in reversed(list(zip(axes, halves))):
             owner0, seen0 = state[a]              # phase 1: bit 0 of the owner
-            index = 2 * (pos % half_size) + (owner0 & 1)
-            pos = pos // half_size
+            pos, index = np.divmod(pos, half_size)
+            index = 2 * index + (owner0 & 1)
             out[a] = (index, owned & seen0 & (index < shape[a]))
         return out
 
@@ -435,14 +431,16 @@ class NumericEngine:
         # roundoff of a central difference: eps * sum |cot * out| over the outputs credited
         # to an element, / 2h, from the base outputs (|f(x+h)| + |f(x-h)| = 2|f(x)| + O(h))
         rnd = plan.spread(2 * self._eps(name) * plan.credit(plan.acot * np.abs(f0))) / (2 * h)
+        pshape = plan.shape              # the plan's view of the flat input
+        x0p, hp = x0f.reshape(pshape), h.reshape(pshape)
         engine = weakref.proxy(self)      # the engine keeps the passes: no reference cycle
         f0_all = self._f0
 
         def step(c, scale, sign):
             """sum(cot * (f(x + sign * scale * h on colour c) - f(x))) per element of c."""
-            elems = plan.elements(c)
+            idx = plan.index(c)
             x = x0f.copy()                # a fresh array per run: an op may keep or write it
-            x[elems] = x0f[elems] + (sign * scale) * h[elems]
+            x.reshape(pshape)[idx] = x0p[idx] + (sign * scale) * hp[idx]
             out = engine.outputs(name, x.reshape(shape), keep=False)
             if not plan.all_valid:
                 moved = out[plan.invalid] != f0_all[plan.invalid]
@@ -594,16 +592,51 @@ def _codewords(k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return words, rank, weight
 
 
+@functools.lru_cache(maxsize=32)
+def _code_decoder(k: int) -> np.ndarray:
+    """Per K-bit pattern of runs an output moved in: the rank of its codeword (exactly
+    K // 2 bits), -1 for fewer bits (no owner found), -2 for more (it depends on two
+    indices); read-only."""
+    _, rank, weight = _codewords(k)
+    table = np.where(weight > k // 2, -2, rank).astype(np.int32)
+    table.setflags(write=False)
+    return table
+
+
+@functools.lru_cache(maxsize=32)
+def _bump(seed: int, shape: tuple, delta: float) -> np.ndarray:
+    """Discovery's perturbation (uniform in [0.5, 1.5) x delta per element, drawn from
+    `seed`), read-only: the same for every engine with this seed, shape and delta."""
+    bump = np.random.default_rng(seed).uniform(0.5, 1.5, shape) * delta
+    bump.setflags(write=False)
+    return bump
+
+
+@functools.lru_cache(maxsize=32)
+def _code_planes(shape: tuple, axes: tuple, k: int) -> np.ndarray:
+    """Bit b of the codeword of every element's halved index over `axes` (the joint index
+    of i // 2 along them, in order), as k read-only bool arrays of `shape`: which elements
+    discovery's code run b perturbs. Depends on the shape only, so made once per shape."""
+    codes = _codewords(k)[0]
+    joint = 0
+    for a in axes:
+        joint = joint * ((shape[a] + 1) // 2) + _axis_index(shape, a) // 2
+    word = np.broadcast_to(codes[joint], shape)
+    planes = ((word[None] >> np.arange(k, dtype=np.int32).reshape((k,) + (1,) * len(shape)))
+              & 1).astype(bool)
+    planes.setflags(write=False)
+    return planes
+
+
 class _ColourPlan:
     """Which elements each colour perturbs and which element each output's change is
-    credited to. The elements of colour c are `base_elems + offsets[c]` (the separating
-    axes' indices in order, the free axes at c's indices); every valid output is credited
-    to the element at position `local` of that list."""
+    credited to. The elements of colour c are those at c's indices along the free axes
+    (`index(c)`, every index along the separating axes, in order); every valid output is
+    credited to the element at position `local` of that list."""
 
     def __init__(self, s: Structure, cot: np.ndarray):
         self.structure = s
         self._colour_of = None
-        self._element_index = None
         shape = s.shape
         valid = None                          # None: every output has an owner
         for a in s.separating:
@@ -625,45 +658,53 @@ class _ColourPlan:
             self.local = owners[0] if len(owners) == 1 else \
                 np.ravel_multi_index(tuple(owners), sep_shape)
         self._layout()
-        flat = np.arange(math.prod(shape), dtype=np.int64).reshape(shape)
+        # colour c perturbs the elements at the free axes' coordinates of c (C order over
+        # the free axes), every index along the separating axes: a strided view of the
+        # input (basic indexing), in the order of positions in a colour (C order over the
+        # separating axes)
+        self.shape = shape
+        self._free_shape = tuple(shape[a] for a in s.free_axes)
+        self.sep_shape = sep_shape        # the view of colour c (index(c))
+        self.colours = math.prod(self._free_shape) if self._free_shape else 1
+        self.size = math.prod(shape)
 
-        def along(axes):        # the flat index of every combination along `axes`, others 0
-            return flat[tuple(slice(None) if a in axes else slice(0, 1) for a in range(len(shape)))]
-
-        self.base_elems = along(s.separating).reshape(-1)
-        self.offsets = along(s.free_axes).reshape(-1).tolist()
-        self.colours = len(self.offsets)
-
-    def _elements_by_colour(self) -> np.ndarray:
-        """The flat index of every element, [position in a colour, colour]."""
-        if self._element_index is None:
-            self._element_index = (self.base_elems[:, None] +
-                                   np.asarray(self.offsets, np.int64)[None, :])
-        return self._element_index
+    def _per_axes(self, values, axes) -> np.ndarray:
+        """`values` (C order over `axes`) broadcast over every element, flat (a copy)."""
+        bshape = tuple(n if a in axes else 1 for a, n in enumerate(self.shape))
+        return np.broadcast_to(np.asarray(values).reshape(bshape), self.shape).reshape(-1)
 
     @property
     def colour_of(self) -> np.ndarray:
         """The colour of every element (flat)."""
         if self._colour_of is None:
-            self._colour_of = np.empty(self.base_elems.size * self.colours, np.int64)
-            self._colour_of[self._elements_by_colour()] = np.arange(self.colours)
+            self._colour_of = self._per_axes(np.arange(self.colours, dtype=np.int64),
+                                             self.structure.free_axes)
         return self._colour_of
 
     def spread(self, per_local: np.ndarray) -> np.ndarray:
         """A value per position in a colour (n_local, or 1: the same for all) given to
         every element at that position in every colour (flat)."""
-        out = np.empty(self.base_elems.size * self.colours)
-        out[self._elements_by_colour()] = np.asarray(per_local).reshape(-1, 1)
-        return out
+        per_local = np.asarray(per_local, np.float64)
+        if per_local.size == 1:
+            return np.full(self.size, float(per_local.reshape(-1)[0]))
+        return self._per_axes(per_local, self.structure.separating)
 
     @classmethod
     def dense(cls, size: int, cot: np.ndarray) -> "_ColourPlan":
         """Every element its own colour, every output credited to it (Paddle's loop)."""
         return cls(Structure((size,), (), {}), cot)
 
+    def index(self, c: int) -> tuple:
+        """Colour c's elements as a basic index into an array of the input's shape (its
+        view: the separating axes, in order)."""
+        idx = [slice(None)] * len(self.shape)
+        for a in reversed(self.structure.free_axes):     # c unravelled over the free axes
+            c, idx[a] = divmod(c, self.shape[a])
+        return tuple(idx)
+
     def elements(self, c: int) -> np.ndarray:
-        off = self.offsets[c]
-        return self.base_elems + off if off else self.base_elems
+        """The flat indices of colour c's elements, in the order of positions in a colour."""
+        return np.arange(self.size, dtype=np.int64).reshape(self.shape)[self.index(c)].reshape(-1)
 
     def _layout(self) -> None:
         """The common layouts of `local` summed as a matrix product instead of a bincount
@@ -718,7 +759,7 @@ class _Passes:
 
     def _to(self, c: int, target: int) -> bool:
         level = int(self.level[c])
-        elems = None
+        idx = None
         while level < min(target, self.top):
             level += 1
             for key in self._RUNS[level]:
@@ -726,9 +767,10 @@ class _Passes:
                 if got is None:
                     self.inconsistent = True
                     return False
-                if elems is None:
-                    elems = self.plan.elements(c)
-                self.sums[key][elems] = got
+                if idx is None:
+                    idx = self.plan.index(c)
+                self.sums[key].reshape(self.plan.shape)[idx] = got.reshape(
+                    self.plan.sep_shape)
             self.level[c] = level
         return True
 
@@ -742,7 +784,10 @@ class _Passes:
     def advance(self, elements) -> bool:
         """The colours of `elements` (bool mask over the flat input) one level further;
         False when none could go further."""
-        want = np.bincount(self.plan.colour_of[elements], minlength=self.colours) > 0
+        if self.colours == 1:
+            want = np.array([bool(elements.any())])
+        else:
+            want = np.bincount(self.plan.colour_of[elements], minlength=self.colours) > 0
         todo = np.flatnonzero(want & (self.level < self.top))
         for c in todo:
             if not self._to(int(c), int(self.level[c]) + 1):
@@ -871,10 +916,15 @@ def compare(engine: NumericEngine, name: str, analytic, tol: float | None = None
     vacuous = float(np.abs(num).max()) <= VACUOUS_ABS
 
     def judged(n, e):
-        """(relative error against n, a NaN as inf; the allowed error)."""
-        err = relative_error(ana, n)
-        allowed = np.full(n.shape, float(tol)) if tol is not None else float64_bound(n, e)
-        return np.where(np.isnan(err), np.inf, err), allowed
+        """(relative error against n, a NaN as inf; the allowed error): relative_error and
+        float64_bound, the same operations, |n| and its floor computed once."""
+        n = np.asarray(n, np.float64)
+        m = np.maximum(np.abs(n), GRAD_ABS_FLOOR)
+        err = np.abs(ana - n) / m
+        allowed = np.full(n.shape, float(tol)) if tol is not None else \
+            F64_RTOL + ERROR_FACTOR * np.asarray(e, np.float64) / m
+        nan = np.isnan(err)
+        return (np.where(nan, np.inf, err) if nan.any() else err), allowed
 
     err, allowed = judged(num, est)
     bad = err > allowed

@@ -22,7 +22,9 @@ over Paddle's legacy static graph:
 """
 from __future__ import annotations
 
+import itertools
 import math
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -98,10 +100,9 @@ def _py(value):
 
 
 def _lengths(offsets) -> list | None:
-    lod = [list(level) for level in offsets or []]
-    if not lod:
+    if not offsets:
         return None
-    return [[b - a for a, b in zip(level[:-1], level[1:])] for level in lod]
+    return [list(map(operator.sub, level[1:], level[:-1])) for level in offsets]
 
 
 def _contiguous(data: np.ndarray) -> np.ndarray:
@@ -113,13 +114,7 @@ def _contiguous(data: np.ndarray) -> np.ndarray:
 
 
 def _offsets(lengths) -> list:
-    out = []
-    for level in lengths or []:
-        acc = [0]
-        for n in level:
-            acc.append(acc[-1] + int(n))
-        out.append(acc)
-    return out
+    return [list(itertools.accumulate(map(int, level), initial=0)) for level in lengths or []]
 
 
 class _Value:
@@ -194,11 +189,13 @@ class PaddlePreparedOp(PreparedOp):
         # build every time: the subsets of check_grad alternate between them)
         self._grads: dict = {}
         self.exe = self.paddle.static.Executor(core.CPUPlace())
+        self._cpu = core.CPUPlace()      # Paddle's place the fed tensors are set on
         self.scope = core.Scope()
         self._runners: dict = {}         # (program, feed, fetch) -> Paddle's interpreter
         self._out_sig: dict = {}         # input signature -> outputs' (forward_backward)
         self._fused_off = False          # a combined forward+backward run raised
         self._shapes: dict = {}          # id(program) -> (program, {name: compile shape})
+        self._fetches: dict = {}         # (id(program), wrt, ...) -> (program, fetch names)
         self._intermediate = None        # outputs the proto declares intermediate
         for specs in inputs.values():
             for spec in specs:
@@ -365,6 +362,7 @@ class PaddlePreparedOp(PreparedOp):
         self.mutated = []
         self.scope = self.core.Scope()
         self._runners = {}
+        self._fetches = {}
         for specs in inputs.values():
             for spec in specs:
                 self.set_input(spec.name, spec.data, spec.lod)
@@ -409,7 +407,7 @@ class PaddlePreparedOp(PreparedOp):
         for name, (data, lengths) in fed + list((extra or {}).items()):
             if lengths:
                 t = core.DenseTensor()
-                t.set(_contiguous(data), core.CPUPlace())
+                t.set(_contiguous(data), self._cpu)
                 # offsets, not lengths: Paddle turns an empty level ([] lengths: no
                 # sequence) into an invalid LoD {{}}, where the offsets [[0]] are valid
                 t.set_lod(_offsets(lengths))
@@ -437,13 +435,14 @@ class PaddlePreparedOp(PreparedOp):
                     for op in full.global_block().ops if op.type == "feed"}
             runner = self._runners[key] = (new_exe, cols)
         new_exe, cols = runner
-        place = core.CPUPlace()
+        place, dense, set_feed, scope = self._cpu, core.DenseTensor, core.set_feed_variable, \
+            self.scope
         for name, value in feed.items():
-            if not isinstance(value, core.DenseTensor):
-                t = core.DenseTensor()
+            if value.__class__ is not dense and not isinstance(value, dense):
+                t = dense()
                 t.set(value, place)
                 value = t
-            core.set_feed_variable(self.scope, value, "feed", cols[name])
+            set_feed(scope, value, "feed", cols[name])
         with paddle_env.quiet_stdout():
             return new_exe.run(list(feed), False)
 
@@ -466,10 +465,7 @@ class PaddlePreparedOp(PreparedOp):
             pairs = self._fetch_one_by_one(program, feed, fetch, exc)
         out = {}
         for name, t in pairs:
-            if t is None:
-                out[name] = None
-                continue
-            if self._never_written(program, name, t):
+            if t is None or self._never_written(program, name, t):
                 out[name] = None
                 continue
             try:
@@ -479,15 +475,22 @@ class PaddlePreparedOp(PreparedOp):
                 continue
             if arr.dtype.char == "H" and "bfloat16" in str(getattr(t, "_dtype", str)()).lower():
                 arr = arr.view(dtypes.bfloat16)    # Paddle hands bfloat16 out as its bits
-            out[name] = _Value(arr, _lengths(t.lod()) if hasattr(t, "lod") else None)
-        self._shape_only_outputs(program, out)
+            lod = t.lod() if hasattr(t, "lod") else None
+            out[name] = _Value(arr, _lengths(lod) if lod else None)
+        if self._intermediate is None or self._intermediate:
+            self._shape_only_outputs(program, out)
         return out
 
     def _never_written(self, program, name: str, t) -> bool:
         """A fetched tensor no kernel allocated (no data, dims never set) where the compile-
         time shape has elements: an output the kernel declares and leaves unwritten (conv2d's
         double-grad kernel leaves DFilter so without DDInput), not an empty result."""
-        if not hasattr(t, "_is_initialized") or t._is_initialized() or list(t.shape()) != [0]:
+        try:
+            if t._is_initialized():
+                return False
+        except AttributeError:
+            return False
+        if list(t.shape()) != [0]:
             return False
         shape = self._compile_shape(program, name)
         return bool(shape) and all(d > 0 for d in shape)
@@ -807,9 +810,18 @@ class PaddlePreparedOp(PreparedOp):
         return extra
 
     def _grad_fetch(self, program, wrt, outputs: bool) -> list:
-        block = program.global_block()
-        return self._fetch_names(outputs, [n + GRAD_SUFFIX for n in wrt
-                                           if block.desc.has_var((n + GRAD_SUFFIX).encode())])
+        """What a run of `program` fetches: the outputs (when `outputs`), the inputs (with
+        `read_back`), the gradients of `wrt` the program has; kept per program, wrt,
+        outputs and read_back (a built program's variables do not change; the program is
+        held, so an id is never another program's)."""
+        key = (id(program), tuple(wrt), outputs, self.read_back)
+        held = self._fetches.get(key)
+        if held is None or held[0] is not program:
+            block = program.global_block()
+            held = self._fetches[key] = (program, self._fetch_names(
+                outputs, [n + GRAD_SUFFIX for n in wrt
+                          if block.desc.has_var((n + GRAD_SUFFIX).encode())]))
+        return list(held[1])
 
     def _backward_done(self, extra: dict, wrt) -> dict:
         for gname, (cot, lengths) in extra.items():     # the output gradients fed: what a

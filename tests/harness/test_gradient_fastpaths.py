@@ -64,3 +64,33 @@ def test_free_axes_offsets_match_the_dense_loop():
     assert engine.info["X"]["structure"].colours == 6        # one per column of X
     engine = _coloured_and_dense(case, "Y")
     assert engine.info["Y"]["structure"].colours == 6        # one per row of Y
+
+
+def test_colour_views_are_the_elements_of_each_colour():
+    """A colour's strided view (index) holds exactly its elements, in the order of
+    positions in a colour; colour_of and spread say the same."""
+    from harness.gradient import Structure, _ColourPlan
+
+    shape = (3, 4, 5)
+    for separating in [(0, 2), (1,), (), (0, 1, 2)]:
+        s = Structure(shape, separating, {a: np.zeros(1, np.int64) for a in separating})
+        plan = _ColourPlan(s, np.ones(1))
+        flat = np.arange(60).reshape(shape)
+        seen = np.concatenate([flat[plan.index(c)].reshape(-1) for c in range(plan.colours)])
+        assert sorted(seen.tolist()) == list(range(60))      # every element once
+        for c in range(plan.colours):
+            assert np.array_equal(plan.elements(c), flat[plan.index(c)].reshape(-1))
+            assert (plan.colour_of[plan.elements(c)] == c).all()
+        per_local = np.arange(plan.n_local, dtype=np.float64)
+        spread = plan.spread(per_local)
+        for c in range(plan.colours):
+            assert np.array_equal(spread[plan.elements(c)], per_local)
+
+
+def test_discovery_of_an_op_with_no_output_elements():
+    """An empty output (a slice of nothing): discovery finds no owner, without raising."""
+    x = np.random.default_rng(2).uniform(-1, 1, (64, 80))
+    case = Case("slice_empty", "slice", {"Input": x},
+                {"axes": [0], "starts": [1], "ends": [1]}, {})
+    engine = _engine(case)
+    assert engine.exact("Input").shape == x.shape
