@@ -6,7 +6,7 @@ float64 kernels too:
   good_lp_row_sum accumulates in float32 and rounds once.
 - broken_lp_row_norm: Out[i] = sqrt(sum_j X[i, j]^2) with the squares made in the storage
   dtype: past |x| = 256 a float16 square is inf (`dtypes`: overflow in an intermediate);
-  good_lp_row_norm squares in float32.
+  good_lp_row_norm squares in float32, scaled by the row's largest magnitude.
 - broken_lp_scale: Out = 1.7 X, the float32 result cast to bfloat16 by truncation (dropping
   the low 16 bits) instead of rounding to nearest even (`precision`); good_lp_scale rounds.
 - broken_lp_twin: Out = X^2 with float16 and bfloat16 kernels, but its grad op has a
@@ -88,7 +88,11 @@ def row_sum_in_storage_dtype(ctx):
 # -- row norm --------------------------------------------------------------------------------
 def row_norm(ctx):
     x = ctx.input("X")
-    ctx.set_output("Out", np.sqrt((x * x).sum(axis=-1)).astype(x.dtype))
+    # scaled by the row's largest magnitude: no square overflows where the norm is finite
+    m = np.abs(x).max(axis=-1, keepdims=True, initial=0.0)
+    m = np.where((m > 0) & np.isfinite(m), m, 1).astype(x.dtype)
+    out = m[..., 0] * np.sqrt(((x / m) ** 2).sum(axis=-1))
+    ctx.set_output("Out", out.astype(x.dtype))
 
 
 def row_norm_grad(ctx):

@@ -14,6 +14,7 @@ def test_describe_is_judged_on_paddle():
 
 def test_wrong_dtype_and_shape_are_named():
     out = np.zeros((3,), dtype=np.int64)
+    assert _described(([3], "bool", 0), out) is None     # a VarDesc dtype no one set
     assert "describes it as float32, the kernel produces int64" in \
         _described(([3], "float32", 0), out)
     assert "describes shape [3, 1]" not in (_described(([3, 1], "int64", 0), out) or "")

@@ -192,7 +192,8 @@ def test_grad_ops_writing_only_no_grad_gradients_are_dropped(paddle_backend):
 def test_describe_does_not_judge_opkits_description_against_paddles_kernel():
     """`describe` compared opkit's own op's compile-time description with Paddle's kernel:
     sequence_pool's MaxIndex (opkit: float64 when is_test, Paddle's kernel: int32) failed.
-    On the backend it skips, naming why."""
+    On the backend it judges Paddle's own compile-time description (PaddleDescribe), which
+    sequence_pool's kernels keep."""
     from paddle_backend_helpers import paddle_missing, run_opkit
 
     if paddle_missing():
