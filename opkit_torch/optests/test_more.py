@@ -56,7 +56,7 @@ TestHardsigmoid = _unary("aten::hardsigmoid", 75, lambda x, a: np.clip(x / 6 + 0
 TestHardswish = _unary("aten::hardswish", 76, lambda x, a: x * np.clip(x + 3, 0, 6) / 6)
 TestSoftshrink = _unary("aten::softshrink", 77, lambda x, a: np.where(
     x > a.get("lambd", 0.5), x - a.get("lambd", 0.5),
-    np.where(x < -a.get("lambd", 0.5), x + a.get("lambd", 0.5), 0.0)),
+    np.where(x < -a.get("lambd", 0.5), x + a.get("lambd", 0.5), x * 0.0)),   # NaN stays NaN
     attrs_given={"lambd": 0.4})
 TestExpm1 = _unary("aten::expm1", 78, lambda x, a: np.expm1(x))
 TestLog1p = _unary("aten::log1p", 79, lambda x, a: np.log1p(x), low=-0.5, high=2.0)
