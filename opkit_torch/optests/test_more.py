@@ -101,7 +101,9 @@ class TestCummax(OpTest):
         idx = np.zeros(xm.shape, np.int64)
         for j in range(1, xm.shape[-1]):
             prev = np.take_along_axis(xm, idx[..., j - 1:j], -1)[..., 0]
-            idx[..., j] = np.where(xm[..., j] >= prev, j, idx[..., j - 1])
+            x = xm[..., j]     # torch's rule: NaN is the maximum (the last NaN wins)
+            take = np.isnan(x) | (~np.isnan(prev) & (x >= prev))
+            idx[..., j] = np.where(take, j, idx[..., j - 1])
         return {"values": values, "indices": np.moveaxis(idx, -1, dim)}
 
     def test_check_output(self):
