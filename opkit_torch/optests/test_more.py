@@ -56,7 +56,7 @@ TestHardsigmoid = _unary("aten::hardsigmoid", 75, lambda x, a: np.clip(x / 6 + 0
 TestHardswish = _unary("aten::hardswish", 76, lambda x, a: x * np.clip(x + 3, 0, 6) / 6)
 TestSoftshrink = _unary("aten::softshrink", 77, lambda x, a: np.where(
     x > a.get("lambd", 0.5), x - a.get("lambd", 0.5),
-    np.where(x < -a.get("lambd", 0.5), x + a.get("lambd", 0.5), 0.0)),
+    np.where(x < -a.get("lambd", 0.5), x + a.get("lambd", 0.5), x * 0.0)),   # NaN stays NaN
     attrs_given={"lambd": 0.4})
 TestExpm1 = _unary("aten::expm1", 78, lambda x, a: np.expm1(x))
 TestLog1p = _unary("aten::log1p", 79, lambda x, a: np.log1p(x), low=-0.5, high=2.0)
@@ -101,7 +101,9 @@ class TestCummax(OpTest):
         idx = np.zeros(xm.shape, np.int64)
         for j in range(1, xm.shape[-1]):
             prev = np.take_along_axis(xm, idx[..., j - 1:j], -1)[..., 0]
-            idx[..., j] = np.where(xm[..., j] >= prev, j, idx[..., j - 1])
+            x = xm[..., j]     # torch's rule: NaN is the maximum (the last NaN wins)
+            take = np.isnan(x) | (~np.isnan(prev) & (x >= prev))
+            idx[..., j] = np.where(take, j, idx[..., j - 1])
         return {"values": values, "indices": np.moveaxis(idx, -1, dim)}
 
     def test_check_output(self):

@@ -216,7 +216,9 @@ class TestNllLossForward(OpTest):
         picked = -x[np.arange(len(t)), t]
         reduction = attrs["reduction"]
         out = picked if reduction == 0 else (picked.mean() if reduction == 1 else picked.sum())
-        return {"output": np.asarray(out), "total_weight": np.asarray(float(len(t)))}
+        # total_weight: computed for the mean and sum reductions only (0 for "none")
+        return {"output": np.asarray(out),
+                "total_weight": np.asarray(float(len(t)) if reduction else 0.0)}
 
     def test_check_output(self):
         self.check_output()
