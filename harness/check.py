@@ -1,5 +1,5 @@
 """The check interface: `Check` (every check of `opkit test` is one), its `compare_each`
-template, and the failure kinds (`Failure` subclasses; `CheckResult.kind` holds the kind).
+template; the failure kinds (`Failure` subclasses, harness.report) are part of its interface.
 
 How to write a check, `compare_each`'s arguments and the opt-outs: docs/harness.md
 "Adding a check".
@@ -15,46 +15,15 @@ from harness.inputs.variants import derive
 from harness.messages import raised
 from harness.op import refusal
 from harness.options import DEFAULT_SEED
-from harness.report import FAIL, PASS, SKIP, CheckResult
+from harness.report import (FAIL, PASS, SKIP, AliasedOutput, CheckResult,  # noqa: F401
+                            Crashed, Failure, InputWritten, KernelRaised, Mismatch,
+                            MissingKernel, NonFinite, RawException, TimedOut, Uncaught,
+                            UndeclaredRead, WrongShape, WrongValue)
 
 __all__ = ["Check", "FunctionCheck", "Derived", "Unsupported", "Failure", "KernelRaised",
            "WrongValue", "WrongShape", "NonFinite", "RawException", "Mismatch", "InputWritten",
            "AliasedOutput", "UndeclaredRead", "MissingKernel", "TimedOut", "Uncaught", "Crashed",
            "SCOPES"]
-
-
-# -- failure kinds (types, not messages) ------------------------------------------------------
-class Failure(Exception):
-    """A check's finding; the subclass is the kind."""
-
-    kind = "failure"
-
-
-def _kind(name: str, kind: str, doc: str = "") -> type:
-    return type(name, (Failure,), {"kind": kind, "__doc__": doc or None})
-
-
-KernelRaised = _kind("KernelRaised", "kernel-raised")
-RawException = _kind("RawException", "raw-exception",
-                     "A raw numpy/Python exception where an opkit error (or success) was due.")
-WrongValue = _kind("WrongValue", "wrong-value")
-WrongShape = _kind("WrongShape", "wrong-shape")
-NonFinite = _kind("NonFinite", "non-finite")
-Mismatch = _kind("Mismatch", "mismatch",
-                 "Two runs that must agree do not (layout vs contiguous, CPU vs GPU, ...).")
-InputWritten = _kind("InputWritten", "input-written", "A kernel wrote to one of its inputs.")
-AliasedOutput = _kind("AliasedOutput", "aliased-output",
-                      "An output shares memory with an input without an inplace declaration.")
-UndeclaredRead = _kind("UndeclaredRead", "undeclared-read",
-                       "A kernel read data it declared it does not need (no_need_buffer).")
-MissingKernel = _kind("MissingKernel", "missing-kernel",
-                      "A kernel the op must register is missing (a float dtype, a place).")
-Uncaught = _kind("Uncaught", "uncaught",
-                 "An exception escaped the check: the op raised where the check did not "
-                 "expect it, so the check could not run (said once per op in the report).")
-TimedOut = _kind("TimedOut", "timeout", "The check (or the op) ran past its time limit.")
-Crashed = _kind("Crashed", "crash",
-                "The worker process running the check died (a segfault, os._exit).")
 
 
 # -- the base class ---------------------------------------------------------------------------

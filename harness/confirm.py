@@ -12,11 +12,10 @@ import numpy as np
 
 from harness import backends
 from harness.case import as_value, map_inputs, normalize_slots
-from harness.check import WrongValue
 from harness.compare import outside
 from harness.distributions import dropout_laws
 from harness.messages import root_cause
-from harness.report import FAIL, UNCONFIRMED, CheckResult
+from harness.report import FAIL, UNCONFIRMED, CheckResult, WrongValue
 
 __all__ = ["unconfirm", "unconfirmed_lines", "nonfinite_verdict", "SETTLE", "confirm_raw",
            "confirm_nonfinite", "confirm_stacked", "confirm_reference_domain",

@@ -241,7 +241,7 @@ def format_optest(case, base_name: str = "TestFuzz", slots=None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _takes_inputs_and_attrs(fn) -> bool:
+def takes_inputs_and_attrs(fn) -> bool:
     try:
         inspect.signature(fn).bind({}, {})
     except TypeError:

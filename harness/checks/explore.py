@@ -25,7 +25,7 @@ from harness.op import compile_shapes, proto_of
 from harness.optest_methods import run_optest_methods
 from harness.options import DEFAULT_EXPLORE, DEFAULT_SEED
 from harness.report import FAIL
-from harness.reproduce import _takes_inputs_and_attrs, format_optest, shown_optest
+from harness.reproduce import takes_inputs_and_attrs, format_optest, shown_optest
 from harness.values import fmt_value
 from opkit.framework import errors
 from opkit.framework.dtypes import low_precision_of
@@ -91,7 +91,7 @@ class ExploreCheck(Check):
         case = derived.case
         seed = context.seed
         ref = case.reference
-        if ref is None or not _takes_inputs_and_attrs(ref):
+        if ref is None or not takes_inputs_and_attrs(ref):
             return self._reseeded(derived, context, seed)
         self._seed = seed
         found, grads_left, judged = None, GRAD_BUDGET, 0

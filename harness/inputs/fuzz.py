@@ -20,7 +20,7 @@ from harness.optest_methods import record_optest_arguments
 from harness.options import DEFAULT_FUZZ, DEFAULT_SEED, selected_dtypes  # noqa: F401, I001 - DEFAULT_FUZZ re-exported
 from harness.registry import get_check
 from harness.report import FAIL, PASS, SKIP, CheckResult
-from harness.reproduce import (NOT_REPRODUCED, _takes_inputs_and_attrs, confirm, format_optest,
+from harness.reproduce import (NOT_REPRODUCED, takes_inputs_and_attrs, confirm, format_optest,
                                shown_optest)
 from harness.spec import knob  # noqa: I001
 
@@ -77,7 +77,7 @@ def fuzz_test(cls, n: int, seed: int = DEFAULT_SEED, timeout=None) -> list[Check
     reference = knob(test, "reference")
     if not callable(reference):
         return result(SKIP, f"{cls.__name__} defines no reference(inputs, attrs)")
-    if not _takes_inputs_and_attrs(reference):
+    if not takes_inputs_and_attrs(reference):
         return result(SKIP, f"{cls.__name__}.reference does not take (inputs, attrs): it "
                             "cannot compute a generated case's outputs")
     # the test's own check_grad arguments (recorded by OpTest when its methods ran)
