@@ -10,10 +10,10 @@ from collections import defaultdict
 
 
 def main(argv):
-    from harness.discovery import discover
-    from harness.run import run_ops
+    from harness.selecting.discovery import discover
+    from harness.executing.pool import run_ops
 
-    from harness.check import Check
+    from harness.checks.base import Check
 
     spent = defaultdict(float)
     real = Check.__call__

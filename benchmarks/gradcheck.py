@@ -5,7 +5,7 @@
 For an elementwise op (square), row-wise softmax and `mul` (X and Y both checked) at about
 1e2, 1e3, 1e4 and 1e5 checked elements, times (medians over --repeat runs, OMP/OpenBLAS
 threads pinned to 1, CPU float64 only on both sides):
-  * opkit: harness.grad_judge.check_grad(case, ...) in its default mode ("auto"), and in
+  * opkit: harness.judging.grad_judge.check_grad(case, ...) in its default mode ("auto"), and in
     "exact" mode (colouring) where that differs;
   * baseline: Paddle's OpTest algorithm -- one central difference per element (2N forward
     runs of the loss sum(cot * out)), on the same op and executor path (a PreparedOp, prepared
@@ -37,12 +37,12 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from harness.case import Case  # noqa: E402
-from harness.grad_judge import check_grad  # noqa: E402
-from harness.output_judge import prepare_case  # noqa: E402
-from harness.gradient import relative_error  # noqa: E402
-from harness.report import FAIL  # noqa: E402
-from harness.op import make_cotangents  # noqa: E402
+from harness.backend.case import Case  # noqa: E402
+from harness.judging.grad_judge import check_grad  # noqa: E402
+from harness.judging.output_judge import prepare_case  # noqa: E402
+from harness.judging.numeric_gradient import relative_error  # noqa: E402
+from harness.reporting.report import FAIL  # noqa: E402
+from harness.backend.seam import make_cotangents  # noqa: E402
 
 SIZES = (100, 1000, 10_000, 100_000)
 

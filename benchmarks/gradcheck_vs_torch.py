@@ -6,7 +6,7 @@ At about 10^4 checked float64 elements, warm (each side run once first):
   * softmax: X 100x100, last axis;
   * conv2d: Input 2x4x16x16, Filter 8x4x3x3, stride 1, pad 1 (2,048 + 288 checked elements:
     conv2d's cost is its forward runs, so it is reported at that size).
-opkit: `harness.grad_judge.check_grad` in its default mode on CPU float64 (the analytic
+opkit: `harness.judging.grad_judge.check_grad` in its default mode on CPU float64 (the analytic
 gradient against numeric ones; a failure names each wrong element). torch:
 `torch.autograd.gradcheck(fn, inputs, fast_mode=True)` on the same function written in
 torch (it checks one random projection and cannot say which element is wrong). Rounds
@@ -36,9 +36,9 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from harness.case import Case  # noqa: E402
-from harness.grad_judge import check_grad  # noqa: E402
-from harness.report import FAIL  # noqa: E402
+from harness.backend.case import Case  # noqa: E402
+from harness.judging.grad_judge import check_grad  # noqa: E402
+from harness.reporting.report import FAIL  # noqa: E402
 
 
 def cases(torch):

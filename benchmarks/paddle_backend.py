@@ -1,5 +1,5 @@
 """The Paddle backend's cost per case: forward+backward through the backend
-(harness.op.run_forward_backward on a PaddlePreparedOp) against the same one-op program
+(harness.backend.seam.run_forward_backward on a PaddlePreparedOp) against the same one-op program
 (forward op + Paddle's grad ops) run directly with Paddle's executor, one run fetching the
 outputs and the input gradients.
 
@@ -32,15 +32,15 @@ OPS = ["relu", "softmax", "elementwise_add", "mul", "reduce_sum", "transpose2", 
 
 def first_case(op: str):
     """The first OpTest case of a built-in op (its float inputs, attrs, grad inputs)."""
-    from harness.case import case_from_test
-    from harness.discovery import builtin_test_paths, discover, instantiate
+    from harness.backend.case import case_from_test
+    from harness.selecting.discovery import builtin_test_paths, discover, instantiate
 
     found = discover(builtin_test_paths(), seed=2024).by_op().get(op, [])
     for t in found:
         test = instantiate(t.cls, 2024)
         case = case_from_test(test)
         if not case.grad_inputs:
-            from harness.case import normalize_slots
+            from harness.backend.case import normalize_slots
 
             case.grad_inputs = [s.name for ss in normalize_slots(case.inputs).values()
                                 for s in ss if isinstance(s.data, np.ndarray) and
@@ -69,7 +69,7 @@ def median_us(a, b, repeat: int) -> tuple[float, float]:
 
 
 def bench(op: str, repeat: int):
-    from harness.op import Combo, prepare, run_forward_backward
+    from harness.backend.seam import Combo, prepare, run_forward_backward
 
     case = first_case(op)
     if case is None:

@@ -93,8 +93,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     import reference_ops  # noqa: F401
-    from harness.op import PreparedOp
-    from harness.case import normalize_slots
+    from harness.backend.seam import PreparedOp
+    from harness.backend.case import normalize_slots
 
     x, lengths = make_batch(args.sequences, args.max_len, args.features)
     rows = []

@@ -58,7 +58,7 @@ def _direct(torch, overload, schema, inputs, attrs, wrt, cot):
 
 
 def _backend(plugin, op, inputs, attrs, wrt, cot):
-    from harness.case import VarSpec
+    from harness.backend.case import VarSpec
 
     specs = {k: [VarSpec(k, v)] for k, v in inputs.items()}
     first = plugin.describe(op).outputs[0].name

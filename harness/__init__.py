@@ -8,7 +8,7 @@ __all__ = ["OpTest", "strategies"]
 
 def __getattr__(name: str):
     if name == "OpTest":
-        from harness.op_test import OpTest
+        from harness.optest.op_test import OpTest
 
         return OpTest
     if name == "strategies":

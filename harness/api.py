@@ -1,5 +1,5 @@
 """`run(selection, ...) -> Outcome`: THE call a front door makes to test ops, on the caller's
-selection (harness.suite.select): it plans the tasks once (harness.run.plan), runs them in
+selection (harness.selecting.suite.select): it plans the tasks once (harness.executing.pool.plan), runs them in
 the fork pool and adds the op-level verdicts, decided here once for every front door
 (`op_level`). `progress(total)` is a context manager giving an `advance()` callable.
 """
@@ -8,10 +8,10 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass, field
 
-from harness import backends
+from harness.backend import dispatch as backends
 from harness.options import DEFAULT_SEED, DEFAULT_TIMEOUT, unusable_selection
-from harness.report import FAIL, SKIP, CheckResult
-from harness.run import OpReport, op_level_checks, plan, run_ops
+from harness.reporting.report import FAIL, SKIP, CheckResult
+from harness.executing.pool import OpReport, op_level_checks, plan, run_ops
 from harness.spec import knob
 
 __all__ = ["run", "Outcome", "NO_GRADIENT_TEST", "no_optest_result", "lacks_gradient_test",
@@ -29,7 +29,7 @@ def run(selection, ops=None, checks=None, seed: int = DEFAULT_SEED,
         timeout: float | None = DEFAULT_TIMEOUT, jobs: int = 1, isolate: bool = True,
         fuzz: int = 0, progress=None, executor=None) -> Outcome:
     """Test the selected ops (only `ops` of them, when given: a shard). `executor`: runs
-    the planned tasks (default: the fork pool, harness.run.run_tasks); `advance(failed=...)`
+    the planned tasks (default: the fork pool, harness.executing.pool.run_tasks); `advance(failed=...)`
     says whether the task that ended has a failed check."""
     wanted = set(selection.ops if ops is None else ops)
     runnable = [op for op in selection.runnable if op in wanted]
@@ -114,7 +114,7 @@ def op_verdicts(op: str, classes: list, results: list, checks=None) -> list[Chec
 def op_level(selection, reports, checks=None, unusable: str = "") -> list:
     """The reports of every selected op with the op-level verdicts added: an op with no
     OpTest (a failure, or exempt with a reason), an op whose OpTests never check a
-    gradient, the selection's broken test files and OpTests (`reports`: harness.run.OpReport
+    gradient, the selection's broken test files and OpTests (`reports`: harness.executing.pool.OpReport
     of the runnable ops)."""
     by_name = {r.op: r for r in reports}
     out = []

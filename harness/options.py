@@ -17,8 +17,8 @@ __all__ = ["DEFAULT_SEED", "DEFAULT_TIMEOUT", "ALL_PLACES", "ALL_DTYPES", "GRAD_
            "Options", "OptionsError", "current", "use", "using", "parse_choice"]
 
 DEFAULT_SEED = 2024
-DEFAULT_EXPLORE = 24       # harness.checks.explore: derived cases per OpTest case
-DEFAULT_FUZZ = 1   # harness.inputs.fuzz: generated cases per OpTest class (`opkit test`)
+DEFAULT_EXPLORE = 24       # harness.checks.declarations.explore: derived cases per OpTest case
+DEFAULT_FUZZ = 1   # harness.executing.fuzz: generated cases per OpTest class (`opkit test`)
 DEFAULT_TIMEOUT = 120.0
 ALL_PLACES = ("CPU", "GPU")
 ALL_DTYPES = ("float32", "float64")
@@ -46,7 +46,7 @@ def parse_choice(value, allowed: tuple, what: str) -> tuple:
     return tuple(picked)
 
 
-#: opkit's own backend (harness.backends.DEFAULT_BACKEND): known without reading entry points
+#: opkit's own backend (harness.backend.dispatch.DEFAULT_BACKEND): known without reading entry points
 BUILTIN_BACKEND = "opkit"
 
 
@@ -71,14 +71,14 @@ class Options:
     seed: int = DEFAULT_SEED
     places: tuple = ALL_PLACES          # place kinds to run on (GPU still needs a device)
     dtypes: tuple = ALL_DTYPES          # float dtypes to run
-    grad_mode: str = "auto"             # numeric gradient mode (harness.grad_judge.MODES)
+    grad_mode: str = "auto"             # numeric gradient mode (harness.judging.grad_judge.MODES)
     hash_seeds: bool = True             # determinism across PYTHONHASHSEED (fresh processes)
     no_gpu: bool = False                # treat the GPU as unusable (OPKIT_NO_GPU)
     laws_deep: bool = False             # the law checks' larger budget (OPKIT_LAWS_DEEP=1)
     timeout: float | None = DEFAULT_TIMEOUT   # seconds per check (None: no limit)
     place_option: str = "OPKIT_PLACE"   # how the user picks places (named in skip reasons)
     explore: int = DEFAULT_EXPLORE      # derived cases per OpTest case of `explore` (0: off)
-    backend: str = "opkit"              # whose kernels run the op (harness.backends)
+    backend: str = "opkit"              # whose kernels run the op (harness.backend.dispatch)
     against: str = ""                   # a second backend judged beside it ("": none)
 
     @classmethod

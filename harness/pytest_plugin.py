@@ -2,7 +2,7 @@
 help below; docs/harness.md, "pytest plugin"), the run's options built once from them, and
 one item per harness check on every OpTest class (`Class::opkit[mutation]`), run as
 `opkit test` runs them. `--opkit-paddle` (or OPKIT_PADDLE=1) turns on the Paddle plugin's
-compatibility mode (docs/paddle.md), `--opkit-backend` picks a backend (harness.backends).
+compatibility mode (docs/paddle.md), `--opkit-backend` picks a backend (harness.backend.dispatch).
 """
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from harness import options as run_options
-from harness.report import FAIL, SKIP, UNCONFIRMED, CheckResult
-from harness.rootcause import one_line, same_cause
-from harness.sharding import (
+from harness.reporting.report import FAIL, SKIP, UNCONFIRMED, CheckResult
+from harness.reporting.rootcause import one_line, same_cause
+from harness.selecting.sharding import (
     ShardError,
     durations_problem,
     parse_shard,
@@ -77,14 +77,14 @@ def pytest_configure(config):
     except ValueError as exc:
         raise pytest.UsageError(f"opkit: {exc}") from None
     run_options.use(opts)
-    from harness.backends import activate, unavailable
+    from harness.backend.dispatch import activate, unavailable
 
     why = unavailable(opts.backend)     # the backend object's own answer (OPKIT_BACKEND too)
     if why:
         raise pytest.UsageError(f"opkit: --opkit-backend {opts.backend}: {why}")
     activate(opts.backend)
     if _paddle_asked(config):
-        from harness.backends import compat_mode
+        from harness.backend.dispatch import compat_mode
 
         compat_mode("paddle").activate(opts.backend)
         # a Paddle test file the mode cannot import is one collection error (naming the
@@ -122,7 +122,7 @@ def _paddle_asked(config) -> bool:
 def pytest_ignore_collect(collection_path, config):
     """In the Paddle mode, Paddle's own harness files beside the tests are not test files."""
     if _paddle_asked(config):
-        from harness.backends import compat_mode
+        from harness.backend.dispatch import compat_mode
 
         return compat_mode("paddle").is_harness_file(collection_path) or None
     return None
@@ -138,7 +138,7 @@ def pytest_report_header(config):
 
 # -- the harness-check items --------------------------------------------------------------
 def _is_optest(cls) -> bool:
-    from harness.discovery import is_optest_class
+    from harness.selecting.discovery import is_optest_class
 
     try:
         return is_optest_class(cls)
@@ -158,13 +158,13 @@ class OpkitCheckItem(pytest.Item):
         mine = [r for r in results if r.check == self.check]
         failed = [r for r in mine if r.status == FAIL]
         if failed:
-            from harness.registry import check_names
+            from harness.checks.catalog import check_names
 
             first = same_cause(results, check_names() + ["fuzz"]).get(self.check)
             raise OpkitCheckFailed(failed, same_as=first if first != self.check else None,
                                    op=self.op)
         unconfirmed = [r for r in mine if r.status == UNCONFIRMED]
-        if unconfirmed:     # (harness.confirm): a pass with a warning
+        if unconfirmed:     # (harness.judging.unconfirmed): a pass with a warning
             warnings.warn(f"opkit {self.check}: {unconfirmed[0].message}", stacklevel=1)
         if not mine or all(r.status == SKIP for r in mine):
             reasons = "; ".join(list(dict.fromkeys(r.message for r in mine if r.message))[:3])
@@ -192,10 +192,10 @@ class OpkitCheckFailed(Exception):
         self.op = op                # names the kernel function in the block
 
     def text(self) -> str:
-        from harness.messages import group_failures
+        from harness.reporting.messages import group_failures
 
         blocks = group_failures(self.results, op_type=self.op)
-        if self.same_as:            # one root cause, told in full once (harness.rootcause)
+        if self.same_as:            # one root cause, told in full once (harness.reporting.rootcause)
             return (f"the same root cause as opkit[{self.same_as}] (told in full there): "
                     f"{one_line(blocks[0]) if blocks else ''}")
         return "\n".join(blocks)
@@ -244,7 +244,7 @@ def _shared_file(config, cls):
 
 def _discovered(config, cls, op):
     """The DiscoveredTest of a collected OpTest class (its path relative to the rootdir)."""
-    from harness.discovery import DiscoveredTest
+    from harness.selecting.discovery import DiscoveredTest
 
     try:
         path = os.path.relpath(inspect.getsourcefile(cls) or "", config.rootpath)
@@ -254,14 +254,14 @@ def _discovered(config, cls, op):
 
 
 def _compute(config, cls, op, op_classes):
-    from harness.checking import run_test
+    from harness.executing.in_process import run_test
     from harness.api import op_verdicts
 
     seed = run_options.current().seed
     first = op_classes[0] is cls
     results = _in_zygote(config, cls, op, op_classes, first, seed)
     if results is None:
-        from harness.inputs.fuzz import DEFAULT_FUZZ, fuzz_test
+        from harness.executing.fuzz import DEFAULT_FUZZ, fuzz_test
 
         results = run_test(_discovered(config, cls, op), seed=seed,
                            timeout=None, first_case=first, hash_seeds="own")
@@ -279,20 +279,20 @@ def _compute(config, cls, op, op_classes):
 
 def _in_zygote(config, cls, op, op_classes, first, seed):
     """The class's checks as `opkit test` runs them: the same tasks, in workers of the pool
-    forked from the process started before any test ran (harness.zygote), the op-level
+    forked from the process started before any test ran (harness.executing.zygote), the op-level
     checks (`state`) once per op over all its classes. None without a zygote (no fork): the
     caller runs them here."""
     zygote = getattr(config, "_opkit_zygote", None)
     if zygote is None:
         return None
-    from harness.run import Task, op_level_checks
+    from harness.executing.pool import Task, op_level_checks
 
     op_level = tuple(op_level_checks())
     results = zygote.run(Task.of_test(op, _discovered(config, cls, op), first), seed,
                          context_options={"hash_seeds": "own", "op_level": op_level})
     if results is None:
         return None
-    from harness.inputs.fuzz import DEFAULT_FUZZ
+    from harness.executing.fuzz import DEFAULT_FUZZ
 
     # the per-op tasks, once per op as in opkit test: the op-level checks, and fuzz with
     # opkit test's default budget; each class takes its own cases' results
@@ -345,7 +345,7 @@ def _op_of(config, cls) -> str | None:
     """The op of an OpTest class, found once; the classes of each op in collection order."""
     ops = config.__dict__.setdefault("_opkit_op_of", {})
     if cls not in ops:
-        from harness.suite import op_type_of
+        from harness.selecting.suite import op_type_of
 
         ops[cls] = op = op_type_of(cls, seed=run_options.DEFAULT_SEED)
         if op:
@@ -355,8 +355,8 @@ def _op_of(config, cls) -> str | None:
 
 def check_item_names() -> list[str]:
     """The checks that get an item per OpTest class (the harness's default checks)."""
-    from harness.registry import all_checks
-    from harness.inputs.fuzz import DEFAULT_FUZZ
+    from harness.checks.catalog import all_checks
+    from harness.executing.fuzz import DEFAULT_FUZZ
 
     return [spec.name for spec in all_checks() if spec.default] + \
         (["fuzz"] if DEFAULT_FUZZ else [])
@@ -389,7 +389,7 @@ def pytest_collection_modifyitems(session, config, items):
     if any(isinstance(it, OpkitCheckItem) for it in items) and classes and \
             getattr(config, "_opkit_zygote", None) is None:
         # before any test runs: the process the check items' workers are forked from
-        from harness.zygote import Zygote
+        from harness.executing.zygote import Zygote
 
         config._opkit_zygote = Zygote.start(classes)
 

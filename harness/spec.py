@@ -5,13 +5,13 @@ reads an extension point reads it through the accessors below, so an undeclared 
 error instead of a silent `getattr` default.
 
 1. Entry-point groups (installed packages plug in without being named).
-2. `Check` hooks: what a check declares and may override (harness.check.Check).
+2. `Check` hooks: what a check declares and may override (harness.checks.base.Check).
 3. Derived-case families: the variant names a check may ask for (harness.inputs.variants),
    and the cases the checks that derive their own read from harness.inputs.
 4. OpTest knobs: class attributes an OpTest may set to tell the harness more about its op.
 5. Module knobs: names a test module may define.
 6. Backends: implementations of the op seam (BACKEND_GROUP's entry points, instances of
-   harness.backend.contract.Backend; harness.backends dispatches to the run's backend).
+   harness.backend.contract.Backend; harness.backend.dispatch dispatches to the run's backend).
 """
 from __future__ import annotations
 
@@ -22,10 +22,10 @@ __all__ = ["ENTRY_POINT_GROUPS", "BACKEND_GROUP", "COMPAT_PROTOCOL",
 #: group -> what an entry point of the group names
 ENTRY_POINT_GROUPS = {
     "opkit.ops": "a module (or package) whose import registers ops (opkit.plugins)",
-    "opkit.checks": "a harness.check.Check instance or subclass, or a function "
-                    "(case, context) -> [CheckResult] (harness.registry)",
+    "opkit.checks": "a harness.checks.base.Check instance or subclass, or a function "
+                    "(case, context) -> [CheckResult] (harness.checks.catalog)",
     "opkit.backends": "a harness.backend.contract.Backend instance: the backend of the "
-                      "entry point's name (`opkit test --backend NAME`; harness.backends)",
+                      "entry point's name (`opkit test --backend NAME`; harness.backend.dispatch)",
 }
 BACKEND_GROUP = "opkit.backends"
 
@@ -42,7 +42,7 @@ COMPAT_PROTOCOL = {
     "pytest_hooks": ("() -> module", "the pytest hooks it registers"),
 }
 
-#: Check class attributes: name -> meaning (harness.check.Check holds the defaults)
+#: Check class attributes: name -> meaning (harness.checks.base.Check holds the defaults)
 CHECK_ATTRIBUTES = {
     "name": "the report's and --checks' name (== the module name of a built-in check)",
     "description": "one line for the checks table",
@@ -98,11 +98,11 @@ OPTEST_KNOBS = {
     "to_case": (None, "to_case() -> Case: build the Case yourself instead of from "
                       "op_type/inputs/attrs/outputs"),
     "opkit_skip": (None, "{check: reason}: checks that do not apply to this OpTest"),
-    "distribution": (None, "a harness.distributions law the outputs of a random op follow"),
+    "distribution": (None, "a harness.judging.distributions law the outputs of a random op follow"),
     "opkit_sparse_inputs": ((), "input names the `sparse` check feeds as SelectedRows"),
     "grad_check_mode": (None, "numeric gradient mode: 'auto', 'exact', 'fast' or 'dense'"),
     "opkit_complexity": ("linear", "how time and peak memory grow with the input size "
-                                   "(harness.scaling.COMPLEXITIES: 'linear', 'n log n', "
+                                   "(harness.checks.laws.scaling.COMPLEXITIES: 'linear', 'n log n', "
                                    "'quadratic', 'cubic'); `trace`'s scaling part "
                                    "(OPKIT_LAWS_DEEP=1) bounds t(4N)/t(N) by it"),
 }

@@ -18,7 +18,7 @@ import numpy as np
 
 from harness.backend.contract import (CAPABILITIES, Backend, OpDescription, OpRefused,
                                       PreparedOp)
-from harness.case import VarSpec
+from harness.backend.case import VarSpec
 
 __all__ = ["Sample", "DEFAULT_SAMPLES", "ConformanceError", "BackendUnavailable",
            "conformance_failures", "run_conformance_test"]
@@ -104,7 +104,7 @@ def _general(backend) -> list[str]:
                        "failure, not a refusal")
     if not backend.refused(OpRefused("the op refuses")):
         bad.append("refused(OpRefused(...)) is False: the contract's own refusal type")
-    from harness.registry import all_checks
+    from harness.checks.catalog import all_checks
 
     for check in all_checks():
         got = backend.check_override(check.name)
@@ -171,7 +171,7 @@ def _forward(backend, s: Sample, dtype) -> list[str]:
 
 
 def _compile(backend, s, dtype) -> dict:
-    from harness.case import Case
+    from harness.backend.case import Case
 
     case = Case(s.op_type, s.op_type, s.specs(dtype), dict(s.attrs), {})
     return backend.compile_shapes(case, s.specs(dtype), s.output_slots(), {})

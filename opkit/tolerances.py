@@ -1,6 +1,6 @@
 """Default tolerances of check_output, check_grad and `places` (the harness) and of `opkit
 compat --programs` (checkers): one table for both, here in the layer below them
-(`harness.tolerances` re-exports it). The tables of
+(`harness.judging.tolerances` re-exports it). The tables of
 docs/gradients.md ("check_output tolerances"), docs/low_precision.md (float16 / bfloat16
 gradients) and docs/harness.md (`places`). A caller's `atol` / `rtol` always wins over the
 output defaults (for every dtype); `places` tolerances can only be loosened.

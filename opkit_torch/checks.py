@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.case import case_inputs, normalize_slots
-from harness.check import AliasedOutput, Check, InputWritten, WrongShape, WrongValue
-from harness.op import Combo
+from harness.backend.case import case_inputs, normalize_slots
+from harness.checks.base import AliasedOutput, Check, InputWritten, WrongShape, WrongValue
+from harness.backend.seam import Combo
 
 __all__ = ["override", "SKIPS", "REPLACED", "TorchMutation", "TorchAliasing",
            "FakeKernel", "CreateGraphDoubleGrad", "prepare"]
@@ -50,7 +50,7 @@ CPU64 = Combo("CPU", "float64")
 
 def prepare(case, combo: Combo):
     """The run's backend's prepared op of the case (the torch backend's) on the combo."""
-    from harness.op import make
+    from harness.backend.seam import make
 
     outputs = {slot: [s.name for s in specs] for slot, specs in
                normalize_slots(case.outputs).items()}
@@ -268,7 +268,7 @@ class CreateGraphDoubleGrad(Check):
         return None if has_grad(case.op_type) else "the op has no autograd registration"
 
     def _first(self, case, inputs, cot, wrt):
-        from harness.op import make
+        from harness.backend.seam import make
 
         outputs = {slot: [s.name for s in specs] for slot, specs in
                    normalize_slots(case.outputs).items()}

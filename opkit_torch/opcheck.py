@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.backends import selected
-from harness.check import Check, Mismatch
+from harness.backend.dispatch import selected
+from harness.checks.base import Check, Mismatch
 
 __all__ = ["OpcheckCheck", "CHECK", "BACKEND", "STOCK_NAMESPACES", "sample", "run_opcheck",
            "describe_sample"]
@@ -106,9 +106,9 @@ class OpcheckCheck(Check):
         return None
 
     def verdict(self, derived, context):
-        from harness.case import case_inputs
-        from harness.context import fail, pass_
-        from harness.op import Combo
+        from harness.backend.case import case_inputs
+        from harness.backend.context import fail, pass_
+        from harness.backend.seam import Combo
         from opkit_torch.describe import has_grad
 
         case = derived.case

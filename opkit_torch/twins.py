@@ -2,7 +2,7 @@
 (docs/torch.md, "`--against torch`").
 
 `opkit test relu --against torch` runs opkit's op and `aten::relu` side by side on the
-OpTest's case and explore's derived cases (harness.checks.against). opkit's op type, slot
+OpTest's case and explore's derived cases (harness.checks.values.against). opkit's op type, slot
 names and attrs are translated here: the torch backend takes an opkit op type listed in
 TWINS, feeds the same variables to the torch op's schema arguments (`X` -> `self`), gives
 its outputs back under opkit's output slots (`Out`), and translates the attrs (`alpha` ->
@@ -23,7 +23,7 @@ __all__ = ["TWINS", "Twin", "TwinOp", "Untranslatable", "make", "translate", "tw
 
 class Untranslatable(OpRefused, ValueError):
     """The case's attrs or inputs have no equivalent in the torch op: the case is not
-    compared (`no_equivalent`, read by harness.checks.against)."""
+    compared (`no_equivalent`, read by harness.checks.values.against)."""
 
     no_equivalent = True
 

@@ -3,7 +3,7 @@
 An *import* is every way one module of the four packages reaches another: `import` and
 `from ... import` statements anywhere (module level or inside a function, relative ones
 resolved), and a dotted module name in a string (`importlib.import_module("opkit.plugins")`,
-a registry table of `"harness.checks.dtypes:check"`, an entry list naming
+a registry table of `"harness.checks.values.dtypes:check"`, an entry list naming
 `"reference_ops.gpu"`; a bare top-level name counts when passed to `import_module` /
 `__import__`). On that graph:
 
@@ -62,7 +62,7 @@ def _allowed_cycle(cycle) -> str | None:
 
 
 # Private modules imported from outside their package, each still needed (a stale entry
-# fails). (harness.checks._support was renamed harness.context.)
+# fails). (harness.checks._support was renamed harness.backend.context.)
 KNOWN_PRIVATE_MODULES: set = set()
 
 
@@ -197,7 +197,7 @@ def test_the_opkit_library_imports_no_harness_checkers_or_builtin_ops():
 
 
 def test_the_harness_imports_no_plugin():
-    """harness reaches the Paddle plugin only through its entry point (harness.backends)."""
+    """harness reaches the Paddle plugin only through its entry point (harness.backend.dispatch)."""
     bad = [f"{where}: {src} imports {dst} ({kind})"
            for src, dst, where, kind, _, _ in graph(ROOT)
            if src.split(".")[0] == "harness" and dst.split(".")[0] == "opkit_paddle"]
@@ -209,7 +209,7 @@ def test_loading_the_paddle_plugin_imports_no_paddle():
     import subprocess
     import sys
 
-    code = ("import sys\nfrom harness import backends\n"
+    code = ("import sys\nfrom harness.backend import dispatch as backends\n"
             "print(backends.plugin('paddle').compat is not None, 'paddle' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True).stdout
@@ -351,7 +351,7 @@ def _private_reach_ins(root: Path):
                     node.attr in _PUBLIC_UNDERSCORED:
                 continue
             chain, base = [], node.value
-            while isinstance(base, ast.Attribute):      # harness.op._x, Check.attr._y
+            while isinstance(base, ast.Attribute):      # harness.backend.seam._x, Check.attr._y
                 chain.insert(0, base.attr)
                 base = base.value
             if not isinstance(base, ast.Name) or base.id not in imported_modules[module]:
@@ -451,8 +451,8 @@ def test_the_scan_finds_a_forbidden_edge_and_a_cycle(tmp_path, monkeypatch):
 
 def test_the_scan_finds_checkers_importing_the_harness(tmp_path, monkeypatch):
     _tree(tmp_path, {"checkers/compat/programs.py":
-                     "def judge():\n    from harness.tolerances import output_tolerance\n",
-                     "harness/tolerances.py": ""}, monkeypatch)
+                     "def judge():\n    from harness.judging.tolerances import output_tolerance\n",
+                     "harness/judging/tolerances.py": ""}, monkeypatch)
     edges, _ = scan()
     assert _offending_edges(edges) == {("checkers", "harness"):
                                        ["checkers/compat/programs.py:2"]}
@@ -488,17 +488,17 @@ def check_cross_imports(root: Path = ROOT) -> list:
     for src, dst, where, _, _, _ in graph(root):
         if not _is_check_module(dst) or src == dst:
             continue
-        if _is_check_module(src) or (src != "harness.registry" and src.startswith("harness")):
+        if _is_check_module(src) or (src != "harness.checks.catalog" and src.startswith("harness")):
             bad.append(f"{where}: {src} imports {dst}")
     return bad
 
 
 def prepared_op_makers(root: Path = ROOT) -> list:
-    """Calls that build a PreparedOp anywhere in harness but the seam: harness/op.py's
+    """Calls that build a PreparedOp anywhere in harness but the seam: harness/backend/seam.py's
     `make`, and the backends it dispatches to (harness/backend/: opkit's own)."""
     bad = []
     for module, (rel, _, tree) in _sources(root).items():
-        if not module.startswith("harness") or module == "harness.op" or \
+        if not module.startswith("harness") or module == "harness.backend.seam" or \
                 module.startswith("harness.backend."):
             continue
         for node in ast.walk(tree):
@@ -549,13 +549,13 @@ REGISTRY = ("opkit.registry", "opkit.framework.registry")
 # check modules that read opkit's registry, each with its reason (a stale entry fails)
 KNOWN_REGISTRY_READERS = {
     # the clean process's child (run by path, opkit only: capability `clean_process`)
-    "harness.checks.clean_child": "loads the op files and runs opkit's own op",
+    "harness.checks.adversarial.clean_child": "loads the op files and runs opkit's own op",
 }
 
 
 def registry_readers(root: Path = ROOT) -> dict:
     """{check module: 'path:line'} of the check modules that import opkit's op registry: a
-    check reads an op through the backend contract (harness.backends), never a framework's
+    check reads an op through the backend contract (harness.backend.dispatch), never a framework's
     registry."""
     found = {}
     for src, dst, where, _, _, _ in graph(root):
@@ -586,9 +586,9 @@ def test_the_shape_rules_find_their_offenders(tmp_path, monkeypatch):
     root = _tree(tmp_path, {
         "harness/checks/a.py": "from harness.checks import b\n",
         "harness/checks/b.py": "",
-        "harness/registry.py": "CHECKS = ['harness.checks.a', 'harness.checks.b']\n",
-        "harness/op.py": "class PreparedOp: pass\nx = PreparedOp()\n",
-        "harness/other.py": "import os\nfrom harness.op import PreparedOp\n"
+        "harness/checks/catalog.py": "CHECKS = ['harness.checks.a', 'harness.checks.b']\n",
+        "harness/backend/seam.py": "class PreparedOp: pass\nx = PreparedOp()\n",
+        "harness/other.py": "import os\nfrom harness.backend.seam import PreparedOp\n"
                             "p = PreparedOp()\nv = os.environ.get('OPKIT_SEED')\n"
                             "w = os.environ.get('NO_COLOR')\nk = 'OPKIT_X'\nu = os.getenv(k)\n",
         "harness/options.py": "import os\nv = os.environ.get('OPKIT_SEED')\n",
@@ -636,7 +636,7 @@ def test_opkit_test_help_reads_no_entry_points():
     the installed backends' names are read when --backend / --against is parsed."""
     assert heavy_imports(_HELP, ("importlib.metadata",)) == []
     assert "importlib.metadata" in heavy_imports(
-        "import harness.backends\nharness.backends.names()", ("importlib.metadata",))
+        "import harness.backend.dispatch\nharness.backend.dispatch.names()", ("importlib.metadata",))
 
 
 def test_the_help_probe_finds_a_planted_heavy_import():

@@ -15,7 +15,7 @@ def _section(text, heading):
 
 
 def test_checks_table_lists_every_check():
-    from harness.registry import check_names
+    from harness.checks.catalog import check_names
 
     table = _section((ROOT / "docs" / "harness.md").read_text(encoding="utf-8"),
                      "## Checks (")

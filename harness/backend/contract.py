@@ -2,7 +2,7 @@
 
 A backend is one framework's kernels behind the harness's op seam. It is an object of a
 subclass of `Backend` (registered under a name: the entry-point group `opkit.backends`, or
-`harness.backends.register`), and it makes `PreparedOp`s: one op with its inputs, ready to
+`harness.backend.dispatch.register`), and it makes `PreparedOp`s: one op with its inputs, ready to
 run forward and backward many times. opkit's own framework is one such backend
 (harness.backend.native.OpkitBackend), PaddlePaddle's another (opkit_paddle), and the
 conformance suite (harness.testing) checks any of them against the promises below.
@@ -22,7 +22,7 @@ __all__ = ["Backend", "PreparedOp", "OpDescription", "Slot", "OpRefused",
 GRAD_SUFFIX = "@GRAD"
 
 #: what a backend may be unable to do: name -> what it means. `Backend.cannot(name)` gives
-#: the backend's reason (None: it can); a check that needs one (harness.check.Check.needs)
+#: the backend's reason (None: it can); a check that needs one (harness.checks.base.Check.needs)
 #: skips with that reason.
 CAPABILITIES = {
     "kernel_hooks": "forward/backward call `hooks` around each kernel (before/after: the "
@@ -187,7 +187,7 @@ class PreparedOp(ABC):
 
     def forward_backward(self, cotangents_of, wrt: list, no_grad_set=()) -> tuple:
         """(outputs, gradients): forward(), then backward(cotangents_of(outputs), wrt,
-        no_grad_set) -- harness.op.run_forward_backward's plain run. `cotangents_of`
+        no_grad_set) -- harness.backend.seam.run_forward_backward's plain run. `cotangents_of`
         ({output: array} -> {output: cotangent}) depends on the outputs' shapes and dtypes
         only. The outputs are those of the forward, copied before the backward runs. A
         backend that can run both in one go overrides it with the same values (Paddle's:
@@ -281,7 +281,7 @@ class Backend(ABC):
         return f"--backend {self.name}"
 
     def grad_key(self, name: str) -> str:
-        """The key of input `name`'s gradient in a run's results (harness.op.
+        """The key of input `name`'s gradient in a run's results (harness.backend.seam.
         run_forward_backward): the backend's business, not the checks'."""
         return name + GRAD_SUFFIX
 

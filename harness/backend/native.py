@@ -14,7 +14,7 @@ def _slot(vp) -> Slot:
 
 
 class OpkitBackend(Backend):
-    """opkit's kernels, run by opkit's executor (harness.op.PreparedOp)."""
+    """opkit's kernels, run by opkit's executor (harness.backend.seam.PreparedOp)."""
 
     name = "opkit"
     lacks: dict = {}          # it has every capability of the contract

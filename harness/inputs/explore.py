@@ -1,7 +1,7 @@
 """The cases `explore` derives from an OpTest's case over the op's declared contract:
 `derive_cases` (attrs, values, shapes and their combinations; `against` runs them too) and
 `value_strategy` (drawn values, shrinkable). What each is: docs/harness.md, "Exploring the
-declared contract"; the `explore` check (harness.checks.explore) judges both."""
+declared contract"; the `explore` check (harness.checks.declarations.explore) judges both."""
 from __future__ import annotations
 
 import functools
@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from harness import options
-from harness.case import as_value, map_inputs, normalize_slots
+from harness.backend.case import as_value, map_inputs, normalize_slots
 from harness.inputs.variants.shapes import cut
-from harness.op import proto_of
+from harness.backend.seam import proto_of
 from harness.options import DEFAULT_SEED
-from harness.values import fmt_value
+from harness.reporting.values import fmt_value
 from opkit.framework.domains import Ref
 from opkit.framework.dtypes import finfo, is_float, is_low_precision
 

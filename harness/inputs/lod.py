@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.case import as_value, map_inputs
+from harness.backend.case import as_value, map_inputs
 
 __all__ = ["Edge", "EDGES", "LEVEL2_EDGES", "edges_for", "edge_inputs", "lod_inputs",
            "has_lod_input", "two_level_inputs"]

@@ -16,8 +16,8 @@ import time
 
 import numpy as np
 
-from harness.case import case_attrs
-from harness.op import make, output_slots, place_object, run_forward_backward
+from harness.backend.case import case_attrs
+from harness.backend.seam import make, output_slots, place_object, run_forward_backward
 
 __all__ = ["fresh_values", "one_changed", "cotangent", "special_cotangents", "runner",
            "CONDITIONS", "first_disagreement"]
@@ -184,8 +184,8 @@ CONDITIONS = [
 def first_disagreement(want: dict, got: dict, dtype: str) -> str | None:
     """None when every array of `want` has its match in `got` (NaN-aware, the output
     tolerance of `dtype`), else 'Name[i, j]: a vs b'."""
-    from harness.compare import fmt_index, outside
-    from harness.tolerances import output_tolerance
+    from harness.judging.compare import fmt_index, outside
+    from harness.judging.tolerances import output_tolerance
 
     for name, w in want.items():
         g = got.get(name)

@@ -105,7 +105,7 @@ def _validate(args) -> None:
 
 def _cases(args):
     from opkit.cli.bench_timing import derive_cases
-    from harness.discovery import builtin_test_paths, discover, test_paths
+    from harness.selecting.discovery import builtin_test_paths, discover, test_paths
     from opkit.project import ProjectError, load_op_modules, load_project
     from opkit.registry import has_op, op_info
 

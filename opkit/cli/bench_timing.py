@@ -43,7 +43,7 @@ import time
 from dataclasses import dataclass, field
 
 from harness.options import DEFAULT_SEED
-from harness.stats import (DEFAULT_CONFIDENCE, bootstrap_interval, interval,  # noqa: F401
+from harness.judging.stats import (DEFAULT_CONFIDENCE, bootstrap_interval, interval,  # noqa: F401
                            t_interval, t_quantile)
 from pathlib import Path
 
@@ -75,7 +75,7 @@ class BenchCase:
     note: str = ""                  # why it was not scaled, when it was not
 
     def shapes(self) -> str:
-        from harness.case import normalize_slots
+        from harness.backend.case import normalize_slots
 
         parts = []
         for slot, specs in normalize_slots(self.inputs).items():
@@ -93,7 +93,7 @@ def _largest(specs) -> int:
 
 
 def _tiled(spec, k: int):
-    from harness.case import as_value
+    from harness.backend.case import as_value
 
     data = spec.data
     if spec.lengths:   # k copies of every sequence; the data follows
@@ -104,8 +104,8 @@ def _tiled(spec, k: int):
 
 
 def _runs(case: BenchCase) -> bool:
-    from harness.op import make
-    from harness.case import normalize_slots
+    from harness.backend.seam import make
+    from harness.backend.case import normalize_slots
 
     try:
         op = make(case.op_type, normalize_slots(case.inputs), case.attrs)
@@ -119,7 +119,7 @@ def scale_case(case: BenchCase, elements: int = DEFAULT_ELEMENTS) -> BenchCase:
     """`case` with its batch dimension multiplied until the largest input holds at least
     `elements` values: first every input whose first dimension equals the largest input's,
     then the largest input alone; the case as written when the op refuses both."""
-    from harness.case import map_inputs, normalize_slots
+    from harness.backend.case import map_inputs, normalize_slots
 
     specs = normalize_slots(case.inputs)
     largest = _largest(specs)
@@ -144,7 +144,7 @@ def scale_case(case: BenchCase, elements: int = DEFAULT_ELEMENTS) -> BenchCase:
 
 
 def _as_is(spec):
-    from harness.case import as_value
+    from harness.backend.case import as_value
 
     return as_value(spec)
 
@@ -153,9 +153,9 @@ def derive_cases(op_type: str, tests, seed: int = DEFAULT_SEED, elements: int = 
                  max_cases: int = 2) -> list[BenchCase]:
     """Up to `max_cases` scaled cases of `op_type` from its discovered OpTests (the first
     ones whose setUp runs and whose op runs)."""
-    from harness.discovery import instantiate
-    from harness.case import case_from_test
-    from harness.case import normalize_slots
+    from harness.selecting.discovery import instantiate
+    from harness.backend.case import case_from_test
+    from harness.backend.case import normalize_slots
 
     out: list[BenchCase] = []
     for t in tests:
@@ -179,8 +179,8 @@ def derive_cases(op_type: str, tests, seed: int = DEFAULT_SEED, elements: int = 
 def prepare_calls(cases: list[BenchCase]) -> dict:
     """{(case index, "forward" | "backward"): a no-argument call running that phase once},
     each run once already (backward only where the op has a usable grad op)."""
-    from harness.op import make, make_cotangents
-    from harness.case import normalize_slots
+    from harness.backend.seam import make, make_cotangents
+    from harness.backend.case import normalize_slots
     from opkit.framework.registry import op_info
 
     calls = {}

@@ -1,7 +1,7 @@
 """One side of `opkit bench --against`: a fresh process that loads one side's ops, prepares
 the cases and times batches on request (started by `opkit.cli.bench_timing` with the installed harness, never the side's own).
 
-The measuring code (the framework, `harness.op`, `opkit.cli.bench_timing`) is imported first,
+The measuring code (the framework, `harness.backend.seam`, `opkit.cli.bench_timing`) is imported first,
 from the installed opkit; only then is the side's `path_prefix` put first on `sys.path` and
 its ops loaded, so that both sides time their own op code with the same measuring code.
 
@@ -20,11 +20,11 @@ import sys
 
 def main(argv: list[str]) -> int:
     spec = json.loads(argv[0])
-    from harness.forking import die_with_parent
+    from harness.processes.forking import die_with_parent
 
     die_with_parent(spec.get("parent"))     # no worker outlives a killed `opkit bench`
     import opkit.cli.bench_timing as bench
-    import harness.op  # noqa: F401 - the measuring code comes from this install
+    import harness.backend.seam  # noqa: F401 - the measuring code comes from this install
     import opkit.framework.operator  # noqa: F401
     import opkit.plugins  # noqa: F401
     import opkit.project as project

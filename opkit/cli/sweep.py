@@ -1,6 +1,6 @@
 """`opkit test --cluster ray[://HOST:PORT]` and `--resume DIR`: who runs the planned tasks
-(harness.ray_pool on a Ray cluster instead of the local fork pool) and which finished ones
-are taken over (harness.resume). docs/harness.md "Sweeps: --cluster and --resume".
+(harness.executing.ray_pool on a Ray cluster instead of the local fork pool) and which finished ones
+are taken over (harness.executing.resume). docs/harness.md "Sweeps: --cluster and --resume".
 """
 from __future__ import annotations
 
@@ -54,9 +54,9 @@ class Recipe:
 
     def __call__(self):
         from harness import options
-        from harness.backends import activate, compat_mode
-        from harness.run import op_level_checks, plan
-        from harness.suite import select
+        from harness.backend.dispatch import activate, compat_mode
+        from harness.executing.pool import op_level_checks, plan
+        from harness.selecting.suite import select
 
         if os.path.isdir(self.cwd):
             os.chdir(self.cwd)
@@ -80,7 +80,7 @@ def executor(args, opts, checks, fuzz: int):
     resume = getattr(args, "resume", None)
     run = None
     if address is not None:
-        from harness.ray_pool import ray_executor, ray_missing
+        from harness.executing.ray_pool import ray_executor, ray_missing
 
         missing = ray_missing()
         if missing:
@@ -97,7 +97,7 @@ def executor(args, opts, checks, fuzz: int):
         run.start()      # the workers rebuild the plan while this process discovers it
     notes = []
     if resume is not None:
-        from harness.resume import ResumeStore, fingerprint, resumable
+        from harness.executing.resume import ResumeStore, fingerprint, resumable
 
         if os.path.exists(resume) and not os.path.isdir(resume):
             raise UsageError(f"--resume {resume}: not a folder")
@@ -109,7 +109,7 @@ def executor(args, opts, checks, fuzz: int):
             store = ResumeStore(resume, fp)
         except OSError as exc:
             raise UsageError(f"--resume {resume}: {exc}") from None
-        from harness.run import run_tasks
+        from harness.executing.pool import run_tasks
 
         def resumed(n):
             if n:

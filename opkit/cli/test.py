@@ -25,7 +25,7 @@ EXIT_CODES = {0: "every check passed (or was skipped / exempt)",
               2: "usage error (bad flag, environment variable or configuration)"}
 
 
-# what the progress line counts (harness.run.plan's tasks, planned once by harness.api.run)
+# what the progress line counts (harness.executing.pool.plan's tasks, planned once by harness.api.run)
 TASKS = "tasks (OpTest classes, per-op checks, fuzzed ops)"
 
 
@@ -126,8 +126,8 @@ def _usage(msg: str):
 
 
 def parse_shard(text: str | None) -> tuple[int, int] | None:
-    from harness.sharding import ShardError
-    from harness.sharding import parse_shard as parse
+    from harness.selecting.sharding import ShardError
+    from harness.selecting.sharding import parse_shard as parse
 
     try:
         return parse(text)
@@ -137,7 +137,7 @@ def parse_shard(text: str | None) -> tuple[int, int] | None:
 
 def shard(ops: list[str], spec: tuple[int, int] | None, durations=None) -> list[str]:
     """Part K of N of the ops (round-robin over the sorted ops without durations)."""
-    from harness.sharding import part
+    from harness.selecting.sharding import part
 
     return part(ops, spec, durations)
 
@@ -157,7 +157,7 @@ def _options(args):
                                 place_option="--place")
     except OptionsError as exc:
         raise _usage(str(exc)) from None
-    from harness.backends import unavailable
+    from harness.backend.dispatch import unavailable
 
     for flag, name in (("--backend", opts.backend), ("--against", opts.against)):
         why = unavailable(name) if name else None
@@ -209,7 +209,7 @@ def _validate(args) -> None:
 
 def _checks(args) -> tuple[list[str] | None, bool]:
     """(the harness checks to run or None for all, whether fuzz runs)."""
-    from harness.registry import check_names
+    from harness.checks.catalog import check_names
     from harness.options import DEFAULT_FUZZ
 
     explicit = args.fuzz is not None
@@ -247,7 +247,7 @@ def run(args) -> int:
     spec = parse_shard(args.shard)
     checks, fuzzing = _checks(args)
     if opts.against and (checks is None or "against" not in checks):
-        from harness.registry import all_checks
+        from harness.checks.catalog import all_checks
 
         checks = (checks if checks is not None else
                   [c.name for c in all_checks() if c.default]) + ["against"]
@@ -256,12 +256,12 @@ def run(args) -> int:
     from opkit.cli.sweep import executor
 
     run_tasks_with, sweep_notes = executor(args, opts, checks, args.fuzz if fuzzing else 0)
-    from harness.backends import activate, compat_mode, selector
+    from harness.backend.dispatch import activate, compat_mode, selector
 
     if getattr(args, "paddle", False):
         compat_mode("paddle").activate(opts.backend)
     activate(opts.backend, args.op)
-    from harness.suite import SuiteError, select
+    from harness.selecting.suite import SuiteError, select
     from opkit.project import load_project
 
     project = load_project()
@@ -273,14 +273,14 @@ def run(args) -> int:
     for problem in selection.warnings:
         print(f"opkit test: warning: {problem}", file=sys.stderr)
     ops = selection.ops
-    from harness.sharding import read_durations, write_durations
+    from harness.selecting.sharding import read_durations, write_durations
 
     durations_file = _durations_path(args, project)
     if args.durations and not args.record_durations and not durations_file.is_file():
         raise _usage(f"--durations {args.durations}: no such file (it is read by --shard; "
                      f"write it with --record-durations)")
     if args.record_durations:
-        from harness.sharding import durations_problem
+        from harness.selecting.sharding import durations_problem
 
         problem = durations_problem(durations_file)
         if problem:
@@ -288,7 +288,7 @@ def run(args) -> int:
             raise _usage(f"--record-durations: cannot write the durations file "
                          f"({source}): {problem}")
     if spec:
-        from harness.sharding import ShardError
+        from harness.selecting.sharding import ShardError
 
         try:
             ops = shard(ops, spec, read_durations(durations_file))
@@ -299,10 +299,10 @@ def run(args) -> int:
           + (f"; backend {opts.backend}" if selector(opts.backend) else "")
           + (f"; against {opts.against}" if opts.against else ""), file=sys.stderr)
     from harness import api
-    from harness.table import progress, render
+    from opkit.cli.table import progress, render
 
     notes = []
-    from harness.suite import paddle_mode
+    from harness.selecting.suite import paddle_mode
 
     if paddle_mode() and selection.unimportable:
         unimportable = selection.unimportable
@@ -349,7 +349,7 @@ def no_optest_hint(error: str, ops, backend: str) -> str:
     if "no OpTest found for op" not in error:
         return ""
     hint = "; pass the file or folder holding its OpTest with --tests PATH"
-    from harness.backends import selector
+    from harness.backend.dispatch import selector
 
     if not selector(backend):          # the default backend: no example to point at
         return hint

@@ -2,7 +2,7 @@
 Paddle backend's own way to make three findings (`mutation`, `dtypes`, `describe`).
 
 Every check not named in `CANNOT_APPLY` or `REPLACED` runs unchanged through the seam
-(harness.op.make): output, grad, determinism, lod, empty, extremal, kinks,
+(harness.backend.seam.make): output, grad, determinism, lod, empty, extremal, kinks,
 repeated_input, infer_shape, precision, ownership, attrs, state, grad_outputs,
 distribution, explore, double_grad (a grad op run on its own: opkit_paddle.backend.grad_op),
 concurrency (threads each with its own op, scope and executor; Paddle's kernels run at once,
@@ -11,11 +11,11 @@ without opkit's line-by-line lockstep, which needs kernel hooks).
 from __future__ import annotations
 
 from opkit_paddle.backend import env as paddle_env
-from harness.case import attr_float_dtype
-from harness.check import Check, InputWritten, MissingKernel, WrongShape
-from harness.context import has_float_inputs
-from harness.messages import raised
-from harness.op import has_grad, prepare, refusal, run_forward_backward
+from harness.backend.case import attr_float_dtype
+from harness.checks.base import Check, InputWritten, MissingKernel, WrongShape
+from harness.backend.context import has_float_inputs
+from harness.reporting.messages import raised
+from harness.backend.seam import has_grad, prepare, refusal, run_forward_backward
 
 __all__ = ["CANNOT_APPLY", "REPLACED", "override", "MutationReadBack", "PaddleDtypes",
            "PaddleDescribe"]
@@ -126,8 +126,8 @@ class PaddleDescribe(Check):
     def verdict(self, derived, context):
         import numpy as np
 
-        from harness import laws
-        from harness.case import normalize_slots
+        from harness.checks.laws import shared as laws
+        from harness.backend.case import normalize_slots
 
         case = derived.case
         combo = laws.numeric_combo(case)

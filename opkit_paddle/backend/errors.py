@@ -1,4 +1,4 @@
-"""Paddle's errors as opkit's: the refusal-or-failure decision of harness.op decides by
+"""Paddle's errors as opkit's: the refusal-or-failure decision of harness.backend.seam decides by
 type, so a Paddle enforce error is re-raised as the opkit error of the same kind.
 
 Paddle raises its C++ `PADDLE_ENFORCE` errors as Python exceptions (ValueError,

@@ -6,7 +6,7 @@ Paddle's grad maker gave them, opkit_paddle.backend.attrs) and Paddle's compile-
 checks and infer_shape run on it. Everything else is `PaddlePreparedOp`'s: the forward runs
 the grad op's kernel; `backward` appends the grad ops of the grad op (Paddle's double-grad
 makers, `core.get_grad_op_desc` on the grad op's desc: `tanh_grad` -> `tanh_grad_grad`).
-The `double_grad` check reaches it through the seam (harness.op.make with a grad op's type).
+The `double_grad` check reaches it through the seam (harness.backend.seam.make with a grad op's type).
 """
 from __future__ import annotations
 

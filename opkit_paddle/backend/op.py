@@ -1,6 +1,6 @@
 """The Paddle implementation of the op seam: one op type run by PaddlePaddle's own CPU kernel.
 
-`PaddlePreparedOp` has the public methods of `harness.op.PreparedOp` (reset, set_input,
+`PaddlePreparedOp` has the public methods of `harness.backend.seam.PreparedOp` (reset, set_input,
 input_names, output_names, value, array, lod_lengths, forward, grad_ops, backward, grad_lod)
 over Paddle's legacy static graph:
 
@@ -18,7 +18,7 @@ over Paddle's legacy static graph:
   inputs are fetched too and `mutated` lists those whose data or LoD after the run differ
   from what was fed (a kernel writing to its input);
 - a Paddle error is re-raised as the opkit error of its kind (opkit_paddle.backend.
-  errors), so `harness.op.op_refused` decides refusal vs failure unchanged.
+  errors), so `harness.backend.seam.op_refused` decides refusal vs failure unchanged.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from opkit_paddle.backend import env as paddle_env
 from opkit_paddle.backend.attrs import typed_attrs
 from opkit_paddle.backend.errors import as_opkit_error
 from harness.backend.contract import PreparedOp
-from harness.case import VarSpec
+from harness.backend.case import VarSpec
 from opkit.framework import dtypes, errors
 from opkit.framework.place import CPUPlace
 
@@ -602,7 +602,7 @@ class PaddlePreparedOp(PreparedOp):
 
         - the cotangents are drawn before the run, for the outputs' shapes, dtypes and LoD
           of the last run with inputs of these shapes (`cotangents_of` must depend on those
-          only, as harness.op.make_cotangents does); after the run the outputs' are
+          only, as harness.backend.seam.make_cotangents does); after the run the outputs' are
           compared with them, and on any difference the grad ops run again on their own
           with the cotangents of the real outputs (what backward() would have done);
         - two runs, as forward() then backward(), on the first call for an input signature,

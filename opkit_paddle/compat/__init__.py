@@ -16,7 +16,7 @@ paddle`, `pytest --opkit-paddle --opkit-backend paddle`) the test files' `paddle
 real PaddlePaddle (loaded first, in its legacy static graph, opkit_paddle.backend.env):
 their references, places and static/dygraph switches are Paddle's own, and only the
 modules beside Paddle's tests (`op_test`, `eager_op_test`, `testsuite`, `op`, ...) are
-opkit's, so every OpTest check runs the op on Paddle's kernel (harness.op.make with the
+opkit's, so every OpTest check runs the op on Paddle's kernel (harness.backend.seam.make with the
 backend "paddle"). `paddle.fluid` (Fluid 1.8's name) is then Paddle's `paddle.base`.
 """
 from __future__ import annotations
@@ -67,7 +67,7 @@ def is_active() -> bool:
 def activate(backend: str = "opkit") -> None:
     """Turn the mode on in this process (idempotent). `backend="paddle"`: the test files
     get the real PaddlePaddle as `paddle` (it must be installed: the caller checks
-    harness.backends.unavailable first), the shim's helper modules beside it."""
+    harness.backend.dispatch.unavailable first), the shim's helper modules beside it."""
     real = backend == "paddle"
     _REAL[0] = real
     if real:

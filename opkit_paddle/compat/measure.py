@@ -29,7 +29,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from harness.forking import die_with_parent
+from harness.processes.forking import die_with_parent
 from opkit_paddle.compat import is_paddle_harness_file
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.case import normalize_slots
-from harness.op import make
-from harness.paddle_surface import as_bfloat16
+from harness.backend.case import normalize_slots
+from harness.backend.seam import make
+from harness.optest.paddle_surface import as_bfloat16
 from opkit.framework.dtypes import is_float
 from opkit.framework.place import CPUPlace, CUDAPlace
 

@@ -3,7 +3,7 @@ import pytest
 
 import opkit
 from harness import OpTest
-from harness.distributions import dropout_laws
+from harness.judging.distributions import dropout_laws
 
 # the `distribution` check: Mask ~ Bernoulli(1 - p); Out / X (X != 0) is 0 with probability p
 # and the kept scale otherwise; both implementations are tried (the check would infer these

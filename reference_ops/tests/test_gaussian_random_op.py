@@ -36,7 +36,7 @@ def test_gaussian_random_seed_zero_is_random():
 
 
 from harness import OpTest  # noqa: E402
-from harness.distributions import Normal  # noqa: E402
+from harness.judging.distributions import Normal  # noqa: E402
 
 
 class TestGaussianRandomOpHarness(OpTest):

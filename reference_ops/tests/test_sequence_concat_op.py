@@ -58,8 +58,8 @@ class TestSequenceConcatThree(TestSequenceConcat):
 @given(a=lod_tensors(dtypes=("float64",), num_sequences=(4, 4)),
        b=lod_tensors(dtypes=("float64",), num_sequences=(4, 4)))
 def test_concat_matches_loop(a, b):
-    from harness.op import PreparedOp
-    from harness.case import normalize_slots
+    from harness.backend.seam import PreparedOp
+    from harness.backend.case import normalize_slots
 
     p = PreparedOp("sequence_concat", normalize_slots({"X": [("a", a), ("b", b)]}), {})
     outs = p.forward()

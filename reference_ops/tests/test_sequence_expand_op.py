@@ -75,8 +75,8 @@ class TestSequenceExpandRefLevel0(TestSequenceExpand):
        reps=lod_tensors(dtypes=("float64",), feature_shape=(1,), num_sequences=(6, 6),
                         max_len=3))
 def test_expand_matches_loop(data, reps):
-    from harness.op import PreparedOp
-    from harness.case import normalize_slots
+    from harness.backend.seam import PreparedOp
+    from harness.backend.case import normalize_slots
 
     x, lengths = data
     n = len(lengths[0])

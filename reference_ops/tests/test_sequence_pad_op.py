@@ -66,8 +66,8 @@ class TestSequencePadLevel2(TestSequencePad):
 @settings(max_examples=40, deadline=None)
 @given(data=lod_tensors(dtypes=("float64",), feature_shape=(2,)))
 def test_pad_unpad_roundtrip(data):
-    from harness.op import PreparedOp
-    from harness.case import normalize_slots
+    from harness.backend.seam import PreparedOp
+    from harness.backend.case import normalize_slots
 
     x, lengths = data
     p = PreparedOp("sequence_pad", normalize_slots({"X": (x, lengths),
@@ -84,8 +84,8 @@ def test_pad_unpad_roundtrip(data):
 
 
 def test_pad_rejects_short_padded_length():
-    from harness.op import PreparedOp
-    from harness.case import normalize_slots
+    from harness.backend.seam import PreparedOp
+    from harness.backend.case import normalize_slots
     from opkit import EnforceNotMet
 
     p = PreparedOp("sequence_pad", normalize_slots({"X": (np.ones((4, 2)), [[1, 3]]),

@@ -122,8 +122,8 @@ class TestSequencePoolMaxIsTest(TestSequencePoolSum):
        pooltype=st.sampled_from(["SUM", "AVERAGE", "SQRT", "MAX", "LAST", "FIRST"]),
        pad_value=st.sampled_from([0.0, -1.0, 2.5]))
 def test_pool_matches_loop(data, pooltype, pad_value):
-    from harness.op import PreparedOp
-    from harness.case import normalize_slots
+    from harness.backend.seam import PreparedOp
+    from harness.backend.case import normalize_slots
 
     x, lengths = data
     p = PreparedOp("sequence_pool", normalize_slots({"X": (x, lengths)}),
@@ -140,8 +140,8 @@ def test_pool_matches_loop(data, pooltype, pad_value):
 
 
 def test_pool_rejects_input_without_lod():
-    from harness.op import PreparedOp
-    from harness.case import normalize_slots
+    from harness.backend.seam import PreparedOp
+    from harness.backend.case import normalize_slots
     from opkit import EnforceNotMet
 
     p = PreparedOp("sequence_pool", normalize_slots({"X": np.ones((3, 2))}), {"pooltype": "SUM"})

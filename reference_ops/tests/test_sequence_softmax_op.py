@@ -45,8 +45,8 @@ class TestSequenceSoftmaxLevel2(TestSequenceSoftmax):
 @settings(max_examples=40, deadline=None)
 @given(data=lod_tensors(dtypes=("float32", "float64"), feature_shape=(1,)))
 def test_softmax_matches_loop(data):
-    from harness.op import PreparedOp
-    from harness.case import normalize_slots
+    from harness.backend.seam import PreparedOp
+    from harness.backend.case import normalize_slots
 
     x, lengths = data
     p = PreparedOp("sequence_softmax", normalize_slots({"X": (x, lengths)}), {})

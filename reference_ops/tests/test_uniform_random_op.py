@@ -45,7 +45,7 @@ def test_uniform_random_rejects_min_ge_max():
 
 
 from harness import OpTest  # noqa: E402
-from harness.distributions import Uniform  # noqa: E402
+from harness.judging.distributions import Uniform  # noqa: E402
 
 
 class TestUniformRandomOpHarness(OpTest):

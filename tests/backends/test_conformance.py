@@ -151,7 +151,7 @@ def test_a_forward_backward_that_disagrees_with_the_two_runs_is_named():
 
 
 def _relu_op(op_class=NumpyOp):
-    from harness.case import VarSpec
+    from harness.backend.case import VarSpec
 
     x = np.random.default_rng(3).uniform(-1, 1, (3, 4)) + 0.05
     return op_class(OPS, "relu", {"X": [VarSpec("x", x)]}, {}, {"Out": ["out"]}, None)
@@ -178,7 +178,7 @@ def test_run_forward_backward_goes_through_the_prepared_ops_forward_backward():
     harness's forward+backward is it (a backend without its own still runs)."""
     from types import SimpleNamespace
 
-    from harness.op import make_cotangents, run_forward_backward
+    from harness.backend.seam import make_cotangents, run_forward_backward
 
     calls = []
 

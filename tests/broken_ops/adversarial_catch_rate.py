@@ -30,7 +30,7 @@ def names() -> list[str]:
 def run(extra: list[str], before: bool) -> dict:
     if before:
         sys.path.insert(0, str(ROOT))
-        from harness.registry import DEFAULT_CHECKS
+        from harness.checks.catalog import DEFAULT_CHECKS
         extra = ["--checks", ",".join([c for c in DEFAULT_CHECKS
                                        if c not in NEW and c != "against"] + ["fuzz"])] + extra
     env = dict(os.environ, NO_COLOR="1", OPKIT_NO_GPU="1")

@@ -344,7 +344,7 @@ def gc_oracle(ctx):
 
 
 def patch_compare(ctx):
-    real = getattr(sys.modules.get("harness.compare"), "compare", None)
+    real = getattr(sys.modules.get("harness.judging.compare"), "compare", None)
     if real is not None and not getattr(real, "adv", False):
         def agree(*a, **k):                                  # BUG: the judge always agrees
             return None, 0.0

@@ -4,7 +4,7 @@ gradient of the output the test does not name, or the declared distribution show
 import numpy as np
 
 from harness import OpTest
-from harness.distributions import Bernoulli, Categorical, Normal
+from harness.judging.distributions import Bernoulli, Categorical, Normal
 
 
 # -- double_grad --------------------------------------------------------------------------

@@ -37,7 +37,7 @@ def test_9_rule_codes_and_names():
 
 
 def test_9_check_names():
-    from harness.registry import check_names
+    from harness.checks.catalog import check_names
 
     assert set(CHECKS) - {"fuzz"} <= set(check_names())
 

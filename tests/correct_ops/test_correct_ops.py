@@ -41,7 +41,7 @@ def test_no_correct_op_fails(whole_run):
 
 
 def test_every_unconfirmed_names_its_declaration(whole_run):
-    from harness.confirm import SETTLE
+    from harness.judging.unconfirmed import SETTLE
 
     ops = json.loads(whole_run.stdout)["ops"]
     unconfirmed = [r for o in ops for r in o["checks"] if r["status"] == "unconfirmed"]
@@ -148,7 +148,7 @@ def test_grad_outputs_settled_by_inplace_state(tmp_path):
 
 def test_distribution_settled_by_a_declared_law(tmp_path):
     args = _settled(tmp_path, "", '''
-        from harness.distributions import dropout_laws
+        from harness.judging.distributions import dropout_laws
 
         class TestDropoutDeclared(TestDropoutUpscale):
             distribution = dropout_laws("dropout_prob", None, upscale=True)

@@ -98,8 +98,8 @@ def test_compute_in_float32_rounds_to_nearest_even_once():
         opkit.register_operator("fixture_third", opkit.OperatorWithKernel)
         register_kernel("fixture_third", dtypes=("float16", "bfloat16"))(
             compute_in_float32(times_third))
-        from harness.op import PreparedOp
-        from harness.case import VarSpec
+        from harness.backend.seam import PreparedOp
+        from harness.backend.case import VarSpec
 
         x = np.random.default_rng(1).uniform(1, 2, 64)
         for dtype in ("float16", "bfloat16"):

@@ -23,7 +23,7 @@ def load_op_files(folder: Path, tag: str) -> None:
 
 def make_case(op_type, x=None, attrs=None, reference=None, grad=True, name=None, lod=None,
               shape=(4, 5), seed=7):
-    from harness.case import Case
+    from harness.backend.case import Case
 
     if x is None:
         x = np.random.default_rng(seed).uniform(-1, 1, shape)

@@ -62,12 +62,12 @@ def test_red_team_caught_by_its_check_and_twins_clean():
                for m in msgs["broken_adv_cpu_mean"]), msgs["broken_adv_cpu_mean"]
     assert any("not linear in the cotangent" in m for m in msgs["broken_adv_ones_cot"])
     assert any("biased" in m for m in msgs["broken_adv_bias_f64"])
-    assert any("harness.compare.compare" in m for m in msgs["broken_adv_patch_compare"])
+    assert any("harness.judging.compare.compare" in m for m in msgs["broken_adv_patch_compare"])
 
 
 # -- the parts, in process ------------------------------------------------------------------
 def _specs(x):
-    from harness.case import VarSpec
+    from harness.backend.case import VarSpec
     return {"X": [VarSpec("X", x)]}
 
 
@@ -108,7 +108,7 @@ def test_conditions_are_put_back():
 
 
 def test_bias_test_flags_a_biased_error_and_passes_rounding():
-    from harness.checks.honest_error import judge
+    from harness.checks.adversarial.honest_error import judge
 
     rng = np.random.default_rng(5)
     want = rng.uniform(-1, 1, 400)
@@ -126,7 +126,7 @@ def test_bias_test_flags_a_biased_error_and_passes_rounding():
 
 
 def test_patched_finds_a_replaced_numpy_function(tmp_path):
-    from harness.checks.clean_process import patched
+    from harness.checks.adversarial.clean_process import patched
 
     src = tmp_path / "evil_op.py"
     src.write_text("def agree(*a, **k):\n    return True\n")
@@ -144,10 +144,10 @@ def test_patched_finds_a_replaced_numpy_function(tmp_path):
 @pytest.mark.parametrize("op", ["good_adv_detect_harness", "broken_adv_detect_harness"])
 def test_clean_child_imports_no_harness(op):
     import tests.broken_ops.adversarial_op  # noqa: F401 - registers the ops
-    from harness.case import Case
-    from harness.backends import kernel_files
-    from harness.checks.clean_process import clean_run
-    from harness.op import Combo
+    from harness.backend.case import Case
+    from harness.backend.dispatch import kernel_files
+    from harness.checks.adversarial.clean_process import clean_run
+    from harness.backend.seam import Combo
 
     x = np.random.default_rng(2).uniform(-1, 1, (3, 4))
     case = Case("T", op, {"X": x}, {}, {"Out": 2 * x})

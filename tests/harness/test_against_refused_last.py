@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from harness import options
-from harness.case import Case, Derived
-from harness.checks import against
-from harness.context import CheckContext
+from harness.backend.case import Case, Derived
+from harness.checks.values import against
+from harness.backend.context import CheckContext
 
 
 def _verdict(monkeypatch, answers):

@@ -23,7 +23,7 @@ def _doc_example() -> str:
 @pytest.fixture
 def doc_check(tmp_path, monkeypatch):
     """The doc's module on sys.path and its line in CHECK_MODULES (a fresh registry)."""
-    from harness import registry
+    from harness.checks import catalog as registry
 
     (tmp_path / "fortran_order.py").write_text(_doc_example())
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -35,16 +35,16 @@ def doc_check(tmp_path, monkeypatch):
 
 
 def _case(op_type, x):
-    from harness.case import Case
+    from harness.backend.case import Case
 
     return Case(name=f"T_{op_type}", op_type=op_type, inputs={"X": x}, attrs={},
                 outputs={}, grad_inputs=["X"])
 
 
 def test_the_docs_example_is_one_module_and_one_line(doc_check):
-    from harness.check import Check
-    from harness.registry import check_names
-    from harness.run import run_case
+    from harness.checks.base import Check
+    from harness.checks.catalog import check_names
+    from harness.executing.pool import run_case
 
     assert isinstance(doc_check, Check) and doc_check.scope == "case"
     assert "fortran_order" in check_names()
@@ -57,7 +57,7 @@ def test_the_docs_example_is_one_module_and_one_line(doc_check):
 def test_the_docs_example_fails_a_kernel_that_reads_memory_order(doc_check):
     """The example check catches a real bug: a kernel that reads its input in memory order
     (`ravel(order="K")`) fails it; its correct twin passes."""
-    from harness.run import run_case
+    from harness.executing.pool import run_case
 
     importlib.import_module("tests.broken_ops.variant_breakers_op")
     x = np.arange(12, dtype=np.float64).reshape(3, 4) / 7.0 + 0.5
@@ -71,8 +71,8 @@ def test_the_docs_example_fails_a_kernel_that_reads_memory_order(doc_check):
 
 
 def test_every_registered_check_is_a_check_object_from_one_table():
-    from harness.check import Check
-    from harness.registry import CHECK_MODULES, DEFAULT_CHECKS, all_checks
+    from harness.checks.base import Check
+    from harness.checks.catalog import CHECK_MODULES, DEFAULT_CHECKS, all_checks
 
     checks = all_checks()
     assert all(isinstance(c, Check) for c in checks)
@@ -86,9 +86,9 @@ def test_every_registered_check_is_a_check_object_from_one_table():
 
 
 def test_function_checks_and_entry_points_become_check_objects():
-    from harness.check import Check, FunctionCheck
-    from harness.registry import as_check, get_check, register_check, unregister_check
-    from harness.report import PASS, CheckResult
+    from harness.checks.base import Check, FunctionCheck
+    from harness.checks.catalog import as_check, get_check, register_check, unregister_check
+    from harness.reporting.report import PASS, CheckResult
 
     def mine(case, context):
         return [CheckResult("mine", PASS, "CPU", "", case.name)]
@@ -113,8 +113,8 @@ def test_function_checks_and_entry_points_become_check_objects():
 def test_an_unsupported_variant_is_a_skip_with_its_reason():
     """mutation runs on the case and its all-default-attrs variant: a case without attrs
     cannot default any, and says so (it used to be dropped silently)."""
-    from harness.registry import get_check
-    from harness.context import CheckContext
+    from harness.checks.catalog import get_check
+    from harness.backend.context import CheckContext
 
     got = get_check("mutation")(_case("relu", np.ones((2, 3))), CheckContext(places=("CPU",)))
     skips = [r for r in got if r.status == "skip"]
@@ -123,7 +123,7 @@ def test_an_unsupported_variant_is_a_skip_with_its_reason():
 
 
 def test_failure_kind_is_a_field_that_json_keeps():
-    from harness.report import FAIL, CheckResult, Status
+    from harness.reporting.report import FAIL, CheckResult, Status
 
     r = CheckResult("grad", "fail", "CPU", "float64", "T", "X: wrong", kind="wrong-value")
     assert r.status is FAIL and isinstance(r.status, Status)
@@ -136,7 +136,7 @@ def test_failure_kind_is_a_field_that_json_keeps():
 def test_refusal_is_decided_by_type_not_by_frame_name():
     """A kernel whose output breaks infer_shape raises a KernelContractError (a kernel bug);
     the op's own validation raises a plain typed error (a refusal)."""
-    from harness.op import op_refused, refusal
+    from harness.backend.seam import op_refused, refusal
     from opkit.framework import errors
 
     bug = errors.KernelInvalidArgument("produced shape %s", [2])
@@ -154,8 +154,8 @@ def test_compare_each_handles_refusals_base_failures_and_kinds(refused, status):
     """The template decides once: a typed opkit refusal of the variant follows `refused`; a
     raw exception is a KernelRaised failure; a failing base run is a skip; a compare message
     is a Mismatch; a (message, kind) pair keeps its kind."""
-    from harness.context import CheckContext
-    from harness.check import Check, Derived, WrongShape
+    from harness.backend.context import CheckContext
+    from harness.checks.base import Check, Derived, WrongShape
     from opkit.framework import errors
 
     class T(Check):
@@ -192,8 +192,8 @@ def test_compare_each_selects_combos_shares_base_runs_and_chains_the_variant():
     its failure: `base_skip(exc)` words the skip); `variant_takes_base` hands the base's runs
     to the variant; `raised_message(exc, combo)` words a raising variant's failure; a
     compare may return ready results."""
-    from harness.context import CheckContext
-    from harness.check import Check, Derived
+    from harness.backend.context import CheckContext
+    from harness.checks.base import Check, Derived
 
     class T(Check):
         name = "t"

@@ -1,6 +1,6 @@
 """Each runtime check catches its bug class (a broken op fails it) and passes the correct twin.
 
-Built on hand-made Cases (no OpTest needed): harness.run.run_case runs checks in-process.
+Built on hand-made Cases (no OpTest needed): harness.executing.pool.run_case runs checks in-process.
 """
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from harness_test_helpers import make_case
 from harness.options import override
-from harness.run import run_case
+from harness.executing.pool import run_case
 
 
 def statuses(results, check):
@@ -76,7 +76,7 @@ def test_mutation_names_op_input_and_line(broken_ops):
 
 def test_mutation_read_only_write_names_the_input(broken_ops):
     """A plain write (x[...] = ...) hits the read-only view: ValueError, wrapped as External."""
-    from harness.case import Case
+    from harness.backend.case import Case
     from opkit import OperatorWithKernel, register_kernel, register_operator
 
     register_operator("fixture_writes_x", OperatorWithKernel)  # no maker: outputs from the case
@@ -117,7 +117,7 @@ def test_no_need_buffer_names_op_variable_and_line(broken_ops):
 def test_no_need_buffer_hint_for_unread_inputs(broken_ops):
     # good_shift_add_grad reads only Out@GRAD: nothing to hint; relu_grad reads X (or Out)
     x = np.random.default_rng(1).uniform(-1, 1, (3, 4))
-    from harness.case import Case
+    from harness.backend.case import Case
 
     case = Case("TestElementwiseAdd", "elementwise_add", {"X": x, "Y": x.copy()}, {"axis": -1},
                 {"Out": 2 * x}, grad_inputs=["X", "Y"], grad_outputs=["Out"])
@@ -165,7 +165,7 @@ def test_settings_restrict_dtypes(broken_ops):
 
 def test_reference_ops_pass_runtime_checks():
     x = np.random.default_rng(3).uniform(-1, 1, (4, 5))
-    from harness.case import Case
+    from harness.backend.case import Case
 
     cases = [Case("TestClip", "clip", {"X": x}, {"min": -0.5, "max": 0.5},
                   {"Out": np.clip(x, -0.5, 0.5)}, grad_inputs=["X"], grad_outputs=["Out"]),
@@ -181,9 +181,9 @@ def test_places_compares_cpu_with_gpu_runs_on_compare_each(broken_ops, monkeypat
     that is the CPU agrees; a GPU run that differs fails with the value; a dtype with no CPU
     kernel is a skip), through Check.compare_each."""
     from harness import options
-    from harness import context as support
-    from harness.checks import places
-    from harness.op import Combo
+    from harness.backend import context as support
+    from harness.checks.values import places
+    from harness.backend.seam import Combo
 
     monkeypatch.setenv("OPKIT_PLACE", "all")
     monkeypatch.delenv("OPKIT_NO_GPU", raising=False)

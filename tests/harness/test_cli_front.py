@@ -117,13 +117,13 @@ def test_project_loader_is_the_library_one(tmp_path):
 def test_library_modules_do_not_import_the_cli():
     import ast
 
-    for rel in ("harness/discovery.py", "harness/zygote.py", "harness/pytest_plugin.py",
+    for rel in ("harness/selecting/discovery.py", "harness/executing/zygote.py", "harness/pytest_plugin.py",
                 "opkit/project.py"):
         tree = ast.parse((ROOT / rel).read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module:
                 assert not node.module.startswith("opkit.cli"), (rel, node.module)
-                if node.module == "harness.run":
+                if node.module == "harness.executing.pool":
                     private = [a.name for a in node.names if a.name.startswith("_")]
                     assert not private, (rel, private)
 
@@ -173,7 +173,7 @@ def test_compact_output_and_verbose():
 
 
 def test_heartbeat_off_a_terminal():
-    from harness import table
+    from opkit.cli import table
 
     r, w = os.pipe()
     saved = os.dup(2)
@@ -317,7 +317,7 @@ def test_unregistered_op_type_fails_with_file_and_line(user_project):
 
 
 def test_no_gradient_test_fails_grad_unless_opted_out(tmp_path):
-    from harness.report import PASS, SKIP, CheckResult
+    from harness.reporting.report import PASS, SKIP, CheckResult
     from harness.api import NO_GRADIENT_TEST, lacks_gradient_test
 
     class WithoutGrad:
@@ -371,8 +371,8 @@ def test_pytest_place_gpu_is_skipped_not_passed():
 
 # -- one root cause, one block ---------------------------------------------------------------
 def test_one_root_cause_gives_one_block():
-    from harness.messages import group_failures
-    from harness.report import CheckResult
+    from harness.reporting.messages import group_failures
+    from harness.reporting.report import CheckResult
 
     results = []
     for check in ("output", "grad", "mutation", "aliasing", "determinism"):

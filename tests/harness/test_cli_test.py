@@ -108,7 +108,7 @@ def opkit(*args, timeout=1800):
 
 
 def needs_optest():
-    pytest.importorskip("harness.op_test", reason="harness.op_test (OpTest) is not written yet")
+    pytest.importorskip("harness.optest.op_test", reason="harness.optest.op_test (OpTest) is not written yet")
 
 
 # -- usage errors (exit 2) -----------------------------------------------------------------
@@ -144,8 +144,8 @@ def test_shard_splits_ops():
     ("fixture_crash", "crashed"),
 ])
 def test_isolation(broken_ops, op_type, expect):
-    from harness.case import Case
-    from harness.run import Task, can_fork as _can_fork, run_tasks
+    from harness.backend.case import Case
+    from harness.executing.pool import Task, can_fork as _can_fork, run_tasks
 
     if op_type != "fixture_raise" and not _can_fork():
         pytest.skip("this process holds a CUDA context, so cases cannot run in forked "
@@ -202,8 +202,8 @@ def test_broken_ops_cli_json():
 
 def test_broken_ops_python_api(broken_ops):
     needs_optest()
-    from harness.discovery import discover
-    from harness.run import run_ops
+    from harness.selecting.discovery import discover
+    from harness.executing.pool import run_ops
 
     by_op = discover([str(broken_ops)]).by_op()
     reports = run_ops(sorted(by_op), by_op, isolate=False)

@@ -1,5 +1,5 @@
-"""The double_grad, grad_outputs and distribution checks (harness/checks/double_grad.py,
-grad_outputs.py, distribution.py; harness/distributions.py): each broken op of
+"""The double_grad, grad_outputs and distribution checks (harness/checks/gradients/double_grad.py,
+grad_outputs.py, distribution.py; harness/judging/distributions.py): each broken op of
 tests/broken_ops/contract_breakers_op.py fails its check with a concrete wrong value, its twin
 and the built-in ops pass, and the goodness-of-fit tests keep their false-alarm bound."""
 from __future__ import annotations
@@ -9,15 +9,15 @@ import math
 import numpy as np
 import pytest
 
-from harness.distributions import (Bernoulli, Categorical, Exponential, Normal, Sampler,
+from harness.judging.distributions import (Bernoulli, Categorical, Exponential, Normal, Sampler,
                                    Uniform, dkw_bound, hoeffding_bound)
 
 TESTS = "tests/broken_ops/test_contract_breakers.py"
 
 
 def _run(ops, checks, tests=TESTS, seed=2024):
-    from harness.discovery import discover
-    from harness.run import run_ops
+    from harness.selecting.discovery import discover
+    from harness.executing.pool import run_ops
 
     by_op = discover([tests]).by_op()
     reports = run_ops(ops, by_op, checks=checks, isolate=False, seed=seed)
@@ -129,8 +129,8 @@ def test_builtin_ops_pass_double_grad_and_distribution():
 
 
 def test_distribution_is_inferred_for_paddle_convention_ops(broken_ops):
-    from harness.case import Case
-    from harness.checks.distribution import inferred
+    from harness.backend.case import Case
+    from harness.checks.values.distribution import inferred
 
     law = inferred(Case("c", "gaussian_random", {}, {"shape": [3], "seed": 1}))
     assert list(law) == ["Out"] and type(law["Out"]).__name__ == "Normal"

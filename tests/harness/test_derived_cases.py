@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.case import Case
+from harness.backend.case import Case
 from harness.inputs.variants import empty as empty_variant
 from harness.inputs.variants import extremal as extremal_variant
 
@@ -41,8 +41,8 @@ def test_extremal_max_finite_and_spread():
 
 
 def test_the_derivations_catch_their_broken_ops_and_pass_the_twins(broken_ops):
-    from harness.discovery import discover
-    from harness.run import run_ops
+    from harness.selecting.discovery import discover
+    from harness.executing.pool import run_ops
 
     path = str(broken_ops / "test_derivation_breakers.py")
     by_op = discover([path]).by_op()

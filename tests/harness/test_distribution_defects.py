@@ -7,7 +7,7 @@ import numpy as np
 
 
 def test_exponential_support_check_fires_on_negative_samples():
-    from harness.distributions import Exponential
+    from harness.judging.distributions import Exponential
 
     x = np.random.default_rng(0).exponential(1.0, 2000)
     x[:5] = -0.25
@@ -20,9 +20,9 @@ def test_exponential_support_check_fires_on_negative_samples():
 
 def test_sampling_does_not_write_onto_the_declared_law():
     import reference_ops  # noqa: F401 - uniform_random
-    from harness.case import Case
-    from harness.checks.distribution import _sample
-    from harness.distributions import Uniform
+    from harness.backend.case import Case
+    from harness.checks.values.distribution import _sample
+    from harness.judging.distributions import Uniform
 
     attrs = {"shape": [20, 10], "min": -2.0, "max": 3.0, "seed": 7, "dtype": "float64"}
     case = Case("TestUniform", "uniform_random", {}, attrs, {"Out": np.zeros((20, 10))})

@@ -1,12 +1,12 @@
 """A case without a float input whose `dtype` attr selects a float kernel (fill_constant,
 gaussian_random) runs in float32 and float64: the planner counts the attr, `prepare` sets it
-(harness.case.case_attrs) in the form the case gave it."""
+(harness.backend.case.case_attrs) in the form the case gave it."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from harness.case import Case, attr_float_dtype, case_attrs
+from harness.backend.case import Case, attr_float_dtype, case_attrs
 
 
 def creation(dtype, inputs=None):
@@ -34,8 +34,8 @@ def test_an_integer_dtype_or_a_float_input_leaves_the_attrs_alone(case):
 
 
 def test_opkits_own_creation_op_runs_in_both_float_dtypes():
-    from harness.context import CheckContext, combos
-    from harness.op import prepare
+    from harness.backend.context import CheckContext, combos
+    from harness.backend.seam import prepare
 
     case = Case("g", "gaussian_random", {}, attrs={"shape": [3, 4], "seed": 5,
                                                    "dtype": "float64"})

@@ -27,8 +27,8 @@ def _register(name, kernels):
 
 
 def _dtypes(name):
-    from harness.case import Case
-    from harness.run import run_case
+    from harness.backend.case import Case
+    from harness.executing.pool import run_case
 
     x = np.ones((2, 3))
     return run_case(Case(f"Test_{name}", name, {"X": x}, {}, {"Out": x}), checks=["dtypes"])

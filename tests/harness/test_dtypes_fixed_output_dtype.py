@@ -31,8 +31,8 @@ def _register(name, fixed: bool):
 
 
 def _dtypes(name):
-    from harness.case import Case
-    from harness.run import run_case
+    from harness.backend.case import Case
+    from harness.executing.pool import run_case
 
     x = np.linspace(-1.0, 1.0, 6).reshape(2, 3)
     return run_case(Case(f"Test_{name}", name, {"X": x}, {}, {"Out": 2 * x}),

@@ -1,5 +1,5 @@
 """An exception with an empty message is reported by its type's name, never an IndexError of
-the harness (harness.error_text.first_line, the one "first line of an error" of the
+the harness (harness.reporting.error_text.first_line, the one "first line of an error" of the
 harness): in low_precision.judge, aliasing and determinism."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from harness_test_helpers import ROOT
 
 
 def test_first_line():
-    from harness.error_text import first_line
+    from harness.reporting.error_text import first_line
 
     assert first_line(ValueError("a\nb")) == "a"
     assert first_line(ValueError("\n  \nsecond")) == "second"
@@ -63,7 +63,7 @@ def _register(op_type: str):
 
 
 def _case(op_type):
-    from harness.case import Case
+    from harness.backend.case import Case
 
     x = np.random.default_rng(3).uniform(0.5, 1.0, (3, 4))
     return Case(f"Test_{op_type}", op_type, {"X": x}, {}, {"Out": x * 2},
@@ -75,7 +75,7 @@ def _silent(*args, **kwargs):
 
 
 def test_low_precision_judge_names_an_empty_error(ops, monkeypatch):
-    from harness import low_precision
+    from harness.judging import low_precision
 
     _register("double_lp")
     monkeypatch.setattr(low_precision.GridRun, "low", _silent)
@@ -88,8 +88,8 @@ def test_low_precision_judge_names_an_empty_error(ops, monkeypatch):
 def test_mode_check_names_an_empty_error(ops, monkeypatch, check):
     import importlib
 
-    from harness.context import CheckContext
-    from harness.registry import get_check
+    from harness.backend.context import CheckContext
+    from harness.checks.catalog import get_check
 
     _register("double_mode")
     monkeypatch.setattr(importlib.import_module(f"harness.checks.{check}"),

@@ -121,7 +121,7 @@ class _UnaryMaker(OpMaker):
 
 
 def _explore(case, test=None):
-    from harness.run import run_case
+    from harness.executing.pool import run_case
 
     return [r for r in run_case(case, checks=["explore"], test=test) if r.check == "explore"]
 
@@ -130,8 +130,8 @@ def test_explore_reseeds_an_optest_without_reference():
     """No reference(): setUp runs again under other numpy seeds; a kernel wrong only on
     values the author's seed did not draw (x > 0.99) fails, its twin passes."""
     from harness import OpTest
-    from harness.discovery import instantiate
-    from harness.run import case_from_test
+    from harness.selecting.discovery import instantiate
+    from harness.executing.pool import case_from_test
 
     with registry.scratch():
         for kind in ("broken", "good"):
@@ -168,7 +168,7 @@ def test_explore_reseeds_an_optest_without_reference():
 
 def test_explore_nan_and_refusal_verdicts():
     """NaN dropped is a failure naming NaN; a reference that raises needs an opkit refusal."""
-    from harness.case import Case
+    from harness.backend.case import Case
 
     with registry.scratch():
         for kind in ("broken", "good"):
@@ -200,8 +200,8 @@ def test_explore_nan_and_refusal_verdicts():
 def _explore_big(kind, seed=2024, domain=None):
     """explore on an op twice its input; the broken one is wrong only where |x| > 4 (none of
     the deterministic derived values goes there; the case's values are in [-1, 1])."""
-    from harness.case import Case
-    from harness.run import run_case
+    from harness.backend.case import Case
+    from harness.executing.pool import run_case
 
     class _Maker(OpMaker):
         def make(self):
@@ -278,8 +278,8 @@ class _TableMaker(OpMaker):
 def test_empty_leaves_an_indexed_table_alone():
     """An embedding table is no batch: emptying it (and keeping the ids) fed a correct op
     ids outside the table."""
-    from harness.case import Case
-    from harness.run import run_case
+    from harness.backend.case import Case
+    from harness.executing.pool import run_case
     from harness.inputs.variants import derive
 
     with registry.scratch():
@@ -315,8 +315,8 @@ class _MulMaker(OpMaker):
 
 
 def test_infer_shape_unknown_dims_consistent_across_inputs():
-    from harness.case import Case
-    from harness.run import run_case
+    from harness.backend.case import Case
+    from harness.executing.pool import run_case
 
     with registry.scratch():
         register_operator("strict_mul", _StrictMul, _MulMaker)
@@ -366,8 +366,8 @@ def test_grad_steps_scaled_to_the_point_near_close_kinks():
     both kinks, the central difference is ~0 while the (right) analytic gradient is 1. Steps
     scaled toward the point see the local slope: no false failure. A wrong gradient there
     still fails."""
-    from harness.case import Case
-    from harness.run import run_case
+    from harness.backend.case import Case
+    from harness.executing.pool import run_case
 
     x = np.random.default_rng(0).uniform(-1, 1, (3, 4))
     x[0, 0], x[1, 1] = 0.0, 5e-8

@@ -1,7 +1,7 @@
 """`opkit test --jobs N`: opkit's own fork pool, the one way cases run side by side (the
 pytest-xdist path was removed: measured slower). The same JSON as --jobs 1; raise, hang,
 crash and a hang that ignores SIGALRM are failed checks; tasks are dispatched by kind in
-one table (harness.run.KINDS)."""
+one table (harness.executing.pool.KINDS)."""
 from __future__ import annotations
 
 import json
@@ -105,7 +105,7 @@ def stubborn_kernel(ctx):
 
 
 def test_raise_hang_crash_and_a_stubborn_hang_are_failed_checks(tmp_path):
-    from harness.forking import can_fork
+    from harness.processes.forking import can_fork
 
     if not can_fork():
         pytest.skip("no fork here: the pool runs cases in this process")
@@ -130,9 +130,9 @@ def test_raise_hang_crash_and_a_stubborn_hang_are_failed_checks(tmp_path):
 
 
 def test_one_dispatch_table_for_task_kinds():
-    from harness.case import Case
-    from harness.discovery import DiscoveredTest
-    from harness.run import KINDS, Task
+    from harness.backend.case import Case
+    from harness.selecting.discovery import DiscoveredTest
+    from harness.executing.pool import KINDS, Task
 
     class TestX:
         pass

@@ -1,6 +1,6 @@
-"""harness.fresh, the one fresh-interpreter protocol, and its users that run no OpTest
-pair: a fuzz reproducer verified before it is printed (harness.reproduce.confirm) and the
-`state` check's "does that case fail alone?" (harness.checks.state.fails_alone). The hash
+"""harness.processes.fresh, the one fresh-interpreter protocol, and its users that run no OpTest
+pair: a fuzz reproducer verified before it is printed (harness.optest.reproduce.confirm) and the
+`state` check's "does that case fail alone?" (harness.checks.runs.state.fails_alone). The hash
 seed pair is tests/harness/test_hashseed_check.py's."""
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from harness_test_helpers import BROKEN
 
 
 def test_value_env_and_hash_seed_reach_the_child():
-    from harness import fresh
+    from harness.processes import fresh
 
     assert fresh.run("os.path:basename", "/a/b.py") == "b.py"
     assert fresh.run("os:getenv", "PYTHONHASHSEED", hash_seed=7) == "7"
@@ -23,7 +23,7 @@ def test_value_env_and_hash_seed_reach_the_child():
 
 
 def test_a_raising_function_is_a_clean_error():
-    from harness import fresh
+    from harness.processes import fresh
 
     with pytest.raises(fresh.FreshError) as err:
         fresh.run("json:loads", "{not json")
@@ -34,7 +34,7 @@ def test_a_raising_function_is_a_clean_error():
 
 
 def test_a_child_that_dies_or_hangs_is_a_clean_error():
-    from harness import fresh
+    from harness.processes import fresh
 
     with pytest.raises(fresh.FreshError) as err:
         fresh.run("os:_exit", 3)
@@ -47,7 +47,7 @@ def test_a_child_that_dies_or_hangs_is_a_clean_error():
 @pytest.fixture
 def sign_relu():
     """The sign_relu ops registered from a module that the fresh interpreter can load from
-    its file (harness.reproduce finds the kernels' modules in sys.modules)."""
+    its file (harness.optest.reproduce finds the kernels' modules in sys.modules)."""
     from opkit.registry import scratch
 
     name = "fresh_test_sign_relu_op"
@@ -84,7 +84,7 @@ class TestSignReluMinimal(OpTest):
 
 
 def test_a_reproducer_is_verified_in_a_fresh_interpreter(sign_relu):
-    from harness.reproduce import confirm
+    from harness.optest.reproduce import confirm
 
     ops = ["broken_sign_relu", "broken_sign_relu_grad"]
     assert confirm(ops, REPRODUCER.format(op="broken_sign_relu"), "TestSignReluMinimal",
@@ -126,9 +126,9 @@ class TestReluRight(OpTest):
 
 
 def test_state_asks_a_fresh_interpreter_whether_a_case_fails_alone(tmp_path):
-    from harness.checks.state import fails_alone
-    from harness.context import Combo
-    from harness.discovery import discover
+    from harness.checks.runs.state import fails_alone
+    from harness.backend.context import Combo
+    from harness.selecting.discovery import discover
 
     path = tmp_path / "test_relu_expectations.py"
     path.write_text(WRONG_EXPECTATION)
@@ -173,12 +173,12 @@ def mutate_scale():
 
 
 def test_a_reproducer_of_another_check_is_verified_by_the_checking_verifier(mutate_scale):
-    """harness.reproduce judges output and grad by itself (it imports no check registry, so
+    """harness.optest.reproduce judges output and grad by itself (it imports no check registry, so
     the `explore` check can use it); the fuzzer's failures of other checks (mutation, layout,
-    ...) are verified by harness.checking:verify_reproducer, which runs the check by name."""
-    from harness.reproduce import confirm
+    ...) are verified by harness.executing.in_process:verify_reproducer, which runs the check by name."""
+    from harness.optest.reproduce import confirm
 
-    verifier = "harness.checking:verify_reproducer"
+    verifier = "harness.executing.in_process:verify_reproducer"
     assert confirm(["broken_mutate_scale"], MUTATION_REPRODUCER.format(op="broken_mutate_scale"),
                    "TestMutateScaleMinimal", "mutation", 2024, verifier=verifier) is True
     assert confirm(["good_mutate_scale"], MUTATION_REPRODUCER.format(op="good_mutate_scale"),

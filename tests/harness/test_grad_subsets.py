@@ -1,12 +1,12 @@
-"""check_grad's per-input subsets (harness.grad_judge._check_subsets) share one forward run:
+"""check_grad's per-input subsets (harness.judging.grad_judge._check_subsets) share one forward run:
 a kernel whose gradient is wrong when another input is frozen is still caught, on either
 input, and a grad kernel that writes into its inputs does not leak into the next subset."""
 import numpy as np
 import pytest
 
-from harness.case import Case
-from harness.grad_judge import check_grad
-from harness.report import FAIL, PASS
+from harness.backend.case import Case
+from harness.judging.grad_judge import check_grad
+from harness.reporting.report import FAIL, PASS
 from opkit import (GradOpMaker, OpMaker, OperatorWithKernel, grad_var_name, register_kernel,
                    register_operator)
 
@@ -118,8 +118,8 @@ def test_a_grad_kernel_writing_its_inputs_does_not_reach_the_next_subset(ops):
 
 
 def test_the_planted_broken_op_of_the_broken_ops_set_is_still_caught(broken_ops):
-    from harness.discovery import discover
-    from harness.run import run_ops
+    from harness.selecting.discovery import discover
+    from harness.executing.pool import run_ops
 
     by_op = discover([str(broken_ops / "test_coverage_breakers.py")]).by_op()
     reports = {r.op: r for r in run_ops(["broken_onegrad_mul", "good_onegrad_mul"], by_op,

@@ -4,12 +4,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.case import Case
-from harness.grad_judge import check_grad
-from harness.output_judge import prepare_case
-from harness.gradient import NumericEngine
-from harness.report import FAIL, PASS
-from harness.op import make_cotangents
+from harness.backend.case import Case
+from harness.judging.grad_judge import check_grad
+from harness.judging.output_judge import prepare_case
+from harness.judging.numeric_gradient import NumericEngine
+from harness.reporting.report import FAIL, PASS
+from harness.backend.seam import make_cotangents
 
 from test_op_test import X, make_test, register_unary
 

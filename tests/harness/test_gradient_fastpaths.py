@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.case import Case
-from harness.output_judge import prepare_case
-from harness.gradient import NumericEngine, _axis_index, _signs
-from harness.op import make_cotangents
+from harness.backend.case import Case
+from harness.judging.output_judge import prepare_case
+from harness.judging.numeric_gradient import NumericEngine, _axis_index, _signs
+from harness.backend.seam import make_cotangents
 
 
 def test_signs_are_the_draws_of_rng_choice_bit_for_bit():
@@ -69,7 +69,7 @@ def test_free_axes_offsets_match_the_dense_loop():
 def test_colour_views_are_the_elements_of_each_colour():
     """A colour's strided view (index) holds exactly its elements, in the order of
     positions in a colour; colour_of and spread say the same."""
-    from harness.gradient import Structure, _ColourPlan
+    from harness.judging.numeric_gradient import Structure, _ColourPlan
 
     shape = (3, 4, 5)
     for separating in [(0, 2), (1,), (), (0, 1, 2)]:

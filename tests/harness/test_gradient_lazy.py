@@ -8,13 +8,13 @@ import math
 import numpy as np
 import pytest
 
-import harness.gradient as gradient
-from harness.case import Case
-from harness.grad_judge import check_grad
-from harness.output_judge import prepare_case
-from harness.gradient import NumericEngine, Structure, compare
-from harness.report import FAIL, PASS
-from harness.op import make_cotangents
+import harness.judging.numeric_gradient as gradient
+from harness.backend.case import Case
+from harness.judging.grad_judge import check_grad
+from harness.judging.output_judge import prepare_case
+from harness.judging.numeric_gradient import NumericEngine, Structure, compare
+from harness.reporting.report import FAIL, PASS
+from harness.backend.seam import make_cotangents
 
 from test_op_test import make_test, register_unary
 
@@ -166,7 +166,7 @@ def test_an_output_of_two_indices_sends_the_code_back_to_the_bit_probes(ops, mon
 def test_keep_freed_heap_sets_the_pad_once(monkeypatch):
     import sys
 
-    from harness import heap
+    from harness.processes import heap
 
     monkeypatch.setattr(heap, "_done", False)
     first = heap.keep_freed_heap()
@@ -193,7 +193,7 @@ def test_a_linear_op_off_by_1e_5_fails_although_its_forward_difference_is_exact(
 
 
 def test_prepared_op_reset_is_a_fresh_prepared_op():
-    from harness.case import case_inputs
+    from harness.backend.case import case_inputs
 
     p = prepare_case(MUL, "CPU", "float64")
     out = p.forward()["Out"].copy()

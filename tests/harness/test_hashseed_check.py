@@ -16,7 +16,7 @@ def _load_ops():
     import importlib.util
     import sys
 
-    from harness.discovery import discover
+    from harness.selecting.discovery import discover
 
     name = "hashseed_breakers_op"
     if name not in sys.modules:
@@ -31,14 +31,14 @@ def _load_ops():
 @pytest.fixture(scope="module")
 def batch_runs():
     """run_ops with the comparison on (the default): how many fresh interpreters it
-    started (harness.fresh, the one protocol), and the reports. The per-op pair (harness.hashseed._run_children) must
+    started (harness.processes.fresh, the one protocol), and the reports. The per-op pair (harness.checks.runs.hashseed._run_children) must
     not run: the run's one pair does the work (a forked worker calling it would fail)."""
     import os
     import subprocess
 
-    from harness import fresh
-    from harness import hashseed
-    from harness.run import run_ops
+    from harness.processes import fresh
+    from harness.checks.runs import hashseed
+    from harness.executing.pool import run_ops
 
     by_op = _load_ops()
     from harness import options
@@ -81,7 +81,7 @@ def test_one_pair_of_interpreters_per_run(batch_runs):
 
 
 def test_off_with_opkit_hash_seeds_0(monkeypatch):
-    from harness.run import run_ops
+    from harness.executing.pool import run_ops
 
     by_op = _load_ops()
     monkeypatch.setenv("OPKIT_HASH_SEEDS", "0")
@@ -116,9 +116,9 @@ def test_good_set_sum_passes_every_check(reports):
 def test_case_without_optest_source_is_skipped_with_reason():
     import numpy as np
 
-    from harness.case import Case
-    from harness.context import Combo
-    from harness.hashseed import cross_process
+    from harness.backend.case import Case
+    from harness.backend.context import Combo
+    from harness.checks.runs.hashseed import cross_process
 
     case = Case(name="made_in_code", op_type="relu", inputs={"X": np.ones((2, 2))},
                 attrs={}, outputs={})
@@ -129,9 +129,9 @@ def test_case_without_optest_source_is_skipped_with_reason():
 def test_child_that_cannot_rebuild_the_case_is_a_skip(tmp_path):
     import numpy as np
 
-    from harness.case import Case
-    from harness.context import Combo
-    from harness.hashseed import cross_process
+    from harness.backend.case import Case
+    from harness.backend.context import Combo
+    from harness.checks.runs.hashseed import cross_process
 
     f = tmp_path / "test_nothing.py"
     f.write_text("x = 1\n")
@@ -144,9 +144,9 @@ def test_child_that_cannot_rebuild_the_case_is_a_skip(tmp_path):
 def test_an_items_own_pair_uses_the_same_protocol(tmp_path, monkeypatch):
     """cross_process (a pytest item's own pair of interpreters) runs the batch protocol with
     one request: broken_set_sum differs between the two hash seeds, good_set_sum agrees."""
-    from harness import hashseed
-    from harness.context import Combo
-    from harness.discovery import instantiate
+    from harness.checks.runs import hashseed
+    from harness.backend.context import Combo
+    from harness.selecting.discovery import instantiate
 
     monkeypatch.setattr(hashseed, "_cache_dir", lambda: str(tmp_path))
     by_op = _load_ops()
@@ -166,7 +166,7 @@ def test_an_items_own_pair_uses_the_same_protocol(tmp_path, monkeypatch):
 def test_a_child_dying_after_an_op_does_not_fail_the_ops_it_finished(tmp_path):
     """Child 0 wrote op 0's arrays, then died before starting op 1: op 0 keeps its arrays
     (no problem recorded), op 1 and 2 are the ones without results."""
-    from harness.hashseed import HASH_SEEDS, HashSeedBatch
+    from harness.checks.runs.hashseed import HASH_SEEDS, HashSeedBatch
 
     class Died:
         returncode = 1

@@ -21,7 +21,7 @@ def test_every_harness_module_imports():
 
 
 def test_every_builtin_check_module_registers_its_check():
-    from harness.registry import CHECK_MODULES, check_names
+    from harness.checks.catalog import CHECK_MODULES, check_names
 
     names = set(check_names())
     assert {m.rsplit(".", 1)[1] for m in CHECK_MODULES} <= names

@@ -74,7 +74,7 @@ def test_tracker_set_caught_by_the_laws_twins_clean():
 
 
 def test_tracker_set_missed_by_the_checks_before_the_laws():
-    from harness.registry import DEFAULT_CHECKS
+    from harness.checks.catalog import DEFAULT_CHECKS
 
     # the checks before the laws (issue 36): neither the laws nor the adversarial checks
     # that came after them (issue 48)
@@ -104,8 +104,8 @@ def test_no_gradient_needs_a_reason_and_stays_out_of_the_proto_json():
 
 
 def test_coincidences_found_in_a_case():
-    from harness.case import Case
-    from harness.checks.coincidences import derive
+    from harness.backend.case import Case
+    from harness.checks.laws.coincidences import derive
 
     case = Case("c", "relu", inputs={
         "X": np.ones((3, 3)) / 3.0,                         # equal dims, rows sum to 1
@@ -124,8 +124,8 @@ def test_coincidences_found_in_a_case():
 
 
 def test_attr_alternatives_flip_bools_and_walk_value_sets():
-    from harness.case import Case
-    from harness.laws import attr_alternatives
+    from harness.backend.case import Case
+    from harness.checks.laws.shared import attr_alternatives
 
     alts = attr_alternatives(Case("c", "reduce_sum", inputs={"X": np.ones((2, 3))},
                                   attrs={"dim": [0], "keep_dim": False}))
@@ -133,7 +133,7 @@ def test_attr_alternatives_flip_bools_and_walk_value_sets():
 
 
 def test_trace_puts_the_users_state_back():
-    import harness.checks.trace as trace
+    import harness.checks.laws.trace as trace
 
     np.random.seed(7)
     random.seed(7)
@@ -154,7 +154,7 @@ def test_trace_puts_the_users_state_back():
 
 
 def test_trace_names_the_line_that_keeps_arrays_alive():
-    from harness.checks.trace import _memory_growth
+    from harness.checks.laws.trace import _memory_growth
 
     kept = []
 
@@ -179,9 +179,9 @@ def test_trace_scaling_catches_a_quadratic_kernel_deep_only():
 
 
 def test_scaling_bound_follows_the_declared_complexity():
-    from harness.case import Case
-    from harness.laws import numeric_combo
-    from harness.scaling import COMPLEXITIES, scaling_problem
+    from harness.backend.case import Case
+    from harness.checks.laws.shared import numeric_combo
+    from harness.checks.laws.scaling import COMPLEXITIES, scaling_problem
     import tests.broken_ops.law_breakers_op  # noqa: F401 - registers the ops
 
     x = np.random.default_rng(0).uniform(-1, 1, (16, 2048))

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import reference_ops  # noqa: F401
-from harness.case import Case
-from harness.context import CheckContext
-from harness.checks.lod import check
+from harness.backend.case import Case
+from harness.backend.context import CheckContext
+from harness.checks.values.lod import check
 from harness.inputs.lod import EDGES, edge_inputs, edges_for
 
 HERE = os.path.dirname(__file__)

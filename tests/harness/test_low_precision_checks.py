@@ -7,7 +7,7 @@ import pytest
 
 from harness_test_helpers import make_case
 from harness.options import override
-from harness.run import run_case
+from harness.executing.pool import run_case
 
 CHECKS = ["output", "grad", "dtypes", "precision"]
 

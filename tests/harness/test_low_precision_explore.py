@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.case import Case, Derived, normalize_slots
+from harness.backend.case import Case, Derived, normalize_slots
 from harness.options import override
-from harness.run import run_case
+from harness.executing.pool import run_case
 from opkit.framework.dtypes import bfloat16, finfo
 
 
@@ -33,7 +33,7 @@ def cpu_only():
 
 
 def _explored_values(case):
-    from harness.checks.explore import derive_cases
+    from harness.checks.declarations.explore import derive_cases
 
     out = []
     for ex in derive_cases(case, seed=1):

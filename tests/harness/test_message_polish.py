@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness.options import override, set_place_option
-from harness.run import run_case
+from harness.executing.pool import run_case
 from harness_test_helpers import make_case
 from opkit import OpMaker, OperatorWithKernel, errors, register_kernel, register_operator
 from opkit.framework.errors import one_line
@@ -53,7 +53,7 @@ def test_failing_check_message_names_invalid_argument_once():
 
 
 def test_fmt_value_is_plain():
-    from harness.values import fmt_value
+    from harness.reporting.values import fmt_value
 
     assert fmt_value(np.float64(1.2000000476837158)) == "1.2000000476837158"
     assert fmt_value(np.float32(0.5)) == "0.5"
@@ -76,8 +76,8 @@ def test_failing_output_message_has_no_numpy_reprs():
 
 
 def test_fuzz_reproduction_prints_plain_attrs():
-    from harness.case import Case
-    from harness.inputs.fuzz import format_optest
+    from harness.backend.case import Case
+    from harness.executing.fuzz import format_optest
 
     case = Case("TestX", "scale", {"X": np.ones((2,), "float32")},
                 {"scale": np.float64(np.float32(1.2)), "bias": np.float32(0.5)},
@@ -90,8 +90,8 @@ def test_fuzz_reproduction_prints_plain_attrs():
 def _render(results, cases):
     import io
 
-    from harness.run import OpReport
-    from harness.table import render_plain
+    from harness.executing.pool import OpReport
+    from opkit.cli.table import render_plain
 
     out = io.StringIO()
     render_plain([OpReport("myop", results, cases)], stream=out, verbose=True)
@@ -99,7 +99,7 @@ def _render(results, cases):
 
 
 def test_skip_notes_agree_with_the_table():
-    from harness.report import CheckResult
+    from harness.reporting.report import CheckResult
 
     results = [CheckResult("lod", "pass", "CPU", "float64", "TestA"),
                CheckResult("lod", "skip", "", "", "TestB", "no LoD input"),
@@ -130,7 +130,7 @@ def test_compat_header_pluralises_ops():
 
 def test_places_skip_names_the_option_of_the_front_door():
     from harness.options import override
-    from harness.report import SKIP
+    from harness.reporting.report import SKIP
 
     case = make_case("relu", reference=lambda x: {"Out": np.maximum(x, 0)}, grad=False)
     try:

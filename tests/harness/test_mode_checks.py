@@ -46,8 +46,8 @@ def _load():
 
 @pytest.fixture(scope="module")
 def reports():
-    from harness.discovery import discover
-    from harness.run import run_ops
+    from harness.selecting.discovery import discover
+    from harness.executing.pool import run_ops
 
     _load()
     by_op = discover([str(TESTS)]).by_op()
@@ -76,15 +76,15 @@ def test_twin_passes_every_check(reports, op):
 
 # -- the machinery of each mode -------------------------------------------------------------
 def _case(op, inputs, outputs, attrs=None, grad=("X",)):
-    from harness.case import Case
+    from harness.backend.case import Case
 
     return Case(f"Test_{op}", op, inputs, attrs or {}, outputs, grad_inputs=list(grad),
                 grad_outputs=["Out"] if grad else [])
 
 
 def _run(check, case, **context):
-    from harness.context import CheckContext
-    from harness.registry import get_check
+    from harness.backend.context import CheckContext
+    from harness.checks.catalog import get_check
 
     return get_check(check)(case, CheckContext(places=("CPU",), **context))
 
@@ -104,7 +104,7 @@ def test_concurrency_lockstep_interleaves_kernel_lines(register=True):
     """Two threads taking turns: the lines of their kernels alternate."""
     import threading
 
-    from harness.checks.concurrency import Lockstep
+    from harness.checks.runs.concurrency import Lockstep
 
     order = []
 
@@ -160,7 +160,7 @@ def test_concurrency_opt_out_names_the_reason(ops):
 
 
 def test_sparse_rows_are_duplicated_unsorted_and_merge_back():
-    from harness.checks.sparse import duplicate_rows
+    from harness.checks.runs.sparse import duplicate_rows
     from opkit import SelectedRows
 
     dense = np.random.default_rng(3).uniform(-1, 1, (6, 3))
@@ -192,13 +192,13 @@ def test_plan_runs_really_take_the_prepared_plan(monkeypatch):
     x = np.random.default_rng(2).uniform(-1, 1, (3, 4))
     res = _run("plan", _case("relu", {"X": x}, {"Out": np.maximum(x, 0)}))
     assert res and all(r.status == "pass" for r in res), [r.message for r in res]
-    from harness.checks.plan import RUNS
+    from harness.checks.runs.plan import RUNS
 
     assert calls.count(True) >= (RUNS - 2) * len(res)
 
 
 def test_declared_inputs_scope_refuses_an_undeclared_name():
-    from harness.checks.declared_inputs import DeclaredScope, UndeclaredRead
+    from harness.checks.memory.declared_inputs import DeclaredScope, UndeclaredRead
 
     class Op:
         type = "some_op"
@@ -214,15 +214,15 @@ def test_declared_inputs_scope_refuses_an_undeclared_name():
 def hurried(monkeypatch):
     """The lockstep's waits made to expire ten times sooner, as a machine under heavy load
     makes them expire (a thread the OS puts aside for longer than WAIT)."""
-    from harness.checks.concurrency import Lockstep
+    from harness.checks.runs.concurrency import Lockstep
 
     monkeypatch.setattr(Lockstep, "WAIT", 2e-3)
     monkeypatch.setattr(Lockstep, "ENTER_WAIT", 2e-3)
 
 
 def _concurrency_message(op):
-    from harness.discovery import discover
-    from harness.run import run_ops
+    from harness.selecting.discovery import discover
+    from harness.executing.pool import run_ops
 
     _load()
     (report,) = run_ops([op], discover([str(TESTS)]).by_op(), checks=["concurrency"],

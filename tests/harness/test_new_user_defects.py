@@ -22,7 +22,7 @@ def opkit(*args, cwd=ROOT, timeout=1800):
 
 SCALE_TEST = '''
 import numpy as np
-from harness.op_test import OpTest
+from harness.optest.op_test import OpTest
 
 
 class TestScaleNoAttrs(OpTest):
@@ -107,7 +107,7 @@ def test_named_op_whose_optest_misspells_op_type_gets_the_hint(tmp_path):
 
 # -- 4. an installed copy and a checkout of the same OpTests: collected once -----------------
 def test_the_builtin_optests_in_the_project_and_installed_run_once(tmp_path):
-    from harness.discovery import builtin_test_paths
+    from harness.selecting.discovery import builtin_test_paths
 
     (installed,) = [p for p in builtin_test_paths() if p.parent.name == "reference_ops"]
     checkout = tmp_path / "reference_ops" / "tests"
@@ -159,14 +159,14 @@ def test_ops_file_that_is_not_python(tmp_path):
 
 # -- 5. the table: GPU columns without a GPU, a failing row's worst error, block order -------
 def _report(results):
-    from harness.run import OpReport
+    from harness.executing.pool import OpReport
 
     return OpReport("boom", results, cases=["TestBoom"])
 
 
 def test_table_a_check_that_names_no_place_fills_only_the_places_that_ran():
-    from harness.report import FAIL, PASS, SKIP, CheckResult
-    from harness.table import grid
+    from harness.reporting.report import FAIL, PASS, SKIP, CheckResult
+    from opkit.cli.table import grid
 
     rep = _report([CheckResult("output", PASS, "CPU", "float32", "TestBoom"),
                    CheckResult("output", PASS, "CPU", "float64", "TestBoom"),
@@ -181,8 +181,8 @@ def test_table_a_check_that_names_no_place_fills_only_the_places_that_ran():
 
 
 def test_table_a_failing_row_shows_no_worst_error_of_zero(capsys):
-    from harness.report import FAIL, PASS, CheckResult
-    from harness.table import render_plain
+    from harness.reporting.report import FAIL, PASS, CheckResult
+    from opkit.cli.table import render_plain
 
     rep = _report([CheckResult("output", PASS, "CPU", "float32", "TestBoom", "", 0.0),
                    CheckResult("output", FAIL, "CPU", "float64", "TestBoom",
@@ -195,10 +195,10 @@ def test_table_a_failing_row_shows_no_worst_error_of_zero(capsys):
 
 
 def test_failure_blocks_follow_the_table_order():
-    from harness.report import FAIL, CheckResult
-    from harness.table import _details
+    from harness.reporting.report import FAIL, CheckResult
+    from opkit.cli.table import _details
 
-    from harness.messages import UNCAUGHT
+    from harness.reporting.messages import UNCAUGHT
 
     # two causes (two errors): two blocks, the table's order (one cause: one block,
     # tests/harness/test_one_cause.py)
@@ -285,9 +285,9 @@ def test_timeout_help_and_docs_agree():
 def test_harness_md_says_while_is_exempt():
     line = next(ln for ln in _doc("harness.md").splitlines() if ln.startswith("| `while`"))
     assert "`EXEMPT`" in line and "as `skip`" not in line, line
-    from harness.run import OpReport
+    from harness.executing.pool import OpReport
     from harness.api import no_optest_result
-    from harness.table import one_line
+    from opkit.cli.table import one_line
 
     result, reason = no_optest_result("while", {"while": "control flow"})
     assert one_line(OpReport("while", [result], exempt=reason)).startswith("while: EXEMPT")
@@ -301,7 +301,7 @@ def test_the_progress_line_says_what_it_counts():
     saved = os.dup(2)
     os.dup2(w, 2)
     try:
-        from harness import table
+        from opkit.cli import table
 
         with table.heartbeat(443, "opkit test", every=0.05, unit=TASKS) as advance:
             advance()

@@ -47,13 +47,13 @@ def test_one_bug_gives_one_failure_block():
 
 
 def _result(check, message, case="TestA"):
-    from harness.report import CheckResult
+    from harness.reporting.report import CheckResult
 
     return CheckResult(check, "fail", "CPU", "float64", case, message)
 
 
 def test_two_lines_are_two_causes_even_with_one_error_text():
-    from harness.messages import group_failures
+    from harness.reporting.messages import group_failures
 
     results = [_result("output", "the op raised IndexError: index 3 is out of bounds "
                                  "(at my_op.py:10: x[3])"),
@@ -64,7 +64,7 @@ def test_two_lines_are_two_causes_even_with_one_error_text():
 
 
 def test_one_line_joins_blocks_and_an_error_text_joins_a_lineless_one():
-    from harness.messages import group_failures
+    from harness.reporting.messages import group_failures
 
     results = [_result("output", "the kernel wrote to Input(X) at my_op.py:10 (x.sort())"),
                _result("mutation", "kernel wrote to Input(X) variable 'X' (read-only) at "

@@ -1,7 +1,7 @@
-"""One home for the exact gradient verdict (issue 44, point 5): harness.grad_judge.
+"""One home for the exact gradient verdict (issue 44, point 5): harness.judging.grad_judge.
 exact_verdict decides for the first-order `grad` check and for the second-order checks
-(harness.second_order.judge_exact) alike, and no other module compares an analytic gradient
-with harness.gradient.compare or takes kinks out with harness.kinks.unexplained."""
+(harness.judging.second_order.judge_exact) alike, and no other module compares an analytic gradient
+with harness.judging.numeric_gradient.compare or takes kinks out with harness.judging.one_sided.unexplained."""
 from __future__ import annotations
 
 import ast
@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.case import VarSpec
-from harness.grad_judge import exact_verdict
-from harness.gradient import NumericEngine
-from harness.op import make
-from harness.second_order import judge_exact
+from harness.backend.case import VarSpec
+from harness.judging.grad_judge import exact_verdict
+from harness.judging.numeric_gradient import NumericEngine
+from harness.backend.seam import make
+from harness.judging.second_order import judge_exact
 
 HARNESS = Path(__file__).resolve().parents[2] / "harness"
-JUDGE_PARTS = {("harness.gradient", "compare"), ("harness.kinks", "unexplained")}
+JUDGE_PARTS = {("harness.judging.numeric_gradient", "compare"), ("harness.judging.one_sided", "unexplained")}
 OWNERS = {"grad_judge.py", "gradient.py", "kinks.py"}
 
 
@@ -38,7 +38,7 @@ def test_only_grad_judge_compares_gradients():
 
 
 def test_the_scan_finds_a_planted_second_judge(tmp_path):
-    (tmp_path / "second.py").write_text("from harness.gradient import compare\n")
+    (tmp_path / "second.py").write_text("from harness.judging.numeric_gradient import compare\n")
     assert _users(tmp_path) == [f"{tmp_path.name}/second.py"]
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from harness import OpTest
-from harness.report import FAIL, PASS, SKIP, collecting
+from harness.reporting.report import FAIL, PASS, SKIP, collecting
 from opkit import (GradOpMaker, OpMaker, OperatorWithKernel, grad_var_name, register_kernel,
                    register_operator)
 

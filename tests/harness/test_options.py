@@ -37,8 +37,8 @@ def test_a_bad_variable_is_named(var, value):
 
 def test_the_harness_reads_the_installed_options():
     from harness.options import place_unavailable_reason, selected_dtypes, selected_places
-    from harness.grad_judge import resolve_mode
-    from harness.hashseed import enabled
+    from harness.judging.grad_judge import resolve_mode
+    from harness.checks.runs.hashseed import enabled
 
     with using(Options(places=("CPU",), dtypes=("float64",), grad_mode="fast",
                        hash_seeds=False, no_gpu=True)):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.case import VarSpec
-from harness.op import make
+from harness.backend.case import VarSpec
+from harness.backend.seam import make
 
 
 def test_backward_reads_the_forward_outputs_it_is_given():

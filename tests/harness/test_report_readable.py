@@ -82,8 +82,8 @@ def test_a_cell_passes_only_what_it_judged(softsign_run):
 
 
 def test_grid_pass_star_only_where_no_pass_judged_it():
-    from harness.report import CheckResult
-    from harness.table import PARTIAL, grid
+    from harness.reporting.report import CheckResult
+    from opkit.cli.table import PARTIAL, grid
 
     class Rep:
         op = "no_such_op_for_the_grid"
@@ -126,7 +126,7 @@ def test_fuzz_shrinks_past_its_draws_and_prints_a_large_case_short(tmp_path, mon
         import softsign_optests
     finally:
         sys.path[:] = [p for p in sys.path if p != str(HERE)]
-    from harness.inputs.fuzz import fuzz_test
+    from harness.executing.fuzz import fuzz_test
 
     bad = [r for r in fuzz_test(softsign_optests.TestWrongGradSoftsign, 1, 2024)
            if r.status == "fail"]
@@ -137,8 +137,8 @@ def test_fuzz_shrinks_past_its_draws_and_prints_a_large_case_short(tmp_path, mon
 
 
 def test_a_large_reproducer_is_a_summary_and_a_file(tmp_path, monkeypatch):
-    from harness.case import Case
-    from harness.reproduce import SMALL_ARRAY, format_optest, shown_optest
+    from harness.backend.case import Case
+    from harness.optest.reproduce import SMALL_ARRAY, format_optest, shown_optest
 
     monkeypatch.setenv("OPKIT_CASES_DIR", str(tmp_path))
     big = np.arange(6 * 14, dtype=np.float64).reshape(6, 14) / 7
@@ -158,9 +158,9 @@ def test_a_large_reproducer_is_a_summary_and_a_file(tmp_path, monkeypatch):
 
 
 def test_skipped_checks_are_grouped_by_why():
-    from harness.report import CheckResult
-    from harness.run import OpReport
-    from harness.table import one_line
+    from harness.reporting.report import CheckResult
+    from harness.executing.pool import OpReport
+    from opkit.cli.table import one_line
 
     rep = OpReport("x", [CheckResult("output", "pass", "CPU", "float32", "T"),
                          CheckResult("lod", "skip", "", "", "T", "no LoD input"),

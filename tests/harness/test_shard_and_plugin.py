@@ -29,7 +29,7 @@ def run(args, cwd=ROOT, timeout=HANG_GUARD):
 
 # -- the splitting itself ---------------------------------------------------------------------
 def test_split_round_robin_without_durations():
-    from harness.sharding import split
+    from harness.selecting.sharding import split
 
     units = [f"op{i}" for i in range(7)]
     parts = split(units, 3)
@@ -37,7 +37,7 @@ def test_split_round_robin_without_durations():
 
 
 def test_split_balances_by_durations():
-    from harness.sharding import split
+    from harness.selecting.sharding import split
 
     durations = {"big": 10.0, "a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0, "e": 6.0}
     units = sorted(durations) + ["unknown"]
@@ -50,7 +50,7 @@ def test_split_balances_by_durations():
 
 
 def test_durations_file_round_trip(tmp_path):
-    from harness.sharding import ShardError, read_durations, write_durations
+    from harness.selecting.sharding import ShardError, read_durations, write_durations
 
     f = tmp_path / "d.json"
     write_durations(f, {"relu": 1.23456})

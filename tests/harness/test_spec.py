@@ -26,7 +26,7 @@ def test_every_declared_input_module_is_in_harness_inputs_and_imports():
 
 
 def test_the_check_base_class_has_every_declared_attribute_and_required_hook():
-    from harness.check import Check
+    from harness.checks.base import Check
 
     for name in spec.CHECK_ATTRIBUTES:
         assert hasattr(Check, name), name
@@ -36,7 +36,7 @@ def test_the_check_base_class_has_every_declared_attribute_and_required_hook():
 
 
 def test_op_level_hook_finds_a_checks_op_results():
-    from harness.registry import get_check
+    from harness.checks.catalog import get_check
 
     assert spec.op_level_hook(get_check("state")) is not None
     assert spec.op_level_hook(get_check("output")) is None

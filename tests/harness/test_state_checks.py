@@ -28,8 +28,8 @@ def reports():
     import importlib.util
     import sys
 
-    from harness.discovery import discover
-    from harness.run import run_ops
+    from harness.selecting.discovery import discover
+    from harness.executing.pool import run_ops
 
     name = "state_breakers_op"
     if name not in sys.modules:

@@ -13,9 +13,9 @@ import sys
 import pytest
 
 from harness_test_helpers import FIXTURES, ROOT
-from harness.report import FAIL, PASS, CheckResult
-from harness.resume import UNITS_FILE, ResumeStore, resumable, task_key
-from harness.run import Task
+from harness.reporting.report import FAIL, PASS, CheckResult
+from harness.executing.resume import UNITS_FILE, ResumeStore, resumable, task_key
+from harness.executing.pool import Task
 
 CRASH_TESTS = '''
 import numpy as np
@@ -108,7 +108,7 @@ def test_a_crashed_sweep_loses_only_the_units_in_flight(tmp_path):
 
 
 def test_task_keys_name_the_op_the_kind_and_the_class_file(tmp_path):
-    from harness.discovery import DiscoveredTest
+    from harness.selecting.discovery import DiscoveredTest
 
     class TestX:
         pass
@@ -120,7 +120,7 @@ def test_task_keys_name_the_op_the_kind_and_the_class_file(tmp_path):
 
 
 def test_the_progress_line_counts_units_failures_and_time_left():
-    from harness.table import progress_line
+    from opkit.cli.table import progress_line
 
     assert progress_line("opkit test", 5, 20, "tasks", 2, 60.0) == \
         "opkit test: 5/20 tasks done, 2 with a failure, 60s, about 3m left"
@@ -150,7 +150,7 @@ def _failures(p):
 
 
 def test_resume_on_the_command_line_keeps_a_crash_row(tmp_path):
-    from harness.forking import can_fork
+    from harness.processes.forking import can_fork
 
     if not can_fork():
         pytest.skip("no fork here: the pool runs cases in this process")
@@ -178,7 +178,7 @@ def test_a_ray_worker_that_dies_is_a_crash_row_not_the_end_of_the_run():
     pytest.importorskip("ray", reason="ray is not installed (pip install 'opkit-dl[ray]')")
     import ray
 
-    from harness.ray_pool import ray_executor
+    from harness.executing.ray_pool import ray_executor
 
     tasks = _tasks(3)
     done = []
@@ -213,8 +213,8 @@ def test_resume_into_a_file_exits_2(tmp_path):
 
 
 def test_the_core_runs_without_ray():
-    # harness.ray_pool and opkit.cli.sweep import ray only when --cluster asks for it
-    code = ("import sys; import harness.ray_pool, harness.resume, opkit.cli.sweep; "
+    # harness.executing.ray_pool and opkit.cli.sweep import ray only when --cluster asks for it
+    code = ("import sys; import harness.executing.ray_pool, harness.executing.resume, opkit.cli.sweep; "
             "assert 'ray' not in sys.modules")
     p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert p.returncode == 0, p.stderr

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import io
 
-from harness.report import CheckResult
-from harness.run import OpReport
-from harness.table import render_plain
+from harness.reporting.report import CheckResult
+from harness.executing.pool import OpReport
+from opkit.cli.table import render_plain
 
 
 def _table(results):

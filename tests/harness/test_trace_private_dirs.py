@@ -26,9 +26,9 @@ def folders(tmp_path, monkeypatch):
 def _trace(monkeypatch, second_call):
     """The trace check on relu, the second (judged) run followed by second_call()."""
     import reference_ops  # noqa: F401
-    import harness.checks.trace as trace
-    from harness.context import CheckContext
-    from harness.registry import get_check
+    import harness.checks.laws.trace as trace
+    from harness.backend.context import CheckContext
+    from harness.checks.catalog import get_check
 
     real = trace._caller
 

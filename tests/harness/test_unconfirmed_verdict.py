@@ -1,4 +1,4 @@
-"""The unconfirmed verdict (harness/confirm.py): its report (counted apart, never a failure)
+"""The unconfirmed verdict (harness/judging/unconfirmed.py): its report (counted apart, never a failure)
 and the NaN oracle (the op's dependency structure) on toy ops: a NaN where nothing reaches
 is confirmed against the op, the reference's NaN there is the reference's error, a NaN moved
 among the outputs it reaches is unconfirmed, a NaN that vanishes stays the caller's failure."""
@@ -8,10 +8,10 @@ import io
 
 import numpy as np
 
-from harness.confirm import SETTLE, nonfinite_verdict, unconfirm
-from harness.report import CheckResult
-from harness.run import OpReport
-from harness.table import render_plain
+from harness.judging.unconfirmed import SETTLE, nonfinite_verdict, unconfirm
+from harness.reporting.report import CheckResult
+from harness.executing.pool import OpReport
+from opkit.cli.table import render_plain
 
 X = np.arange(1.0, 7.0).reshape(1, 6)
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.case import Case
-from harness.context import CheckContext
+from harness.backend.case import Case
+from harness.backend.context import CheckContext
 
 CPU = CheckContext(places=("CPU",))
 VARIANT_CHECKS = ("layout", "empty", "extremal", "kinks", "repeated_input", "infer_shape")
 
 
 def test_every_variant_check_is_registered():
-    from harness.registry import check_names, get_check
+    from harness.checks.catalog import check_names, get_check
 
     names = check_names()
     for name in VARIANT_CHECKS + ("lod", "mutation", "aliasing", "determinism"):
@@ -22,7 +22,7 @@ def test_every_variant_check_is_registered():
 
 
 def test_float32_expectation_in_float64_run_uses_float32_tolerance():
-    from harness.compare import compare
+    from harness.judging.compare import compare
 
     want = np.array([1.0, 2.0], dtype=np.float32)
     got = want.astype(np.float64) + 3e-7      # float32-level error in a float64 run
@@ -33,7 +33,7 @@ def test_float32_expectation_in_float64_run_uses_float32_tolerance():
 
 
 def test_compare_names_first_and_worst_element():
-    from harness.compare import compare
+    from harness.judging.compare import compare
 
     msg = compare("Out", np.array([1.0, 2.0, 3.5, 9.0]), np.array([1.0, 2.1, 3.0, 4.0]),
                   "float64", None, None, False)[0]
@@ -41,7 +41,7 @@ def test_compare_names_first_and_worst_element():
 
 
 class _FakeEngine:
-    """L(x) = f(x[k]) along one element: enough for harness.kinks.one_sided."""
+    """L(x) = f(x[k]) along one element: enough for harness.judging.one_sided.one_sided."""
 
     def __init__(self, f):
         self.f, self.delta = f, 0.005
@@ -55,7 +55,7 @@ class _FakeEngine:
 
 
 def test_one_sided_test_tells_kinks_from_curvature():
-    from harness.kinks import kink_verdict, one_sided
+    from harness.judging.one_sided import kink_verdict, one_sided
 
     left, right = one_sided(_FakeEngine(lambda v: v * v), "X", 1)       # smooth at 0
     assert kink_verdict(0.0, left, right, 0.005) is None
@@ -66,7 +66,7 @@ def test_one_sided_test_tells_kinks_from_curvature():
 
 
 def test_extremum_kink_accepts_the_zero_subgradient_only():
-    from harness.kinks import is_subgradient, kink_verdict, one_sided
+    from harness.judging.one_sided import is_subgradient, kink_verdict, one_sided
 
     left, right = one_sided(_FakeEngine(abs), "X", 1)                  # abs at 0: -1, +1
     assert left < 0 < right
@@ -80,7 +80,7 @@ def test_extremum_kink_accepts_the_zero_subgradient_only():
 
 
 def test_domain_edge_is_no_kink():
-    from harness.kinks import domain_edge, one_sided
+    from harness.judging.one_sided import domain_edge, one_sided
 
     with np.errstate(all="ignore"):
         left, right = one_sided(_FakeEngine(np.sqrt), "X", 1)          # sqrt at 0
@@ -110,8 +110,8 @@ def test_kinks_check_passes_abs_and_skips_sqrt_domain_edge():
     ("seq_last", "lod")])
 def test_broken_op_fails_its_variant_with_a_concrete_value_and_twin_passes(broken_ops, op,
                                                                            check):
-    from harness.discovery import discover
-    from harness.run import run_ops
+    from harness.selecting.discovery import discover
+    from harness.executing.pool import run_ops
 
     by_op = discover([str(broken_ops / "test_variant_breakers.py")]).by_op()
     reports = {r.op: r for r in run_ops([f"broken_{op}", f"good_{op}"], by_op, isolate=False)}
@@ -124,7 +124,7 @@ def test_broken_op_fails_its_variant_with_a_concrete_value_and_twin_passes(broke
 
 
 def test_variant_that_cannot_apply_is_skip_with_reason():
-    from harness.registry import get_check
+    from harness.checks.catalog import get_check
 
     case = Case("TestInt", "increment", {"X": np.array([1], dtype=np.int64)}, {"step": 1.0})
     for name in ("layout", "empty", "extremal", "repeated_input"):
@@ -133,7 +133,7 @@ def test_variant_that_cannot_apply_is_skip_with_reason():
 
 
 def test_opting_out_of_a_variant_prints_the_reason():
-    from harness.registry import get_check
+    from harness.checks.catalog import get_check
 
     case = Case("TestScale", "scale", {"X": np.ones((2, 3))}, {"scale": 2.0},
                 options={"skip": {"empty": "a zero batch is meaningless here"}})
@@ -143,7 +143,7 @@ def test_opting_out_of_a_variant_prints_the_reason():
 
 
 def test_fixed_output_dtype_passes_in_the_float64_run():
-    from harness.output_judge import check_output
+    from harness.judging.output_judge import check_output
 
     rng = np.random.default_rng(0)
     idx, lab = rng.integers(0, 6, (5, 3)), rng.integers(0, 6, (5, 1))
@@ -159,7 +159,7 @@ def test_fixed_output_dtype_passes_in_the_float64_run():
 
 def test_each_test_method_gets_a_fresh_setup():
     from harness import OpTest
-    from harness.optest_methods import run_optest_methods
+    from harness.optest.methods import run_optest_methods
 
     class TestLeak(OpTest):
         def setUp(self):
@@ -184,7 +184,7 @@ def test_each_test_method_gets_a_fresh_setup():
 
 
 def test_reproducer_literals_are_valid_python():
-    from harness.reproduce import _literal
+    from harness.optest.reproduce import _literal
 
     text = _literal(np.array([1.0, np.nan, -np.inf, np.inf]))
     back = eval(text, {"np": np})           # noqa: S307 - the point of the test
@@ -192,7 +192,7 @@ def test_reproducer_literals_are_valid_python():
 
 
 def test_reproducer_is_confirmed_in_a_fresh_process():
-    from harness.reproduce import confirm
+    from harness.optest.reproduce import confirm
 
     source = '''import numpy as np
 from harness import OpTest
@@ -223,7 +223,7 @@ def _scale_case(reference, attrs):
 def test_other_attr_value_not_judged_by_a_reference_that_ignores_it():
     """A correct op whose test's reference() hard-codes the one attr value the test uses:
     the other value cannot be judged against it (no false alarm), the gradients still are."""
-    from harness.registry import get_check
+    from harness.checks.catalog import get_check
 
     attrs = {"scale": 2.0, "bias": 0.5, "bias_after_scale": True}
 
@@ -255,7 +255,7 @@ def test_precision_does_not_judge_an_output_fixed_to_float32():
     """fill_constant reading its value from ValueTensor gives float32 (its dtype attr) in a
     float64 run too: that output cannot resolve input changes below float32's precision, and
     is no sign of a float64 kernel computing in float32 (a false alarm on Paddle's tests)."""
-    from harness.registry import get_check
+    from harness.checks.catalog import get_check
 
     value = np.array([3.8], dtype=np.float64)
     case = Case("TestFillFromTensor", "fill_constant", {"ValueTensor": value},
@@ -270,7 +270,7 @@ def test_other_attr_value_gradient_at_a_max_pool_tie_is_no_failure():
     (fast-mode) gradient comparison can be tipped by one kink (inputs 6 and 11 below did,
     as Paddle's TestCase5_Max did); the per-element mode with its one-sided kink test
     decides."""
-    from harness.registry import get_check
+    from harness.checks.catalog import get_check
 
     attrs = {"pooling_type": "max", "ksize": [3, 3], "strides": [1, 1], "paddings": [1, 1],
              "exclusive": True, "global_pooling": False}
@@ -286,7 +286,7 @@ def test_extremal_gradients_not_judged_where_the_forward_overflows_the_run_dtype
     """exp at 88.75 overflows float32 (inf is right) while the float64 gradient, the output
     times a cotangent below 1, still fits: the float32 gradient made from that inf output
     is no finding (a false alarm on Paddle's exp test); a naive softmax still fails."""
-    from harness.registry import get_check
+    from harness.checks.catalog import get_check
 
     x = np.random.default_rng(1).uniform(-1, 1, (4, 5))
     x[0, 0] = 1.0                       # the variant scales the largest value to 100
@@ -302,8 +302,8 @@ def test_the_empty_variant_keeps_a_duplicable_outputs_names():
     built with no Out at all (opkit's own op refused it, and `empty` passed without running
     it; Paddle's Python refused to build it, a raw error). The names stay, the values go,
     and split runs on the zero-size batch."""
-    from harness.case import Case
-    from harness.op import make, output_slots
+    from harness.backend.case import Case
+    from harness.backend.seam import make, output_slots
     from harness.inputs.variants.empty import derive
 
     x = np.random.default_rng(0).uniform(-1, 1, (4, 6, 5))
@@ -314,7 +314,7 @@ def test_the_empty_variant_keeps_a_duplicable_outputs_names():
     slots = output_slots(derived.case, "split")
     assert slots["Out"] == ["o0", "o1", "o2"]
     assert all(v is None for _, v in derived.case.outputs["Out"])
-    from harness.case import normalize_slots
+    from harness.backend.case import normalize_slots
 
     got = make("split", normalize_slots(derived.case.inputs), derived.case.attrs,
                slots).forward()
@@ -322,7 +322,7 @@ def test_the_empty_variant_keeps_a_duplicable_outputs_names():
 
 
 def test_an_infinite_expected_value_is_met_by_the_same_inf_only():
-    from harness.compare import compare, outside
+    from harness.judging.compare import compare, outside
 
     want = np.array([np.inf, -np.inf, np.inf, 1.0])
     got = np.array([5.0, np.inf, np.inf, 1.0])

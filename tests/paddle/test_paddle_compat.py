@@ -1,5 +1,5 @@
 """opkit's Paddle-compatibility mode (opkit_paddle.compat) and Paddle's OpTest spelling
-(harness.paddle_surface)."""
+(harness.optest.paddle_surface)."""
 from __future__ import annotations
 
 import json
@@ -152,8 +152,8 @@ def test_fp16_bf16_classes_skip_with_reason(dtype, attr, reason):
 
 
 def test_opkit_test_skips_every_check_of_a_float16_case():
-    from harness.registry import check_names
-    from harness.run import case_from_test
+    from harness.checks.catalog import check_names
+    from harness.executing.pool import case_from_test
 
     class Half(_HardShrink):
         data_dtype = "float16"
@@ -228,7 +228,7 @@ def test_is_float16_and_bfloat16_op():
 # -- the mode -------------------------------------------------------------------------------------
 def test_facade_is_not_importable_outside_the_mode():
     code = ("import importlib.util, sys\n"
-            "import harness, harness.op_test, opkit_paddle.compat\n"
+            "import harness, harness.optest.op_test, opkit_paddle.compat\n"
             "print(importlib.util.find_spec('op_test') is None,"
             " 'paddle' in sys.modules, 'op_test' in sys.modules)\n"
             "try:\n    import paddle\n    print(getattr(paddle, 'OPKIT_FACADE', 'real'))\n"

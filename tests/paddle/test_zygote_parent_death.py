@@ -1,5 +1,5 @@
 """`python -m opkit_paddle.compat.measure --per-file` reads each file's pytest process to
-EOF: a zygote (harness.zygote, forked by the pytest plugin) that outlives a pytest process
+EOF: a zygote (harness.executing.zygote, forked by the pytest plugin) that outlives a pytest process
 killed by a signal would hold the captured stdout open and hang the measurement. The zygote
 closes the parent's end of its pipe, so it reads EOF when its parent dies, and exits."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = textwrap.dedent("""
     import os, signal, sys
-    from harness.zygote import Zygote
+    from harness.executing.zygote import Zygote
 
     class Dummy:
         pass
@@ -69,7 +69,7 @@ def test_the_zygote_exits_with_its_killed_parent_and_releases_stdout(tmp_path):
 
 def test_a_per_file_measure_child_whose_parent_is_gone_ends_at_once(tmp_path):
     """`measure --per-file` starts one child per file with `--parent PID`: the child dies with
-    the measure process (harness.forking.die_with_parent), and one started after its parent
+    the measure process (harness.processes.forking.die_with_parent), and one started after its parent
     died ends before it runs anything."""
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()

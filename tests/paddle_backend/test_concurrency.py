@@ -8,12 +8,12 @@ import time
 
 import numpy as np
 
-from harness.case import Case
+from harness.backend.case import Case
 
 
 def concurrency(case):
-    from harness.context import CheckContext
-    from harness.registry import get_check
+    from harness.backend.context import CheckContext
+    from harness.checks.catalog import get_check
 
     return get_check("concurrency")(case, CheckContext(seed=2024))
 

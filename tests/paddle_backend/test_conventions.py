@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.case import VarSpec
+from harness.backend.case import VarSpec
 
 
 def op(op_type, inputs, attrs=None, outputs=None):
-    from harness.op import make as make_op
+    from harness.backend.seam import make as make_op
 
     specs = {slot: [VarSpec(n, a, lengths) for n, a, lengths in items]
              for slot, items in inputs.items()}
@@ -68,7 +68,7 @@ def test_a_bfloat16_dtype_attr_gives_a_bfloat16_array(paddle_backend):
 
 
 def test_an_unknown_dtype_name_is_refused_naming_the_attr(paddle_backend):
-    from harness.op import op_refused
+    from harness.backend.seam import op_refused
 
     try:
         op("fill_constant", {}, {"shape": [2], "value": 1.0, "dtype": "float65"},
@@ -88,7 +88,7 @@ def test_xshape_takes_its_compile_time_shape(paddle_backend):
 
 
 def test_an_empty_lod_level_is_refused_not_a_raw_error(paddle_backend):
-    from harness.op import op_refused
+    from harness.backend.seam import op_refused
 
     try:
         op("fill_any_like", {"X": [("x", np.zeros((0, 3)), [[]])]}, {"value": 1.0},
@@ -115,7 +115,7 @@ def test_the_oracle_gets_a_float_attr_as_paddle_stores_it(paddle_backend):
     """Paddle's `scale` and `bias` are FLOAT attrs (32 bits): the kernel computes with
     float32(0.1), so the case's reference is given that value, not the 64-bit 0.1 the case
     wrote; an attr of another type is given as written."""
-    from harness.case import case_from_test
+    from harness.backend.case import case_from_test
 
     seen = []
 
@@ -137,7 +137,7 @@ def test_the_oracle_gets_a_float_attr_as_paddle_stores_it(paddle_backend):
 
 
 def test_on_opkits_kernels_the_oracle_gets_the_attrs_as_written():
-    from harness.case import case_from_test
+    from harness.backend.case import case_from_test
     from harness.options import Options, using
 
     seen = []

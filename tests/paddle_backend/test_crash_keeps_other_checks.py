@@ -63,7 +63,7 @@ TEST_FILE = textwrap.dedent('''
 
 
 def test_a_crash_in_output_does_not_cost_the_other_checks(tmp_path):
-    from harness.forking import can_fork
+    from harness.processes.forking import can_fork
 
     if not can_fork():
         pytest.skip("no fork here: the pool runs cases in this process")

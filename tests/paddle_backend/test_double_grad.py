@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.case import Case, VarSpec
+from harness.backend.case import Case, VarSpec
 
 
 def op(op_type, inputs, attrs=None, outputs=None):
-    from harness.op import make as make_op
+    from harness.backend.seam import make as make_op
 
     specs = {slot: [VarSpec(n, a, lengths) for n, a, lengths in items]
              for slot, items in inputs.items()}
@@ -18,8 +18,8 @@ def op(op_type, inputs, attrs=None, outputs=None):
 
 
 def double_grad(case):
-    from harness.context import CheckContext
-    from harness.registry import get_check
+    from harness.backend.context import CheckContext
+    from harness.checks.catalog import get_check
 
     return get_check("double_grad")(case, CheckContext(seed=2024))
 
@@ -48,7 +48,7 @@ def test_a_grad_ops_attrs_keep_their_paddle_types(paddle_backend):
     p.forward()
     p.backward({"out": np.ones_like(x)}, ["x"])
     (gop,) = p.grad_ops()
-    from harness.checks.double_grad import grad_op_function
+    from harness.checks.gradients.double_grad import grad_op_function
 
     g = grad_op_function(p, gop)
     desc = g.fwd_op.desc
@@ -100,8 +100,8 @@ def test_a_double_grad_op_without_a_cpu_kernel_fails(paddle_backend):
 
 
 def _elu_fwd_and_grad_op():
-    from harness.checks.double_grad import grad_op_function
-    from harness.op import make_cotangents
+    from harness.checks.gradients.double_grad import grad_op_function
+    from harness.backend.seam import make_cotangents
 
     x = np.linspace(-2, 1.5, 8)
     fwd = op("elu", {"X": [("X", x, None)]}, {"alpha": 1.0}, {"Out": ["Out"]})
@@ -115,7 +115,7 @@ def _elu_fwd_and_grad_op():
 
 
 def test_the_composed_judgement_passes_paddles_folded_elu_gradient(paddle_backend):
-    from harness.second_order import judge_composed as judge
+    from harness.judging.second_order import judge_composed as judge
 
     fwd, g, cot2 = _elu_fwd_and_grad_op()
     analytic = g.backward(cot2, g.input_names())
@@ -126,7 +126,7 @@ def test_the_composed_judgement_passes_paddles_folded_elu_gradient(paddle_backen
 def test_the_composed_judgement_fails_a_gradient_with_a_term_left_out(paddle_backend):
     """The broken twin: X's total derivative without the term through Out (the direct
     term only, 0 where x < 0) is wrong however Out is read."""
-    from harness.second_order import judge_composed as judge
+    from harness.judging.second_order import judge_composed as judge
 
     fwd, g, cot2 = _elu_fwd_and_grad_op()
     analytic = dict(g.backward(cot2, g.input_names()))
@@ -140,7 +140,7 @@ def test_a_duplicable_gradient_slot_keeps_its_empty_positions(paddle_backend):
     """concat_grad with x1 in the no_grad_set writes X@GRAD [x0@GRAD, @EMPTY@, x2@GRAD]:
     run on its own it must keep x1's empty place (dropped, the kernel would refuse three
     inputs for two outputs)."""
-    from harness.checks.double_grad import grad_op_function
+    from harness.checks.gradients.double_grad import grad_op_function
 
     xs = [np.full((2, 3), float(i)) for i in range(3)]
     p = op("concat", {"X": [(f"x{i}", x, None) for i, x in enumerate(xs)]}, {"axis": 0},

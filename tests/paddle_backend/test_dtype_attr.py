@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.case import Case, VarSpec
+from harness.backend.case import Case, VarSpec
 
 
 @pytest.mark.parametrize("op_type,attrs", [
@@ -15,8 +15,8 @@ from harness.case import Case, VarSpec
     ("fill_constant", {"shape": [2, 3], "value": 1.5, "dtype": np.dtype("float32")}),
 ])
 def test_each_float_dtype_runs_its_own_kernel(paddle_backend, op_type, attrs):
-    from harness.context import CheckContext, combos
-    from harness.op import prepare
+    from harness.backend.context import CheckContext, combos
+    from harness.backend.seam import prepare
 
     case = Case(op_type, op_type, {}, attrs=attrs, outputs={"Out": np.zeros(attrs["shape"])})
     runnable, _ = combos(case, CheckContext(), "output")
@@ -27,7 +27,7 @@ def test_each_float_dtype_runs_its_own_kernel(paddle_backend, op_type, attrs):
 
 
 def test_an_integer_dtype_attr_runs_as_given(paddle_backend):
-    from harness.context import CheckContext, combos
+    from harness.backend.context import CheckContext, combos
 
     case = Case("fc", "fill_constant", {}, attrs={"shape": [3], "value": 2, "dtype": "int64"})
     runnable, _ = combos(case, CheckContext(), "output")
@@ -35,7 +35,7 @@ def test_an_integer_dtype_attr_runs_as_given(paddle_backend):
 
 
 def test_an_unknown_dtype_name_is_refused_naming_the_attr(paddle_backend):
-    from harness.op import make, refusal
+    from harness.backend.seam import make, refusal
 
     with pytest.raises(Exception) as info:
         make("fill_constant", {}, {"shape": [2], "value": 1.0, "dtype": "no-such-dtype"},
@@ -46,7 +46,7 @@ def test_an_unknown_dtype_name_is_refused_naming_the_attr(paddle_backend):
 def test_a_bfloat16_result_is_handed_out_as_bfloat16(paddle_backend):
     import ml_dtypes
 
-    from harness.op import make
+    from harness.backend.seam import make
 
     p = make("fill_constant", {}, {"shape": [2, 2], "value": 1.5, "dtype": "bfloat16"},
              {"Out": ["out"]}, backend="paddle")
@@ -57,7 +57,7 @@ def test_a_bfloat16_result_is_handed_out_as_bfloat16(paddle_backend):
 def test_paddles_ops_record_no_python_call_stack(paddle_backend):
     """Paddle's Operator records traceback.extract_stack() into every op it creates; the
     backend turns that off (opkit_paddle.backend.callstack): it was most of its time."""
-    from harness.op import make
+    from harness.backend.seam import make
 
     p = make("relu", {"X": [VarSpec("x", np.ones(3))]}, {}, {"Out": ["out"]},
              backend="paddle")
@@ -69,8 +69,8 @@ def test_paddles_ops_record_no_python_call_stack(paddle_backend):
 
 def test_the_dtypes_check_counts_a_float_dtype_attr(paddle_backend):
     import opkit_paddle.backend.checks  # noqa: F401 - the backend's replacement checks
-    from harness.context import CheckContext
-    from harness.registry import get_check
+    from harness.backend.context import CheckContext
+    from harness.checks.catalog import get_check
 
     rand = Case("g", "gaussian_random", {}, attrs={"shape": [3], "seed": 1,
                                                    "dtype": "float32"})

@@ -1,4 +1,4 @@
-"""PaddlePreparedOp.forward_backward (harness.op.run_forward_backward's one run of the forward
+"""PaddlePreparedOp.forward_backward (harness.backend.seam.run_forward_backward's one run of the forward
 op and its grad ops): the values of forward() then backward(), and back to the two runs
 wherever the one run could differ."""
 from __future__ import annotations
@@ -8,11 +8,11 @@ import functools
 import numpy as np
 
 from harness.backend import contract
-from harness.case import VarSpec
+from harness.backend.case import VarSpec
 
 
 def op(op_type, inputs, outputs):
-    from harness.op import make as make_op
+    from harness.backend.seam import make as make_op
 
     specs = {slot: [VarSpec(n, a, None) for n, a in items] for slot, items in inputs.items()}
     return make_op(op_type, specs, {}, outputs, backend="paddle")
@@ -78,8 +78,8 @@ def test_the_mutation_check_keeps_the_two_runs(paddle_backend):
 
 
 def test_run_forward_backward_is_the_same_either_way(paddle_backend):
-    from harness.case import Case
-    from harness.op import Combo, prepare, run_forward_backward
+    from harness.backend.case import Case
+    from harness.backend.seam import Combo, prepare, run_forward_backward
 
     rng = np.random.default_rng(5)
     case = Case("softmax", "softmax", {"X": rng.normal(size=(3, 4))}, {"axis": -1}, {})

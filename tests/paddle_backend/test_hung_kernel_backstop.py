@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import textwrap
 
-from harness.run import _Watch, backstop_seconds
+from harness.executing.pool import _Watch, backstop_seconds
 from paddle_backend_helpers import run_opkit
 
 OP_MODULE = textwrap.dedent('''

@@ -48,7 +48,7 @@ def test_atan2_at_the_origin_is_singular_not_a_kink(tmp_path):
 
 
 def test_a_jump_is_discontinuous_a_kink_is_not():
-    from harness.kinks import discontinuous
+    from harness.judging.one_sided import discontinuous
 
     class Engine:          # the loss along one element: f(x0 + t)
         delta = 0.005

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.kinks import _compare
-from harness.context import Combo
+from harness.checks.gradients.kinks import _compare
+from harness.backend.context import Combo
 
 
 class _Engine:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.backends import plugin
+from harness.backend.dispatch import plugin
 from harness.testing import run_conformance_test
 from paddle_backend_helpers import paddle_missing
 

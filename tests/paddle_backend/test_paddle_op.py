@@ -4,11 +4,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.case import VarSpec
+from harness.backend.case import VarSpec
 
 
 def op(op_type, inputs, attrs=None, outputs=None):
-    from harness.op import make as make_op
+    from harness.backend.seam import make as make_op
 
     specs = {slot: [VarSpec(n, a, lengths) for n, a, lengths in items]
              for slot, items in inputs.items()}
@@ -61,7 +61,7 @@ def test_no_grad_set_leaves_that_gradient_out(paddle_backend):
 
 
 def test_bad_input_is_a_refusal_and_the_message_is_paddles(paddle_backend):
-    from harness.op import op_refused
+    from harness.backend.seam import op_refused
 
     with pytest.raises(Exception) as info:
         op("elementwise_add", {"X": [("x", np.ones((3, 4)), None)],
@@ -74,7 +74,7 @@ def test_bad_input_is_a_refusal_and_the_message_is_paddles(paddle_backend):
 
 def test_a_python_error_inside_paddle_is_a_failure_not_a_refusal():
     from opkit_paddle.backend.errors import as_opkit_error
-    from harness.op import op_refused
+    from harness.backend.seam import op_refused
 
     assert not op_refused(as_opkit_error(TypeError("unhashable type"), "x"))
     assert not op_refused(as_opkit_error(RuntimeError("(Fatal) it broke"), "x"))
@@ -86,7 +86,7 @@ def test_the_common_librarys_typed_errors_are_read_by_kind():
     """Paddle's `common` enforce (DDim bounds) says `Unimplemented error. ...` in a bare
     RuntimeError: a typed refusal, not an untyped failure; its Fatal twin is a failure."""
     from opkit_paddle.backend.errors import as_opkit_error, paddle_kind
-    from harness.op import op_refused
+    from harness.backend.seam import op_refused
 
     exc = RuntimeError("Unimplemented error. Invalid dimension to be accessed. Now only "
                        "supports access to dimension 0 to 9, but received dimension is -2.\n"
@@ -106,7 +106,7 @@ def test_the_common_librarys_typed_errors_are_read_by_kind():
 
 
 def test_batch_norm_with_an_unknown_data_layout_is_refused(paddle_backend):
-    from harness.op import op_refused
+    from harness.backend.seam import op_refused
 
     c = np.ones(3)
     with pytest.raises(Exception) as info:
@@ -121,7 +121,7 @@ def test_batch_norm_with_an_unknown_data_layout_is_refused(paddle_backend):
 
 
 def test_mul_with_a_negative_num_col_dims_is_refused(paddle_backend):
-    from harness.op import op_refused
+    from harness.backend.seam import op_refused
 
     with pytest.raises(Exception) as info:
         op("mul", {"X": [("x", np.ones((3, 4, 2, 5)), None)],
@@ -144,8 +144,8 @@ def test_lod_goes_in_and_comes_back(paddle_backend):
 
 def test_compile_time_shapes_keep_unknown_dims(paddle_backend):
     from opkit_paddle.backend.op import compile_shapes
-    from harness.case import Case
-    from harness.case import normalize_slots
+    from harness.backend.case import Case
+    from harness.backend.case import normalize_slots
 
     case = Case("c", "transpose2", {"X": np.ones((2, 3, 4))}, {"axis": [2, 0, 1]})
     shapes = compile_shapes(case, normalize_slots(case.inputs), {"Out": ["Out"]}, {"X": 0})

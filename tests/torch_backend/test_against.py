@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.case import VarSpec
+from harness.backend.case import VarSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 

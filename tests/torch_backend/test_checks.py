@@ -3,8 +3,8 @@ broken op and passes its correct twin."""
 import numpy as np
 import pytest
 
-from harness.case import Case
-from harness.context import CheckContext
+from harness.backend.case import Case
+from harness.backend.context import CheckContext
 
 CTX = CheckContext(places=("CPU",), dtypes=("float64",))
 

@@ -1,5 +1,5 @@
 """`opkit test NS::OP --backend torch` runs opkit's checks on an aten op: the core asks the
-selected backend (harness.backends) what the op declares, not opkit's registry, so the op is
+selected backend (harness.backend.dispatch) what the op declares, not opkit's registry, so the op is
 found, its output and gradient are judged, and a check that needs what only opkit has skips
 with the torch backend's reason."""
 import json

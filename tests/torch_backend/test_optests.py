@@ -6,14 +6,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.case import case_inputs
+from harness.backend.case import case_inputs
 
 FOLDER = Path(__file__).resolve().parents[2] / "opkit_torch" / "optests"
 
 
 def _cases():
-    from harness.case import case_from_test
-    from harness.discovery import discover, instantiate
+    from harness.backend.case import case_from_test
+    from harness.selecting.discovery import discover, instantiate
 
     found = discover([FOLDER], seed=2024)
     assert not found.broken, [b.text for b in found.broken]
@@ -31,7 +31,7 @@ def cases():
 
 
 def _expected(case):
-    from harness.case import normalize_slots
+    from harness.backend.case import normalize_slots
 
     return {s.name: s.data for specs in normalize_slots(case.outputs).values() for s in specs}
 

@@ -6,8 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.case import Case
-from harness.context import CheckContext
+from harness.backend.case import Case
+from harness.backend.context import CheckContext
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "red_team"))
 CTX = CheckContext(places=("CPU",), dtypes=("float64",))

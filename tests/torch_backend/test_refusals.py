@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from harness.case import VarSpec
+from harness.backend.case import VarSpec
 
 
 def raised(op_type, inputs, attrs=None):

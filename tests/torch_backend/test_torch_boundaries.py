@@ -35,7 +35,7 @@ def test_opkit_torch_reaches_no_private_name_of_another_package():
 
 @pytest.mark.no_torch_needed
 def test_the_scan_finds_a_planted_reach_in(tmp_path):
-    (tmp_path / "bad.py").write_text("from harness.op import _private\n")
+    (tmp_path / "bad.py").write_text("from harness.backend.seam import _private\n")
     global ROOT
     saved, ROOT = ROOT, tmp_path
     try:

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.case import Case
-from harness.context import CheckContext
+from harness.backend.case import Case
+from harness.backend.context import CheckContext
 
 EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples" / "torch_bugs")
                   .glob("*.py"))

@@ -22,7 +22,7 @@ SAMPLES = (
 
 
 def test_the_torch_backend_passes_the_conformance_suite():
-    from harness.backends import plugin
+    from harness.backend.dispatch import plugin
 
     assert conformance_failures(plugin("torch"), SAMPLES) == []
 

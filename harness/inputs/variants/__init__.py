@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import importlib
 
-from harness.case import Unsupported
+from harness.backend.case import Unsupported
 
 __all__ = ["VARIANTS", "derive"]
 

@@ -6,11 +6,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from harness import backends
-from harness.case import Derived, normalize_slots
-from harness.context import Combo, grad_outputs, op_refused, prepare
+from harness.backend import dispatch as backends
+from harness.backend.case import Derived, normalize_slots
+from harness.backend.context import Combo, grad_outputs, op_refused, prepare
 from harness.inputs.explore import _rank_of, explorable_attrs
-from harness.op import make_cotangents
+from harness.backend.seam import make_cotangents
 
 __all__ = ["derive", "candidates", "gradients_defined", "MAX_VARIANTS"]
 

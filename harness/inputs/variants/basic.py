@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from harness import backends
-from harness.case import Derived, Unsupported
-from harness.context import Combo, prepare
+from harness.backend import dispatch as backends
+from harness.backend.case import Derived, Unsupported
+from harness.backend.context import Combo, prepare
 
 
 def same(case, context=None):

@@ -9,9 +9,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from harness.case import Derived, Unsupported, as_value, map_inputs, normalize_slots
+from harness.backend.case import Derived, Unsupported, as_value, map_inputs, normalize_slots
 from harness.inputs.variants.shapes import cut
-from harness.op import proto_of
+from harness.backend.seam import proto_of
 from opkit.framework.dtypes import is_float
 
 

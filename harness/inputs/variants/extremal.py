@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from harness.case import Derived, Unsupported, as_value, map_inputs, normalize_slots
-from harness.op import proto_of  # noqa: I001
+from harness.backend.case import Derived, Unsupported, as_value, map_inputs, normalize_slots
+from harness.backend.seam import proto_of  # noqa: I001
 from opkit.framework.domains import input_allows
 from opkit.framework.dtypes import finfo, is_float, max_finite
 

@@ -8,9 +8,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from harness.case import Derived, Unsupported, as_value, map_inputs
-from harness.op import proto_of
-from harness.values import fmt_value
+from harness.backend.case import Derived, Unsupported, as_value, map_inputs
+from harness.backend.seam import proto_of
+from harness.reporting.values import fmt_value
 from opkit.framework.domains import input_allows
 from opkit.framework.dtypes import is_float
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from opkit.framework.dtypes import is_float
 
-from harness.case import Derived, Unsupported, normalize_slots
+from harness.backend.case import Derived, Unsupported, normalize_slots
 
 __all__ = ["derive", "apply_layout", "LAYOUTS"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness import backends
-from harness.case import Derived, Unsupported, normalize_slots
+from harness.backend import dispatch as backends
+from harness.backend.case import Derived, Unsupported, normalize_slots
 from opkit.framework.dtypes import is_float
 
 

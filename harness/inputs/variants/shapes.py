@@ -10,7 +10,7 @@ import numpy as np
 
 from opkit.framework.dtypes import is_float
 
-from harness.case import Derived, output_structure
+from harness.backend.case import Derived, output_structure
 
 __all__ = ["derive", "cut"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import unittest
 
-from harness.backends import selected
+from harness.backend.dispatch import selected
 from opkit.framework.operator import create_op
 from opkit.registry import all_op_types, has_op, op_info
 

@@ -4,7 +4,7 @@ references are)."""
 import numpy as np
 
 from harness import OpTest
-from harness.distributions import Bernoulli, Exponential
+from harness.judging.distributions import Bernoulli, Exponential
 
 R = np.random.default_rng
 

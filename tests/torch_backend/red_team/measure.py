@@ -23,8 +23,8 @@ sys.path[:0] = [str(HERE), str(ROOT)]
 
 def _samples():
     """{op type: (inputs {slot: [VarSpec]}, attrs, grad inputs, no_grad sets)} of the OpTests."""
-    from harness.case import case_inputs, case_from_test
-    from harness.discovery import discover, instantiate
+    from harness.backend.case import case_inputs, case_from_test
+    from harness.selecting.discovery import discover, instantiate
 
     out = {}
     for t in discover([HERE / "test_red_team.py"], seed=2024).tests:

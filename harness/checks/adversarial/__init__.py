@@ -1,0 +1,1 @@
+"""Kernels that must not tell a test run from production (issue 48)."""

@@ -1,0 +1,1 @@
+"""Checks of what an op declares: shapes, SBP, attrs, domains."""

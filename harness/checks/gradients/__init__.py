@@ -1,0 +1,1 @@
+"""Checks of gradients (first and second order)."""

@@ -1,0 +1,1 @@
+"""The laws every op obeys (issue 36)."""

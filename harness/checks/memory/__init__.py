@@ -1,0 +1,1 @@
+"""Checks of buffers: inputs written, aliasing, ownership, inplace, declared and unneeded inputs."""

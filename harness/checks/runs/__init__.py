@@ -1,0 +1,1 @@
+"""Checks across runs and processes: determinism, state, concurrency, prepared plans, sparse inputs."""

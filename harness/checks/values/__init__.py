@@ -1,0 +1,1 @@
+"""Checks of output values."""

@@ -1,0 +1,1 @@
+"""The OpTest surface: the class, its own test methods, reproducers."""

@@ -1,0 +1,1 @@
+"""Process primitives: fork, a function in a fresh interpreter, the heap setting."""

@@ -1,0 +1,1 @@
+"""What a check's result is and how it is worded."""

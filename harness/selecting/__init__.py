@@ -1,0 +1,1 @@
+"""Which ops, OpTest classes and shard a run covers (read first)."""
