@@ -86,7 +86,6 @@ INPUT_MODULES = {
                "and their hypothesis strategy (a failure shrinks)",
     "lod": "lod: LoD edges (empty sequences, all-empty batch, two levels)",
     "strategies": "hypothesis strategies: arrays, attrs, LoD tensors; falsify",
-    "fuzz": "--fuzz N: hypothesis cases around each OpTest with reference()",
     "production": "indistinguishable: input sets never seen, production cotangents and the "
                   "process conditions a kernel can read (issue 48)",
 }

@@ -48,7 +48,7 @@ def test_the_entry_point_groups_the_code_reads_are_declared():
     assert plugins.ENTRY_POINT_GROUP in spec.ENTRY_POINT_GROUPS
     from pathlib import Path
 
-    registry_src = Path(spec.__file__).with_name("registry.py").read_text()
+    registry_src = Path(spec.__file__).parent.joinpath("checks", "catalog.py").read_text()
     assert 'group="opkit.checks"' in registry_src and "opkit.checks" in spec.ENTRY_POINT_GROUPS
 
 
