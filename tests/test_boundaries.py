@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections import defaultdict
+import re
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("opkit", "harness", "checkers", "reference_ops", "opkit_paddle")
+PACKAGES = ("opkit", "harness", "checkers", "reference_ops", "opkit_paddle", "opkit_torch")
 
 # layer -> the layers it may import (besides itself)
 ALLOWED = {
@@ -39,6 +40,7 @@ ALLOWED = {
     # the Paddle plugin (backend and compatibility mode) plugs into the harness through
     # harness.spec's entry-point group `opkit.backends`; the harness never names it
     "opkit_paddle": {"opkit", "opkit.framework", "harness"},
+    "opkit_torch": {"opkit", "opkit.framework", "harness"},
     "opkit.cli": {"opkit", "opkit.framework", "harness", "checkers", "reference_ops"},
 }
 
@@ -431,6 +433,16 @@ def test_the_scan_finds_a_reach_in(tmp_path, monkeypatch, source, problem):
     assert len(found) == 1 and problem in found[0] and "harness/bad.py:" in found[0], found
 
 
+@pytest.mark.parametrize("plugin", ["opkit_paddle", "opkit_torch"])
+def test_the_scan_finds_a_plugin_reading_a_harness_private(tmp_path, monkeypatch, plugin):
+    root = _tree(tmp_path, {f"{plugin}/backend.py": "from harness.executing import pool\n"
+                                                    "pool._record(1)\n",
+                            "harness/executing/pool.py": ""}, monkeypatch)
+    found = private_reach_ins(root)
+    assert len(found) == 1 and "reads pool._record" in found[0] and \
+        f"{plugin}/backend.py:2" in found[0], found
+
+
 def test_a_package_may_use_its_own_private_names(tmp_path, monkeypatch):
     root = _tree(tmp_path, {"reference_ops/_common.py": "",
                             "reference_ops/gpu/kernels.py": "from reference_ops import _common\n",
@@ -477,18 +489,28 @@ def test_the_scan_sees_imports_inside_functions_and_by_string(tmp_path, monkeypa
 
 
 # -- the harness's shape (docs/architecture.md, "The harness") -------------------------------
-def _is_check_module(module: str) -> bool:
-    return module.startswith("harness.checks.") and module.count(".") == 2
+def _defines_check(tree) -> bool:
+    return any(isinstance(node, ast.Assign) and
+               any(isinstance(t, ast.Name) and t.id == "CHECK" for t in node.targets)
+               for node in tree.body)
+
+
+def check_modules(root: Path = ROOT) -> set:
+    """The check modules: those under harness.checks defining CHECK (a group's helpers,
+    `shared`, `siblings`, ..., define none)."""
+    return {m for m, (_, _, tree) in _sources(root).items()
+            if m.startswith("harness.checks.") and _defines_check(tree)}
 
 
 def check_cross_imports(root: Path = ROOT) -> list:
     """A check module importing another check module, or a module outside harness.checks
-    importing a check (only the registry names them, by string)."""
+    importing a check (only the catalog names them, by string)."""
+    checks = check_modules(root)
     bad = []
     for src, dst, where, _, _, _ in graph(root):
-        if not _is_check_module(dst) or src == dst:
+        if dst not in checks or src == dst:
             continue
-        if _is_check_module(src) or (src != "harness.checks.catalog" and src.startswith("harness")):
+        if src in checks or (src != "harness.checks.catalog" and src.startswith("harness")):
             bad.append(f"{where}: {src} imports {dst}")
     return bad
 
@@ -584,9 +606,10 @@ def test_only_options_reads_opkit_variables():
 
 def test_the_shape_rules_find_their_offenders(tmp_path, monkeypatch):
     root = _tree(tmp_path, {
-        "harness/checks/a.py": "from harness.checks import b\n",
-        "harness/checks/b.py": "",
-        "harness/checks/catalog.py": "CHECKS = ['harness.checks.a', 'harness.checks.b']\n",
+        "harness/checks/g/a.py": "from harness.checks.h import b\nCHECK = 1\n",
+        "harness/checks/h/b.py": "CHECK = 2\n",
+        "harness/checks/h/helper.py": "from harness.checks.g import a\n",
+        "harness/checks/catalog.py": "CHECKS = ['harness.checks.g.a', 'harness.checks.h.b']\n",
         "harness/backend/seam.py": "class PreparedOp: pass\nx = PreparedOp()\n",
         "harness/other.py": "import os\nfrom harness.backend.seam import PreparedOp\n"
                             "p = PreparedOp()\nv = os.environ.get('OPKIT_SEED')\n"
@@ -595,11 +618,200 @@ def test_the_shape_rules_find_their_offenders(tmp_path, monkeypatch):
         "harness/checks/c.py": "def f():\n    from opkit.registry import op_info\n",
         "opkit/registry.py": ""}, monkeypatch)
     assert registry_readers(root) == {"harness.checks.c": "harness/checks/c.py:2"}
-    assert check_cross_imports(root) == ["harness/checks/a.py:1: harness.checks.a imports "
-                                         "harness.checks.b"]
+    assert check_cross_imports(root) == [
+        "harness/checks/g/a.py:1: harness.checks.g.a imports harness.checks.h.b",
+        "harness/checks/h/helper.py:1: harness.checks.h.helper imports harness.checks.g.a"]
     assert prepared_op_makers(root) == ["harness/other.py:3: builds a PreparedOp"]
     found = opkit_env_readers(root)
     assert [f.split(": reads")[0] for f in found] == ["harness/other.py:4", "harness/other.py:7"]
+
+
+# -- the harness by role (docs/architecture.md, "The harness by role") --------------------------
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+MAX_MODULES_PER_FOLDER = 12
+
+
+def _marked(text: str, name: str) -> str:
+    """The part of a doc between `<!-- name -->` and `<!-- /name -->`."""
+    return text.split(f"<!-- {name} -->", 1)[1].split(f"<!-- /{name} -->", 1)[0]
+
+
+def harness_layers(doc: Path = ARCHITECTURE) -> list[list[str]]:
+    """The rows of the layer table, the lowest layer first: each the modules or packages it
+    names."""
+    rows = []
+    for line in _marked(doc.read_text(encoding="utf-8"), "layers").splitlines():
+        if line.startswith("| `"):
+            rows.append(re.findall(r"`(harness[\w.]*)`", line.split("|")[1]))
+    return rows
+
+
+def _row(module: str, rows) -> int | None:
+    """The row of a module: the row naming its longest prefix (`harness` alone names the
+    package's __init__ only)."""
+    best = None
+    for i, row in enumerate(rows):
+        for name in row:
+            hit = module == name or (name != "harness" and module.startswith(name + "."))
+            if hit and (best is None or len(name) > best[1]):
+                best = (i, len(name))
+    return None if best is None else best[0]
+
+
+def layer_violations(root: Path = ROOT, doc: Path = ARCHITECTURE) -> list:
+    """A harness module in no row of the layer table, or importing a module of a lower row
+    (function-level imports and strings included)."""
+    rows = harness_layers(doc)
+    bad = [f"{module} is in no row of the layer table ({doc.name})"
+           for module in sorted(_sources(root))
+           if module.split(".")[0] == "harness" and _row(module, rows) is None]
+    for src, dst, where, _, _, _ in graph(root):
+        if src.split(".")[0] != "harness" or dst.split(".")[0] != "harness":
+            continue
+        a, b = _row(src, rows), _row(dst, rows)
+        if a is not None and b is not None and b > a:
+            bad.append(f"{where}: {src} ({', '.join(rows[a])}) imports {dst} "
+                       f"({', '.join(rows[b])}, a lower row)")
+    return bad
+
+
+def crowded_folders(root: Path = ROOT, limit: int = MAX_MODULES_PER_FOLDER) -> list:
+    """Folders of harness with more than `limit` modules (an __init__ and subfolders not
+    counted)."""
+    count = Counter(rel.parent.as_posix() for module, (rel, is_package, _)
+                    in _sources(root).items()
+                    if module.split(".")[0] == "harness" and not is_package)
+    return [f"{folder}: {n} modules (at most {limit})"
+            for folder, n in sorted(count.items()) if n > limit]
+
+
+def one_check_helpers_outside_checks(root: Path = ROOT) -> list:
+    """A harness module outside harness/checks/ that serves one check only (every module
+    importing it is that one check): it belongs beside the check, in its group."""
+    checks = check_modules(root)
+    importers = defaultdict(set)
+    for src, dst, _, _, _, _ in graph(root):
+        if src != dst:
+            importers[dst].add(src)
+    bad = []
+    for module, (rel, is_package, _) in sorted(_sources(root).items()):
+        users = importers[module]
+        if module.split(".")[0] == "harness" and not module.startswith("harness.checks") \
+                and not is_package and len(users) == 1 and users <= checks:
+            bad.append(f"{rel}: serves one check only ({next(iter(users))})")
+    return bad
+
+
+def test_the_harness_imports_down_its_layer_table():
+    assert layer_violations() == []
+
+
+def test_no_harness_folder_holds_more_than_a_dozen_modules():
+    assert crowded_folders() == []
+
+
+def test_no_module_outside_the_checks_serves_one_check():
+    assert one_check_helpers_outside_checks() == []
+
+
+def test_the_role_rules_find_their_offenders(tmp_path, monkeypatch):
+    doc = tmp_path / "architecture.md"
+    doc.write_text("<!-- layers -->\n| layer | may import |\n| --- | --- |\n"
+                   "| `harness.backend` | nothing |\n| `harness.judging` | above |\n"
+                   "| `harness.checks`, `harness.api` | above |\n"
+                   "| `harness` (its __init__) | above |\n<!-- /layers -->\n")
+    files = {"harness/backend/seam.py": "def f():\n    from harness.judging import grade\n",
+             "harness/judging/grade.py": "from harness.backend import seam\n",
+             "harness/checks/g/a.py": "from harness.judging import grade\n"
+                                      "from harness.judging import only_a\nCHECK = 1\n",
+             "harness/checks/g/b.py": "from harness.judging import grade\nCHECK = 2\n",
+             "harness/judging/only_a.py": "", "harness/stray.py": ""}
+    files.update({f"harness/judging/m{i}.py": "" for i in range(11)})
+    root = _tree(tmp_path, files, monkeypatch)
+    assert layer_violations(root, doc) == [
+        "harness.stray is in no row of the layer table (architecture.md)",
+        "harness/backend/seam.py:2: harness.backend.seam (harness.backend) imports "
+        "harness.judging.grade (harness.judging, a lower row)"]
+    assert crowded_folders(root) == ["harness/judging: 13 modules (at most 12)"]
+    assert one_check_helpers_outside_checks(root) == [
+        "harness/judging/only_a.py: serves one check only (harness.checks.g.a)"]
+
+
+# -- the traced walk of `opkit test relu` (docs/architecture.md) ------------------------------
+_TRACER = """
+import os, sys, threading
+out, seen = sys.argv[1], set()
+def importing(frame):
+    while frame is not None:
+        if frame.f_code.co_name == "<module>" and frame.f_globals.get("__name__") != "__main__":
+            return True
+        frame = frame.f_back
+    return False
+def tracer(frame, event, arg):
+    name = frame.f_globals.get("__name__", "")
+    if name.split(".")[0] == "harness" and name not in seen and not importing(frame):
+        seen.add(name)
+        with open(out, "a") as f:
+            f.write(name + "\\n")
+sys.settrace(tracer)
+threading.settrace(tracer)
+os.register_at_fork(after_in_child=seen.clear)
+"""
+
+
+def traced_modules(code: str) -> set:
+    """The harness modules whose functions run while a fresh interpreter runs `code`, forked
+    children included (what runs while a module is imported does not count)."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "walk.txt"
+        out.touch()
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OPKIT_")}
+        env.update(OMP_NUM_THREADS="1", PYTHONHASHSEED="0")
+        subprocess.run([sys.executable, "-c", _TRACER + code, str(out)], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=900)
+        return set(out.read_text().split())
+
+
+def documented_walk(doc: Path = ARCHITECTURE) -> set:
+    walk = set()
+    for line in _marked(doc.read_text(encoding="utf-8"), "walk").splitlines():
+        names = re.findall(r"`([\w.]+)`", line)
+        if line.startswith("- `") and names:
+            folder, *modules = names
+            walk |= {folder if m == "__init__" else f"{folder}.{m}" for m in modules}
+    return walk
+
+
+def walk_mismatch(walk: set, documented: set) -> list:
+    return [f"ran, not in docs/architecture.md's walk: {m}" for m in sorted(walk - documented)] \
+        + [f"in docs/architecture.md's walk, did not run: {m}" for m in sorted(documented - walk)]
+
+
+_RELU = ("from opkit.cli.main import main\ntry:\n    main(['test', 'relu', '--seed', '2024'])\n"
+         "except SystemExit:\n    pass\n")
+
+
+def test_the_traced_walk_of_opkit_test_relu_is_the_documented_one():
+    assert walk_mismatch(traced_modules(_RELU), documented_walk()) == []
+
+
+def test_the_walk_tracer_sees_forked_calls_not_imports():
+    walk = traced_modules("import os\nimport harness.reporting.rootcause\n"
+                          "from harness.reporting import error_text\npid = os.fork()\n"
+                          "if pid == 0:\n    error_text.first_line(ValueError('x'))\n"
+                          "    os._exit(0)\nos.waitpid(pid, 0)\n")
+    assert walk == {"harness.reporting.error_text"}
+    documented = documented_walk()
+    planted = sorted(documented)[0]
+    assert walk_mismatch(documented - {planted}, documented) == [
+        f"in docs/architecture.md's walk, did not run: {planted}"]
+    assert walk_mismatch(documented | {"harness.stray"}, documented) == [
+        "ran, not in docs/architecture.md's walk: harness.stray"]
 
 
 # -- `opkit test --help` stays light -----------------------------------------------------------
