@@ -45,11 +45,6 @@ PROBES = 2
 FLOOR = 1.0 / 64        # x the output's largest |value|: a floor on |value| + conditioning
 
 
-def _floats(case):
-    return [s for ss in case_inputs(case, "").values() for s in ss
-            if isinstance(s.data, np.ndarray) and s.data.dtype.kind == "f"]
-
-
 def _mapped(case, fn):
     """The case with every float input replaced by fn(array) (others as they are)."""
     def one(s):
