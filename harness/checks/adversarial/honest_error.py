@@ -30,7 +30,7 @@ from dataclasses import replace
 import numpy as np
 
 from harness.backend import dispatch as backends
-from harness.backend.case import as_value, case_inputs, map_inputs, normalize_slots
+from harness.backend.case import as_value, map_inputs, normalize_slots
 from harness.checks.base import Check, WrongValue
 from harness.judging.compare import fmt_index
 from harness.checks.laws.shared import ReferenceRaised, reference
