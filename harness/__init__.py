@@ -8,9 +8,9 @@ __all__ = ["OpTest", "strategies"]
 
 def __getattr__(name: str):
     if name == "OpTest":
-        from harness.optest.op_test import OpTest
+        from harness.optest.op_test import public_class
 
-        return OpTest
+        return public_class()
     if name == "strategies":
         return importlib.import_module("harness.inputs.strategies")
     raise AttributeError(f"module 'harness' has no attribute {name!r}")

@@ -15,7 +15,7 @@ error instead of a silent `getattr` default.
 """
 from __future__ import annotations
 
-__all__ = ["ENTRY_POINT_GROUPS", "BACKEND_GROUP", "COMPAT_PROTOCOL",
+__all__ = ["ENTRY_POINT_GROUPS", "BACKEND_GROUP", "COMPAT_PROTOCOL", "PLUGIN_ATTRIBUTES",
            "CHECK_ATTRIBUTES", "CHECK_HOOKS", "VARIANT_FAMILIES", "INPUT_MODULES",
            "OPTEST_KNOBS", "MODULE_KNOBS", "knob", "module_knob", "op_level_hook"]
 
@@ -40,6 +40,14 @@ COMPAT_PROTOCOL = {
     "is_active": ("() -> bool", "it is on in this process"),
     "is_harness_file": ("(path) -> bool", "a file of the framework's own test harness"),
     "pytest_hooks": ("() -> module", "the pytest hooks it registers"),
+}
+
+#: what a backend plugin (an entry point of BACKEND_GROUP) may carry besides the contract:
+#: attribute -> meaning
+PLUGIN_ATTRIBUTES = {
+    "compat": "its compatibility mode (COMPAT_PROTOCOL), or None",
+    "optest_surface": "(base) -> a subclass of base: harness.OpTest with the framework's "
+                      "spelling of the OpTest API (Paddle's: check_output_with_place, ...)",
 }
 
 #: Check class attributes: name -> meaning (harness.checks.base.Check holds the defaults)

@@ -47,6 +47,13 @@ class PaddleBackend(Backend):
 
     name = "paddle"
     compat = PaddleCompat()
+
+    @staticmethod
+    def optest_surface(base: type) -> type:
+        """harness.OpTest with Paddle's spelling (opkit_paddle.optest_surface)."""
+        from opkit_paddle.optest_surface import optest_surface
+
+        return optest_surface(base)
     lacks = {
         "kernel_hooks": _HOOKS,
         "executor_modes": "Paddle's inplace pass and opkit's prepared plans are not "

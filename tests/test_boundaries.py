@@ -704,11 +704,7 @@ def one_check_helpers_outside_checks(root: Path = ROOT) -> list:
 
 # Imports up the layer table that are known and not yet removed: (src, dst) -> why. An entry
 # that no longer offends fails (stale), so the list only shrinks.
-KNOWN_LAYER_OFFENDERS = {
-    ("harness.optest.paddle_surface", "harness.checks.catalog"):
-        "Paddle's spelling of the OpTest skips every check of a float16 / bfloat16 test by "
-        "name (check_names); it leaves the core with the Paddle surface (issue 44 point 4)",
-}
+KNOWN_LAYER_OFFENDERS: dict = {}
 
 
 def test_the_harness_imports_down_its_layer_table():

@@ -16,8 +16,8 @@ from harness.backend.contract import Backend
 from harness.backend.native import OpkitBackend
 from harness.spec import BACKEND_GROUP
 
-__all__ = ["DEFAULT_BACKEND", "names", "plugin", "get", "compat_mode", "selected",
-           "activate", "prepare_child", "unavailable", "has_op", "has_grad",
+__all__ = ["DEFAULT_BACKEND", "names", "plugin", "get", "compat_mode", "optest_surfaces",
+           "selected", "activate", "prepare_child", "unavailable", "has_op", "has_grad",
            "kernel_places", "check_override", "compile_shapes", "grad_key", "cannot",
            "reference_on_stored_attrs", "declared", "proto", "describe", "selector",
            "kernel_functions", "kernel_files"]
@@ -56,6 +56,14 @@ def plugin(backend: str) -> Backend:
 
 
 get = plugin
+
+
+def optest_surfaces() -> list:
+    """The installed plugins' `optest_surface`s (harness.spec.PLUGIN_ATTRIBUTES), in the
+    order of their names."""
+    found = _plugins()
+    return [f.optest_surface for _, f in sorted(found.items())
+            if callable(getattr(f, "optest_surface", None))]
 
 
 def compat_mode(backend: str):

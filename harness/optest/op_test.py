@@ -8,6 +8,7 @@ them and either raises (plain pytest / unittest) or hands the results to the col
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import sys
 import unittest
@@ -16,13 +17,13 @@ from harness.backend.case import Case
 from harness.selecting.discovery import module_attribute_name, pytest_target
 from harness.reporting.messages import rel
 from harness.optest.methods import record_only, recording_only
-from harness.optest.paddle_surface import PaddleSurface, as_bfloat16_slots
+from harness.backend import dispatch
 from harness.reporting.report import FAIL, current_collector
 
-__all__ = ["OpTest", "record_only"]
+__all__ = ["OpTest", "public_class", "record_only"]
 
 
-class OpTest(PaddleSurface, unittest.TestCase):
+class OpTest(unittest.TestCase):
     """Base class of op tests: `check_output()` and `check_grad(...)`."""
 
     op_type: str = ""
@@ -54,9 +55,7 @@ class OpTest(PaddleSurface, unittest.TestCase):
         ref = getattr(type(self), "reference", None)
         inputs = getattr(self, "inputs", {}) or {}
         outputs = getattr(self, "outputs", {}) or {}
-        if self.is_bfloat16_op():
-            # Paddle's spelling: bfloat16 data carried as uint16 bits -> real bfloat16
-            inputs, outputs = as_bfloat16_slots(inputs), as_bfloat16_slots(outputs)
+        inputs, outputs = self.case_data(inputs, outputs)
         case = Case(name=type(self).__name__, op_type=self.op_type, inputs=inputs,
                     attrs=dict(getattr(self, "attrs", {}) or {}), outputs=outputs,
                     reference=self.reference if callable(ref) else None, source=self._source())
@@ -64,6 +63,11 @@ class OpTest(PaddleSurface, unittest.TestCase):
         if recorded:
             _apply(case, recorded)
         return case
+
+    def case_data(self, inputs: dict, outputs: dict) -> tuple[dict, dict]:
+        """The inputs and outputs the Case holds, from the test's (a plugin's spelling may
+        convert them: Paddle's bfloat16 carried as uint16)."""
+        return inputs, outputs
 
     def _record(self, **fields) -> None:
         """Remember what a check_* call checked, on this test and on the last Case given out."""
@@ -153,3 +157,13 @@ def _apply(case: Case, recorded: dict) -> None:
         if key in recorded:
             setattr(case, key, recorded[key])
     case.options = {**(case.options or {}), **recorded.get("options", {})}
+
+
+@functools.cache
+def public_class() -> type:
+    """`harness.OpTest`: this class with the spellings installed plugins add to it (their
+    `optest_surface(base) -> subclass`, harness.spec.PLUGIN_ATTRIBUTES; Paddle's)."""
+    cls = OpTest
+    for surface in dispatch.optest_surfaces():
+        cls = surface(cls)
+    return cls

@@ -7,7 +7,7 @@ import numpy as np
 
 from harness.backend.case import normalize_slots
 from harness.backend.seam import make
-from harness.optest.paddle_surface import as_bfloat16
+from opkit_paddle.optest_surface import as_bfloat16
 from opkit.framework.dtypes import is_float
 from opkit.framework.place import CPUPlace, CUDAPlace
 

@@ -22,7 +22,7 @@ def opkit(*args, cwd=ROOT, timeout=1800):
 
 SCALE_TEST = '''
 import numpy as np
-from harness.optest.op_test import OpTest
+from harness import OpTest
 
 
 class TestScaleNoAttrs(OpTest):

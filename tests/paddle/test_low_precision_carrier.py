@@ -2,7 +2,7 @@
 OpTest slots (plain, (array, LoD), duplicable)."""
 import numpy as np
 
-from harness.optest.paddle_surface import as_bfloat16, as_bfloat16_slots, as_uint16
+from opkit_paddle.optest_surface import as_bfloat16, as_bfloat16_slots, as_uint16
 from opkit.framework.dtypes import bfloat16
 
 

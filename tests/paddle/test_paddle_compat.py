@@ -1,5 +1,5 @@
 """opkit's Paddle-compatibility mode (opkit_paddle.compat) and Paddle's OpTest spelling
-(harness.optest.paddle_surface)."""
+(opkit_paddle.optest_surface)."""
 from __future__ import annotations
 
 import json

@@ -2,7 +2,7 @@
 
 `from op_test import OpTest, skip_check_grad_ci, ...` in Paddle's test files resolves here.
 `OpTest` is opkit's `harness.OpTest` (which takes Paddle's spelling, see
-`harness.optest.paddle_surface`) with what Paddle's own class adds:
+`opkit_paddle.optest_surface`) with what Paddle's own class adds:
 - Paddle's positional order of `check_grad` (`no_grad_set, numeric_grad_delta, in_place,
   max_relative_error, user_defined_grads, check_dygraph`) and `check_output`'s
   (`atol, no_check_set, equal_nan, check_dygraph, inplace_atol`);
@@ -27,11 +27,11 @@ import numpy as np
 
 from harness.backend.dispatch import selected
 from opkit_paddle.backend import env as paddle_env
-from harness.optest.op_test import OpTest as _OpTest
+from harness import OpTest as _OpTest
 from harness.options import PADDLE_STRICT_DTYPE_ENV, flag
-from harness.optest.paddle_surface import as_bfloat16_slots, as_uint16
+from opkit_paddle.optest_surface import as_bfloat16_slots, as_uint16
 from opkit_paddle.compat.user_grads import check_user_grads
-from harness.optest.paddle_surface import data_dtypes, unsupported_reason
+from opkit_paddle.optest_surface import data_dtypes, unsupported_reason
 from opkit.framework.errors import EnforceNotMet
 from opkit.registry import has_op
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.optest.paddle_surface import as_bfloat16, as_uint16
+from opkit_paddle.optest_surface import as_bfloat16, as_uint16
 from opkit.framework import scope as _scope
 from opkit.framework import tensor as _tensor
 

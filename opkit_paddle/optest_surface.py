@@ -1,5 +1,6 @@
-"""Paddle's spelling of the OpTest API, as a mixin of `harness.OpTest`: what Paddle's own
-OpTest files call, mapped onto opkit's checks (docs/paddle.md, "Paddle's spelling on every
+"""Paddle's spelling of the OpTest API on `harness.OpTest` (the plugin adds it through the
+harness's seam `optest_surface`, harness.spec.PLUGIN_ATTRIBUTES): what Paddle's own OpTest
+files call, mapped onto opkit's checks (docs/paddle.md, "Paddle's spelling on every
 OpTest"). What opkit cannot run (float16 or bfloat16 without a kernel, complex dtypes,
 MKLDNN in the Paddle mode, Paddle-only executors) is skipped with a reason
 (`unittest.SkipTest`), never passed silently and never run in another dtype ("Never passed
@@ -20,8 +21,8 @@ from harness.checks.catalog import check_names
 from opkit.framework.dtypes import bfloat16
 from opkit.framework.place import CPUPlace, CUDAPlace, Place, place_kind
 
-__all__ = ["PaddleSurface", "PADDLE_IGNORED_KEYWORDS", "unsupported_reason", "data_dtypes",
-           "as_bfloat16", "as_uint16", "as_bfloat16_slots"]
+__all__ = ["PaddleSurface", "optest_surface", "PADDLE_IGNORED_KEYWORDS", "unsupported_reason",
+           "data_dtypes", "as_bfloat16", "as_uint16", "as_bfloat16_slots"]
 
 #: check_output / check_grad keywords of Paddle that select Paddle-only executors or
 #: modes; accepted and ignored (opkit's own check runs).
@@ -201,6 +202,12 @@ class PaddleSurface:
                             attrs.get("mkldnn_data_type"))
                 or any(_is(d, carrier) for d in data_dtypes(getattr(self, "inputs", None))))
 
+    def case_data(self, inputs: dict, outputs: dict) -> tuple[dict, dict]:
+        """Paddle's spelling: bfloat16 data carried as uint16 bits become real bfloat16."""
+        if self.is_bfloat16_op():
+            return as_bfloat16_slots(inputs), as_bfloat16_slots(outputs)
+        return inputs, outputs
+
     def is_bfloat16_op(self) -> bool:
         return self._is_low_precision_op(np.uint16, "bfloat16")
 
@@ -266,6 +273,16 @@ class PaddleSurface:
         """Paddle's check_output_customized: `checker(outputs)` with the forward outputs
         (sorted by length, as Paddle does) on CPU (or `custom_place`)."""
         checker(sorted((np.array(o) for o in self.calc_output(custom_place)), key=len))
+
+
+def optest_surface(base: type) -> type:
+    """`harness.OpTest`: `base` (the harness's own OpTest) with Paddle's spelling, its own
+    check_output / check_grad taking Paddle's keywords."""
+    return type("OpTest", (PaddleSurface, base), {
+        "__module__": base.__module__, "__qualname__": base.__qualname__,
+        "__doc__": base.__doc__,
+        "check_output": _accept_paddle_keywords(base.check_output),
+        "check_grad": _accept_paddle_keywords(base.check_grad)})
 
 
 # Paddle's bfloat16 convention in OpTests: bfloat16 data carried as uint16 (the upper 16 bits
