@@ -65,7 +65,8 @@ def _protected_roots() -> list[str]:
 
 def patched(files) -> list[str]:
     """'module.attr' of every protected function defined in one of `files` (files inside
-    the protected packages themselves left out: opkit's own kernel wrappers)."""
+    the protected packages themselves left out: opkit's own kernel wrappers), the shallowest
+    names first (`harness.judging.compare.compare` before the checks that imported it)."""
     roots = _protected_roots()
     files = {f for f in files if not any(f.startswith(r) for r in roots)}
     if not files:
@@ -92,7 +93,7 @@ def patched(files) -> list[str]:
                     if isinstance(v, (types.FunctionType, staticmethod, classmethod)) and \
                             _code_file(v) in files:
                         found.append(f"{name}.{attr}.{meth}")
-    return sorted(set(found))
+    return sorted(set(found), key=lambda n: (n.count("."), n))
 
 
 def _installed(files) -> bool:
