@@ -153,7 +153,8 @@ def raised(exc: BaseException) -> str:
 def skip_prefixes() -> tuple:
     """Folders whose frames are not user code: numpy, cupy, opkit's framework, the harness
     package itself and the standard library."""
-    harness_dir = os.path.dirname(os.path.abspath(__file__))   # this package: no `import harness`
+    # the harness package, two folders up from harness/reporting/ (no `import harness`)
+    harness_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     dirs = [os.path.dirname(np.__file__), os.path.dirname(opkit.framework.__file__),
             harness_dir, sysconfig.get_paths().get("stdlib", "")]
     mods = [sys.modules.get("cupy")]

@@ -25,7 +25,7 @@ _WRONG_GRAD = (re.compile(r"(?:gradient w\.r\.t\. outputs [^:]*: |; )([\w.]+): \
                re.compile(r"([\w.]+)\[[^\]]*\]: analytic gradient "),   # lod
                re.compile(r"([\w.]+)@GRAD\[[^\]]*\] at .*: analytic "))  # kinks
 _OP = r"\[operator < [^>]* > error(?:, variable '[^']*')?\]"
-_PACKAGES = tuple(str(Path(__file__).resolve().parents[1] / name) + os.sep
+_PACKAGES = tuple(str(Path(__file__).resolve().parents[2] / name) + os.sep
                   for name in ("harness", "opkit"))
 LINE_WIDTH = 160
 
