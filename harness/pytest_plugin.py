@@ -192,9 +192,10 @@ class OpkitCheckFailed(Exception):
         self.op = op                # names the kernel function in the block
 
     def text(self) -> str:
+        from harness.backend.dispatch import kernel_functions
         from harness.reporting.messages import group_failures
 
-        blocks = group_failures(self.results, op_type=self.op)
+        blocks = group_failures(self.results, op_type=self.op, kernels=kernel_functions)
         if self.same_as:            # one root cause, told in full once (harness.reporting.rootcause)
             return (f"the same root cause as opkit[{self.same_as}] (told in full there): "
                     f"{one_line(blocks[0]) if blocks else ''}")

@@ -103,9 +103,10 @@ class OpTest(unittest.TestCase):
             return results
         failures = [r for r in results if r.status == FAIL]
         if failures:
+            from harness.backend.dispatch import kernel_functions
             from harness.reporting.messages import kernel_line
 
-            kernel = kernel_line(self.op_type, failures)
+            kernel = kernel_line(self.op_type, failures, kernel_functions)
             raise AssertionError("\n\n".join(
                 f"[{r.check} {r.place} {r.dtype}] {r.message}".replace("  ]", "]")
                 for r in failures) + (f"\n{kernel}" if kernel else ""))

@@ -61,13 +61,15 @@ def kernel_source(fn) -> str:
     return f"{name} ({rel(path)}:{line})"
 
 
-def kernel_line(op_type: str, results) -> str:
+def kernel_line(op_type: str, results, kernels=None) -> str:
     """`kernel: fn (file.py:LINE) [op CPU float32, float64]` for the kernels registered for
     the op (a wrong gradient: its grad ops `<op>_grad`, `<op>_grad_grad`) on the places and
-    dtypes where `results` failed; "" when the run's backend names none (compiled kernels:
-    Backend.kernel_functions)."""
-    from harness.backend.dispatch import kernel_functions
-
+    dtypes where `results` failed; "" when the run's backend names none (compiled kernels).
+    `kernels`: op type -> its kernel entries (the caller passes the backend's
+    `kernel_functions`, harness.backend.dispatch); None names none."""
+    if kernels is None:
+        return ""
+    kernel_functions = kernels
     results = [r for r in results if r.place or r.dtype]    # a failure of a run, not of
     if not results:                                         # the test suite (no OpTest)
         return ""
@@ -90,21 +92,23 @@ def kernel_line(op_type: str, results) -> str:
                      f"{', '.join(sorted(where))}]" for fn, where in found.items())
 
 
-def _with_kernel(text: str, op_type: str | None, results) -> str:
+def _with_kernel(text: str, op_type: str | None, results, kernels) -> str:
     """The block with its kernel line under its first line."""
-    line = kernel_line(op_type, results) if op_type else ""
+    line = kernel_line(op_type, results, kernels) if op_type else ""
     if not line:
         return text
     head, _, rest = text.partition("\n")
     return f"{head}\n    {line}" + (f"\n{rest}" if rest else "")
 
 
-def group_failures(results, order=(), op_type: str | None = None) -> list[str]:
+def group_failures(results, order=(), op_type: str | None = None,
+                   kernels=None) -> list[str]:
     """One line (or block) per root cause (a failure's kind and its message's shape). With
     `order` (the check names in the table's order) the blocks follow the table -- the first
     block is the first failing row's, not that of whichever check happened to finish first --
     and each block lists its checks in that order; else in order of first appearance. With
-    `op_type`, each block names the kernel function and its file:line (kernel_line)."""
+    `op_type` and `kernels` (the backend's kernel_functions), each block names the kernel
+    function and its file:line (kernel_line)."""
     rank = {name: i for i, name in enumerate(order)}
     failed = sorted((r for r in results if r.status == "fail"),
                     key=lambda r: rank.get(r.check, len(rank)))
@@ -133,7 +137,7 @@ def group_failures(results, order=(), op_type: str | None = None) -> list[str]:
                                   f"{count}: {rs[0].message}", rs))
     if rank:   # the table's order (stable: ties keep the order of appearance)
         blocks.sort(key=lambda b: rank.get(b[0], len(rank)))
-    blocks = [(check, _with_kernel(text, op_type, rs), rs) for check, text, rs in blocks]
+    blocks = [(check, _with_kernel(text, op_type, rs, kernels), rs) for check, text, rs in blocks]
     return [text for _, text in fold(blocks)]     # one block per root cause
 
 

@@ -10,6 +10,7 @@ import threading
 import time
 from collections import Counter
 
+from harness.backend.dispatch import kernel_functions
 from harness.judging.unconfirmed import unconfirmed_lines
 from harness.reporting.messages import group_failures
 from harness.checks.catalog import all_checks, check_names
@@ -97,7 +98,7 @@ def _details(report) -> list[tuple[str, str]]:
     with `notes_on_pass` gives on a pass."""
     lines = [(FAIL, line) for line in group_failures(
         report.results, order=check_names() + ["fuzz"],
-        op_type=report.op)]
+        op_type=report.op, kernels=kernel_functions)]
     lines += [(UNCONFIRMED, line) for line in unconfirmed_lines(report.results)]
     ran = {r.check for r in report.results if r.status != SKIP}
     cases_of: dict[str, set] = {}   # check -> every case it has a result for
