@@ -358,7 +358,11 @@ define("rsqrt_eps", inputs=["X"], outputs=["Out"], attrs=[("epsilon", "float", 1
 
 def _l2n(ins, a):
     x = ins["X"]
-    n = np.sqrt((x * x).sum(-1, keepdims=True))
+    # scaled by each row's largest magnitude before squaring (as LAPACK's nrm2 does): a row
+    # whose norm fits the dtype never overflows or underflows on the way (extremal's spread)
+    m = np.abs(x).max(-1, keepdims=True) if x.shape[-1] else np.zeros(x.shape[:-1] + (1,), x.dtype)
+    s = np.where((m > 0) & np.isfinite(m), m, 1).astype(x.dtype)   # inf / NaN rows: as is
+    n = (s * np.sqrt(((x / s) ** 2).sum(-1, keepdims=True))).astype(x.dtype)
     return {"Out": x / np.maximum(n, x.dtype.type(a["epsilon"])), "Norm": n}
 
 
@@ -446,7 +450,7 @@ define("aminmax", inputs=["X"], outputs=["Min", "Max?"], ranks={"X": 2},
 # -- 16. an optional input: label smoothing with an optional prior (Paddle's label_smooth) ------
 def _ls(ins, a):
     x, e = ins["X"], a["epsilon"]
-    prior = ins["PriorDist"] if "PriorDist" in ins else np.full(x.shape[-1], 1.0 / x.shape[-1])
+    prior = ins["PriorDist"] if "PriorDist" in ins else np.full(x.shape[-1], 1.0 / max(x.shape[-1], 1))
     return {"Out": ((1 - e) * x + e * prior).astype(x.dtype)}
 
 

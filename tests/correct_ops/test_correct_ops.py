@@ -116,7 +116,9 @@ def test_empty_settled_by_a_parameter(tmp_path):
     ''')
     before = run(["hashed_embedding", "--ops", OPS, "--tests", TESTS, "--checks", "empty",
                   "--format", "json"])
-    assert _status(before, "hashed_embedding", "empty") == {"unconfirmed"}
+    # the batch cut to 0 is unconfirmed (the other dims cut to 0 may pass: issue 45)
+    assert "unconfirmed" in _status(before, "hashed_embedding", "empty")
+    assert "fail" not in _status(before, "hashed_embedding", "empty")
     assert ".as_parameter()" in _messages(before)
     after = run(["hashed_embedding_param", *args, "--checks", "empty", "--format", "json"])
     assert "unconfirmed" not in _status(after, "hashed_embedding_param", "empty")

@@ -3,7 +3,12 @@ compile-time dtype and shape against the kernel's tensor; 0-D and [1] are one sh
 import numpy as np
 import pytest
 
-pytest.importorskip("paddle")
+from paddle_backend_helpers import paddle_missing
+
+# never `pytest.importorskip("paddle")` here: importing paddle before the backend's
+# environment (opkit_paddle.backend.env: the legacy static graph) turns PIR on for every
+# later test of this process
+pytestmark = pytest.mark.skipif(paddle_missing() is not None, reason=str(paddle_missing()))
 
 from opkit_paddle.backend.checks import REPLACED, _described  # noqa: E402
 

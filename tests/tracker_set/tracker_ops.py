@@ -196,6 +196,9 @@ _pair("cast_dtype", _maker(attrs=[("out_dtype", "string", "float64")],
 def _keepdim_infer(broken):
     def infer(ctx):
         dims = list(ctx.get_input_dim("X"))
+        if not dims:          # a 0-D input: dim 0 / -1 reduce nothing (numpy and torch alike)
+            ctx.set_output_dim("Out", [])
+            return
         a = ctx.attr("dim") % len(dims)
         keep = ctx.attr("keep_dim")
         if broken and not ctx.is_runtime():
