@@ -108,8 +108,10 @@ ACTIVATIONS = {
     "softshrink": Activation(
         r"Out = X - \lambda \text{ if } X > \lambda;\ X + \lambda \text{ if } X < -\lambda;"
         r"\ 0 \text{ otherwise}",
-        lambda xp, x, a: (_mask(x, x > a["lambda"]) * (x - _c(x, a["lambda"]))
-                          + _mask(x, x < -a["lambda"]) * (x + _c(x, a["lambda"]))),
+        # where, not mask * value: 0 * (inf + lambda) would make softshrink(+inf) NaN; x * 0
+        # keeps a NaN input NaN (torch's softshrink does too)
+        lambda xp, x, a: xp.where(x > a["lambda"], x - _c(x, a["lambda"]),
+                                  xp.where(x < -a["lambda"], x + _c(x, a["lambda"]), x * 0)),
         lambda xp, x, out, d, a: d * _mask(x, (x > a["lambda"]) | (x < -a["lambda"])),
         attrs=[("lambda", "float", 0.5, "Non-negative offset.")]),
     "sqrt": Activation(r"Out = \sqrt{X}", lambda xp, x, a: xp.sqrt(x),

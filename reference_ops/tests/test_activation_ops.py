@@ -121,8 +121,26 @@ class TestSoftShrink(_Act, OpTest):
     attrs = {"lambda": 0.4}
 
     def ref(self, x):
-        # (x > l)(x - l) + (x < -l)(x + l), as Paddle's: NaN stays NaN
-        return (x > 0.4) * (x - 0.4) + (x < -0.4) * (x + 0.4)
+        # x - l above l, x + l below -l, else 0 (NaN stays NaN, as Paddle's and torch's);
+        # never mask * value: 0 * (inf + l) is NaN where softshrink(+inf) is +inf
+        return np.where(x > 0.4, x - 0.4, np.where(x < -0.4, x + 0.4, x * 0))
+
+
+class TestSoftShrinkInfinities(TestSoftShrink):
+    """softshrink(+-inf) is +-inf (torch.nn.functional.softshrink agrees; opkit's kernel gave
+    NaN, found by `--against torch`), NaN stays NaN."""
+    def setUp(self):
+        super().setUp()
+        x = self.inputs["X"].copy()
+        x[0, :4] = [np.inf, -np.inf, np.nan, 0.1]
+        self.inputs = {"X": x}
+        self.outputs = {"Out": self.ref(x)}
+        assert list(self.outputs["Out"][0, :2]) == [np.inf, -np.inf]
+
+    def test_check_output(self):
+        self.check_output(equal_nan=True)
+
+    test_check_grad = None      # the numeric gradient is undefined at +-inf
 
 
 class TestSqrt(_Act, OpTest):

@@ -76,3 +76,20 @@ def test_broken_op_fails_only_its_check_among_all(broken_ops, base):
     ref, x, check, _ = CASES[base]
     failed = _failed(run_case(make_case(f"broken_{base}", x=x, reference=ref)))
     assert set(failed) == {check}, failed
+
+
+def test_precision_takes_the_same_infinity_from_both_kernels_as_agreement():
+    """softshrink(+inf) is +inf in float32 and float64: inf - inf is no precision error (a
+    false alarm once a case fed infinities); a float32 inf against a finite float64 value
+    still fails."""
+    import numpy as np
+
+    from harness.checks.values.precision import _judge_place
+
+    v64 = np.array([np.inf, -np.inf, 1.5, np.nan])
+    reference = ({"Out": v64}, None, None, {"Out": np.zeros(4)})
+    problem, _ = _judge_place(reference, {"Out": v64.astype(np.float32)})
+    assert problem is None
+    wrong = np.array([np.inf, -np.inf, np.inf, np.nan], np.float32)
+    problem, _ = _judge_place(reference, {"Out": wrong})
+    assert problem is not None and "Out[2]" in problem and "inf" in problem

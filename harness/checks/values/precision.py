@@ -198,6 +198,7 @@ def _judge_place(reference, got):
             ratio = np.where(diff == 0, 0.0, diff / np.where(bound > 0, bound, np.inf))
         ratio = np.where(np.isnan(diff) & ~np.isnan(v64), np.inf, ratio)
         ratio = np.where(np.isnan(v64) & np.isnan(a), 0.0, np.nan_to_num(ratio, nan=np.inf))
+        ratio = np.where(a == v64, 0.0, ratio)      # the same infinity: inf - inf is no error
         peak = float(ratio.max()) if ratio.size else 0.0
         worst = max(worst, peak)
         if peak > 1.0:
