@@ -108,10 +108,11 @@ ACTIVATIONS = {
     "softshrink": Activation(
         r"Out = X - \lambda \text{ if } X > \lambda;\ X + \lambda \text{ if } X < -\lambda;"
         r"\ 0 \text{ otherwise}",
-        # where, not mask * value: 0 * (inf + lambda) would make softshrink(+inf) NaN; x * 0
-        # keeps a NaN input NaN (torch's softshrink does too)
+        # where, not mask * value: 0 * (inf + lambda) would make softshrink(+inf) NaN; a NaN
+        # input stays NaN (torch's softshrink too); no arithmetic on inf (no warning)
         lambda xp, x, a: xp.where(x > a["lambda"], x - _c(x, a["lambda"]),
-                                  xp.where(x < -a["lambda"], x + _c(x, a["lambda"]), x * 0)),
+                                  xp.where(x < -a["lambda"], x + _c(x, a["lambda"]),
+                                           xp.where(x == x, 0, x))),
         lambda xp, x, out, d, a: d * _mask(x, (x > a["lambda"]) | (x < -a["lambda"])),
         attrs=[("lambda", "float", 0.5, "Non-negative offset.")]),
     "sqrt": Activation(r"Out = \sqrt{X}", lambda xp, x, a: xp.sqrt(x),

@@ -123,7 +123,7 @@ class TestSoftShrink(_Act, OpTest):
     def ref(self, x):
         # x - l above l, x + l below -l, else 0 (NaN stays NaN, as Paddle's and torch's);
         # never mask * value: 0 * (inf + l) is NaN where softshrink(+inf) is +inf
-        return np.where(x > 0.4, x - 0.4, np.where(x < -0.4, x + 0.4, x * 0))
+        return np.where(x > 0.4, x - 0.4, np.where(x < -0.4, x + 0.4, np.where(x == x, 0, x)))
 
 
 class TestSoftShrinkInfinities(TestSoftShrink):
