@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from harness.backend import dispatch as backends
 from harness.reporting.error_text import first_line
-from harness.optest import methods as optest
+from harness.judging.grad_judge import check_case as grad_case
+from harness.judging.output_judge import check_case as output_case
 from harness.backend.case import Case, case_from_test, output_structure
 from harness.backend.context import (CheckContext, Combo, grad_op_types, op_refused, prepare,
                              run_forward_backward)
@@ -46,9 +47,9 @@ def _semantic_context(case: Case, context: CheckContext) -> CheckContext:
 
 def _run_case_checks(case: Case, context: CheckContext, with_grad: bool) -> list[CheckResult]:
     semantic = _semantic_context(case, context)
-    results = list(optest.check_output(case, semantic))
+    results = list(output_case(case, semantic))
     if with_grad:
-        results += optest.check_grad(case, semantic)
+        results += grad_case(case, semantic)
     results += get_check("mutation")(case, context)
     if not any(r.status == FAIL for r in results):
         for name in FUZZ_VARIANT_CHECKS + (("precision",) if semantic is not context else ()):
@@ -207,9 +208,9 @@ def _edge_cases(base: Case, seed: int, with_grad: bool):
         if _op_refuses(case):
             continue
         semantic = _semantic_context(case, context)
-        results = list(optest.check_output(case, semantic))
+        results = list(output_case(case, semantic))
         if with_grad and not any(r.status == FAIL for r in results):
-            results += optest.check_grad(case, semantic)
+            results += grad_case(case, semantic)
         failed = [r for r in results if r.status == FAIL]
         if failed:
             failed[0].message = f"{d.note}: {failed[0].message}"

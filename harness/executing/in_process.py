@@ -13,7 +13,7 @@ from harness.backend.case import Case, case_from_test
 from harness.checks.base import TimedOut, Uncaught
 from harness.backend.context import CheckContext, describe_error
 from harness.selecting.discovery import DiscoveredTest, seed_all
-from harness.optest.methods import record_optest_arguments, run_optest_methods
+from harness.optest.methods import declare_optest_methods, record_optest_arguments, verdicts
 from harness.options import DEFAULT_SEED
 from harness.checks.catalog import all_checks, get_check
 from harness.reporting.report import FAIL, SKIP, CheckResult
@@ -135,8 +135,9 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
         return failed(f"setUp raised {type(exc).__name__}: {exc}")
     context = CheckContext(seed=seed, timeout=timeout, test=test, **context_options)
     pre = []
-    # the OpTest's own methods first: they record what it differentiates (grad_inputs/
-    # grad_outputs) on its Case; output and grad report them, the variant checks need them
+    # the OpTest's own methods first: they declare what output and grad judge and record
+    # what it differentiates (grad_inputs/grad_outputs) on its Case, which the variant
+    # checks need
     if run_methods and any(s.name in ("output", "grad") or s.variants != ("case",)
                            for s in _selected_specs(checks)):
         if emit:
@@ -144,21 +145,20 @@ def run_test(discovered: DiscoveredTest, checks=None, seed: int = DEFAULT_SEED,
         seed_all(seed)
         try:
             with _alarm(timeout):
-                context.cache["optest"] = run_optest_methods(test, name, seed)
+                context.cache["optest"] = declare_optest_methods(test, name, seed)
         except CheckTimeout:
             pre = failed(f"timed out after {timeout:g}s in the OpTest's test methods")
             context.cache["optest"] = []
     else:
-        # the OpTest's methods are not run as checks here (--checks precision, say), but
-        # what they would differentiate must still reach the case: recorded, not run
+        # the OpTest's methods are not judged here (--checks precision, say), but what
+        # they would differentiate must still reach the case: declared, not judged
         record_optest_arguments(test, name, seed)
     try:
         case = case_from_test(test, discovered.source)
     except Exception as exc:  # noqa: BLE001
         return pre + failed(f"cannot make a Case of {name}: {type(exc).__name__}: {exc}")
     refused = (case.options or {}).get("op_refuses")
-    optest = context.cache.get("optest") or []
-    if refused and not any(r.status == FAIL for r in optest):
+    if refused and not any(r.status == FAIL for r in verdicts(context.cache.get("optest", []))):
         # the op refuses the case on purpose and the OpTest's own methods expect it (they
         # caught its error and passed): nothing runs for the other checks to judge
         reason = f"the op refuses this case ({refused}) and the OpTest expects it to"

@@ -8,6 +8,7 @@ them and either raises (plain pytest / unittest) or hands the results to the col
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import sys
@@ -16,11 +17,12 @@ import unittest
 from harness.backend.case import Case
 from harness.selecting.discovery import module_attribute_name, pytest_target
 from harness.reporting.messages import rel
-from harness.optest.methods import record_only, recording_only
+from harness.optest.methods import Declared, current_plan
+from harness.options import current
 from harness.backend import dispatch
 from harness.reporting.report import FAIL, current_collector
 
-__all__ = ["OpTest", "public_class", "record_only"]
+__all__ = ["OpTest", "public_class"]
 
 
 class OpTest(unittest.TestCase):
@@ -92,11 +94,24 @@ class OpTest(unittest.TestCase):
         return f"python -m pytest {pytest_target(type(self), path, method)}  (or: opkit " \
                f"test {self.op_type} --tests {path})"
 
-    def _deliver(self, results) -> list:
-        """`results` to the collector of `opkit test`, else an AssertionError for a failure
+    def judging_context(self):
+        """The context this test's declared checks are judged in (harness.optest.methods.
+        Declared): none here; a plugin's spelling may add one (Paddle's static mode)."""
+        return contextlib.nullcontext()
+
+    def _deliver(self, check: str, case: Case, **arguments):
+        """The check_* call: inside `declaring()` (`opkit test`) a `Declared` appended to the
+        plan and returned, judged later by the check of that name; else judged now, its
+        results to the collector of `collecting()`, else an AssertionError for a failure
         (naming the kernel function and its file:line; under pytest its traceback ends in
         the test's own method: the harness's frames are hidden)."""
         __tracebackhide__ = True
+        declared = Declared(check, case, arguments, current(), self.judging_context)
+        plan = current_plan()
+        if plan is not None:
+            plan.append(declared)
+            return declared
+        results = declared.verdict()
         collector = current_collector()
         if collector is not None:
             collector.extend(results)
@@ -116,24 +131,17 @@ class OpTest(unittest.TestCase):
     def check_output(self, atol=None, rtol=None, no_check_set=None, equal_nan=False):
         """Forward outputs against self.outputs on every place and float dtype with a kernel."""
         __tracebackhide__ = True
-        from harness.judging.output_judge import check_output
-
         case = self._build_case()
         self._record(no_check_set=tuple(no_check_set or ()),
                      options={"atol": atol, "rtol": rtol, "equal_nan": equal_nan or None})
-        if recording_only():
-            return []
-        return self._deliver(check_output(case, atol=atol, rtol=rtol, no_check_set=no_check_set,
-                                          equal_nan=equal_nan,
-                                          repro=self._repro("test_check_output")))
+        return self._deliver("output", case, atol=atol, rtol=rtol, no_check_set=no_check_set,
+                             equal_nan=equal_nan, repro=self._repro("test_check_output"))
 
     def check_grad(self, inputs_to_check, output_names, no_grad_set=None,
                    max_relative_error=0.005, numeric_grad_delta=0.005, user_defined_grads=None,
                    mode=None):
         """Analytic gradients of `inputs_to_check` against float64 numeric ones."""
         __tracebackhide__ = True
-        from harness.judging.grad_judge import check_grad
-
         if isinstance(inputs_to_check, str):
             inputs_to_check = [inputs_to_check]
         if isinstance(output_names, str):
@@ -145,12 +153,12 @@ class OpTest(unittest.TestCase):
                      options={"max_relative_error": max_relative_error,
                               "numeric_grad_delta": numeric_grad_delta,
                               "user_defined_grads": user_defined_grads, "grad_mode": mode})
-        if recording_only():
-            return []
-        return self._deliver(check_grad(case, inputs_to_check, output_names, no_grad_set,
-                                        max_relative_error, numeric_grad_delta,
-                                        user_defined_grads, mode=mode,
-                                        repro=self._repro("test_check_grad")))
+        return self._deliver("grad", case, inputs_to_check=inputs_to_check,
+                             output_names=output_names, no_grad_set=no_grad_set,
+                             max_relative_error=max_relative_error,
+                             numeric_grad_delta=numeric_grad_delta,
+                             user_defined_grads=user_defined_grads, mode=mode,
+                             repro=self._repro("test_check_grad"))
 
 
 def _apply(case: Case, recorded: dict) -> None:

@@ -1,10 +1,11 @@
-"""`grad`: analytic gradients against numeric ones: the OpTest's own check_grad calls
-(harness.optest.methods) or, for a case without an OpTest, the case's named gradients
-(harness.judging.grad_judge)."""
+"""`grad`: analytic gradients against numeric ones, judged by the one gradient judge
+(harness.judging.grad_judge): each check_grad call an OpTest's own test_* methods declare
+(harness.optest.methods), or, for a case without an OpTest, the case's named gradients."""
 from __future__ import annotations
 
 from harness.checks.base import Check, WrongValue
 from harness.judging.grad_judge import check_case
+from harness.optest.methods import judge_declared
 
 
 class GradCheck(Check):
@@ -15,9 +16,7 @@ class GradCheck(Check):
     def verdict(self, derived, context):
         if context.test is None:
             return self.adopt(derived, check_case(derived.case, context), WrongValue)
-        from harness.optest.methods import results_from_test
-
-        return self.adopt(derived, results_from_test(derived.case, context, "grad"), WrongValue)
+        return self.adopt(derived, judge_declared(derived.case, context, self.name), WrongValue)
 
 
 CHECK = GradCheck()

@@ -1,11 +1,12 @@
-"""`output`: forward outputs (and output LoD) against the expected ones, per place x dtype:
-the OpTest's own test_* methods (their check_output calls, with the author's tolerances,
-harness.optest.methods) or, for a case without an OpTest, the case's expected outputs
-(harness.judging.output_judge)."""
+"""`output`: forward outputs (and output LoD) against the expected ones, per place x dtype,
+judged by the one output judge (harness.judging.output_judge): each check_output call an
+OpTest's own test_* methods declare, with the author's tolerances
+(harness.optest.methods), or, for a case without an OpTest, the case's expected outputs."""
 from __future__ import annotations
 
 from harness.checks.base import Check, WrongValue
 from harness.judging.output_judge import check_case
+from harness.optest.methods import judge_declared
 
 
 class OutputCheck(Check):
@@ -16,9 +17,7 @@ class OutputCheck(Check):
     def verdict(self, derived, context):
         if context.test is None:
             return self.adopt(derived, check_case(derived.case, context), WrongValue)
-        from harness.optest.methods import results_from_test
-
-        return self.adopt(derived, results_from_test(derived.case, context, "output"), WrongValue)
+        return self.adopt(derived, judge_declared(derived.case, context, self.name), WrongValue)
 
 
 CHECK = OutputCheck()

@@ -26,6 +26,7 @@ import unittest
 import numpy as np
 
 from harness.backend.dispatch import selected
+from harness.optest.methods import Declared
 from opkit_paddle.backend import env as paddle_env
 from harness import OpTest as _OpTest
 from harness.options import PADDLE_STRICT_DTYPE_ENV, flag
@@ -447,40 +448,61 @@ class OpTest(_OpTest):
         except AssertionError:
             self._paddle_raise_op_error()
             raise
-        if any(r.status == "fail" for r in results or ()):
+        error = self._paddle_op_error(results)
+        if error is not None:
             # the harness collects results instead of raising: the op's own error must still
             # reach a test that expects it (its failed check is then withdrawn: the test
             # decides, as in Paddle)
             from harness.reporting.error_text import first_line
             from harness.reporting.report import CheckResult, current_collector
-            from opkit.framework.errors import EnforceNotMet
 
-            try:
-                self._paddle_raise_op_error()
-            except EnforceNotMet as exc:
-                refusal = f"{type(exc).__name__}: {first_line(exc)}"
-                collector = current_collector()
-                if collector is not None:
-                    collector[:] = [r for r in collector if not any(r is x for x in results)]
-                    collector.append(CheckResult(
-                        "output", "pass", "", "", type(self).__name__,
-                        f"the op raised {refusal}; the test expects an error (if it does not "
-                        "catch it, its method fails)"))
-                self._record(options={"op_refuses": refusal})
-                raise
+            refusal = f"{type(error).__name__}: {first_line(error)}"
+            passed = CheckResult("output", "pass", "", "", type(self).__name__,
+                                 f"the op raised {refusal}; the test expects an error (if "
+                                 "it does not catch it, its method fails)")
+            collector = current_collector()
+            if isinstance(results, Declared):
+                results.settle([passed])
+            elif collector is not None:
+                collector[:] = [r for r in collector if not any(r is x for x in results)]
+                collector.append(passed)
+            self._record(options={"op_refuses": refusal})
+            raise error
         return results
+
+    def _paddle_op_error(self, results) -> EnforceNotMet | None:
+        """The op's own error (EnforceNotMet) when its check fails and running the op once
+        more raises one, else None. A check declared for `opkit test` is judged here only
+        when the op raises."""
+        if isinstance(results, Declared):
+            error = self._paddle_op_raises()
+            failed = error is not None and any(r.status == "fail" for r in results.verdict())
+            return error if failed else None
+        if not any(r.status == "fail" for r in results or ()):
+            return None
+        return self._paddle_op_raises()
+
+    def _paddle_op_raises(self) -> EnforceNotMet | None:
+        try:
+            self.paddle_forward()
+        except EnforceNotMet as exc:
+            return exc
+        except Exception:  # noqa: BLE001 - no error of the op's own
+            return None
+        return None
 
     def _paddle_raise_op_error(self) -> None:
         """In Paddle an op that raises makes check_output raise the op's error
         (EnforceNotMet), which some tests expect; opkit's check reports it as a failed check.
         After a failed check, run the op once more and raise its own error if it has one."""
+        error = self._paddle_op_raises()
+        if error is not None:
+            raise error
 
-        try:
-            self.paddle_forward()
-        except EnforceNotMet:
-            raise
-        except Exception:  # noqa: BLE001 - the failed check stands
-            return
+    def judging_context(self):
+        """With the Paddle backend a declared check is judged in Paddle's static mode, as
+        Paddle's own OpTest runs its checks (`_static`)."""
+        return paddle_static_guard()
 
     @_static
     def check_grad(self, inputs_to_check, output_names, no_grad_set=None,
