@@ -1,5 +1,5 @@
 """A kernel that kills the worker on the OpTest's own case (a crash in `output`) costs that
-check (and `grad`, which the same methods run), not the class's other checks: the pool runs
+check (and `grad`, declared by the same methods), not the class's other checks: the pool runs
 them again in a fresh worker without the checks that crashed or already reported."""
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ OP_MODULE = textwrap.dedent('''
         def make(self):
             self.add_input("X", "x")
             self.add_output("Out", "out")
-            self.add_comment("Out = 2 X; the process dies in the OpTest's own method")
+            self.add_comment("Out = 2 X; the process dies judging the OpTest's own check")
 
 
     class Op(OperatorWithKernel):
@@ -34,12 +34,13 @@ OP_MODULE = textwrap.dedent('''
     @register_kernel("crash_on_case", dtypes=("float32", "float64"))
     def kernel(ctx):
         x = ctx.input("X")
-        if os.environ.get("CRASH_ON_CASE"):             # set by the OpTest's own method
+        if os.environ.get("CRASH_ON_CASE"):     # set by the OpTest's judging_context
             os.abort()
         ctx.set_output("Out", 2 * x)
 ''')
 
 TEST_FILE = textwrap.dedent('''
+    import contextlib
     import os
 
     import numpy as np
@@ -53,12 +54,16 @@ TEST_FILE = textwrap.dedent('''
             self.inputs = {"X": x}
             self.outputs = {"Out": 2 * x}
 
-        def test_check_output(self):
-            os.environ["CRASH_ON_CASE"] = "1"       # the method's run kills the worker
+        @contextlib.contextmanager
+        def judging_context(self):     # judging this test's own check kills the worker
+            os.environ["CRASH_ON_CASE"] = "1"
             try:
-                self.check_output()
-            finally:           # reached when check_output only records (nothing ran)
+                yield
+            finally:
                 os.environ.pop("CRASH_ON_CASE", None)
+
+        def test_check_output(self):
+            self.check_output()
 ''')
 
 
