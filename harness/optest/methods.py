@@ -9,6 +9,7 @@ Imports no check and nothing of harness.optest.op_test (which builds on it).
 from __future__ import annotations
 
 import contextlib
+import copy
 import unittest
 from dataclasses import dataclass, replace
 from typing import Callable
@@ -44,7 +45,7 @@ class Declared:
 
     def __post_init__(self):
         slots = ("inputs", "outputs", "attrs")
-        self.case = replace(self.case, **{s: {k: list(v) if isinstance(v, list) else v
+        self.case = replace(self.case, **{s: {k: copy.copy(v) if isinstance(v, list) else v
                                               for k, v in (getattr(self.case, s) or {}).items()}
                                           for s in slots})
 
