@@ -35,7 +35,7 @@ class Declared:
     data between two calls), the judge's keyword `arguments`, the run's `options` at the
     call (a `check_*_with_place` restricts the places) and the test's `guard` (the context
     its checks are judged in). `verdict()` judges it once; `settle(results)` gives it a
-    verdict decided otherwise (Paddle's op error, harness.optest docs)."""
+    verdict decided otherwise (the Paddle mode's op error that the test expects)."""
     check: str
     case: object
     arguments: dict

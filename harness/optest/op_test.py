@@ -1,10 +1,12 @@
 """OpTest: Paddle's op unit-test base class (a unittest.TestCase; plain pytest collects it).
 
 setUp sets `op_type`, `inputs`, `outputs`, `attrs` (LoD as `(array, lengths)`, duplicable
-slots as `[(name, array), ...]`) and may define `reference(self, inputs, attrs)`. The checks
-live in harness.checks.values.output / harness.checks.gradients.grad; this class only builds the Case, calls
-them and either raises (plain pytest / unittest) or hands the results to the collector of
-`opkit test` (harness.reporting.report.collecting()).
+slots as `[(name, array), ...]`) and may define `reference(self, inputs, attrs)`. A
+check_output / check_grad call builds the Case and either declares what it checks (inside
+`harness.optest.methods.declaring()`: `opkit test`, whose `output` and `grad` checks judge
+it) or judges it at once through the same judges (harness.judging.output_judge /
+grad_judge) and raises (plain pytest / unittest) or hands the results to the collector of
+`harness.reporting.report.collecting()`.
 """
 from __future__ import annotations
 
