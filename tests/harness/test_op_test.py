@@ -183,3 +183,40 @@ def test_reference_becomes_the_cases_reference(ops):
     test = make_test("t_ref", X, 3 * X, reference=reference)
     case = test.to_case()
     assert np.allclose(case.reference(case.inputs, case.attrs)["Out"], 3 * X)
+
+
+def test_methods_declare_and_output_judges_the_declarations(ops):
+    """Inside declaring() a check_output call runs no kernel: it returns a Declared holding
+    the Case as it stood (a later change of the test's attrs or outputs is not seen) and the
+    run's place at the call; the `output` check judges it through the one output judge."""
+    from harness.backend.context import CheckContext
+    from harness.checks.catalog import get_check
+    from harness.optest.methods import Declared, declaring
+    from harness.options import override
+
+    runs = []
+
+    def kernel(x):
+        runs.append(1)
+        return 2 * x
+
+    register_unary("t_declared", kernel)
+    test = make_test("t_declared", X, 2 * X)
+    with declaring() as plan:
+        with override(place="CPU"):
+            first = test.check_output(atol=1e-6)
+        test.outputs["Out"] = 3 * X          # the second call expects a wrong value
+        second = test.check_output()
+    assert runs == [] and plan == [first, second]
+    assert all(isinstance(d, Declared) and d.results is None for d in plan)
+    assert first.arguments["atol"] == 1e-6 and first.options.places == ("CPU",)
+    assert np.array_equal(first.case.outputs["Out"], 2 * X)
+
+    context = CheckContext(test=test)
+    context.cache["optest"] = plan
+    got = get_check("output")(test.to_case(), context)
+    assert runs, "the check ran the kernel"
+    assert {(r.place, r.status) for r in first.results} == {("CPU", PASS)}
+    assert any(r.status == FAIL and "Out" in r.message for r in second.results)
+    assert [(r.place, r.dtype, r.status) for r in got] == \
+        [(r.place, r.dtype, r.status) for d in plan for r in d.results]
