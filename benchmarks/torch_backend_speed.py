@@ -43,17 +43,31 @@ def _cases(n):
     }
 
 
+class _Leaf:
+    """Where a call's argument is the input tensor `name` (the direct call's template)."""
+
+    def __init__(self, name):
+        self.name = name
+
+
 def _direct(torch, overload, schema, inputs, attrs, wrt, cot):
+    """The same work written directly in torch eager, as a user would: the call's arguments
+    laid out once (attrs as literals), then per case leaf tensors from the arrays (copies,
+    as the backend's), the op, every output read back to numpy (the backend returns them
+    all), torch.autograd.grad with the cotangent from numpy, the gradients to numpy."""
     from opkit_torch.op import call_args
+
+    args, kwargs = call_args(schema, {k: _Leaf(k) for k in inputs}, attrs)
 
     def run():
         ts = {k: torch.from_numpy(v).clone().requires_grad_(k in wrt)
               for k, v in inputs.items()}
-        args, kwargs = call_args(schema, ts, attrs)
-        out = overload(*args, **kwargs)
-        first = out[0] if isinstance(out, tuple) else out
-        grads = torch.autograd.grad(first, [ts[k] for k in wrt], torch.from_numpy(cot))
-        return first.detach().numpy().copy(), [g.numpy().copy() for g in grads]
+        out = overload(*[ts[a.name] if type(a) is _Leaf else a for a in args],
+                       **{k: ts[a.name] if type(a) is _Leaf else a for k, a in kwargs.items()})
+        outs = out if isinstance(out, tuple) else (out,)
+        arrays = [o.detach().numpy().copy() for o in outs]
+        grads = torch.autograd.grad(outs[0], [ts[k] for k in wrt], torch.from_numpy(cot))
+        return arrays, [g.numpy().copy() for g in grads]
     return run
 
 
