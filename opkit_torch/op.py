@@ -118,10 +118,10 @@ class TorchPreparedOp(PreparedOp):
         self.overload = env.resolve(op_type)
         self.schema = read(op_type)
         self.place = place
-        self.device = convert.device_of(place)
+        self.device = "cpu" if place is None else convert.device_of(place)
         self.attrs = dict(attrs or {})
-        unknown = [k for k in self.attrs if self.schema.arg(k) is None or
-                   self.schema.arg(k).kind != "attr"]
+        unknown = [k for k in self.attrs if (a := self.schema.arg(k)) is None or
+                   a.kind != "attr"]
         if unknown:
             raise ValueError(f"{op_type}: no attr {', '.join(map(repr, unknown))} in its "
                              f"schema {self.schema.text}")
@@ -245,8 +245,7 @@ class TorchPreparedOp(PreparedOp):
                          for s in specs if s.name not in skipped and
                          _is_float(fed[s.name].dtype))
 
-    def _run(self, track) -> dict:
-        track = frozenset(track)
+    def _run(self, track: frozenset) -> dict:
         if self.op_type in _NOT_DIFFERENTIABLE:
             track = track - _NOT_DIFFERENTIABLE[self.op_type]
         # the last run's tensors go first: the allocator reuses their memory (cache-warm)
@@ -273,7 +272,7 @@ class TorchPreparedOp(PreparedOp):
                 track = track - names
         self._last = tensors
         self._results = outs
-        self._graph = (frozenset(track), tensors, outs) if grad else None
+        self._graph = (track, tensors, outs) if grad else None
         to_numpy = convert.to_numpy
         return {n: (None if (t := outs.get(n)) is None else to_numpy(t))
                 for n in self._output_names}
