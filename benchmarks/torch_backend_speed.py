@@ -15,7 +15,7 @@ processes held the cores), interleaved rounds. Prints, per op, the median micros
 the direct call, of the backend with a fresh prepared op per case (`make+fwd+bwd`: what a
 check pays per case) and with one prepared op run again (`fwd+bwd`), and the medians of
 the per-round ratios; then the worst per-case ratio and the load average before and after
-(the machine may be shared: compare ratios, not times). About 15 s at the defaults. Exits 1
+(the machine may be shared: compare ratios, not times). About 6 s of CPU at the defaults. Exits 1
 when the worst per-case ratio is above the budget (1.5x, issue 46). Needs torch
 (opkit-dl[torch]).
 """
