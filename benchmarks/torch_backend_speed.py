@@ -1,17 +1,23 @@
 """The torch backend's cost per case: one forward+backward through the backend (numpy in,
-numpy out: TorchBackend.make, PreparedOp.forward, PreparedOp.backward) against the same op
-called directly in torch eager (tensors from the same arrays, the op, torch.autograd.grad,
-the results read back to numpy), one thread, side by side.
+numpy out: TorchBackend.make, PreparedOp.forward, PreparedOp.backward) against the same work
+written directly in torch eager, one thread, side by side.
 
-    python benchmarks/torch_backend_speed.py [--repeat N] [--size N] [OP ...]
+    python benchmarks/torch_backend_speed.py [--repeat N] [--runs N] [--size N] [OP ...]
+
+The direct side does what the backend must, as a user would write it: the call's arguments
+laid out once (attrs as literals), then per case leaf tensors built from the numpy arrays
+(copies, requires_grad on the inputs differentiated), the op, every output read back to
+numpy, `torch.autograd.grad` with the cotangent made from a numpy array, the gradients
+copied out to numpy.
 
 Times are the process's CPU time (one thread: what the call costs, not the time other
 processes held the cores), interleaved rounds. Prints, per op, the median microseconds of
-the direct call, of the backend with a fresh
-prepared op per case (`make+fwd+bwd`: what a check pays per case) and with one prepared op
-run again (`fwd+bwd`), and their ratios; then the worst ratio and the load average before
-and after (the machine is shared: compare ratios, not times). Exits 1 when the worst
-per-case ratio is above the budget (1.5x, issue 46). Needs torch (opkit-dl[torch]).
+the direct call, of the backend with a fresh prepared op per case (`make+fwd+bwd`: what a
+check pays per case) and with one prepared op run again (`fwd+bwd`), and the medians of
+the per-round ratios; then the worst per-case ratio and the load average before and after
+(the machine may be shared: compare ratios, not times). About 6 s of CPU at the defaults. Exits 1
+when the worst per-case ratio is above the budget (1.5x, issue 46). Needs torch
+(opkit-dl[torch]).
 """
 from __future__ import annotations
 
@@ -43,17 +49,31 @@ def _cases(n):
     }
 
 
+class _Leaf:
+    """Where a call's argument is the input tensor `name` (the direct call's template)."""
+
+    def __init__(self, name):
+        self.name = name
+
+
 def _direct(torch, overload, schema, inputs, attrs, wrt, cot):
+    """The same work written directly in torch eager, as a user would: the call's arguments
+    laid out once (attrs as literals), then per case leaf tensors from the arrays (copies,
+    as the backend's), the op, every output read back to numpy (the backend returns them
+    all), torch.autograd.grad with the cotangent from numpy, the gradients to numpy."""
     from opkit_torch.op import call_args
+
+    args, kwargs = call_args(schema, {k: _Leaf(k) for k in inputs}, attrs)
 
     def run():
         ts = {k: torch.from_numpy(v).clone().requires_grad_(k in wrt)
               for k, v in inputs.items()}
-        args, kwargs = call_args(schema, ts, attrs)
-        out = overload(*args, **kwargs)
-        first = out[0] if isinstance(out, tuple) else out
-        grads = torch.autograd.grad(first, [ts[k] for k in wrt], torch.from_numpy(cot))
-        return first.detach().numpy().copy(), [g.numpy().copy() for g in grads]
+        out = overload(*[ts[a.name] if type(a) is _Leaf else a for a in args],
+                       **{k: ts[a.name] if type(a) is _Leaf else a for k, a in kwargs.items()})
+        outs = out if isinstance(out, tuple) else (out,)
+        arrays = [o.detach().numpy().copy() for o in outs]
+        grads = torch.autograd.grad(outs[0], [ts[k] for k in wrt], torch.from_numpy(cot))
+        return arrays, [g.numpy().copy() for g in grads]
     return run
 
 
@@ -88,7 +108,7 @@ def _median_us(fn, repeat, n):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--repeat", type=int, default=7, help="medians of this many rounds")
+    ap.add_argument("--repeat", type=int, default=11, help="medians of this many rounds")
     ap.add_argument("--runs", type=int, default=200, help="calls per round")
     ap.add_argument("--size", type=int, default=64, help="inputs are size x size")
     ap.add_argument("ops", nargs="*")

@@ -50,12 +50,12 @@ class TorchBackend(Backend):
 
     def make(self, op_type: str, inputs: dict, attrs: dict | None, outputs=None, place=None,
              enable_inplace: bool = False):
-        from opkit_torch import twins
-        from opkit_torch.op import TorchPreparedOp
+        if "::" not in op_type:                  # opkit's op name: its torch twin
+            from opkit_torch import twins
 
-        if twins.twin(op_type) is not None:      # opkit's op name: its torch twin
-            return twins.make(op_type, inputs, attrs, outputs, place)
-        return TorchPreparedOp(op_type, inputs, attrs, outputs, place, enable_inplace)
+            if twins.twin(op_type) is not None:
+                return twins.make(op_type, inputs, attrs, outputs, place)
+        return _prepared_op()(op_type, inputs, attrs, outputs, place, enable_inplace)
 
     def has_op(self, op_type: str) -> bool:
         from opkit_torch import describe
@@ -111,6 +111,19 @@ class TorchBackend(Backend):
         from opkit_torch.checks import override
 
         return override(name)
+
+
+def _prepared_op():
+    """opkit_torch.op.TorchPreparedOp (imported on first use: torch loads with it)."""
+    global _PREPARED_OP
+    if _PREPARED_OP is None:
+        from opkit_torch.op import TorchPreparedOp
+
+        _PREPARED_OP = TorchPreparedOp
+    return _PREPARED_OP
+
+
+_PREPARED_OP = None
 
 
 def env_missing() -> str | None:

@@ -47,6 +47,10 @@ def as_tensor(data, like):
     """A tensor of `data` with the dtype and device of tensor `like`, sharing `data`'s memory
     where it can (for read-only uses: a cotangent)."""
     a = np.asarray(data)
+    if a.dtype.kind in "fiub" and a.flags.c_contiguous and a.flags.writeable:
+        t = env.load().from_numpy(a)              # the common case, first
+        return t if t.dtype == like.dtype and like.is_cpu else \
+            t.to(like.device, like.dtype)
     if _bfloat16(a.dtype) or not a.flags.c_contiguous or not a.flags.writeable:
         return to_tensor(a, like.device).to(like.dtype)
     return env.load().from_numpy(a).to(like.device, like.dtype)
@@ -54,13 +58,14 @@ def as_tensor(data, like):
 
 def to_numpy(t) -> np.ndarray:
     """A numpy copy of tensor (or python scalar) `t`."""
+    try:                     # the common case first: a CPU tensor of a dtype numpy holds
+        return t.detach().numpy().copy()
+    except (AttributeError, TypeError, RuntimeError):
+        pass                 # a python scalar; bfloat16, another device, a conj/neg bit
     torch = env.load()
     if not isinstance(t, torch.Tensor):
         return np.asarray(t)
-    t = t.detach()
-    if t.dtype in _PLAIN and t.device.type == "cpu" and not t.is_neg():
-        return t.numpy().copy()                   # the common case, first
-    t = t.cpu()
+    t = t.detach().cpu()
     if t.dtype == torch.bfloat16:
         import ml_dtypes
 
@@ -68,20 +73,6 @@ def to_numpy(t) -> np.ndarray:
     if t.is_conj() or t.is_neg():
         t = t.resolve_conj().resolve_neg()
     return t.numpy().copy()
-
-
-class _Plain:
-    """torch's real dtypes numpy holds as they are (filled when torch is loaded)."""
-
-    def __contains__(self, dtype) -> bool:
-        torch = env.load()
-        plain = {torch.float64, torch.float32, torch.float16, torch.int64, torch.int32,
-                 torch.int16, torch.int8, torch.uint8, torch.bool}
-        _Plain.__contains__ = lambda self, d: d in plain
-        return dtype in plain
-
-
-_PLAIN = _Plain()
 
 
 def torch_dtype(name):

@@ -16,6 +16,7 @@ import numpy as np
 
 from harness.backend.contract import PreparedOp
 from opkit_torch import convert, env
+from opkit_torch.describe import has_grad
 from opkit_torch.schema import REQUIRED, read
 
 __all__ = ["TorchPreparedOp", "call_args"]
@@ -61,6 +62,33 @@ def call_plan(schema, attrs: dict) -> list:
     return plan
 
 
+def bind(plan, schema, inputs: dict) -> list:
+    """[(keyword or None, how, what)] of `plan` fed from `inputs` {slot: [VarSpec]}: how
+    _ONE (what: the input's name), _LIST (what: names), _CONST (what: the value) or
+    _MISSING (what: the error a call raises). Computed once per set of inputs: a run only
+    looks up its tensors by name."""
+    bound = []
+    for a, value in plan:
+        key = a.name if a.kwarg_only else None
+        if value is not _TENSOR:
+            bound.append((key, _CONST, value))
+            continue
+        specs = inputs.get(a.name)
+        if a.kind == "tensors":
+            bound.append((key, _LIST, [s.name for s in specs or ()]))
+        elif specs:
+            bound.append((key, _ONE, specs[0].name))
+        elif a.kind == "tensor":
+            bound.append((key, _MISSING, f"{schema.op_type}: input '{a.name}' ({a.type}) "
+                                         f"is required"))
+        else:
+            bound.append((key, _CONST, None))
+    return bound
+
+
+_ONE, _LIST, _CONST, _MISSING = range(4)
+
+
 def fill(plan, schema, values: dict) -> tuple[list, dict]:
     """The (positional, keyword) arguments of `plan` with the tensors `values`."""
     args, kwargs = [], {}
@@ -90,10 +118,10 @@ class TorchPreparedOp(PreparedOp):
         self.overload = env.resolve(op_type)
         self.schema = read(op_type)
         self.place = place
-        self.device = convert.device_of(place)
+        self.device = "cpu" if place is None else convert.device_of(place)
         self.attrs = dict(attrs or {})
-        unknown = [k for k in self.attrs if self.schema.arg(k) is None or
-                   self.schema.arg(k).kind != "attr"]
+        unknown = [k for k in self.attrs if (a := self.schema.arg(k)) is None or
+                   a.kind != "attr"]
         if unknown:
             raise ValueError(f"{op_type}: no attr {', '.join(map(repr, unknown))} in its "
                              f"schema {self.schema.text}")
@@ -125,6 +153,7 @@ class TorchPreparedOp(PreparedOp):
         for specs in inputs.values():
             for spec in specs:
                 self.set_input(spec.name, spec.data, spec.lod)
+        self._bound = bind(self._plan, self.schema, inputs)
         self._tracks = {}        # {no_grad_set: the inputs that require grad}
         self._results = {}
         self._last = {}          # {input name: tensor of the last run}
@@ -168,22 +197,26 @@ class TorchPreparedOp(PreparedOp):
     def _tensors(self, track=frozenset()) -> dict:
         """{input name: fresh tensor} (those in `track` require grad)."""
         out = {}
+        to_tensor, device = convert.to_tensor, self.device
         for name, data in self._fed.items():
-            t = convert.to_tensor(data, self.device)
+            t = out[name] = to_tensor(data, device)
             if name in track and t.is_floating_point():
                 t.requires_grad_(True)
-            out[name] = t
         return out
 
     def _call(self, tensors: dict) -> dict:
-        values = {}
-        for slot, specs in self.inputs.items():
-            arg = self.schema.arg(slot)
-            if arg.kind == "tensors":
-                values[slot] = [tensors[s.name] for s in specs]
+        args, kwargs = [], {}
+        for key, how, what in self._bound:
+            if how == _ONE:
+                what = tensors[what]
+            elif how == _LIST:
+                what = [tensors[n] for n in what]
+            elif how == _MISSING:
+                raise ValueError(what)
+            if key is None:
+                args.append(what)
             else:
-                values[slot] = tensors[specs[0].name] if specs else None
-        args, kwargs = fill(self._plan, self.schema, values)
+                kwargs[key] = what
         result = self.overload(*args, **kwargs)
         if len(self._outputs) == 1:
             result = (result,)
@@ -207,22 +240,25 @@ class TorchPreparedOp(PreparedOp):
         return track
 
     def _find_trackable(self, no_grad_set) -> frozenset:
-        written = set(self.schema.writes)
-        names = {s.name for slot, specs in self.inputs.items() if slot not in written
-                 for s in specs}
-        return frozenset(n for n in names if n not in set(no_grad_set) and
-                         _is_float(np.asarray(self._fed[n]).dtype))
+        written, skipped, fed = self.schema.writes, set(no_grad_set), self._fed
+        return frozenset(s.name for slot, specs in self.inputs.items() if slot not in written
+                         for s in specs if s.name not in skipped and
+                         _is_float(fed[s.name].dtype))
 
-    def _run(self, track) -> dict:
-        track = frozenset(track) - _NOT_DIFFERENTIABLE.get(self.op_type, frozenset())
+    def _run(self, track: frozenset) -> dict:
+        if self.op_type in _NOT_DIFFERENTIABLE:
+            track = track - _NOT_DIFFERENTIABLE[self.op_type]
         # the last run's tensors go first: the allocator reuses their memory (cache-warm)
         self._last, self._results, self._graph, self.grads = {}, {}, None, {}
         while True:
             tensors = self._tensors(track)
             grad = bool(track) and self.has_autograd()
             try:
-                with self.torch.enable_grad() if grad else self.torch.no_grad():
+                if self.torch.is_grad_enabled() == grad:   # the mode it needs (no switch)
                     outs = self._call(tensors)
+                else:
+                    with self.torch.set_grad_enabled(grad):
+                        outs = self._call(tensors)
                 break
             except RuntimeError as exc:
                 # "... is not differentiable with respect to argument 'running_mean'": that
@@ -236,13 +272,12 @@ class TorchPreparedOp(PreparedOp):
                 track = track - names
         self._last = tensors
         self._results = outs
-        self._graph = (frozenset(track), tensors, outs) if grad else None
-        return {n: (None if outs.get(n) is None else convert.to_numpy(outs[n]))
-                for n in self.output_names()}
+        self._graph = (track, tensors, outs) if grad else None
+        to_numpy = convert.to_numpy
+        return {n: (None if (t := outs.get(n)) is None else to_numpy(t))
+                for n in self._output_names}
 
     def has_autograd(self) -> bool:
-        from opkit_torch.describe import has_grad
-
         return has_grad(self.op_type)
 
     def forward(self, hooks=None) -> dict:
@@ -258,28 +293,33 @@ class TorchPreparedOp(PreparedOp):
         if forward_outputs:
             raise NotImplementedError("the torch backend cannot feed other forward outputs "
                                       "to the backward (the autograd graph saved its own)")
-        track = self._trackable(no_grad_set) - _NOT_DIFFERENTIABLE.get(self.op_type,
-                                                                       frozenset())
-        if self._graph is None or self._graph[0] != track:
+        track = self._trackable(no_grad_set)
+        if self.op_type in _NOT_DIFFERENTIABLE:
+            track = track - _NOT_DIFFERENTIABLE[self.op_type]
+        graph = self._graph
+        if graph is None or graph[0] != track:
             self._run(track)                 # the graph of this no_grad_set
-        if self._graph is None:
+            graph = self._graph
+        if graph is None:
             return {n: None for n in wrt}
-        _, tensors, outs = self._graph
-        pairs = [(outs[n], cotangents[n]) for n in self.output_names()
-                 if n in cotangents and outs.get(n) is not None and
-                 getattr(outs[n], "requires_grad", False)]
+        _, tensors, outs = graph
+        pairs = [(o, cotangents[n]) for n in self._output_names
+                 if n in cotangents and (o := outs.get(n)) is not None and
+                 getattr(o, "requires_grad", False)]
         wanted = [n for n in wrt if n in tensors and tensors[n].requires_grad]
-        result = {n: None for n in wrt}
+        result = dict.fromkeys(wrt)
         if not pairs or not wanted:
             return result
+        as_tensor = convert.as_tensor
         grads = self.torch.autograd.grad(
             [o for o, _ in pairs],
             [tensors[n] for n in wanted],
-            [convert.as_tensor(c, o) for o, c in pairs],
+            [as_tensor(c, o) for o, c in pairs],
             allow_unused=True, retain_graph=True, create_graph=create_graph)
         self.grads = dict(zip(wanted, grads))
+        to_numpy = convert.to_numpy
         for n, g in zip(wanted, grads):   # an input the outputs do not depend on: zeros
-            result[n] = convert.to_numpy(self.torch.zeros_like(tensors[n]) if g is None else g)
+            result[n] = to_numpy(self.torch.zeros_like(tensors[n]) if g is None else g)
         return result
 
     def output_tensors(self) -> dict:
