@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from opkit.framework import domains as D
 
-__all__ = ["DOMAINS", "apply"]
+__all__ = ["DOMAINS", "PROBES", "apply", "probe"]
 
 _COUNT = D.between(1, None)                 # an output size in bins
 _SCALE = D.between(0, None, lo_open=True)   # "a scaling factor"
@@ -45,6 +45,33 @@ DOMAINS = {
                   "dilation_w": _COUNT, "pad_h": D.between(0, None),
                   "pad_w": D.between(0, None), "groups": _COUNT, "offset_groups": _COUNT}},
 }
+
+
+_ROI_PROBE = ({"input": (1, 4, 2, 2), "rois": (1, 5)},
+              {"spatial_scale": 1.0, "pooled_height": 2, "pooled_width": 2,
+               "sampling_ratio": 2, "aligned": False})
+
+#: a small valid call of each op whose schema has arguments without defaults, so that
+#: describe.kernel_places can probe which float dtypes its kernel takes ("not implemented
+#: for 'BFloat16'"): ({tensor argument: shape (zeros)}, {attr: value}); an attr the op does
+#: not have is ignored
+PROBES = {
+    "torchvision::roi_align": _ROI_PROBE,
+    "torchvision::roi_pool": _ROI_PROBE,
+    "torchvision::ps_roi_align": _ROI_PROBE,
+    "torchvision::ps_roi_pool": _ROI_PROBE,
+    "torchvision::nms": ({"dets": (2, 4), "scores": (2,)}, {"iou_threshold": 0.5}),
+    "torchvision::deform_conv2d": (
+        {"input": (1, 1, 2, 2), "weight": (1, 1, 1, 1), "offset": (1, 2, 2, 2),
+         "mask": (1, 1, 2, 2), "bias": (1,)},
+        {"stride_h": 1, "stride_w": 1, "pad_h": 0, "pad_w": 0, "dilation_h": 1,
+         "dilation_w": 1, "groups": 1, "offset_groups": 1, "use_mask": True}),
+}
+
+
+def probe(op_type: str):
+    """PROBES' sample of `op_type` (None: none declared)."""
+    return PROBES.get(_key(op_type))
 
 
 def _key(op_type: str) -> str:

@@ -152,7 +152,9 @@ def ps_roi_align(x, rois, scale, ph, pw, sampling_ratio):
 
 def ps_roi_pool(x, rois, scale, ph, pw):
     """Position-sensitive RoIPool: the mean of each bin's window of its own channel (0
-    for an empty window)."""
+    for an empty window), the window clipped to the map. Unlike RoIPool, the box spans
+    round(x2) - round(x1) pixels, not one more (torchvision's convention: its own test
+    reference, test_ops.py, and its kernels)."""
     n, c, h, w = x.shape
     cout = c // (ph * pw)
     out = np.zeros((rois.shape[0], cout, ph, pw))
@@ -160,7 +162,7 @@ def ps_roi_pool(x, rois, scale, ph, pw):
     for k, roi in enumerate(rois):
         b = int(roi[0])
         x1, y1, x2, y2 = (c_round(float(v) * scale) for v in roi[1:5])
-        rw, rh = max(x2 - x1 + 1, 1), max(y2 - y1 + 1, 1)
+        rw, rh = max(x2 - x1, 1), max(y2 - y1, 1)
         bh, bw = rh / ph, rw / pw
         for co in range(cout):
             for i in range(ph):
