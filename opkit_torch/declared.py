@@ -29,6 +29,12 @@ _ROI_OP = {"inputs": {"rois": _ROIS},
            "attrs": {"spatial_scale": _SCALE, "pooled_height": _COUNT,
                      "pooled_width": _COUNT}}
 
+_BACKWARD_OP = {"inputs": {"rois": D.between(0, D.attr("batch_size"), hi_open=True)},
+                "no_gradient": {"rois": _NO_ROI_GRAD},
+                "attrs": {"spatial_scale": _SCALE, "pooled_height": _COUNT,
+                          "pooled_width": _COUNT, "batch_size": _COUNT, "channels": _COUNT,
+                          "height": _COUNT, "width": _COUNT}}
+
 #: {op type: {"inputs": {slot: Domain}, "attrs": {attr: Domain},
 #:            "no_gradient": {slot: reason}, "parameters": (slot, ...)}}
 DOMAINS = {
@@ -36,6 +42,11 @@ DOMAINS = {
     "torchvision::roi_pool": _ROI_OP,
     "torchvision::ps_roi_align": _ROI_OP,
     "torchvision::ps_roi_pool": _ROI_OP,
+    # the backward ops (torchvision's autograd calls them): the map's sizes are attrs
+    "torchvision::_roi_align_backward": _BACKWARD_OP,
+    "torchvision::_roi_pool_backward": _BACKWARD_OP,
+    "torchvision::_ps_roi_align_backward": _BACKWARD_OP,
+    "torchvision::_ps_roi_pool_backward": _BACKWARD_OP,
     "torchvision::nms": {"inputs": {"dets": D.nonnegative(), "scores": D.finite()},
                          "attrs": {"iou_threshold": D.between(0, 1)}},
     "torchvision::deform_conv2d": {
@@ -60,6 +71,10 @@ PROBES = {
     "torchvision::roi_pool": _ROI_PROBE,
     "torchvision::ps_roi_align": _ROI_PROBE,
     "torchvision::ps_roi_pool": _ROI_PROBE,
+    "torchvision::_roi_align_backward": (
+        {"grad": (1, 4, 2, 2), "rois": (1, 5)},
+        {"spatial_scale": 1.0, "pooled_height": 2, "pooled_width": 2, "batch_size": 1,
+         "channels": 4, "height": 2, "width": 2, "sampling_ratio": 2, "aligned": False}),
     "torchvision::nms": ({"dets": (2, 4), "scores": (2,)}, {"iou_threshold": 0.5}),
     "torchvision::deform_conv2d": (
         {"input": (1, 1, 2, 2), "weight": (1, 1, 1, 1), "offset": (1, 2, 2, 2),

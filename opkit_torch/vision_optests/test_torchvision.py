@@ -187,6 +187,9 @@ class TestDeformConv2d(OpTest):
 class TestRoiAlignBackward(OpTest):
     """The backward op alone: the adjoint of roi_align's bilinear sampling."""
 
+    opkit_skip = {"grad": "torchvision gives its backward ops no derivative: their "
+                          "autograd raises 'double backwards on roi_align not supported'"}
+
     def setUp(self):
         self.op_type = "torchvision::_roi_align_backward"
         r = _rng(107)

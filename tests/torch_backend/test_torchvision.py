@@ -162,3 +162,22 @@ def test_every_torchvision_optest_matches_its_reference_but_ps_roi_pool_at_the_b
                 assert bad <= {(case.inputs["rois"].shape[0] - 1,)}, (case.name, bad)
                 continue
             assert same, (case.name, name)
+
+
+# -- opcheck: an autograd that declares no derivative is not a failure -----------------------
+@pytest.mark.usefixtures("torch_backend")
+def test_opcheck_takes_a_declared_lack_of_derivative_and_fails_another_error():
+    from harness.backend.context import CheckContext as Ctx
+    from opkit_torch.opcheck import CHECK
+
+    def verdict(op_type):
+        case = Case(name=op_type, op_type=op_type, inputs={"x": X}, attrs={},
+                    outputs={"out": None}, grad_inputs=["x"], grad_outputs=["out"])
+        case.outputs = {}
+        results = CHECK(case, Ctx(places=("CPU",), dtypes=("float64",)))
+        return {r.status for r in results}, " ".join(r.message for r in results)
+
+    status, msg = verdict("opkit_test::backward_only")
+    assert status == {"pass"} and "declares no derivative" in msg, msg
+    status, msg = verdict("opkit_test::backward_broken")
+    assert status == {"fail"} and "out of bounds" in msg, msg

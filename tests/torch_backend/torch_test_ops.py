@@ -186,3 +186,27 @@ def scaled_no_bf16(x: torch.Tensor, factor: int) -> torch.Tensor:
 @scaled_no_bf16.register_fake
 def _(x, factor):
     return torch.empty_like(x)
+
+
+def _first_order_raising(name, message):
+    """2 * x whose autograd raises `message` (as torchvision's backward ops do)."""
+
+    @torch.library.custom_op(f"opkit_test::{name}", mutates_args=())
+    def op(x: torch.Tensor) -> torch.Tensor:
+        return 2 * x
+
+    @op.register_fake
+    def _(x):
+        return torch.empty_like(x)
+
+    def backward(ctx, g):
+        raise RuntimeError(message)
+
+    op.register_autograd(backward, setup_context=lambda ctx, inputs, output: None)
+    return op
+
+
+backward_only = _first_order_raising("backward_only",
+                                     "double backwards on backward_only not supported")
+backward_broken = _first_order_raising("backward_broken",
+                                       "index 7 is out of bounds for dimension 0")
