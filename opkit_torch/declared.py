@@ -64,8 +64,8 @@ _ROI_PROBE = ({"input": (1, 4, 2, 2), "rois": (1, 5)},
 
 #: a small valid call of each op whose schema has arguments without defaults, so that
 #: describe.kernel_places can probe which float dtypes its kernel takes ("not implemented
-#: for 'BFloat16'"): ({tensor argument: shape (zeros)}, {attr: value}); an attr the op does
-#: not have is ignored
+#: for 'BFloat16'"): ({tensor argument: shape (zeros of the probed dtype), or (dtype name,
+#: shape) for an index input}, {attr: value})
 PROBES = {
     "torchvision::roi_align": _ROI_PROBE,
     "torchvision::roi_pool": _ROI_PROBE,
@@ -75,6 +75,10 @@ PROBES = {
         {"grad": (1, 4, 2, 2), "rois": (1, 5)},
         {"spatial_scale": 1.0, "pooled_height": 2, "pooled_width": 2, "batch_size": 1,
          "channels": 4, "height": 2, "width": 2, "sampling_ratio": 2, "aligned": False}),
+    "torchvision::_ps_roi_pool_backward": (
+        {"grad": (1, 1, 2, 2), "rois": (1, 5), "channel_mapping": ("int32", (1, 1, 2, 2))},
+        {"spatial_scale": 1.0, "pooled_height": 2, "pooled_width": 2, "batch_size": 1,
+         "channels": 4, "height": 2, "width": 2}),
     "torchvision::nms": ({"dets": (2, 4), "scores": (2,)}, {"iou_threshold": 0.5}),
     "torchvision::deform_conv2d": (
         {"input": (1, 1, 2, 2), "weight": (1, 1, 1, 1), "offset": (1, 2, 2, 2),

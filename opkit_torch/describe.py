@@ -85,7 +85,7 @@ def _probe(op_type: str, device: str) -> list:
             args = [torch.rand(3, 3, device=device).to(tdtype) + 0.5 for _ in s.tensor_args]
         else:       # the op's own valid sample (opkit_torch.declared.PROBES)
             shapes, attrs = sample
-            args = [torch.zeros(shapes[a.name], device=device, dtype=tdtype)
+            args = [_zeros(torch, shapes[a.name], device, tdtype)
                     if a.kind != "attr" else attrs[a.name] for a in s.args]
         try:
             env.resolve(op_type)(*args)
@@ -94,6 +94,14 @@ def _probe(op_type: str, device: str) -> list:
                 continue
         kept.append(dtype)
     return kept
+
+def _zeros(torch, shape, device, dtype):
+    """Zeros of `shape` in the probed float dtype, or of a declared dtype: a shape given
+    as ("int32", (sizes...)) (an index input such as torchvision's channel_mapping)."""
+    if len(shape) == 2 and isinstance(shape[0], str):
+        return torch.zeros(shape[1], device=device, dtype=getattr(torch, shape[0]))
+    return torch.zeros(shape, device=device, dtype=dtype)
+
 
 def description(op_type: str):
     """The op's harness.backend.contract.OpDescription from its schema: Tensor arguments

@@ -209,3 +209,35 @@ class TestRoiAlignBackward(OpTest):
 
     def test_check_output(self):
         self.check_output()
+
+
+class TestPsRoiPoolBackward(OpTest):
+    """The backward op alone, on TestPsRoiPool's boxes (the last one reaching the map's last
+    row and column): the adjoint of the documented pooling."""
+
+    opkit_skip = {"grad": "torchvision gives its backward ops no derivative: their "
+                          "autograd raises 'double backwards on ps_roi_pool not supported'"}
+
+    def setUp(self):
+        self.op_type = "torchvision::_ps_roi_pool_backward"
+        r = _rng(108)
+        rois = boxes(r, 2, 3)
+        rois[-1, 3:] = 1.95
+        k, cout, ph, pw = 3, 2, 2, 2
+        self.inputs = {"grad": r.uniform(-1, 1, (k, cout, ph, pw)), "rois": rois,
+                       "channel_mapping": np.broadcast_to(
+                           np.arange(cout * ph * pw, dtype=np.int32).reshape(1, cout, ph, pw),
+                           (k, cout, ph, pw)).copy()}
+        self.attrs = {"spatial_scale": 3.0, "pooled_height": ph, "pooled_width": pw,
+                      "batch_size": 2, "channels": cout * ph * pw, "height": 6, "width": 6}
+        self.outputs = self.reference(self.inputs, self.attrs)
+
+    def reference(self, inputs, attrs):
+        a = attrs
+        shape = (a["batch_size"], a["channels"], a["height"], a["width"])
+        return {"out": ref.ps_roi_pool_backward(inputs["grad"], inputs["rois"],
+                                                a["spatial_scale"], a["pooled_height"],
+                                                a["pooled_width"], shape)}
+
+    def test_check_output(self):
+        self.check_output()

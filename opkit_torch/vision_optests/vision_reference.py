@@ -178,6 +178,30 @@ def ps_roi_pool(x, rois, scale, ph, pw):
     return out, mapping
 
 
+def ps_roi_pool_backward(grad, rois, scale, ph, pw, shape):
+    """The adjoint of ps_roi_pool (above): each bin's gradient spread evenly over its
+    window of its own channel."""
+    n, c, h, w = shape
+    cout = c // (ph * pw)
+    gin = np.zeros(shape)
+    for k, roi in enumerate(rois):
+        b = int(roi[0])
+        x1, y1, x2, y2 = (c_round(float(v) * scale) for v in roi[1:5])
+        rw, rh = max(x2 - x1, 1), max(y2 - y1, 1)
+        bh, bw = rh / ph, rw / pw
+        for co in range(cout):
+            for i in range(ph):
+                for j in range(pw):
+                    h0 = min(max(int(math.floor(i * bh)) + y1, 0), h)
+                    h1 = min(max(int(math.ceil((i + 1) * bh)) + y1, 0), h)
+                    w0 = min(max(int(math.floor(j * bw)) + x1, 0), w)
+                    w1 = min(max(int(math.ceil((j + 1) * bw)) + x1, 0), w)
+                    if h1 > h0 and w1 > w0:
+                        cin = (co * ph + i) * pw + j
+                        gin[b, cin, h0:h1, w0:w1] += grad[k, co, i, j] / ((h1 - h0) * (w1 - w0))
+    return gin
+
+
 def iou_suppress(boxes, scores, threshold):
     """Greedy NMS: indices kept, by decreasing score (ties: the lower index first); a box
     is dropped when its IoU with a kept one is above the threshold."""

@@ -11,7 +11,8 @@ opkit=${OPKIT:-opkit}
 mkdir -p "$out"
 export OMP_NUM_THREADS=1
 for seed in 1 2; do
-  for op in roi_align roi_pool ps_roi_align ps_roi_pool nms deform_conv2d _roi_align_backward; do
+  for op in roi_align roi_pool ps_roi_align ps_roi_pool nms deform_conv2d _roi_align_backward \
+      _ps_roi_pool_backward; do
     f="$out/${op}_$seed.json"
     [ -s "$f" ] && continue
     "$opkit" test "torchvision::$op" --backend torch --tests opkit_torch/vision_optests \
