@@ -78,6 +78,16 @@ class TorchBackend(Backend):
             return True          # every twin has torch autograd (zeros for floor, round)
         return describe.has_op(op_type) and describe.has_grad(op_type)
 
+    def proto(self, op_type: str):
+        """The schema's OpProto with the domains opkit_torch.declared holds for the op
+        (torchvision's documented box and size contracts)."""
+        proto = super().proto(op_type)
+        if proto is None or self._twin(op_type):
+            return proto
+        from opkit_torch import declared
+
+        return declared.apply(op_type, proto)
+
     def kernel_places(self, op_type: str) -> dict:
         from opkit_torch import describe
 

@@ -70,22 +70,38 @@ def _probe(op_type: str, device: str) -> list:
     from opkit_torch.errors import no_kernel
     from opkit_torch.schema import REQUIRED as NONE
 
+    from opkit_torch.declared import probe
+
     s = read(op_type)
-    if any(a.kind != "tensor" for a in s.tensor_args) or s.writes or \
-            any(a.default is NONE for a in s.attr_args):
+    sample = probe(op_type)
+    if sample is None and (any(a.kind != "tensor" for a in s.tensor_args) or s.writes or
+                           any(a.default is NONE for a in s.attr_args)):
         return list(FLOAT_DTYPES)
     torch = env.load()
     kept = []
     for dtype in FLOAT_DTYPES:
-        tensors = [torch.rand(3, 3, device=device).to(convert.torch_dtype(dtype)) + 0.5
-                   for _ in s.tensor_args]
+        tdtype = convert.torch_dtype(dtype)
+        if sample is None:
+            args = [torch.rand(3, 3, device=device).to(tdtype) + 0.5 for _ in s.tensor_args]
+        else:       # the op's own valid sample (opkit_torch.declared.PROBES)
+            shapes, attrs = sample
+            args = [_zeros(torch, shapes[a.name], device, tdtype)
+                    if a.kind != "attr" else attrs[a.name] for a in s.args]
         try:
-            env.resolve(op_type)(*tensors)
+            env.resolve(op_type)(*args)
         except Exception as exc:  # noqa: BLE001 - only a missing kernel removes the dtype
             if no_kernel(exc):
                 continue
         kept.append(dtype)
     return kept
+
+def _zeros(torch, shape, device, dtype):
+    """Zeros of `shape` in the probed float dtype, or of a declared dtype: a shape given
+    as ("int32", (sizes...)) (an index input such as torchvision's channel_mapping)."""
+    if len(shape) == 2 and isinstance(shape[0], str):
+        return torch.zeros(shape[1], device=device, dtype=getattr(torch, shape[0]))
+    return torch.zeros(shape, device=device, dtype=dtype)
+
 
 def description(op_type: str):
     """The op's harness.backend.contract.OpDescription from its schema: Tensor arguments

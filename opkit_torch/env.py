@@ -10,8 +10,8 @@ import functools
 import importlib.util
 import re
 
-__all__ = ["PACKAGE", "EXTRA", "MIN_VERSION", "install_hint", "missing", "load", "split",
-           "resolve", "is_torch_name"]
+__all__ = ["PACKAGE", "EXTRA", "MIN_VERSION", "LIBRARIES", "install_hint", "missing", "load",
+           "library_missing", "split", "resolve", "is_torch_name"]
 
 PACKAGE = "torch"
 EXTRA = "opkit-dl[torch]"
@@ -49,6 +49,32 @@ def load():
     return torch
 
 
+#: namespaces whose ops a package registers when imported: {namespace: package}. Naming
+#: an op of one (`torchvision::roi_align`) imports the package; no --ops needed.
+LIBRARIES = {"torchvision": "torchvision"}
+
+
+@functools.lru_cache(maxsize=None)
+def library_missing(ns: str) -> str | None:
+    """Why the package that registers namespace `ns` cannot be imported (None: imported,
+    or `ns` is no namespace of LIBRARIES)."""
+    package = LIBRARIES.get(ns)
+    if package is None:
+        return None
+    if importlib.util.find_spec(package) is None:
+        return (f"the package '{package}' that registers these ops is not installed (it "
+                f"must be built for this torch, {load().__version__}: docs/torch.md, "
+                f"\"torchvision\")")
+    try:
+        importlib.import_module(package)
+    except Exception as exc:  # noqa: BLE001 - a broken install is a reason, not a crash
+        first = (str(exc).splitlines() or [""])[0]
+        return (f"the package '{package}' is installed but does not import beside torch "
+                f"{load().__version__} ({type(exc).__name__}: {first}); install the "
+                f"torchvision built for this torch (docs/torch.md, \"torchvision\")")
+    return None
+
+
 def is_torch_name(op_type: str) -> bool:
     """`op_type` is spelled as a torch op ("NS::OP" or "NS::OP.OVERLOAD")."""
     return bool(_NAME.match(op_type or ""))
@@ -70,6 +96,10 @@ def resolve(op_type: str):
     listing them."""
     ns, name, overload = split(op_type)
     torch = load()
+    if ns in LIBRARIES:
+        why = library_missing(ns)
+        if why is not None:
+            raise ValueError(f"{ns}::{name}: {why}")
     try:
         packet = getattr(getattr(torch.ops, ns), name)
     except (AttributeError, RuntimeError):

@@ -25,7 +25,8 @@ import os
 
 from harness.backend.contract import OpRefused
 
-__all__ = ["REFUSAL_TYPES", "refused", "refusal_message", "no_kernel", "raised_by_torch"]
+__all__ = ["REFUSAL_TYPES", "refused", "refusal_message", "no_kernel", "raised_by_torch",
+           "declared_no_derivative"]
 
 REFUSAL_TYPES = (RuntimeError, ValueError, IndexError, TypeError)
 _NOT_REFUSALS = (NotImplementedError, RecursionError)
@@ -74,3 +75,11 @@ def refused(exc: BaseException) -> bool:
 
 def refusal_message(exc: BaseException) -> str | None:
     return _message(exc).splitlines()[0] if refused(exc) else None
+
+
+def declared_no_derivative(exc_or_text) -> bool:
+    """The op's autograd says it has no derivative here, on purpose ("double backwards on
+    deform_conv2d not supported": torchvision's backward ops): a declared lack, not a
+    failure."""
+    text = (exc_or_text if isinstance(exc_or_text, str) else _message(exc_or_text)).lower()
+    return "double backward" in text and "not supported" in text

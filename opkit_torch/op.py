@@ -330,9 +330,22 @@ class TorchPreparedOp(PreparedOp):
     def run_fake(self) -> dict:
         """{output name: fake tensor}: the op's fake/meta kernel run under torch's
         FakeTensorMode on fake copies of the fed inputs (same shapes, dtypes, strides)."""
-        from torch._subclasses.fake_tensor import FakeTensorMode
+        from torch._subclasses.fake_tensor import DynamicOutputShapeException, FakeTensorMode
 
-        mode = FakeTensorMode()
+        try:
+            return self._fake_call(FakeTensorMode())
+        except DynamicOutputShapeException:
+            # an output whose size depends on the values (nms: the boxes kept): its fake
+            # kernel needs a shape environment, which gives that size as a symbol
+            import warnings
+
+            from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+            with warnings.catch_warnings():   # torchvision's fake nms: a deprecated name
+                warnings.simplefilter("ignore", FutureWarning)
+                return self._fake_call(FakeTensorMode(shape_env=ShapeEnv()))
+
+    def _fake_call(self, mode) -> dict:
         tensors = {n: mode.from_tensor(t) for n, t in self._tensors().items()}
         with mode:
             outs = self._call(tensors)

@@ -116,3 +116,97 @@ def _double(name, factor):
 
 wrong_double = _double("wrong_double", 0.5)
 right_double = _double("right_double", 1.0)
+
+
+def _double_raising(name, message):
+    """x**3 whose first-order backward is right and whose second order raises `message`."""
+
+    class Square(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return 3 * x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            raise RuntimeError(message)
+
+    @torch.library.custom_op(f"opkit_test::{name}", mutates_args=())
+    def op(x: torch.Tensor) -> torch.Tensor:
+        return x ** 3
+
+    @op.register_fake
+    def _(x):
+        return torch.empty_like(x)
+
+    def setup(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0])
+
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * Square.apply(x)
+
+    op.register_autograd(backward, setup_context=setup)
+    return op
+
+
+# as torchvision's deform_conv2d says it: a declared lack, not a failure
+no_double = _double_raising("no_double", "double backwards on no_double not supported")
+broken_double = _double_raising("broken_double", "index 7 is out of bounds for dimension 0")
+
+
+def _positives(name, fake_dtype):
+    """The positive elements of x (a size the values decide), as nms's kept boxes."""
+
+    @torch.library.custom_op(f"opkit_test::{name}", mutates_args=())
+    def op(x: torch.Tensor) -> torch.Tensor:
+        return x[x > 0].clone()
+
+    @op.register_fake
+    def _(x):
+        n = torch.library.get_ctx().new_dynamic_size()
+        return x.new_empty((n,), dtype=fake_dtype or x.dtype)
+
+    return op
+
+
+positives = _positives("positives", None)
+positives_bad_fake = _positives("positives_bad_fake", torch.float32)
+
+
+@torch.library.custom_op("opkit_test::scaled_no_bf16", mutates_args=())
+def scaled_no_bf16(x: torch.Tensor, factor: int) -> torch.Tensor:
+    """x * factor; no bfloat16 kernel, said as an ATen kernel says it; `factor` has no
+    default, so kernel_places cannot probe it without a declared sample."""
+    if x.dtype == torch.bfloat16:
+        raise RuntimeError("\"scaled_no_bf16\" not implemented for 'BFloat16'")
+    return x * factor
+
+
+@scaled_no_bf16.register_fake
+def _(x, factor):
+    return torch.empty_like(x)
+
+
+def _first_order_raising(name, message):
+    """2 * x whose autograd raises `message` (as torchvision's backward ops do)."""
+
+    @torch.library.custom_op(f"opkit_test::{name}", mutates_args=())
+    def op(x: torch.Tensor) -> torch.Tensor:
+        return 2 * x
+
+    @op.register_fake
+    def _(x):
+        return torch.empty_like(x)
+
+    def backward(ctx, g):
+        raise RuntimeError(message)
+
+    op.register_autograd(backward, setup_context=lambda ctx, inputs, output: None)
+    return op
+
+
+backward_only = _first_order_raising("backward_only",
+                                     "double backwards on backward_only not supported")
+backward_broken = _first_order_raising("backward_broken",
+                                       "index 7 is out of bounds for dimension 0")
