@@ -51,12 +51,12 @@ BUILTIN_BACKEND = "opkit"
 
 
 def backend_names() -> list[str]:
-    """"opkit", then the names of the installed `opkit.backends` entry points (not loaded).
-    importlib.metadata is imported here, when first asked: it is slow to import (email,
-    zipfile, ...) and `opkit test --help` needs none of it."""
-    from importlib.metadata import entry_points
+    """"opkit" (the default), then the names of the other `opkit.backends` entry points
+    (not loaded), read when first asked: `opkit test --help` needs none of them."""
+    from opkit.plugins import entry_points_of
 
-    return [BUILTIN_BACKEND, *sorted(ep.name for ep in entry_points(group=BACKEND_GROUP))]
+    return [BUILTIN_BACKEND, *(name for name, _ in entry_points_of(BACKEND_GROUP)
+                               if name != BUILTIN_BACKEND)]
 
 
 def known_backend(name: str) -> bool:

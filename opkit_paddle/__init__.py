@@ -10,7 +10,7 @@ dependency, opkit-dl[paddle]): every method loads what it needs when called.
 from __future__ import annotations
 
 from harness.backend.contract import REQUIRED, Backend, OpDescription, Slot
-from harness.backend.native import OpkitBackend
+from opkit_fluid.backend import OpkitBackend
 
 __all__ = ["PaddleBackend", "PaddleCompat", "plugin"]
 

@@ -10,7 +10,7 @@ from harness.checks.base import Check, WrongValue
 from harness.judging.compare import compare, fmt_index
 from harness.backend.context import CheckContext, Combo, combos, describe_error, has_grad, prepare
 from harness.judging.numeric_gradient import NumericEngine, relative_error
-from harness.inputs.lod import edge_inputs, edges_for, has_lod_input, two_level_inputs
+from opkit_fluid.checks.lod_cases import edge_inputs, edges_for, has_lod_input, two_level_inputs
 from harness.reporting.messages import raised
 from harness.backend.seam import PreparedOp, grad_wrt, make_cotangents, refusal as opkit_refusal
 from harness.reporting.report import FAIL, PASS, SKIP, CheckResult

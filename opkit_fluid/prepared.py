@@ -1,6 +1,6 @@
 """opkit's own prepared op (`PreparedOp`: one op of opkit's framework, made once, run many
 times in one scope) and its compile-time shapes (`program_shapes`): what
-harness.backend.native.OpkitBackend hands the harness. harness.backend.seam re-exports both."""
+opkit_fluid.backend.OpkitBackend hands the harness."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,0 +1,3 @@
+"""The checks of Fluid's own concepts, each one module defining `CHECK` and registered as an
+entry point of the group `opkit.checks` (pyproject.toml): `lod` (with its cases,
+`lod_cases`), `sparse`, `no_need_buffer`, `inplace`, `plan`, `infer_shape`, `sbp`."""
