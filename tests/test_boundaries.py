@@ -229,7 +229,7 @@ def test_loading_the_paddle_plugin_imports_no_paddle():
     import sys
 
     code = ("import sys\nfrom harness.backend import dispatch as backends\n"
-            "print(backends.plugin('paddle').compat is not None, 'paddle' in sys.modules)")
+            "print(backends.compat_mode('paddle') is backends.plugin('paddle').compat, 'paddle' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True).stdout
     assert out.split() == ["True", "False"]

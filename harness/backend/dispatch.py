@@ -13,10 +13,11 @@ import os
 
 from harness import options
 from harness.backend.contract import Backend
-from harness.spec import BACKEND_GROUP
+from harness.spec import BACKEND_GROUP, COMPAT_GROUP
 from opkit.plugins import entry_points_of, load_entry_point
 
-__all__ = ["DEFAULT_BACKEND", "names", "plugin", "get", "compat_mode", "optest_surfaces",
+__all__ = ["DEFAULT_BACKEND", "names", "plugin", "get", "compat_mode", "compat_names",
+           "optest_surfaces",
            "selected", "activate", "prepare_child", "unavailable", "has_op", "has_grad",
            "kernel_places", "check_override", "compile_shapes", "grad_key", "cannot",
            "reference_on_stored_attrs", "declared", "proto", "describe", "selector",
@@ -67,12 +68,18 @@ def optest_surfaces() -> list:
     return [f.optest_surface for f in found if callable(getattr(f, "optest_surface", None))]
 
 
-def compat_mode(backend: str):
-    """The compatibility mode (spec.COMPAT_PROTOCOL) of the backend `backend`, or None."""
-    try:
-        return getattr(_load(backend), "compat", None)
-    except KeyError:
-        return None
+@functools.cache
+def compat_names() -> list[str]:
+    """The names of the compatibility modes installed (entry points of spec.COMPAT_GROUP;
+    nothing is loaded)."""
+    return [name for name, _ in entry_points_of(COMPAT_GROUP)]
+
+
+@functools.cache
+def compat_mode(name: str):
+    """The compatibility mode (spec.COMPAT_PROTOCOL) named `name`, or None."""
+    value = dict(entry_points_of(COMPAT_GROUP)).get(name)
+    return None if value is None else load_entry_point(value)
 
 
 def selected() -> str:
