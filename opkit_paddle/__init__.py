@@ -12,7 +12,7 @@ from __future__ import annotations
 from harness.backend.contract import REQUIRED, Backend, OpDescription, Slot
 from opkit_fluid.backend import OpkitBackend
 
-__all__ = ["PaddleBackend", "PaddleCompat", "plugin", "compat"]
+__all__ = ["PaddleBackend", "PaddleCompat", "plugin", "compat_mode"]
 
 _HOOKS = "Paddle's executor calls no Python hook around its kernels"
 _OPKIT = OpkitBackend()      # its rule judges Paddle's errors (re-raised as opkit's); its ops
@@ -213,4 +213,4 @@ class PaddleDeclarations(Backend):
 
 plugin = PaddleBackend()
 _DECLARATIONS = PaddleDeclarations()
-compat = PaddleBackend.compat
+compat_mode = PaddleBackend.compat
