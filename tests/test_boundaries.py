@@ -592,7 +592,7 @@ REGISTRY = ("opkit.registry", "opkit.framework.registry")
 # check modules that read opkit's registry, each with its reason (a stale entry fails)
 KNOWN_REGISTRY_READERS = {
     # the clean process's child (run by path, opkit only: capability `clean_process`)
-    "harness.checks.adversarial.clean_child": "loads the op files and runs opkit's own op",
+    "opkit_fluid.checks.clean_child": "loads the op files and runs opkit's own op",
     # the cross-process determinism child: loads the op files whose op opkit's registry
     # lacks before it runs the case (loading, not judging)
     "harness.checks.runs.hashseed": "imports an op file only where opkit lacks the op",

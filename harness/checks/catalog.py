@@ -49,7 +49,6 @@ CHECK_MODULES = [
     # "Adversarial kernels")
     "harness.checks.adversarial.indistinguishable",
     "harness.checks.adversarial.honest_error",
-    "harness.checks.adversarial.clean_process",
     "harness.checks.values.against",       # not default: `opkit test --against paddle` adds it
 ]
 
