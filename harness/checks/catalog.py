@@ -33,11 +33,8 @@ CHECK_MODULES = [
     "harness.checks.memory.ownership",
     "harness.checks.declarations.attrs",
     "harness.checks.runs.state",
-    "harness.checks.gradients.double_grad",
-    "harness.checks.gradients.grad_outputs",
     "harness.checks.values.distribution",
     "harness.checks.declarations.explore",
-    "harness.checks.memory.declared_inputs",
     "harness.checks.runs.concurrency",
     # the laws every op obeys (issue 36; docs/harness.md "Laws every op obeys")
     "harness.checks.laws.describe",

@@ -198,7 +198,7 @@ def test_plan_runs_really_take_the_prepared_plan(monkeypatch):
 
 
 def test_declared_inputs_scope_refuses_an_undeclared_name():
-    from harness.checks.memory.declared_inputs import DeclaredScope, UndeclaredRead
+    from opkit_fluid.checks.declared_inputs import DeclaredScope, UndeclaredRead
 
     class Op:
         type = "some_op"
