@@ -51,12 +51,12 @@ BUILTIN_BACKEND = "opkit"
 
 
 def backend_names() -> list[str]:
-    """"opkit", then the names of the installed `opkit.backends` entry points (not loaded).
-    importlib.metadata is imported here, when first asked: it is slow to import (email,
-    zipfile, ...) and `opkit test --help` needs none of it."""
-    from importlib.metadata import entry_points
+    """"opkit" (the default), then the names of the other `opkit.backends` entry points
+    (not loaded), read when first asked: `opkit test --help` needs none of them."""
+    from opkit.plugins import entry_points_of
 
-    return [BUILTIN_BACKEND, *sorted(ep.name for ep in entry_points(group=BACKEND_GROUP))]
+    return [BUILTIN_BACKEND, *(name for name, _ in entry_points_of(BACKEND_GROUP)
+                               if name != BUILTIN_BACKEND)]
 
 
 def known_backend(name: str) -> bool:
@@ -170,14 +170,19 @@ def using(options: Options):
 
 
 # -- process flags: variables the harness sets for its own child processes -------------------
-PADDLE_MODE_ENV = "OPKIT_PADDLE"                    # the Paddle-compatibility mode is on
-PADDLE_STRICT_DTYPE_ENV = "OPKIT_PADDLE_STRICT_DTYPE"   # ... without its dtype leniency
 HASHSEED_CHILD_ENV = "OPKIT_HASHSEED_CHILD"         # a child of the hash-seed comparison
 
 
+def compat_env(mode: str) -> str:
+    """The process flag of the compatibility mode `mode` (an entry point of
+    harness.spec.COMPAT_GROUP): OPKIT_ and its name in capitals."""
+    return "OPKIT_" + mode.upper()
+
+
 def flag(name: str) -> bool:
-    """Whether the process flag `name` (one of the *_ENV names above) is set."""
-    if name not in (PADDLE_MODE_ENV, PADDLE_STRICT_DTYPE_ENV, HASHSEED_CHILD_ENV):
+    """Whether the process flag `name` is set: HASHSEED_CHILD_ENV, a compatibility mode's
+    `compat_env`, or a plugin's own OPKIT_* switch."""
+    if not name.startswith("OPKIT_"):
         raise ValueError(f"not a process flag: {name}")
     return bool(os.environ.get(name))
 

@@ -1,8 +1,9 @@
 """pytest plugin of opkit (entry point `pytest11: opkit`): the `--opkit-*` options (their
 help below; docs/harness.md, "pytest plugin"), the run's options built once from them, and
 one item per harness check on every OpTest class (`Class::opkit[mutation]`), run as
-`opkit test` runs them. `--opkit-paddle` (or OPKIT_PADDLE=1) turns on the Paddle plugin's
-compatibility mode (docs/paddle.md), `--opkit-backend` picks a backend (harness.backend.dispatch).
+`opkit test` runs them. `--opkit-NAME` (or OPKIT_NAME=1) turns on the compatibility mode
+NAME of a plugin (an entry point of `opkit.compat`: Paddle's, docs/paddle.md),
+`--opkit-backend` picks a backend (harness.backend.dispatch).
 """
 from __future__ import annotations
 
@@ -45,9 +46,13 @@ def pytest_addoption(parser):
                     help="places OpTest checks run on: CPU, GPU or all (default all)")
     group.addoption("--opkit-dtype", choices=["float32", "float64", "all"],
                     help="float dtypes OpTest checks run: float32, float64 or all (default all)")
-    group.addoption("--opkit-paddle", action="store_true", default=False,
-                    help="Paddle-compatibility mode: run Paddle's OpTest files unchanged "
-                         "(provides their `op_test` module and a CPU-only `paddle` facade)")
+    from harness.backend.dispatch import compat_names
+
+    for name in compat_names():      # each compatibility mode's switch: --opkit-paddle, ...
+        group.addoption(f"--opkit-{name}", action="store_true", default=False,
+                        dest=f"opkit_compat_{name}", help=f"the {name}-compatibility mode "
+                        f"(also {run_options.compat_env(name)}=1): run {name}'s own OpTest "
+                        "files unchanged")
     group.addoption("--opkit-backend",
                     help="whose kernels run the op: opkit's (default) or an installed "
                          "backend's: paddle, PaddlePaddle's CPU kernels (needs "
@@ -83,16 +88,14 @@ def pytest_configure(config):
     if why:
         raise pytest.UsageError(f"opkit: --opkit-backend {opts.backend}: {why}")
     activate(opts.backend)
-    if _paddle_asked(config):
-        from harness.backend.dispatch import compat_mode
-
-        compat_mode("paddle").activate(opts.backend)
-        # a Paddle test file the mode cannot import is one collection error (naming the
-        # file and the missing name); the other files still run
+    for name, mode in _compat_asked(config):
+        mode.activate(opts.backend)
+        # a test file the mode cannot import is one collection error (naming the file and
+        # the missing name); the other files still run
         config.option.continue_on_collection_errors = True
-        pytest_hooks = compat_mode("paddle").pytest_hooks()
+        pytest_hooks = mode.pytest_hooks()
         if not config.pluginmanager.is_registered(pytest_hooks):
-            config.pluginmanager.register(pytest_hooks, "opkit-paddle-hooks")
+            config.pluginmanager.register(pytest_hooks, f"opkit-{name}-hooks")
     run_options.set_place_option("--opkit-place")
     try:
         config._opkit_shard = parse_shard(config.getoption("--opkit-shard", default=None),
@@ -114,17 +117,20 @@ def pytest_configure(config):
     config._opkit_times = {}
 
 
-def _paddle_asked(config) -> bool:
-    return config.getoption("--opkit-paddle", default=False) or \
-        run_options.flag(run_options.PADDLE_MODE_ENV)
+def _compat_asked(config) -> list:
+    """[(name, mode)] of the compatibility modes asked for: `--opkit-NAME` or OPKIT_NAME=1."""
+    from harness.backend.dispatch import compat_mode, compat_names
+
+    return [(name, compat_mode(name)) for name in compat_names()
+            if config.getoption(f"opkit_compat_{name}", default=False) or
+            run_options.flag(run_options.compat_env(name))]
 
 
 def pytest_ignore_collect(collection_path, config):
-    """In the Paddle mode, Paddle's own harness files beside the tests are not test files."""
-    if _paddle_asked(config):
-        from harness.backend.dispatch import compat_mode
-
-        return compat_mode("paddle").is_harness_file(collection_path) or None
+    """In a compatibility mode, the framework's own harness files beside the tests (Paddle's
+    op_test.py, ...) are not test files."""
+    if any(mode.is_harness_file(collection_path) for _, mode in _compat_asked(config)):
+        return True
     return None
 
 

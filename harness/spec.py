@@ -15,7 +15,7 @@ error instead of a silent `getattr` default.
 """
 from __future__ import annotations
 
-__all__ = ["ENTRY_POINT_GROUPS", "BACKEND_GROUP", "COMPAT_PROTOCOL", "PLUGIN_ATTRIBUTES",
+__all__ = ["ENTRY_POINT_GROUPS", "BACKEND_GROUP", "COMPAT_GROUP", "COMPAT_PROTOCOL", "PLUGIN_ATTRIBUTES",
            "CHECK_ATTRIBUTES", "CHECK_HOOKS", "VARIANT_FAMILIES", "INPUT_MODULES",
            "OPTEST_KNOBS", "MODULE_KNOBS", "knob", "module_knob", "op_level_hook"]
 
@@ -26,26 +26,30 @@ ENTRY_POINT_GROUPS = {
                     "(case, context) -> [CheckResult] (harness.checks.catalog)",
     "opkit.backends": "a harness.backend.contract.Backend instance: the backend of the "
                       "entry point's name (`opkit test --backend NAME`; harness.backend.dispatch)",
+    "opkit.compat": "a compatibility mode (COMPAT_PROTOCOL) of the entry point's name NAME: "
+                    "`--opkit-NAME` (pytest), OPKIT_NAME=1 (harness.options.compat_env)",
 }
 BACKEND_GROUP = "opkit.backends"
+COMPAT_GROUP = "opkit.compat"
 
 #: the backend contract is a typed class: harness.backend.contract (Backend, PreparedOp);
 #: loading a backend's entry point must not import its framework
 
-#: a compatibility mode (the framework's own test files run unchanged; `--opkit-paddle`
-#: and `opkit test --paddle` reach the "paddle" backend's): name -> (signature, meaning)
+#: a compatibility mode (a framework's own test files run unchanged), an entry point of
+#: COMPAT_GROUP (opkit_paddle's "paddle": `--opkit-paddle`, `opkit test --paddle`):
+#: name -> (signature, meaning)
 COMPAT_PROTOCOL = {
     "activate": ("(backend)", "turn it on; with its own backend the test files get the real "
                               "framework"),
     "is_active": ("() -> bool", "it is on in this process"),
     "is_harness_file": ("(path) -> bool", "a file of the framework's own test harness"),
     "pytest_hooks": ("() -> module", "the pytest hooks it registers"),
+    "title": ("str", "its name in messages (\"Paddle-compatibility mode\")"),
 }
 
 #: what a backend plugin (an entry point of BACKEND_GROUP) may carry besides the contract:
 #: attribute -> meaning
 PLUGIN_ATTRIBUTES = {
-    "compat": "its compatibility mode (COMPAT_PROTOCOL), or None",
     "optest_surface": "(base) -> a subclass of base: harness.OpTest with the framework's "
                       "spelling of the OpTest API (Paddle's: check_output_with_place, ...)",
 }

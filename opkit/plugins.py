@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 __all__ = ["ENTRY_POINT_GROUP", "DISTRIBUTION", "OpPackageError", "entry_point_packages",
-           "load_entry_point_ops", "load_op_type", "load_op_packages", "check_orphan_kernels"]
+           "entry_points_of", "load_entry_point", "load_entry_point_ops", "load_op_type", "load_op_packages", "check_orphan_kernels"]
 
 ENTRY_POINT_GROUP = "opkit.ops"
 # opkit's own distribution: its op packages (the built-in ops) come first. When no installed
@@ -100,6 +100,28 @@ def _source_tree_entry_points(group: str) -> set[tuple[str, str]]:
         return set()
     table = data.get("project", {}).get("entry-points", {}).get(group, {})
     return {(str(k), str(v)) for k, v in table.items()} if isinstance(table, dict) else set()
+
+
+def entry_points_of(group: str) -> list[tuple[str, str]]:
+    """(name, value) of every entry point of `group` (`opkit.backends`, `opkit.checks`, ...),
+    sorted by name. opkit's own distribution's come from the pyproject.toml beside the
+    imported opkit package when there is one (a source tree: its metadata may be another
+    checkout's), else from its installed metadata."""
+    own: set = set()
+    found = _entry_points(group, own)
+    tree = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    if tree.is_file():
+        found = (found - own) | _source_tree_entry_points(group)
+    return sorted(found)
+
+
+def load_entry_point(value: str):
+    """The object an entry point's value ("module:attr" or "module") names."""
+    module, _, attr = value.partition(":")
+    found = importlib.import_module(module.strip())
+    for part in attr.strip().split(".") if attr.strip() else ():
+        found = getattr(found, part)
+    return found
 
 
 def entry_point_packages() -> list[tuple[str, str]]:

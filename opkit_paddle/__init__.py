@@ -10,16 +10,19 @@ dependency, opkit-dl[paddle]): every method loads what it needs when called.
 from __future__ import annotations
 
 from harness.backend.contract import REQUIRED, Backend, OpDescription, Slot
-from harness.backend.native import OpkitBackend
+from opkit_fluid.backend import OpkitBackend
 
-__all__ = ["PaddleBackend", "PaddleCompat", "plugin"]
+__all__ = ["PaddleBackend", "PaddleCompat", "plugin", "compat_mode"]
 
 _HOOKS = "Paddle's executor calls no Python hook around its kernels"
 _OPKIT = OpkitBackend()      # its rule judges Paddle's errors (re-raised as opkit's); its ops
 
 
 class PaddleCompat:
-    """The Paddle-compatibility mode (opkit_paddle.compat), as the harness reaches it."""
+    """The Paddle-compatibility mode (opkit_paddle.compat), as the harness reaches it: the
+    entry point `paddle` of the group `opkit.compat` (`--opkit-paddle`, OPKIT_PADDLE=1)."""
+
+    title = "Paddle-compatibility mode"
 
     def activate(self, backend: str = "opkit") -> None:
         from opkit_paddle import compat
@@ -46,7 +49,7 @@ class PaddleBackend(Backend):
     """PaddlePaddle's own CPU kernels behind opkit's op seam (its static graph)."""
 
     name = "paddle"
-    compat = PaddleCompat()
+    compat = PaddleCompat()       # the same object as the entry point opkit.compat:paddle
 
     @staticmethod
     def optest_surface(base: type) -> type:
@@ -210,3 +213,4 @@ class PaddleDeclarations(Backend):
 
 plugin = PaddleBackend()
 _DECLARATIONS = PaddleDeclarations()
+compat_mode = PaddleBackend.compat

@@ -66,7 +66,7 @@ class TorchBackend(Backend):
         from opkit_torch import describe
 
         if self._twin(op_type):      # opkit's op, run as its twin: opkit's declaration
-            from harness.backend.native import OpkitBackend
+            from opkit_fluid.backend import OpkitBackend
 
             return OpkitBackend().describe(op_type)
         return describe.description(op_type)

@@ -26,7 +26,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("opkit", "harness", "checkers", "reference_ops", "opkit_paddle", "opkit_torch")
+PACKAGES = ("opkit", "harness", "checkers", "reference_ops", "opkit_fluid", "opkit_paddle",
+            "opkit_torch")
+# the plugins: backends (and checks) reached only through entry points
+PLUGINS = ("opkit_fluid", "opkit_paddle", "opkit_torch")
 
 # layer -> the layers it may import (besides itself)
 ALLOWED = {
@@ -37,10 +40,12 @@ ALLOWED = {
     # lives in opkit.tolerances for that reason: checkers never import harness
     "checkers": {"opkit", "opkit.framework"},
     "harness": {"opkit", "opkit.framework"},
-    # the Paddle plugin (backend and compatibility mode) plugs into the harness through
-    # harness.spec's entry-point group `opkit.backends`; the harness never names it
-    "opkit_paddle": {"opkit", "opkit.framework", "harness"},
-    "opkit_torch": {"opkit", "opkit.framework", "harness"},
+    # the backends plug into the harness through the entry-point groups `opkit.backends`
+    # and `opkit.checks`; the harness never names them. opkit's own framework as a backend
+    # (opkit_fluid) is the one the other two ask for opkit's declarations of an op
+    "opkit_fluid": {"opkit", "opkit.framework", "harness"},
+    "opkit_paddle": {"opkit", "opkit.framework", "harness", "opkit_fluid"},
+    "opkit_torch": {"opkit", "opkit.framework", "harness", "opkit_fluid"},
     "opkit.cli": {"opkit", "opkit.framework", "harness", "checkers", "reference_ops"},
 }
 
@@ -199,11 +204,23 @@ def test_the_opkit_library_imports_no_harness_checkers_or_builtin_ops():
 
 
 def test_the_harness_imports_no_plugin():
-    """harness reaches the Paddle plugin only through its entry point (harness.backend.dispatch)."""
-    bad = [f"{where}: {src} imports {dst} ({kind})"
-           for src, dst, where, kind, _, _ in graph(ROOT)
-           if src.split(".")[0] == "harness" and dst.split(".")[0] == "opkit_paddle"]
+    """harness reaches a backend plugin (opkit's own included) only through its entry point
+    (harness.backend.dispatch, harness.checks.catalog)."""
+    bad = harness_plugin_imports()
     assert bad == [], "\n".join(bad)
+
+
+def harness_plugin_imports(root: Path = ROOT) -> list:
+    return [f"{where}: {src} imports {dst} ({kind})"
+            for src, dst, where, kind, _, _ in graph(root)
+            if src.split(".")[0] == "harness" and dst.split(".")[0] in PLUGINS]
+
+
+def test_the_plugin_rule_finds_its_offender(tmp_path, monkeypatch):
+    root = _tree(tmp_path, {"harness/backend/d.py": "from opkit_fluid.backend import B\n",
+                            "opkit_fluid/backend.py": "B = 1\n"}, monkeypatch)
+    assert [f.split(" (")[0] for f in harness_plugin_imports(root)] == [
+        "harness/backend/d.py:1: harness.backend.d imports opkit_fluid.backend"]
 
 
 def test_loading_the_paddle_plugin_imports_no_paddle():
@@ -212,7 +229,7 @@ def test_loading_the_paddle_plugin_imports_no_paddle():
     import sys
 
     code = ("import sys\nfrom harness.backend import dispatch as backends\n"
-            "print(backends.plugin('paddle').compat is not None, 'paddle' in sys.modules)")
+            "print(backends.compat_mode('paddle') is backends.plugin('paddle').compat, 'paddle' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True).stdout
     assert out.split() == ["True", "False"]
@@ -433,7 +450,7 @@ def test_the_scan_finds_a_reach_in(tmp_path, monkeypatch, source, problem):
     assert len(found) == 1 and problem in found[0] and "harness/bad.py:" in found[0], found
 
 
-@pytest.mark.parametrize("plugin", ["opkit_paddle", "opkit_torch"])
+@pytest.mark.parametrize("plugin", list(PLUGINS))
 def test_the_scan_finds_a_plugin_reading_a_harness_private(tmp_path, monkeypatch, plugin):
     root = _tree(tmp_path, {f"{plugin}/backend.py": "from harness.executing import pool\n"
                                                     "pool._record(1)\n",
@@ -495,11 +512,14 @@ def _defines_check(tree) -> bool:
                for node in tree.body)
 
 
+CHECK_PACKAGES = ("harness.checks.", "opkit_fluid.checks.")
+
+
 def check_modules(root: Path = ROOT) -> set:
-    """The check modules: those under harness.checks defining CHECK (a group's helpers,
-    `shared`, `siblings`, ..., define none)."""
+    """The check modules: those under harness.checks (and opkit_fluid.checks, the Fluid
+    family's) defining CHECK (a group's helpers, `shared`, `siblings`, ..., define none)."""
     return {m for m, (_, _, tree) in _sources(root).items()
-            if m.startswith("harness.checks.") and _defines_check(tree)}
+            if m.startswith(CHECK_PACKAGES) and _defines_check(tree)}
 
 
 def check_cross_imports(root: Path = ROOT) -> list:
@@ -510,7 +530,8 @@ def check_cross_imports(root: Path = ROOT) -> list:
     for src, dst, where, _, _, _ in graph(root):
         if dst not in checks or src == dst:
             continue
-        if src in checks or (src != "harness.checks.catalog" and src.startswith("harness")):
+        if src in checks or (src != "harness.checks.catalog" and
+                             src.startswith(("harness", "opkit_fluid"))):
             bad.append(f"{where}: {src} imports {dst}")
     return bad
 
@@ -571,7 +592,7 @@ REGISTRY = ("opkit.registry", "opkit.framework.registry")
 # check modules that read opkit's registry, each with its reason (a stale entry fails)
 KNOWN_REGISTRY_READERS = {
     # the clean process's child (run by path, opkit only: capability `clean_process`)
-    "harness.checks.adversarial.clean_child": "loads the op files and runs opkit's own op",
+    "opkit_fluid.checks.clean_child": "loads the op files and runs opkit's own op",
     # the cross-process determinism child: loads the op files whose op opkit's registry
     # lacks before it runs the case (loading, not judging)
     "harness.checks.runs.hashseed": "imports an op file only where opkit lacks the op",
@@ -584,7 +605,7 @@ def registry_readers(root: Path = ROOT) -> dict:
     registry."""
     found = {}
     for src, dst, where, _, _, _ in graph(root):
-        if src.startswith("harness.checks.") and dst in REGISTRY:
+        if src.startswith(CHECK_PACKAGES) and dst in REGISTRY:
             found.setdefault(src, where)
     return found
 
@@ -619,11 +640,15 @@ def test_the_shape_rules_find_their_offenders(tmp_path, monkeypatch):
                             "w = os.environ.get('NO_COLOR')\nk = 'OPKIT_X'\nu = os.getenv(k)\n",
         "harness/options.py": "import os\nv = os.environ.get('OPKIT_SEED')\n",
         "harness/checks/c.py": "def f():\n    from opkit.registry import op_info\n",
+        "opkit_fluid/checks/f.py": "from harness.checks.g import a\nCHECK = 3\n",
+        "opkit_fluid/checks/r.py": "from opkit.registry import op_info\n",
         "opkit/registry.py": ""}, monkeypatch)
-    assert registry_readers(root) == {"harness.checks.c": "harness/checks/c.py:2"}
+    assert registry_readers(root) == {"harness.checks.c": "harness/checks/c.py:2",
+                                      "opkit_fluid.checks.r": "opkit_fluid/checks/r.py:1"}
     assert check_cross_imports(root) == [
         "harness/checks/g/a.py:1: harness.checks.g.a imports harness.checks.h.b",
-        "harness/checks/h/helper.py:1: harness.checks.h.helper imports harness.checks.g.a"]
+        "harness/checks/h/helper.py:1: harness.checks.h.helper imports harness.checks.g.a",
+        "opkit_fluid/checks/f.py:1: opkit_fluid.checks.f imports harness.checks.g.a"]
     assert prepared_op_makers(root) == ["harness/other.py:3: builds a PreparedOp"]
     found = opkit_env_readers(root)
     assert [f.split(": reads")[0] for f in found] == ["harness/other.py:4", "harness/other.py:7"]
@@ -861,8 +886,24 @@ def test_opkit_test_help_reads_no_entry_points():
     """importlib.metadata (email, zipfile, ...) cost more than the rest of `opkit test --help`:
     the installed backends' names are read when --backend / --against is parsed."""
     assert heavy_imports(_HELP, ("importlib.metadata",)) == []
-    assert "importlib.metadata" in heavy_imports(
-        "import harness.backend.dispatch\nharness.backend.dispatch.names()", ("importlib.metadata",))
+    assert entry_point_reads(_HELP) == []
+    assert entry_point_reads("import harness.backend.dispatch\n"
+                             "harness.backend.dispatch.names()") == ["opkit.backends"]
+
+
+def entry_point_reads(code: str) -> list[str]:
+    """The groups whose entry points `code` reads (opkit.plugins.entry_points_of, the one
+    reader), in a fresh interpreter."""
+    import subprocess
+    import sys
+
+    probe = ("import opkit.plugins as p\nseen = []\nread = p.entry_points_of\n"
+             "p.entry_points_of = lambda g: seen.append(g) or read(g)\n"
+             f"{code}\nprint(','.join(seen), file=sys.stderr)")
+    got = subprocess.run([sys.executable, "-c", "import sys\n" + probe], capture_output=True,
+                         text=True, cwd=ROOT, timeout=120)
+    lines = got.stderr.strip().splitlines() or [""]
+    return [g for g in lines[-1].split(",") if g]
 
 
 def test_the_help_probe_finds_a_planted_heavy_import():

@@ -4,7 +4,7 @@ A backend is one framework's kernels behind the harness's op seam. It is an obje
 subclass of `Backend` (registered under a name: the entry-point group `opkit.backends`, or
 `harness.backend.dispatch.register`), and it makes `PreparedOp`s: one op with its inputs, ready to
 run forward and backward many times. opkit's own framework is one such backend
-(harness.backend.native.OpkitBackend), PaddlePaddle's another (opkit_paddle), and the
+(opkit_fluid.backend.OpkitBackend), PaddlePaddle's another (opkit_paddle), and the
 conformance suite (harness.testing) checks any of them against the promises below.
 
 Importing this module imports nothing of a framework (nor numpy): a backend module may

@@ -1,8 +1,8 @@
 """Which implementation runs the op under test: THE dispatch point of the backends.
 
-A backend is a `harness.backend.contract.Backend`: opkit's own kernels ("opkit", the
-default: harness.backend.native.OpkitBackend), or the object an entry point of the group
-`opkit.backends` names (opkit_paddle's "paddle": PaddlePaddle's CPU kernels).
+A backend is a `harness.backend.contract.Backend`: the object an entry point of the group
+`opkit.backends` names, opkit's own kernels among them ("opkit", the default:
+opkit_fluid's) as PaddlePaddle's ("paddle": opkit_paddle's).
 `Options.backend` picks it (`opkit test --backend NAME`, OPKIT_BACKEND); every function
 below asks the run's backend (or the one named), none knows any backend by name.
 """
@@ -13,28 +13,33 @@ import os
 
 from harness import options
 from harness.backend.contract import Backend
-from harness.backend.native import OpkitBackend
-from harness.spec import BACKEND_GROUP
+from harness.spec import BACKEND_GROUP, COMPAT_GROUP
+from opkit.plugins import entry_points_of, load_entry_point
 
-__all__ = ["DEFAULT_BACKEND", "names", "plugin", "get", "compat_mode", "optest_surfaces",
+__all__ = ["DEFAULT_BACKEND", "names", "plugin", "get", "compat_mode", "compat_names",
+           "optest_surfaces",
            "selected", "activate", "prepare_child", "unavailable", "has_op", "has_grad",
            "kernel_places", "check_override", "compile_shapes", "grad_key", "cannot",
            "reference_on_stored_attrs", "declared", "proto", "describe", "selector",
            "kernel_functions", "kernel_files"]
 
 DEFAULT_BACKEND = options.BUILTIN_BACKEND
-_OWN = {DEFAULT_BACKEND: OpkitBackend()}
+_LOADED: dict = {}
 
 
-@functools.cache
-def _plugins() -> dict:
-    from importlib.metadata import entry_points     # slow to import: when first asked
+def _plugin_names() -> dict:
+    return dict(entry_points_of(BACKEND_GROUP))
 
-    return {ep.name: ep.load() for ep in entry_points(group=BACKEND_GROUP)}
+
+def _load(backend: str):
+    """The entry point `backend`'s object, loaded once (KeyError: no such entry point)."""
+    if backend not in _LOADED:
+        _LOADED[backend] = load_entry_point(_plugin_names()[backend])
+    return _LOADED[backend]
 
 
 def names() -> list[str]:
-    """Every backend this installation has: opkit's own first, then the plugins' (their
+    """Every backend this installation has: the default first, then the others (their
     entry points' names; nothing is loaded)."""
     return options.backend_names()
 
@@ -42,13 +47,11 @@ def names() -> list[str]:
 def plugin(backend: str) -> Backend:
     """The backend object named `backend` (ValueError: none is, or the entry point's
     object is not a harness.backend.contract.Backend)."""
-    found = _OWN.get(backend)
-    if found is None:
-        try:
-            found = _plugins()[backend]
-        except KeyError:
-            raise ValueError(f"unknown backend {backend!r}: choose from "
-                             f"{', '.join(names())}") from None
+    try:
+        found = _load(backend)
+    except KeyError:
+        raise ValueError(f"unknown backend {backend!r}: choose from "
+                         f"{', '.join(names())}") from None
     if not isinstance(found, Backend):
         raise ValueError(f"backend {backend!r}: its entry point names a "
                          f"{type(found).__name__}, not a harness.backend.contract.Backend")
@@ -61,15 +64,22 @@ get = plugin
 def optest_surfaces() -> list:
     """The installed plugins' `optest_surface`s (harness.spec.PLUGIN_ATTRIBUTES), in the
     order of their names."""
-    found = _plugins()
-    return [f.optest_surface for _, f in sorted(found.items())
-            if callable(getattr(f, "optest_surface", None))]
+    found = [_load(name) for name in sorted(_plugin_names())]
+    return [f.optest_surface for f in found if callable(getattr(f, "optest_surface", None))]
 
 
-def compat_mode(backend: str):
-    """The compatibility mode (spec.COMPAT_PROTOCOL) of the backend `backend`, or None."""
-    found = _OWN.get(backend) or _plugins().get(backend)
-    return getattr(found, "compat", None)
+@functools.cache
+def compat_names() -> list[str]:
+    """The names of the compatibility modes installed (entry points of spec.COMPAT_GROUP;
+    nothing is loaded)."""
+    return [name for name, _ in entry_points_of(COMPAT_GROUP)]
+
+
+@functools.cache
+def compat_mode(name: str):
+    """The compatibility mode (spec.COMPAT_PROTOCOL) named `name`, or None."""
+    value = dict(entry_points_of(COMPAT_GROUP)).get(name)
+    return None if value is None else load_entry_point(value)
 
 
 def selected() -> str:

@@ -2,9 +2,8 @@
 made once, run many times), THE forward+backward (`run_forward_backward`, with a seeded
 cotangent), the cached plain run of a case (`run`), and THE decision whether an exception
 is the op refusing its input on purpose (`op_refused` / `refusal`, the run's backend's
-rule). `PreparedOp` is opkit's own (harness.backend.native.OpkitBackend makes it); every
-backend's prepared op implements harness.backend.contract.PreparedOp (harness.backend.dispatch,
-`--backend`).
+rule). Every backend's prepared op implements harness.backend.contract.PreparedOp
+(harness.backend.dispatch, `--backend`).
 """
 from __future__ import annotations
 
@@ -14,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.backend.opkit_op import PreparedOp, program_shapes  # noqa: F401 - opkit's
 from harness.backend.dispatch import compile_shapes as backend_shapes
 from harness.backend.dispatch import grad_key, has_grad, plugin, selected  # the run's backend's
 from harness.backend.case import VarSpec, case_attrs, case_inputs, normalize_slots
+from harness.backend.contract import PreparedOp
 from harness.options import DEFAULT_SEED, place_unavailable_reason
 from opkit.framework.dtypes import is_float
 from opkit.framework.grad_maker import GRAD_SUFFIX
@@ -26,7 +25,7 @@ from opkit.framework.place import CPUPlace, CUDAPlace
 __all__ = ["Combo", "PreparedOp", "make", "prepare",
            "place_object", "gpu_unavailable_reason", "output_slots", "has_grad", "grad_wrt",
            "grad_outputs", "run_forward_backward", "run", "make_cotangents", "op_refused",
-           "refusal", "proto_of", "consumed_outputs", "compile_shapes", "program_shapes"]
+           "refusal", "proto_of", "consumed_outputs", "compile_shapes"]
 
 @dataclass
 class Combo:

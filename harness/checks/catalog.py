@@ -6,11 +6,11 @@ the entry-point group `opkit.checks` (a Check instance or subclass; a plain func
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import entry_points
 from typing import Callable
 
 from harness.checks.base import Check, FunctionCheck
 from harness.reporting.report import SKIP, CheckResult
+from opkit.plugins import entry_points_of, load_entry_point
 
 __all__ = ["CHECK_MODULES", "DEFAULT_CHECKS", "register_check", "unregister_check",
            "get_check", "check_names", "all_checks", "as_check"]
@@ -23,29 +23,19 @@ CHECK_MODULES = [
     "harness.checks.memory.mutation",
     "harness.checks.memory.aliasing",
     "harness.checks.runs.determinism",
-    "harness.checks.values.lod",
-    "harness.checks.memory.no_need_buffer",
-    "harness.checks.memory.inplace",
     "harness.checks.values.places",
     "harness.checks.values.layout",
     "harness.checks.values.empty",
     "harness.checks.values.extremal",
     "harness.checks.gradients.kinks",
     "harness.checks.values.repeated_input",
-    "harness.checks.declarations.infer_shape",
     "harness.checks.values.precision",
     "harness.checks.memory.ownership",
     "harness.checks.declarations.attrs",
     "harness.checks.runs.state",
-    "harness.checks.declarations.sbp",
-    "harness.checks.gradients.double_grad",
-    "harness.checks.gradients.grad_outputs",
     "harness.checks.values.distribution",
     "harness.checks.declarations.explore",
-    "harness.checks.memory.declared_inputs",
     "harness.checks.runs.concurrency",
-    "harness.checks.runs.sparse",
-    "harness.checks.runs.plan",
     # the laws every op obeys (issue 36; docs/harness.md "Laws every op obeys")
     "harness.checks.laws.describe",
     "harness.checks.laws.every_grad",
@@ -56,7 +46,6 @@ CHECK_MODULES = [
     # "Adversarial kernels")
     "harness.checks.adversarial.indistinguishable",
     "harness.checks.adversarial.honest_error",
-    "harness.checks.adversarial.clean_process",
     "harness.checks.values.against",       # not default: `opkit test --against paddle` adds it
 ]
 
@@ -91,18 +80,13 @@ def _load() -> None:
     for module in CHECK_MODULES:
         check = importlib.import_module(module).CHECK   # a broken built-in check is loud
         _CHECKS.setdefault(check.name, check)
-    try:
-        eps = list(entry_points(group="opkit.checks"))
-    except Exception:  # noqa: BLE001 - broken metadata must not stop the run
-        return
-    for ep in eps:
-        if ep.name in _CHECKS:
+    for name, value in entry_points_of("opkit.checks"):
+        if name in _CHECKS:
             continue
         try:
-            _CHECKS[ep.name] = as_check(ep.name, ep.load())
+            _CHECKS[name] = as_check(name, load_entry_point(value))
         except Exception as exc:  # noqa: BLE001 - a broken third-party check is a skip
-            _CHECKS[ep.name] = FunctionCheck(ep.name, _unavailable(ep.name, ep.value, exc),
-                                             order=200)
+            _CHECKS[name] = FunctionCheck(name, _unavailable(name, value, exc), order=200)
 
 
 def _unavailable(name: str, target: str, exc: BaseException) -> Callable:

@@ -405,7 +405,7 @@ def preload(checks=None, fuzz: int = 0) -> None:
     otherwise loads them again, and without cached bytecode (PYTHONDONTWRITEBYTECODE)
     compiles them again -- measured as a third of the workers' time on `--all`."""
     _selected_specs(checks)        # imports every selected check's module
-    names = ["harness.judging.numeric_gradient", "harness.inputs.lod", "harness.backend.seam", "harness.judging.one_sided",
+    names = ["harness.judging.numeric_gradient", "harness.backend.seam", "harness.judging.one_sided",
              "harness.optest.methods", "harness.judging.output_judge", "harness.judging.grad_judge",
              "harness.checks.runs.siblings", "harness.inputs.strategies"]
     names += [f"harness.inputs.variants.{m.name}" for m in pkgutil.iter_modules(variants.__path__)]

@@ -18,7 +18,7 @@ import opkit.framework
 from harness.reporting.rootcause import fold, wrong_slots
 from opkit.framework.errors import one_line
 
-__all__ = ["group_failures", "root_cause", "kernel_line", "kernel_source"]
+__all__ = ["group_failures", "root_cause", "kernel_line", "kernel_source", "framework_code"]
 
 UNCAUGHT = "uncaught"      # harness.checks.base.Uncaught.kind
 
@@ -154,13 +154,24 @@ def raised(exc: BaseException) -> str:
     return text if inner is exc or text.startswith(f"{kind}:") else f"{kind}: {text}"
 
 
+_FRAMEWORK_DIRS: list[str] = []
+
+
+def framework_code(folder: str) -> None:
+    """A backend's own code lives in `folder`: its frames are the framework's, not the op's
+    (opkit's backend registers its prepared op's folder)."""
+    if folder not in _FRAMEWORK_DIRS:
+        _FRAMEWORK_DIRS.append(folder)
+
+
 def skip_prefixes() -> tuple:
-    """Folders whose frames are not user code: numpy, cupy, opkit's framework, the harness
-    package itself and the standard library."""
+    """Folders whose frames are not user code: numpy, cupy, opkit's framework, the
+    backends' own code (`framework_code`), the harness package itself and the standard
+    library."""
     # the harness package, two folders up from harness/reporting/ (no `import harness`)
     harness_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     dirs = [os.path.dirname(np.__file__), os.path.dirname(opkit.framework.__file__),
-            harness_dir, sysconfig.get_paths().get("stdlib", "")]
+            harness_dir, sysconfig.get_paths().get("stdlib", ""), *_FRAMEWORK_DIRS]
     mods = [sys.modules.get("cupy")]
     try:
         import hypothesis

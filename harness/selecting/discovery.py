@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.backend.dispatch import compat_mode
+from harness.backend.dispatch import compat_mode, compat_names
 from harness.options import DEFAULT_SEED  # noqa: I001
 from harness.spec import module_knob  # noqa: I001
 from opkit.plugins import entry_point_packages
@@ -25,7 +25,7 @@ from opkit.project import load_project
 
 __all__ = ["DiscoveredTest", "Discovery", "BrokenFile", "discover", "test_paths", "seed_all",
            "instantiate", "is_optest_class", "builtin_test_paths",
-           "builtin_exemptions", "module_attribute_name", "pytest_target", "paddle_mode",
+           "builtin_exemptions", "module_attribute_name", "pytest_target", "active_compat",
            "has_test_methods", "unittest_skip_reason", "declared_op_type"]
 
 
@@ -115,36 +115,41 @@ def builtin_exemptions() -> dict[str, str]:
     return out
 
 
-def paddle_mode() -> bool:
-    """Whether the Paddle-compatibility mode is on in this process."""
-    mode = compat_mode("paddle")
-    return mode is not None and mode.is_active()
+def active_compat():
+    """The compatibility mode on in this process (spec.COMPAT_PROTOCOL), or None."""
+    for name in compat_names():
+        mode = compat_mode(name)
+        if mode is not None and mode.is_active():
+            return mode
+    return None
 
 
-def _inherit_paddle_mode() -> None:
-    """A fresh interpreter started by a run in the Paddle mode (the cross-process
-    determinism pair, harness.checks.runs.hashseed) gets the mode from its environment before it imports
-    Paddle's test files: without it their `from op_test import OpTest` fails there."""
+def _inherit_compat_modes() -> None:
+    """A fresh interpreter started by a run in a compatibility mode (the cross-process
+    determinism pair, harness.checks.runs.hashseed) gets the mode from its environment
+    (options.compat_env) before it imports the framework's test files: without it their
+    `from op_test import OpTest` fails there."""
     from harness.backend.dispatch import selected
-    from harness.options import PADDLE_MODE_ENV, flag
+    from harness.options import compat_env, flag
 
-    if flag(PADDLE_MODE_ENV) and not paddle_mode():
-        mode = compat_mode("paddle")
-        if mode is not None:
+    for name in compat_names():
+        mode = compat_mode(name)
+        if flag(compat_env(name)) and mode is not None and not mode.is_active():
             mode.activate(selected())
 
 
 def _test_files(paths: list[Path]) -> tuple[list[Path], list[str]]:
-    """The test files under `paths`; in the Paddle mode not Paddle's own harness beside its
-    tests (`op_test.py`, ...): the mode's shim stands in for it (as the pytest plugin's
-    ignore hook does)."""
+    """The test files under `paths`; in a compatibility mode not the framework's own
+    harness beside its tests (Paddle's `op_test.py`, ...): the mode's shim stands in for it
+    (as the pytest plugin's ignore hook does)."""
     files, problems = [], []
+    mode = active_compat()
     for p in paths:
         if p.is_dir():
             found = sorted(f for f in p.rglob("*.py") if (f.name.startswith("test_") or
                                                           f.name.endswith("_test.py")))
             files.extend(f for f in found if "__pycache__" not in f.parts and not (
-                paddle_mode() and compat_mode("paddle").is_harness_file(f)))
+                mode is not None and mode.is_harness_file(f)))
         elif p.is_file():
             files.append(p)
         else:
@@ -260,7 +265,7 @@ def _error_location(exc: BaseException, path: Path) -> str:
 def discover(paths: list[str | Path] | None = None, seed: int = DEFAULT_SEED) -> Discovery:
     """Import the test files under `paths` and set up every OpTest class found there."""
     result = Discovery()
-    _inherit_paddle_mode()
+    _inherit_compat_modes()
     files, result.problems = _test_files([Path(p) for p in (paths or [])] if paths
                                          else test_paths())
     for f in files:
@@ -277,7 +282,7 @@ def discover(paths: list[str | Path] | None = None, seed: int = DEFAULT_SEED) ->
         for _, cls in sorted(vars(module).items()):
             if not is_optest_class(cls) or cls.__module__ != module.__name__:
                 continue
-            if paddle_mode() and not has_test_methods(cls):
+            if active_compat() is not None and not has_test_methods(cls):
                 continue      # unittest never instantiates a class without test methods
             skip = unittest_skip_reason(cls)
             if skip is not None:      # nor sets up a class it skips: reported as skipped

@@ -21,7 +21,7 @@ from harness.selecting.discovery import (
     discover,
     has_test_methods,
     instantiate,
-    paddle_mode,
+    active_compat,
     test_paths,
 )
 from harness.options import DEFAULT_SEED
@@ -31,7 +31,7 @@ from opkit.registry import all_op_types, op_info
 
 __all__ = ["SuiteError", "Selection", "select", "op_type_of",
            "forward_op_types", "runs_anything", "class_location", "guess_op_from_file",
-           "unregistered_hint", "paddle_mode"]
+           "unregistered_hint", "active_compat"]
 
 
 class SuiteError(Exception):
@@ -218,11 +218,11 @@ def select(op_names=(), all_ops: bool = False, builtins: bool = False, tests=(),
             broken.setdefault(f"<{t.path}>", []).append(CheckResult(
                 "output", FAIL, "", "", t.name, f"{where}: {t.name} has no op_type after "
                 f"setUp" + (f" ({t.error})" if t.error else "")))
-        elif not has_op(t.op_type) and paddle_mode():
-            # Paddle's own files test ops opkit does not have: out of scope, not a failure
+        elif not has_op(t.op_type) and (mode := active_compat()) is not None:
+            # a framework's own files test ops opkit does not have: out of scope, not a failure
             broken.setdefault(t.op_type, []).append(CheckResult(
                 "output", SKIP, "", "", t.name, f"{where}: out of scope: opkit has no op "
-                f"'{t.op_type}' (Paddle-compatibility mode)"))
+                f"'{t.op_type}' ({mode.title})"))
         elif not has_op(t.op_type):
             text = f"{where}: OpTest {t.name} tests op '{t.op_type}', which is not registered"
             unregistered.setdefault(t.op_type, []).append(text)

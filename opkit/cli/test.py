@@ -302,9 +302,9 @@ def run(args) -> int:
     from opkit.cli.table import progress, render
 
     notes = []
-    from harness.selecting.suite import paddle_mode
+    from harness.selecting.suite import active_compat
 
-    if paddle_mode() and selection.unimportable:
+    if active_compat() is not None and selection.unimportable:
         unimportable = selection.unimportable
         notes.append(f"Paddle mode: {len(unimportable)} test file"
                      f"{'' if len(unimportable) == 1 else 's'} could not be imported "
@@ -331,7 +331,7 @@ def run(args) -> int:
         render(reports, seed=seed, verbose=args.verbose, notes=notes)
     if any(r.status == "fail" for r in reports):
         return 1
-    if paddle_mode() and reports and all(r.status == "skip" for r in reports):
+    if active_compat() is not None and reports and all(r.status == "skip" for r in reports):
         # Paddle's files on a CPU build: every class skipped (CUDA-only, out of scope, ...)
         print("opkit test: judged nothing: every OpTest of the test files given was skipped "
               "(the reasons above); exit 2, not a pass", file=sys.stderr)

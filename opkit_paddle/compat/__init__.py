@@ -28,13 +28,16 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.options import PADDLE_MODE_ENV, set_flag
+from harness.options import compat_env, set_flag
 
 __all__ = ["SHIM_DIR", "activate", "deactivate", "is_active", "is_paddle_harness_file", "ENV",
+           "STRICT_DTYPE_ENV",
            "real_paddle_active"]
 
 SHIM_DIR = Path(__file__).resolve().parent / "shim"
-ENV = PADDLE_MODE_ENV
+ENV = compat_env("paddle")                    # OPKIT_PADDLE: the mode is on (children)
+#: the mode without its dtype leniency (docs/paddle.md)
+STRICT_DTYPE_ENV = "OPKIT_PADDLE_STRICT_DTYPE"
 #: the modules the shim provides in place of Paddle's (its `paddle` facade and the helper
 #: modules beside Paddle's test files, which the test files import by their bare names)
 _MODULES = ("op_test", "paddle", "op", "gradient_checker", "decorator_helper", "utils",

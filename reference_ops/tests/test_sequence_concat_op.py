@@ -58,10 +58,10 @@ class TestSequenceConcatThree(TestSequenceConcat):
 @given(a=lod_tensors(dtypes=("float64",), num_sequences=(4, 4)),
        b=lod_tensors(dtypes=("float64",), num_sequences=(4, 4)))
 def test_concat_matches_loop(a, b):
-    from harness.backend.seam import PreparedOp
+    from harness.backend.seam import make
     from harness.backend.case import normalize_slots
 
-    p = PreparedOp("sequence_concat", normalize_slots({"X": [("a", a), ("b", b)]}), {})
+    p = make("sequence_concat", normalize_slots({"X": [("a", a), ("b", b)]}), {})
     outs = p.forward()
     want, lengths = concat_reference([a, b])
     np.testing.assert_array_equal(outs["Out"], want)

@@ -75,14 +75,14 @@ class TestSequenceExpandRefLevel0(TestSequenceExpand):
        reps=lod_tensors(dtypes=("float64",), feature_shape=(1,), num_sequences=(6, 6),
                         max_len=3))
 def test_expand_matches_loop(data, reps):
-    from harness.backend.seam import PreparedOp
+    from harness.backend.seam import make
     from harness.backend.case import normalize_slots
 
     x, lengths = data
     n = len(lengths[0])
     y_lengths = [reps[1][0][:n]]
     y = np.zeros((sum(y_lengths[0]), 1))
-    p = PreparedOp("sequence_expand", normalize_slots({"X": (x, lengths), "Y": (y, y_lengths)}),
+    p = make("sequence_expand", normalize_slots({"X": (x, lengths), "Y": (y, y_lengths)}),
                    {"ref_level": -1})
     outs = p.forward()
     want, want_lengths = expand_reference_arrays(x, lengths, y_lengths)

@@ -66,29 +66,29 @@ class TestSequencePadLevel2(TestSequencePad):
 @settings(max_examples=40, deadline=None)
 @given(data=lod_tensors(dtypes=("float64",), feature_shape=(2,)))
 def test_pad_unpad_roundtrip(data):
-    from harness.backend.seam import PreparedOp
+    from harness.backend.seam import make
     from harness.backend.case import normalize_slots
 
     x, lengths = data
-    p = PreparedOp("sequence_pad", normalize_slots({"X": (x, lengths),
+    p = make("sequence_pad", normalize_slots({"X": (x, lengths),
                                                     "PadValue": np.array([-3.0])}), {})
     outs = p.forward()
     want, length = pad_reference(x, lengths, -3.0)
     np.testing.assert_array_equal(outs["Out"], want)
     np.testing.assert_array_equal(outs["Length"], length)
     assert outs["Length"].dtype == np.int64
-    u = PreparedOp("sequence_unpad", normalize_slots({"X": outs["Out"], "Length": length}), {})
+    u = make("sequence_unpad", normalize_slots({"X": outs["Out"], "Length": length}), {})
     back = u.forward()
     np.testing.assert_array_equal(back["Out"], x)
     assert u.lod_lengths("Out") == lengths
 
 
 def test_pad_rejects_short_padded_length():
-    from harness.backend.seam import PreparedOp
+    from harness.backend.seam import make
     from harness.backend.case import normalize_slots
     from opkit import EnforceNotMet
 
-    p = PreparedOp("sequence_pad", normalize_slots({"X": (np.ones((4, 2)), [[1, 3]]),
+    p = make("sequence_pad", normalize_slots({"X": (np.ones((4, 2)), [[1, 3]]),
                                                     "PadValue": np.array([0.0])}),
                    {"padded_length": 2})
     with pytest.raises(EnforceNotMet, match="padded_length"):

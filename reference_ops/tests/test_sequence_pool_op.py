@@ -122,11 +122,11 @@ class TestSequencePoolMaxIsTest(TestSequencePoolSum):
        pooltype=st.sampled_from(["SUM", "AVERAGE", "SQRT", "MAX", "LAST", "FIRST"]),
        pad_value=st.sampled_from([0.0, -1.0, 2.5]))
 def test_pool_matches_loop(data, pooltype, pad_value):
-    from harness.backend.seam import PreparedOp
+    from harness.backend.seam import make
     from harness.backend.case import normalize_slots
 
     x, lengths = data
-    p = PreparedOp("sequence_pool", normalize_slots({"X": (x, lengths)}),
+    p = make("sequence_pool", normalize_slots({"X": (x, lengths)}),
                    {"pooltype": pooltype, "pad_value": pad_value})
     outs = p.forward()
     want, index = pool_reference(x, lengths, pooltype, pad_value)
@@ -140,11 +140,11 @@ def test_pool_matches_loop(data, pooltype, pad_value):
 
 
 def test_pool_rejects_input_without_lod():
-    from harness.backend.seam import PreparedOp
+    from harness.backend.seam import make
     from harness.backend.case import normalize_slots
     from opkit import EnforceNotMet
 
-    p = PreparedOp("sequence_pool", normalize_slots({"X": np.ones((3, 2))}), {"pooltype": "SUM"})
+    p = make("sequence_pool", normalize_slots({"X": np.ones((3, 2))}), {"pooltype": "SUM"})
     with pytest.raises(EnforceNotMet, match="LoD level of Input\\(X\\) of sequence_pool must be "
                                             "at least 1, but it is 0 at run time"):
         p.forward()

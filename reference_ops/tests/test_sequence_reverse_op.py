@@ -42,11 +42,11 @@ class TestSequenceReverseLevel2(TestSequenceReverse):
 @settings(max_examples=40, deadline=None)
 @given(data=lod_tensors(levels=2, num_sequences=(0, 4), max_len=3))
 def test_reverse_matches_loop(data):
-    from harness.backend.seam import PreparedOp
+    from harness.backend.seam import make
     from harness.backend.case import normalize_slots
 
     x, lengths = data
-    p = PreparedOp("sequence_reverse", normalize_slots({"X": (x, lengths)}), {})
+    p = make("sequence_reverse", normalize_slots({"X": (x, lengths)}), {})
     outs = p.forward()
     np.testing.assert_array_equal(outs["Y"], reverse_reference(x, lengths))
     assert p.lod_lengths("Y") == lengths

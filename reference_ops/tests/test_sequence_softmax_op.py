@@ -45,11 +45,11 @@ class TestSequenceSoftmaxLevel2(TestSequenceSoftmax):
 @settings(max_examples=40, deadline=None)
 @given(data=lod_tensors(dtypes=("float32", "float64"), feature_shape=(1,)))
 def test_softmax_matches_loop(data):
-    from harness.backend.seam import PreparedOp
+    from harness.backend.seam import make
     from harness.backend.case import normalize_slots
 
     x, lengths = data
-    p = PreparedOp("sequence_softmax", normalize_slots({"X": (x, lengths)}), {})
+    p = make("sequence_softmax", normalize_slots({"X": (x, lengths)}), {})
     outs = p.forward()
     tol = 1e-5 if x.dtype == np.float32 else 1e-12
     np.testing.assert_allclose(outs["Out"], softmax_reference(x.astype(np.float64), lengths),

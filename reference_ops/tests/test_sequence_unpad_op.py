@@ -35,7 +35,7 @@ class TestSequenceUnpadAllEmpty(TestSequenceUnpad):
 
 
 def test_unpad_lod_check_is_a_skip():
-    from harness.checks.values.lod import check
+    from opkit_fluid.checks.lod import check
 
     t = TestSequenceUnpad()
     t.setUp()

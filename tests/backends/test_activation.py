@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from harness import options as run_options
-from harness.backend.native import OpkitBackend
+from opkit_fluid.backend import OpkitBackend
 
 
 class Stop(Exception):

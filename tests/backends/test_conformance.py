@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from harness.backend.contract import Backend, OpRefused
-from harness.backend.native import OpkitBackend
+from opkit_fluid.backend import OpkitBackend
 from harness.testing import (BackendUnavailable, ConformanceError, conformance_failures,
                              run_conformance_test)
 from opkit_numpy_toy import OPS, NumpyOp, NumpyToyBackend

@@ -98,13 +98,13 @@ def test_compute_in_float32_rounds_to_nearest_even_once():
         opkit.register_operator("fixture_third", opkit.OperatorWithKernel)
         register_kernel("fixture_third", dtypes=("float16", "bfloat16"))(
             compute_in_float32(times_third))
-        from harness.backend.seam import PreparedOp
+        from harness.backend.seam import make
         from harness.backend.case import VarSpec
 
         x = np.random.default_rng(1).uniform(1, 2, 64)
         for dtype in ("float16", "bfloat16"):
             xs = x.astype(dtype)
-            out = PreparedOp("fixture_third", {"X": [VarSpec("X", xs)]}, {},
+            out = make("fixture_third", {"X": [VarSpec("X", xs)]}, {},
                              {"Out": ["Out"]}).forward()["Out"]
             assert seen["dtype"] == np.float32 and out.dtype == np.dtype(dtype)
             want = (xs.astype(np.float32) / np.float32(3)).astype(dtype)

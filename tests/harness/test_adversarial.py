@@ -126,7 +126,7 @@ def test_bias_test_flags_a_biased_error_and_passes_rounding():
 
 
 def test_patched_finds_a_replaced_numpy_function(tmp_path):
-    from harness.checks.adversarial.clean_process import patched
+    from opkit_fluid.checks.clean_process import patched
 
     src = tmp_path / "evil_op.py"
     src.write_text("def agree(*a, **k):\n    return True\n")
@@ -146,7 +146,7 @@ def test_clean_child_imports_no_harness(op):
     import tests.broken_ops.adversarial_op  # noqa: F401 - registers the ops
     from harness.backend.case import Case
     from harness.backend.dispatch import kernel_files
-    from harness.checks.adversarial.clean_process import clean_run
+    from opkit_fluid.checks.clean_process import clean_run
     from harness.backend.seam import Combo
 
     x = np.random.default_rng(2).uniform(-1, 1, (3, 4))

@@ -1,4 +1,4 @@
-"""The double_grad, grad_outputs and distribution checks (harness/checks/gradients/double_grad.py,
+"""The double_grad, grad_outputs and distribution checks (opkit_fluid/checks/double_grad.py,
 grad_outputs.py, distribution.py; harness/judging/distributions.py): each broken op of
 tests/broken_ops/contract_breakers_op.py fails its check with a concrete wrong value, its twin
 and the built-in ops pass, and the goodness-of-fit tests keep their false-alarm bound."""

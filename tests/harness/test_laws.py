@@ -74,12 +74,12 @@ def test_tracker_set_caught_by_the_laws_twins_clean():
 
 
 def test_tracker_set_missed_by_the_checks_before_the_laws():
-    from harness.checks.catalog import DEFAULT_CHECKS
+    from harness.checks.catalog import all_checks
 
     # the checks before the laws (issue 36): neither the laws nor the adversarial checks
-    # that came after them (issue 48)
+    # that came after them (issue 48); the Fluid family's (opkit_fluid) among them
     later = set(LAWS) | {"indistinguishable", "honest_error", "clean_process"}
-    older = [c for c in DEFAULT_CHECKS if c not in later]
+    older = [c.name for c in all_checks() if c.default and c.name not in later]
     doc = _catch_rate("--checks", ",".join(older + ["fuzz"]))
     assert doc["twins"] == {}
     caught = [n for n, checks in doc["caught"].items() if checks]

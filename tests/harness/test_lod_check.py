@@ -9,8 +9,8 @@ import pytest
 import reference_ops  # noqa: F401
 from harness.backend.case import Case
 from harness.backend.context import CheckContext
-from harness.checks.values.lod import check
-from harness.inputs.lod import EDGES, edge_inputs, edges_for
+from opkit_fluid.checks.lod import check
+from opkit_fluid.checks.lod_cases import EDGES, edge_inputs, edges_for
 
 HERE = os.path.dirname(__file__)
 BROKEN = os.path.join(HERE, "..", "broken_ops")

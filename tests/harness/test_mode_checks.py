@@ -160,7 +160,7 @@ def test_concurrency_opt_out_names_the_reason(ops):
 
 
 def test_sparse_rows_are_duplicated_unsorted_and_merge_back():
-    from harness.checks.runs.sparse import duplicate_rows
+    from opkit_fluid.checks.sparse import duplicate_rows
     from opkit import SelectedRows
 
     dense = np.random.default_rng(3).uniform(-1, 1, (6, 3))
@@ -192,13 +192,13 @@ def test_plan_runs_really_take_the_prepared_plan(monkeypatch):
     x = np.random.default_rng(2).uniform(-1, 1, (3, 4))
     res = _run("plan", _case("relu", {"X": x}, {"Out": np.maximum(x, 0)}))
     assert res and all(r.status == "pass" for r in res), [r.message for r in res]
-    from harness.checks.runs.plan import RUNS
+    from opkit_fluid.checks.plan import RUNS
 
     assert calls.count(True) >= (RUNS - 2) * len(res)
 
 
 def test_declared_inputs_scope_refuses_an_undeclared_name():
-    from harness.checks.memory.declared_inputs import DeclaredScope, UndeclaredRead
+    from opkit_fluid.checks.declared_inputs import DeclaredScope, UndeclaredRead
 
     class Op:
         type = "some_op"

@@ -17,6 +17,7 @@ from harness.backend.seam import make
 from harness.judging.second_order import judge_exact
 
 HARNESS = Path(__file__).resolve().parents[2] / "harness"
+FLUID = HARNESS.parent / "opkit_fluid"      # the Fluid family's checks (LoD's gradients)
 JUDGE_PARTS = {("harness.judging.numeric_gradient", "compare"), ("harness.judging.one_sided", "unexplained")}
 OWNERS = {"grad_judge.py", "numeric_gradient.py", "one_sided.py"}
 
@@ -34,7 +35,7 @@ def _users(root: Path) -> list[str]:
 
 
 def test_only_grad_judge_compares_gradients():
-    assert _users(HARNESS) == []
+    assert _users(HARNESS) == [] and _users(FLUID) == []
 
 
 def test_the_scan_finds_a_planted_second_judge(tmp_path):

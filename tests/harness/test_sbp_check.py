@@ -1,4 +1,4 @@
-"""Declared parallel signatures (opkit.sbp) and the `sbp` check (harness/checks/declarations/sbp.py).
+"""Declared parallel signatures (opkit.sbp) and the `sbp` check (opkit_fluid/checks/sbp.py).
 
 The declaration: templates, their resolution against logical shapes and attrs, physical
 shapes (OneFlow's balanced split), and the errors of a bad declaration. The check: split /
@@ -14,7 +14,7 @@ import pytest
 
 from harness.backend.case import Case
 from harness.backend.context import CheckContext
-from harness.checks.declarations.sbp import CHECK
+from opkit_fluid.checks.sbp import CHECK
 from opkit import (OperatorWithKernel, OpMaker, errors, grad_var_name, register_kernel,
                    register_operator, register_sbp)
 from opkit.sbp import (Axis, SbpContext, Signature, Where, broadcast, not_attr_axis,

@@ -48,7 +48,7 @@ def test_a_grad_ops_attrs_keep_their_paddle_types(paddle_backend):
     p.forward()
     p.backward({"out": np.ones_like(x)}, ["x"])
     (gop,) = p.grad_ops()
-    from harness.checks.gradients.double_grad import grad_op_function
+    from opkit_fluid.checks.double_grad import grad_op_function
 
     g = grad_op_function(p, gop)
     desc = g.fwd_op.desc
@@ -100,7 +100,7 @@ def test_a_double_grad_op_without_a_cpu_kernel_fails(paddle_backend):
 
 
 def _elu_fwd_and_grad_op():
-    from harness.checks.gradients.double_grad import grad_op_function
+    from opkit_fluid.checks.double_grad import grad_op_function
     from harness.backend.seam import make_cotangents
 
     x = np.linspace(-2, 1.5, 8)
@@ -140,7 +140,7 @@ def test_a_duplicable_gradient_slot_keeps_its_empty_positions(paddle_backend):
     """concat_grad with x1 in the no_grad_set writes X@GRAD [x0@GRAD, @EMPTY@, x2@GRAD]:
     run on its own it must keep x1's empty place (dropped, the kernel would refuse three
     inputs for two outputs)."""
-    from harness.checks.gradients.double_grad import grad_op_function
+    from opkit_fluid.checks.double_grad import grad_op_function
 
     xs = [np.full((2, 3), float(i)) for i in range(3)]
     p = op("concat", {"X": [(f"x{i}", x, None) for i, x in enumerate(xs)]}, {"axis": 0},

@@ -29,7 +29,8 @@ from harness.backend.dispatch import selected
 from harness.optest.methods import Declared
 from opkit_paddle.backend import env as paddle_env
 from harness import OpTest as _OpTest
-from harness.options import PADDLE_STRICT_DTYPE_ENV, flag
+from harness.options import flag
+from opkit_paddle.compat import STRICT_DTYPE_ENV
 from opkit_paddle.optest_surface import as_bfloat16_slots, as_uint16
 from opkit_paddle.compat.user_grads import check_user_grads
 from opkit_paddle.optest_surface import data_dtypes, unsupported_reason
@@ -386,7 +387,7 @@ class OpTest(_OpTest):
         reports the dtype). OPKIT_PADDLE_STRICT_DTYPE=1 turns this off."""
 
         outputs = getattr(self, "outputs", None)
-        if flag(PADDLE_STRICT_DTYPE_ENV) or not isinstance(outputs, dict) or \
+        if flag(STRICT_DTYPE_ENV) or not isinstance(outputs, dict) or \
                 any(np.dtype(d).kind == "f" for d in data_dtypes(getattr(self, "inputs", {}))):
             return
         try:

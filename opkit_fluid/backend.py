@@ -14,13 +14,18 @@ def _slot(vp) -> Slot:
 
 
 class OpkitBackend(Backend):
-    """opkit's kernels, run by opkit's executor (harness.backend.seam.PreparedOp)."""
+    """opkit's kernels, run by opkit's executor (opkit_fluid.prepared.PreparedOp)."""
 
     name = "opkit"
     lacks: dict = {}          # it has every capability of the contract
 
+    def activate(self, op_types) -> None:
+        """Selected by a front door: its prepared op's module is imported now, once, so the
+        workers forked afterwards import nothing."""
+        import opkit_fluid.prepared  # noqa: F401
+
     def make(self, op_type, inputs, attrs, outputs=None, place=None, enable_inplace=False):
-        from harness.backend.opkit_op import PreparedOp
+        from opkit_fluid.prepared import PreparedOp
 
         return PreparedOp(op_type, inputs, attrs, outputs, place, enable_inplace)
 
@@ -97,7 +102,7 @@ class OpkitBackend(Backend):
         return tuple(v.name for v in proto.inputs if v.name + GRAD_SUFFIX in written)
 
     def compile_shapes(self, case, specs: dict, outs: dict, unknown: dict) -> dict:
-        from harness.backend.opkit_op import program_shapes
+        from opkit_fluid.prepared import program_shapes
 
         return program_shapes(case, specs, outs, unknown)
 

@@ -8,7 +8,7 @@ Two parts, once per op (its first case):
    may be one defined in a file that registered the op's kernels (a kernel, or the op's
    module, that replaced `numpy.allclose`, the harness's comparator or
    `OpTest.check_output`).
-2. **A clean process**: a fresh interpreter started by path (`harness/checks/adversarial/clean_child.py`)
+2. **A clean process**: a fresh interpreter started by path (`opkit_fluid/checks/clean_child.py`)
    that imports only numpy, opkit and the files that registered the op's kernels -- not the
    harness, not the test module, so no expected output, no reference() and no OpTest exists
    there -- runs the case forward and backward with the harness's cotangent; its outputs

@@ -118,7 +118,7 @@ class GradOutputsCheck(Check):
                                  f"but the grad maker takes no {grads}: their gradient is "
                                  f"dropped (analytic 0): " + "; ".join(problems),
                                  kind=WrongValue)
-            from harness.checks.gradients.grad_declared import judge_dropped
+            from opkit_fluid.checks.grad_declared import judge_dropped
 
             return judge_dropped(case, p, dropped, result)
         return self.passed(derived, Combo("CPU", "float64"), f"{outs_text}: no gradient taken, "

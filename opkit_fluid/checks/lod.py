@@ -9,8 +9,9 @@ from harness.backend.case import normalize_slots
 from harness.checks.base import Check, WrongValue
 from harness.judging.compare import compare, fmt_index
 from harness.backend.context import CheckContext, Combo, combos, describe_error, has_grad, prepare
-from harness.judging.numeric_gradient import NumericEngine, relative_error
-from harness.inputs.lod import edge_inputs, edges_for, has_lod_input, two_level_inputs
+from harness.judging.grad_judge import exact_verdict
+from harness.judging.numeric_gradient import NumericEngine
+from opkit_fluid.checks.lod_cases import edge_inputs, edges_for, has_lod_input, two_level_inputs
 from harness.reporting.messages import raised
 from harness.backend.seam import PreparedOp, grad_wrt, make_cotangents, refusal as opkit_refusal
 from harness.reporting.report import FAIL, PASS, SKIP, CheckResult
@@ -111,23 +112,14 @@ def _check_gradients(case, prepared: PreparedOp, outs: dict, numeric: bool, seed
         engine = NumericEngine(prepared, cot, min(delta, 1e-3))   # the one numeric engine
         if spec.data.size == 0:
             continue
-        num = engine.exact(name)
-        rel = relative_error(g, num)      # |analytic - numeric| / max(|numeric|, floor)
-        worst = max(worst, float(rel.max()))
         limit = float(case.options.get("max_relative_error") or 0.005)
-        if rel.max() > limit:
-            # generated data may land on a kink (clip's bounds, relu's 0): there the analytic
-            # value must be one of the one-sided slopes (harness.judging.one_sided), never neither
-            from harness.judging.one_sided import ACCEPTED, kink_verdict, one_sided
-
-            for k in np.flatnonzero(rel.reshape(-1) > limit)[:64]:
-                left, right = one_sided(engine, name, int(k))
-                if kink_verdict(float(g.reshape(-1)[k]), left, right, limit) in ACCEPTED:
-                    rel.reshape(-1)[k] = 0.0
-        if rel.max() > limit:
-            idx = np.unravel_index(int(np.argmax(rel)), rel.shape)
-            return (f"{fmt_index(name, idx)}: analytic gradient {fmt_value(float(g[idx]))}, numeric "
-                    f"{fmt_value(float(num[idx]))} (relative error {float(rel[idx]):.3g} > {limit})",
+        # the one gradient judge: that max relative error, a kink passing when the analytic
+        # value is one of its one-sided slopes
+        c, passed = exact_verdict(engine, name, g, limit)
+        worst = max(worst, float(c.worst))
+        if not passed:
+            return (f"{fmt_index(name, c.index)}: analytic gradient {fmt_value(c.analytic)}, "
+                    f"numeric {fmt_value(c.numeric)} (relative error {c.error:.3g} > {limit})",
                     worst)
     return None, worst
 
