@@ -10,8 +10,9 @@ over the op types both opkit's built-in ops and Paddle have (opkit_paddle.backen
 or the OPs given), run by this interpreter under the tree it imports (set PYTHONPATH to run
 another tree); OUT.json is {"seeds": [...], "ops": [...], "runs": {seed: {"exit": code,
 "seconds": s, "results": [{"op", "check", "place", "dtype", "case", "status", "message",
-"worst_error"}...]}}}. `diff`: every result keyed by (seed, op, check, place, dtype, case,
-occurrence); prints "identical" and exits 0 when every status matches (and, with
+"worst_error"}...]}}}, rewritten after each seed (a run stopped early keeps the seeds done).
+`diff`: the seeds run must be the same; every result keyed by (seed, op, check, place,
+dtype, case, occurrence); prints "identical" and exits 0 when every status matches (and, with
 `--messages`, every message), else lists the differences (at most 50 of each kind) and exits
 1; 2 for a file that is not such a JSON. Timings (`seconds`) are never compared.
 """
@@ -77,8 +78,9 @@ def _load(path: Path) -> dict:
             k = (seed, c["op"], c["check"], c["place"], c["dtype"], c["case"])
             seen[k] += 1
             keyed[k + (seen[k],)] = c
-    return {"seeds": [str(s) for s in doc["seeds"]], "exits": {s: r["exit"] for s, r in
-                                                              doc["runs"].items()},
+    # the seeds run (a run stopped early lists every requested seed in "seeds")
+    return {"seeds": sorted(doc["runs"]), "exits": {s: r["exit"] for s, r in
+                                                   doc["runs"].items()},
             "results": keyed}
 
 
@@ -90,7 +92,9 @@ def diff(a: Path, b: Path, messages: bool = False, show: int = 50) -> int:
         return 2
     lines = []
     if A["seeds"] != B["seeds"]:
-        lines.append(f"seeds differ: {A['seeds']} vs {B['seeds']}")
+        lines.append(f"seeds run differ: {A['seeds']} vs {B['seeds']} (rerun with --seeds "
+                     f"{','.join(s for s in A['seeds'] if s in B['seeds']) or '...'} to "
+                     f"compare the common ones)")
     for s in sorted(A["exits"].keys() & B["exits"].keys()):
         if A["exits"][s] != B["exits"][s]:
             lines.append(f"seed {s}: exit {A['exits'][s]} -> {B['exits'][s]}")
