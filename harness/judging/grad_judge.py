@@ -136,15 +136,26 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
         if np.dtype(dtype or num_dtype) == np.float64 and num_dtype == "float64" and \
                 user_defined_grads is None:
             tol = None                    # float64: the bound from the engine's error estimate
+        p = None
         try:
-            p = prepare_case(case, place, dtype, expected)
+            if place == "CPU" and dtype == num_dtype:
+                # the numeric side's op, reset to fresh inputs and an empty scope: the state
+                # of a new PreparedOp (contract.PreparedOp.reset), its operator already made
+                p = prepared
+                p.reset(case_inputs(case, dtype))
+            else:
+                p = prepare_case(case, place, dtype, expected)
             run_outs = p.forward()
             cot_run = {n: c.astype(run_outs[n].dtype) for n, c in cot.items()}
             analytic = p.backward(cot_run, inputs_to_check, no_grad)
         except Exception as exc:  # noqa: BLE001
+            if p is prepared:
+                _fresh_inputs(prepared, case, num_dtype)
             results.append(CheckResult("grad", FAIL, place, dtype, case.name,
                                        f"{where}: the grad op raised {first_line(exc)}{tail}"))
             continue
+        if p is prepared:   # the engine runs on it again (settling, confirming)
+            _fresh_inputs(prepared, case, num_dtype)
         problems, vacuous, worst = [], [], 0.0
         for name in inputs_to_check:
             ana = analytic.get(name)
@@ -169,6 +180,8 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
                 vacuous.append(name)
         if not problems and len(inputs_to_check) > 1:
             problems += _check_subsets(case, dtype, cot, inputs_to_check, no_grad, analytic, p)
+            if p is prepared:
+                _fresh_inputs(prepared, case, num_dtype)
         if problems:
             status = FAIL
             msg = f"{where}: gradient w.r.t. outputs {outs_list}: " + "; ".join(problems) + tail
@@ -186,6 +199,16 @@ def check_grad(case, inputs_to_check, output_names, no_grad_set=None,
                 for n, picked in notes)
             break
     return results
+
+
+def _fresh_inputs(prepared, case, dtype) -> None:
+    """The numeric side's PreparedOp back to fresh inputs after an analytic run on it: a grad
+    kernel that wrote into an input must not change the numeric runs that follow (the engine
+    sets only the input it perturbs)."""
+    try:
+        prepared.reset(case_inputs(case, dtype))
+    except Exception:  # noqa: BLE001 - the engine's own runs report a broken op
+        pass
 
 
 def _check_subsets(case, dtype, cot, inputs_to_check, no_grad, analytic, prepared):

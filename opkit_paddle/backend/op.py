@@ -183,6 +183,7 @@ class PaddlePreparedOp(PreparedOp):
         self._fluid = None               # Fluid 1.8 compile-time output shapes (opkit's op)
         self.mutated: list = []          # (input name, "its data" | "its LoD") of the last run
         self._fed: dict = {}
+        self._fed_offsets: dict = {}
         self._results: dict = {}
         # no_grad_set -> (key, grad ops alone, cotangent names, grad op views, forward +
         # grad ops): built once per no_grad_set from the one forward program (the same
@@ -358,6 +359,7 @@ class PaddlePreparedOp(PreparedOp):
         """A fresh state with `inputs` (the same names): results and gradients gone."""
         self.inputs = inputs
         self._fed = {}
+        self._fed_offsets = {}
         self._results = {}
         self.mutated = []
         self.scope = self.core.Scope()
@@ -374,6 +376,8 @@ class PaddlePreparedOp(PreparedOp):
         lengths = _lengths(lod) if lod and isinstance(lod[0], (list, tuple)) and \
             lod[0] and lod[0][0] == 0 else (lod or None)
         self._fed[name] = (np.asarray(data), lengths)
+        # the offsets Paddle is fed, made once per set_input (not once per run)
+        self._fed_offsets[name] = _offsets(lengths) if lengths else None
 
     def input_names(self) -> list[str]:
         return [s.name for specs in self.inputs.values() for s in specs]
@@ -403,17 +407,19 @@ class PaddlePreparedOp(PreparedOp):
     def _feed(self, extra: dict | None = None, inputs: bool = True) -> dict:
         core = self.core
         feed = {}
-        fed = list(self._fed.items()) if inputs else []
-        for name, (data, lengths) in fed + list((extra or {}).items()):
-            if lengths:
-                t = core.DenseTensor()
-                t.set(_contiguous(data), self._cpu)
-                # offsets, not lengths: Paddle turns an empty level ([] lengths: no
-                # sequence) into an invalid LoD {{}}, where the offsets [[0]] are valid
-                t.set_lod(_offsets(lengths))
-                feed[name] = t
-            else:
-                feed[name] = _contiguous(data)
+        offsets = self._fed_offsets
+        for items, own in ((self._fed.items() if inputs else (), True),
+                           ((extra or {}).items(), False)):
+            for name, (data, lengths) in items:
+                if lengths:
+                    t = core.DenseTensor()
+                    t.set(_contiguous(data), self._cpu)
+                    # offsets, not lengths: Paddle turns an empty level ([] lengths: no
+                    # sequence) into an invalid LoD {{}}, where the offsets [[0]] are valid
+                    t.set_lod(offsets.get(name) if own else _offsets(lengths))
+                    feed[name] = t
+                else:
+                    feed[name] = _contiguous(data)
         return feed
 
     def _run_fast(self, program, feed: dict, fetch: list):
@@ -469,7 +475,12 @@ class PaddlePreparedOp(PreparedOp):
                 out[name] = None
                 continue
             try:
-                arr = np.array(t)
+                # DenseTensor.__array__ hands out a fresh copy (its own memory): np.array(t)
+                # would copy that copy once more
+                conv = getattr(t, "__array__", None)
+                arr = conv() if conv is not None else np.array(t)
+                if arr.__class__ is not np.ndarray:
+                    arr = np.array(arr)
             except Exception:  # noqa: BLE001 - an uninitialized tensor
                 out[name] = None
                 continue
