@@ -131,19 +131,21 @@ def _even_split_points(engine, cross_ties, delta) -> set:
 
 
 def _diagonal_slopes(engine, name, k, other, at, delta):
-    """(left, right) derivatives of the engine's loss moving element k of `name` and element
-    `at` of `other` by the same step (Richardson, as one_sided)."""
+    """(left, right) derivatives of the engine's loss moving element k of `name`, element
+    `at` of `other` and every other element of the two holding the same value by the same
+    step (Richardson, as one_sided)."""
     spec = engine.specs[other]
     y0 = engine.base[other]
     x0 = engine.base[name]
 
+    v = x0.reshape(-1)[k]
+    on_x, on_y = x0 == v, y0 == v   # every element holding the tied value moves: a broadcast
+                                    # Y ties with each X element equal to it (max(x, 0.5)
+                                    # at integer-valued X)
+
     def loss(t):
-        y = y0.copy()
-        y.reshape(-1)[at] += t
-        x = x0.copy()
-        x.reshape(-1)[k] += t
-        engine.prepared.set_input(other, y.astype(spec.data.dtype), spec.lod)
-        return engine.loss(name, x)
+        engine.prepared.set_input(other, (y0 + t * on_y).astype(spec.data.dtype), spec.lod)
+        return engine.loss(name, x0 + t * on_x)
 
     d = float(delta)
     try:
