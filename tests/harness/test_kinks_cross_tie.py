@@ -41,3 +41,14 @@ def test_half_gradient_where_both_inputs_kink_apart_still_fails(broken_ops):
     bad = [r for r in got["broken_tie_relu_sum"] if r.status == "fail"]
     assert bad and "neither one-sided slope" in bad[0].message, \
         [(r.status, r.message) for r in got["broken_tie_relu_sum"]]
+
+
+def test_a_broadcast_input_ties_with_the_element_it_meets():
+    from harness.backend.case import Case
+    from harness.inputs.variants.kinks import derive
+
+    x, y = np.full((2, 3), 0.4), np.full((3,), -0.4)    # dist-like: y broadcast over rows
+    derived = derive(Case("T", "dist", {"X": x, "Y": y}, {"p": 1.5}, grad_inputs=["X", "Y"]))
+    # the attr value goes to flat 7 % size: X[0, 1] (flat 1) and Y[1], which meet
+    assert ("X", 1, "Y", 1) in derived.info["cross_ties"], derived.info
+    assert ("Y", 1, "X", 1) in derived.info["cross_ties"], derived.info

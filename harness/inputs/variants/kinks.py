@@ -1,8 +1,9 @@
 """`kinks`: the case with a few elements of each float input it differentiates put exactly
 on likely kinks: 0 (relu, abs), each float attr value (clip's min and max, a threshold), and
 a tie (element 2 = element 1: max, max-pool, top-k). A point whose value another float
-input holds at the aligned element (the same flat index of an input of the same shape, or
-element 0 of both, which every broadcast aligns, or a one-element input) is a tie between the
+input holds at the aligned element (the same flat index of an input of the same shape, an
+element it meets under numpy broadcasting, or element 0 of both, which every broadcast
+aligns) is a tie between the
 two inputs (X = Y = 0 in elementwise_max, x - y = 0 in dist) and labelled one, so `kinks`
 accepts the even split there when the op is smooth along moving both together.
 `info["points"]`: {input: [(flat index, what)]}; `info["cross_ties"]`: [(input, flat index,
@@ -71,10 +72,26 @@ def _label_cross_ties(points: dict, inputs: dict) -> list:
                 continue
             v = mine.reshape(-1)[k]
             for other, theirs in arrays.items():
-                at = (k if theirs.shape == mine.shape else
-                      0 if k == 0 or theirs.size == 1 else None)
-                if other != name and at is not None and theirs.reshape(-1)[at] == v:
+                at = _aligned_equal(mine, k, theirs, v) if other != name else None
+                if at is not None:
                     pts[j] = (k, f"tie with input {other}[{at}] (both {what})")
                     cross.append((name, k, other, at))
                     break
     return cross
+
+
+def _aligned_equal(mine, k: int, theirs, v):
+    """The flat index of an element of `theirs` equal to `v` that element k of `mine` meets:
+    the same index (same shape), an element it meets under numpy broadcasting, or element 0
+    of both (every broadcast aligns them); None when there is none."""
+    if theirs.shape == mine.shape:
+        return k if theirs.reshape(-1)[k] == v else None
+    try:
+        shape = np.broadcast_shapes(mine.shape, theirs.shape)
+    except ValueError:
+        return 0 if k == 0 and theirs.reshape(-1)[0] == v else None
+    src_mine = np.broadcast_to(np.arange(mine.size).reshape(mine.shape), shape)
+    src_theirs = np.broadcast_to(np.arange(theirs.size).reshape(theirs.shape), shape)
+    met = src_theirs[src_mine == k]
+    hits = met[theirs.reshape(-1)[met] == v]
+    return int(hits[0]) if hits.size else None
