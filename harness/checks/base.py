@@ -9,7 +9,9 @@ from __future__ import annotations
 from typing import Iterable
 
 from harness.backend.dispatch import cannot, check_override, selected, selector
-from harness.backend.case import Derived, Unsupported  # noqa: F401 - part of the check interface
+import numpy as np
+
+from harness.backend.case import Derived, Unsupported, normalize_slots  # noqa: F401 - the check interface
 from harness.backend.context import combos, has_float_inputs, result
 from harness.inputs.variants import derive
 from harness.reporting.messages import raised
@@ -24,6 +26,81 @@ __all__ = ["Check", "FunctionCheck", "Derived", "Unsupported", "Failure", "Kerne
            "WrongValue", "WrongShape", "NonFinite", "RawException", "Mismatch", "InputWritten",
            "AliasedOutput", "UndeclaredRead", "MissingKernel", "TimedOut", "Uncaught", "Crashed",
            "SCOPES"]
+
+
+# -- a refusal of the values the test's setUp drew --------------------------------------------
+REDRAWS = 3     # other seeds setUp runs under to find values the op takes
+
+
+def drawn_outside_domain(case, context, check: str) -> str | None:
+    """Why the op raising on `case` is no failure, or None: the op refuses the case on
+    purpose (a clear error), the case holds the values the test's setUp drew under the
+    run's seed, and setUp under another seed draws other values the op runs on -- the draw
+    left the op's domain (a random integer divisor of 0: Paddle's elementwise_floordiv).
+    Where every draw is refused, or setUp draws the same values, the refusal stays a
+    failure. Memoized per case in `context.cache`."""
+    memo = getattr(context, "cache", None)
+    key = ("drawn_outside_domain", id(case))
+    if memo is not None and key in memo:
+        return memo[key]
+    found = _drawn_outside_domain(case, context, check)
+    if memo is not None:
+        memo[key] = found
+    return found
+
+
+def _drawn_outside_domain(case, context, check: str) -> str | None:
+    from harness.backend.case import case_from_test
+    from harness.backend.seam import prepare
+    from harness.selecting.discovery import instantiate
+
+    test = getattr(context, "test", None)
+    runnable = combos(case, context, check)[0]
+    if test is None or getattr(test, "op_type", None) != case.op_type or not runnable:
+        return None
+    try:
+        prepare(case, runnable[0]).forward()
+        return None                 # the case itself runs: the raise is elsewhere
+    except Exception as exc:  # noqa: BLE001 - what the op says about the case
+        why = refusal(exc)
+    if not why:
+        return None
+    seed = getattr(context, "seed", None) or DEFAULT_SEED
+    for k in range(1, REDRAWS + 1):
+        s = seed + 7919 * k
+        try:
+            again = case_from_test(instantiate(type(test), s))
+        except Exception:  # noqa: BLE001 - setUp does not run again
+            return None
+        if _same_inputs(again.inputs, case.inputs):
+            return None     # not drawn: the refusal is of the test's fixed values
+        try:
+            prepare(again, runnable[0]).forward()
+        except Exception:  # noqa: BLE001 - that draw is refused too
+            continue
+        return (f"the case's values, drawn by the test's setUp under seed {seed}, are "
+                f"outside the op's domain: the op refuses them ({why[:120]}) and runs the "
+                f"values setUp draws under seed {s}")
+    return None
+
+
+def _raised(r: CheckResult) -> bool:
+    """A failure that is the op raising (a check's own, or an OpTest method's "... raised")."""
+    return r.status == FAIL and (r.kind == KernelRaised.kind or " raised " in r.message)
+
+
+def _same_inputs(a: dict, b: dict) -> bool:
+    sa, sb = normalize_slots(a), normalize_slots(b)
+    if sa.keys() != sb.keys() or any(len(sa[k]) != len(sb[k]) for k in sa):
+        return False
+    for x, y in ((x, y) for k in sa for x, y in zip(sa[k], sb[k])):
+        if isinstance(x.data, np.ndarray) and isinstance(y.data, np.ndarray):
+            if x.data.shape != y.data.shape or x.data.dtype != y.data.dtype or \
+                    not np.array_equal(x.data, y.data, equal_nan=x.data.dtype.kind in "fc"):
+                return False
+        elif x.data is not y.data:
+            return False
+    return True
 
 
 # -- the base class ---------------------------------------------------------------------------
@@ -107,6 +184,11 @@ class Check:
                     if not r.case:
                         r.case = case.name
                     out.append(r)
+        if any(_raised(r) for r in out):
+            why = drawn_outside_domain(case, context, self.name)
+            for r in out if why else ():
+                if _raised(r):
+                    r.status, r.message, r.kind = SKIP, why, ""
         return out
 
     # -- the template: run the base, run the variant, compare ---------------------------------

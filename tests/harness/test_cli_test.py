@@ -27,6 +27,8 @@ EXPECTED = {   # broken op -> the checks it must fail (exactly)
     "broken_empty_center": {"empty"},
     "broken_naive_softmax": {"extremal"},
     "broken_kink_relu": {"kinks"},
+    "broken_tie_max": {"kinks"},
+    "broken_tie_relu_sum": {"kinks"},
     "broken_dedup_sum": {"repeated_input"},
     "broken_twice_rows": {"infer_shape"},
     "broken_seq_last": {"lod"},

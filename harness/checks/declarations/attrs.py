@@ -39,6 +39,20 @@ def deep_equal(a, b) -> bool:
         return a is b
 
 
+def attr_snapshot(value):
+    """A deep copy of an attr value; a value that cannot be copied (Paddle's Scalar attrs
+    refuse to pickle, and deepcopy pickles) is kept as the same object, inside copied
+    lists, tuples and dicts, so the comparison falls back to its == (or identity)."""
+    if isinstance(value, dict):
+        return {k: attr_snapshot(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) and type(value) in (list, tuple):
+        return type(value)(attr_snapshot(v) for v in value)
+    try:
+        return copy.deepcopy(value)
+    except Exception:  # noqa: BLE001 - TypeError "cannot pickle", copy.Error, ...
+        return value
+
+
 def fresh_attrs(case, context):
     """The OpTest's attrs from a fresh setUp (None when there is no test to set up again)."""
     test = getattr(context, "test", None)
@@ -80,14 +94,14 @@ def _edited(case, combo, fresh, seed):
             return (f"attr '{k}' of the case is {fmt_value(now)} after earlier runs in this "
                     f"process; the test set it to {fmt_value(was)}: a kernel edits its "
                     "attributes in place", WrongValue)
-    given = copy.deepcopy(fresh if fresh is not None else dict(case.attrs or {}))
+    given = attr_snapshot(fresh if fresh is not None else dict(case.attrs or {}))
     p = prepare(replace(case, attrs=given), combo)
-    snapshot = copy.deepcopy(dict(p.held_attrs()))
-    given_snapshot = copy.deepcopy(given)
+    snapshot = attr_snapshot(dict(p.held_attrs()))
+    given_snapshot = attr_snapshot(given)
     grad_ops = p.grad_ops(tuple(case.no_grad_set or ())) \
         if case.grad_inputs and has_grad(case.op_type) and cannot("grad_ops") is None \
         else []
-    grad_snapshots = [copy.deepcopy(dict(g.attrs)) for g in grad_ops]
+    grad_snapshots = [attr_snapshot(dict(g.attrs)) for g in grad_ops]
     backward = functools.partial(run_forward_backward, p, case, seed=seed, run_forward=False)
     for kernel, run in (("the forward kernel", p.forward), ("the grad kernels", backward)):
         run()
