@@ -96,7 +96,6 @@ VARIANT_FAMILIES = {
 INPUT_MODULES = {
     "explore": "explore/against: edge values, attrs and shapes over the declared domains, "
                "and their hypothesis strategy (a failure shrinks)",
-    "lod": "lod: LoD edges (empty sequences, all-empty batch, two levels)",
     "strategies": "hypothesis strategies: arrays, attrs, LoD tensors; falsify",
     "production": "indistinguishable: input sets never seen, production cotangents and the "
                   "process conditions a kernel can read (issue 48)",

@@ -49,7 +49,8 @@ def test_the_entry_point_groups_the_code_reads_are_declared():
     from pathlib import Path
 
     registry_src = Path(spec.__file__).parent.joinpath("checks", "catalog.py").read_text()
-    assert 'group="opkit.checks"' in registry_src and "opkit.checks" in spec.ENTRY_POINT_GROUPS
+    assert 'entry_points_of("opkit.checks")' in registry_src
+    assert "opkit.checks" in spec.ENTRY_POINT_GROUPS
 
 
 def test_knob_reads_a_declared_knob_and_its_default():
