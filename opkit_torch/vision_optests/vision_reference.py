@@ -88,10 +88,13 @@ def c_round(v):
     return int(math.copysign(math.floor(abs(v) + 0.5), v))
 
 
-def pool_bins(roi, scale, ph, pw, height, width):
-    """{(i, j): (h0, h1, w0, w1)}: the window of each bin of one box (RoIPool)."""
+def pool_bins(roi, scale, ph, pw, height, width, inclusive=True):
+    """{(i, j): (h0, h1, w0, w1)}: the window of each bin of one box, clipped to the map.
+    RoIPool's box spans round(x2) - round(x1) + 1 pixels (`inclusive`); PSRoIPool's one
+    fewer (torchvision's convention: its own test reference, test_ops.py, and its kernels)."""
     x1, y1, x2, y2 = (c_round(float(v) * scale) for v in roi[1:5])
-    rw, rh = max(x2 - x1 + 1, 1), max(y2 - y1 + 1, 1)
+    extra = 1 if inclusive else 0
+    rw, rh = max(x2 - x1 + extra, 1), max(y2 - y1 + extra, 1)
     bh, bw = rh / ph, rw / pw
     out = {}
     for i in range(ph):
@@ -153,28 +156,19 @@ def ps_roi_align(x, rois, scale, ph, pw, sampling_ratio):
 def ps_roi_pool(x, rois, scale, ph, pw):
     """Position-sensitive RoIPool: the mean of each bin's window of its own channel (0
     for an empty window), the window clipped to the map. Unlike RoIPool, the box spans
-    round(x2) - round(x1) pixels, not one more (torchvision's convention: its own test
-    reference, test_ops.py, and its kernels)."""
+    round(x2) - round(x1) pixels, not one more (`pool_bins(..., inclusive=False)`)."""
     n, c, h, w = x.shape
     cout = c // (ph * pw)
     out = np.zeros((rois.shape[0], cout, ph, pw))
     mapping = np.zeros(out.shape, np.int32)
     for k, roi in enumerate(rois):
         b = int(roi[0])
-        x1, y1, x2, y2 = (c_round(float(v) * scale) for v in roi[1:5])
-        rw, rh = max(x2 - x1, 1), max(y2 - y1, 1)
-        bh, bw = rh / ph, rw / pw
-        for co in range(cout):
-            for i in range(ph):
-                for j in range(pw):
-                    h0 = min(max(int(math.floor(i * bh)) + y1, 0), h)
-                    h1 = min(max(int(math.ceil((i + 1) * bh)) + y1, 0), h)
-                    w0 = min(max(int(math.floor(j * bw)) + x1, 0), w)
-                    w1 = min(max(int(math.ceil((j + 1) * bw)) + x1, 0), w)
-                    cin = (co * ph + i) * pw + j
-                    win = x[b, cin, h0:h1, w0:w1]
-                    out[k, co, i, j] = win.mean() if win.size else 0.0
-                    mapping[k, co, i, j] = cin
+        for (i, j), (h0, h1, w0, w1) in pool_bins(roi, scale, ph, pw, h, w, False).items():
+            for co in range(cout):
+                cin = (co * ph + i) * pw + j
+                win = x[b, cin, h0:h1, w0:w1]
+                out[k, co, i, j] = win.mean() if win.size else 0.0
+                mapping[k, co, i, j] = cin
     return out, mapping
 
 
@@ -186,19 +180,11 @@ def ps_roi_pool_backward(grad, rois, scale, ph, pw, shape):
     gin = np.zeros(shape)
     for k, roi in enumerate(rois):
         b = int(roi[0])
-        x1, y1, x2, y2 = (c_round(float(v) * scale) for v in roi[1:5])
-        rw, rh = max(x2 - x1, 1), max(y2 - y1, 1)
-        bh, bw = rh / ph, rw / pw
-        for co in range(cout):
-            for i in range(ph):
-                for j in range(pw):
-                    h0 = min(max(int(math.floor(i * bh)) + y1, 0), h)
-                    h1 = min(max(int(math.ceil((i + 1) * bh)) + y1, 0), h)
-                    w0 = min(max(int(math.floor(j * bw)) + x1, 0), w)
-                    w1 = min(max(int(math.ceil((j + 1) * bw)) + x1, 0), w)
-                    if h1 > h0 and w1 > w0:
-                        cin = (co * ph + i) * pw + j
-                        gin[b, cin, h0:h1, w0:w1] += grad[k, co, i, j] / ((h1 - h0) * (w1 - w0))
+        for (i, j), (h0, h1, w0, w1) in pool_bins(roi, scale, ph, pw, h, w, False).items():
+            if h1 > h0 and w1 > w0:
+                for co in range(cout):
+                    cin = (co * ph + i) * pw + j
+                    gin[b, cin, h0:h1, w0:w1] += grad[k, co, i, j] / ((h1 - h0) * (w1 - w0))
     return gin
 
 
