@@ -42,10 +42,10 @@ def drawn_outside_domain(case, context, check: str) -> str | None:
     memo = getattr(context, "cache", None)
     key = ("drawn_outside_domain", id(case))
     if memo is not None and key in memo:
-        return memo[key]
+        return memo[key][1]
     found = _drawn_outside_domain(case, context, check)
-    if memo is not None:
-        memo[key] = found
+    if memo is not None:   # the case is kept with its answer: its id is not reused meanwhile
+        memo[key] = (case, found)
     return found
 
 
