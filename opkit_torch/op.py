@@ -62,22 +62,22 @@ def call_plan(schema, attrs: dict) -> list:
     return plan
 
 
-def bind(plan, schema, inputs: dict) -> list:
-    """[(keyword or None, how, what)] of `plan` fed from `inputs` {slot: [VarSpec]}: how
+def bind(plan, schema, names: dict) -> list:
+    """[(keyword or None, how, what)] of `plan` fed from `names` {slot: [input name]}: how
     _ONE (what: the input's name), _LIST (what: names), _CONST (what: the value) or
     _MISSING (what: the error a call raises). Computed once per set of inputs: a run only
-    looks up its tensors by name."""
+    looks up its tensors by name (`apply`)."""
     bound = []
     for a, value in plan:
         key = a.name if a.kwarg_only else None
         if value is not _TENSOR:
             bound.append((key, _CONST, value))
             continue
-        specs = inputs.get(a.name)
+        given = names.get(a.name)
         if a.kind == "tensors":
-            bound.append((key, _LIST, [s.name for s in specs or ()]))
-        elif specs:
-            bound.append((key, _ONE, specs[0].name))
+            bound.append((key, _LIST, list(given or ())))
+        elif given:
+            bound.append((key, _ONE, given[0]))
         elif a.kind == "tensor":
             bound.append((key, _MISSING, f"{schema.op_type}: input '{a.name}' ({a.type}) "
                                          f"is required"))
@@ -86,24 +86,37 @@ def bind(plan, schema, inputs: dict) -> list:
     return bound
 
 
+def apply(bound, tensors: dict) -> tuple[list, dict]:
+    """The (positional, keyword) arguments of a `bind`ing with {name: tensor} `tensors`."""
+    args, kwargs = [], {}
+    for key, how, what in bound:
+        if how == _ONE:
+            what = tensors[what]
+        elif how == _LIST:
+            what = [tensors[n] for n in what]
+        elif how == _MISSING:
+            raise ValueError(what)
+        if key is None:
+            args.append(what)
+        else:
+            kwargs[key] = what
+    return args, kwargs
+
+
 _ONE, _LIST, _CONST, _MISSING = range(4)
 
 
 def fill(plan, schema, values: dict) -> tuple[list, dict]:
-    """The (positional, keyword) arguments of `plan` with the tensors `values`."""
-    args, kwargs = [], {}
-    for a, value in plan:
-        if value is _TENSOR:
-            value = values.get(a.name)
-            if value is None and a.kind == "tensor":
-                raise ValueError(f"{schema.op_type}: input '{a.name}' ({a.type}) is required")
-            if value is None and a.kind == "tensors":
-                value = []
-        if a.kwarg_only:
-            kwargs[a.name] = value
-        else:
-            args.append(value)
-    return args, kwargs
+    """The (positional, keyword) arguments of `plan` with the tensors `values` {arg: tensor
+    or list of tensors or None}."""
+    names, tensors = {}, {}
+    for slot, value in values.items():
+        if value is None:
+            continue
+        items = value if isinstance(value, (list, tuple)) else [value]
+        names[slot] = [f"{slot}:{k}" for k in range(len(items))]
+        tensors.update(zip(names[slot], items))
+    return apply(bind(plan, schema, names), tensors)
 
 
 class TorchPreparedOp(PreparedOp):
@@ -153,7 +166,8 @@ class TorchPreparedOp(PreparedOp):
         for specs in inputs.values():
             for spec in specs:
                 self.set_input(spec.name, spec.data, spec.lod)
-        self._bound = bind(self._plan, self.schema, inputs)
+        self._bound = bind(self._plan, self.schema,
+                           {slot: [s.name for s in specs] for slot, specs in inputs.items()})
         self._tracks = {}        # {no_grad_set: the inputs that require grad}
         self._results = {}
         self._last = {}          # {input name: tensor of the last run}
@@ -205,18 +219,7 @@ class TorchPreparedOp(PreparedOp):
         return out
 
     def _call(self, tensors: dict) -> dict:
-        args, kwargs = [], {}
-        for key, how, what in self._bound:
-            if how == _ONE:
-                what = tensors[what]
-            elif how == _LIST:
-                what = [tensors[n] for n in what]
-            elif how == _MISSING:
-                raise ValueError(what)
-            if key is None:
-                args.append(what)
-            else:
-                kwargs[key] = what
+        args, kwargs = apply(self._bound, tensors)
         result = self.overload(*args, **kwargs)
         if len(self._outputs) == 1:
             result = (result,)

@@ -405,22 +405,24 @@ class PaddlePreparedOp(PreparedOp):
 
     # -- running ----------------------------------------------------------------------------
     def _feed(self, extra: dict | None = None, inputs: bool = True) -> dict:
-        core = self.core
         feed = {}
-        offsets = self._fed_offsets
-        for items, own in ((self._fed.items() if inputs else (), True),
-                           ((extra or {}).items(), False)):
-            for name, (data, lengths) in items:
-                if lengths:
-                    t = core.DenseTensor()
-                    t.set(_contiguous(data), self._cpu)
-                    # offsets, not lengths: Paddle turns an empty level ([] lengths: no
-                    # sequence) into an invalid LoD {{}}, where the offsets [[0]] are valid
-                    t.set_lod(offsets.get(name) if own else _offsets(lengths))
-                    feed[name] = t
-                else:
-                    feed[name] = _contiguous(data)
+        if inputs:
+            for name, (data, _) in self._fed.items():
+                feed[name] = self._feed_value(data, self._fed_offsets[name])
+        for name, (data, lengths) in (extra or {}).items():
+            feed[name] = self._feed_value(data, _offsets(lengths) if lengths else None)
         return feed
+
+    def _feed_value(self, data, offsets):
+        """What Paddle is fed for `data`: the array, or a DenseTensor carrying the LoD
+        `offsets` -- offsets, not lengths: Paddle turns an empty level ([] lengths: no
+        sequence) into an invalid LoD {{}}, where the offsets [[0]] are valid."""
+        if offsets is None:
+            return _contiguous(data)
+        t = self.core.DenseTensor()
+        t.set(_contiguous(data), self._cpu)
+        t.set_lod(offsets)
+        return t
 
     def _run_fast(self, program, feed: dict, fetch: list):
         """One run through the interpreter Paddle's Executor cached for this program, feed
